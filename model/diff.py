@@ -1,0 +1,74 @@
+"""Which cells of a trace changed between two runs, and by how much. The UI highlights from this."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from model.stages import STAGES, expand_names
+from model.trace import Trace
+
+TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals
+
+
+@dataclass(frozen=True)
+class TensorDiff:
+    name: str
+    changed: np.ndarray  # bool, the tensor's shape: True where the value moved
+    delta: np.ndarray  # after − before (zeros where the shapes differ)
+    reshaped: bool  # the shapes differ (the prompt changed length): every cell counts as changed
+
+    @property
+    def n_changed(self) -> int:
+        return int(self.changed.sum())
+
+    @property
+    def max_abs(self) -> float:
+        return float(np.abs(self.delta).max()) if self.delta.size else 0.0
+
+
+@dataclass(frozen=True)
+class TraceDiff:
+    tensors: dict[str, TensorDiff]
+
+    def __getitem__(self, name: str) -> TensorDiff:
+        return self.tensors[name]
+
+    def get(self, name: str) -> TensorDiff | None:
+        return self.tensors.get(name)
+
+    def changed_names(self) -> list[str]:
+        return [n for n, d in self.tensors.items() if d.n_changed]
+
+    def per_stage(self, n_heads: int) -> dict[int, int]:
+        """Stage number -> how many values that stage wrote changed."""
+        return {
+            s.number: sum(
+                self.tensors[n].n_changed for n in expand_names(s.writes, n_heads) if n in self.tensors
+            )
+            for s in STAGES
+        }
+
+    @property
+    def empty(self) -> bool:
+        return not any(d.n_changed for d in self.tensors.values())
+
+
+def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
+    out: dict[str, TensorDiff] = {}
+    for name, t in after.tensors.items():
+        new = t.values
+        old = before.tensors[name].values if name in before.tensors else None
+        if old is None or old.shape != new.shape:
+            out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
+            continue
+        delta = new - old
+        # inf − inf is nan: equal infinities have not changed
+        same = (old == new) | (np.abs(np.nan_to_num(delta, nan=0.0)) <= tol)
+        out[name] = TensorDiff(name, ~same, np.where(same, 0.0, delta), False)
+    return TraceDiff(out)
+
+
+def no_change(trace: Trace) -> TraceDiff:
+    return diff(trace, trace)

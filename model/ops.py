@@ -1,0 +1,57 @@
+"""Small pure functions of the forward pass. Shapes: T tokens, d model width, H heads, k head width."""
+
+from __future__ import annotations
+
+import numpy as np
+
+NEG_INF = -np.inf
+
+
+def positional_encoding(n_pos: int, d: int) -> np.ndarray:
+    """(17.1) sinusoids: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(same). -> (T, d)"""
+    pos = np.arange(n_pos, dtype=np.float64)[:, None]  # (T, 1)
+    i = np.arange(d)[None, :]  # (1, d)
+    angle = pos / np.power(10000.0, (2 * (i // 2)) / d)  # (T, d)
+    return np.where(i % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def layer_norm(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(17.3) per row, no gain or bias. x (…, d) -> (normalised, mean (…,), variance (…,))."""
+    mean = x.mean(axis=-1)
+    var = ((x - mean[..., None]) ** 2).mean(axis=-1)
+    return (x - mean[..., None]) / np.sqrt(var[..., None] + eps), mean, var
+
+
+def softmax(s: np.ndarray) -> np.ndarray:
+    """Row-wise softmax; -inf entries get exactly zero weight. (…, n) -> (…, n)"""
+    shifted = s - s.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def causal_mask(n: int) -> np.ndarray:
+    """(17.6) M: 0 on and below the diagonal, -inf above. -> (T, T)"""
+    return np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, NEG_INF)
+
+
+def relu(h: np.ndarray) -> np.ndarray:
+    return np.maximum(0.0, h)
+
+
+GELU_C = np.sqrt(2.0 / np.pi)
+
+
+def gelu(h: np.ndarray) -> np.ndarray:
+    """GELU, tanh form (as GPT-2 computes it)."""
+    return 0.5 * h * (1.0 + np.tanh(GELU_C * (h + 0.044715 * h**3)))
+
+
+ACTIVATIONS = {"relu": relu, "gelu": gelu}
+
+
+def cross_entropy(logits: np.ndarray, target: int) -> tuple[float, np.ndarray]:
+    """(17.12, 17.13) loss = -log p[target]; grad wrt logits = p - onehot. (V,) -> (float, (V,))"""
+    p = softmax(logits)
+    onehot = np.zeros_like(p)
+    onehot[target] = 1.0
+    return float(-np.log(p[target])), p - onehot

@@ -1,0 +1,254 @@
+"""THE table of the sixteen stages. The printer, the app, the recorder and the tests all read it.
+
+reads/writes name trace tensors (see trace.py) and parameters (short names: E, W_Q, …). A name with
+"{h}" stands for one tensor per head (q.1, q.2, …); expand_names() resolves it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Stage:
+    id: str
+    number: int  # 1–16, as the user sees it
+    title: str
+    equation: str  # the chapter's equation number(s), "" where it prints none
+    formula: str  # the equation in plain text, for the terminal
+    latex: str  # the equation as the chapter writes it, for handouts
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    explain: str  # our own words: what the step computes and why
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage(
+        "tokens",
+        1,
+        "Tokens to ids",
+        "",
+        "id_p = vocab.index(token_p)",
+        r"\mathrm{id}_p = \mathrm{vocab}(\text{token}_p)",
+        (),
+        ("ids",),
+        "The model never sees letters. Each word of the prompt is looked up in the vocabulary of eight "
+        "and replaced by its position in that list; from here on everything is arithmetic on numbers.",
+    ),
+    Stage(
+        "embed",
+        2,
+        "Embedding lookup",
+        "",
+        "e_p = E[id_p]",
+        r"e_p = E[\mathrm{id}_p]",
+        ("ids", "E"),
+        ("emb",),
+        "Each id selects one row of E: no multiplication happens, the row is simply copied out. The "
+        "columns were given names (thing, action, quantifier, wood) so you can read what each token means.",
+    ),
+    Stage(
+        "pe",
+        3,
+        "Positional encoding",
+        "17.1",
+        "PE[p,2i] = sin(p / 10000^(2i/d)),  PE[p,2i+1] = cos(p / 10000^(2i/d))",
+        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right), \quad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)",
+        ("ids",),
+        ("pe",),
+        "Attention treats its inputs as an unordered bag, so order has to be written into the vectors. "
+        "With d = 4 there are two waves: a fast one that turns once per token and tells neighbours apart, "
+        "and a slow one (100× slower) that hardly moves across four tokens.",
+    ),
+    Stage(
+        "add",
+        4,
+        "Add position to meaning",
+        "17.2",
+        "x_p = E[id_p] + PE_p",
+        r"x_p = E[\mathrm{id}_p] + PE_p",
+        ("emb", "pe"),
+        ("x",),
+        "Meaning and position are summed into the same four numbers rather than placed side by side. "
+        "These sixteen numbers are the whole input to the block; everything later is computed from them.",
+    ),
+    Stage(
+        "norm1",
+        5,
+        "Layer norm",
+        "17.3",
+        "LN(x) = (x − μ) / √(σ² + ε),  μ and σ² over the row's d entries",
+        r"\mathrm{LN}(x) = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}, \quad \mu = \frac{1}{d}\sum_j x_j, "
+        r"\quad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2",
+        ("x",),
+        ("ln1.mean", "ln1.var", "x_norm"),
+        "Every row is rescaled on its own to mean 0 and variance 1; ε keeps a constant row from dividing "
+        "by zero. Normalising before the sublayer (pre-norm) leaves the residual path untouched, which "
+        "is what lets deep stacks train.",
+    ),
+    Stage(
+        "qkv",
+        6,
+        "Queries, keys, values",
+        "17.4",
+        "Q = Xn W_Q,  K = Xn W_K,  V = Xn W_V   (per head)",
+        r"Q = X_n W^Q, \quad K = X_n W^K, \quad V = X_n W^V",
+        ("x_norm", "W_Q", "W_K", "W_V"),
+        ("q.{h}", "k.{h}", "v.{h}"),
+        "Each head reads the normalised rows through its own three matrices. Head 1 is built to ask "
+        "'which thing is being acted on?' (its query reads action, its key reads thing); head 2 asks "
+        "'what else here is about wood?'.",
+    ),
+    Stage(
+        "scores",
+        7,
+        "Attention scores",
+        "17.5",
+        "S = Q Kᵀ / √d_k,   d_k = 2,  √d_k = 1.4142",
+        r"S = \frac{QK^{\top}}{\sqrt{d_k}}",
+        ("q.{h}", "k.{h}"),
+        ("scores.{h}",),
+        "Every query is compared with every key by a dot product, scaled by √d_k. At d_k = 2 the scaling "
+        "barely matters; at d_k = 64 it keeps the softmax from locking onto one key before training.",
+    ),
+    Stage(
+        "softmax",
+        8,
+        "Causal mask and softmax",
+        "17.6",
+        "A = softmax(S + M),   M[i,j] = 0 if j ≤ i else −∞",
+        r"A = \mathrm{softmax}\!\left(S + M\right), \quad M_{ij} = \begin{cases} 0 & j \le i \\ "
+        r"-\infty & j > i \end{cases}",
+        ("scores.{h}",),
+        ("mask", "attn.{h}"),
+        "Future positions get −∞, so after the softmax they carry exactly zero weight. Each row becomes "
+        "a set of weights summing to one. The first row is forced to 1.0000: the first token can only "
+        "look at itself. Note how the two heads spread their weight differently.",
+    ),
+    Stage(
+        "combine",
+        9,
+        "Heads combined",
+        "17.7",
+        "MHA(X) = [head_1 ; head_2] W_O,   head_h = A_h V_h",
+        r"\mathrm{MHA}(X) = \left[\mathrm{head}_1 ; \mathrm{head}_2\right] W^O, \quad "
+        r"\mathrm{head}_h = A_h V_h",
+        ("attn.{h}", "v.{h}", "W_O"),
+        ("head.{h}", "mha"),
+        "Each head returns a weighted average of its value vectors. The two 2-wide results are placed "
+        "side by side (width 4 again) and mixed by W_O into what attention adds to each position.",
+    ),
+    Stage(
+        "residual1",
+        10,
+        "First residual",
+        "17.8",
+        "x' = x + MHA(LN(x))",
+        r"x' = x + \mathrm{MHA}(\mathrm{LN}(x))",
+        ("x", "mha"),
+        ("x_mid",),
+        "Attention's output is added onto the untouched input. Watch the wood column: chuck goes from "
+        "about 1.5 to 3.25 because it borrowed wood from woodchuck. Moving information between positions "
+        "is the one job attention has.",
+    ),
+    Stage(
+        "ffn",
+        11,
+        "Feed-forward: widen and rectify",
+        "17.9",
+        "h = max(0, LN(x') W_1 + b_1)",
+        r"\mathrm{FFN}(z) = \max(0,\, z W_1 + b_1)\, W_2 + b_2",
+        ("x_mid", "W_1", "b_1"),
+        ("x_mid_norm", "hidden_pre", "hidden"),
+        "Each position alone is normalised and widened from 4 to 8 feature detectors; the ReLU zeroes "
+        "every detector that did not fire. Count the zeros: most of the hidden layer is silent.",
+    ),
+    Stage(
+        "residual2",
+        12,
+        "Feed-forward out and second residual",
+        "17.10",
+        "y = x' + (h W_2 + b_2)",
+        r"y = x' + \mathrm{FFN}(\mathrm{LN}(x'))",
+        ("hidden", "W_2", "b_2", "x_mid"),
+        ("ffn", "y"),
+        "W_2 narrows the eight detectors back to four dimensions and the result is added to the stream. "
+        "Equations 17.8 and 17.10 together are one whole block; big models repeat this pair.",
+    ),
+    Stage(
+        "final_norm",
+        13,
+        "Final norm, last position",
+        "17.3",
+        "z = LN(y_last)",
+        r"z = \mathrm{LN}(y_{T})",
+        ("y",),
+        ("z",),
+        "Only the last row has seen the whole prompt, so only it is used for the prediction. It is "
+        "normalised once more; the other rows existed to build this one.",
+    ),
+    Stage(
+        "unembed",
+        14,
+        "Tied unembedding",
+        "17.11",
+        "ℓ = z Eᵀ,   p = softmax(ℓ)",
+        r"\ell = z E^{\top}, \qquad p = \mathrm{softmax}(\ell)",
+        ("z", "E"),
+        ("logits", "probs"),
+        "The same table E is read backwards: each token's logit is the dot product of z with that token's "
+        "row, so the token whose row best matches z wins. Tokens with identical rows (how, much) always "
+        "tie.",
+    ),
+    Stage(
+        "loss",
+        15,
+        "Loss and its gradient",
+        "17.12–17.13",
+        "L = −log p_target,   ∂L/∂ℓ = p − y",
+        r"L = -\log p_{t}, \qquad \frac{\partial L}{\partial \ell} = p - y",
+        ("probs", "logits"),
+        ("loss", "grad_logits", "logits_stepped", "probs_stepped", "loss_stepped"),
+        "Cross-entropy only asks how much probability went to the right answer. Its gradient on the "
+        "logits is just p minus the one-hot target: negative for the target, positive for the rest. One "
+        "step against it (size lr) lowers the loss.",
+    ),
+    Stage(
+        "count",
+        16,
+        "Counting the parameters",
+        "",
+        "V·d + n_blocks · (3·d·d + d·d + d·d_ff + d_ff + d_ff·d + d)",
+        r"V d + N\,(4d^2 + 2 d\, d_{ff} + d_{ff} + d)",
+        ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2"),
+        (),
+        "The same formula counts this model and GPT-3; only width, depth and vocabulary change. Tying "
+        "the unembedding to E saves V·d parameters.",
+    ),
+)
+
+STAGE_BY_NUMBER = {s.number: s for s in STAGES}
+STAGE_BY_ID = {s.id: s for s in STAGES}
+FIRST, LAST = STAGES[0].number, STAGES[-1].number
+
+# The chapter script's stage groups (tinytui print --embed, …).
+GROUPS: dict[str, tuple[int, ...]] = {
+    "embed": (1, 2, 3, 4),
+    "attention": (5, 6, 7, 8, 9, 10),
+    "ffn": (11, 12),
+    "logits": (13, 14),
+    "loss": (15,),
+    "params": (16,),
+}
+
+
+def expand_names(names: tuple[str, ...], n_heads: int) -> tuple[str, ...]:
+    """Replace "{h}" templates by one name per head, heads 1-based."""
+    out: list[str] = []
+    for name in names:
+        if "{h}" in name:
+            out.extend(name.format(h=h) for h in range(1, n_heads + 1))
+        else:
+            out.append(name)
+    return tuple(out)

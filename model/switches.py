@@ -1,0 +1,64 @@
+"""The experiment switches: what the forward pass does differently. Frozen, so history can keep them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+ACTIVATIONS = ("relu", "gelu")
+NORM_PLACEMENTS = ("pre", "post")
+
+
+@dataclass(frozen=True)
+class Switches:
+    causal_mask: bool = True
+    positional_encoding: bool = True
+    ablated_heads: frozenset[int] = frozenset()  # 1-based head numbers whose output is zeroed
+    activation: str = "relu"  # "relu" (the chapter) or "gelu" (GPT)
+    norm: str = "pre"  # "pre" (the chapter, GPT-2/3) or "post" (the 2017 transformer)
+    residual: bool = True
+
+    def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}, not {self.activation!r}")
+        if self.norm not in NORM_PLACEMENTS:
+            raise ValueError(f"norm must be one of {NORM_PLACEMENTS}, not {self.norm!r}")
+        object.__setattr__(self, "ablated_heads", frozenset(int(h) for h in self.ablated_heads))
+
+    def toggled(self, name: str, head: int | None = None) -> Switches:
+        """The switches with one of them flipped (for a head, name='ablated_heads' and head=1-based)."""
+        if name == "ablated_heads":
+            if head is None:
+                raise ValueError("toggling a head needs its number")
+            return replace(self, ablated_heads=self.ablated_heads ^ {head})
+        if name == "activation":
+            return replace(self, activation="gelu" if self.activation == "relu" else "relu")
+        if name == "norm":
+            return replace(self, norm="post" if self.norm == "pre" else "pre")
+        if name in ("causal_mask", "positional_encoding", "residual"):
+            return replace(self, **{name: not getattr(self, name)})
+        raise ValueError(f"no switch named {name!r}")
+
+    def to_dict(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["ablated_heads"] = sorted(self.ablated_heads)
+        return out
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> Switches:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(doc) - known)
+        if unknown:
+            raise ValueError(f"unknown switch {unknown[0]!r}")
+        return cls(**{**doc, "ablated_heads": frozenset(doc.get("ablated_heads", ()))})
+
+    def describe(self) -> str:
+        """One short line, e.g. 'mask on · PE on · heads 1 2 · relu · pre-norm · residual on'."""
+        return " · ".join(self.labels())
+
+    def labels(self) -> list[str]:
+        on = {True: "on", False: "off"}
+        parts = [f"mask {on[self.causal_mask]}", f"PE {on[self.positional_encoding]}"]
+        if self.ablated_heads:
+            parts.append("ablated " + ",".join(f"h{h}" for h in sorted(self.ablated_heads)))
+        parts += [self.activation.upper(), f"{self.norm}-norm", f"residual {on[self.residual]}"]
+        return parts

@@ -1,0 +1,197 @@
+"""run(): the forward pass, keeping every intermediate under a stable name with labelled axes.
+
+Names (h = 1…H): ids, emb, pe, x, ln1.mean, ln1.var, x_norm, q.h, k.h, v.h, scores.h (before the mask),
+mask (1 = may attend, 0 = blocked), attn.h, head.h, mha, x_mid, x_mid_norm, hidden_pre, hidden, ffn,
+y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_stepped.
+Blocks after the first prefix their names with "blocks.<b>."; y is always the last block's output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model import ops
+from model.config import ModelConfig
+from model.params import Params
+from model.switches import Switches
+
+DEFAULT_LR = 0.5
+
+
+@dataclass(frozen=True)
+class Axis:
+    name: str  # "tokens", "dims", "heads", "k", "units", "vocab", "keys"
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    values: np.ndarray  # read-only
+    axes: tuple[Axis, ...]  # one per dimension of values; () for a scalar
+
+    def to_json(self) -> dict:
+        return {
+            "axes": [{"name": a.name, "labels": list(a.labels)} for a in self.axes],
+            "values": _json_values(self.values),
+        }
+
+
+def _json_values(arr: np.ndarray):
+    if arr.ndim == 0:
+        return float(arr)
+    return [_json_values(a) for a in arr]
+
+
+@dataclass(frozen=True)
+class Trace(Mapping[str, np.ndarray]):
+    """Everything one forward pass computed. Mapping access gives the array; .tensor() the labels too."""
+
+    cfg: ModelConfig
+    prompt: tuple[str, ...]
+    target: str
+    switches: Switches
+    lr: float
+    tensors: dict[str, Tensor] = field(repr=False)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.tensors[name].values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tensors)
+
+    def __len__(self) -> int:
+        return len(self.tensors)
+
+    def tensor(self, name: str) -> Tensor:
+        return self.tensors[name]
+
+    @property
+    def token_labels(self) -> tuple[str, ...]:
+        return tuple(f"{p}:{tok}" for p, tok in enumerate(self.prompt))
+
+    @property
+    def prediction(self) -> str:
+        return self.cfg.vocab[int(np.argmax(self["probs"]))]
+
+    @property
+    def loss(self) -> float:
+        return float(self["loss"])
+
+    def to_json(self) -> dict:
+        return {
+            "prompt": list(self.prompt),
+            "target": self.target,
+            "switches": self.switches.to_dict(),
+            "lr": self.lr,
+            "prediction": self.prediction,
+            "tensors": {name: t.to_json() for name, t in self.tensors.items()},
+        }
+
+
+def run(
+    params: Params,
+    prompt: Sequence[str],
+    target: str,
+    switches: Switches | None = None,
+    lr: float = DEFAULT_LR,
+) -> Trace:
+    cfg = params.cfg
+    switches = switches or Switches()
+    prompt = tuple(prompt)
+    if not prompt:
+        raise ValueError("the prompt is empty")
+    for tok in (*prompt, target):
+        if tok not in cfg.vocab:
+            raise ValueError(f"{tok!r} is not in the vocabulary")
+    T = len(prompt)
+    tokens = Axis("tokens", tuple(f"{p}:{tok}" for p, tok in enumerate(prompt)))
+    keys = Axis("keys", tokens.labels)
+    dims = Axis("dims", cfg.dims)
+    k_axis = Axis("k", cfg.head_dim_labels())
+    units = Axis("units", cfg.unit_labels())
+    vocab = Axis("vocab", cfg.vocab)
+    out: dict[str, Tensor] = {}
+
+    def put(name: str, values, *axes: Axis) -> np.ndarray:
+        arr = np.array(values, dtype=np.float64)
+        arr.setflags(write=False)
+        out[name] = Tensor(name, arr, axes)
+        return arr
+
+    ids = np.array([cfg.token_id(t) for t in prompt])
+    put("ids", ids, tokens)
+    emb = put("emb", params["E"][ids], tokens, dims)  # (T, d)
+    pe = ops.positional_encoding(T, cfg.d_model)
+    if not switches.positional_encoding:
+        pe = np.zeros_like(pe)
+    put("pe", pe, tokens, dims)
+    x = put("x", emb + pe, tokens, dims)  # (T, d)
+
+    allowed = np.tril(np.ones((T, T))) if switches.causal_mask else np.ones((T, T))
+    put("mask", allowed, tokens, keys)
+    for b in range(cfg.n_blocks):
+        x = _block(
+            params.block(b), x, allowed, cfg, switches, _prefix(b), put, (tokens, keys, dims, k_axis, units)
+        )
+
+    z, _, _ = ops.layer_norm(x[-1], cfg.eps)  # (d,)
+    put("z", z, dims)
+    logits = put("logits", z @ params["E"].T, vocab)  # (V,)
+    put("probs", ops.softmax(logits), vocab)
+    t = cfg.token_id(target)
+    loss, grad = ops.cross_entropy(logits, t)
+    put("loss", loss)
+    put("grad_logits", grad, vocab)
+    stepped = put("logits_stepped", logits - lr * grad, vocab)
+    put("probs_stepped", ops.softmax(stepped), vocab)
+    put("loss_stepped", ops.cross_entropy(stepped, t)[0])
+    return Trace(cfg, prompt, target, switches, float(lr), out)
+
+
+def _prefix(b: int) -> str:
+    return "" if b == 0 else f"blocks.{b}."
+
+
+def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, pre: str, put, axes) -> np.ndarray:
+    """One transformer block on the residual stream x (T, d); returns the new stream (T, d)."""
+    tokens, keys, dims, k_axis, units = axes
+    eps = cfg.eps
+    if sw.norm == "pre":
+        x_norm, mean, var = ops.layer_norm(x, eps)
+    else:  # post-norm: the sublayer reads the raw stream
+        x_norm, mean, var = x, x.mean(axis=-1), x.var(axis=-1)
+    put(pre + "ln1.mean", mean, tokens)
+    put(pre + "ln1.var", var, tokens)
+    put(pre + "x_norm", x_norm, tokens, dims)
+
+    scale = np.sqrt(cfg.d_head)
+    mask = np.where(allowed > 0, 0.0, ops.NEG_INF)
+    heads = []
+    for h in range(cfg.n_heads):
+        n = h + 1
+        q = put(f"{pre}q.{n}", x_norm @ w["W_Q"][h], tokens, k_axis)  # (T, k)
+        k = put(f"{pre}k.{n}", x_norm @ w["W_K"][h], tokens, k_axis)
+        v = put(f"{pre}v.{n}", x_norm @ w["W_V"][h], tokens, k_axis)
+        s = put(f"{pre}scores.{n}", q @ k.T / scale, tokens, keys)  # (T, T)
+        a = put(f"{pre}attn.{n}", ops.softmax(s + mask), tokens, keys)
+        head = a @ v if n not in sw.ablated_heads else np.zeros_like(v)
+        heads.append(put(f"{pre}head.{n}", head, tokens, k_axis))
+    mha = put(pre + "mha", np.concatenate(heads, axis=-1) @ w["W_O"], tokens, dims)  # (T, d)
+    x_mid = x + mha if sw.residual else mha
+    if sw.norm == "post":
+        x_mid = ops.layer_norm(x_mid, eps)[0]
+    put(pre + "x_mid", x_mid, tokens, dims)
+
+    f_in = ops.layer_norm(x_mid, eps)[0] if sw.norm == "pre" else x_mid
+    put(pre + "x_mid_norm", f_in, tokens, dims)
+    hidden_pre = put(pre + "hidden_pre", f_in @ w["W_1"] + w["b_1"], tokens, units)  # (T, ff)
+    hidden = put(pre + "hidden", ops.ACTIVATIONS[sw.activation](hidden_pre), tokens, units)
+    ffn = put(pre + "ffn", hidden @ w["W_2"] + w["b_2"], tokens, dims)  # (T, d)
+    y = x_mid + ffn if sw.residual else ffn
+    if sw.norm == "post":
+        y = ops.layer_norm(y, eps)[0]
+    return put(pre + "y", y, tokens, dims)

@@ -1,0 +1,62 @@
+import numpy as np
+
+from model import Switches, diff, run
+from model.stages import STAGE_BY_NUMBER, expand_names
+
+
+def _edit(chapter, name, index, value):
+    p = chapter.params.with_edit(name, index, value)
+    return run(p, chapter.prompt, chapter.target)
+
+
+def test_no_edit_no_change(trace):
+    assert diff(trace, trace).empty
+
+
+def test_b2_edit_touches_steps_12_to_15_only(chapter, trace):
+    after = _edit(chapter, "blocks.0.b_2", (0,), 0.5)
+    d = diff(trace, after)
+    per = d.per_stage(2)
+    assert [n for n, c in per.items() if c] == [12, 13, 14, 15]
+    assert d["ffn"].changed[:, 0].all() and not d["ffn"].changed[:, 1:].any()
+    assert np.allclose(d["ffn"].delta[:, 0], 0.5)
+    for name in ("x", "x_norm", "attn.1", "x_mid", "hidden"):
+        assert d[name].n_changed == 0
+
+
+def test_E_edit_travels_almost_everywhere(chapter, trace):
+    after = _edit(chapter, "E", (5, 3), 0.75)  # woodchuck's wood
+    per = diff(trace, after).per_stage(2)
+    assert per[1] == 0 and per[3] == 0  # ids and PE do not depend on E
+    assert all(per[n] > 0 for n in range(4, 16))
+
+
+def test_delta_and_undo_bit_for_bit(chapter, trace):
+    after = _edit(chapter, "blocks.0.W_O", (0, 0), 2.0)
+    d = diff(trace, after)
+    assert np.allclose(d["mha"].delta, after["mha"] - trace["mha"])
+    back = run(chapter.params, chapter.prompt, chapter.target)  # undo = run the old params again
+    for name in trace:
+        assert np.array_equal(trace[name], back[name])
+
+
+def test_stage_writes_cover_the_diff(chapter, trace):
+    """Every tensor the trace holds is written by exactly one stage (so per-stage counts add up)."""
+    writers = {}
+    for n in range(1, 17):
+        for name in expand_names(STAGE_BY_NUMBER[n].writes, 2):
+            assert name not in writers
+            writers[name] = n
+    assert set(writers) == set(trace)
+
+
+def test_prompt_length_change_marks_everything(chapter, trace):
+    short = run(chapter.params, chapter.prompt[:3], chapter.target)
+    d = diff(trace, short)
+    assert d["x"].reshaped and d["x"].n_changed == 12
+
+
+def test_toggle_diff(chapter, trace):
+    off = run(chapter.params, chapter.prompt, chapter.target, Switches(causal_mask=False))
+    d = diff(trace, off)
+    assert d["attn.1"].changed[0, 1] and not d["attn.1"].changed[3].any()

@@ -1,0 +1,5 @@
+import sys
+
+from tinytui.cli import main
+
+sys.exit(main())

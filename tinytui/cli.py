@@ -1,0 +1,151 @@
+"""The `tinytui` command: the app by default, `print` and `trace` for the terminal and for tools."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+from model import ModelFile, ModelFileError, Switches, load, load_default, run
+from model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
+from model.trace import DEFAULT_LR, Trace
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the command line asks to run: the model, the prompt, the target and the switches."""
+
+    model: ModelFile
+    prompt: tuple[str, ...]
+    target: str
+    switches: Switches
+    lr: float
+
+    def trace(self) -> Trace:
+        return run(self.model.params, self.prompt, self.target, self.switches, self.lr)
+
+
+def _run_options() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("the run")
+    g.add_argument("--model", metavar="FILE", help="a tinytui model file (default: the chapter's model)")
+    g.add_argument("--prompt", metavar="TEXT", help='space-separated tokens, e.g. "woodchuck a would chuck"')
+    g.add_argument("--target", metavar="TOKEN", help="the token the loss is measured against")
+    g.add_argument("--no-mask", action="store_true", help="switch the causal mask off")
+    g.add_argument("--no-pe", action="store_true", help="switch the positional encoding off")
+    g.add_argument("--lr", type=float, default=DEFAULT_LR, help="step size for step 15 (default 0.5)")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _run_options()
+    parser = argparse.ArgumentParser(
+        prog="tinytui",
+        description="Step through a 172-parameter transformer, one equation at a time. "
+        "With no subcommand, opens the interactive debugger.",
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    pr = sub.add_parser("print", parents=[common], help="print the sixteen steps as tables")
+    pr.add_argument("--step", type=int, metavar="N", help="print only step N (1–16)")
+    for group, steps in GROUPS.items():
+        pr.add_argument(f"--{group}", action="store_true", help=f"steps {steps[0]}–{steps[-1]}")
+    pr.add_argument("--markdown", action="store_true", help="write a Markdown handout instead")
+    pr.add_argument("--plain", action="store_true", help="plain text even in a terminal")
+    tr = sub.add_parser("trace", parents=[common], help="write every intermediate tensor as JSON")
+    tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
+    return parser
+
+
+def setup_from(args: argparse.Namespace) -> Setup:
+    model = load(args.model) if args.model else load_default()
+    vocab = model.cfg.vocab
+    prompt = tuple(args.prompt.split()) if args.prompt is not None else model.prompt
+    if not prompt:
+        raise UsageError("--prompt: empty; give at least one token")
+    for tok in prompt:
+        if tok not in vocab:
+            raise UsageError(f"--prompt: {tok!r} is not in the vocabulary ({' '.join(vocab)})")
+    if len(prompt) > model.cfg.n_ctx:
+        raise UsageError(f"--prompt: {len(prompt)} tokens is longer than the context ({model.cfg.n_ctx})")
+    target = args.target if args.target is not None else model.target
+    if target not in vocab:
+        raise UsageError(f"--target: {target!r} is not in the vocabulary ({' '.join(vocab)})")
+    if not (args.lr == args.lr and abs(args.lr) < 1e6):
+        raise UsageError(f"--lr: {args.lr} is not a usable step size")
+    switches = Switches(causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
+    return Setup(model, prompt, target, switches, args.lr)
+
+
+def selected_steps(args: argparse.Namespace) -> list[int]:
+    if args.step is not None:
+        if args.step not in STAGE_BY_NUMBER:
+            raise UsageError(f"--step: {args.step} is not a step (1–16)")
+        return [args.step]
+    chosen = [n for group, steps in GROUPS.items() if getattr(args, group) for n in steps]
+    return sorted(set(chosen)) or [s.number for s in STAGES]
+
+
+def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.render import markdown_document, plain_report, rich_report
+    from tinytui.report import stage_report
+
+    setup = setup_from(args)
+    trace = setup.trace()
+    reports = [stage_report(trace, STAGE_BY_NUMBER[n]) for n in selected_steps(args)]
+    if args.markdown:
+        intro = (
+            f"Prompt: **{' '.join(setup.prompt)}**, target **{setup.target}**; "
+            f"model `{setup.model.name}`; switches: {setup.switches.describe()}. "
+            f"{setup.model.about}"
+        )
+        out.write(markdown_document("tinytui walk-through", intro, reports))
+        return 0
+    if args.plain or os.environ.get("NO_COLOR") or not out.isatty():
+        out.write("\n\n\n".join(plain_report(r) for r in reports) + "\n")
+        return 0
+    from rich.console import Console
+
+    console = Console(file=out)
+    for r in reports:
+        console.print(rich_report(r))
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
+    setup = setup_from(args)
+    doc = {"model": setup.model.name, **setup.trace().to_json()}
+    json.dump(doc, out, indent=1)
+    out.write("\n")
+    return 0
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    from tinytui.app import TinyTuiApp
+
+    setup = setup_from(args)
+    TinyTuiApp(setup).run()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "print":
+            return cmd_print(args, sys.stdout)
+        if args.command == "trace":
+            return cmd_trace(args, sys.stdout)
+        return cmd_app(args)
+    except (ModelFileError, UsageError) as exc:
+        print(f"tinytui: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `tinytui print | head` is fine
+        return 0

@@ -1,0 +1,185 @@
+"""A stage as labelled tables of formatted numbers — one source for the printer, recorder and handouts.
+
+Nothing here draws: renderers for plain text, Rich and Markdown turn these tables into output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from model import count
+from model.facts import stage_facts
+from model.params import short_name
+from model.stages import Stage, expand_names
+from model.trace import Trace
+
+TENSOR_TITLES = {
+    "emb": "E[id] — embedding rows",
+    "pe": "PE — positional encoding",
+    "x": "x = E[id] + PE",
+    "x_norm": "LN(x)",
+    "mask": "mask (1 = may attend)",
+    "mha": "MHA(LN(x)) = [head_1; head_2] W_O",
+    "x_mid": "x' = x + MHA(LN(x))",
+    "x_mid_norm": "LN(x')",
+    "hidden_pre": "x_n' W_1 + b_1 (before the activation)",
+    "hidden": "hidden = activation(x_n' W_1 + b_1)",
+    "ffn": "FFN = hidden W_2 + b_2",
+    "y": "y = x' + FFN",
+    "z": "z = LN(y_last)",
+    "logits": "ℓ = z Eᵀ",
+    "probs": "p = softmax(ℓ)",
+    "grad_logits": "∂L/∂ℓ = p − y",
+    "logits_stepped": "ℓ − lr·∂L/∂ℓ",
+    "probs_stepped": "softmax after the step",
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    corner: str  # header above the row labels
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    cells: tuple[tuple[str, ...], ...]  # formatted, rows × cols
+
+
+@dataclass(frozen=True)
+class StageReport:
+    stage: Stage
+    tables: tuple[Table, ...]
+    facts: tuple[str, ...]
+
+
+def fmt(v: float) -> str:
+    s = f"{v:.4f}"
+    return "0.0000" if s == "-0.0000" else s
+
+
+def tensor_table(trace: Trace, name: str, title: str | None = None) -> Table:
+    t = trace.tensor(name)
+    vals = t.values
+    title = title or TENSOR_TITLES.get(name) or _head_title(name)
+    if vals.ndim == 0:
+        return Table(title, "", ("",), (name,), ((fmt(float(vals)),),))
+    if vals.ndim == 1:
+        ax = t.axes[0]
+        if ax.name == "tokens":  # per-token scalar: one column
+            return Table(title, ax.name, ax.labels, (name,), tuple((fmt(v),) for v in vals))
+        return Table(title, "", (name,), ax.labels, (tuple(fmt(v) for v in vals),))
+    rows, cols = t.axes
+    return Table(title, rows.name, rows.labels, cols.labels, tuple(tuple(fmt(v) for v in r) for r in vals))
+
+
+def _head_title(name: str) -> str:
+    base, _, h = name.rpartition(".")
+    what = {
+        "q": "Q",
+        "k": "K",
+        "v": "V",
+        "scores": "S = QKᵀ/√d_k",
+        "attn": "A = softmax(S + M)",
+        "head": "A V",
+    }
+    return f"head {h}: {what.get(base, base)}" if h.isdigit() else name
+
+
+def param_table(trace: Trace, params, name: str) -> list[Table]:
+    """A parameter as tables: 3-d per-head weights give one table per head."""
+    full = name if name in params else f"blocks.0.{name}"
+    arr = params[full]
+    cfg = trace.cfg
+    label = short_name(full)
+    if name == "E":
+        return [_matrix(f"{label} (vocab × dims)", "vocab", cfg.vocab, cfg.dims, arr)]
+    if arr.ndim == 3:
+        return [
+            _matrix(f"{label} head {h + 1}", "dims", cfg.dims, cfg.head_dim_labels(), arr[h])
+            for h in range(arr.shape[0])
+        ]
+    if arr.ndim == 1:
+        cols = cfg.unit_labels() if arr.shape[0] == cfg.d_ff else cfg.dims
+        return [Table(label, "", (label,), cols, (tuple(fmt(v) for v in arr),))]
+    if label.startswith("W_O"):
+        rows = tuple(f"h{h + 1}.{k}" for h in range(cfg.n_heads) for k in cfg.head_dim_labels())
+        return [_matrix(label, "heads", rows, cfg.dims, arr)]
+    if label.startswith("W_1"):
+        return [_matrix(label, "dims", cfg.dims, cfg.unit_labels(), arr)]
+    return [_matrix(label, "units", cfg.unit_labels(), cfg.dims, arr)]
+
+
+def _matrix(title, corner, rows, cols, arr) -> Table:
+    return Table(title, corner, tuple(rows), tuple(cols), tuple(tuple(fmt(v) for v in r) for r in arr))
+
+
+def stage_report(trace: Trace, stage: Stage) -> StageReport:
+    n_heads = trace.cfg.n_heads
+    tables: list[Table] = []
+    if stage.number == 1:
+        cells = tuple((tok, str(int(i))) for tok, i in zip(trace.prompt, trace["ids"]))
+        tables.append(
+            Table("prompt", "position", tuple(str(p) for p in range(len(cells))), ("token", "id"), cells)
+        )
+    elif stage.number == 16:
+        tables.extend(count_tables(trace))
+    else:
+        for name in expand_names(stage.writes, n_heads):
+            if name in ("ln1.mean", "ln1.var"):
+                continue
+            tables.append(tensor_table(trace, name))
+        if stage.number == 5:
+            mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace["ln1.mean"], trace["ln1.var"]))
+            tables.insert(
+                0, Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)
+            )
+        if stage.number == 15:  # scalars read better together than as three 1×1 tables
+            tables = [t for t in tables if t.cols not in (("loss",), ("loss_stepped",))]
+            tables.insert(
+                0,
+                Table(
+                    "loss",
+                    "",
+                    ("L",),
+                    ("before", "after one step"),
+                    ((fmt(trace.loss), fmt(float(trace["loss_stepped"]))),),
+                ),
+            )
+    return StageReport(stage, tuple(tables), tuple(stage_facts(trace, stage)))
+
+
+def count_tables(trace: Trace) -> list[Table]:
+    sizes = count.four_sizes(trace.cfg)
+    ours = sizes[0].components()
+    per = Table(
+        "parameters of this model",
+        "component",
+        tuple(ours),
+        ("count",),
+        tuple((str(v),) for v in ours.values()),
+    )
+    per = Table(per.title, per.corner, (*per.rows, "total"), per.cols, (*per.cells, (str(sizes[0].total()),)))
+    comps = tuple(ours)
+    four = Table(
+        f"four sizes, one formula: {count.FORMULA}",
+        "",
+        ("vocab", "d_model", "blocks", "heads", "d_ff", *comps, "total"),
+        tuple(s.name for s in sizes),
+        tuple(
+            tuple(_count(getattr(s, f)) for s in sizes)
+            for f in ("vocab", "d_model", "n_blocks", "n_heads", "d_ff")
+        )
+        + tuple(tuple(_count(s.components()[c]) for s in sizes) for c in comps)
+        + (tuple(_count(s.total()) for s in sizes),),
+    )
+    return [per, four]
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
+
+
+def matrix_of(table: Table) -> np.ndarray:
+    """The numbers back out of a table (for tests and round trips)."""
+    return np.array([[float(c.replace(",", "")) for c in row] for row in table.cells])
