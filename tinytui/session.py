@@ -1,0 +1,242 @@
+"""The debugger's state without any UI: params history (undo/redo), switches, prompt, traces, events.
+
+The app and the replayer drive a Session; the recorder listens to its events. Every change makes a new
+immutable State and a full recompute (the model is tiny), so undo is just moving a cursor.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from model import ModelFile, Params, Switches, Trace, TraceDiff, diff, run
+from model.params import short_name
+from model.stages import FIRST, LAST
+from model.trace import DEFAULT_LR
+
+
+class Refused(ValueError):
+    """A change the session will not make; str() is the message to show the user. Nothing changed."""
+
+
+@dataclass(frozen=True)
+class State:
+    params: Params
+    prompt: tuple[str, ...]
+    target: str
+    switches: Switches
+    lr: float = DEFAULT_LR
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the user did. kind: step, edit, toggle, prompt, target, undo, redo, reset, learn."""
+
+    kind: str
+    data: dict[str, Any]
+    before: Trace
+    after: Trace
+    step: int  # the current step after the event
+
+
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
+
+
+def parse_value(text: str) -> float:
+    """A cell value as typed: '0.5', '-1', '1e-3', '1/2'. Anything else raises Refused with the reason."""
+    s = text.strip().replace("−", "-")
+    if not s:
+        raise Refused("empty: type a number such as 0.5, -1, 1e-3 or 1/2")
+    if m := _FRACTION.match(s):
+        if int(m.group(2)) == 0:
+            raise Refused(f"{text.strip()!r}: division by zero")
+        value = float(Fraction(int(m.group(1)), int(m.group(2))))
+    elif _NUMBER.match(s):
+        value = float(s)
+    else:
+        raise Refused(f"{text.strip()!r} is not a number (try 0.5, -1, 1e-3 or 1/2)")
+    if not math.isfinite(value):
+        raise Refused(f"{text.strip()!r} is too large to be a finite number")
+    return value
+
+
+class Session:
+    def __init__(self, model: ModelFile, state: State | None = None):
+        self.model = model
+        first = state or State(model.params, model.prompt, model.target, Switches())
+        self.history: list[State] = [first]
+        self.cursor = 0
+        self.step = FIRST
+        self._original_key = (first.prompt, first.target, first.switches, first.lr)
+        self.original_trace = self._run(State(model.params, *self._original_key))
+        self.trace = self._run(first)
+        self.previous = self.trace  # the trace before the last change (what highlights compare to)
+        self.compare_to_original = False
+        self.listeners: list[Callable[[Event], None]] = []
+
+    # ---- reading -------------------------------------------------------------------------------
+    @property
+    def state(self) -> State:
+        return self.history[self.cursor]
+
+    @property
+    def params(self) -> Params:
+        return self.state.params
+
+    @property
+    def base(self) -> Trace:
+        """What highlights are relative to: the trace before the last change, or the original model."""
+        return self.original_trace if self.compare_to_original else self.previous
+
+    @property
+    def diff(self) -> TraceDiff:
+        return diff(self.base, self.trace)
+
+    @property
+    def can_undo(self) -> bool:
+        return self.cursor > 0
+
+    @property
+    def can_redo(self) -> bool:
+        return self.cursor < len(self.history) - 1
+
+    def edited_cells(self) -> dict[str, list[tuple[int, ...]]]:
+        """Parameter cells that differ from the model file (they stay marked as edited)."""
+        return self.params.changed_cells(self.model.params)
+
+    # ---- navigation ----------------------------------------------------------------------------
+    def goto(self, step: int) -> bool:
+        """Move to a step (1–16); False (and nothing happens) when it is out of range or current."""
+        if not FIRST <= step <= LAST or step == self.step:
+            return False
+        self.step = step
+        self._emit("step", {"step": step}, self.trace, self.trace)
+        return True
+
+    def next(self) -> bool:
+        return self.goto(self.step + 1)
+
+    def prev(self) -> bool:
+        return self.goto(self.step - 1)
+
+    # ---- changes -------------------------------------------------------------------------------
+    def edit(self, name: str, index: tuple[int, ...], value: float | str) -> Event:
+        """Set one parameter cell. name is a full name ("blocks.0.W_O") or a short one ("W_O")."""
+        from model.params import full_name
+
+        full = full_name(name)
+        if isinstance(value, str):
+            value = parse_value(value)
+        try:
+            old = float(self.params[full][tuple(index)]) if full in self.params else None
+            params = self.params.with_edit(full, tuple(index), value)
+        except (ValueError, IndexError) as exc:
+            raise Refused(str(exc)) from None
+        data = {"param": full, "label": short_name(full), "index": list(index), "old": old, "new": value}
+        return self._change("edit", data, replace(self.state, params=params))
+
+    def toggle(self, switch: str, head: int | None = None) -> Event:
+        try:
+            switches = self.state.switches.toggled(switch, head)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+        if head is not None and not 1 <= head <= self.model.cfg.n_heads:
+            raise Refused(f"there is no head {head}")
+        data = {"switch": switch, "head": head, "switches": switches.to_dict(), "now": switches.describe()}
+        return self._change("toggle", data, replace(self.state, switches=switches))
+
+    def set_switches(self, switches: Switches) -> Event:
+        data = {"switch": "all", "head": None, "switches": switches.to_dict(), "now": switches.describe()}
+        return self._change("toggle", data, replace(self.state, switches=switches))
+
+    def set_prompt(self, prompt: tuple[str, ...] | list[str]) -> Event:
+        prompt = tuple(prompt)
+        vocab = self.model.cfg.vocab
+        if not prompt:
+            raise Refused("the prompt needs at least one token")
+        if len(prompt) > self.model.cfg.n_ctx:
+            raise Refused(f"the context holds at most {self.model.cfg.n_ctx} tokens")
+        bad = [t for t in prompt if t not in vocab]
+        if bad:
+            raise Refused(f"{bad[0]!r} is not in the vocabulary ({' '.join(vocab)})")
+        data = {"old": list(self.state.prompt), "new": list(prompt)}
+        return self._change("prompt", data, replace(self.state, prompt=prompt))
+
+    def swap_positions(self, i: int, j: int) -> Event:
+        prompt = list(self.state.prompt)
+        if not (0 <= i < len(prompt) and 0 <= j < len(prompt)) or i == j:
+            raise Refused(f"cannot swap positions {i} and {j} of a {len(prompt)}-token prompt")
+        prompt[i], prompt[j] = prompt[j], prompt[i]
+        return self.set_prompt(prompt)
+
+    def set_target(self, target: str) -> Event:
+        if target not in self.model.cfg.vocab:
+            raise Refused(f"{target!r} is not in the vocabulary")
+        data = {"old": self.state.target, "new": target}
+        return self._change("target", data, replace(self.state, target=target))
+
+    def set_params(self, params: Params, kind: str, data: dict[str, Any]) -> Event:
+        """Replace all parameters at once (a learning step, a loaded file)."""
+        return self._change(kind, data, replace(self.state, params=params))
+
+    def undo(self) -> Event | None:
+        if not self.can_undo:
+            return None
+        return self._move(self.cursor - 1, "undo")
+
+    def redo(self) -> Event | None:
+        if not self.can_redo:
+            return None
+        return self._move(self.cursor + 1, "redo")
+
+    def reset(self) -> Event:
+        """Back to the model file as loaded, kept as one more undoable change."""
+        first = self.history[0]
+        fresh = State(self.model.params, self.model.prompt, self.model.target, Switches(), first.lr)
+        return self._change("reset", {}, fresh)
+
+    def set_compare_to_original(self, on: bool) -> None:
+        self.compare_to_original = on
+
+    # ---- internals -----------------------------------------------------------------------------
+    def _run(self, state: State) -> Trace:
+        with np.errstate(all="ignore"):  # overflow is checked below and refused with a message
+            trace = run(state.params, state.prompt, state.target, state.switches, state.lr)
+        bad = [n for n, t in trace.tensors.items() if not np.all(np.isfinite(t.values))]
+        if bad:
+            raise Refused(f"that makes {bad[0]} overflow to a non-finite number; nothing was changed")
+        return trace
+
+    def _change(self, kind: str, data: dict[str, Any], state: State) -> Event:
+        trace = self._run(state)  # raises Refused before anything is touched
+        del self.history[self.cursor + 1 :]
+        self.history.append(state)
+        self.cursor += 1
+        return self._settle(kind, data, trace)
+
+    def _move(self, cursor: int, kind: str) -> Event:
+        self.cursor = cursor
+        return self._settle(kind, {"cursor": cursor}, self._run(self.state))
+
+    def _settle(self, kind: str, data: dict[str, Any], trace: Trace) -> Event:
+        before = self.trace
+        self.previous, self.trace = before, trace
+        s = self.state
+        if (s.prompt, s.target, s.switches, s.lr) != self._original_key:
+            # "relative to the original model" means the file's weights on today's prompt and switches
+            self._original_key = (s.prompt, s.target, s.switches, s.lr)
+            self.original_trace = self._run(State(self.model.params, *self._original_key))
+        return self._emit(kind, data, before, trace)
+
+    def _emit(self, kind: str, data: dict[str, Any], before: Trace, after: Trace) -> Event:
+        event = Event(kind, data, before, after, self.step)
+        for listener in list(self.listeners):
+            listener(event)
+        return event
