@@ -135,8 +135,8 @@ class Session:
         if isinstance(value, str):
             value = parse_value(value)
         try:
-            old = float(self.params[full][tuple(index)]) if full in self.params else None
             params = self.params.with_edit(full, tuple(index), value)
+            old = float(self.params[full][tuple(index)])
         except (ValueError, IndexError) as exc:
             raise Refused(str(exc)) from None
         data = {"param": full, "label": short_name(full), "index": list(index), "old": old, "new": value}
