@@ -17,35 +17,63 @@ def stage_heading(report: StageReport) -> str:
     return f"Step {s.number}/16 · {s.title}{eq}"
 
 
-def plain_table(table: Table) -> str:
+def plain_table(table: Table, width: int | None = None) -> str:
+    """Aligned columns; with a width, a table too wide for it is split into column groups."""
     widths = [max(len(table.corner), *(len(r) for r in table.rows))]
     for j, col in enumerate(table.cols):
         widths.append(max(len(col), *(len(row[j]) for row in table.cells)))
-    lines = [table.title]
-    header = [table.corner.ljust(widths[0])] + [c.rjust(w) for c, w in zip(table.cols, widths[1:])]
-    lines.append("  ".join(header).rstrip())
-    for label, row in zip(table.rows, table.cells):
-        cells = [label.ljust(widths[0])] + [c.rjust(w) for c, w in zip(row, widths[1:])]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+    groups = _column_groups(widths, width)
+    out = []
+    for cols in groups:
+        title = table.title
+        if len(groups) > 1:
+            title += f" (columns {cols[0] + 1}–{cols[-1] + 1} of {len(table.cols)})"
+        lines = [title]
+        header = [table.corner.ljust(widths[0])] + [table.cols[j].rjust(widths[j + 1]) for j in cols]
+        lines.append("  ".join(header).rstrip())
+        for label, row in zip(table.rows, table.cells):
+            cells = [label.ljust(widths[0])] + [row[j].rjust(widths[j + 1]) for j in cols]
+            lines.append("  ".join(cells).rstrip())
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
 
 
-def plain_report(report: StageReport) -> str:
+def _column_groups(widths: list[int], width: int | None) -> list[list[int]]:
+    """Column indices in runs that fit the width beside the row labels (at least one column each)."""
+    n = len(widths) - 1
+    if width is None or sum(widths) + 2 * n <= width:
+        return [list(range(n))]
+    groups: list[list[int]] = [[]]
+    used = widths[0]
+    for j in range(n):
+        if groups[-1] and used + 2 + widths[j + 1] > width:
+            groups.append([])
+            used = widths[0]
+        groups[-1].append(j)
+        used += 2 + widths[j + 1]
+    return groups
+
+
+def plain_report(report: StageReport, width: int | None = None) -> str:
+    """The step as text; prose is wrapped to 100 columns, tables are split to fit width when given."""
     s = report.stage
     parts = [stage_heading(report), "  " + s.formula, *_wrap(s.explain, 98, "  ")]
-    parts += [f"  • {f}" for f in report.facts]
-    body = "\n\n".join(plain_table(t) for t in report.tables)
+    for fact in report.facts:
+        parts += _wrap(fact, 98, "  • ", "    ")
+    body = "\n\n".join(plain_table(t, width) for t in report.tables)
     return "\n".join(parts) + ("\n\n" + body if body else "")
 
 
-def _wrap(text: str, width: int, indent: str) -> list[str]:
+def _wrap(text: str, width: int, indent: str, more: str | None = None) -> list[str]:
+    """Word-wrap text; the first line starts with indent, later ones with more (default: indent)."""
+    more = indent if more is None else more
     lines, line = [], indent
     for word in text.split():
-        if len(line) + len(word) + 1 > width and line.strip():
+        if len(line) + len(word) + 1 > width and line.strip(" •"):
             lines.append(line.rstrip())
-            line = indent
+            line = more
         line += word + " "
-    if line.strip():
+    if line.strip(" •"):
         lines.append(line.rstrip())
     return lines
 
@@ -98,5 +126,5 @@ def markdown_report(report: StageReport) -> str:
 
 
 def markdown_document(title: str, intro: str, reports: Iterable[StageReport]) -> str:
-    head = [f"# {title}", "", intro, ""]
+    head = [f"# {title}", "", intro, "", ""]  # a blank line before the first step's heading
     return "\n".join(head) + "\n".join(markdown_report(r) for r in reports)
