@@ -52,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
         "With no subcommand, opens the interactive debugger.",
         parents=[common],
     )
+    parser.add_argument(
+        "--theme",
+        metavar="NAME",
+        help="colour theme for the debugger: dark, light, high-contrast, colour-blind or monochrome "
+        "(remembered for next time; NO_COLOR=1 forces monochrome)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     pr = sub.add_parser("print", parents=[common], help="print the sixteen steps as tables")
     pr.add_argument("--step", type=int, metavar="N", help="print only step N (1–16)")
@@ -127,10 +133,40 @@ def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def no_color(environ=os.environ) -> bool:
+    """NO_COLOR set to anything but the empty string (https://no-color.org)."""
+    return bool(environ.get("NO_COLOR"))
+
+
+def theme_choice(args: argparse.Namespace, environ=os.environ) -> tuple[str, list[str]]:
+    """The debugger's starting theme and notices for the user: NO_COLOR > --theme > remembered > default.
+
+    A --theme choice is also remembered for next time.
+    """
+    import themes
+    from tinytui.config import load_settings, remember
+
+    requested = None
+    if getattr(args, "theme", None) is not None:
+        try:
+            requested = themes.resolve(args.theme)
+        except ValueError as exc:
+            raise UsageError(f"--theme: {exc}") from None
+    settings, notice = load_settings()
+    notices = [notice] if notice else []
+    name, choice_notice = themes.choose(requested, settings.theme, no_color(environ))
+    notices += [choice_notice] if choice_notice else []
+    if requested is not None and requested != settings.theme:
+        failed = remember(theme=requested)
+        notices += [failed] if failed else []
+    return name, notices
+
+
 def cmd_app(args: argparse.Namespace) -> int:
+    setup = setup_from(args)
+    theme_choice(args)  # checks --theme before the screen is taken over
     from tinytui.app import TinyTuiApp
 
-    setup = setup_from(args)
     TinyTuiApp(setup).run()
     return 0
 
