@@ -230,7 +230,8 @@ def header_text(session: Session, recorded: str | None) -> str:
     return "\n".join(out) + "\n"
 
 
-def headline(seq: int, event: Event, before: State) -> str:
+def headline(seq: int, event: Event, changes: int) -> str:
+    """The rule line above a block; changes is how many changes the undo history holds."""
     d = event.data
     if event.kind == "step":
         return f"{seq} · step {event.step}/{LAST}"
@@ -240,7 +241,8 @@ def headline(seq: int, event: Event, before: State) -> str:
         what = "switches" if d.get("switch") == "all" else _switch_name(d.get("switch"), d.get("head"))
         return f"{seq} · toggle {what} · at step {event.step}"
     if event.kind in ("undo", "redo"):
-        return f"{seq} · {event.kind} · history position {d.get('cursor')} · at step {event.step}"
+        where = "back at the start" if d.get("cursor") == 0 else f"now at change {d.get('cursor')}"
+        return f"{seq} · {event.kind} · {where} of {changes} · at step {event.step}"
     if event.kind == "reset":
         return f"{seq} · reset to the model file · at step {event.step}"
     details = ", ".join(f"{k} {_short(v)}" for k, v in d.items() if _short(v))
@@ -270,8 +272,9 @@ def _short(v: Any) -> str:
     return ""
 
 
-def change_text(seq: int, event: Event, before: State, after: State, n_heads: int) -> str:
-    out = ["", rule(headline(seq, event, before))]
+def change_text(seq: int, event: Event, before: State, session: Session) -> str:
+    after, n_heads = session.state, session.model.cfg.n_heads
+    out = ["", rule(headline(seq, event, len(session.history) - 1))]
     cells = changed_cells(after.params, before.params)
     if event.kind == "edit" and not cells:  # an edit to the value a cell already had
         cell = cell_name(event.data["param"], tuple(event.data["index"]))
@@ -338,10 +341,12 @@ def _where(trace: Trace, name: str, index: tuple[int, ...]) -> str:
     return f"{name}[{', '.join(ax.labels[i] for ax, i in zip(axes, index))}]"
 
 
-def event_text(seq: int, event: Event, before: State, after: State, n_heads: int) -> str:
+def event_text(seq: int, event: Event, before: State, session: Session) -> str:
+    """One event's block; before is the state ahead of it, session holds the state after."""
     if event.kind == "step":
-        return "\n".join(["", rule(headline(seq, event, before)), step_text(event.after, event.step)]) + "\n"
-    return change_text(seq, event, before, after, n_heads)
+        rule_line = rule(headline(seq, event, len(session.history) - 1))
+        return "\n".join(["", rule_line, step_text(event.after, event.step)]) + "\n"
+    return change_text(seq, event, before, session)
 
 
 # ---- the recorder -------------------------------------------------------------------------------
@@ -439,7 +444,7 @@ class Recorder:
         self.events += 1
         after = session.state
         self._lines.append(dumps(event_json(self.events, event, session)))
-        self._texts.append(event_text(self.events, event, self._last, after, session.model.cfg.n_heads))
+        self._texts.append(event_text(self.events, event, self._last, session))
         self._last = after
         self._write_pending()
 
