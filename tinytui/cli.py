@@ -27,6 +27,7 @@ class Setup:
     target: str
     switches: Switches
     lr: float
+    record: str | None = None  # --record FILE: the app attaches a tinytui.recorder.Recorder at start
 
     def trace(self) -> Trace:
         return run(self.model.params, self.prompt, self.target, self.switches, self.lr)
@@ -58,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="colour theme for the debugger: dark, light, high-contrast, colour-blind or monochrome "
         "(remembered for next time; NO_COLOR=1 forces monochrome)",
     )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="record the session as a plain-text transcript in FILE (events for replay go beside it, "
+        "FILE with .jsonl)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     pr = sub.add_parser("print", parents=[common], help="print the sixteen steps as tables")
     pr.add_argument("--step", type=int, metavar="N", help="print only step N (1–16)")
@@ -67,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--plain", action="store_true", help="plain text even in a terminal")
     tr = sub.add_parser("trace", parents=[common], help="write every intermediate tensor as JSON")
     tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
+    rp = sub.add_parser("replay", help="open a recorded session and re-apply its events (n: next event)")
+    rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")
+    rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
+    rp.add_argument("--print", action="store_true", help="print the state as plain text instead of the app")
     return parser
 
 
@@ -87,7 +98,7 @@ def setup_from(args: argparse.Namespace) -> Setup:
     if not (args.lr == args.lr and abs(args.lr) < 1e6):
         raise UsageError(f"--lr: {args.lr} is not a usable step size")
     switches = Switches(causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
-    return Setup(model, prompt, target, switches, args.lr)
+    return Setup(model, prompt, target, switches, args.lr, getattr(args, "record", None))
 
 
 def selected_steps(args: argparse.Namespace) -> list[int]:
@@ -171,6 +182,33 @@ def cmd_app(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """The whole file is checked before anything is applied; a bad one is one line and exit 2."""
+    from tinytui.replay import Replayer, ReplayError, load_recording, state_text
+
+    try:
+        replayer = Replayer(load_recording(args.file), to_end=args.to_end)
+    except ReplayError as exc:
+        raise UsageError(str(exc)) from None
+    if args.print:
+        session = replayer.new_session()
+        if args.to_end:
+            replayer.apply_all(session)
+        out.write(state_text(session, replayer))
+        return 0
+    import inspect
+
+    theme_choice(args)
+    from tinytui.app import TinyTuiApp
+
+    if "replay" not in inspect.signature(TinyTuiApp).parameters:
+        raise UsageError("this build's app cannot replay yet; `tinytui replay FILE --to-end --print` can")
+    start = replayer.recording.history[replayer.recording.cursor]
+    setup = Setup(replayer.recording.model, start.prompt, start.target, start.switches, start.lr, args.record)
+    TinyTuiApp(setup, replay=replayer).run()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -179,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_print(args, sys.stdout)
         if args.command == "trace":
             return cmd_trace(args, sys.stdout)
+        if args.command == "replay":
+            return cmd_replay(args, sys.stdout)
         return cmd_app(args)
     except (ModelFileError, UsageError) as exc:
         print(f"tinytui: error: {exc}", file=sys.stderr)
