@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from model import ModelFile, Params, Switches, Trace, TraceDiff, diff, run
+from model import ModelFile, Params, Switches, Trace, TraceDiff, diff, learn, run
+from model.backward import Gradients, gradients
 from model.params import short_name
 from model.stages import FIRST, LAST
 from model.trace import DEFAULT_LR
@@ -80,6 +81,7 @@ class Session:
         self.previous = self.trace  # the trace before the last change (what highlights compare to)
         self.compare_to_original = False
         self.listeners: list[Callable[[Event], None]] = []
+        self._gradients: tuple[Trace, Gradients] | None = None
 
     # ---- reading -------------------------------------------------------------------------------
     @property
@@ -106,6 +108,13 @@ class Session:
     @property
     def can_redo(self) -> bool:
         return self.cursor < len(self.history) - 1
+
+    @property
+    def gradients(self) -> Gradients:
+        """∂L/∂(every parameter and intermediate) for the current trace, computed once per trace."""
+        if self._gradients is None or self._gradients[0] is not self.trace:
+            self._gradients = (self.trace, gradients(self.params, self.trace))
+        return self._gradients[1]
 
     def edited_cells(self) -> dict[str, list[tuple[int, ...]]]:
         """Parameter cells that differ from the model file (they stay marked as edited)."""
@@ -185,6 +194,28 @@ class Session:
     def set_params(self, params: Params, kind: str, data: dict[str, Any]) -> Event:
         """Replace all parameters at once (a learning step, a loaded file)."""
         return self._change(kind, data, replace(self.state, params=params))
+
+    def learn_step(self, lr: float | None = None) -> Event:
+        """One SGD step on all parameters (lr defaults to the session's); undoable, a "learn" event."""
+        return self.train(1, lr)
+
+    def train(self, k: int, lr: float | None = None) -> Event:
+        """k SGD steps as one undoable change. The event's data has lr, steps, loss_old, loss_new and
+        losses (the k + 1 losses, for a sparkline)."""
+        s = self.state
+        lr = s.lr if lr is None else lr
+        try:
+            result = learn.train(s.params, s.prompt, s.target, s.switches, k, lr)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+        data = {
+            "lr": float(lr),
+            "steps": int(k),
+            "loss_old": result.loss_old,
+            "loss_new": result.loss_new,
+            "losses": list(result.losses),
+        }
+        return self.set_params(result.params, kind="learn", data=data)
 
     def undo(self) -> Event | None:
         if not self.can_undo:
