@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from model import ModelFile, ModelFileError, Switches, load, load_default, run
+from model.backward import gradients
 from model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 from model.trace import DEFAULT_LR, Trace
 
@@ -72,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
         pr.add_argument(f"--{group}", action="store_true", help=f"steps {steps[0]}–{steps[-1]}")
     pr.add_argument("--markdown", action="store_true", help="write a Markdown handout instead")
     pr.add_argument("--plain", action="store_true", help="plain text even in a terminal")
-    tr = sub.add_parser("trace", parents=[common], help="write every intermediate tensor as JSON")
+    tr = sub.add_parser(
+        "trace", parents=[common], help="write every intermediate tensor and every gradient as JSON"
+    )
     tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
     rp = sub.add_parser("replay", help="open a recorded session and re-apply its events (n: next event)")
     rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")
@@ -138,7 +141,10 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
     setup = setup_from(args)
-    doc = {"model": setup.model.name, **setup.trace().to_json()}
+    trace = setup.trace()
+    doc = {"model": setup.model.name, **trace.to_json()}
+    # grad.<param> and grad.<tensor> (model/backward.py names them) sit beside the forward tensors
+    doc["tensors"].update(gradients(setup.model.params, trace).to_json())
     json.dump(doc, out, indent=1)
     out.write("\n")
     return 0
