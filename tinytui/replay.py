@@ -101,7 +101,12 @@ def load_recording(path: str | Path) -> Recording:
     try:
         if not lines or not lines[0].strip():
             raise _Bad("empty: not a tinytui session")
-        head = _json(lines[0], last=len(lines) == 1)
+        try:
+            head = _json(lines[0], last=len(lines) == 1)
+        except _Bad:
+            if not lines[0].startswith('{"format": "' + FORMAT):
+                raise _Bad(f"not a tinytui session (the first line is not a {FORMAT} object)") from None
+            raise
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise _Bad(f"not a tinytui session (the first line should be a {FORMAT} object)")
         model, history, cursor, step = _start(head)
@@ -370,7 +375,7 @@ def _compare(check: Any, session: Session, what: str) -> None:
         else:
             same = check[key] == value
         if not same:
-            raise _Bad(f"replaying {what} does not reach the recorded state: {key} differs")
+            raise _Bad(f"replaying {what} does not reach the recorded state ({key} is different)")
 
 
 # ---- small validators ----------------------------------------------------------------------------
