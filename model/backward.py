@@ -12,11 +12,10 @@ its gradient's name. E is used twice, so besides "grad.E" (the total) there are 
 "grad.E.lookup" (step 2, the embedding lookup) and "grad.E.unembed" (step 14, the tied unembedding).
 
 What is exactly zero: scores at masked positions (the softmax cannot move them), hidden_pre at dead
-ReLU units, everything upstream of an ablated head (its attn, scores, q, k, v and its share of W_Q,
-W_K, W_V and of W_O's rows), and E's rows for tokens that are neither in the prompt nor scored
-(every token is scored, so only the lookup share has such rows). grad.attn above the diagonal and
-grad.hidden at dead units are in general NOT zero: the loss would change if those values could
-change, but nothing flows back through them.
+ReLU units, everything upstream of an ablated head (its attn, scores, q, k, v, its W_Q, W_K, W_V and
+its rows of W_O), and the lookup share of E for tokens not in the prompt. grad.attn above the
+diagonal, grad.hidden at dead units and grad.head of an ablated head are in general NOT zero: the
+loss would change if those values could change, but nothing flows back through them.
 
 BACKWARD_STAGES is the table of the backward walk (steps 15 → 2) in the same spirit as stages.py.
 """
