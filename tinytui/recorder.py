@@ -245,6 +245,9 @@ def headline(seq: int, event: Event, changes: int) -> str:
         return f"{seq} · {event.kind} · {where} of {changes} · at step {event.step}"
     if event.kind == "reset":
         return f"{seq} · reset to the model file · at step {event.step}"
+    if event.kind == "learn" and isinstance(d.get("steps"), int) and isinstance(d.get("lr"), float):
+        noun = "step" if d["steps"] == 1 else "steps"
+        return f"{seq} · learn · {d['steps']} SGD {noun} of size {d['lr']:g} · at step {event.step}"
     details = ", ".join(f"{k} {_short(v)}" for k, v in d.items() if _short(v))
     return textwrap.shorten(f"{seq} · {event.kind} {details} · at step {event.step}", WIDTH - 8)
 
@@ -300,6 +303,10 @@ def change_text(seq: int, event: Event, before: State, session: Session) -> str:
         out += line("lr", f"{before.lr:g} → {after.lr:g}")
     if not moved:
         out += line("state", "unchanged")
+    losses = event.data.get("losses") if event.kind == "learn" else None
+    if isinstance(losses, list) and losses and all(isinstance(v, float) for v in losses):
+        shown = losses if len(losses) <= 21 else [*losses[:10], None, losses[-1]]
+        out += line("losses", " ".join("…" if v is None else fmt(v) for v in shown))
     b, a = event.before, event.after
     out += line("prediction", f"{prediction_text(b)} → {prediction_text(a)}")
     out += line("loss", f"{fmt(b.loss)} → {fmt(a.loss)} ({a.loss - b.loss:+.4f})")

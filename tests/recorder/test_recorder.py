@@ -225,3 +225,21 @@ def test_attach_twice_is_refused(chapter):
     rec.attach(Session(chapter))
     with pytest.raises(RuntimeError):
         rec.attach(Session(chapter))
+
+
+def test_learning_steps_are_recorded_and_replay_exactly(chapter, tmp_path):
+    session = Session(chapter)
+    rec = Recorder(tmp_path / "train.txt", clock=None)
+    rec.attach(session)
+    session.goto(15)
+    first = session.learn_step()
+    session.train(3, 0.25)
+    text = rec.text()
+    assert "=== 2 · learn · 1 SGD step of size 0.5 · at step 15" in text
+    assert "=== 3 · learn · 3 SGD steps of size 0.25 · at step 15" in text
+    assert f"loss        1.1690 → {fmt(first.after.loss)}" in text
+    assert "losses      " + " ".join(fmt(v) for v in first.data["losses"]) in text
+    replayer = Replayer(load_recording(tmp_path / "train.txt"))
+    again = replayer.new_session()
+    replayer.apply_all(again)
+    assert_same_session(session, again)
