@@ -3,7 +3,8 @@
 Names (h = 1…H): ids, emb, pe, x, ln1.mean, ln1.var, x_norm, q.h, k.h, v.h, scores.h (before the mask),
 mask (1 = may attend, 0 = blocked), attn.h, head.h, mha, x_mid, x_mid_norm, hidden_pre, hidden, ffn,
 y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_stepped.
-Blocks after the first prefix their names with "blocks.<b>."; y is always the last block's output.
+Blocks after the first prefix their names with "blocks.<b>." (so bare y is block 0's output; z is
+always computed from the last block's).
 """
 
 from __future__ import annotations
