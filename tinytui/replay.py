@@ -131,12 +131,12 @@ def load_recording(path: str | Path) -> Recording:
 
 
 def apply_recorded(session: Session, rec: Recorded) -> Event:
-    """Re-apply one event through the same Session call the user made. Raises ReplayError (nothing
-    changed) when the session refuses it."""
+    """Re-apply one event through the same Session call the user made. When the session refuses it
+    (the user changed things mid-replay), raises Refused naming the line; nothing changed."""
     try:
         return _replay_one(session, rec)
     except _Bad as exc:
-        raise ReplayError(f"line {rec.line}: {exc}") from None
+        raise Refused(f"replay line {rec.line}: {exc}") from None
 
 
 def _replay_one(session: Session, rec: Recorded) -> Event:
@@ -225,8 +225,8 @@ class Replayer:
 
     def apply_next(self, session: Session) -> Event | None:
         """Apply the next recorded event; None when there are no more. If the user changed the
-        session in between, the event may be refused (ReplayError, nothing changed) or reach another
-        state than recorded (it is applied; .diverged says where)."""
+        session in between, the event may be refused (Refused, nothing changed, position kept) or reach
+        another state than recorded (it is applied; .diverged says where)."""
         rec = self.peek()
         if rec is None:
             return None

@@ -7,7 +7,7 @@ import pytest
 from tinytui.recorder import Recorder, events_path
 from tinytui.replay import Replayer, load_recording
 from tinytui.report import fmt
-from tinytui.session import Session
+from tinytui.session import Refused, Session
 
 
 def scripted(session):
@@ -243,3 +243,28 @@ def test_learning_steps_are_recorded_and_replay_exactly(chapter, tmp_path):
     again = replayer.new_session()
     replayer.apply_all(again)
     assert_same_session(session, again)
+
+
+def test_a_user_change_mid_replay_is_refused_or_reported(chapter, tmp_path):
+    session = Session(chapter)
+    rec = Recorder(tmp_path / "d.txt", clock=None)
+    rec.attach(session)
+    session.edit("W_O", (2, 0), "2")
+    session.undo()
+    session.goto(3)
+    replayer = Replayer(load_recording(tmp_path / "d.txt"))
+    again = replayer.new_session()
+    again.edit("W_O", (2, 0), "1")  # the user edits the same cell before pressing n
+    with pytest.raises(Refused, match=r"replay line 2: edit: the recording says W_O\[2,0\] was 0.0"):
+        replayer.apply_next(again)
+    assert replayer.position == 0 and again.params["blocks.0.W_O"][2, 0] == 1.0
+    again.undo()
+    replayer.apply_next(again)
+    again.goto(3)  # the user walks ahead, so the recorded undo still applies but the step differs
+    assert replayer.diverged is None
+    replayer.apply_next(again)
+    assert replayer.diverged == (
+        "line 3: replaying this undo does not reach the recorded state (step is different)"
+    )
+    with pytest.raises(Refused, match="replay line 4: step: the session is already at step 3"):
+        replayer.apply_next(again)
