@@ -1,0 +1,1 @@
+"""Modal screens: help, pickers, confirmation, saving, and the parameter browser."""

@@ -1,0 +1,56 @@
+"""The parameter browser: one weight matrix from any step, editable in place, with the status line above."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from tinytui.widgets.cells import param_grids
+from tinytui.widgets.grid import Grid
+from tinytui.widgets.panes import SideBySide
+from tinytui.widgets.status import Inspector, StatusBar
+from tinytui.widgets.view import View, ViewPart
+
+
+class ParamScreen(ViewPart, ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close", id="params-close")]
+    DEFAULT_CSS = """
+    ParamScreen { align: center top; }
+    ParamScreen > VerticalScroll {
+        width: 100%; height: 1fr; border: round $secondary; background: $surface; overflow-x: auto;
+    }
+    ParamScreen .hint { color: $foreground-muted; padding: 0 1; }
+    """
+
+    def __init__(self, name: str, view: View) -> None:
+        super().__init__()
+        self.param = name
+        self.first_view = view
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="params-status")
+        with VerticalScroll() as box:
+            box.border_title = f"Parameter {self.param} — Esc returns to the step"
+            yield Static(
+                "Arrows move · Enter or e edits (Enter commits, Esc cancels) · u undoes · everything "
+                "downstream recomputes at once",
+                classes="hint",
+            )
+            grids = [Grid(spec) for spec in param_grids(self.first_view, self.param)]
+            yield SideBySide(*grids) if len(grids) > 1 else grids[0]
+        yield Inspector(id="params-inspector")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show(self.first_view)
+        self.query(Grid).first().focus()
+
+    def show(self, view: View) -> None:
+        for grid, spec in zip(self.query(Grid), param_grids(view, self.param)):
+            grid.set_spec(spec)
+        self.query_one(StatusBar).show(view)

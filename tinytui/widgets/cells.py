@@ -1,0 +1,482 @@
+"""What the grids show: labelled cells with their marks, shading and source, read off a View.
+
+Pure data (no Textual): the Grid widget only draws a GridSpec, and tests can read specs directly.
+Numbers are the trace's, the session's parameters or tinytui.report's formatting; nothing is computed
+here beyond old − new for the inspector line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from model.params import full_name, short_name
+from model.stages import STAGE_BY_NUMBER, Stage, expand_names
+from tinytui.report import count_tables, fmt, param_table, tensor_table
+from tinytui.widgets.view import View
+
+# Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
+EDITED = "edited"  # a weight that differs from the model file
+UP = "changed-up"  # went up since the comparison trace
+DOWN = "changed-down"  # went down
+CHANGED = "changed"  # changed without a direction (a token, or the prompt changed length)
+MASKED = "masked"  # blocked by the causal mask
+GLYPHS = {EDITED: "*", UP: "▲", DOWN: "▼", CHANGED: "◆", MASKED: "×"}
+PRECEDENCE = (EDITED, UP, DOWN, CHANGED, MASKED)  # which glyph a cell with several marks shows
+
+PARAM_NAMES = ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")
+HEAT = frozenset({"mask"})  # tensors in [0, 1], shaded on the sequential scale (plus attn.h below)
+MASKABLE_PREFIXES = ("scores.", "attn.")
+
+
+@dataclass(frozen=True)
+class CellRef:
+    """Where a cell's value lives, so an edit can be sent to the session."""
+
+    kind: str  # "param" (a weight: edit the number) or "token" (a prompt position: pick a token)
+    name: str  # the full parameter name, or "prompt"
+    index: tuple[int, ...]
+    label: str  # as the user reads it, e.g. "W_O[h1.k0, thing]"
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
+    title: str
+    corner: str
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    cells: tuple[tuple[str, ...], ...]  # formatted text, rows × cols
+    marks: tuple[tuple[frozenset[str], ...], ...]
+    values: tuple[tuple[float | None, ...], ...]  # what the shading reads; None = not shaded
+    shade: str  # "diverging", "heat" or ""
+    limit: float  # the diverging scale's ±end
+    refs: tuple[tuple[CellRef | None, ...], ...]  # editable cells
+    details: tuple[tuple[str, ...], ...]  # the inspector line for each cell
+    role: str  # "output", "param", "input" or "info"
+    groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.rows), len(self.cols)
+
+    def find(self, text: str) -> tuple[int, int] | None:
+        """The first cell showing exactly this text (for tests and for placing a cursor)."""
+        for r, row in enumerate(self.cells):
+            for c, cell in enumerate(row):
+                if cell == text:
+                    return r, c
+        return None
+
+
+@dataclass(frozen=True)
+class LogitRow:
+    token: str
+    logit: str
+    prob: str
+    p: float  # the probability, for the bar's length
+    logit_mark: frozenset[str]
+    prob_mark: frozenset[str]
+    target: bool
+    predicted: bool
+
+
+@dataclass(frozen=True)
+class LogitsSpec:
+    key: str
+    title: str
+    rows: tuple[LogitRow, ...]
+
+
+Item = GridSpec | LogitsSpec
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    role: str  # "output", "param" or "input": how its tables are framed
+    rows: tuple[tuple[Item, ...], ...]  # each row's items sit side by side when they fit
+
+
+def glyph(marks: frozenset[str]) -> str:
+    for mark in PRECEDENCE:
+        if mark in marks:
+            return GLYPHS[mark]
+    return " "
+
+
+# ---- tensors ---------------------------------------------------------------------------------------
+
+
+def _tensor_index(view: View, name: str, r: int, c: int) -> tuple[int, ...]:
+    t = view.trace.tensor(name)
+    if t.values.ndim == 0:
+        return ()
+    if t.values.ndim == 1:
+        return (r,) if t.axes[0].name == "tokens" else (c,)
+    return (r, c)
+
+
+def _change_marks(view: View, name: str, index: tuple[int, ...]) -> set[str]:
+    d = view.diff.get(name)
+    if d is None or not d.changed[index]:
+        return set()
+    if d.reshaped:
+        return {CHANGED}
+    return {UP if d.delta[index] > 0 else DOWN}
+
+
+def _was(view: View, name: str, index: tuple[int, ...]) -> str:
+    """' (was 0.9000, Δ −0.0382)' when the cell changed since the comparison trace, else ''."""
+    d = view.diff.get(name)
+    if d is None or not d.changed[index] or d.reshaped or name not in view.base.tensors:
+        return ""
+    old = float(view.base[name][index])
+    return f"  (was {fmt(old)}, Δ {float(d.delta[index]):+.4f})"
+
+
+def _is_masked(view: View, name: str, r: int, c: int) -> bool:
+    if not (name == "mask" or name.startswith(MASKABLE_PREFIXES)):
+        return False
+    mask = view.trace["mask"]
+    return mask.shape == (len(view.trace.prompt),) * 2 and mask[r, c] == 0
+
+
+def _shade_of(name: str) -> str:
+    return "heat" if name in HEAT or name.startswith("attn.") else "diverging"
+
+
+def _limit(values) -> float:
+    flat = [abs(v) for row in values for v in row if v is not None]
+    return max(flat) if flat and max(flat) > 0 else 1.0
+
+
+def tensor_grid(view: View, name: str, role: str) -> GridSpec:
+    table = tensor_table(view.trace, name)
+    arr = view.trace[name]
+    marks, values, details = [], [], []
+    for r, row_label in enumerate(table.rows):
+        mrow, vrow, drow = [], [], []
+        for c, col_label in enumerate(table.cols):
+            idx = _tensor_index(view, name, r, c)
+            m = _change_marks(view, name, idx)
+            if _is_masked(view, name, r, c):
+                m.add(MASKED)
+            mrow.append(frozenset(m))
+            vrow.append(float(arr[idx]))
+            where = ", ".join(x for x in (row_label, col_label) if x and x != name)
+            drow.append(f"{name}[{where}] = {table.cells[r][c]}{_was(view, name, idx)}")
+        marks.append(tuple(mrow))
+        values.append(tuple(vrow))
+        details.append(tuple(drow))
+    none_refs = tuple(tuple(None for _ in table.cols) for _ in table.rows)
+    return GridSpec(
+        f"{role}:{name}",
+        table.title,
+        table.corner,
+        table.rows,
+        table.cols,
+        table.cells,
+        tuple(marks),
+        tuple(values),
+        _shade_of(name),
+        _limit(values),
+        none_refs,
+        tuple(details),
+        role,
+    )
+
+
+def columns_grid(
+    view: View, key: str, title: str, rows: tuple[str, ...], cols: tuple[tuple[str, str, bool], ...]
+) -> GridSpec:
+    """A grid whose columns come from several per-row tensors: (label, tensor name, indexed by row)."""
+    cells, marks, values, details = [], [], [], []
+    for r, row_label in enumerate(rows):
+        crow, mrow, vrow, drow = [], [], [], []
+        for label, name, by_row in cols:
+            idx = (r,) if by_row else ()
+            v = float(view.trace[name][idx])
+            crow.append(fmt(v))
+            mrow.append(frozenset(_change_marks(view, name, idx)))
+            vrow.append(v)
+            drow.append(f"{label} ({name}) for {row_label} = {fmt(v)}{_was(view, name, idx)}")
+        cells.append(tuple(crow))
+        marks.append(tuple(mrow))
+        values.append(tuple(vrow))
+        details.append(tuple(drow))
+    return GridSpec(
+        key,
+        title,
+        "",
+        rows,
+        tuple(c[0] for c in cols),
+        tuple(cells),
+        tuple(marks),
+        tuple(values),
+        "",
+        1.0,
+        tuple(tuple(None for _ in cols) for _ in rows),
+        tuple(details),
+        "output",
+    )
+
+
+# ---- parameters ------------------------------------------------------------------------------------
+
+
+def param_grids(view: View, name: str) -> list[GridSpec]:
+    """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable."""
+    full = full_name(name)
+    params = view.session.params
+    original = view.session.model.params[full]
+    arr = params[full]
+    label = short_name(full)
+    edited = set(view.edited.get(full, ()))
+    out = []
+    for h, table in enumerate(param_table(view.trace, params, label)):
+        cells, marks, values, refs, details = [], [], [], [], []
+        for r, row_label in enumerate(table.rows):
+            mrow, vrow, rrow, drow = [], [], [], []
+            for c, col_label in enumerate(table.cols):
+                if arr.ndim == 3:
+                    idx, where = (h, r, c), f"h{h + 1}: {row_label}, {col_label}"
+                elif arr.ndim == 1:
+                    idx, where = (c,), col_label
+                else:
+                    idx, where = (r, c), f"{row_label}, {col_label}"
+                cell_label = f"{label}[{where}]"
+                is_edited = idx in edited
+                mrow.append(frozenset({EDITED}) if is_edited else frozenset())
+                vrow.append(float(arr[idx]))
+                rrow.append(CellRef("param", full, idx, cell_label))
+                text = f"{cell_label} = {table.cells[r][c]}"
+                if is_edited:
+                    was = float(original[idx])
+                    text += f"  (model file {fmt(was)}, Δ {float(arr[idx]) - was:+.4f})"
+                drow.append(text + "  · Enter to edit")
+            marks.append(tuple(mrow))
+            values.append(tuple(vrow))
+            refs.append(tuple(rrow))
+            details.append(tuple(drow))
+        cells = table.cells
+        out.append(
+            GridSpec(
+                f"param:{full}:{h}",
+                table.title,
+                table.corner,
+                table.rows,
+                table.cols,
+                cells,
+                tuple(marks),
+                tuple(values),
+                "diverging",
+                _limit(values),
+                tuple(refs),
+                tuple(details),
+                "param",
+            )
+        )
+    return out
+
+
+# ---- the prompt --------------------------------------------------------------------------------------
+
+VECTOR_OF_STEP = {2: "emb", 3: "pe", 4: "x"}
+
+
+def token_grid(view: View, step: int) -> GridSpec:
+    """Position, token and id, plus the vector the step makes (E[id], PE or x), dims labelled."""
+    trace = view.trace
+    vec = VECTOR_OF_STEP.get(step)
+    dims = trace.cfg.dims if vec else ()
+    ids = trace["ids"]
+    cells, marks, values, refs, details = [], [], [], [], []
+    for p, tok in enumerate(trace.prompt):
+        id_marks = frozenset({CHANGED}) if _change_marks(view, "ids", (p,)) else frozenset()
+        crow, mrow = [tok, str(int(ids[p]))], [id_marks, id_marks]
+        vrow: list[float | None] = [None, None]
+        rrow: list[CellRef | None] = [CellRef("token", "prompt", (p,), f"position {p}"), None]
+        drow = [f"position {p}: {tok!r}  · Enter to choose another token", f"{tok!r} is id {int(ids[p])}"]
+        if vec:
+            for j, dim in enumerate(dims):
+                v = float(trace[vec][p, j])
+                crow.append(fmt(v))
+                mrow.append(frozenset(_change_marks(view, vec, (p, j))))
+                vrow.append(v)
+                rrow.append(None)
+                drow.append(f"{vec}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}")
+        cells.append(tuple(crow))
+        marks.append(tuple(mrow))
+        values.append(tuple(vrow))
+        refs.append(tuple(rrow))
+        details.append(tuple(drow))
+    groups: tuple[tuple[str, int], ...] = ()
+    if vec:
+        from tinytui.report import TENSOR_TITLES
+
+        groups = (("", 2), (TENSOR_TITLES[vec], len(dims)))
+    return GridSpec(
+        "tokens",
+        f"the prompt → target {trace.target!r}",
+        "position",
+        tuple(str(p) for p in range(len(trace.prompt))),
+        ("token", "id", *dims),
+        tuple(cells),
+        tuple(marks),
+        tuple(values),
+        "diverging",
+        _limit(values),
+        tuple(refs),
+        tuple(details),
+        "output",
+        groups,
+    )
+
+
+def logits_spec(view: View) -> LogitsSpec:
+    trace = view.trace
+    logits, probs = trace["logits"], trace["probs"]
+    rows = []
+    for i, tok in enumerate(trace.cfg.vocab):
+        rows.append(
+            LogitRow(
+                tok,
+                fmt(float(logits[i])),
+                fmt(float(probs[i])),
+                float(probs[i]),
+                frozenset(_change_marks(view, "logits", (i,))),
+                frozenset(_change_marks(view, "probs", (i,))),
+                tok == trace.target,
+                tok == trace.prediction,
+            )
+        )
+    return LogitsSpec("logits", "ℓ = z Eᵀ and p = softmax(ℓ), one bar per token", tuple(rows))
+
+
+def info_grid(key: str, table) -> GridSpec:
+    """A table of plain text (the parameter counts): no marks, no shading, nothing to edit."""
+    blank = tuple(tuple(frozenset() for _ in table.cols) for _ in table.rows)
+    nones = tuple(tuple(None for _ in table.cols) for _ in table.rows)
+    details = tuple(
+        tuple(f"{table.title}: {r}, {c} = {cell}" for c, cell in zip(table.cols, row))
+        for r, row in zip(table.rows, table.cells)
+    )
+    return GridSpec(
+        key,
+        table.title,
+        table.corner,
+        table.rows,
+        table.cols,
+        table.cells,
+        blank,
+        nones,
+        "",
+        1.0,
+        nones,
+        details,
+        "info",
+    )
+
+
+# ---- a step's sections ---------------------------------------------------------------------------------
+
+# Shown by a combined view (the token table, the statistics, the loss table, the logit bars) instead.
+_COMBINED = frozenset({"ids", "ln1.mean", "ln1.var", "loss", "loss_stepped", "logits", "probs"})
+
+
+def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
+    """Several grids with the same rows as one, each under its own group header (one per head)."""
+    first = parts[0]
+    if len(parts) == 1:
+        return first
+
+    def joined(field: str) -> tuple:
+        return tuple(sum((tuple(getattr(p, field)[r]) for p in parts), ()) for r in range(len(first.rows)))
+
+    return GridSpec(
+        key,
+        title,
+        first.corner,
+        first.rows,
+        sum((p.cols for p in parts), ()),
+        joined("cells"),
+        joined("marks"),
+        joined("values"),
+        first.shade,
+        max(p.limit for p in parts),  # one scale, so the heads can be compared by shade
+        joined("refs"),
+        joined("details"),
+        first.role,
+        tuple((p.title, len(p.cols)) for p in parts),
+    )
+
+
+def head_grid(view: View, template: str, role: str) -> GridSpec:
+    """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
+    parts = [tensor_grid(view, n, role) for n in expand_names((template,), view.trace.cfg.n_heads)]
+    # the keys' labels without their position: the row labels carry it, and the heads must fit side by side
+    parts = [
+        replace(p, cols=tuple(c.partition(":")[2] or c for c in p.cols)) if p.rows == p.cols else p
+        for p in parts
+    ]
+    title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
+    return side_by_side(f"{role}:{template}", title, parts)
+
+
+def _tensor_rows(view: View, names: tuple[str, ...], role: str) -> list[tuple[Item, ...]]:
+    """One grid per name; a per-head name ("q.{h}") gives one grid with every head side by side."""
+    return [
+        (head_grid(view, template, role),)
+        for template in names
+        if template not in _COMBINED and template not in PARAM_NAMES
+    ]
+
+
+def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
+    n = stage.number
+    trace = view.trace
+    if n <= 4:
+        return [(token_grid(view, n),)]
+    if n == 16:
+        return [(info_grid(f"count:{i}", t),) for i, t in enumerate(count_tables(trace))]
+    rows: list[tuple[Item, ...]] = []
+    if n == 5:
+        cols = (("mean μ", "ln1.mean", True), ("variance σ²", "ln1.var", True))
+        rows.append((columns_grid(view, "output:ln1.stats", "row statistics", trace.token_labels, cols),))
+    if n == 14:
+        rows.append((logits_spec(view),))
+    if n == 15:
+        cols = (("before", "loss", False), ("after one step", "loss_stepped", False))
+        rows.append((columns_grid(view, "output:loss", "loss L = −log p_target", ("L",), cols),))
+    return rows + _tensor_rows(view, stage.writes, "output")
+
+
+def param_grid(view: View, name: str) -> GridSpec:
+    """A weight as one grid; W_Q, W_K and W_V show their heads side by side."""
+    parts = param_grids(view, name)
+    heads = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
+    return side_by_side(f"param:{full_name(name)}", short_name(full_name(name)), heads)
+
+
+def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
+    return [(param_grid(view, name),) for name in stage.reads if name in PARAM_NAMES]
+
+
+def input_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
+    if stage.number == 15:
+        return [(logits_spec(view),)]
+    return _tensor_rows(view, stage.reads, "input")
+
+
+def step_sections(view: View) -> list[Section]:
+    stage = STAGE_BY_NUMBER[view.step]
+    sections = [Section(f"Step {stage.number} makes", "output", tuple(output_rows(view, stage)))]
+    if params := param_rows(view, stage):
+        sections.append(Section("Weights it uses — Enter edits a cell", "param", tuple(params)))
+    if inputs := input_rows(view, stage):
+        sections.append(Section("From earlier steps", "input", tuple(inputs)))
+    return sections
+
+
+def all_items(sections: list[Section]) -> list[Item]:
+    return [item for s in sections for row in s.rows for item in row]

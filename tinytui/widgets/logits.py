@@ -1,0 +1,105 @@
+"""The logit distribution: a bar per vocabulary token, logit and probability, target and prediction marked."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.geometry import Size
+from textual.widget import Widget
+
+from tinytui.widgets.cells import DOWN, UP, LogitsSpec, glyph
+
+_BLOCKS = " ▏▎▍▌▋▊▉█"
+_MIN_BAR = 8
+
+
+class LogitBars(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "logits--header",
+        "logits--bar",
+        "logits--target",
+        "logits--predicted",
+        "logits--up",
+        "logits--down",
+    }
+    DEFAULT_CSS = """
+    LogitBars {
+        width: 1fr;
+        min-width: 60;
+        height: auto;
+        padding: 0 1;
+        border: round $primary;
+        border-title-color: $primary;
+        border-title-align: left;
+    }
+    LogitBars.input { border: round $panel-lighten-2; border-title-color: $foreground-muted; }
+    LogitBars > .logits--header { color: $foreground-muted; text-style: bold; }
+    LogitBars > .logits--bar { color: $primary; }
+    LogitBars > .logits--target { color: $tt-target; text-style: bold; }
+    LogitBars > .logits--predicted { color: $tt-predicted; text-style: bold; }
+    LogitBars > .logits--up { color: $tt-changed-up; text-style: bold underline; }
+    LogitBars > .logits--down { color: $tt-changed-down; text-style: bold underline; }
+    """
+
+    def __init__(self, spec: LogitsSpec, role: str = "output", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+        self.add_class(role)
+        self.border_title = spec.title
+
+    def set_spec(self, spec: LogitsSpec) -> None:
+        self.spec = spec
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.spec.rows) + 1
+
+    def _style(self, name: str):
+        return self.get_component_rich_style(name, partial=True)
+
+    def _number(self, text: str, marks: frozenset[str]) -> Text:
+        style = (
+            self._style("logits--up") if UP in marks else self._style("logits--down") if DOWN in marks else ""
+        )
+        return Text(f" {text:>7}{glyph(marks)}", style=style)
+
+    def render(self) -> Text:
+        rows = self.spec.rows
+        tok_w = max(len(r.token) for r in rows)
+        marks_w = len("  ◀ target ★ predicted")
+        fixed = tok_w + 18 + marks_w
+        bar_w = max((self.content_size.width or 80) - fixed, _MIN_BAR)
+        out = Text(no_wrap=True, overflow="ignore", end="")
+        out.append(f"{'token':<{tok_w}}    logit    prob  p as a bar", self._style("logits--header"))
+        for r in rows:
+            out.append("\n")
+            label_style = (
+                self._style("logits--target")
+                if r.target
+                else self._style("logits--predicted")
+                if r.predicted
+                else ""
+            )
+            out.append(f"{r.token:<{tok_w}}", label_style)
+            out.append_text(self._number(r.logit, r.logit_mark))
+            out.append_text(self._number(r.prob, r.prob_mark))
+            out.append(" ")
+            out.append(_bar(r.p, bar_w), self._style("logits--predicted" if r.predicted else "logits--bar"))
+            tags = []
+            if r.target:
+                tags.append(("◀ target", "logits--target"))
+            if r.predicted:
+                tags.append(("★ predicted", "logits--predicted"))
+            for tag, style in tags:
+                out.append(" " + tag, self._style(style))
+        return out
+
+    def text(self) -> str:
+        return self.render().plain
+
+
+def _bar(p: float, width: int) -> str:
+    eighths = round(max(0.0, min(1.0, p)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_BLOCKS[part] if part else "")).ljust(width)
