@@ -1,5 +1,8 @@
 import json
 import os
+import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -268,3 +271,39 @@ def test_a_user_change_mid_replay_is_refused_or_reported(chapter, tmp_path):
     )
     with pytest.raises(Refused, match="replay line 4: step: the session is already at step 3"):
         replayer.apply_next(again)
+
+
+CHILD = """
+import sys
+from model import load_default
+from tinytui.recorder import Recorder
+from tinytui.session import Session
+session = Session(load_default())
+Recorder(sys.argv[1], clock=None).attach(session)
+for n, change in enumerate([lambda: session.goto(9), lambda: session.edit("W_O", (2, 0), "2"),
+                            lambda: session.toggle("causal_mask"), lambda: session.goto(10)], 1):
+    change()
+    print("done", n, flush=True)
+    sys.stdin.readline()  # wait: the test kills us here
+"""
+
+
+def test_a_killed_process_leaves_every_event_it_showed(tmp_path):
+    path = tmp_path / "killed.txt"
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline() == "done 1\n"
+        child.stdin.write("\n")
+        child.stdin.flush()
+        assert child.stdout.readline() == "done 2\n"
+        child.send_signal(signal.SIGKILL)  # no chance to close or flush anything
+        child.wait(timeout=10)
+    finally:
+        child.kill()
+    text = path.read_text(encoding="utf-8")
+    assert "=== 2 · edit W_O[2,0] · at step 9" in text and "W_O[2,0]: 0.0 → 2.0" in text
+    assert "=== 3 ·" not in text and "recording stopped" not in text
+    recording = load_recording(path)
+    assert [e.kind for e in recording.events] == ["step", "edit"]
