@@ -7,7 +7,7 @@ Widgets that subclass ViewPart are redrawn after every change without further wi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -25,6 +25,7 @@ from model import ModelFile, Switches, save
 from model.params import short_name
 from model.stages import FIRST, LAST, STAGES
 from tinytui.cli import Setup
+from tinytui.config import ThemeMemory
 from tinytui.screens.confirm import ConfirmScreen
 from tinytui.screens.help import HelpScreen, help_rows
 from tinytui.screens.params import ParamScreen
@@ -102,11 +103,13 @@ class TinyTuiApp(App[None]):
         Binding("y", "change_target", "Target", show=False, id="change-target",
                 tooltip="Choose the target token the loss is measured against (y is the one-hot target)"),
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save the edited model as a model file"),
+        Binding("t", "cycle_theme", "Theme", id="cycle-theme",
+                tooltip="Next theme: dark, light, high contrast, colour-blind, monochrome (remembered)"),
         Binding("question_mark", "help", "Help", id="help", tooltip="List every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave tinytui"),
     ]  # fmt: skip
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, theme: str = themes.DEFAULT, notices: Sequence[str] = ()) -> None:
         super().__init__()
         self.setup = setup
         state = State(setup.model.params, setup.prompt, setup.target, setup.switches, setup.lr)
@@ -114,10 +117,22 @@ class TinyTuiApp(App[None]):
         # Palette commands come from these; others append their own source (a function of the app).
         self.command_sources: list[Callable[[TinyTuiApp], Iterable[PaletteCommand]]] = [core_commands]
         themes.register(self)
-        self.theme = themes.DEFAULT
+        self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
+        self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
+        self.theme = theme
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return themes.variable_defaults()
+        return themes.variable_defaults(self.current_theme)
+
+    def watch_theme(self, name: str) -> None:
+        # Any change after start (t, or the palette's theme picker) is remembered for next time.
+        failed = self._theme_memory.changed(name)
+        if failed:
+            self.notify(failed, severity="warning")
+
+    def action_cycle_theme(self) -> None:
+        self.theme = themes.next_theme(self.theme)
+        self.notify(f"Theme: {self.theme} (t for the next; ctrl+p → Theme for all)", timeout=3)
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -132,6 +147,8 @@ class TinyTuiApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        for notice in self._notices:
+            self.notify(notice, severity="warning", timeout=8)
         self._fit(self.size.width, self.size.height)
         self.refresh_views()
         self.query_one(StepList).focus()

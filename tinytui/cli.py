@@ -181,10 +181,10 @@ def theme_choice(args: argparse.Namespace, environ=os.environ) -> tuple[str, lis
 
 def cmd_app(args: argparse.Namespace) -> int:
     setup = setup_from(args)
-    theme_choice(args)  # checks --theme before the screen is taken over
+    theme, notices = theme_choice(args)  # checks --theme before the screen is taken over
     from tinytui.app import TinyTuiApp
 
-    TinyTuiApp(setup).run()
+    TinyTuiApp(setup, theme=theme, notices=notices).run()
     return 0
 
 
