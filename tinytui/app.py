@@ -199,6 +199,8 @@ class TinyTuiApp(App[None]):
     def _fit(self, width: int, height: int) -> None:
         too_small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         self.set_class(width < NARROW_WIDTH, "-narrow")
+        for footer in self.query(Footer):
+            footer.compact = width < NARROW_WIDTH
         self.set_class(too_small, "-too-small")
         if too_small:
             self.query_one("#too-small", Static).update(

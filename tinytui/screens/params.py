@@ -10,9 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tinytui.widgets.cells import param_grids
+from tinytui.widgets.cells import param_grid
 from tinytui.widgets.grid import Grid
-from tinytui.widgets.panes import SideBySide
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.view import View, ViewPart
 
@@ -41,16 +40,13 @@ class ParamScreen(ViewPart, ModalScreen[None]):
                 "downstream recomputes at once",
                 classes="hint",
             )
-            grids = [Grid(spec) for spec in param_grids(self.first_view, self.param)]
-            yield SideBySide(*grids) if len(grids) > 1 else grids[0]
+            yield Grid(param_grid(self.first_view, self.param))
         yield Inspector(id="params-inspector")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.show(self.first_view)
-        self.query(Grid).first().focus()
+        self.query_one(StatusBar).show(self.first_view)
+        self.query_one(Grid).focus()
 
     def show(self, view: View) -> None:
-        for grid, spec in zip(self.query(Grid), param_grids(view, self.param)):
-            grid.set_spec(spec)
-        self.query_one(StatusBar).show(view)
+        self.query_one(Grid).set_spec(param_grid(view, self.param))

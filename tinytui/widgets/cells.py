@@ -454,8 +454,10 @@ def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
 def param_grid(view: View, name: str) -> GridSpec:
     """A weight as one grid; W_Q, W_K and W_V show their heads side by side."""
     parts = param_grids(view, name)
-    heads = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
-    return side_by_side(f"param:{full_name(name)}", short_name(full_name(name)), heads)
+    if len(parts) > 1:
+        parts = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
+        return side_by_side(f"param:{full_name(name)}", short_name(full_name(name)), parts)
+    return replace(parts[0], key=f"param:{full_name(name)}")
 
 
 def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:

@@ -56,16 +56,15 @@ class StatusBar(ViewPart, Static):
             text.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
         else:
             text.append(fmt(trace.loss), key)
-        text.append("  │  ", muted)
-        text.append(s.state.switches.describe())
-        text.append("\n")
-        against = "the original model" if s.compare_to_original else "the last change"
-        text.append(f"highlights: since {against} (c)", muted)
         n_edited = sum(len(v) for v in view.edited.values())
         if n_edited:
             text.append(f"  │  {n_edited} edited weight{'s' if n_edited != 1 else ''}", key)
         if s.can_undo or s.can_redo:
             text.append(f"  │  undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted)
+        text.append("\n")
+        text.append(s.state.switches.describe())
+        against = "the original model" if s.compare_to_original else "the last change"
+        text.append(f"  │  marks ▲▼ vs {against} (c)", muted)
         return text
 
     def _style(self, name: str):
@@ -79,7 +78,7 @@ class Inspector(Static):
     Inspector { height: auto; max-height: 2; background: $panel; color: $foreground; padding: 0 1; }
     """
 
-    HINT = "Tab moves between tables · arrows move the cursor · Enter edits a weight · ? lists every key"
+    HINT = "Tab: next table · arrows: move the cursor · Enter: edit a weight · ?: every key"
 
     text = HINT
 

@@ -55,7 +55,12 @@ class StepList(ViewPart, Widget, can_focus=True):
         here = number == self.step
         head = f"{'▸' if here else ' '}{number:>2} "
         room = max(width - len(head) - len(badge), 0)
-        title = stage.title if len(stage.title) <= room else stage.title[: max(room - 1, 0)] + "…"
+        if room < 8:  # a narrow list shows numbers and counts only; the status line names the step
+            title = ""
+        elif len(stage.title) > room:
+            title = stage.title[: room - 1] + "…"
+        else:
+            title = stage.title
         text = Text(no_wrap=True, overflow="ignore", end="")
         text.append(head)
         text.append(title.ljust(room), self.get_component_rich_style("steps--title", partial=True))

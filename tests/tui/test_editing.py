@@ -1,0 +1,330 @@
+"""Editing weights in place: recompute, highlights, undo/redo, refusals, prompt and target, save."""
+
+import json
+
+import numpy as np
+import pytest
+
+from model import load
+from tests.tui.helpers import grid, logits, press, status, steplist
+from tinytui.report import fmt
+from tinytui.widgets.cells import DOWN, EDITED, UP
+
+W_O = "param:blocks.0.W_O"
+
+
+async def open_editor(pilot, app, key: str, row: int, col: int):
+    g = grid(app, key)
+    g.focus()
+    await pilot.pause()
+    g.move_to(row, col)
+    await press(pilot, "enter")
+    assert g.editing
+    return g
+
+
+async def edit_w_o(pilot, app, text: str):
+    await press(pilot, "9")
+    g = await open_editor(pilot, app, W_O, 0, 0)
+    await pilot.press(*text)
+    await press(pilot, "enter")
+    return g
+
+
+async def test_edit_w_o_recomputes_and_highlights(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        before = app.session.trace
+        g = await edit_w_o(pilot, app, "0.5")
+        assert not g.editing
+        assert app.session.params["blocks.0.W_O"][0, 0] == 0.5
+        assert g.spec.cells[0][0] == "0.5000"
+        assert g.cell_classes(0, 0) == {EDITED}
+        assert g.cell_classes(0, 1) == frozenset()
+        assert "*" in g.text().splitlines()[1]  # the edited glyph, not colour alone
+
+        # the step list says how far the edit travelled: nothing before step 9 changed
+        counts = {int(line[1:].split()[0]): line for line in steplist(app).splitlines()}
+        assert all("Δ" not in counts[n] for n in range(1, 9))
+        assert all("Δ" in counts[n] for n in (9, 10, 11, 12, 13, 14, 15))
+
+        # the logits pane shows the new numbers, marked up or down
+        await press(pilot, "G", "p", "p")  # step 14
+        new = app.session.trace["logits"]
+        wood = next(line for line in logits(app).splitlines() if line.startswith("wood "))
+        assert fmt(new[4]) in wood and fmt(new[4]) != "1.0480"
+        assert ("▲" if new[4] > before["logits"][4] else "▼") in wood
+        assert "prediction " in status(app) and "→" in status(app)
+        assert "1 edited weight" in status(app)
+
+        # highlight classes are on exactly the changed cells of x' (step 10)
+        await press(pilot, "9", "n")
+        x_mid = grid(app, "output:x_mid")
+        d = app.session.diff["x_mid"]
+        changed_cells = unchanged_cells = 0
+        for r in range(4):
+            for c in range(4):
+                marks = x_mid.cell_classes(r, c)
+                if d.changed[r, c]:
+                    assert marks == {UP if d.delta[r, c] > 0 else DOWN}
+                    changed_cells += 1
+                else:
+                    assert not marks & {UP, DOWN}
+                    unchanged_cells += 1
+        assert changed_cells and unchanged_cells
+        rendered = x_mid.text().splitlines()
+        assert any("▲" in line or "▼" in line for line in rendered)
+
+        # undo brings back the trace bit for bit; redo makes the edit again
+        await press(pilot, "u")
+        assert app.session.params["blocks.0.W_O"][0, 0] == 1.0
+        assert np.array_equal(app.session.trace["logits"], before["logits"])
+        await press(pilot, "G", "p", "p")
+        assert "1.0480" in logits(app)
+        await press(pilot, "ctrl+r")
+        assert app.session.params["blocks.0.W_O"][0, 0] == 0.5
+        assert fmt(app.session.trace["logits"][4]) in logits(app)
+        await press(pilot, "ctrl+z")
+        assert app.session.params["blocks.0.W_O"][0, 0] == 1.0
+        await press(pilot, "ctrl+y")
+        assert app.session.params["blocks.0.W_O"][0, 0] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("abc", "not a number"),
+        ("", "empty"),
+        ("nan", "not a number"),
+        ("inf", "not a number"),
+        ("1e999", "too large"),
+    ],
+)
+async def test_bad_input_changes_nothing_and_says_why(app, text, says):
+    async with app.run_test(size=(120, 40)) as pilot:
+        before = app.session.trace
+        await press(pilot, "9")
+        g = await open_editor(pilot, app, W_O, 1, 2)
+        await press(pilot, "backspace")  # clear the old value, so "" is really submitted empty
+        if text:
+            await pilot.press(*text)
+        await press(pilot, "enter")
+        assert app.session.trace is before
+        assert len(app.session.history) == 1
+        assert g.editing, "the editor stays open so the value can be fixed"
+        assert says in g.error
+        assert f"✗ {g.error}" in g.text()
+        assert any(says in n.message for n in app._notifications)
+        await press(pilot, "escape")
+        assert not g.editing and g.error == ""
+        assert app.session.trace is before
+
+
+async def test_overflow_after_recompute_is_refused(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        before = app.session.trace
+        await press(pilot, "2")
+        g = await open_editor(pilot, app, "param:E", 5, 3)  # E[woodchuck, wood]
+        await pilot.press(*"1e200")
+        await press(pilot, "enter")
+        assert app.session.trace is before
+        assert app.session.params["E"][5, 3] == 0.5
+        assert "overflow" in g.error
+        assert g.spec.cells[5][3] == "0.5000"
+
+
+async def test_fractions_and_plain_numbers_are_accepted(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        for text, value in (("1/2", 0.5), ("-1", -1.0), ("1e-3", 0.001)):
+            await open_editor(pilot, app, W_O, 2, 1)
+            await pilot.press(*text)
+            await press(pilot, "enter")
+            assert app.session.params["blocks.0.W_O"][2, 1] == value
+
+
+async def test_escape_cancels_and_keys_type_into_the_editor(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = await open_editor(pilot, app, W_O, 0, 0)
+        await pilot.press(*"3nq")  # n and q are keys elsewhere; in the editor they are just text
+        await pilot.pause()
+        assert g.buffer == "3nq" and app.session.step == 9 and app.is_running
+        await press(pilot, "escape")
+        assert not g.editing and len(app.session.history) == 1
+
+
+async def test_tab_reaches_the_weights_and_arrows_move_the_cursor(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        for _ in range(10):
+            await press(pilot, "tab")
+            if getattr(app.focused, "spec", None) is not None and app.focused.spec.key == W_O:
+                break
+        g = app.focused
+        assert g.spec.key == W_O
+        await press(pilot, "down", "right", "right")
+        assert (g.row, g.col) == (1, 2)
+        assert app.session.step == 9, "arrows in a table move the cursor, not the step"
+        assert app.query_one("#inspector").text.startswith("W_O[h1.k1, quantifier] = 0.0000")
+
+
+async def test_computed_values_are_not_editable(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, "output:mha")
+        g.focus()
+        await press(pilot, "enter")
+        assert not g.editing
+        assert any("computed from the weights" in n.message for n in app._notifications)
+
+
+async def test_compare_to_original(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await edit_w_o(pilot, app, "0.5")
+        await open_editor(pilot, app, W_O, 3, 3)
+        await pilot.press(*"2")
+        await press(pilot, "enter")
+        # since the last change, only the second edit's effects are marked
+        last = app.session.diff["mha"].n_changed
+        await press(pilot, "c")
+        assert app.session.compare_to_original
+        assert "vs the original model" in status(app)
+        both = app.session.diff["mha"].n_changed
+        assert both > last
+        mha = grid(app, "output:mha")
+        marked = sum(bool(mha.cell_classes(r, c) & {UP, DOWN}) for r in range(4) for c in range(4))
+        assert marked == both
+        await press(pilot, "c")
+        assert not app.session.compare_to_original
+
+
+async def test_reset_asks_first_when_there_are_edits(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await edit_w_o(pilot, app, "0.5")
+        await press(pilot, "R")
+        from tinytui.screens.confirm import ConfirmScreen
+
+        assert isinstance(app.screen, ConfirmScreen)
+        await press(pilot, "n")
+        assert app.session.params["blocks.0.W_O"][0, 0] == 0.5
+        await press(pilot, "R", "y")
+        assert app.session.params["blocks.0.W_O"][0, 0] == 1.0
+        assert app.session.edited_cells() == {}
+        await press(pilot, "u")  # the reset itself can be undone
+        assert app.session.params["blocks.0.W_O"][0, 0] == 0.5
+
+
+async def test_change_a_token_insert_remove_and_target(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        tokens = grid(app, "tokens")
+        tokens.focus()
+        tokens.move_to(1, 0)
+        await press(pilot, "enter")  # pick a token for position 1
+        await press(pilot, "home", "down", "enter")  # vocab[1] = chuck
+        assert app.session.state.prompt == ("a", "chuck", "would", "chuck")
+        assert grid(app, "tokens").spec.cells[1][:2] == ("chuck", "1")
+        assert "◆" in grid(app, "tokens").text()
+
+        grid(app, "tokens").move_to(0, 0)
+        await press(pilot, "i", "home", "enter")  # insert "a" after position 0
+        assert app.session.state.prompt == ("a", "a", "chuck", "would", "chuck")
+        await press(pilot, "delete")  # removes the cursor's row (0)
+        assert app.session.state.prompt == ("a", "chuck", "would", "chuck")
+
+        await press(pilot, "y", "home", "enter")  # target a
+        assert app.session.state.target == "a"
+        assert "target a" in status(app)
+
+
+async def test_removing_the_only_token_is_refused(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.apply(lambda s: s.set_prompt(["a"]))
+        await pilot.pause()
+        before = app.session.trace
+        await press(pilot, "delete")
+        assert app.session.trace is before
+        assert any("at least one token" in n.message for n in app._notifications)
+
+
+async def test_parameter_browser_from_the_palette(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        titles = [c.title for c in app.palette_commands()]
+        for name in ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2"):
+            assert f"Edit parameter {name}" in titles
+        app.action_edit_parameter("b_2")
+        await pilot.pause()
+        from tinytui.screens.params import ParamScreen
+
+        assert isinstance(app.screen, ParamScreen)
+        g = app.focused
+        assert g.spec.key == "param:blocks.0.b_2"
+        g.move_to(0, 3)
+        await press(pilot, "enter")
+        await pilot.press(*"-1")
+        await press(pilot, "enter")
+        assert app.session.params["blocks.0.b_2"][3] == -1.0
+        per = app.session.diff.per_stage(2)
+        assert [n for n, k in per.items() if k] == [12, 13, 14, 15]
+        assert "1 edited weight" in app.screen.query_one("#params-status").text
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, ParamScreen)
+
+
+async def test_edit_parameter_picker_reaches_every_matrix(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.action_edit_parameter()
+        await pilot.pause()
+        from tinytui.screens.pick import PickScreen
+
+        assert isinstance(app.screen, PickScreen)
+        assert [v for v, _ in app.screen.choices] == [
+            "E",
+            "W_Q",
+            "W_K",
+            "W_V",
+            "W_O",
+            "W_1",
+            "b_1",
+            "W_2",
+            "b_2",
+        ]
+        await press(pilot, "down", "enter")
+        g = app.focused
+        assert g.spec.key == "param:blocks.0.W_Q"
+        assert g.spec.groups == (("head 1", 2), ("head 2", 2))
+        assert sum(len(r) for r in g.spec.refs) == 16
+
+
+async def test_save_asks_for_a_path_and_never_overwrites_silently(app, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await edit_w_o(pilot, app, "0.5")
+        await press(pilot, "ctrl+s")
+        from tinytui.screens.save import SaveScreen
+
+        assert isinstance(app.screen, SaveScreen)
+        await press(pilot, "enter")  # the suggested name
+        saved = tmp_path / "chapter17-edited.json"
+        assert saved.exists()
+        assert load(saved).params["blocks.0.W_O"][0, 0] == 0.5
+        assert json.loads(saved.read_text())["format"] == "tinytui-model/1"
+
+        await press(pilot, "ctrl+s", "enter")  # the same name again: asks before overwriting
+        assert isinstance(app.screen, SaveScreen)
+        assert "exists" in str(app.screen.query_one("#save-message").render())
+        await press(pilot, "enter")
+        assert not isinstance(app.screen, SaveScreen)
+
+
+async def test_save_refuses_the_preset(app):
+    from model.files import default_model_path
+    from tinytui.screens.save import check_save_path
+
+    path, why = check_save_path(str(default_model_path()), confirmed=default_model_path().resolve())
+    assert path is None and "never overwritten" in why
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "ctrl+s")
+        inp = app.screen.query_one("#save-path")
+        inp.value = str(default_model_path())
+        await press(pilot, "enter", "enter")
+        assert "never overwritten" in str(app.screen.query_one("#save-message").render())
