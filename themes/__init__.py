@@ -23,7 +23,7 @@ SEMANTIC: tuple[str, ...] = (
     "tt-changed-down",  # a value that went down
     "tt-edited",  # a parameter cell that differs from the model file
     "tt-masked",  # a causally masked attention cell
-    "tt-current-step",  # the current step in the step list
+    "tt-current-step",  # the band behind the current step in the step list (foreground text reads on it)
     "tt-target",  # the target token in the logit pane
     "tt-predicted",  # the predicted token
 )

@@ -2,7 +2,8 @@
 
 Rules the tests hold them to: the heat scale runs from the cell background (tt-heat-low) to a colour far
 from it in lightness (tt-heat-high); the diverging ends sit at about the same lightness, both away from
-tt-zero, so neither sign looks stronger; "ink" colours read against the background.
+tt-zero, so neither sign looks stronger; "ink" colours read against the background; tt-current-step is
+a band behind the current step's line, so the theme's own text must read on it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ DARK = Theme(
         "tt-changed-down": "#f7768e",
         "tt-edited": "#e0af68",
         "tt-masked": "#4a4f5c",
-        "tt-current-step": "#5fa8d3",
+        "tt-current-step": "#33608a",
         "tt-target": "#9ece6a",
         "tt-predicted": "#e0af68",
     },
@@ -62,7 +63,7 @@ LIGHT = Theme(
         "tt-changed-down": "#b3202a",
         "tt-edited": "#8a4b00",
         "tt-masked": "#8d939a",
-        "tt-current-step": "#0b5cad",
+        "tt-current-step": "#9cc2ec",
         "tt-target": "#1b7232",
         "tt-predicted": "#8a4b00",
         "footer-key-foreground": "#0b5cad",
@@ -95,7 +96,7 @@ HIGH_CONTRAST = Theme(
         "tt-changed-down": "#ff6b6b",
         "tt-edited": "#ff66ff",
         "tt-masked": "#9a9a9a",
-        "tt-current-step": "#00e5ff",
+        "tt-current-step": "#0047b3",
         "tt-target": "#5cff5c",
         "tt-predicted": "#ffd700",
         "border": "#ffffff",
@@ -129,7 +130,7 @@ COLOUR_BLIND = Theme(
         "tt-changed-down": "#e69f00",
         "tt-edited": "#cc79a7",
         "tt-masked": "#5a5f6b",
-        "tt-current-step": "#56b4e9",
+        "tt-current-step": "#00649c",
         "tt-target": "#56b4e9",
         "tt-predicted": "#e69f00",
     },
@@ -160,7 +161,7 @@ MONOCHROME = Theme(
         "tt-changed-down": "#ffffff",
         "tt-edited": "#ffffff",
         "tt-masked": "#6a6a6a",
-        "tt-current-step": "#ffffff",
+        "tt-current-step": "#606060",
         "tt-target": "#ffffff",
         "tt-predicted": "#b0b0b0",
         "footer-key-foreground": "#ffffff",

@@ -23,7 +23,6 @@ INKS = (
     "tt-changed-up",
     "tt-changed-down",
     "tt-edited",
-    "tt-current-step",
     "tt-target",
     "tt-predicted",
 )
@@ -63,6 +62,10 @@ def test_text_and_inks_read_against_the_background(theme):
     for name in INKS:
         assert contrast(col(theme, name), bg) >= need, name
     assert contrast(col(theme, "tt-masked"), bg) >= 2.0
+    # The current step is a band under ordinary text: the text must read on it, the band must show.
+    band = col(theme, "tt-current-step")
+    assert contrast(Color.parse(theme.foreground), band) >= need
+    assert contrast(band, bg) >= 1.5
 
 
 @pytest.mark.parametrize("theme", ALL, ids=IDS)

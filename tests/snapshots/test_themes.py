@@ -1,0 +1,22 @@
+"""The attention step (step 8: mask and softmax, the heatmaps) in each of tinytui's five themes."""
+
+from __future__ import annotations
+
+import pytest
+
+import themes
+from tinytui.app import TinyTuiApp
+from tinytui.cli import build_parser, setup_from
+
+
+@pytest.fixture(autouse=True)
+def no_user_settings(tmp_path, monkeypatch):
+    # Snapshots must not depend on, or write to, the user's remembered settings.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+
+
+@pytest.mark.parametrize("name", list(themes.THEMES))
+def test_attention_step_in_each_theme(snap_compare, name):
+    app = TinyTuiApp(setup_from(build_parser().parse_args([])), theme=name)
+    assert snap_compare(app, press=["8"], terminal_size=(120, 40))
+    assert app.theme == name and app.session.step == 8
