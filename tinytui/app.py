@@ -87,8 +87,9 @@ class TinyTuiApp(App[None]):
             for n in range(1, 10)
         ),
         Binding("u,ctrl+z", "undo", "Undo", id="undo", tooltip="Undo the last change (unlimited)"),
-        Binding("ctrl+r,ctrl+y", "redo", "Redo", id="redo", tooltip="Redo what was undone"),
-        Binding("R", "reset", "Reset", id="reset", tooltip="Back to the model file (asks first if edited)"),
+        Binding("ctrl+r,ctrl+y", "redo", "Redo", show=False, id="redo", tooltip="Redo what was undone"),
+        Binding("R", "reset", "Reset", show=False, id="reset",
+                tooltip="Back to the model file (asks first if edited)"),
         Binding(
             "c",
             "toggle_compare",
@@ -105,6 +106,10 @@ class TinyTuiApp(App[None]):
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save the edited model as a model file"),
         Binding("t", "cycle_theme", "Theme", id="cycle-theme",
                 tooltip="Next theme: dark, light, high contrast, colour-blind, monochrome (remembered)"),
+        Binding("pagedown", "scroll_main(1)", "Scroll down", show=False, id="page-down",
+                tooltip="Scroll the step's tables down a page"),
+        Binding("pageup", "scroll_main(-1)", "Scroll up", show=False, id="page-up",
+                tooltip="Scroll the step's tables up a page"),
         Binding("question_mark", "help", "Help", id="help", tooltip="List every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave tinytui"),
     ]  # fmt: skip
@@ -137,9 +142,10 @@ class TinyTuiApp(App[None]):
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Horizontal(id="body"):
-            with VerticalScroll(id="sidebar"):
+            # not focus stops themselves: Tab goes from table to table; PageUp/PageDown scroll
+            with VerticalScroll(id="sidebar", can_focus=False):
                 yield StepList(id="steps")
-            with VerticalScroll(id="main"):
+            with VerticalScroll(id="main", can_focus=False):
                 yield StepInfo(id="info")
                 yield StepPanes(id="panes")
         yield Static("", id="too-small")
@@ -207,6 +213,13 @@ class TinyTuiApp(App[None]):
                 f"tinytui needs a terminal of at least {MIN_SIZE[0]}×{MIN_SIZE[1]} characters; this one is "
                 f"{width}×{height}. Make the window larger (or the font smaller). q quits."
             )
+
+    def action_scroll_main(self, pages: int) -> None:
+        main = self.query_one("#main", VerticalScroll)
+        if pages > 0:
+            main.scroll_page_down(animate=False)
+        else:
+            main.scroll_page_up(animate=False)
 
     # ---- steps ---------------------------------------------------------------------------------
     def action_next_step(self) -> None:

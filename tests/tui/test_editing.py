@@ -188,7 +188,7 @@ async def test_compare_to_original(app):
         last = app.session.diff["mha"].n_changed
         await press(pilot, "c")
         assert app.session.compare_to_original
-        assert "vs the original model" in status(app)
+        assert "▲▼ vs original model (c)" in status(app)
         both = app.session.diff["mha"].n_changed
         assert both > last
         mha = grid(app, "output:mha")

@@ -123,7 +123,7 @@ async def test_help_screen_is_generated_from_the_bindings(app):
         assert isinstance(app.screen, HelpScreen)
         rows = app.screen.rows
         whats = {what for _, _, what, _ in rows}
-        assert {"Next", "Prev", "Undo", "Redo", "Reset", "Save", "Edit cell", "jump to step 1–9"} <= whats
+        assert {"Next", "Prev", "Undo", "Redo", "Reset", "Save", "Edit", "jump to step 1–9"} <= whats
         keys = {what: k for _, k, what, _ in rows}
         assert keys["jump to step 1–9"] == "1–9"
         assert keys["Next"].startswith("n")

@@ -63,8 +63,8 @@ class HelpScreen(ModalScreen[None]):
         table = Table(expand=True, show_edge=False, pad_edge=False, box=None)
         table.add_column("where", style="italic", no_wrap=True)
         table.add_column("keys", style="bold", no_wrap=True)
-        table.add_column("what")
-        table.add_column("more", ratio=2)
+        table.add_column("what", no_wrap=True)
+        table.add_column("more", ratio=1)
         last = ""
         for where, keys, what, more in self.rows:
             table.add_row(where if where != last else "", keys, what, more)

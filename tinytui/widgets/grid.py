@@ -50,7 +50,7 @@ class Grid(Widget, can_focus=True):
         Binding(
             "enter,e",
             "edit",
-            "Edit cell",
+            "Edit",
             id="edit-cell",
             tooltip="Edit the weight under the cursor (Enter commits, Esc cancels), or pick a token",
         ),

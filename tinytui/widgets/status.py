@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual.geometry import Size
+from textual.widget import Widget
 from textual.widgets import Static
 
 from model.stages import LAST, STAGE_BY_NUMBER
@@ -20,52 +22,85 @@ def _arrow(old: float, new: float) -> str:
     return ""
 
 
-class StatusBar(ViewPart, Static):
+def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
+    out = Text(end="")
+    rule = "  │  "
+    for n, pieces in enumerate(lines):
+        if n:
+            out.append("\n")
+        used = 0
+        for i, piece in enumerate(pieces):
+            if i and used + len(rule) + len(piece) > width:
+                out.append("\n")
+                used = 0
+            elif i:
+                out.append(rule, rule_style)
+                used += len(rule)
+            out.append_text(piece)
+            used += len(piece)
+    return out
+
+
+class StatusBar(ViewPart, Widget):
     """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"status--key", "status--muted", "status--step"}
     text = ""
+    view: View | None = None
     DEFAULT_CSS = """
-    StatusBar { height: auto; background: $panel; padding: 0 1; }
+    StatusBar { height: auto; width: 100%; background: $panel; padding: 0 1; }
     StatusBar > .status--key { color: $accent; text-style: bold; }
     StatusBar > .status--muted { color: $foreground-muted; }
     StatusBar > .status--step { color: $primary; text-style: bold; }
     """
 
     def show(self, view: View) -> None:
+        self.view = view
         self.text = self.describe(view).plain  # what is on screen, for tests and transcripts
-        self.update(self.describe(view))
+        self.refresh(layout=True)
 
-    def describe(self, view: View) -> Text:
+    def render(self) -> Text:
+        return self.describe(self.view, self.content_size.width) if self.view is not None else Text()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.render_lines_for(width)) if self.view is not None else 1
+
+    def render_lines_for(self, width: int) -> list[str]:
+        assert self.view is not None
+        return self.describe(self.view, width).plain.split("\n")
+
+    def describe(self, view: View, width: int = 0) -> Text:
+        """Lines of pieces; a piece never breaks, so a narrow terminal gets more lines, not broken words."""
+        return _pack(self.lines(view), width if width > 0 else 10_000, self._style("status--muted"))
+
+    def lines(self, view: View) -> list[list[Text]]:
         trace, base, s = view.trace, view.base, view.session
         key, muted = self._style("status--key"), self._style("status--muted")
         stage = STAGE_BY_NUMBER[view.step]
-        text = Text()
-        text.append(f"Step {stage.number}/{LAST} {stage.title}", self._style("status--step"))
-        text.append("  │  ", muted)
-        text.append(" ".join(trace.prompt) + f" → target {trace.target}")
-        text.append("\n")
+        first = [
+            Text(f"Step {stage.number}/{LAST} {stage.title}", self._style("status--step")),
+            Text(" ".join(trace.prompt) + f" → target {trace.target}"),
+        ]
         p, p_old = float(trace["probs"].max()), float(base["probs"].max())
-        text.append("prediction ", muted)
+        prediction = Text("prediction ", muted)
         if view.changed and (base.prediction != trace.prediction or fmt(p) != fmt(p_old)):
-            text.append(f"{base.prediction} {fmt(p_old)} → ", muted)
-        text.append(f"{trace.prediction} {fmt(p)}", key)
-        text.append("  loss ", muted)
+            prediction.append(f"{base.prediction} {fmt(p_old)} → ", muted)
+        prediction.append(f"{trace.prediction} {fmt(p)}", key)
+        loss = Text("loss ", muted)
         if view.changed and fmt(base.loss) != fmt(trace.loss):
-            text.append(f"{fmt(base.loss)} → ", muted)
-            text.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
+            loss.append(f"{fmt(base.loss)} → ", muted)
+            loss.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
         else:
-            text.append(fmt(trace.loss), key)
+            loss.append(fmt(trace.loss), key)
+        second = [prediction, loss]
         n_edited = sum(len(v) for v in view.edited.values())
         if n_edited:
-            text.append(f"  │  {n_edited} edited weight{'s' if n_edited != 1 else ''}", key)
+            second.append(Text(f"{n_edited} edited weight{'s' if n_edited != 1 else ''}", key))
         if s.can_undo or s.can_redo:
-            text.append(f"  │  undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted)
-        text.append("\n")
-        text.append(s.state.switches.describe())
-        against = "the original model" if s.compare_to_original else "the last change"
-        text.append(f"  │  marks ▲▼ vs {against} (c)", muted)
-        return text
+            second.append(Text(f"undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted))
+        against = "original model" if s.compare_to_original else "last change"
+        third = [Text(s.state.switches.describe()), Text(f"▲▼ vs {against} (c)", muted)]
+        return [first, second, third]
 
     def _style(self, name: str):
         return self.get_component_rich_style(name, partial=True)
@@ -78,7 +113,7 @@ class Inspector(Static):
     Inspector { height: auto; max-height: 2; background: $panel; color: $foreground; padding: 0 1; }
     """
 
-    HINT = "Tab: next table · arrows: move the cursor · Enter: edit a weight · ?: every key"
+    HINT = "Tab: next table · arrows: cursor · Enter: edit a weight · ?: all keys"
 
     text = HINT
 
