@@ -266,6 +266,12 @@ async def test_parameter_browser_from_the_palette(app):
         per = app.session.diff.per_stage(2)
         assert [n for n, k in per.items() if k] == [12, 13, 14, 15]
         assert "1 edited weight" in app.screen.query_one("#params-status").text
+        assert g.cell_classes(0, 3) == {EDITED}
+        await press(pilot, "u")  # undo works inside the browser too
+        assert app.session.params["blocks.0.b_2"][3] == 1.0
+        assert g.cell_classes(0, 3) == frozenset()
+        await press(pilot, "ctrl+r")
+        assert app.session.params["blocks.0.b_2"][3] == -1.0
         await press(pilot, "escape")
         assert not isinstance(app.screen, ParamScreen)
 
@@ -328,3 +334,34 @@ async def test_save_refuses_the_preset(app):
         inp.value = str(default_model_path())
         await press(pilot, "enter", "enter")
         assert "never overwritten" in str(app.screen.query_one("#save-message").render())
+
+
+async def test_mouse_moves_the_cursor_and_double_click_edits(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, W_O)
+        g.scroll_visible(animate=False)
+        await pilot.pause()
+        cell = g.cell_region(2, 3)
+        offset = (g.styles.gutter.left + cell.x + 2, g.styles.gutter.top + cell.y)
+        await pilot.click(g, offset=offset)
+        await pilot.pause()
+        assert (g.row, g.col) == (2, 3) and app.focused is g
+        assert not g.editing
+        await pilot.double_click(g, offset=offset)
+        await pilot.pause()
+        assert g.editing and g.buffer == "0.0000"
+
+
+async def test_changed_and_edited_cells_are_drawn_in_their_theme_styles(app):
+    from textual.color import Color
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        w_o = await edit_w_o(pilot, app, "0.5")
+        mha = grid(app, "output:mha")
+        colour = {k: Color.parse(app.theme_variables[k]).rich_color for k in ("tt-changed-up", "tt-edited")}
+        assert mha.cell_classes(0, 0) == {UP}
+        assert mha._cell_style(0, 0).bgcolor == colour["tt-changed-up"]
+        assert mha._cell_style(0, 1).bgcolor != colour["tt-changed-up"]
+        assert w_o._cell_style(0, 0).bgcolor == colour["tt-edited"]
+        assert w_o._cell_style(0, 1).bgcolor != colour["tt-edited"]

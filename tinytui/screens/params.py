@@ -17,7 +17,13 @@ from tinytui.widgets.view import View, ViewPart
 
 
 class ParamScreen(ViewPart, ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close", id="params-close")]
+    # A modal screen hides the app's keys, so the ones that make sense here are repeated.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close", id="params-close"),
+        Binding("u,ctrl+z", "app.undo", "Undo", id="params-undo"),
+        Binding("ctrl+r,ctrl+y", "app.redo", "Redo", id="params-redo"),
+        Binding("c", "app.toggle_compare", "Compare", id="params-compare"),
+    ]
     DEFAULT_CSS = """
     ParamScreen { align: center top; }
     ParamScreen > VerticalScroll {
@@ -36,8 +42,8 @@ class ParamScreen(ViewPart, ModalScreen[None]):
         with VerticalScroll() as box:
             box.border_title = f"Parameter {self.param} — Esc returns to the step"
             yield Static(
-                "Arrows move · Enter or e edits (Enter commits, Esc cancels) · u undoes · everything "
-                "downstream recomputes at once",
+                "Arrows move · Enter or e edits (Enter commits, Esc cancels) · u undoes, ctrl+r redoes · "
+                "everything downstream recomputes at once",
                 classes="hint",
             )
             yield Grid(param_grid(self.first_view, self.param))
