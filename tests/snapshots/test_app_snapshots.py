@@ -1,10 +1,17 @@
 """SVG snapshots of the app. Regenerate with `pytest tests/snapshots --snapshot-update`, then look at each."""
 
+import pytest
+
 from tinytui.app import TinyTuiApp
 from tinytui.cli import build_parser, setup_from
 from tinytui.widgets.panes import StepPanes
 
 W_O = "param:blocks.0.W_O"
+
+
+@pytest.fixture(autouse=True)
+def no_user_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
 
 
 def app() -> TinyTuiApp:
