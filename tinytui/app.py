@@ -298,17 +298,19 @@ class TinyTuiApp(App[None]):
             self.notify("Already the model file as loaded.", timeout=2)
             return
         n = sum(len(v) for v in s.edited_cells().values())
-        if n == 0:
-            self.apply(lambda s: s.reset(), "reset")
-            return
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.apply(lambda s: s.reset(), "reset")
 
+        lost = [f"{n} edited weight{'s' if n != 1 else ''}"] if n else []
+        if s.state.prompt != fresh.prompt or s.state.target != fresh.target:
+            lost.append("the prompt and target")
+        if s.state.switches != fresh.switches:
+            lost.append("the switches")
         question = (
-            f"Reset to the model file? {n} edited weight{'s' if n != 1 else ''} and any prompt or switch "
-            "changes go back to how the file has them. (u undoes the reset.)"
+            f"Reset to the model file? This puts back {' and '.join(lost) or 'every changed value'} "
+            "as the file has them. (u undoes the reset.)"
         )
         self.push_screen(ConfirmScreen(question, "Reset", "Keep"), answered)
 

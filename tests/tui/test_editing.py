@@ -214,6 +214,20 @@ async def test_reset_asks_first_when_there_are_edits(app):
         assert app.session.params["blocks.0.W_O"][0, 0] == 0.5
 
 
+async def test_reset_asks_first_after_a_prompt_change_and_says_when_nothing_to_do(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "R")
+        assert any("Already the model file" in n.message for n in app._notifications)
+        app.apply(lambda s: s.set_target("a"))
+        await press(pilot, "R")
+        from tinytui.screens.confirm import ConfirmScreen
+
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "the prompt and target" in app.screen.question
+        await press(pilot, "y")
+        assert app.session.state.target == "wood"
+
+
 async def test_change_a_token_insert_remove_and_target(app):
     async with app.run_test(size=(120, 40)) as pilot:
         tokens = grid(app, "tokens")
