@@ -11,7 +11,7 @@ from textual.widget import Widget
 from tinytui.widgets.cells import DOWN, UP, LogitsSpec, glyph
 
 _BLOCKS = " ▏▎▍▌▋▊▉█"
-_MIN_BAR = 8
+BAR_WIDTH = 30  # p = 1 fills it
 
 
 class LogitBars(Widget):
@@ -25,8 +25,7 @@ class LogitBars(Widget):
     }
     DEFAULT_CSS = """
     LogitBars {
-        width: 1fr;
-        min-width: 60;
+        width: auto;
         height: auto;
         padding: 0 1;
         border: round $primary;
@@ -55,6 +54,12 @@ class LogitBars(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.spec.rows) + 1
 
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return self._fixed_width() + BAR_WIDTH
+
+    def _fixed_width(self) -> int:
+        return max(len(r.token) for r in self.spec.rows) + 18 + len("  ◀ target ★ predicted")
+
     def _style(self, name: str):
         return self.get_component_rich_style(name, partial=True)
 
@@ -67,9 +72,7 @@ class LogitBars(Widget):
     def render(self) -> Text:
         rows = self.spec.rows
         tok_w = max(len(r.token) for r in rows)
-        marks_w = len("  ◀ target ★ predicted")
-        fixed = tok_w + 18 + marks_w
-        bar_w = max((self.content_size.width or 80) - fixed, _MIN_BAR)
+        bar_w = BAR_WIDTH
         out = Text(no_wrap=True, overflow="ignore", end="")
         out.append(f"{'token':<{tok_w}}    logit    prob  p as a bar", self._style("logits--header"))
         for r in rows:

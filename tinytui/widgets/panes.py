@@ -5,7 +5,7 @@ Rebuilt when the step changes; after an edit the same widgets get new specs, so 
 
 from __future__ import annotations
 
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -19,7 +19,7 @@ class SideBySide(Horizontal):
     """Tables that belong together (one per head) side by side, stacked when they do not fit."""
 
     DEFAULT_CSS = """
-    SideBySide { height: auto; width: 100%; }
+    SideBySide { height: auto; width: auto; }
     SideBySide.-stacked { layout: vertical; }
     SideBySide > * { margin-right: 1; }
     """
@@ -44,7 +44,8 @@ def make_widget(item: Item, role: str) -> Widget:
 
 class StepPanes(ViewPart, Vertical):
     DEFAULT_CSS = """
-    StepPanes { height: auto; width: 100%; }
+    /* as wide as the widest table, at least the view: #main then scrolls sideways instead of cutting */
+    StepPanes { height: auto; width: auto; min-width: 100%; }
     StepPanes > .section { margin-top: 1; padding: 0 1; color: $foreground-muted; text-style: bold; }
     """
 
@@ -81,6 +82,8 @@ class StepPanes(ViewPart, Vertical):
                     self.items[item.key] = w
                 widgets.append(SideBySide(*made) if len(made) > 1 else made[0])
         self.mount_all(widgets)
+        if isinstance(self.parent, ScrollableContainer):  # a new step starts at its top
+            self.parent.scroll_home(animate=False)
         if had_focus:
             first = next((w for w in self.items.values() if isinstance(w, Grid)), None)
             if first is not None:
