@@ -161,6 +161,11 @@ async def test_every_step_at_80x24_and_resizing():
             await press(pilot, "n")
         assert app.session.step == 16
         assert app.has_class("-narrow")
+        await press(pilot, "8")
+        main = app.query_one("#main")
+        attn = grid(app, "output:attn.{h}")
+        assert attn.outer_size.width > main.scrollable_content_region.width, "too wide for 80 columns"
+        assert main.show_horizontal_scrollbar, "so #main scrolls sideways rather than cutting it"
         await pilot.resize_terminal(40, 10)
         await pilot.pause()
         assert app.has_class("-too-small")
