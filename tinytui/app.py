@@ -26,6 +26,7 @@ from model.params import short_name
 from model.stages import FIRST, LAST, STAGES
 from tinytui.cli import Setup
 from tinytui.config import ThemeMemory
+from tinytui.experiment_keys import experiment_bindings, experiment_commands, run_experiment
 from tinytui.screens.confirm import ConfirmScreen
 from tinytui.screens.help import HelpScreen, help_rows
 from tinytui.screens.params import ParamScreen
@@ -110,6 +111,7 @@ class TinyTuiApp(App[None]):
                 tooltip="Scroll the step's tables down a page"),
         Binding("pageup", "scroll_main(-1)", "Scroll up", show=False, id="page-up",
                 tooltip="Scroll the step's tables up a page"),
+        *experiment_bindings(),
         Binding("question_mark", "help", "Help", id="help", tooltip="List every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave tinytui"),
     ]  # fmt: skip
@@ -120,7 +122,10 @@ class TinyTuiApp(App[None]):
         state = State(setup.model.params, setup.prompt, setup.target, setup.switches, setup.lr)
         self.session = Session(setup.model, state)
         # Palette commands come from these; others append their own source (a function of the app).
-        self.command_sources: list[Callable[[TinyTuiApp], Iterable[PaletteCommand]]] = [core_commands]
+        self.command_sources: list[Callable[[TinyTuiApp], Iterable[PaletteCommand]]] = [
+            core_commands,
+            experiment_commands,
+        ]
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
@@ -313,6 +318,9 @@ class TinyTuiApp(App[None]):
             "as the file has them. (u undoes the reset.)"
         )
         self.push_screen(ConfirmScreen(question, "Reset", "Keep"), answered)
+
+    def action_experiment(self, experiment_id: str) -> None:
+        run_experiment(self, experiment_id)
 
     def action_toggle_compare(self) -> None:
         self.apply(lambda s: s.set_compare_to_original(not s.compare_to_original), "compare")
