@@ -53,11 +53,17 @@ def stage_facts(trace: Trace, stage: Stage) -> list[str]:
     if n == 11:
         h = trace["hidden"]
         zeros = int((h == 0).sum())
+        relu_zeros = int((trace["hidden_pre"] <= 0).sum())  # what ReLU cuts, whichever is active
+        if sw.activation == "relu":
+            return [
+                f"{zeros} of {h.size} hidden values are exactly zero: ReLU cut every negative "
+                "pre-activation (GELU would leave none exactly zero)"
+            ]
         near = int((np.abs(h) < 0.05).sum())
-        line = f"{zeros} of {h.size} hidden values are exactly zero ({sw.activation.upper()})"
-        if sw.activation == "gelu":
-            line += f"; {near} are within 0.05 of zero (GELU leaks small negatives instead of cutting)"
-        return [line]
+        return [
+            f"GELU leaves {zeros} of {h.size} hidden values exactly zero and {near} within 0.05 of "
+            f"zero; ReLU would cut {relu_zeros} of {h.size} to zero"
+        ]
     if n == 13:
         return [f"z = ({', '.join(_f(v) for v in trace['z'])})"]
     if n == 14:

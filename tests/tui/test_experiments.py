@@ -1,0 +1,78 @@
+"""Experiment keys: each flips its switch, the status shows it, the trace changes, undo restores it."""
+
+import numpy as np
+import pytest
+
+from tests.tui.helpers import cell, grid, press, status
+from tinytui.experiments import EXPERIMENTS
+from tinytui.widgets.info import StepInfo
+
+KEYED = [e for e in EXPERIMENTS if e.key]
+SHOWN = {  # what the status line says after pressing the key once
+    "toggle-mask": "mask off",
+    "toggle-pe": "PE off",
+    "cycle-heads": "ablated h1",
+    "toggle-activation": "GELU",
+    "toggle-norm": "post-norm",
+    "toggle-residual": "residual off",
+}
+
+
+@pytest.mark.parametrize("exp", KEYED, ids=[e.id for e in KEYED])
+async def test_key_flips_shows_recomputes_and_undoes(app, exp):
+    async with app.run_test(size=(120, 40)) as pilot:
+        before = app.session.trace
+        assert SHOWN[exp.id] not in status(app)
+        await press(pilot, exp.key)
+        assert not exp.is_on(app.session.state.switches)
+        assert SHOWN[exp.id] in status(app)
+        assert not app.session.diff.empty
+        assert any(not np.array_equal(before[n], app.session.trace[n]) for n in before)
+        await press(pilot, "u")
+        assert exp.is_on(app.session.state.switches)
+        assert SHOWN[exp.id] not in status(app)
+        assert all(np.array_equal(before[n], app.session.trace[n]) for n in before)
+
+
+def test_every_key_is_in_the_bindings_with_a_description(app):
+    ids = {b.id: b for b in type(app).BINDINGS if hasattr(b, "id")}
+    for e in KEYED:
+        assert ids[e.id].key == e.key and ids[e.id].tooltip == e.help
+
+
+async def test_mask_off_fills_the_heatmap_upper_triangle(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "8")
+        attn = grid(app, "output:attn.{h}")
+        assert cell(attn, "0:a", 1) == "0.0000"
+        await press(pilot, "m")
+        attn = grid(app, "output:attn.{h}")
+        expected = app.session.trace["attn.1"][0, 1]
+        assert cell(attn, "0:a", 1) == f"{expected:.4f}" and expected > 0
+        assert "causal mask OFF" in app.query_one(StepInfo).text
+        # the last row saw everything already: unchanged
+        assert not app.session.diff["attn.1"].changed[3].any()
+
+
+async def test_pe_off_and_swap_from_the_palette(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "m", "o")
+        before = app.session.trace
+        await press(pilot, "ctrl+p")
+        await pilot.press(*"Swap positions 0 and 1")
+        await press(pilot, "enter")
+        after = app.session.trace
+        assert app.session.state.prompt == ("woodchuck", "a", "would", "chuck")
+        assert "woodchuck a would chuck" in status(app)
+        assert np.allclose(after["x"], before["x"][[1, 0, 2, 3]])
+        assert np.allclose(after["logits"], before["logits"])
+
+
+async def test_gelu_step_11_counts_zeros(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9", "n", "n")
+        assert app.session.step == 11
+        assert "24 of 32" in app.query_one(StepInfo).text
+        await press(pilot, "a")
+        text = app.query_one(StepInfo).text
+        assert "GELU" in text and "ReLU would cut 24 of 32" in text
