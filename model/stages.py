@@ -252,3 +252,35 @@ def expand_names(names: tuple[str, ...], n_heads: int) -> tuple[str, ...]:
         else:
             out.append(name)
     return tuple(out)
+
+
+def formula_as_run(stage: Stage, switches) -> str:
+    """The stage's formula as the switches make the model compute it (the chapter's when all are default).
+
+    switches is a model.switches.Switches (not imported: stages.py stays a plain table).
+    """
+    n, pre, act = stage.number, switches.norm == "pre", switches.activation
+    res = switches.residual
+    if n == 3 and not switches.positional_encoding:
+        return "PE = 0   (positional encoding switched off)"
+    if n == 4 and not switches.positional_encoding:
+        return "x_p = E[id_p]   (no position added)"
+    if n == 5 and not pre:
+        return "post-norm: the sublayer reads x as it is; the norm comes after the residual add"
+    if n == 8 and not switches.causal_mask:
+        return "A = softmax(S)   (mask switched off: every position sees every other)"
+    if n == 9 and switches.ablated_heads:
+        off = ", ".join(f"head_{h} = 0" for h in sorted(switches.ablated_heads))
+        return f"{stage.formula}   (ablated: {off})"
+    if n == 10:
+        inner = "MHA(LN(x))" if pre else "MHA(x)"
+        out = f"x + {inner}" if res else inner
+        return f"x' = {out}" if pre else f"x' = LN({out})"
+    if n == 11:
+        f_in = "LN(x')" if pre else "x'"
+        rule = "max(0, {})" if act == "relu" else "GELU({})"
+        return "h = " + rule.format(f"{f_in} W_1 + b_1")
+    if n == 12:
+        out = "x' + (h W_2 + b_2)" if res else "h W_2 + b_2"
+        return f"y = {out}" if pre else f"y = LN({out})"
+    return stage.formula

@@ -57,7 +57,7 @@ def _column_groups(widths: list[int], width: int | None) -> list[list[int]]:
 def plain_report(report: StageReport, width: int | None = None) -> str:
     """The step as text; prose is wrapped to 100 columns, tables are split to fit width when given."""
     s = report.stage
-    parts = [stage_heading(report), "  " + s.formula, *_wrap(s.explain, 98, "  ")]
+    parts = [stage_heading(report), "  " + report.formula, *_wrap(s.explain, 98, "  ")]
     for fact in report.facts:
         parts += _wrap(fact, 98, "  • ", "    ")
     body = "\n\n".join(plain_table(t, width) for t in report.tables)
@@ -92,7 +92,7 @@ def rich_report(report: StageReport) -> RenderableType:
     s = report.stage
     items: list[RenderableType] = [
         Text(stage_heading(report), style="bold"),
-        Text("  " + s.formula, style="italic"),
+        Text("  " + report.formula, style="italic"),
         Text(s.explain, style="dim"),
     ]
     items += [Text(f"  • {f}") for f in report.facts]

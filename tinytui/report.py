@@ -12,7 +12,7 @@ import numpy as np
 from model import count
 from model.facts import stage_facts
 from model.params import short_name
-from model.stages import Stage, expand_names
+from model.stages import Stage, expand_names, formula_as_run
 from model.trace import Trace
 
 TENSOR_TITLES = {
@@ -51,6 +51,7 @@ class StageReport:
     stage: Stage
     tables: tuple[Table, ...]
     facts: tuple[str, ...]
+    formula: str  # as the switches of the run make the model compute it
 
 
 def fmt(v: float) -> str:
@@ -146,7 +147,8 @@ def stage_report(trace: Trace, stage: Stage) -> StageReport:
                     ((fmt(trace.loss), fmt(float(trace["loss_stepped"]))),),
                 ),
             )
-    return StageReport(stage, tuple(tables), tuple(stage_facts(trace, stage)))
+    facts = tuple(stage_facts(trace, stage))
+    return StageReport(stage, tuple(tables), facts, formula_as_run(stage, trace.switches))
 
 
 def count_tables(trace: Trace) -> list[Table]:

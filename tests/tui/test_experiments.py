@@ -76,3 +76,4 @@ async def test_gelu_step_11_counts_zeros(app):
         await press(pilot, "a")
         text = app.query_one(StepInfo).text
         assert "GELU" in text and "ReLU would cut 24 of 32" in text
+        assert "h = GELU(LN(x') W_1 + b_1)" in text

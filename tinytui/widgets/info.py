@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from model.facts import stage_facts
-from model.stages import LAST, STAGE_BY_NUMBER
+from model.stages import LAST, STAGE_BY_NUMBER, formula_as_run
 from tinytui.widgets.view import View, ViewPart
 
 
@@ -27,7 +27,7 @@ class StepInfo(ViewPart, Static):
         eq = f"   (equation {stage.equation})" if stage.equation else ""
         text = Text()
         text.append(f"Step {stage.number} of {LAST} · {stage.title}{eq}\n", self._style("info--title"))
-        text.append(f"  {stage.formula}\n", self._style("info--formula"))
+        text.append(f"  {formula_as_run(stage, view.trace.switches)}\n", self._style("info--formula"))
         text.append(stage.explain)
         for fact in stage_facts(view.trace, stage):
             text.append("\n• ")
