@@ -42,7 +42,7 @@ LABEL = 12  # the width of the "prediction  " column in header and change lines
 MAX_CELLS = 8  # weight changes listed one by one; beyond this, a count (a learning step moves all 172)
 
 # Kinds the replayer re-applies through the matching Session call.
-DIRECT_KINDS = ("step", "edit", "toggle", "prompt", "target", "undo", "redo", "reset")
+DIRECT_KINDS = ("step", "edit", "toggle", "prompt", "target", "lr", "undo", "redo", "reset")
 # Kinds that replace the parameters wholesale (Session.set_params): the record carries the result.
 PARAMS_KINDS = ("learn", "load")
 

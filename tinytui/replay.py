@@ -177,6 +177,8 @@ def _apply(session: Session, rec: Recorded) -> None:
         session.set_prompt(d["new"])
     elif rec.kind == "target":
         session.set_target(d["new"])
+    elif rec.kind == "lr":
+        session.set_lr(d["new"])
     elif rec.kind == "undo":
         session.undo()
     elif rec.kind == "redo":
@@ -260,6 +262,8 @@ def describe_event(rec: Recorded) -> str:
         return f"prompt → {' '.join(d['new'])}"
     if rec.kind == "target":
         return f"target → {d['new']}"
+    if rec.kind == "lr":
+        return f"learning rate → {number(d['new'])}"
     return rec.kind
 
 
@@ -359,6 +363,8 @@ def _data(kind: str, d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
         out["new"] = list(_tokens(d.get("new"), model, "prompt: new"))
     elif kind == "target":
         out["new"] = _token(d.get("new"), model, "target: new")
+    elif kind == "lr":
+        out["new"] = _number(d.get("new"), "lr: new")
     return out
 
 

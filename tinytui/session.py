@@ -37,7 +37,7 @@ class State:
 
 @dataclass(frozen=True)
 class Event:
-    """Something the user did. kind: step, edit, toggle, prompt, target, undo, redo, reset, learn."""
+    """Something the user did. kind: step, edit, toggle, prompt, target, lr, undo, redo, reset, learn."""
 
     kind: str
     data: dict[str, Any]
@@ -190,6 +190,20 @@ class Session:
             raise Refused(f"{target!r} is not in the vocabulary")
         data = {"old": self.state.target, "new": target}
         return self._change("target", data, replace(self.state, target=target))
+
+    def set_lr(self, lr: float | str) -> Event:
+        """The SGD step size for learning steps (and step 15's "after one step"); finite and > 0."""
+        value = parse_value(lr) if isinstance(lr, str) else float(lr)
+        if not math.isfinite(value) or value <= 0:
+            raise Refused(f"the learning rate must be a finite number above 0, not {value:g}")
+        try:
+            value = learn.check_lr(value)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+        if value == self.state.lr:
+            raise Refused(f"the learning rate is already {value:g}")
+        data = {"old": self.state.lr, "new": value}
+        return self._change("lr", data, replace(self.state, lr=value))
 
     def set_params(self, params: Params, kind: str, data: dict[str, Any]) -> Event:
         """Replace all parameters at once (a learning step, a loaded file)."""
