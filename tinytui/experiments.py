@@ -52,7 +52,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment(
         "toggle-pe",
         "o",
-        "Order (PE)",
+        "PE",
         "Toggle the positional encoding",
         "Without positional encoding (and without the mask) word order is invisible: a permuted prompt "
         "gives the same vectors, permuted.",
