@@ -22,7 +22,6 @@ BACKWARD_STAGES is the table of the backward walk (steps 15 → 2) in the same s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +30,7 @@ from model import ops
 from model.config import ModelConfig
 from model.params import Params, full_name, param_shapes
 from model.switches import Switches
-from model.trace import Axis, Tensor, Trace
+from model.trace import Axis, Tensor, TensorMap, Trace
 
 PREFIX = "grad."
 
@@ -53,24 +52,12 @@ def _prefix(b: int) -> str:  # the trace's prefix for block b (trace._prefix)
 
 
 @dataclass(frozen=True)
-class Gradients(Mapping[str, np.ndarray]):
+class Gradients(TensorMap):
     """dL/d(everything) for one trace. Mapping access by gradient name gives a read-only array."""
 
     cfg: ModelConfig
     loss: float
     tensors: dict[str, Tensor]
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.tensors[name].values
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.tensors)
-
-    def __len__(self) -> int:
-        return len(self.tensors)
-
-    def tensor(self, name: str) -> Tensor:
-        return self.tensors[name]
 
     def param(self, name: str) -> np.ndarray:
         """The gradient of a parameter given by its full ('blocks.0.W_2') or short ('W_2') name."""

@@ -47,16 +47,10 @@ def _json_values(arr: np.ndarray):
     return [_json_values(a) for a in arr]
 
 
-@dataclass(frozen=True)
-class Trace(Mapping[str, np.ndarray]):
-    """Everything one forward pass computed. Mapping access gives the array; .tensor() the labels too."""
+class TensorMap(Mapping[str, np.ndarray]):
+    """Named tensors: mapping access gives the array, .tensor() the labelled Tensor."""
 
-    cfg: ModelConfig
-    prompt: tuple[str, ...]
-    target: str
-    switches: Switches
-    lr: float
-    tensors: dict[str, Tensor] = field(repr=False)
+    tensors: dict[str, Tensor]
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.tensors[name].values
@@ -69,6 +63,18 @@ class Trace(Mapping[str, np.ndarray]):
 
     def tensor(self, name: str) -> Tensor:
         return self.tensors[name]
+
+
+@dataclass(frozen=True)
+class Trace(TensorMap):
+    """Everything one forward pass computed. Mapping access gives the array; .tensor() the labels too."""
+
+    cfg: ModelConfig
+    prompt: tuple[str, ...]
+    target: str
+    switches: Switches
+    lr: float
+    tensors: dict[str, Tensor] = field(repr=False)
 
     @property
     def token_labels(self) -> tuple[str, ...]:
