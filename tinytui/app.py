@@ -27,6 +27,8 @@ from model.stages import FIRST, LAST, STAGES
 from tinytui.cli import Setup
 from tinytui.config import ThemeMemory
 from tinytui.experiment_keys import experiment_bindings, experiment_commands, run_experiment
+from tinytui.recording import RECORDING_BINDINGS, REPLAY_BINDINGS, RecordingActions
+from tinytui.replay import Replayer
 from tinytui.screens.confirm import ConfirmScreen
 from tinytui.screens.help import HelpScreen, help_rows
 from tinytui.screens.params import ParamScreen
@@ -73,12 +75,13 @@ class TinyTuiCommands(Provider):
 JUMP = Binding.Group("jump to step 1–9")
 
 
-class TinyTuiApp(App[None]):
+class TinyTuiApp(RecordingActions, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "tinytui"
     COMMANDS = App.COMMANDS | {TinyTuiCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *REPLAY_BINDINGS,  # first: while a replay runs, n takes the next recorded event
         Binding("n,right,space", "next_step", "Next", id="next-step", tooltip="Go to the next step"),
         Binding("p,left", "previous_step", "Prev", id="previous-step", tooltip="Go to the previous step"),
         Binding("g,home", "first_step", "First", show=False, id="first-step", tooltip="Go to step 1"),
@@ -112,20 +115,30 @@ class TinyTuiApp(App[None]):
         Binding("pageup", "scroll_main(-1)", "Scroll up", show=False, id="page-up",
                 tooltip="Scroll the step's tables up a page"),
         *experiment_bindings(),
+        *RECORDING_BINDINGS,
         Binding("question_mark", "help", "Help", id="help", tooltip="List every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave tinytui"),
     ]  # fmt: skip
 
-    def __init__(self, setup: Setup, theme: str = themes.DEFAULT, notices: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        setup: Setup,
+        theme: str = themes.DEFAULT,
+        notices: Sequence[str] = (),
+        replay: Replayer | None = None,
+    ) -> None:
         super().__init__()
         self.setup = setup
         state = State(setup.model.params, setup.prompt, setup.target, setup.switches, setup.lr)
-        self.session = Session(setup.model, state)
+        # a replay starts where its recording started (tinytui replay FILE)
+        self.session = replay.new_session() if replay is not None else Session(setup.model, state)
         # Palette commands come from these; others append their own source (a function of the app).
         self.command_sources: list[Callable[[TinyTuiApp], Iterable[PaletteCommand]]] = [
             core_commands,
             experiment_commands,
         ]
+        self.status_notes: list[Callable[[TinyTuiApp], Iterable[str]]] = []  # extra status-line pieces
+        self.setup_recording(setup.record, replay)  # tinytui/recording.py: --record, replay, screenshots
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
@@ -163,6 +176,7 @@ class TinyTuiApp(App[None]):
         self._fit(self.size.width, self.size.height)
         self.refresh_views()
         self.query_one(StepList).focus()
+        self.start_recording_and_replay()
 
     # ---- the one way to change anything --------------------------------------------------------
     def apply(

@@ -202,16 +202,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
             replayer.apply_all(session)
         out.write(state_text(session, replayer))
         return 0
-    import inspect
-
-    theme_choice(args)
+    theme, notices = theme_choice(args)
     from tinytui.app import TinyTuiApp
 
-    if "replay" not in inspect.signature(TinyTuiApp).parameters:
-        raise UsageError("this build's app cannot replay yet; `tinytui replay FILE --to-end --print` can")
     start = replayer.recording.history[replayer.recording.cursor]
     setup = Setup(replayer.recording.model, start.prompt, start.target, start.switches, start.lr, args.record)
-    TinyTuiApp(setup, replay=replayer).run()
+    TinyTuiApp(setup, theme=theme, notices=notices, replay=replayer).run()
     return 0
 
 

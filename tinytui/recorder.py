@@ -442,6 +442,8 @@ class Recorder:
         self._files, self._written, self.path = files, (0, 0), p
         self.problem = None
         self._write_pending(report=False)  # the caller gets the message as the return value
+        if self.session is None and self._texts:  # a finished recording: nothing more will come
+            self._close()
         return self.problem
 
     # ---- internals -----------------------------------------------------------------------------

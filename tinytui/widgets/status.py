@@ -100,6 +100,10 @@ class StatusBar(ViewPart, Widget):
             second.append(Text(f"undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted))
         against = "original model" if s.compare_to_original else "last change"
         third = [Text(s.state.switches.describe()), Text(f"▲▼ vs {against} (c)", muted)]
+        # pieces the app adds (app.status_notes): recording, replay
+        third += [
+            Text(piece, key) for note in getattr(self.app, "status_notes", ()) for piece in note(self.app)
+        ]
         return [first, second, third]
 
     def _style(self, name: str):
