@@ -27,6 +27,7 @@ from model.stages import FIRST, LAST, STAGES
 from tinytui.cli import Setup
 from tinytui.config import ThemeMemory
 from tinytui.experiment_keys import experiment_bindings, experiment_commands, run_experiment
+from tinytui.learning import LEARNING_BINDINGS, LearningActions
 from tinytui.recording import RECORDING_BINDINGS, REPLAY_BINDINGS, RecordingActions
 from tinytui.replay import Replayer
 from tinytui.screens.confirm import ConfirmScreen
@@ -75,7 +76,7 @@ class TinyTuiCommands(Provider):
 JUMP = Binding.Group("jump to step 1–9")
 
 
-class TinyTuiApp(RecordingActions, App[None]):
+class TinyTuiApp(RecordingActions, LearningActions, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "tinytui"
     COMMANDS = App.COMMANDS | {TinyTuiCommands}
@@ -115,6 +116,7 @@ class TinyTuiApp(RecordingActions, App[None]):
         Binding("pageup", "scroll_main(-1)", "Scroll up", show=False, id="page-up",
                 tooltip="Scroll the step's tables up a page"),
         *experiment_bindings(),
+        *LEARNING_BINDINGS,
         *RECORDING_BINDINGS,
         Binding("question_mark", "help", "Help", id="help", tooltip="List every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave tinytui"),
@@ -139,6 +141,7 @@ class TinyTuiApp(RecordingActions, App[None]):
         ]
         self.status_notes: list[Callable[[TinyTuiApp], Iterable[str]]] = []  # extra status-line pieces
         self.setup_recording(setup.record, replay)  # tinytui/recording.py: --record, replay, screenshots
+        self.setup_learning()  # tinytui/learning.py: backward walk, ∂L/∂w, learning steps, lr
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
@@ -201,7 +204,7 @@ class TinyTuiApp(RecordingActions, App[None]):
         return result
 
     def view(self) -> View:
-        return View.of(self.session)
+        return View.of(self.session, self.view_mode())
 
     def refresh_views(self) -> None:
         view = self.view()
@@ -242,6 +245,8 @@ class TinyTuiApp(RecordingActions, App[None]):
 
     # ---- steps ---------------------------------------------------------------------------------
     def action_next_step(self) -> None:
+        if self.walking:  # the backward walk: next is one step further back
+            return self.walk(1)
         if self.session.step == LAST:
             self.bell()
             self.notify(f"Step {LAST} is the last step.", timeout=2)
@@ -249,6 +254,8 @@ class TinyTuiApp(RecordingActions, App[None]):
         self.apply(lambda s: s.next(), "next step")
 
     def action_previous_step(self) -> None:
+        if self.walking:
+            return self.walk(-1)
         if self.session.step == FIRST:
             self.bell()
             self.notify(f"Step {FIRST} is the first step.", timeout=2)
@@ -262,6 +269,8 @@ class TinyTuiApp(RecordingActions, App[None]):
         self.action_goto(LAST)
 
     def action_goto(self, step: int) -> None:
+        if self.walking:
+            return self.walk_to(step)
         self.apply(lambda s: s.goto(step), f"go to step {step}")
 
     def on_step_list_chosen(self, message: StepList.Chosen) -> None:

@@ -446,7 +446,8 @@ def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
     if n == 14:
         rows.append((logits_spec(view),))
     if n == 15:
-        cols = (("before", "loss", False), ("after one step", "loss_stepped", False))
+        stepped = f"after one step of lr {trace.lr:g}"  # the chapter's step on the logits alone
+        cols = (("before", "loss", False), (stepped, "loss_stepped", False))
         rows.append((columns_grid(view, "output:loss", "loss L = −log p_target", ("L",), cols),))
     return rows + _tensor_rows(view, stage.writes, "output")
 

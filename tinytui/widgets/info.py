@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from model.facts import stage_facts
 from model.stages import LAST, STAGE_BY_NUMBER, formula_as_run
+from tinytui.widgets.backward import heading, in_walk
 from tinytui.widgets.view import View, ViewPart
 
 
@@ -23,6 +24,9 @@ class StepInfo(ViewPart, Static):
     """
 
     def show(self, view: View) -> None:
+        if in_walk(view):
+            self._show_backward(view)
+            return
         stage = STAGE_BY_NUMBER[view.step]
         eq = f"   (equation {stage.equation})" if stage.equation else ""
         text = Text()
@@ -32,6 +36,18 @@ class StepInfo(ViewPart, Static):
         for fact in stage_facts(view.trace, stage):
             text.append("\n• ")
             text.append(fact, self._style("info--fact"))
+        self.text = text.plain
+        self.update(text)
+
+    def _show_backward(self, view: View) -> None:
+        """The backward walk's heading: where the walk is, the local rules, why, and where n and p go."""
+        h = heading(view)
+        text = Text()
+        text.append(f"◀ {h.title}\n", self._style("info--title"))
+        for rule in h.rules:
+            text.append(f"  {rule}\n", self._style("info--formula"))
+        text.append(h.explain)
+        text.append(f"\n{h.hint}", self._style("info--fact"))
         self.text = text.plain
         self.update(text)
 

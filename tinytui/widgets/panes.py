@@ -9,7 +9,8 @@ from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tinytui.widgets.cells import Item, LogitsSpec, Section, all_items, step_sections
+from tinytui.widgets.backward import pane_sections
+from tinytui.widgets.cells import Item, LogitsSpec, Section, all_items
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.logits import LogitBars
 from tinytui.widgets.view import View, ViewPart
@@ -33,7 +34,14 @@ class SideBySide(Horizontal):
     def _fit(self) -> None:
         grids = [c for c in self.children if isinstance(c, Grid)]
         needed = sum(g.natural_width() + 1 for g in grids)
-        self.set_class(len(grids) > 1 and needed > self.size.width, "-stacked")
+        self.set_class(len(grids) > 1 and needed > self._room(), "-stacked")
+
+    def _room(self) -> int:
+        """The visible width: this row is as wide as its tables, so measure the scrolling pane around it."""
+        for node in self.ancestors:
+            if isinstance(node, ScrollableContainer):
+                return node.scrollable_content_region.width
+        return self.size.width
 
 
 def make_widget(item: Item, role: str) -> Widget:
@@ -55,7 +63,7 @@ class StepPanes(ViewPart, Vertical):
         self.items: dict[str, Widget] = {}
 
     def show(self, view: View) -> None:
-        sections = step_sections(view)
+        sections = pane_sections(view)  # the step's own, or the backward walk's, ∂L/∂w beside when asked
         signature = (
             view.step,
             tuple((s.title, tuple(tuple(i.key for i in row) for row in s.rows)) for s in sections),

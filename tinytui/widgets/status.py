@@ -11,6 +11,8 @@ from textual.widgets import Static
 
 from model.stages import LAST, STAGE_BY_NUMBER
 from tinytui.report import fmt
+from tinytui.widgets.backward import backward_stage, in_walk
+from tinytui.widgets.sparkline import sparkline
 from tinytui.widgets.view import View, ViewPart
 
 
@@ -77,8 +79,11 @@ class StatusBar(ViewPart, Widget):
         trace, base, s = view.trace, view.base, view.session
         key, muted = self._style("status--key"), self._style("status--muted")
         stage = STAGE_BY_NUMBER[view.step]
+        where = f"Step {stage.number}/{LAST} {stage.title}"
+        if in_walk(view):  # the backward pass says so first, where the step's name would be
+            where = f"◀ BACKWARD PASS · step {stage.number} · {backward_stage(view).title}"
         first = [
-            Text(f"Step {stage.number}/{LAST} {stage.title}", self._style("status--step")),
+            Text(where, self._style("status--step")),
             Text(" ".join(trace.prompt) + f" → target {trace.target}"),
         ]
         p, p_old = float(trace["probs"].max()), float(base["probs"].max())
@@ -93,6 +98,10 @@ class StatusBar(ViewPart, Widget):
         else:
             loss.append(fmt(trace.loss), key)
         second = [prediction, loss]
+        if (curve := view.mode.curve) is not None:  # the current weights came from learning steps
+            run = f"{curve.steps} step{'s' if curve.steps != 1 else ''} of {curve.lr:g}"
+            spark = f" {sparkline(curve.losses)} " if len(curve.losses) > 2 else " → "
+            second.append(Text(f"learned {run}: {fmt(curve.losses[0])}{spark}{fmt(curve.losses[-1])}", key))
         n_edited = sum(len(v) for v in view.edited.values())
         if n_edited:
             second.append(Text(f"{n_edited} edited weight{'s' if n_edited != 1 else ''}", key))

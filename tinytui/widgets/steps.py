@@ -38,10 +38,12 @@ class StepList(ViewPart, Widget, can_focus=True):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.step = 1
+        self.backward = False
         self.counts: dict[int, int] = {}
 
     def show(self, view: View) -> None:
         self.step = view.step
+        self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
         self.counts = view.diff.per_stage(view.trace.cfg.n_heads)
         self.refresh()
 
@@ -53,7 +55,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         count = self.counts.get(number, 0)
         badge = f" Δ{count}" if count else ""
         here = number == self.step
-        head = f"{'▸' if here else ' '}{number:>2} "
+        head = f"{('◀' if self.backward else '▸') if here else ' '}{number:>2} "
         room = max(width - len(head) - len(badge), 0)
         if room < 8:  # a narrow list shows numbers and counts only; the status line names the step
             title = ""

@@ -5,7 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model import Trace, TraceDiff
+from model.backward import Gradients
 from tinytui.session import Session
+
+
+@dataclass(frozen=True)
+class Curve:
+    """The losses of the training run that made the current weights (k + 1 values: before, then each step)."""
+
+    steps: int
+    lr: float
+    losses: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How the panes show the session: the app's choice, not part of the undo history."""
+
+    backward: bool = False  # walking the gradient back (steps 15 → 2); the walk is at View.step
+    gradients: bool = False  # ∂L/∂w beside each weight matrix
+    curve: Curve | None = None  # set when the current weights came from a learning step or run
 
 
 @dataclass(frozen=True)
@@ -18,10 +37,19 @@ class View:
     diff: TraceDiff
     step: int
     edited: dict[str, list[tuple[int, ...]]]  # parameter cells that differ from the model file
+    mode: Mode = Mode()
 
     @classmethod
-    def of(cls, session: Session) -> View:
-        return cls(session, session.trace, session.base, session.diff, session.step, session.edited_cells())
+    def of(cls, session: Session, mode: Mode = Mode()) -> View:
+        s = session
+        return cls(s, s.trace, s.base, s.diff, s.step, s.edited_cells(), mode)
+
+    @property
+    def gradients(self) -> Gradients:
+        """∂L/∂(every parameter and tensor) of the current trace (the session computes it once per trace).
+
+        Views are built right before they are drawn, so this is the gradient of this view's trace."""
+        return self.session.gradients
 
     @property
     def changed(self) -> bool:

@@ -1,0 +1,317 @@
+"""What the backward walk and the gradient overlay show, read off a View: gradients as labelled grids.
+
+Pure data like cells.py (no Textual). Every number is the session's Gradients (model.backward) in
+tinytui.report's format; the rules, the explanations and which gradient belongs to which step come from
+model.backward's table of the walk. The walk goes 15 → 2, and "next" in the walk is the step before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from model.backward import PREFIX, BackwardStage, backward_stages, grad_name
+from model.stages import expand_names
+from model.trace import Tensor
+from tinytui.report import fmt
+from tinytui.widgets.cells import (
+    MASKED,
+    GridSpec,
+    Item,
+    Section,
+    _is_masked,
+    param_grid,
+    side_by_side,
+    step_sections,
+)
+from tinytui.widgets.view import View
+
+# How the rules write each tensor (model.backward's rules use these symbols).
+SYMBOLS = {
+    "logits": "ℓ",
+    "hidden_pre": "h_pre",
+    "x_mid_norm": "x'_n",
+    "x_mid": "x'",
+    "attn": "A",
+    "v": "V",
+    "scores": "S",
+    "q": "Q",
+    "k": "K",
+    "x_norm": "x_n",
+}
+# E's two shares of gradient (model.backward): what a share is called after its symbol
+SHARES = {"E.lookup": "lookup share, step 2", "E.unembed": "unembedding share, step 14"}
+
+
+def walk_steps(view: View) -> tuple[int, ...]:
+    """The forward steps the walk visits, in walk order (15, 14, …, 2)."""
+    return tuple(s.number for s in _stages(view))
+
+
+def _stages(view: View) -> tuple[BackwardStage, ...]:
+    return backward_stages(view.trace.switches)
+
+
+def backward_stage(view: View) -> BackwardStage:
+    """The stage of the walk at the view's step (the rules spelled for the trace's switches)."""
+    return next(s for s in _stages(view) if s.number == view.step)
+
+
+def in_walk(view: View) -> bool:
+    return view.mode.backward and view.step in walk_steps(view)
+
+
+# ---- naming ------------------------------------------------------------------------------------------
+
+
+def _split(gname: str) -> tuple[str, int | None]:
+    """'grad.q.1' -> ('q', 1); 'grad.W_2' -> ('W_2', None); 'grad.E.lookup' -> ('E.lookup', None)."""
+    base = gname.removeprefix(PREFIX)
+    stem, _, last = base.rpartition(".")
+    return (stem, int(last)) if stem and last.isdigit() else (base, None)
+
+
+def symbol(gname: str) -> str:
+    """'grad.y' -> '∂L/∂y', 'grad.q.{h}' -> '∂L/∂Q', 'grad.W_2' -> '∂L/∂W_2', 'grad.E.lookup' -> '∂L/∂E'."""
+    stem, _ = _split(gname.replace(".{h}", ".0"))
+    stem = stem.split(".")[0] if stem in SHARES else stem
+    return f"∂L/∂{SYMBOLS.get(stem, stem)}"
+
+
+def title_of(gname: str) -> str:
+    """symbol(), and for one of E's shares which one: '∂L/∂E (lookup share, step 2)'."""
+    share = SHARES.get(gname.removeprefix(PREFIX))
+    return f"{symbol(gname)} ({share})" if share else symbol(gname)
+
+
+# ---- one gradient as a grid --------------------------------------------------------------------------
+
+
+def _limit(values) -> float:
+    flat = [abs(v) for row in values for v in row if v is not None]
+    return max(flat) if flat and max(flat) > 0 else 1.0
+
+
+def _matrix_spec(
+    view: View, key: str, title: str, tensor: Tensor, values, index, role: str, step_size: bool
+) -> GridSpec:
+    """A 1-d or 2-d slice of a gradient: values is the slice, index(r, c) where a cell sits in it."""
+    stem, _ = _split(tensor.name)
+    sym = symbol(tensor.name)
+    lr = view.session.state.lr
+    if values.ndim == 1:
+        rows, cols, corner = (sym,), tensor.axes[-1].labels, ""
+        grid_values = [[float(v) for v in values]]
+    else:
+        rows, cols, corner = tensor.axes[-2].labels, tensor.axes[-1].labels, tensor.axes[-2].name
+        grid_values = [[float(v) for v in row] for row in values]
+    cells, marks, details = [], [], []
+    for r, row_label in enumerate(rows):
+        crow, mrow, drow = [], [], []
+        for c, col_label in enumerate(cols):
+            v = grid_values[r][c]
+            crow.append(fmt(v))
+            masked = values.ndim == 2 and _is_masked(view, stem + ".", r, c)  # scores and attn only
+            mrow.append(frozenset({MASKED}) if masked else frozenset())
+            where = ", ".join(x for x in (row_label if values.ndim == 2 else "", col_label) if x)
+            text = f"{sym}[{index(r, c)}{where}] = {fmt(v)}"
+            if stem in SHARES:
+                text += f"  · {SHARES[stem]}; a learning step follows E's total (step 2)"
+            elif step_size:
+                text += f"  · a learning step (lr {lr:g}) moves this weight by {fmt(-lr * v)}"
+            elif masked:
+                text += "  · masked: nothing flows back through this entry"
+            drow.append(text)
+        cells.append(tuple(crow))
+        marks.append(tuple(mrow))
+        details.append(tuple(drow))
+    return GridSpec(
+        key,
+        title,
+        corner,
+        tuple(rows),
+        tuple(cols),
+        tuple(cells),
+        tuple(marks),
+        tuple(tuple(row) for row in grid_values),
+        "diverging",
+        _limit(grid_values),
+        tuple(tuple(None for _ in cols) for _ in rows),
+        tuple(details),
+        role,
+    )
+
+
+def gradient_grid(view: View, template: str, role: str) -> GridSpec:
+    """One gradient as a grid: 'grad.y', a parameter's 'grad.W_Q' (heads side by side) or a per-head
+    tensor 'grad.attn.{h}' (heads side by side, one shading scale)."""
+    grads = view.gradients
+    key = f"grad:{template}"
+    title = title_of(template)
+    is_param = template.removeprefix(PREFIX).split(".")[0] in _PARAM_STEMS
+    if "{h}" in template:
+        parts = []
+        for h, name in enumerate(expand_names((template,), view.trace.cfg.n_heads), start=1):
+            t = grads.tensor(name)
+            part = _matrix_spec(view, key, f"head {h}", t, t.values, lambda r, c: "", role, False)
+            if part.rows == part.cols:  # keys: the row labels already carry the position
+                part = replace(part, cols=tuple(c.partition(":")[2] or c for c in part.cols))
+            parts.append(part)
+        return replace(side_by_side(key, f"{title} — per head", parts), key=key)
+    t = grads.tensor(template)
+    if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head
+        parts = [
+            _matrix_spec(view, key, label, t, t.values[h], lambda r, c, h=h: f"h{h + 1}: ", role, True)
+            for h, label in enumerate(t.axes[0].labels)
+        ]
+        return replace(side_by_side(key, title, parts), key=key)
+    return _matrix_spec(view, key, title, t, t.values, lambda r, c: "", role, is_param)
+
+
+_PARAM_STEMS = frozenset({"E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2"})
+
+
+def logits_gradient_grid(view: View) -> GridSpec:
+    """Step 15's result, one row per token: p beside ∂L/∂ℓ, so p − onehot(target) can be read off."""
+    trace, grads = view.trace, view.gradients
+    probs, d = trace["probs"], grads["grad.logits"]
+    rows = tuple(f"{tok} (target)" if tok == trace.target else tok for tok in trace.cfg.vocab)
+    cells, values, details = [], [], []
+    for i, tok in enumerate(trace.cfg.vocab):
+        p, g = float(probs[i]), float(d[i])
+        cells.append((fmt(p), fmt(g)))
+        values.append((None, g))
+        details.append((f"p[{tok}] = {fmt(p)}", f"∂L/∂ℓ[{tok}] = {fmt(g)}"))
+    blank = tuple((frozenset(), frozenset()) for _ in rows)
+    return GridSpec(
+        "grad:grad.logits",
+        "∂L/∂ℓ = p − onehot(target), one row per token",
+        "token",
+        rows,
+        ("p", "∂L/∂ℓ"),
+        tuple(cells),
+        blank,
+        tuple(values),
+        "diverging",
+        _limit(values),
+        tuple((None, None) for _ in rows),
+        tuple(details),
+        "output",
+    )
+
+
+# ---- the walk's sections -----------------------------------------------------------------------------
+
+
+def _sources(stages: tuple[BackwardStage, ...], stage: BackwardStage, names: tuple[str, ...]) -> list[int]:
+    """The walk steps before this one (higher numbers) whose outgoing gradients are these names."""
+    return sorted({s.number for s in stages if s.number > stage.number and set(s.outgoing) & set(names)})
+
+
+def _destinations(stages: tuple[BackwardStage, ...], stage: BackwardStage) -> list[int]:
+    """The steps later in the walk (lower numbers) that start from this step's outgoing gradients."""
+    out = set(stage.outgoing)
+    return sorted(
+        {s.number for s in stages if s.number < stage.number and set(s.incoming) & out}, reverse=True
+    )
+
+
+def _steps(numbers: list[int]) -> str:
+    words = [str(n) for n in numbers]
+    if len(words) == 1:
+        return f"step {words[0]}"
+    return "steps " + ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _weight_of(gname: str) -> str:
+    """The weight a parameter gradient belongs to: 'grad.E.lookup' -> 'E', 'grad.W_2' -> 'W_2'."""
+    return gname.removeprefix(PREFIX).split(".")[0]
+
+
+def backward_sections(view: View) -> list[Section]:
+    stages = _stages(view)
+    stage = backward_stage(view)
+    grids = lambda names, role: tuple((gradient_grid(view, n, role),) for n in names)  # noqa: E731
+    sections: list[Section] = []
+    if stage.incoming:
+        sources = _sources(stages, stage, stage.incoming)
+        title = f"Arriving from {_steps(sources)}" if sources else "Arriving"
+        sections.append(Section(title, "input", grids(stage.incoming, "input")))
+    if stage.within:
+        sections.append(Section("Worked out on the way", "input", grids(stage.within, "input")))
+    if stage.params:
+        rows: list[tuple[Item, ...]] = []
+        paired: set[str] = set()
+        for name in stage.params:
+            row: list[Item] = [gradient_grid(view, name, "param")]
+            weight = _weight_of(name)
+            if view.mode.gradients and weight not in paired:  # d: the weight itself beside its gradient
+                paired.add(weight)
+                row.append(param_grid(view, weight))
+            rows.append(tuple(row))
+        hint = "the weight beside each (d hides it)" if view.mode.gradients else "d shows each weight beside"
+        sections.append(Section(f"Gradients of this step's weights — {hint}", "param", tuple(rows)))
+    if stage.number == 15:
+        title = f"Passed back to {_steps(_destinations(stages, stage))}"
+        sections.append(Section(title, "output", ((logits_gradient_grid(view),),)))
+    elif stage.outgoing:
+        title = f"Passed back to {_steps(_destinations(stages, stage))}"
+        sections.append(Section(title, "output", grids(stage.outgoing, "output")))
+    if not sections:
+        sections.append(Section("No gradient is made or changed at this step", "info", ()))
+    return sections
+
+
+# ---- the overlay in the forward steps ----------------------------------------------------------------
+
+
+def with_gradients(view: View, sections: list[Section]) -> list[Section]:
+    """Every weight table gets its gradient ∂L/∂w beside it (stacked below when they do not fit)."""
+    out = []
+    for section in sections:
+        if section.role != "param":
+            out.append(section)
+            continue
+        rows = []
+        for row in section.rows:
+            extra = [
+                gradient_grid(view, grad_name(item.key.removeprefix("param:")), "param")
+                for item in row
+                if isinstance(item, GridSpec) and item.key.startswith("param:")
+            ]
+            rows.append((*row, *extra))
+        out.append(replace(section, title=section.title + " · ∂L/∂w beside each (d hides)", rows=tuple(rows)))
+    return out
+
+
+def pane_sections(view: View) -> list[Section]:
+    """What the step panes show: the walk's sections in the backward pass, else the step's own."""
+    if in_walk(view):
+        return backward_sections(view)
+    sections = step_sections(view)
+    return with_gradients(view, sections) if view.mode.gradients else sections
+
+
+# ---- the heading ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Heading:
+    title: str
+    rules: tuple[str, ...]
+    explain: str
+    hint: str
+
+
+def heading(view: View) -> Heading:
+    stage = backward_stage(view)
+    steps = walk_steps(view)
+    at = steps.index(stage.number)
+    title = f"Backward pass · step {stage.number} (walking {steps[0]} → {steps[-1]}) · {stage.title}"
+    moves = []
+    if at + 1 < len(steps):
+        moves.append(f"n: on to step {steps[at + 1]}")
+    if at > 0:
+        moves.append(f"p: back to step {steps[at - 1]}")
+    moves.append("b or Esc: back to the forward pass")
+    moves.append("L: one learning step down this gradient")
+    return Heading(title, stage.rules, stage.explain, " · ".join(moves))
