@@ -17,6 +17,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.widget import Widget
 
+from themes import legend
 from themes.scale import diverging, heat, readable_on
 from tinytui.widgets.cells import (
     DOWN,
@@ -124,11 +125,13 @@ class Grid(Widget, can_focus=True):
         self.error = ""
         self.add_class(spec.role)
         self.border_title = spec.title
+        self.legend_text: Text | None = None  # the shading's key, once mounted
 
     # ---- data ----------------------------------------------------------------------------------
     def set_spec(self, spec: GridSpec) -> None:
         self.spec = spec
         self.border_title = spec.title
+        self.show_legend()
         rows, cols = spec.shape
         self.row, self.col = min(self.row, max(rows - 1, 0)), min(self.col, max(cols - 1, 0))
         self.refresh(layout=True)
@@ -153,6 +156,33 @@ class Grid(Widget, can_focus=True):
     def text(self) -> str:
         """The grid as plain text, as it is drawn (used by tests and for copying)."""
         return self.render().plain
+
+    # ---- the shading's key, in the bottom border -----------------------------------------------
+    def on_mount(self) -> None:
+        self.show_legend()
+        # the key's shades come from the theme: draw it again once a new theme's variables are in
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_legend())
+
+    def legend(self) -> Text | None:
+        """The key to this grid's shading: 0 … 1 for heat, −limit … 0 … +limit for signed values.
+
+        As many shaded cells as fit under the table (the numbers at the ends always show)."""
+        spec = self.spec
+        shaded = any(v is not None for row in spec.values for v in row)
+        if spec.shade not in ("heat", "diverging") or not shaded:
+            return None
+        room = self.get_content_width(Size(0, 0), Size(0, 0))
+        limit = 1.0 if spec.shade == "heat" else spec.limit
+        variables = self.app.theme_variables
+        for cells in (10, 8, 6, 4, 2):
+            key = legend(variables, spec.shade, limit=limit, width=cells)
+            if key.cell_len <= room:
+                return key
+        return key
+
+    def show_legend(self) -> None:
+        self.legend_text = self.legend()  # what the border shows (tests read it)
+        self.border_subtitle = self.legend_text
 
     # ---- layout --------------------------------------------------------------------------------
     def _widths(self) -> tuple[int, list[int]]:
