@@ -193,6 +193,8 @@ class Session:
 
     def set_lr(self, lr: float | str) -> Event:
         """The SGD step size for learning steps (and step 15's "after one step"); finite and > 0."""
+        if isinstance(lr, str) and not _NUMBER.match(lr.strip()) and not _FRACTION.match(lr.strip()):
+            raise Refused(f"{lr.strip()!r} is not a number (try 0.5, 0.1, 1e-2 or 1/4)")
         value = parse_value(lr) if isinstance(lr, str) else float(lr)
         if not math.isfinite(value) or value <= 0:
             raise Refused(f"the learning rate must be a finite number above 0, not {value:g}")
