@@ -238,7 +238,7 @@ def headline(seq: int, event: Event, changes: int) -> str:
     if event.kind == "edit":
         return f"{seq} · edit {cell_name(d['param'], tuple(d['index']))} · at step {event.step}"
     if event.kind == "toggle":
-        what = "switches" if d.get("switch") == "all" else _switch_name(d.get("switch"), d.get("head"))
+        what = "switches" if d.get("switch") == "all" else switch_name(d.get("switch"), d.get("head"))
         return f"{seq} · toggle {what} · at step {event.step}"
     if event.kind in ("undo", "redo"):
         where = "back at the start" if d.get("cursor") == 0 else f"now at change {d.get('cursor')}"
@@ -252,7 +252,8 @@ def headline(seq: int, event: Event, changes: int) -> str:
     return textwrap.shorten(f"{seq} · {event.kind} {details} · at step {event.step}", WIDTH - 8)
 
 
-def _switch_name(switch: str | None, head: int | None) -> str:
+def switch_name(switch: str | None, head: int | None) -> str:
+    """A switch as the transcript and the replay status name it: "the causal mask", "head 2 ablation"."""
     names = {
         "causal_mask": "the causal mask",
         "positional_encoding": "the positional encoding",

@@ -29,6 +29,7 @@ from tinytui.recorder import (
     check_json,
     events_path,
     number,
+    switch_name,
 )
 from tinytui.session import Event, Refused, Session, State
 
@@ -257,7 +258,7 @@ def describe_event(rec: Recorded) -> str:
     if rec.kind == "toggle":
         if d["switch"] == "all":
             return f"switches → {d['switches'].describe()}"
-        return f"toggle {d['switch']}" + (f" {d['head']}" if d["head"] is not None else "")
+        return f"toggle {switch_name(d['switch'], d['head'])}"
     if rec.kind == "prompt":
         return f"prompt → {' '.join(d['new'])}"
     if rec.kind == "target":
