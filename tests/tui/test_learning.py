@@ -194,3 +194,16 @@ async def test_the_keys_are_in_help_and_the_footer_says_what_b_does(app):
         assert "Backward" in footer_keys(app) and "Forward" not in footer_keys(app)
         await press(pilot, "b")
         assert "Forward" in footer_keys(app) and "Backward" not in footer_keys(app)
+
+
+async def test_the_parameter_browser_shows_the_gradient_on_d(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.action_edit_parameter("W_2")
+        await pilot.pause()
+        gradient = app.screen.query_one("#params-gradient")
+        assert not gradient.display
+        await press(pilot, "d")
+        assert gradient.display and app.show_gradients
+        assert [list(r) for r in gradient.spec.cells] == formatted(app.session.gradients["grad.W_2"])
+        await press(pilot, "escape", "d")
+        assert not app.show_gradients

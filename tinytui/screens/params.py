@@ -10,6 +10,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from model.backward import grad_name
+from model.params import full_name
+from tinytui.widgets.backward import gradient_grid
 from tinytui.widgets.cells import param_grid
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.status import Inspector, StatusBar
@@ -23,6 +26,7 @@ class ParamScreen(ViewPart, ModalScreen[None]):
         Binding("u,ctrl+z", "app.undo", "Undo", id="params-undo"),
         Binding("ctrl+r,ctrl+y", "app.redo", "Redo", id="params-redo"),
         Binding("c", "app.toggle_compare", "Compare", id="params-compare"),
+        Binding("d", "app.toggle_gradients", "∂L/∂w", id="params-gradients"),
     ]
     DEFAULT_CSS = """
     ParamScreen { align: center top; }
@@ -47,12 +51,20 @@ class ParamScreen(ViewPart, ModalScreen[None]):
                 classes="hint",
             )
             yield Grid(param_grid(self.first_view, self.param))
+            yield Grid(self._gradient(self.first_view), id="params-gradient")  # d shows it
         yield Inspector(id="params-inspector")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(StatusBar).show(self.first_view)
         self.query_one(Grid).focus()
+        self.query_one("#params-gradient").display = self.first_view.mode.gradients
 
     def show(self, view: View) -> None:
         self.query_one(Grid).set_spec(param_grid(view, self.param))
+        gradient = self.query_one("#params-gradient", Grid)
+        gradient.set_spec(self._gradient(view))
+        gradient.display = view.mode.gradients
+
+    def _gradient(self, view: View):
+        return gradient_grid(view, grad_name(full_name(self.param)), "param")
