@@ -276,8 +276,9 @@ class RecordingActions:
     # ---- Textual hooks -----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the binding from the footer and lets the key fall through to the next binding
-        if action == "next_event":
-            return self.replayer is not None and not self.replayer.done
+        if action == "next_event":  # in the backward walk (tinytui/learning.py) n walks on
+            walking = getattr(self, "walking", False)
+            return self.replayer is not None and not self.replayer.done and not walking
         if action == "start_recording":
             return not self.is_recording
         if action == "stop_recording":

@@ -258,3 +258,17 @@ def test_replay_command_opens_the_app(tmp_path, monkeypatch, to_end):
     assert isinstance(app.replayer.recording, Recording) and app.replayer.to_end is to_end
     assert app.replayer.total == 1 and app.theme == "tinytui-light"
     assert app.session.step == 1 and fmt(app.session.trace.loss) == fmt(session.trace.loss)
+
+
+async def test_in_the_backward_walk_n_walks_even_during_a_replay(tmp_path):
+    lesson, _live, _ = await record_lesson(tmp_path)
+    app = replay_app(lesson, to_end=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "G", "p")  # step 15, where the backward walk starts
+        await press(pilot, "b")
+        assert app.walking
+        step = app.session.step
+        await press(pilot, "n")
+        assert app.session.step == step - 1 and app.replayer.position == 0
+        await press(pilot, "b", "n")  # out of the walk: n is the next recorded event again
+        assert app.replayer.position == 1
