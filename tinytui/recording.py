@@ -20,8 +20,9 @@ from tinytui.replay import Replayer
 from tinytui.screens.path import PathScreen
 
 RECORDING_BINDINGS = [
-    # One key, two bindings: check_action shows the one that applies, so the footer says what ctrl+t does.
-    Binding("ctrl+t", "start_recording", "Record", id="start-recording",
+    # One key, two bindings: check_action enables the one that applies. Only "Stop rec" takes footer
+    # room (starting is in help and the palette), so 80 columns still show ? Help and q Quit.
+    Binding("ctrl+t", "start_recording", "Record", show=False, id="start-recording",
             tooltip="Start recording this session to a text file (asks for the file)"),
     Binding("ctrl+t", "stop_recording", "Stop rec", id="stop-recording",
             tooltip="Stop recording; the transcript and its .jsonl stay on disk"),

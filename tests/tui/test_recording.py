@@ -144,7 +144,9 @@ async def test_replay_after_the_user_changed_things_warns_that_it_diverged(tmp_p
 async def test_record_key_starts_and_stops_and_the_status_shows_rec(app, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        assert "Record" in footer_labels(app) and "Stop rec" not in footer_labels(app)
+        # starting lives in help and the palette; the footer only spends room on "Stop rec" while recording
+        assert "Record" not in footer_labels(app) and "Stop rec" not in footer_labels(app)
+        assert "Start recording to a file…" in [c.title for c in app.palette_commands()]
         assert "REC" not in status(app)
         await press(pilot, "ctrl+t")
         assert isinstance(app.screen, PathScreen)
