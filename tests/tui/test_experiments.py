@@ -77,3 +77,18 @@ async def test_gelu_step_11_counts_zeros(app):
         text = app.query_one(StepInfo).text
         assert "GELU" in text and "ReLU would cut 24 of 32" in text
         assert "h = GELU(LN(x') W_1 + b_1)" in text
+
+
+async def test_status_marks_the_switches_that_differ_from_the_chapter(app):
+    from tinytui.widgets.status import StatusBar
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "m", "a")
+        bar = app.query_one(StatusBar)
+        text = bar._switches(app.view())
+        styled = {text.plain[s.start : s.end] for s in text.spans if s.style}
+        assert styled == {"mask off", "GELU"}
+        assert "lr " not in status(app)
+        app.apply(lambda s: s.set_lr(0.1), "learning rate")
+        await pilot.pause()
+        assert "lr 0.1" in status(app)

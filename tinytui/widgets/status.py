@@ -9,11 +9,15 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
+from model import Switches
 from model.stages import LAST, STAGE_BY_NUMBER
+from model.trace import DEFAULT_LR
 from tinytui.report import fmt
 from tinytui.widgets.backward import backward_stage, in_walk
 from tinytui.widgets.sparkline import sparkline
 from tinytui.widgets.view import View, ViewPart
+
+CHAPTER_SWITCHES = Switches()
 
 
 def _arrow(old: float, new: float) -> str:
@@ -108,12 +112,24 @@ class StatusBar(ViewPart, Widget):
         if s.can_undo or s.can_redo:
             second.append(Text(f"undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted))
         against = "original model" if s.compare_to_original else "last change"
-        third = [Text(s.state.switches.describe()), Text(f"▲▼ vs {against} (c)", muted)]
+        third = [self._switches(view), Text(f"▲▼ vs {against} (c)", muted)]
+        if s.state.lr != DEFAULT_LR:
+            third.insert(1, Text(f"lr {s.state.lr:g}", key))
         # pieces the app adds (app.status_notes): recording, replay
         third += [
             Text(piece, key) for note in getattr(self.app, "status_notes", ()) for piece in note(self.app)
         ]
         return [first, second, third]
+
+    def _switches(self, view: View) -> Text:
+        """The switches, each one that differs from the chapter's setting in the key style."""
+        chapter = set(CHAPTER_SWITCHES.labels())
+        out = Text()
+        for i, label in enumerate(view.session.state.switches.labels()):
+            if i:
+                out.append(" · ")
+            out.append(label, None if label in chapter else self._style("status--key"))
+        return out
 
     def _style(self, name: str):
         return self.get_component_rich_style(name, partial=True)
