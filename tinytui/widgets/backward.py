@@ -15,10 +15,13 @@ from model.trace import Tensor
 from tinytui.report import fmt
 from tinytui.widgets.cells import (
     MASKED,
+    PARAM_NAMES,
+    Cell,
     GridSpec,
     Item,
     Section,
     _is_masked,
+    grid,
     param_grid,
     side_by_side,
     step_sections,
@@ -86,11 +89,6 @@ def title_of(gname: str) -> str:
 # ---- one gradient as a grid --------------------------------------------------------------------------
 
 
-def _limit(values) -> float:
-    flat = [abs(v) for row in values for v in row if v is not None]
-    return max(flat) if flat and max(flat) > 0 else 1.0
-
-
 def _matrix_spec(
     view: View, key: str, title: str, tensor: Tensor, values, index, role: str, step_size: bool
 ) -> GridSpec:
@@ -104,14 +102,12 @@ def _matrix_spec(
     else:
         rows, cols, corner = tensor.axes[-2].labels, tensor.axes[-1].labels, tensor.axes[-2].name
         grid_values = [[float(v) for v in row] for row in values]
-    cells, marks, details = [], [], []
+    cells = []
     for r, row_label in enumerate(rows):
-        crow, mrow, drow = [], [], []
+        row = []
         for c, col_label in enumerate(cols):
             v = grid_values[r][c]
-            crow.append(fmt(v))
             masked = values.ndim == 2 and _is_masked(view, stem + ".", r, c)  # scores and attn only
-            mrow.append(frozenset({MASKED}) if masked else frozenset())
             where = ", ".join(x for x in (row_label if values.ndim == 2 else "", col_label) if x)
             text = f"{sym}[{index(r, c)}{where}] = {fmt(v)}"
             if stem in SHARES:
@@ -120,25 +116,9 @@ def _matrix_spec(
                 text += f"  · a learning step (lr {lr:g}) moves this weight by {fmt(-lr * v)}"
             elif masked:
                 text += "  · masked: nothing flows back through this entry"
-            drow.append(text)
-        cells.append(tuple(crow))
-        marks.append(tuple(mrow))
-        details.append(tuple(drow))
-    return GridSpec(
-        key,
-        title,
-        corner,
-        tuple(rows),
-        tuple(cols),
-        tuple(cells),
-        tuple(marks),
-        tuple(tuple(row) for row in grid_values),
-        "diverging",
-        _limit(grid_values),
-        tuple(tuple(None for _ in cols) for _ in rows),
-        tuple(details),
-        role,
-    )
+            row.append(Cell(fmt(v), frozenset({MASKED}) if masked else frozenset(), v, detail=text))
+        cells.append(row)
+    return grid(key, title, corner, rows, cols, cells, "diverging", role)
 
 
 def gradient_grid(view: View, template: str, role: str) -> GridSpec:
@@ -147,7 +127,7 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
     grads = view.gradients
     key = f"grad:{template}"
     title = title_of(template)
-    is_param = template.removeprefix(PREFIX).split(".")[0] in _PARAM_STEMS
+    is_param = _weight_of(template) in PARAM_NAMES
     if "{h}" in template:
         parts = []
         for h, name in enumerate(expand_names((template,), view.trace.cfg.n_heads), start=1):
@@ -167,36 +147,22 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
     return _matrix_spec(view, key, title, t, t.values, lambda r, c: "", role, is_param)
 
 
-_PARAM_STEMS = frozenset({"E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2"})
-
-
 def logits_gradient_grid(view: View) -> GridSpec:
     """Step 15's result, one row per token: p beside ∂L/∂ℓ, so p − onehot(target) can be read off."""
     trace, grads = view.trace, view.gradients
     probs, d = trace["probs"], grads["grad.logits"]
     rows = tuple(f"{tok} (target)" if tok == trace.target else tok for tok in trace.cfg.vocab)
-    cells, values, details = [], [], []
+    cells = []
     for i, tok in enumerate(trace.cfg.vocab):
         p, g = float(probs[i]), float(d[i])
-        cells.append((fmt(p), fmt(g)))
-        values.append((None, g))
-        details.append((f"p[{tok}] = {fmt(p)}", f"∂L/∂ℓ[{tok}] = {fmt(g)}"))
-    blank = tuple((frozenset(), frozenset()) for _ in rows)
-    return GridSpec(
-        "grad:grad.logits",
-        "∂L/∂ℓ = p − onehot(target), one row per token",
-        "token",
-        rows,
-        ("p", "∂L/∂ℓ"),
-        tuple(cells),
-        blank,
-        tuple(values),
-        "diverging",
-        _limit(values),
-        tuple((None, None) for _ in rows),
-        tuple(details),
-        "output",
-    )
+        cells.append(
+            [
+                Cell(fmt(p), detail=f"p[{tok}] = {fmt(p)}"),
+                Cell(fmt(g), value=g, detail=f"∂L/∂ℓ[{tok}] = {fmt(g)}"),
+            ]
+        )
+    title = "∂L/∂ℓ = p − onehot(target), one row per token"
+    return grid("grad:grad.logits", title, "token", rows, ("p", "∂L/∂ℓ"), cells, "diverging", "output")
 
 
 # ---- the walk's sections -----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from model.params import full_name, short_name
 from model.stages import STAGE_BY_NUMBER, Stage, expand_names
-from tinytui.report import count_tables, fmt, param_table, tensor_table
+from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table, tensor_table
 from tinytui.widgets.view import View
 
 # Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
@@ -97,6 +97,51 @@ class Section:
     rows: tuple[tuple[Item, ...], ...]  # each row's items sit side by side when they fit
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One cell as a builder makes it; grid() lays a table of these out as a GridSpec's parallel fields."""
+
+    text: str
+    marks: frozenset[str] = frozenset()
+    value: float | None = None  # None = not shaded
+    ref: CellRef | None = None
+    detail: str = ""
+
+
+def grid(
+    key: str,
+    title: str,
+    corner: str,
+    rows: tuple[str, ...],
+    cols: tuple[str, ...],
+    cells: list[list[Cell]],
+    shade: str,
+    role: str,
+    limit: float | None = None,  # None: the largest |value|
+    groups: tuple[tuple[str, int], ...] = (),
+) -> GridSpec:
+    def field(name: str) -> tuple:
+        return tuple(tuple(getattr(cell, name) for cell in row) for row in cells)
+
+    values = field("value")
+    return GridSpec(
+        key,
+        title,
+        corner,
+        tuple(rows),
+        tuple(cols),
+        field("text"),
+        field("marks"),
+        values,
+        shade,
+        _limit(values) if limit is None else limit,
+        field("ref"),
+        field("detail"),
+        role,
+        groups,
+    )
+
+
 def glyph(marks: frozenset[str]) -> str:
     for mark in PRECEDENCE:
         if mark in marks:
@@ -153,36 +198,21 @@ def _limit(values) -> float:
 def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     table = tensor_table(view.trace, name)
     arr = view.trace[name]
-    marks, values, details = [], [], []
+    cells = []
     for r, row_label in enumerate(table.rows):
-        mrow, vrow, drow = [], [], []
+        row = []
         for c, col_label in enumerate(table.cols):
             idx = _tensor_index(view, name, r, c)
-            m = _change_marks(view, name, idx)
+            marks = _change_marks(view, name, idx)
             if _is_masked(view, name, r, c):
-                m.add(MASKED)
-            mrow.append(frozenset(m))
-            vrow.append(float(arr[idx]))
+                marks.add(MASKED)
+            text = table.cells[r][c]
             where = ", ".join(x for x in (row_label, col_label) if x and x != name)
-            drow.append(f"{name}[{where}] = {table.cells[r][c]}{_was(view, name, idx)}")
-        marks.append(tuple(mrow))
-        values.append(tuple(vrow))
-        details.append(tuple(drow))
-    none_refs = tuple(tuple(None for _ in table.cols) for _ in table.rows)
-    return GridSpec(
-        f"{role}:{name}",
-        table.title,
-        table.corner,
-        table.rows,
-        table.cols,
-        table.cells,
-        tuple(marks),
-        tuple(values),
-        _shade_of(name),
-        _limit(values),
-        none_refs,
-        tuple(details),
-        role,
+            detail = f"{name}[{where}] = {text}{_was(view, name, idx)}"
+            row.append(Cell(text, frozenset(marks), float(arr[idx]), detail=detail))
+        cells.append(row)
+    return grid(
+        f"{role}:{name}", table.title, table.corner, table.rows, table.cols, cells, _shade_of(name), role
     )
 
 
@@ -190,35 +220,16 @@ def columns_grid(
     view: View, key: str, title: str, rows: tuple[str, ...], cols: tuple[tuple[str, str, bool], ...]
 ) -> GridSpec:
     """A grid whose columns come from several per-row tensors: (label, tensor name, indexed by row)."""
-    cells, marks, values, details = [], [], [], []
+    cells = []
     for r, row_label in enumerate(rows):
-        crow, mrow, vrow, drow = [], [], [], []
+        row = []
         for label, name, by_row in cols:
             idx = (r,) if by_row else ()
             v = float(view.trace[name][idx])
-            crow.append(fmt(v))
-            mrow.append(frozenset(_change_marks(view, name, idx)))
-            vrow.append(v)
-            drow.append(f"{label} ({name}) for {row_label} = {fmt(v)}{_was(view, name, idx)}")
-        cells.append(tuple(crow))
-        marks.append(tuple(mrow))
-        values.append(tuple(vrow))
-        details.append(tuple(drow))
-    return GridSpec(
-        key,
-        title,
-        "",
-        rows,
-        tuple(c[0] for c in cols),
-        tuple(cells),
-        tuple(marks),
-        tuple(values),
-        "",
-        1.0,
-        tuple(tuple(None for _ in cols) for _ in rows),
-        tuple(details),
-        "output",
-    )
+            detail = f"{label} ({name}) for {row_label} = {fmt(v)}{_was(view, name, idx)}"
+            row.append(Cell(fmt(v), frozenset(_change_marks(view, name, idx)), v, detail=detail))
+        cells.append(row)
+    return grid(key, title, "", rows, tuple(c[0] for c in cols), cells, "", "output", limit=1.0)
 
 
 # ---- parameters ------------------------------------------------------------------------------------
@@ -234,9 +245,9 @@ def param_grids(view: View, name: str) -> list[GridSpec]:
     edited = set(view.edited.get(full, ()))
     out = []
     for h, table in enumerate(param_table(view.trace, params, label)):
-        cells, marks, values, refs, details = [], [], [], [], []
+        cells = []
         for r, row_label in enumerate(table.rows):
-            mrow, vrow, rrow, drow = [], [], [], []
+            row = []
             for c, col_label in enumerate(table.cols):
                 if arr.ndim == 3:
                     idx, where = (h, r, c), f"h{h + 1}: {row_label}, {col_label}"
@@ -246,36 +257,16 @@ def param_grids(view: View, name: str) -> list[GridSpec]:
                     idx, where = (r, c), f"{row_label}, {col_label}"
                 cell_label = f"{label}[{where}]"
                 is_edited = idx in edited
-                mrow.append(frozenset({EDITED}) if is_edited else frozenset())
-                vrow.append(float(arr[idx]))
-                rrow.append(CellRef("param", full, idx, cell_label))
-                text = f"{cell_label} = {table.cells[r][c]}"
+                detail = f"{cell_label} = {table.cells[r][c]}"
                 if is_edited:
                     was = float(original[idx])
-                    text += f"  (model file {fmt(was)}, Δ {float(arr[idx]) - was:+.4f})"
-                drow.append(text + "  · Enter to edit")
-            marks.append(tuple(mrow))
-            values.append(tuple(vrow))
-            refs.append(tuple(rrow))
-            details.append(tuple(drow))
-        cells = table.cells
-        out.append(
-            GridSpec(
-                f"param:{full}:{h}",
-                table.title,
-                table.corner,
-                table.rows,
-                table.cols,
-                cells,
-                tuple(marks),
-                tuple(values),
-                "diverging",
-                _limit(values),
-                tuple(refs),
-                tuple(details),
-                "param",
-            )
-        )
+                    detail += f"  (model file {fmt(was)}, Δ {float(arr[idx]) - was:+.4f})"
+                marks = frozenset({EDITED}) if is_edited else frozenset()
+                ref = CellRef("param", full, idx, cell_label)
+                row.append(Cell(table.cells[r][c], marks, float(arr[idx]), ref, detail + "  · Enter to edit"))
+            cells.append(row)
+        key = f"param:{full}:{h}"
+        out.append(grid(key, table.title, table.corner, table.rows, table.cols, cells, "diverging", "param"))
     return out
 
 
@@ -290,47 +281,28 @@ def token_grid(view: View, step: int) -> GridSpec:
     vec = VECTOR_OF_STEP.get(step)
     dims = trace.cfg.dims if vec else ()
     ids = trace["ids"]
-    cells, marks, values, refs, details = [], [], [], [], []
+    cells = []
     for p, tok in enumerate(trace.prompt):
         id_marks = frozenset({CHANGED}) if _change_marks(view, "ids", (p,)) else frozenset()
-        crow, mrow = [tok, str(int(ids[p]))], [id_marks, id_marks]
-        vrow: list[float | None] = [None, None]
-        rrow: list[CellRef | None] = [CellRef("token", "prompt", (p,), f"position {p}"), None]
-        drow = [f"position {p}: {tok!r}  · Enter to choose another token", f"{tok!r} is id {int(ids[p])}"]
+        ref = CellRef("token", "prompt", (p,), f"position {p}")
+        row = [
+            Cell(tok, id_marks, ref=ref, detail=f"position {p}: {tok!r}  · Enter to choose another token"),
+            Cell(str(int(ids[p])), id_marks, detail=f"{tok!r} is id {int(ids[p])}"),
+        ]
         if vec:
             for j, dim in enumerate(dims):
                 v = float(trace[vec][p, j])
-                crow.append(fmt(v))
-                mrow.append(frozenset(_change_marks(view, vec, (p, j))))
-                vrow.append(v)
-                rrow.append(None)
-                drow.append(f"{vec}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}")
-        cells.append(tuple(crow))
-        marks.append(tuple(mrow))
-        values.append(tuple(vrow))
-        refs.append(tuple(rrow))
-        details.append(tuple(drow))
+                marks = frozenset(_change_marks(view, vec, (p, j)))
+                detail = f"{vec}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}"
+                row.append(Cell(fmt(v), marks, v, detail=detail))
+        cells.append(row)
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
-        from tinytui.report import TENSOR_TITLES
-
         groups = (("", 2), (TENSOR_TITLES[vec], len(dims)))
-    return GridSpec(
-        "tokens",
-        f"the prompt → target {trace.target!r}",
-        "position",
-        tuple(str(p) for p in range(len(trace.prompt))),
-        ("token", "id", *dims),
-        tuple(cells),
-        tuple(marks),
-        tuple(values),
-        "diverging",
-        _limit(values),
-        tuple(refs),
-        tuple(details),
-        "output",
-        groups,
-    )
+    title = f"the prompt → target {trace.target!r}"
+    positions = tuple(str(p) for p in range(len(trace.prompt)))
+    cols = ("token", "id", *dims)
+    return grid("tokens", title, "position", positions, cols, cells, "diverging", "output", groups=groups)
 
 
 def logits_spec(view: View) -> LogitsSpec:
@@ -355,27 +327,11 @@ def logits_spec(view: View) -> LogitsSpec:
 
 def info_grid(key: str, table) -> GridSpec:
     """A table of plain text (the parameter counts): no marks, no shading, nothing to edit."""
-    blank = tuple(tuple(frozenset() for _ in table.cols) for _ in table.rows)
-    nones = tuple(tuple(None for _ in table.cols) for _ in table.rows)
-    details = tuple(
-        tuple(f"{table.title}: {r}, {c} = {cell}" for c, cell in zip(table.cols, row))
+    cells = [
+        [Cell(cell, detail=f"{table.title}: {r}, {c} = {cell}") for c, cell in zip(table.cols, row)]
         for r, row in zip(table.rows, table.cells)
-    )
-    return GridSpec(
-        key,
-        table.title,
-        table.corner,
-        table.rows,
-        table.cols,
-        table.cells,
-        blank,
-        nones,
-        "",
-        1.0,
-        nones,
-        details,
-        "info",
-    )
+    ]
+    return grid(key, table.title, table.corner, table.rows, table.cols, cells, "", "info", limit=1.0)
 
 
 # ---- a step's sections ---------------------------------------------------------------------------------
