@@ -23,6 +23,7 @@ from tinytui.widgets.cells import (
     _is_masked,
     grid,
     param_grid,
+    short_key_labels,
     side_by_side,
     step_sections,
 )
@@ -133,9 +134,7 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
         for h, name in enumerate(expand_names((template,), view.trace.cfg.n_heads), start=1):
             t = grads.tensor(name)
             part = _matrix_spec(view, key, f"head {h}", t, t.values, lambda r, c: "", role, False)
-            if part.rows == part.cols:  # keys: the row labels already carry the position
-                part = replace(part, cols=tuple(c.partition(":")[2] or c for c in part.cols))
-            parts.append(part)
+            parts.append(short_key_labels(part))
         return replace(side_by_side(key, f"{title} — per head", parts), key=key)
     t = grads.tensor(template)
     if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head

@@ -367,14 +367,18 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
     )
 
 
+def short_key_labels(part: GridSpec) -> GridSpec:
+    """A query × key grid with the keys' labels stripped of their position ("0:a" -> "a"): the row
+    labels carry it, and the heads must fit side by side."""
+    if part.rows != part.cols:
+        return part
+    return replace(part, cols=tuple(c.partition(":")[2] or c for c in part.cols))
+
+
 def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
-    parts = [tensor_grid(view, n, role) for n in expand_names((template,), view.trace.cfg.n_heads)]
-    # the keys' labels without their position: the row labels carry it, and the heads must fit side by side
-    parts = [
-        replace(p, cols=tuple(c.partition(":")[2] or c for c in p.cols)) if p.rows == p.cols else p
-        for p in parts
-    ]
+    names = expand_names((template,), view.trace.cfg.n_heads)
+    parts = [short_key_labels(tensor_grid(view, n, role)) for n in names]
     title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
     return side_by_side(f"{role}:{template}", title, parts)
 
