@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 import themes
-from model import ModelFile, Switches, save
+from model import ModelFile, save
 from model.params import short_name
 from model.stages import FIRST, LAST, STAGES
 from tinytui.cli import Setup
@@ -322,8 +322,8 @@ class TinyTuiApp(RecordingActions, LearningActions, App[None]):
 
     def action_reset(self) -> None:
         s = self.session
-        fresh = State(s.model.params, s.model.prompt, s.model.target, Switches(), s.history[0].lr)
-        if s.state == fresh:  # what Session.reset() would make
+        fresh = s.reset_state()
+        if s.state == fresh:
             self.notify("Already the model file as loaded.", timeout=2)
             return
         n = sum(len(v) for v in s.edited_cells().values())

@@ -243,11 +243,13 @@ class Session:
             return None
         return self._move(self.cursor + 1, "redo")
 
+    def reset_state(self) -> State:
+        """What reset() goes back to: the model file as loaded, default switches, the starting lr."""
+        return State(self.model.params, self.model.prompt, self.model.target, Switches(), self.history[0].lr)
+
     def reset(self) -> Event:
         """Back to the model file as loaded, kept as one more undoable change."""
-        first = self.history[0]
-        fresh = State(self.model.params, self.model.prompt, self.model.target, Switches(), first.lr)
-        return self._change("reset", {}, fresh)
+        return self._change("reset", {}, self.reset_state())
 
     def set_compare_to_original(self, on: bool) -> None:
         self.compare_to_original = on
