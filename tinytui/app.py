@@ -35,7 +35,7 @@ from tinytui.screens.help import HelpScreen, help_rows
 from tinytui.screens.params import ParamScreen
 from tinytui.screens.pick import PickScreen
 from tinytui.screens.save import SaveScreen
-from tinytui.session import Refused, Session, State
+from tinytui.session import Refused, Session
 from tinytui.widgets.cells import PARAM_NAMES
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
@@ -132,9 +132,8 @@ class TinyTuiApp(RecordingActions, LearningActions, App[None]):
     ) -> None:
         super().__init__()
         self.setup = setup
-        state = State(setup.model.params, setup.prompt, setup.target, setup.switches, setup.lr)
         # a replay starts where its recording started (tinytui replay FILE)
-        self.session = replay.new_session() if replay is not None else Session(setup.model, state)
+        self.session = replay.new_session() if replay is not None else Session(setup.model, setup.state)
         # Palette commands come from these; others append their own source (a function of the app).
         self.command_sources: list[Callable[[TinyTuiApp], Iterable[PaletteCommand]]] = [
             core_commands,

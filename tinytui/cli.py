@@ -13,6 +13,7 @@ from model import ModelFile, ModelFileError, Switches, load, load_default, run
 from model.backward import gradients
 from model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 from model.trace import DEFAULT_LR, Trace
+from tinytui.session import State
 
 
 class UsageError(Exception):
@@ -21,17 +22,16 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Setup:
-    """What the command line asks to run: the model, the prompt, the target and the switches."""
+    """What the command line asks to run: the model and the session's first state (weights, prompt,
+    target, switches, learning rate)."""
 
     model: ModelFile
-    prompt: tuple[str, ...]
-    target: str
-    switches: Switches
-    lr: float
+    state: State
     record: str | None = None  # --record FILE: the app attaches a tinytui.recorder.Recorder at start
 
     def trace(self) -> Trace:
-        return run(self.model.params, self.prompt, self.target, self.switches, self.lr)
+        s = self.state
+        return run(s.params, s.prompt, s.target, s.switches, s.lr)
 
 
 def _run_options() -> argparse.ArgumentParser:
@@ -101,7 +101,8 @@ def setup_from(args: argparse.Namespace) -> Setup:
     if not (args.lr == args.lr and abs(args.lr) < 1e6):
         raise UsageError(f"--lr: {args.lr} is not a usable step size")
     switches = Switches(causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
-    return Setup(model, prompt, target, switches, args.lr, getattr(args, "record", None))
+    state = State(model.params, prompt, target, switches, args.lr)
+    return Setup(model, state, getattr(args, "record", None))
 
 
 def selected_steps(args: argparse.Namespace) -> list[int]:
@@ -121,9 +122,10 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
     trace = setup.trace()
     reports = [stage_report(trace, STAGE_BY_NUMBER[n]) for n in selected_steps(args)]
     if args.markdown:
+        s = setup.state
         intro = (
-            f"Prompt: **{' '.join(setup.prompt)}**, target **{setup.target}**; "
-            f"model `{setup.model.name}`; switches: {setup.switches.describe()}. "
+            f"Prompt: **{' '.join(s.prompt)}**, target **{s.target}**; "
+            f"model `{setup.model.name}`; switches: {s.switches.describe()}. "
             f"{setup.model.about}"
         )
         out.write(markdown_document("tinytui walk-through", intro, reports))
@@ -206,7 +208,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     from tinytui.app import TinyTuiApp
 
     start = replayer.recording.history[replayer.recording.cursor]
-    setup = Setup(replayer.recording.model, start.prompt, start.target, start.switches, start.lr, args.record)
+    setup = Setup(replayer.recording.model, start, args.record)
     TinyTuiApp(setup, theme=theme, notices=notices, replay=replayer).run()
     return 0
 
