@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from model.files import default_model_path
+from tinytui.screens.dialog import InputDialog
 
 
 def target_path(text: str) -> Path:
@@ -43,28 +41,15 @@ def check_save_path(text: str, confirmed: Path | None) -> tuple[Path | None, str
     return path, ""
 
 
-class SaveScreen(ModalScreen[Path | None]):
+class SaveScreen(InputDialog[Path | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel", id="save-cancel")]
-    DEFAULT_CSS = """
-    SaveScreen { align: center middle; }
-    SaveScreen > Vertical {
-        width: 72; max-width: 95%; height: auto; border: round $accent; background: $surface; padding: 0 1;
-    }
-    SaveScreen #save-message { color: $warning; height: auto; }
-    SaveScreen .hint { color: $foreground-muted; }
-    """
 
     def __init__(self, suggestion: str) -> None:
-        super().__init__()
-        self.suggestion = suggestion
+        hint = "Enter saves · Esc cancels · load it back with tinytui --model FILE"
+        super().__init__(
+            "Save the edited model as a model file", suggestion, hint, "save-path", "save-message"
+        )
         self.confirmed: Path | None = None
-
-    def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            box.border_title = "Save the edited model as a model file"
-            yield Input(self.suggestion, id="save-path")
-            yield Static("", id="save-message")
-            yield Static("Enter saves · Esc cancels · load it back with tinytui --model FILE", classes="hint")
 
     def on_input_changed(self) -> None:
         self.confirmed = None
@@ -75,6 +60,6 @@ class SaveScreen(ModalScreen[Path | None]):
             existing = target_path(event.value).resolve() if event.value.strip() else None
             # asking once is enough: a second Enter on the same name overwrites
             self.confirmed = existing if existing is not None and existing.is_file() else None
-            self.query_one("#save-message", Static).update(why)
+            self.say(why)
             return
         self.dismiss(path)
