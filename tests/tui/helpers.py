@@ -1,10 +1,13 @@
 """Small readers for what the app shows, so tests assert on screen content rather than internals."""
 
 from tinytui.widgets.grid import Grid
+from tinytui.widgets.info import StepInfo
 from tinytui.widgets.logits import LogitBars
 from tinytui.widgets.panes import StepPanes
 from tinytui.widgets.status import StatusBar
 from tinytui.widgets.steps import StepList
+
+W_O = "param:blocks.0.W_O"  # the key of W_O's table (step 9)
 
 
 def panes(app) -> StepPanes:
@@ -23,6 +26,10 @@ def steplist(app) -> str:
     return app.query_one(StepList).text()
 
 
+def info(app) -> str:
+    return app.query_one(StepInfo).text
+
+
 def logits(app) -> str:
     return app.query_one(LogitBars).text()
 
@@ -35,3 +42,22 @@ async def press(pilot, *keys: str) -> None:
     for key in keys:
         await pilot.press(key)
         await pilot.pause()
+
+
+async def open_editor(pilot, app, key: str, row: int, col: int) -> Grid:
+    """Focus a table, put the cursor on a cell and open its editor with Enter."""
+    g = grid(app, key)
+    g.focus()
+    await pilot.pause()
+    g.move_to(row, col)
+    await press(pilot, "enter")
+    assert g.editing
+    return g
+
+
+async def type_into_cell(pilot, app, key: str, row: int, col: int, text: str) -> Grid:
+    """Open a cell's editor, type text and press Enter (a refused value leaves the editor open)."""
+    g = await open_editor(pilot, app, key, row, col)
+    await pilot.press(*text)
+    await press(pilot, "enter")
+    return g

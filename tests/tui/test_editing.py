@@ -6,29 +6,14 @@ import numpy as np
 import pytest
 
 from model import load
-from tests.tui.helpers import grid, logits, press, status, steplist
+from tests.tui.helpers import W_O, grid, logits, open_editor, press, status, steplist, type_into_cell
 from tinytui.report import fmt
 from tinytui.widgets.cells import DOWN, EDITED, UP
-
-W_O = "param:blocks.0.W_O"
-
-
-async def open_editor(pilot, app, key: str, row: int, col: int):
-    g = grid(app, key)
-    g.focus()
-    await pilot.pause()
-    g.move_to(row, col)
-    await press(pilot, "enter")
-    assert g.editing
-    return g
 
 
 async def edit_w_o(pilot, app, text: str):
     await press(pilot, "9")
-    g = await open_editor(pilot, app, W_O, 0, 0)
-    await pilot.press(*text)
-    await press(pilot, "enter")
-    return g
+    return await type_into_cell(pilot, app, W_O, 0, 0, text)
 
 
 async def test_edit_w_o_recomputes_and_highlights(app):

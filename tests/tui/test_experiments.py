@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
-from tests.tui.helpers import cell, grid, press, status
+from tests.tui.helpers import cell, grid, info, press, status
 from tinytui.experiments import EXPERIMENTS
-from tinytui.widgets.info import StepInfo
 
 KEYED = [e for e in EXPERIMENTS if e.key]
 SHOWN = {  # what the status line says after pressing the key once
@@ -49,7 +48,7 @@ async def test_mask_off_fills_the_heatmap_upper_triangle(app):
         attn = grid(app, "output:attn.{h}")
         expected = app.session.trace["attn.1"][0, 1]
         assert cell(attn, "0:a", 1) == f"{expected:.4f}" and expected > 0
-        assert "causal mask OFF" in app.query_one(StepInfo).text
+        assert "causal mask OFF" in info(app)
         # the last row saw everything already: unchanged
         assert not app.session.diff["attn.1"].changed[3].any()
 
@@ -72,9 +71,9 @@ async def test_gelu_step_11_counts_zeros(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "9", "n", "n")
         assert app.session.step == 11
-        assert "24 of 32" in app.query_one(StepInfo).text
+        assert "24 of 32" in info(app)
         await press(pilot, "a")
-        text = app.query_one(StepInfo).text
+        text = info(app)
         assert "GELU" in text and "ReLU would cut 24 of 32" in text
         assert "h = GELU(LN(x') W_1 + b_1)" in text
 

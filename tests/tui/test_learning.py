@@ -4,21 +4,16 @@ import numpy as np
 
 from model import learn
 from model.backward import gradients
-from tests.tui.helpers import cell, grid, panes, press, status
+from tests.tui.helpers import cell, grid, info, panes, press, status
 from tinytui.report import fmt
 from tinytui.screens.ask import AskScreen
 from tinytui.screens.help import help_rows
 from tinytui.widgets.cells import EDITED
-from tinytui.widgets.info import StepInfo
 from tinytui.widgets.sparkline import sparkline
 from tinytui.widgets.steps import StepList
 
 W_2 = "param:blocks.0.W_2"
 GRAD_W_2 = "grad:grad.W_2"
-
-
-def info(app) -> str:
-    return app.query_one(StepInfo).text
 
 
 def formatted(arr) -> list[list[str]]:

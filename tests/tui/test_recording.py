@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.tui.conftest import make_app
-from tests.tui.helpers import grid, press, status
+from tests.tui.helpers import W_O, press, status, type_into_cell
 from tinytui.app import TinyTuiApp
 from tinytui.cli import build_parser, main, setup_from
 from tinytui.recorder import prediction_text, rule
@@ -14,18 +14,9 @@ from tinytui.replay import Replayer, load_recording
 from tinytui.report import fmt
 from tinytui.screens.path import PathScreen
 
-W_O = "param:blocks.0.W_O"
-
 
 async def edit_cell(pilot, app, row: int, col: int, text: str) -> None:
-    g = grid(app, W_O)
-    g.focus()
-    await pilot.pause()
-    g.move_to(row, col)
-    await press(pilot, "enter")
-    assert g.editing
-    await pilot.press(*text)
-    await press(pilot, "enter")
+    g = await type_into_cell(pilot, app, W_O, row, col, text)
     assert not g.editing
 
 

@@ -2,8 +2,7 @@
 
 from model.stages import STAGES
 from tests.tui.conftest import make_app
-from tests.tui.helpers import cell, grid, logits, panes, press, status, steplist
-from tinytui.widgets.info import StepInfo
+from tests.tui.helpers import cell, grid, info, logits, panes, press, status, steplist
 
 
 def current_line(app) -> str:
@@ -16,7 +15,7 @@ async def test_keys_walk_every_step_and_back(app):
             assert app.session.step == stage.number
             assert f"Step {stage.number}/16 {stage.title}" in status(app)
             assert current_line(app)[1:].split()[0] == str(stage.number)
-            assert app.query_one(StepInfo).text.startswith(f"Step {stage.number} of 16 · {stage.title}")
+            assert info(app).startswith(f"Step {stage.number} of 16 · {stage.title}")
             if stage.number < 16:
                 await press(pilot, "n")
         for stage in reversed(STAGES[:-1]):
@@ -76,7 +75,7 @@ async def test_each_step_shows_its_key_numbers(app):
         loss = grid(app, "output:loss")
         assert loss.spec.cells[0] == ("1.1690", "0.9119")
         assert "loss 1.1690" in status(app)
-        assert "loss = −log 0.3107 = 1.1690 nats" in app.query_one(StepInfo).text
+        assert "loss = −log 0.3107 = 1.1690 nats" in info(app)
 
         await press(pilot, "n")  # 16
         counts = grid(app, "count:0")
