@@ -44,12 +44,15 @@ async def test_t_cycles_every_tinytui_theme_and_remembers_the_last():
         assert seen == [*themes.THEMES, themes.DEFAULT]
 
 
-async def test_the_key_is_in_the_footer_and_help():
+async def test_the_key_is_in_help_not_the_crowded_footer():
+    # The footer keeps to what fits 80 columns (? Help and q Quit must show); t lives in help, and the
+    # palette's Theme picker (tested below) lists every theme.
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         footer = {(k.key, k.description, k.action) for k in app.query_one(Footer).query("FooterKey")}
-        assert ("t", "Theme", "cycle_theme") in footer
+        assert ("t", "Theme", "cycle_theme") not in footer
+        assert ("question_mark", "Help", "help") in footer
         await pilot.press("question_mark")
         await pilot.pause()
         keys = {what: k for _, k, what, _ in app.screen.rows}
