@@ -113,7 +113,7 @@ class LearningActions:
         if step in WALK:
             self.refresh_views()
         else:  # the walk starts where the gradient does: at the loss
-            self.apply(lambda s: s.goto(WALK[0]), "backward walk")
+            self.apply(lambda s: s.goto(WALK[0], backward=True), "backward walk")
         self.refresh_bindings()
         self.notify(
             f"Backward pass from step {self.session.step}: n walks on toward step {WALK[-1]}, p back toward "
@@ -139,7 +139,7 @@ class LearningActions:
             end = "the end of the backward walk" if to >= len(WALK) else "where the backward walk starts"
             self.notify(f"Step {WALK[at]} is {end}. b or Esc returns to the forward pass.", timeout=3)
             return
-        self.apply(lambda s: s.goto(WALK[to]), f"backward walk to step {WALK[to]}")
+        self.apply(lambda s: s.goto(WALK[to], backward=True), f"backward walk to step {WALK[to]}")
 
     def walk_to(self: TinyTuiApp, step: int) -> None:
         """A jump while walking stays in the walk: steps 1 and 16 are outside it, so they go to 2 and 15."""
@@ -150,7 +150,7 @@ class LearningActions:
                 "b or Esc returns to the forward pass.",
                 timeout=3,
             )
-        self.apply(lambda s: s.goto(inside), f"backward walk to step {inside}")
+        self.apply(lambda s: s.goto(inside, backward=True), f"backward walk to step {inside}")
 
     # ---- the gradient overlay ------------------------------------------------------------------
     def action_toggle_gradients(self: TinyTuiApp) -> None:

@@ -29,11 +29,12 @@ from typing import Any, TextIO
 import numpy as np
 
 from model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff
+from model.backward import backward_stages
 from model.files import to_document
 from model.params import short_name
 from model.stages import LAST, expand_names
-from tinytui.render import plain_report, plain_table
-from tinytui.report import Table, fmt, stage_report
+from tinytui.render import plain_backward_report, plain_report, plain_table
+from tinytui.report import Table, backward_report, fmt, stage_report
 from tinytui.session import Event, Session, State
 
 FORMAT = "tinytui-session/1"
@@ -220,6 +221,13 @@ def step_text(trace: Trace, step: int) -> str:
     return plain_report(stage_report(trace, STAGE_BY_NUMBER[step]), WIDTH)
 
 
+def backward_text(session: Session, step: int) -> str:
+    """A step of the backward walk: its rules as run and the gradients that arrive, arise and leave."""
+    stage = next(b for b in backward_stages(session.trace.switches) if b.number == step)
+    report = backward_report(session.gradients, stage, session.model.cfg.n_heads)
+    return plain_backward_report(report, WIDTH)
+
+
 def header_text(session: Session, recorded: str | None) -> str:
     out = ["tinytui session transcript", ""]
     out += state_lines(session)
@@ -234,7 +242,8 @@ def headline(seq: int, event: Event, changes: int) -> str:
     """The rule line above a block; changes is how many changes the undo history holds."""
     d = event.data
     if event.kind == "step":
-        return f"{seq} · step {event.step}/{LAST}"
+        walk = " · backward walk" if d.get("backward") else ""
+        return f"{seq} · step {event.step}/{LAST}{walk}"
     if event.kind == "edit":
         return f"{seq} · edit {cell_name(d['param'], tuple(d['index']))} · at step {event.step}"
     if event.kind == "toggle":
@@ -353,7 +362,12 @@ def event_text(seq: int, event: Event, before: State, session: Session) -> str:
     """One event's block; before is the state ahead of it, session holds the state after."""
     if event.kind == "step":
         rule_line = rule(headline(seq, event, len(session.history) - 1))
-        return "\n".join(["", rule_line, step_text(event.after, event.step)]) + "\n"
+        body = (
+            backward_text(session, event.step)
+            if event.data.get("backward")
+            else step_text(event.after, event.step)
+        )
+        return "\n".join(["", rule_line, body]) + "\n"
     return change_text(seq, event, before, session)
 
 

@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from tinytui.report import StageReport, Table
+from tinytui.report import BackwardReport, StageReport, Table
 
 
 def stage_heading(report: StageReport) -> str:
@@ -60,6 +60,15 @@ def plain_report(report: StageReport, width: int | None = None) -> str:
     parts = [stage_heading(report), "  " + report.formula, *_wrap(s.explain, 98, "  ")]
     for fact in report.facts:
         parts += _wrap(fact, 98, "  • ", "    ")
+    body = "\n\n".join(plain_table(t, width) for t in report.tables)
+    return "\n".join(parts) + ("\n\n" + body if body else "")
+
+
+def plain_backward_report(report: BackwardReport, width: int | None = None) -> str:
+    """A backward-walk step as text: the rules as run, our explanation, then the gradient tables."""
+    s = report.stage
+    parts = [f"Backward step {s.number}/16 · {s.title}", *(f"  {rule}" for rule in s.rules)]
+    parts += _wrap(s.explain, 98, "  ")
     body = "\n\n".join(plain_table(t, width) for t in report.tables)
     return "\n".join(parts) + ("\n\n" + body if body else "")
 

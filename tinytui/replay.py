@@ -162,7 +162,7 @@ def _replay_one(session: Session, rec: Recorded) -> Event:
 def _apply(session: Session, rec: Recorded) -> None:
     d = rec.data
     if rec.kind == "step":
-        session.goto(d["step"])
+        session.goto(d["step"], backward=d.get("backward", False))
     elif rec.kind == "edit":
         current = float(session.params[d["param"]][d["index"]])
         if _bits(current) != _bits(d["old"]):
@@ -252,7 +252,7 @@ class Replayer:
 def describe_event(rec: Recorded) -> str:
     d = rec.data
     if rec.kind == "step":
-        return f"go to step {d['step']}"
+        return f"backward walk to step {d['step']}" if d.get("backward") else f"go to step {d['step']}"
     if rec.kind == "edit":
         return f"edit {cell_name(d['param'], d['index'])}: {number(d['old'])} → {number(d['new'])}"
     if rec.kind == "toggle":
@@ -343,6 +343,8 @@ def _data(kind: str, d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
     cfg = model.cfg
     if kind == "step":
         out["step"] = _int(d.get("step"), "step", FIRST, LAST)
+        if not isinstance(d.get("backward", False), bool):
+            raise _Bad(f"step: backward: expected true or false, got {d.get('backward')!r}")
     elif kind == "edit":
         name = _param(d.get("param"), model.params, "edit")
         out["param"] = name

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from model import count
+from model.backward import BackwardStage, Gradients
 from model.facts import stage_facts
 from model.params import short_name
 from model.stages import Stage, expand_names, formula_as_run
-from model.trace import Trace
+from model.trace import TensorMap, Trace
 
 TENSOR_TITLES = {
     "emb": "E[id] — embedding rows",
@@ -59,7 +60,7 @@ def fmt(v: float) -> str:
     return "0.0000" if s == "-0.0000" else s
 
 
-def tensor_table(trace: Trace, name: str, title: str | None = None) -> Table:
+def tensor_table(trace: TensorMap, name: str, title: str | None = None) -> Table:
     t = trace.tensor(name)
     vals = t.values
     title = title or TENSOR_TITLES.get(name) or _head_title(name)
@@ -185,3 +186,40 @@ def _count(n: int) -> str:
 def matrix_of(table: Table) -> np.ndarray:
     """The numbers back out of a table (for tests and round trips)."""
     return np.array([[float(c.replace(",", "")) for c in row] for row in table.cells])
+
+
+@dataclass(frozen=True)
+class BackwardReport:
+    """One step of the backward walk as text and tables: what arrives, the rules, what leaves."""
+
+    stage: BackwardStage
+    tables: tuple[Table, ...]
+
+
+BACKWARD_GROUPS = (
+    ("incoming", "arriving"),
+    ("within", "worked out on the way"),
+    ("params", "for this step's weights"),
+    ("outgoing", "passed back"),
+)
+
+
+def backward_report(grads: Gradients, stage: BackwardStage, n_heads: int) -> BackwardReport:
+    tables: list[Table] = []
+    for field, group in BACKWARD_GROUPS:
+        for name in expand_names(getattr(stage, field), n_heads):
+            tables.extend(gradient_tables(grads, name, group))
+    return BackwardReport(stage, tuple(tables))
+
+
+def gradient_tables(grads: Gradients, name: str, group: str) -> list[Table]:
+    """∂L/∂name as tables; a per-head weight gradient (heads × d × d_head) gives one table per head."""
+    title = f"∂L/∂{name.removeprefix('grad.')} ({group})"
+    t = grads.tensor(name)
+    if t.values.ndim != 3:
+        return [tensor_table(grads, name, title)]
+    _, rows, cols = t.axes
+    return [
+        _matrix(f"{title}, head {h + 1}", rows.name, rows.labels, cols.labels, t.values[h])
+        for h in range(t.values.shape[0])
+    ]

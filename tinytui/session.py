@@ -121,12 +121,16 @@ class Session:
         return self.params.changed_cells(self.model.params)
 
     # ---- navigation ----------------------------------------------------------------------------
-    def goto(self, step: int) -> bool:
-        """Move to a step (1–16); False (and nothing happens) when it is out of range or current."""
+    def goto(self, step: int, backward: bool = False) -> bool:
+        """Move to a step (1–16); False (and nothing happens) when it is out of range or current.
+
+        backward marks a step of the backward walk, so a transcript shows its gradients, not its tables.
+        """
         if not FIRST <= step <= LAST or step == self.step:
             return False
         self.step = step
-        self._emit("step", {"step": step}, self.trace, self.trace)
+        data: dict[str, Any] = {"step": step, "backward": True} if backward else {"step": step}
+        self._emit("step", data, self.trace, self.trace)
         return True
 
     def next(self) -> bool:

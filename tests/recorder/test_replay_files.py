@@ -115,6 +115,11 @@ BAD = {
         2,
         "step: 17 is out of range (1–16)",
     ),
+    "backward flag not a boolean": (
+        lambda p: edit_line(p, 2, lambda d: d["data"].update(backward="yes")),
+        2,
+        "step: backward: expected true or false, got 'yes'",
+    ),
     "unknown kind": (
         lambda p: edit_line(p, 4, lambda d: d.update(kind="teleport")),
         4,

@@ -202,3 +202,17 @@ async def test_the_parameter_browser_shows_the_gradient_on_d(app):
         assert [list(r) for r in gradient.spec.cells] == formatted(app.session.gradients["grad.W_2"])
         await press(pilot, "escape", "d")
         assert not app.show_gradients
+
+
+async def test_walk_steps_are_marked_backward_for_the_recorder(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        seen = []
+        app.session.listeners.append(lambda e: seen.append((e.kind, dict(e.data))))
+        await press(pilot, "G", "b", "n", "n", "escape", "p")
+        assert seen == [
+            ("step", {"step": 16}),
+            ("step", {"step": 15, "backward": True}),
+            ("step", {"step": 14, "backward": True}),
+            ("step", {"step": 13, "backward": True}),
+            ("step", {"step": 12}),
+        ]
