@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 from model.backward import BACKWARD_STAGES
-from model.learn import MAX_STEPS
+from model.learn import MAX_STEPS, check_steps
 from model.stages import STAGES
 from tinytui.report import fmt
 from tinytui.screens.ask import AskScreen
-from tinytui.session import Event, Session, State
+from tinytui.session import Event, Refused, Session, State, Training
 from tinytui.widgets.cells import PARAM_NAMES
 from tinytui.widgets.view import Curve, Mode
 
@@ -73,12 +73,16 @@ class LossCurves:
 
 
 def parse_steps(text: str) -> int:
-    """A number of steps as typed; ValueError with the reason (the range is checked by the session)."""
+    """A number of steps as typed, 1 to MAX_STEPS; ValueError with the reason.
+
+    Checked here, before the training goes to a thread, so a bad k is refused in the box itself.
+    """
     s = text.strip()
     try:
-        return int(s)
+        k = int(s)
     except ValueError:
         raise ValueError(f"{s!r} is not a whole number; type how many steps, 1 to {MAX_STEPS}") from None
+    return check_steps(k)
 
 
 class LearningActions:
@@ -185,18 +189,10 @@ class LearningActions:
                 k = parse_steps(text)
             except ValueError as exc:
                 return str(exc)
-            refused: list[str] = []
-            event = self.apply(lambda s: s.train(k), f"train {k} steps", refused.append)
-            if not isinstance(event, Event):
-                return refused[0] if refused else "not done"
-            d = event.data
-            self.notify(
-                f"{k} SGD step{'s' if k != 1 else ''} of size {d['lr']:g}: loss {fmt(d['loss_old'])} → "
-                f"{fmt(d['loss_new'])}; prediction {event.after.prediction}. The loss curve is in the status "
-                "line; u undoes the whole run.",
-                title="Trained",
-                timeout=6,
-            )
+            # A long run (1000 steps take about 2 s) goes to a thread so the screen stays live; the
+            # result is applied on the app's thread, and refused if the state moved on meanwhile.
+            self.notify(f"Training {k} SGD step{'s' if k != 1 else ''}…", title="Training", timeout=2)
+            self.run_worker(lambda: self._train_in_thread(k), thread=True, group="train", exclusive=True)
             return None
 
         lr = self.session.state.lr
@@ -207,6 +203,27 @@ class LearningActions:
                 f"How many SGD steps (1 to {MAX_STEPS}) of size {lr:g}, as one undoable change",
                 submit,
             )
+        )
+
+    def _train_in_thread(self: TinyTuiApp, k: int) -> None:
+        try:
+            training = self.session.plan_training(k)
+        except Refused as exc:
+            self.call_from_thread(self.notify, str(exc), title=f"Not done: train {k} steps", severity="error")
+            return
+        self.call_from_thread(self._finish_training, training)
+
+    def _finish_training(self: TinyTuiApp, training: Training) -> None:
+        event = self.apply(lambda s: s.apply_training(training), f"train {training.k} steps")
+        if not isinstance(event, Event):
+            return
+        d, k = event.data, training.k
+        self.notify(
+            f"{k} SGD step{'s' if k != 1 else ''} of size {d['lr']:g}: loss {fmt(d['loss_old'])} → "
+            f"{fmt(d['loss_new'])}; prediction {event.after.prediction}. The loss curve is in the status "
+            "line; u undoes the whole run.",
+            title="Trained",
+            timeout=6,
         )
 
     def action_set_lr(self: TinyTuiApp) -> None:

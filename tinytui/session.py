@@ -36,6 +36,16 @@ class State:
 
 
 @dataclass(frozen=True)
+class Training:
+    """k SGD steps computed from start, not yet applied (see Session.plan_training)."""
+
+    start: State
+    k: int
+    lr: float
+    result: learn.TrainResult
+
+
+@dataclass(frozen=True)
 class Event:
     """Something the user did. kind: step, edit, toggle, prompt, target, lr, undo, redo, reset, learn."""
 
@@ -222,20 +232,36 @@ class Session:
     def train(self, k: int, lr: float | None = None) -> Event:
         """k SGD steps as one undoable change. The event's data has lr, steps, loss_old, loss_new and
         losses (the k + 1 losses, for a sparkline)."""
+        return self.apply_training(self.plan_training(k, lr))
+
+    def plan_training(self, k: int, lr: float | None = None) -> Training:
+        """Compute k SGD steps from the current state without changing anything.
+
+        Reads only the immutable current State, so the app can run it in a thread; apply_training()
+        then makes it one undoable change (or refuses, if the state moved on meanwhile).
+        """
         s = self.state
         lr = s.lr if lr is None else lr
         try:
             result = learn.train(s.params, s.prompt, s.target, s.switches, k, lr)
         except ValueError as exc:
             raise Refused(str(exc)) from None
+        return Training(s, int(k), float(lr), result)
+
+    def apply_training(self, training: Training) -> Event:
+        if self.state is not training.start:
+            raise Refused(
+                "the model changed while the training ran, so its result was not applied; train again"
+            )
+        r = training.result
         data = {
-            "lr": float(lr),
-            "steps": int(k),
-            "loss_old": result.loss_old,
-            "loss_new": result.loss_new,
-            "losses": list(result.losses),
+            "lr": training.lr,
+            "steps": training.k,
+            "loss_old": r.loss_old,
+            "loss_new": r.loss_new,
+            "losses": list(r.losses),
         }
-        return self.set_params(result.params, kind="learn", data=data)
+        return self.set_params(r.params, kind="learn", data=data)
 
     def undo(self) -> Event | None:
         if not self.can_undo:

@@ -167,6 +167,8 @@ async def test_train_k_steps_shows_the_curve_and_refuses_a_bad_k(app):
             await ask(pilot, app, text)
             assert why in screen.message and len(s.history) == 1
         await ask(pilot, app, "5")
+        await app.workers.wait_for_complete()  # training runs in a thread, then applies on the app's
+        await pilot.pause()
         assert s.params == run.params and s.trace.loss == run.loss_new
         line = f"learned 5 steps of 0.5: 1.1690 {sparkline(run.losses)} {fmt(run.loss_new)}"
         assert line in status(app)
@@ -216,3 +218,14 @@ async def test_walk_steps_are_marked_backward_for_the_recorder(app):
             ("step", {"step": 13, "backward": True}),
             ("step", {"step": 12}),
         ]
+
+
+async def test_a_change_made_while_training_runs_wins_and_the_training_is_refused(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = app.session
+        training = s.plan_training(3)  # what the worker computes, from the state of that moment
+        await press(pilot, "m")  # the user changes something before it lands
+        app._finish_training(training)
+        await pilot.pause()
+        assert not s.state.switches.causal_mask and len(s.history) == 2  # the toggle, no training
+        assert any("changed while the training ran" in n.message for n in app._notifications)
