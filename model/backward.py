@@ -453,5 +453,10 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
     )
 
 
+def backward_stage_for(number: int, sw: Switches | None = None) -> BackwardStage:
+    """The walk's stage that reverses forward step number (2–15), its rules spelled for sw."""
+    return next(s for s in backward_stages(sw) if s.number == number)
+
+
 BACKWARD_STAGES = backward_stages()
 BACKWARD_BY_NUMBER = {s.number: s for s in BACKWARD_STAGES}

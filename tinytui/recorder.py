@@ -29,7 +29,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff
-from model.backward import backward_stages
+from model.backward import backward_stage_for
 from model.files import to_document
 from model.params import short_name
 from model.stages import LAST, expand_names
@@ -223,7 +223,7 @@ def step_text(trace: Trace, step: int) -> str:
 
 def backward_text(session: Session, step: int) -> str:
     """A step of the backward walk: its rules as run and the gradients that arrive, arise and leave."""
-    stage = next(b for b in backward_stages(session.trace.switches) if b.number == step)
+    stage = backward_stage_for(step, session.trace.switches)
     report = backward_report(session.gradients, stage, session.model.cfg.n_heads)
     return plain_backward_report(report, WIDTH)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from model.backward import PREFIX, BackwardStage, backward_stages, grad_name
+from model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
 from model.stages import expand_names
 from model.trace import Tensor
 from tinytui.report import fmt
@@ -57,7 +57,7 @@ def _stages(view: View) -> tuple[BackwardStage, ...]:
 
 def backward_stage(view: View) -> BackwardStage:
     """The stage of the walk at the view's step (the rules spelled for the trace's switches)."""
-    return next(s for s in _stages(view) if s.number == view.step)
+    return backward_stage_for(view.step, view.trace.switches)
 
 
 def in_walk(view: View) -> bool:
