@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import time
 
-from model import load_default, run
-from model.backward import gradients
-from model.learn import sgd_step, train
+from tinytui.model import load_default, run
+from tinytui.model.backward import gradients
+from tinytui.model.learn import sgd_step, train
 
 
 def per_call(fn, repeats: int) -> float:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from model import diff, load_default, run
+from tinytui.model import diff, load_default, run
 
 
 def main(repeats: int = 2000) -> None:

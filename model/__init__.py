@@ -1,12 +1,12 @@
 """The chapter's transformer in pure numpy. Importing this package never imports textual or rich."""
 
-from model.config import ModelConfig
-from model.diff import TraceDiff, diff, no_change
-from model.files import ModelFile, ModelFileError, load, load_default, save
-from model.params import Params
-from model.stages import STAGE_BY_NUMBER, STAGES, Stage
-from model.switches import Switches
-from model.trace import Trace, run
+from tinytui.model.config import ModelConfig
+from tinytui.model.diff import TraceDiff, diff, no_change
+from tinytui.model.files import ModelFile, ModelFileError, load, load_default, save
+from tinytui.model.params import Params
+from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, Stage
+from tinytui.model.switches import Switches
+from tinytui.model.trace import Trace, run
 
 __all__ = [
     "STAGES",

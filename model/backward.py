@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model import ops
-from model.config import ModelConfig
-from model.params import Params, full_name, param_shapes
-from model.switches import Switches
-from model.trace import Axis, Tensor, TensorMap, Trace
+from tinytui.model import ops
+from tinytui.model.config import ModelConfig
+from tinytui.model.params import Params, full_name, param_shapes
+from tinytui.model.switches import Switches
+from tinytui.model.trace import Axis, Tensor, TensorMap, Trace
 
 PREFIX = "grad."
 

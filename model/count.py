@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.config import ModelConfig
+from tinytui.model.config import ModelConfig
 
 
 @dataclass(frozen=True)

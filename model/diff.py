@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.stages import STAGES, expand_names
-from model.trace import Trace
+from tinytui.model.stages import STAGES, expand_names
+from tinytui.model.trace import Trace
 
 TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from model import count
-from model.stages import Stage
-from model.trace import Trace
+from tinytui.model import count
+from tinytui.model.stages import Stage
+from tinytui.model.trace import Trace
 
 
 def _f(x: float) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from model.config import ModelConfig
-from model.params import BLOCK_PARAMS, Params, block_param_shapes
+from tinytui.model.config import ModelConfig
+from tinytui.model.params import BLOCK_PARAMS, Params, block_param_shapes
 
 FORMAT = "tinytui-model/1"
 REQUIRED = ("format", "vocab", "dims", "d_model", "n_heads", "d_head", "d_ff", "prompt", "target", "weights")
@@ -40,7 +40,7 @@ class ModelFile:
 
 
 def default_model_path() -> Path:
-    return Path(str(resources.files("model") / "presets" / "chapter17.json"))
+    return Path(str(resources.files("tinytui.model") / "presets" / "chapter17.json"))
 
 
 def load_default() -> ModelFile:

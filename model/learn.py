@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.backward import Gradients, gradients
-from model.params import Params
-from model.switches import Switches
-from model.trace import run
+from tinytui.model.backward import Gradients, gradients
+from tinytui.model.params import Params
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 MAX_STEPS = 1000  # a training run is one undoable change; this keeps it to a few seconds
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from model.config import ModelConfig
+from tinytui.model.config import ModelConfig
 
 # Per-block parameter names, in the order the chapter introduces them.
 BLOCK_PARAMS = ("W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from model import ops
-from model.config import ModelConfig
-from model.params import Params
-from model.switches import Switches
+from tinytui.model import ops
+from tinytui.model.config import ModelConfig
+from tinytui.model.params import Params
+from tinytui.model.switches import Switches
 
 DEFAULT_LR = 0.5
 

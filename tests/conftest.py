@@ -1,6 +1,6 @@
 import pytest
 
-from model import load_default, run
+from tinytui.model import load_default, run
 
 
 @pytest.fixture(scope="session")

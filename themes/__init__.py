@@ -9,8 +9,8 @@ from __future__ import annotations
 from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
 
-from themes.legend import legend
-from themes.palettes import ALL, COLOUR_BLIND, DARK, HIGH_CONTRAST, LIGHT, MONOCHROME
+from tinytui.themes.legend import legend
+from tinytui.themes.palettes import ALL, COLOUR_BLIND, DARK, HIGH_CONTRAST, LIGHT, MONOCHROME
 
 # The semantic variables every tinytui theme defines.
 SEMANTIC: tuple[str, ...] = (

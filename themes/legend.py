@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from rich.style import Style
 from rich.text import Text
 
-from themes.scale import diverging, heat
+from tinytui.themes.scale import diverging, heat
 
 
 def _number(x: float, digits: int) -> str:

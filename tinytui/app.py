@@ -20,14 +20,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-import themes
-from model import ModelFile, save
-from model.params import short_name
-from model.stages import FIRST, LAST, STAGES
+from tinytui import themes
 from tinytui.cli import Setup
 from tinytui.config import ThemeMemory
 from tinytui.experiment_keys import experiment_bindings, experiment_commands, run_experiment
 from tinytui.learning import LEARNING_BINDINGS, LearningActions
+from tinytui.model import ModelFile, save
+from tinytui.model.params import short_name
+from tinytui.model.stages import FIRST, LAST, STAGES
 from tinytui.recording import RECORDING_BINDINGS, REPLAY_BINDINGS, RecordingActions
 from tinytui.replay import Replayer
 from tinytui.screens.confirm import ConfirmScreen

@@ -9,10 +9,10 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from model import ModelFile, ModelFileError, Switches, load, load_default, run
-from model.backward import gradients
-from model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
-from model.trace import DEFAULT_LR, Trace
+from tinytui.model import ModelFile, ModelFileError, Switches, load, load_default, run
+from tinytui.model.backward import gradients
+from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
+from tinytui.model.trace import DEFAULT_LR, Trace
 from tinytui.session import State
 
 
@@ -162,7 +162,7 @@ def theme_choice(args: argparse.Namespace, environ=os.environ) -> tuple[str, lis
 
     A --theme choice is also remembered for next time.
     """
-    import themes
+    from tinytui import themes
     from tinytui.config import load_settings, remember
 
     requested = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from model import Switches
+from tinytui.model import Switches
 from tinytui.session import Event, Session
 
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
-from model.backward import BACKWARD_STAGES
-from model.learn import MAX_STEPS, check_steps
-from model.stages import STAGES
+from tinytui.model.backward import BACKWARD_STAGES
+from tinytui.model.learn import MAX_STEPS, check_steps
+from tinytui.model.stages import STAGES
 from tinytui.report import fmt
 from tinytui.screens.ask import AskScreen
 from tinytui.session import Event, Refused, Session, State, Training

@@ -28,11 +28,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff
-from model.backward import backward_stage_for
-from model.files import to_document
-from model.params import short_name
-from model.stages import LAST, expand_names
+from tinytui.model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff
+from tinytui.model.backward import backward_stage_for
+from tinytui.model.files import to_document
+from tinytui.model.params import short_name
+from tinytui.model.stages import LAST, expand_names
 from tinytui.render import plain_backward_report, plain_report, plain_table
 from tinytui.report import Table, backward_report, fmt, stage_report
 from tinytui.session import Event, Session, State

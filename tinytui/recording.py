@@ -14,7 +14,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from model.stages import STAGE_BY_NUMBER
+from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.recorder import Recorder, events_path
 from tinytui.replay import Replayer
 from tinytui.screens.path import PathScreen

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from model import ModelFile, ModelFileError, Params, Switches
-from model.files import parse as parse_model
-from model.params import full_name, short_name
-from model.stages import FIRST, LAST
-from model.switches import ACTIVATIONS, NORM_PLACEMENTS
+from tinytui.model import ModelFile, ModelFileError, Params, Switches
+from tinytui.model.files import parse as parse_model
+from tinytui.model.params import full_name, short_name
+from tinytui.model.stages import FIRST, LAST
+from tinytui.model.switches import ACTIVATIONS, NORM_PLACEMENTS
 from tinytui.recorder import (
     DIRECT_KINDS,
     FORMAT,

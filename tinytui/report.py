@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model import count
-from model.backward import BackwardStage, Gradients
-from model.facts import stage_facts
-from model.params import short_name
-from model.stages import Stage, expand_names, formula_as_run
-from model.trace import TensorMap, Trace
+from tinytui.model import count
+from tinytui.model.backward import BackwardStage, Gradients
+from tinytui.model.facts import stage_facts
+from tinytui.model.params import short_name
+from tinytui.model.stages import Stage, expand_names, formula_as_run
+from tinytui.model.trace import TensorMap, Trace
 
 TENSOR_TITLES = {
     "emb": "E[id] — embedding rows",

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from model import ModelFile, Params, Switches, Trace, TraceDiff, diff, learn, run
-from model.backward import Gradients, gradients
-from model.params import short_name
-from model.stages import FIRST, LAST
-from model.trace import DEFAULT_LR
+from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, diff, learn, run
+from tinytui.model.backward import Gradients, gradients
+from tinytui.model.params import short_name
+from tinytui.model.stages import FIRST, LAST
+from tinytui.model.trace import DEFAULT_LR
 
 
 class Refused(ValueError):
@@ -152,7 +152,7 @@ class Session:
     # ---- changes -------------------------------------------------------------------------------
     def edit(self, name: str, index: tuple[int, ...], value: float | str) -> Event:
         """Set one parameter cell. name is a full name ("blocks.0.W_O") or a short one ("W_O")."""
-        from model.params import full_name
+        from tinytui.model.params import full_name
 
         full = full_name(name)
         if isinstance(value, str):

@@ -3,10 +3,10 @@ import json
 
 import numpy as np
 
-from model import Switches, run
-from model.backward import grad_name, gradients
-from model.params import param_shapes
 from tinytui.cli import build_parser, cmd_trace
+from tinytui.model import Switches, run
+from tinytui.model.backward import grad_name, gradients
+from tinytui.model.params import param_shapes
 
 
 def trace_json(*args):

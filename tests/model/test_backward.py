@@ -13,16 +13,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model import ModelConfig, Params, Switches, run
-from model.backward import (
+from tinytui.model import ModelConfig, Params, Switches, run
+from tinytui.model.backward import (
     BACKWARD_BY_NUMBER,
     BACKWARD_STAGES,
     backward_stages,
     grad_name,
     gradients,
 )
-from model.params import param_shapes
-from model.stages import STAGE_BY_NUMBER, expand_names
+from tinytui.model.params import param_shapes
+from tinytui.model.stages import STAGE_BY_NUMBER, expand_names
 
 H = 1e-6
 REL, NOISE = 1e-6, 2e-9

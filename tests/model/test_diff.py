@@ -1,7 +1,7 @@
 import numpy as np
 
-from model import Switches, diff, run
-from model.stages import STAGE_BY_NUMBER, expand_names
+from tinytui.model import Switches, diff, run
+from tinytui.model.stages import STAGE_BY_NUMBER, expand_names
 
 
 def _edit(chapter, name, index, value):

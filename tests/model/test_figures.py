@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from model import count
-from model.stages import STAGES
+from tinytui.model import count
+from tinytui.model.stages import STAGES
 
 
 def r4(x):

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from model import ModelFileError, load, load_default, save
-from model.files import default_model_path, to_document
+from tinytui.model import ModelFileError, load, load_default, save
+from tinytui.model.files import default_model_path, to_document
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_preset_matches_the_shared_chapter_model(doc):
 
 def test_save_round_trips(tmp_path, chapter):
     edited = chapter.params.with_edit("blocks.0.W_O", (2, 3), 0.25)
-    from model.files import ModelFile
+    from tinytui.model.files import ModelFile
 
     p = tmp_path / "edited.json"
     save(ModelFile("edited", "", edited, chapter.prompt, chapter.target), p)
@@ -97,7 +97,7 @@ def test_top_level_not_an_object(tmp_path):
 
 
 def test_doc_round_trip_is_stable(chapter):
-    from model.files import ModelFile, parse
+    from tinytui.model.files import ModelFile, parse
 
     again = parse(to_document(ModelFile("x", "", chapter.params, chapter.prompt, chapter.target)))
     assert again.params == chapter.params

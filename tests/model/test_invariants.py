@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from model import Switches, run
+from tinytui.model import Switches, run
 
 
 def test_layer_norm_rows(trace):

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from model import Switches, run
-from model.backward import gradients
-from model.learn import MAX_STEPS, sgd_step, train
 from tests.model.test_backward import RANDOM, SWITCHES, random_model
+from tinytui.model import Switches, run
+from tinytui.model.backward import gradients
+from tinytui.model.learn import MAX_STEPS, sgd_step, train
 
 
 def test_one_step_is_params_minus_lr_grad_exactly(chapter, trace):

@@ -1,5 +1,5 @@
-from model import Switches
-from model.stages import STAGE_BY_NUMBER, STAGES, formula_as_run
+from tinytui.model import Switches
+from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, formula_as_run
 
 
 def test_default_switches_give_the_chapters_formulas():

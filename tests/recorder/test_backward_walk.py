@@ -1,6 +1,6 @@
 """Backward-walk steps are recorded as such: the transcript shows gradients, replay keeps the flag."""
 
-from model.backward import gradients
+from tinytui.model.backward import gradients
 from tinytui.recorder import Recorder
 from tinytui.replay import Replayer, load_recording
 from tinytui.report import fmt

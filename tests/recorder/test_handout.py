@@ -4,8 +4,8 @@ import io
 
 from markdown_it import MarkdownIt
 
-from model import STAGES
 from tinytui.cli import build_parser, cmd_print
+from tinytui.model import STAGES
 from tinytui.report import stage_report
 
 

@@ -61,7 +61,7 @@ def test_record_then_replay_reaches_the_same_trace_exactly(chapter, tmp_path):
     assert "switches    mask on → mask off" in text and "switches    mask off → mask on" in text
     # the first edit's effect on the prediction and the loss, old → new
     edited = live.history[1]
-    from model import run
+    from tinytui.model import run
 
     after_first = run(edited.params, edited.prompt, edited.target, edited.switches)
     assert wood_before.prediction == "wood" and after_first.prediction == "chuck"
@@ -275,7 +275,7 @@ def test_a_user_change_mid_replay_is_refused_or_reported(chapter, tmp_path):
 
 CHILD = """
 import sys
-from model import load_default
+from tinytui.model import load_default
 from tinytui.recorder import Recorder
 from tinytui.session import Session
 session = Session(load_default())

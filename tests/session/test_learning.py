@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from model.backward import gradients
+from tinytui.model.backward import gradients
 from tinytui.session import Refused, Session
 
 

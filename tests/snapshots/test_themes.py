@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import themes
+from tinytui import themes
 from tinytui.app import TinyTuiApp
 from tinytui.cli import build_parser, setup_from
 

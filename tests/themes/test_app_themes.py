@@ -6,7 +6,7 @@ import pytest
 from textual.theme import BUILTIN_THEMES
 from textual.widgets import Footer
 
-import themes
+from tinytui import themes
 from tinytui.app import TinyTuiApp
 from tinytui.cli import build_parser, setup_from
 from tinytui.config import load_settings

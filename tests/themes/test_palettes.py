@@ -9,9 +9,9 @@ from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES
 
-import themes
 from tests.themes.cvd import MATRICES, delta_e, simulate
-from themes.scale import contrast, diverging, heat, lightness, readable_on
+from tinytui import themes
+from tinytui.themes.scale import contrast, diverging, heat, lightness, readable_on
 
 ALL = list(themes.THEMES.values())
 IDS = list(themes.THEMES)

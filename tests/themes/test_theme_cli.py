@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-import themes
+from tinytui import themes
 from tinytui.cli import build_parser, no_color, theme_choice
 from tinytui.config import Settings, load_settings, save_settings
 

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from model import load
 from tests.tui.helpers import W_O, grid, logits, open_editor, press, status, steplist, type_into_cell
+from tinytui.model import load
 from tinytui.report import fmt
 from tinytui.widgets.cells import DOWN, EDITED, UP
 
@@ -322,7 +322,7 @@ async def test_save_asks_for_a_path_and_never_overwrites_silently(app, tmp_path,
 
 
 async def test_save_refuses_the_preset(app):
-    from model.files import default_model_path
+    from tinytui.model.files import default_model_path
     from tinytui.screens.save import check_save_path
 
     path, why = check_save_path(str(default_model_path()), confirmed=default_model_path().resolve())

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from model import learn
-from model.backward import gradients
 from tests.tui.helpers import cell, grid, info, panes, press, status
+from tinytui.model import learn
+from tinytui.model.backward import gradients
 from tinytui.report import fmt
 from tinytui.screens.ask import AskScreen
 from tinytui.screens.help import help_rows

@@ -4,9 +4,9 @@ signed values, in the current theme's colours (and redrawn when the theme change
 import numpy as np
 from textual.color import Color
 
-import themes
 from tests.tui.helpers import grid, press
-from themes.scale import diverging, heat, lightness
+from tinytui import themes
+from tinytui.themes.scale import diverging, heat, lightness
 
 
 def shades(text) -> list[Color]:

@@ -1,8 +1,8 @@
 """The stepper: keys move through the sixteen steps and each step shows its own numbers."""
 
-from model.stages import STAGES
 from tests.tui.conftest import make_app
 from tests.tui.helpers import cell, grid, info, logits, panes, press, status, steplist
+from tinytui.model.stages import STAGES
 
 
 def current_line(app) -> str:

@@ -10,8 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from model.backward import grad_name
-from model.params import full_name
+from tinytui.model.backward import grad_name
+from tinytui.model.params import full_name
 from tinytui.widgets.backward import gradient_grid
 from tinytui.widgets.cells import param_grid
 from tinytui.widgets.grid import Grid

@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
-from model.files import default_model_path
+from tinytui.model.files import default_model_path
 from tinytui.screens.dialog import InputDialog
 
 

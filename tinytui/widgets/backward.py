@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
-from model.stages import expand_names
-from model.trace import Tensor
+from tinytui.model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
+from tinytui.model.stages import expand_names
+from tinytui.model.trace import Tensor
 from tinytui.report import fmt
 from tinytui.widgets.cells import (
     MASKED,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from model.params import full_name, short_name
-from model.stages import STAGE_BY_NUMBER, Stage, expand_names
+from tinytui.model.params import full_name, short_name
+from tinytui.model.stages import STAGE_BY_NUMBER, Stage, expand_names
 from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table, tensor_table
 from tinytui.widgets.view import View
 

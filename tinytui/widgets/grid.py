@@ -17,8 +17,8 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.widget import Widget
 
-from themes import legend
-from themes.scale import diverging, heat, readable_on
+from tinytui.themes import legend
+from tinytui.themes.scale import diverging, heat, readable_on
 from tinytui.widgets.cells import (
     DOWN,
     EDITED,

@@ -7,8 +7,8 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
-from model.facts import stage_facts
-from model.stages import LAST, STAGE_BY_NUMBER, formula_as_run
+from tinytui.model.facts import stage_facts
+from tinytui.model.stages import LAST, STAGE_BY_NUMBER, formula_as_run
 from tinytui.widgets.backward import heading, in_walk
 from tinytui.widgets.view import View, ViewPart
 

@@ -9,9 +9,9 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from model import Switches
-from model.stages import LAST, STAGE_BY_NUMBER
-from model.trace import DEFAULT_LR
+from tinytui.model import Switches
+from tinytui.model.stages import LAST, STAGE_BY_NUMBER
+from tinytui.model.trace import DEFAULT_LR
 from tinytui.report import fmt
 from tinytui.widgets.backward import backward_stage, in_walk
 from tinytui.widgets.sparkline import sparkline

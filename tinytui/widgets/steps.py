@@ -11,7 +11,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from model.stages import STAGES
+from tinytui.model.stages import STAGES
 from tinytui.widgets.view import View, ViewPart
 
 

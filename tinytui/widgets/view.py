@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model import Trace, TraceDiff
-from model.backward import Gradients
+from tinytui.model import Trace, TraceDiff
+from tinytui.model.backward import Gradients
 from tinytui.session import Session
 
 
