@@ -8,12 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tinytui.model import checks
 from tinytui.model.backward import Gradients, gradients
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
 
-MAX_STEPS = 1000  # a training run is one undoable change; this keeps it to a few seconds
+MAX_STEPS = checks.MAX_STEPS  # kept here too: callers import it from learn
 
 
 def sgd_step(params: Params, grads: Gradients, lr: float) -> Params:
@@ -35,25 +36,14 @@ class TrainResult:
         return self.losses[-1]
 
 
-def check_lr(lr: float) -> float:
-    """The step size as a float, or ValueError saying why it cannot be used."""
-    try:
-        lr = float(lr)
-    except (TypeError, ValueError):
-        raise ValueError(f"the learning rate {lr!r} is not a number") from None
-    if not math.isfinite(lr) or abs(lr) >= 1e6:
-        raise ValueError(f"the learning rate {lr} is not a usable step size")
-    if lr == 0:
-        raise ValueError("a learning rate of 0 would change nothing")
-    return lr
+def check_lr(lr: float | str) -> float:
+    """The step size as a float, or ValueError saying why it cannot be used (see checks.lr)."""
+    return checks.lr(lr)
 
 
-def check_steps(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer):
-        raise ValueError(f"the number of steps must be a whole number, not {k!r}")
-    if not 1 <= k <= MAX_STEPS:
-        raise ValueError(f"the number of steps must be between 1 and {MAX_STEPS}, not {k}")
-    return int(k)
+def check_steps(k: int | str) -> int:
+    """A number of steps, 1 to MAX_STEPS, or ValueError saying why not (see checks.steps)."""
+    return checks.steps(k)
 
 
 def train(

@@ -6,16 +6,13 @@ immutable State and a full recompute (the model is tiny), so undo is just moving
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, diff, learn, run
+from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, checks, diff, learn, run
 from tinytui.model.backward import Gradients, gradients
 from tinytui.model.params import short_name
 from tinytui.model.stages import FIRST, LAST
@@ -56,26 +53,17 @@ class Event:
     step: int  # the current step after the event
 
 
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
-
-
 def parse_value(text: str) -> float:
     """A cell value as typed: '0.5', '-1', '1e-3', '1/2'. Anything else raises Refused with the reason."""
-    s = text.strip().replace("−", "-")
-    if not s:
-        raise Refused("empty: type a number such as 0.5, -1, 1e-3 or 1/2")
-    if m := _FRACTION.match(s):
-        if int(m.group(2)) == 0:
-            raise Refused(f"{text.strip()!r}: division by zero")
-        value = float(Fraction(int(m.group(1)), int(m.group(2))))
-    elif _NUMBER.match(s):
-        value = float(s)
-    else:
-        raise Refused(f"{text.strip()!r} is not a number (try 0.5, -1, 1e-3 or 1/2)")
-    if not math.isfinite(value):
-        raise Refused(f"{text.strip()!r} is too large to be a finite number")
-    return value
+    return _checked(checks.number, text)
+
+
+def _checked(check: Callable[..., Any], *args: Any) -> Any:
+    """check(*args) from tinytui.model.checks, its ValueError turned into Refused (same message)."""
+    try:
+        return check(*args)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
 
 
 class Session:
@@ -170,8 +158,8 @@ class Session:
             switches = self.state.switches.toggled(switch, head)
         except ValueError as exc:
             raise Refused(str(exc)) from None
-        if head is not None and not 1 <= head <= self.model.cfg.n_heads:
-            raise Refused(f"there is no head {head}")
+        if head is not None:
+            _checked(checks.head, head, self.model.cfg.n_heads)
         data = {"switch": switch, "head": head, "switches": switches.to_dict(), "now": switches.describe()}
         return self._change("toggle", data, replace(self.state, switches=switches))
 
@@ -180,15 +168,7 @@ class Session:
         return self._change("toggle", data, replace(self.state, switches=switches))
 
     def set_prompt(self, prompt: tuple[str, ...] | list[str]) -> Event:
-        prompt = tuple(prompt)
-        vocab = self.model.cfg.vocab
-        if not prompt:
-            raise Refused("the prompt needs at least one token")
-        if len(prompt) > self.model.cfg.n_ctx:
-            raise Refused(f"the context holds at most {self.model.cfg.n_ctx} tokens")
-        bad = [t for t in prompt if t not in vocab]
-        if bad:
-            raise Refused(f"{bad[0]!r} is not in the vocabulary ({' '.join(vocab)})")
+        prompt = _checked(checks.prompt, prompt, self.model.cfg.vocab, self.model.cfg.n_ctx)
         data = {"old": list(self.state.prompt), "new": list(prompt)}
         return self._change("prompt", data, replace(self.state, prompt=prompt))
 
@@ -200,22 +180,13 @@ class Session:
         return self.set_prompt(prompt)
 
     def set_target(self, target: str) -> Event:
-        if target not in self.model.cfg.vocab:
-            raise Refused(f"{target!r} is not in the vocabulary")
+        target = _checked(checks.target, target, self.model.cfg.vocab)
         data = {"old": self.state.target, "new": target}
         return self._change("target", data, replace(self.state, target=target))
 
     def set_lr(self, lr: float | str) -> Event:
         """The SGD step size for learning steps (and step 15's "after one step"); finite and > 0."""
-        if isinstance(lr, str) and not _NUMBER.match(lr.strip()) and not _FRACTION.match(lr.strip()):
-            raise Refused(f"{lr.strip()!r} is not a number (try 0.5, 0.1, 1e-2 or 1/4)")
-        value = parse_value(lr) if isinstance(lr, str) else float(lr)
-        if not math.isfinite(value) or value <= 0:
-            raise Refused(f"the learning rate must be a finite number above 0, not {value:g}")
-        try:
-            value = learn.check_lr(value)
-        except ValueError as exc:
-            raise Refused(str(exc)) from None
+        value = _checked(checks.lr, lr)
         if value == self.state.lr:
             raise Refused(f"the learning rate is already {value:g}")
         data = {"old": self.state.lr, "new": value}
@@ -293,25 +264,36 @@ class Session:
             raise Refused(f"that makes {bad[0]} overflow to a non-finite number; nothing was changed")
         return trace
 
+    def _compute(self, state: State) -> tuple[Trace, tuple[Any, Trace]]:
+        """Everything a move to state needs, computed without touching the session: its trace and the
+        original model's trace on its prompt and switches. Raises Refused (the session unchanged)."""
+        trace = self._run(state)
+        key = (state.prompt, state.target, state.switches, state.lr)
+        if key == self._original_key:
+            return trace, (key, self.original_trace)
+        # "relative to the original model" means the file's weights on today's prompt and switches
+        try:
+            return trace, (key, self._run(State(self.model.params, *key)))
+        except Refused as exc:
+            raise Refused(f"with the model file's own weights (kept for comparing), {exc}") from None
+
     def _change(self, kind: str, data: dict[str, Any], state: State) -> Event:
-        trace = self._run(state)  # raises Refused before anything is touched
+        trace, original = self._compute(state)  # raises Refused before anything is touched
         del self.history[self.cursor + 1 :]
         self.history.append(state)
         self.cursor += 1
-        return self._settle(kind, data, trace)
+        return self._settle(kind, data, trace, original)
 
     def _move(self, cursor: int, kind: str) -> Event:
+        trace, original = self._compute(self.history[cursor])  # before the cursor moves
         self.cursor = cursor
-        return self._settle(kind, {"cursor": cursor}, self._run(self.state))
+        return self._settle(kind, {"cursor": cursor}, trace, original)
 
-    def _settle(self, kind: str, data: dict[str, Any], trace: Trace) -> Event:
+    def _settle(self, kind: str, data: dict[str, Any], trace: Trace, original: tuple[Any, Trace]) -> Event:
+        """Make the move computed by _compute; nothing here can refuse."""
         before = self.trace
         self.previous, self.trace = before, trace
-        s = self.state
-        if (s.prompt, s.target, s.switches, s.lr) != self._original_key:
-            # "relative to the original model" means the file's weights on today's prompt and switches
-            self._original_key = (s.prompt, s.target, s.switches, s.lr)
-            self.original_trace = self._run(State(self.model.params, *self._original_key))
+        self._original_key, self.original_trace = original
         return self._emit(kind, data, before, trace)
 
     def _emit(self, kind: str, data: dict[str, Any], before: Trace, after: Trace) -> Event:

@@ -68,7 +68,7 @@ def test_gradients_follow_the_current_trace(session):
     [
         (0, None, "between 1 and"),
         (1, 0.0, "change nothing"),
-        (1, float("nan"), "not a usable"),
+        (1, float("nan"), "finite number above 0, not nan"),
         (3, 1e5, "overflows"),
     ],
 )

@@ -1,0 +1,153 @@
+"""The one validator for values a user types or a file carries: numbers, learning rates, step counts,
+prompts, targets, heads and display text.
+
+Each function returns the clean value or raises Invalid (a ValueError) whose str() is one line the user
+can act on. The command line, the session and the model-file loader all call these, so a value refused
+in one place is refused everywhere, with the same words.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import unicodedata
+from collections.abc import Sequence
+from fractions import Fraction
+
+MAX_STEPS = 1000  # a training run is one undoable change; this keeps it to a few seconds
+MAX_LR = 1e6  # beyond this one step throws every weight far outside anything the tables can show
+MAX_NUMBER_CHARS = 100  # longer "numbers" are typos or attacks; also keeps int() off its digit limit
+MAX_LISTED = 20  # a vocabulary longer than this is counted in messages, not listed
+
+_HINT = "try 0.5, -1, 1e-3 or 1/2"
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_FRACTION = re.compile(r"([+-]?[0-9]+)\s*/\s*([0-9]+)")
+# U+202A–202E and U+2066–2069 reorder the text around them on screen ("Trojan source")
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+class Invalid(ValueError):
+    """A value that cannot be used; str() is the message. where is a suffix such as "[3]" naming the
+    item of a list that was wrong, so a file loader can name the field."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """repr() of user text, cut short so one bad value never floods a message line."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"… ({len(text)} characters)"
+
+
+def number(text: str) -> float:
+    """A number as typed: '0.5', '-1', '1e-3', '1/2', with '−' (U+2212) as a minus. Finite, or Invalid."""
+    if not isinstance(text, str):
+        raise Invalid(f"{text!r} is not typed text; {_HINT}")
+    s = text.strip().replace("\u2212", "-")
+    if not s:
+        raise Invalid(f"empty: type a number such as 0.5, -1, 1e-3 or 1/2 ({_HINT})")
+    if len(s) > MAX_NUMBER_CHARS:
+        raise Invalid(f"{shown(s)} is too long to be a number (at most {MAX_NUMBER_CHARS} characters)")
+    try:
+        if m := _FRACTION.fullmatch(s):
+            if int(m.group(2)) == 0:
+                raise Invalid(f"{shown(s)}: division by zero")
+            value = float(Fraction(int(m.group(1)), int(m.group(2))))
+        elif _DECIMAL.fullmatch(s):
+            value = float(s)
+        else:
+            raise Invalid(f"{shown(s)} is not a number ({_HINT})")
+    except OverflowError:  # float(Fraction) of a huge ratio
+        value = math.inf
+    if not math.isfinite(value):
+        raise Invalid(f"{shown(s)} is too large to be a finite number")
+    return value
+
+
+def _real(x: object, what: str) -> float:
+    """A float from typed text or a number; Invalid for anything else (bools included)."""
+    if isinstance(x, str):
+        return number(x)
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise Invalid(f"{what} {x!r} is not a number")
+    try:
+        return float(x)
+    except OverflowError:  # an int beyond float range
+        return math.inf
+
+
+def lr(x: float | str) -> float:
+    """The SGD step size: finite, above 0 and below MAX_LR."""
+    value = _real(x, "the learning rate")
+    if not math.isfinite(value) or value <= 0:
+        why = ": a learning rate of 0 would change nothing" if value == 0 else ""
+        raise Invalid(f"the learning rate must be a finite number above 0, not {value:g}{why}")
+    if value >= MAX_LR:
+        raise Invalid(f"the learning rate {value:g} is not a usable step size (keep it below {MAX_LR:g})")
+    return value
+
+
+def steps(x: int | str) -> int:
+    """How many SGD steps to take: a whole number from 1 to MAX_STEPS, typed or given."""
+    if isinstance(x, str):
+        s = x.strip()
+        if not re.fullmatch(r"\+?[0-9]+", s):
+            raise Invalid(f"{shown(s)} is not a whole number; type how many steps, 1 to {MAX_STEPS}")
+        if len(s) > 10:  # int() of thousands of digits is slow (and limited); it is out of range anyway
+            raise Invalid(f"the number of steps must be between 1 and {MAX_STEPS}, not {shown(s)}")
+        x = int(s)
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise Invalid(f"the number of steps must be a whole number, not {x!r}")
+    if not 1 <= x <= MAX_STEPS:
+        raise Invalid(f"the number of steps must be between 1 and {MAX_STEPS}, not {x}")
+    return int(x)
+
+
+def _vocab_hint(vocab: Sequence[str]) -> str:
+    return " ".join(vocab) if len(vocab) <= MAX_LISTED else f"{len(vocab)} tokens"
+
+
+def prompt(tokens: Sequence[str], vocab: Sequence[str], n_ctx: int) -> tuple[str, ...]:
+    """A prompt: at least one token, at most n_ctx, each in the vocabulary."""
+    if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
+        raise Invalid("expected a list of tokens")
+    tokens = tuple(tokens)
+    if not tokens:
+        raise Invalid("empty: the prompt needs at least one token")
+    if len(tokens) > n_ctx:
+        raise Invalid(f"{len(tokens)} tokens is longer than the context: it holds at most {n_ctx} tokens")
+    known = set(vocab)
+    for i, tok in enumerate(tokens):
+        if tok not in known:
+            raise Invalid(f"{shown(tok)} is not in the vocabulary ({_vocab_hint(vocab)})", f"[{i}]")
+    return tokens
+
+
+def target(token: str, vocab: Sequence[str]) -> str:
+    """The token the loss is measured against: one of the vocabulary."""
+    if not isinstance(token, str) or token not in vocab:
+        what = shown(token) if isinstance(token, str) else repr(token)
+        raise Invalid(f"{what} is not in the vocabulary ({_vocab_hint(vocab)})")
+    return token
+
+
+def head(h: object, n_heads: int) -> int:
+    """An attention head as the user counts them, 1 to n_heads."""
+    if isinstance(h, bool) or not isinstance(h, numbers.Integral) or not 1 <= h <= n_heads:
+        raise Invalid(f"there is no head {h} (heads are 1 to {n_heads})")
+    return int(h)
+
+
+def plain_text(text: object, what: str, max_chars: int) -> str:
+    """Text shown on screen (a name, a token, a label): a string with no control or bidi characters,
+    which could move the cursor, recolour the terminal or disguise what is shown."""
+    if not isinstance(text, str):
+        raise Invalid(f"{what}: expected a string")
+    if len(text) > max_chars:
+        raise Invalid(f"{what}: {len(text)} characters is too long (at most {max_chars})")
+    for i, c in enumerate(text):
+        if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp"):
+            raise Invalid(f"{what}: control character U+{ord(c):04X} at position {i}; use plain text")
+    return text
