@@ -4,11 +4,10 @@ gradients(params, trace) walks the forward pass in reverse, reading the trace's 
 cache. Each named tensor is a node: its gradient is how the loss would move if that one value were
 nudged and everything after it recomputed.
 
-Naming: a gradient is "grad." + the name of what it is the gradient of, spelled as the trace spells it —
-"grad.x", "grad.q.1", "grad.logits". Parameters follow the same rule: block 0 is bare, as stages.py
-writes it ("grad.W_2", "grad.E"), later blocks carry the prefix their trace tensors have
-("grad.blocks.1.W_2", beside "grad.blocks.1.y"). grad_name() turns any parameter or tensor name into
-its gradient's name. E is used twice, so besides "grad.E" (the total) there are its two shares,
+Naming (names.py): a gradient is "grad." + the canonical name of what it is the gradient of —
+"grad.x", "grad.blocks.0.q.1", "grad.logits", "grad.blocks.0.W_2", "grad.E". grad_name() turns any
+parameter or tensor name into its gradient's name. E is used twice, so besides "grad.E" (the total)
+there are its two shares,
 "grad.E.lookup" (step 2, the embedding lookup) and "grad.E.unembed" (step 14, the tied unembedding).
 
 What is exactly zero: scores at masked positions (the softmax cannot move them), hidden_pre at dead
@@ -28,27 +27,15 @@ import numpy as np
 
 from tinytui.model import ops
 from tinytui.model.config import ModelConfig
-from tinytui.model.params import Params, full_name, param_shapes
+from tinytui.model.names import grad, prefix, split
+from tinytui.model.params import Params, param_shapes
 from tinytui.model.switches import Switches
 from tinytui.model.trace import Axis, Tensor, TensorMap, Trace
 
 PREFIX = "grad."
 
 
-def grad_name(name: str) -> str:
-    """'blocks.0.W_2' or 'W_2' -> 'grad.W_2'; 'W_2@1' or 'blocks.1.W_2' -> 'grad.blocks.1.W_2'.
-
-    A trace tensor name gets the prefix only: 'x' -> 'grad.x', 'blocks.1.y' -> 'grad.blocks.1.y'.
-    """
-    if "@" in name:
-        name = full_name(name)
-    if name.startswith("blocks.0."):
-        name = name[len("blocks.0.") :]
-    return PREFIX + name
-
-
-def _prefix(b: int) -> str:  # the trace's prefix for block b (trace._prefix)
-    return "" if b == 0 else f"blocks.{b}."
+grad_name = grad  # the name of the gradient of a tensor or parameter (names.grad)
 
 
 @dataclass(frozen=True)
@@ -107,15 +94,15 @@ def gradients(params: Params, trace: Trace) -> Gradients:
     g["z"] = g["logits"] @ E
     e_unembed = np.outer(g["logits"], trace["z"])
     # 13: z = LN(y_T) of the last block; the other rows of y do not reach the loss directly
-    last_y = _prefix(cfg.n_blocks - 1) + "y"
+    last_y = prefix(cfg.n_blocks - 1) + "y"
     dy = np.zeros_like(trace[last_y])
     dy[-1] = ops.layer_norm_backward(g["z"], trace[last_y][-1], eps)
     # 12 … 5, block by block from the last
     for b in reversed(range(cfg.n_blocks)):
-        pre = _prefix(b)
+        pre = prefix(b)
         g[pre + "y"] = dy
-        x_in = trace["x"] if b == 0 else trace[_prefix(b - 1) + "y"]
-        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, pre, g, pg, f"blocks.{b}.")
+        x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
+        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, pre, g, pg, pre)
     g["x"] = dy
     # 4: x = emb + PE, PE is fixed  ->  ∂L/∂emb = ∂L/∂x
     g["emb"] = dy
@@ -212,7 +199,7 @@ def _package(cfg, trace: Trace, g, pg, e_lookup, e_unembed) -> Gradients:
     axes = _param_axes(cfg)
     for full in param_shapes(cfg):  # the order Params lists them
         if full != "E":
-            put(grad_name(full), pg[full], axes[full.rsplit(".", 1)[1]])
+            put(grad_name(full), pg[full], axes[split(full)[1]])
     for name in trace:  # the trace's own order, so the JSON reads forward
         if name in g:
             put(grad_name(name), g[name], trace.tensor(name).axes)

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model.stages import STAGES, expand_names
+from tinytui.model.names import resolve
+from tinytui.model.stages import STAGES
 from tinytui.model.trace import Trace
 
 TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals
@@ -44,9 +45,7 @@ class TraceDiff:
     def per_stage(self, n_heads: int) -> dict[int, int]:
         """Stage number -> how many values that stage wrote changed."""
         return {
-            s.number: sum(
-                self.tensors[n].n_changed for n in expand_names(s.writes, n_heads) if n in self.tensors
-            )
+            s.number: sum(self.tensors[n].n_changed for n in resolve(s.writes, n_heads) if n in self.tensors)
             for s in STAGES
         }
 

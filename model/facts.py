@@ -29,16 +29,17 @@ def stage_facts(trace: Trace, stage: Stage) -> list[str]:
         last = trace["x"][-1]
         return [f"last position ({trace.prompt[-1]}) enters the block as ({', '.join(_f(v) for v in last)})"]
     if n == 5:
+        mean, var = trace["blocks.0.ln1.mean"][0], trace["blocks.0.ln1.var"][0]
         return [
-            f"row {trace.prompt[0]}: mean {_f(trace['ln1.mean'][0])}, variance {_f(trace['ln1.var'][0])}, "
-            f"first entry {_f(trace['x_norm'][0, 0])}"
+            f"row {trace.prompt[0]}: mean {_f(mean)}, variance {_f(var)}, "
+            f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
         ]
     if n == 7:
         return [f"√d_k = {_f(np.sqrt(cfg.d_head))}"]
     if n == 8:
         facts = ["causal mask ON" if sw.causal_mask else "causal mask OFF: earlier rows now see later tokens"]
         for h in range(1, cfg.n_heads + 1):
-            a = trace[f"attn.{h}"]
+            a = trace[f"blocks.0.attn.{h}"]
             top = [trace.prompt[int(j)] for j in a.argmax(axis=1)]
             facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}")
         return facts
@@ -48,12 +49,12 @@ def stage_facts(trace: Trace, stage: Stage) -> list[str]:
         wood = len(cfg.dims) - 1
         return [
             f"last column ({cfg.dims[wood]}) for {trace.prompt[-1]}: {_f(trace['x'][-1, wood])} → "
-            f"{_f(trace['x_mid'][-1, wood])}"
+            f"{_f(trace['blocks.0.x_mid'][-1, wood])}"
         ]
     if n == 11:
-        h = trace["hidden"]
+        h = trace["blocks.0.hidden"]
         zeros = int((h == 0).sum())
-        relu_zeros = int((trace["hidden_pre"] <= 0).sum())  # what ReLU cuts, whichever is active
+        relu_zeros = int((trace["blocks.0.hidden_pre"] <= 0).sum())  # what ReLU cuts, whichever is active
         if sw.activation == "relu":
             return [
                 f"{zeros} of {h.size} hidden values are exactly zero: ReLU cut every negative "

@@ -7,9 +7,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from tinytui.model.config import ModelConfig
-
-# Per-block parameter names, in the order the chapter introduces them.
-BLOCK_PARAMS = ("W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")
+from tinytui.model.names import BLOCK_PARAMS, in_block, label
 
 
 def block_param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
@@ -31,28 +29,8 @@ def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {"E": (cfg.n_vocab, cfg.d_model)}
     for b in range(cfg.n_blocks):
         for name, shape in block_param_shapes(cfg).items():
-            shapes[f"blocks.{b}.{name}"] = shape
+            shapes[in_block(b, name)] = shape
     return shapes
-
-
-def short_name(full: str) -> str:
-    """'blocks.0.W_Q' -> 'W_Q' (block 0 is the only one the chapter has); later blocks keep a prefix."""
-    if full.startswith("blocks.0."):
-        return full[len("blocks.0.") :]
-    if full.startswith("blocks."):
-        _, b, rest = full.split(".", 2)
-        return f"{rest}@{b}"
-    return full
-
-
-def full_name(name: str) -> str:
-    """Inverse of short_name: 'W_Q' -> 'blocks.0.W_Q', 'W_Q@1' -> 'blocks.1.W_Q'."""
-    if name == "E" or name.startswith("blocks."):
-        return name
-    if "@" in name:
-        base, b = name.split("@", 1)
-        return f"blocks.{b}.{base}"
-    return f"blocks.0.{name}"
 
 
 class Params(Mapping[str, np.ndarray]):
@@ -92,7 +70,7 @@ class Params(Mapping[str, np.ndarray]):
 
     def block(self, b: int) -> dict[str, np.ndarray]:
         """The parameters of block b under their short names (W_Q, …)."""
-        return {name: self[f"blocks.{b}.{name}"] for name in BLOCK_PARAMS}
+        return {name: self[in_block(b, name)] for name in BLOCK_PARAMS}
 
     def with_edit(self, name: str, index: tuple[int, ...], value: float) -> Params:
         """A new Params with one cell changed. Raises ValueError for a bad name, index or value."""
@@ -101,7 +79,8 @@ class Params(Mapping[str, np.ndarray]):
         arr = self._arrays[name]
         index = tuple(int(i) for i in index)
         if len(index) != arr.ndim or any(not 0 <= i < n for i, n in zip(index, arr.shape)):
-            raise ValueError(f"{short_name(name)}{list(index)} is outside its shape {arr.shape}")
+            shown = label(name, self.cfg.n_blocks)
+            raise ValueError(f"{shown}{list(index)} is outside its shape {arr.shape}")
         value = float(value)
         if not np.isfinite(value):
             raise ValueError(f"{value} is not a finite number")

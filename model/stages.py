@@ -1,7 +1,8 @@
 """THE table of the sixteen stages. The printer, the app, the recorder and the tests all read it.
 
-reads/writes name trace tensors (see trace.py) and parameters (short names: E, W_Q, …). A name with
-"{h}" stands for one tensor per head (q.1, q.2, …); expand_names() resolves it.
+reads/writes name trace tensors (see trace.py) and parameters (short names: E, W_Q, …), block-local
+as names.py spells them; a name with "{h}" stands for one tensor per head (q.1, q.2, …).
+names.resolve() turns them into canonical names for a block ("blocks.0.q.1", …).
 """
 
 from __future__ import annotations
@@ -241,17 +242,6 @@ GROUPS: dict[str, tuple[int, ...]] = {
     "loss": (15,),
     "params": (16,),
 }
-
-
-def expand_names(names: tuple[str, ...], n_heads: int) -> tuple[str, ...]:
-    """Replace "{h}" templates by one name per head, heads 1-based."""
-    out: list[str] = []
-    for name in names:
-        if "{h}" in name:
-            out.extend(name.format(h=h) for h in range(1, n_heads + 1))
-        else:
-            out.append(name)
-    return tuple(out)
 
 
 def formula_as_run(stage: Stage, switches) -> str:

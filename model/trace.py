@@ -3,8 +3,8 @@
 Names (h = 1…H): ids, emb, pe, x, ln1.mean, ln1.var, x_norm, q.h, k.h, v.h, scores.h (before the mask),
 mask (1 = may attend, 0 = blocked), attn.h, head.h, mha, x_mid, x_mid_norm, hidden_pre, hidden, ffn,
 y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_stepped.
-Blocks after the first prefix their names with "blocks.<b>." (so bare y is block 0's output; z is
-always computed from the last block's).
+A block's names carry its prefix, "blocks.<b>." (blocks.0.attn.2; see names.py); z is computed
+from the last block's y.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 
 from tinytui.model import ops
 from tinytui.model.config import ModelConfig
+from tinytui.model.names import prefix
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches
 
@@ -142,7 +143,7 @@ def run(
     put("mask", allowed, tokens, keys)
     for b in range(cfg.n_blocks):
         x = _block(
-            params.block(b), x, allowed, cfg, switches, _prefix(b), put, (tokens, keys, dims, k_axis, units)
+            params.block(b), x, allowed, cfg, switches, prefix(b), put, (tokens, keys, dims, k_axis, units)
         )
 
     z, _, _ = ops.layer_norm(x[-1], cfg.eps)  # (d,)
@@ -157,10 +158,6 @@ def run(
     put("probs_stepped", ops.softmax(stepped), vocab)
     put("loss_stepped", ops.cross_entropy(stepped, t)[0])
     return Trace(cfg, prompt, target, switches, float(lr), out)
-
-
-def _prefix(b: int) -> str:
-    return "" if b == 0 else f"blocks.{b}."
 
 
 def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, pre: str, put, axes) -> np.ndarray:

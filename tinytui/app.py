@@ -26,7 +26,7 @@ from tinytui.config import ThemeMemory
 from tinytui.experiment_keys import experiment_bindings, experiment_commands, run_experiment
 from tinytui.learning import LEARNING_BINDINGS, LearningActions
 from tinytui.model import ModelFile, save
-from tinytui.model.params import short_name
+from tinytui.model.names import label
 from tinytui.model.stages import FIRST, LAST, STAGES
 from tinytui.recording import RECORDING_BINDINGS, REPLAY_BINDINGS, RecordingActions
 from tinytui.replay import Replayer
@@ -467,7 +467,7 @@ def core_commands(app: TinyTuiApp) -> Iterable[PaletteCommand]:
     for name in PARAM_NAMES:
         yield PaletteCommand(
             f"Edit parameter {name}",
-            f"Open {short_name(name)} in the parameter browser",
+            f"Open {label(name)} in the parameter browser",
             lambda n=name: app.action_edit_parameter(n),
         )
     prompt = app.session.state.prompt

@@ -18,7 +18,7 @@ import numpy as np
 
 from tinytui.model import ModelFile, ModelFileError, Params, Switches
 from tinytui.model.files import parse as parse_model
-from tinytui.model.params import full_name, short_name
+from tinytui.model.names import canonical, label
 from tinytui.model.stages import FIRST, LAST
 from tinytui.model.switches import ACTIVATIONS, NORM_PLACEMENTS
 from tinytui.recorder import (
@@ -348,7 +348,7 @@ def _data(kind: str, d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
     elif kind == "edit":
         name = _param(d.get("param"), model.params, "edit")
         out["param"] = name
-        out["index"] = _index(d.get("index"), model.params[name].shape, short_name(name), "edit")
+        out["index"] = _index(d.get("index"), model.params[name].shape, label(name), "edit")
         out["new"] = _number(d.get("new"), "edit: new")
         out["old"] = _number(d.get("old"), "edit: old")
     elif kind == "toggle":
@@ -436,10 +436,10 @@ def _text_or_none(x: Any) -> str | None:
 
 
 def _param(x: Any, params: Params, where: str) -> str:
-    names = ", ".join(short_name(n) for n in params)
-    if not isinstance(x, str) or full_name(x) not in params:
+    names = ", ".join(label(n) for n in params)
+    if not isinstance(x, str) or canonical(x) not in params:
         raise _Bad(f"{where}: no parameter {x!r} in this model ({names})")
-    return full_name(x)
+    return canonical(x)
 
 
 def _index(x: Any, shape: tuple[int, ...], label: str, where: str) -> tuple[int, ...]:
@@ -458,7 +458,7 @@ def _edited(base: Params, edits: Any, where: str) -> Params:
         if not isinstance(item, list) or len(item) != 3:
             raise _Bad(f"{where}: expected [parameter, index, value], got {item!r}")
         name = _param(item[0], base, where)
-        index = _index(item[1], base[name].shape, short_name(name), where)
+        index = _index(item[1], base[name].shape, label(name), where)
         arrays.setdefault(name, base[name].copy())[index] = _number(item[2], where)
     return base.with_arrays(arrays) if arrays else base
 

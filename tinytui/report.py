@@ -9,11 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model import count
+from tinytui.model import count, names
 from tinytui.model.backward import BackwardStage, Gradients
 from tinytui.model.facts import stage_facts
-from tinytui.model.params import short_name
-from tinytui.model.stages import Stage, expand_names, formula_as_run
+from tinytui.model.stages import Stage, formula_as_run
 from tinytui.model.trace import TensorMap, Trace
 
 TENSOR_TITLES = {
@@ -63,14 +62,16 @@ def fmt(v: float) -> str:
 def tensor_table(trace: TensorMap, name: str, title: str | None = None) -> Table:
     t = trace.tensor(name)
     vals = t.values
-    title = title or TENSOR_TITLES.get(name) or _head_title(name)
+    local = names.split(name)[1]
+    shown = names.label(name, trace.cfg.n_blocks)
+    title = title or TENSOR_TITLES.get(local) or _head_title(local)
     if vals.ndim == 0:
-        return Table(title, "", ("",), (name,), ((fmt(float(vals)),),))
+        return Table(title, "", ("",), (shown,), ((fmt(float(vals)),),))
     if vals.ndim == 1:
         ax = t.axes[0]
         if ax.name == "tokens":  # per-token scalar: one column
-            return Table(title, ax.name, ax.labels, (name,), tuple((fmt(v),) for v in vals))
-        return Table(title, "", (name,), ax.labels, (tuple(fmt(v) for v in vals),))
+            return Table(title, ax.name, ax.labels, (shown,), tuple((fmt(v),) for v in vals))
+        return Table(title, "", (shown,), ax.labels, (tuple(fmt(v) for v in vals),))
     rows, cols = t.axes
     return Table(title, rows.name, rows.labels, cols.labels, tuple(tuple(fmt(v) for v in r) for r in vals))
 
@@ -90,11 +91,11 @@ def _head_title(name: str) -> str:
 
 def param_table(trace: Trace, params, name: str) -> list[Table]:
     """A parameter as tables: 3-d per-head weights give one table per head."""
-    full = name if name in params else f"blocks.0.{name}"
+    full = names.canonical(name)
     arr = params[full]
     cfg = trace.cfg
-    label = short_name(full)
-    if name == "E":
+    label = names.label(full, cfg.n_blocks)
+    if full == "E":
         return [_matrix(f"{label} (vocab × dims)", "vocab", cfg.vocab, cfg.dims, arr)]
     if arr.ndim == 3:
         return [
@@ -127,12 +128,13 @@ def stage_report(trace: Trace, stage: Stage) -> StageReport:
     elif stage.number == 16:
         tables.extend(count_tables(trace))
     else:
-        for name in expand_names(stage.writes, n_heads):
-            if name in ("ln1.mean", "ln1.var"):
+        for name in names.resolve(stage.writes, n_heads):
+            if names.split(name)[1] in ("ln1.mean", "ln1.var"):
                 continue
             tables.append(tensor_table(trace, name))
         if stage.number == 5:
-            mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace["ln1.mean"], trace["ln1.var"]))
+            mean, var = names.resolve(("ln1.mean", "ln1.var"), n_heads)
+            mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace[mean], trace[var]))
             tables.insert(
                 0, Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)
             )
@@ -207,14 +209,14 @@ BACKWARD_GROUPS = (
 def backward_report(grads: Gradients, stage: BackwardStage, n_heads: int) -> BackwardReport:
     tables: list[Table] = []
     for field, group in BACKWARD_GROUPS:
-        for name in expand_names(getattr(stage, field), n_heads):
+        for name in names.resolve(getattr(stage, field), n_heads):
             tables.extend(gradient_tables(grads, name, group))
     return BackwardReport(stage, tuple(tables))
 
 
 def gradient_tables(grads: Gradients, name: str, group: str) -> list[Table]:
     """∂L/∂name as tables; a per-head weight gradient (heads × d × d_head) gives one table per head."""
-    title = f"∂L/∂{name.removeprefix('grad.')} ({group})"
+    title = f"∂L/∂{names.label(name.removeprefix(names.GRAD), grads.cfg.n_blocks)} ({group})"
     t = grads.tensor(name)
     if t.values.ndim != 3:
         return [tensor_table(grads, name, title)]

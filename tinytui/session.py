@@ -14,7 +14,7 @@ import numpy as np
 
 from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, checks, diff, learn, run
 from tinytui.model.backward import Gradients, gradients
-from tinytui.model.params import short_name
+from tinytui.model.names import canonical, label
 from tinytui.model.stages import FIRST, LAST
 from tinytui.model.trace import DEFAULT_LR
 
@@ -139,10 +139,8 @@ class Session:
 
     # ---- changes -------------------------------------------------------------------------------
     def edit(self, name: str, index: tuple[int, ...], value: float | str) -> Event:
-        """Set one parameter cell. name is a full name ("blocks.0.W_O") or a short one ("W_O")."""
-        from tinytui.model.params import full_name
-
-        full = full_name(name)
+        """Set one parameter cell. name is canonical ("blocks.0.W_O") or an older spelling ("W_O")."""
+        full = canonical(name)
         if isinstance(value, str):
             value = parse_value(value)
         try:
@@ -150,7 +148,7 @@ class Session:
             old = float(self.params[full][tuple(index)])
         except (ValueError, IndexError) as exc:
             raise Refused(str(exc)) from None
-        data = {"param": full, "label": short_name(full), "index": list(index), "old": old, "new": value}
+        data = {"param": full, "label": label(full), "index": list(index), "old": old, "new": value}
         return self._change("edit", data, replace(self.state, params=params))
 
     def toggle(self, switch: str, head: int | None = None) -> Event:
@@ -261,7 +259,8 @@ class Session:
             trace = run(state.params, state.prompt, state.target, state.switches, state.lr)
         bad = [n for n, t in trace.tensors.items() if not np.all(np.isfinite(t.values))]
         if bad:
-            raise Refused(f"that makes {bad[0]} overflow to a non-finite number; nothing was changed")
+            shown = label(bad[0], state.params.cfg.n_blocks)
+            raise Refused(f"that makes {shown} overflow to a non-finite number; nothing was changed")
         return trace
 
     def _compute(self, state: State) -> tuple[Trace, tuple[Any, Trace]]:

@@ -88,8 +88,8 @@ def test_trace_json_round_trips(chapter, trace):
     for name in trace:
         got = np.array(doc["tensors"][name]["values"])
         assert np.array_equal(got, trace[name]), name
-    assert doc["tensors"]["attn.2"]["axes"][1]["labels"][1] == "1:woodchuck"
-    assert doc["tensors"]["hidden"]["axes"][1]["name"] == "units"
+    assert doc["tensors"]["blocks.0.attn.2"]["axes"][1]["labels"][1] == "1:woodchuck"
+    assert doc["tensors"]["blocks.0.hidden"]["axes"][1]["name"] == "units"
 
 
 @pytest.mark.parametrize(

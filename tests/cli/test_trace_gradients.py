@@ -20,18 +20,38 @@ def test_trace_json_has_every_gradient_with_labels(chapter, trace):
     grads = gradients(chapter.params, trace)
     for name in param_shapes(chapter.cfg):
         assert grad_name(name) in tensors, name
-    for name in ("x", "x_norm", "q.1", "k.2", "v.1", "scores.2", "attn.1", "head.2", "mha", "x_mid"):
+    for name in (
+        "x",
+        "blocks.0.x_norm",
+        "blocks.0.q.1",
+        "blocks.0.k.2",
+        "blocks.0.v.1",
+        "blocks.0.scores.2",
+        "blocks.0.attn.1",
+        "blocks.0.head.2",
+        "blocks.0.mha",
+        "blocks.0.x_mid",
+    ):
         assert f"grad.{name}" in tensors
-    for name in ("x_mid_norm", "hidden_pre", "hidden", "ffn", "y", "z", "logits", "emb"):
+    for name in (
+        "blocks.0.x_mid_norm",
+        "blocks.0.hidden_pre",
+        "blocks.0.hidden",
+        "blocks.0.ffn",
+        "blocks.0.y",
+        "z",
+        "logits",
+        "emb",
+    ):
         assert f"grad.{name}" in tensors
     for name in grads:
         assert np.array_equal(np.array(tensors[name]["values"]), grads[name]), name
-    w2 = tensors["grad.W_2"]
+    w2 = tensors["grad.blocks.0.W_2"]
     assert [a["name"] for a in w2["axes"]] == ["units", "dims"]
     assert w2["axes"][1]["labels"] == ["thing", "action", "quantifier", "wood"]
     np.testing.assert_allclose(w2["values"][3], [-0.15382797, 0.09238687, 0.07208704, -0.01064594], atol=1e-8)
-    assert tensors["grad.scores.1"]["axes"][1]["labels"][1] == "1:woodchuck"
-    assert [a["name"] for a in tensors["grad.W_Q"]["axes"]] == ["heads", "dims", "k"]
+    assert tensors["grad.blocks.0.scores.1"]["axes"][1]["labels"][1] == "1:woodchuck"
+    assert [a["name"] for a in tensors["grad.blocks.0.W_Q"]["axes"]] == ["heads", "dims", "k"]
     assert tensors["grad.E"]["axes"][0]["labels"][4] == "wood"
     assert tensors["grad.logits"]["values"] == tensors["grad_logits"]["values"]
 

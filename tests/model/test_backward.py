@@ -21,8 +21,9 @@ from tinytui.model.backward import (
     grad_name,
     gradients,
 )
+from tinytui.model.names import resolve
 from tinytui.model.params import param_shapes
-from tinytui.model.stages import STAGE_BY_NUMBER, expand_names
+from tinytui.model.stages import STAGE_BY_NUMBER
 
 H = 1e-6
 REL, NOISE = 1e-6, 2e-9
@@ -80,7 +81,7 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
     pre_norm = sw.norm == "pre"
     allowed = np.tril(np.ones((T, T))) > 0 if sw.causal_mask else np.ones((T, T)) > 0
     for b in range(cfg.n_blocks):
-        pre = "" if b == 0 else f"blocks.{b}."
+        pre = f"blocks.{b}."
         w = {n: param(f"blocks.{b}.{n}") for n in ("W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")}
         xn = node(pre + "x_norm", ln(x) if pre_norm else x)
         heads = []
@@ -228,9 +229,9 @@ def test_chapter_figures(chapter, trace):
     # W_2's gradient is hiddenᵀ·∂L/∂y; only the last row of y reaches the loss, and only units that
     # fired at the last position (3 and 6 on "chuck") have a non-zero row
     np.testing.assert_allclose(
-        grads["grad.W_2"][3], [-0.15382797, 0.09238687, 0.07208704, -0.01064594], atol=1e-8
+        grads["grad.blocks.0.W_2"][3], [-0.15382797, 0.09238687, 0.07208704, -0.01064594], atol=1e-8
     )
-    assert np.all(grads["grad.W_2"][[0, 1, 2, 4, 5, 7]] == 0.0)
+    assert np.all(grads["grad.blocks.0.W_2"][[0, 1, 2, 4, 5, 7]] == 0.0)
     assert grads.loss == trace.loss
 
 
@@ -252,7 +253,7 @@ def test_masked_scores_and_dead_units_are_exactly_zero(case):
     params, _, _, sw, trace, grads = case
     T = trace["x"].shape[0]
     for b in range(params.cfg.n_blocks):
-        pre = "" if b == 0 else f"blocks.{b}."
+        pre = f"blocks.{b}."
         if sw.causal_mask:
             for h in range(1, params.cfg.n_heads + 1):
                 assert np.all(grads[f"grad.{pre}scores.{h}"][np.triu_indices(T, 1)] == 0.0)
@@ -268,7 +269,7 @@ def test_ablated_head_weights_get_exactly_zero(case):
     params, _, _, sw, _, grads = case
     dh = params.cfg.d_head
     for b in range(params.cfg.n_blocks):
-        pre = "" if b == 0 else f"blocks.{b}."
+        pre = f"blocks.{b}."
         for h in range(1, params.cfg.n_heads + 1):
             zero = h in sw.ablated_heads
             for w in ("W_Q", "W_K", "W_V"):
@@ -283,14 +284,14 @@ def test_mask_off_lets_gradient_reach_later_keys():
     on = gradients(params, run(params, prompt, target))
     off = gradients(params, run(params, prompt, target, Switches(causal_mask=False)))
     T = len(prompt)
-    assert np.all(on["grad.scores.1"][np.triu_indices(T, 1)] == 0.0)
-    assert np.count_nonzero(off["grad.scores.1"][np.triu_indices(T, 1)]) > T
+    assert np.all(on["grad.blocks.0.scores.1"][np.triu_indices(T, 1)] == 0.0)
+    assert np.count_nonzero(off["grad.blocks.0.scores.1"][np.triu_indices(T, 1)]) > T
 
 
 def test_grad_names():
-    assert grad_name("blocks.0.W_2") == grad_name("W_2") == "grad.W_2"
+    assert grad_name("blocks.0.W_2") == grad_name("W_2") == "grad.blocks.0.W_2"
     assert grad_name("W_2@1") == grad_name("blocks.1.W_2") == "grad.blocks.1.W_2"
-    assert grad_name("E") == "grad.E" and grad_name("q.1") == "grad.q.1"
+    assert grad_name("E") == "grad.E" and grad_name("blocks.0.q.1") == "grad.blocks.0.q.1"
     assert grad_name("blocks.1.y") == "grad.blocks.1.y"
 
 
@@ -298,16 +299,23 @@ def test_two_block_names_and_shapes():
     params, prompt, target = random_model(*RANDOM["random-2blocks"])
     grads = gradients(params, run(params, prompt, target))
     assert set(grads.for_params()) == set(params)
-    for name in ("grad.blocks.1.W_Q", "grad.blocks.1.y", "grad.blocks.1.x_norm", "grad.y", "grad.x"):
+    for name in ("grad.blocks.1.W_Q", "grad.blocks.1.y", "grad.blocks.1.x_norm", "grad.blocks.0.y", "grad.x"):
         assert name in grads
-    assert grads.tensor("grad.W_O").axes[0].labels == ("h1.k0", "h1.k1", "h1.k2", "h2.k0", "h2.k1", "h2.k2")
+    assert grads.tensor("grad.blocks.0.W_O").axes[0].labels == (
+        "h1.k0",
+        "h1.k1",
+        "h1.k2",
+        "h2.k0",
+        "h2.k1",
+        "h2.k2",
+    )
 
 
 # ---- the backward walk table ---------------------------------------------------------------------
 
 
 def _names(names, n_heads=2):
-    return expand_names(names, n_heads)
+    return resolve(names, n_heads)
 
 
 def test_backward_walk_covers_15_to_2_in_order():

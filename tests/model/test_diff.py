@@ -1,7 +1,8 @@
 import numpy as np
 
 from tinytui.model import Switches, diff, run
-from tinytui.model.stages import STAGE_BY_NUMBER, expand_names
+from tinytui.model.names import resolve
+from tinytui.model.stages import STAGE_BY_NUMBER
 
 
 def _edit(chapter, name, index, value):
@@ -18,9 +19,9 @@ def test_b2_edit_touches_steps_12_to_15_only(chapter, trace):
     d = diff(trace, after)
     per = d.per_stage(2)
     assert [n for n, c in per.items() if c] == [12, 13, 14, 15]
-    assert d["ffn"].changed[:, 0].all() and not d["ffn"].changed[:, 1:].any()
-    assert np.allclose(d["ffn"].delta[:, 0], 0.5)
-    for name in ("x", "x_norm", "attn.1", "x_mid", "hidden"):
+    assert d["blocks.0.ffn"].changed[:, 0].all() and not d["blocks.0.ffn"].changed[:, 1:].any()
+    assert np.allclose(d["blocks.0.ffn"].delta[:, 0], 0.5)
+    for name in ("x", "blocks.0.x_norm", "blocks.0.attn.1", "blocks.0.x_mid", "blocks.0.hidden"):
         assert d[name].n_changed == 0
 
 
@@ -34,7 +35,7 @@ def test_E_edit_travels_almost_everywhere(chapter, trace):
 def test_delta_and_undo_bit_for_bit(chapter, trace):
     after = _edit(chapter, "blocks.0.W_O", (0, 0), 2.0)
     d = diff(trace, after)
-    assert np.allclose(d["mha"].delta, after["mha"] - trace["mha"])
+    assert np.allclose(d["blocks.0.mha"].delta, after["blocks.0.mha"] - trace["blocks.0.mha"])
     back = run(chapter.params, chapter.prompt, chapter.target)  # undo = run the old params again
     for name in trace:
         assert np.array_equal(trace[name], back[name])
@@ -44,7 +45,7 @@ def test_stage_writes_cover_the_diff(chapter, trace):
     """Every tensor the trace holds is written by exactly one stage (so per-stage counts add up)."""
     writers = {}
     for n in range(1, 17):
-        for name in expand_names(STAGE_BY_NUMBER[n].writes, 2):
+        for name in resolve(STAGE_BY_NUMBER[n].writes, 2):
             assert name not in writers
             writers[name] = n
     assert set(writers) == set(trace)
@@ -59,4 +60,4 @@ def test_prompt_length_change_marks_everything(chapter, trace):
 def test_toggle_diff(chapter, trace):
     off = run(chapter.params, chapter.prompt, chapter.target, Switches(causal_mask=False))
     d = diff(trace, off)
-    assert d["attn.1"].changed[0, 1] and not d["attn.1"].changed[3].any()
+    assert d["blocks.0.attn.1"].changed[0, 1] and not d["blocks.0.attn.1"].changed[3].any()

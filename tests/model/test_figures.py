@@ -38,35 +38,35 @@ def test_step4_input(trace):
 
 
 def test_step5_layer_norm_row_a(trace):
-    assert trace["ln1.mean"][0] == pytest.approx(0.75)
-    assert trace["ln1.var"][0] == pytest.approx(0.1875)
-    assert r4(trace["x_norm"][0, 0]) == -1.7320
+    assert trace["blocks.0.ln1.mean"][0] == pytest.approx(0.75)
+    assert trace["blocks.0.ln1.var"][0] == pytest.approx(0.1875)
+    assert r4(trace["blocks.0.x_norm"][0, 0]) == -1.7320
 
 
 def test_step7_scale(trace):
     # the scores are QKᵀ divided by √2 = 1.4142
-    q, k = trace["q.1"], trace["k.1"]
-    assert np.allclose(trace["scores.1"] * 1.4142135623730951, q @ k.T)
+    q, k = trace["blocks.0.q.1"], trace["blocks.0.k.1"]
+    assert np.allclose(trace["blocks.0.scores.1"] * 1.4142135623730951, q @ k.T)
     assert round(np.sqrt(trace.cfg.d_head), 4) == 1.4142
 
 
 def test_step8_attention(trace):
     for h in (1, 2):
-        a = trace[f"attn.{h}"]
+        a = trace[f"blocks.0.attn.{h}"]
         assert a[0, 0] == 1.0
         assert np.allclose(a.sum(axis=1), 1.0)
         assert a[-1].argmax() == len(a) - 1  # the last row keeps most weight on the current token
-    assert r4(trace["attn.1"][1, 0]) == 0.7588
-    assert r4(trace["attn.2"][1, 1]) == 0.8618
+    assert r4(trace["blocks.0.attn.1"][1, 0]) == 0.7588
+    assert r4(trace["blocks.0.attn.2"][1, 1]) == 0.8618
 
 
 def test_step10_wood_after_attention(trace):
-    assert r4(trace["x_mid"][3, 3]) == 3.2507
+    assert r4(trace["blocks.0.x_mid"][3, 3]) == 3.2507
 
 
 def test_step11_sparsity(trace):
-    assert trace["hidden"].size == 32
-    assert int((trace["hidden"] == 0).sum()) == 24
+    assert trace["blocks.0.hidden"].size == 32
+    assert int((trace["blocks.0.hidden"] == 0).sum()) == 24
 
 
 def test_step13_z(trace):

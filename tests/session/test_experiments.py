@@ -35,13 +35,13 @@ def test_head_cycle(session):
         cycle(session)
         seen.append(sorted(session.state.switches.ablated_heads))
     assert seen == [[1], [2], [1, 2], []]
-    assert np.all(session.trace["mha"] == session.trace["mha"])  # finite, recomputed
+    assert np.all(session.trace["blocks.0.mha"] == session.trace["blocks.0.mha"])  # finite, recomputed
 
 
 def test_the_chapters_two_experiments(session):
     EXPERIMENT_BY_ID["toggle-mask"].apply(session)
     upper = np.triu_indices(4, k=1)
-    assert np.all(session.trace["attn.1"][upper] > 0)
+    assert np.all(session.trace["blocks.0.attn.1"][upper] > 0)
     EXPERIMENT_BY_ID["toggle-pe"].apply(session)
     before = session.trace
     session.swap_positions(0, 1)

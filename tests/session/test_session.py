@@ -49,7 +49,7 @@ def test_edit_recomputes_and_undo_redo_are_exact(session, trace):
     assert session.params["blocks.0.W_O"][0, 0] == 0.0
     assert session.edited_cells() == {"blocks.0.W_O": [(0, 0)]}
     d = session.diff
-    assert d["mha"].n_changed > 0 and d["x"].n_changed == 0
+    assert d["blocks.0.mha"].n_changed > 0 and d["x"].n_changed == 0
     edited = session.trace
     session.undo()
     for name in trace:
@@ -74,9 +74,9 @@ def test_refused_edit_changes_nothing(session):
 def test_toggles_are_undoable(session):
     session.toggle("causal_mask")
     assert not session.state.switches.causal_mask
-    assert session.diff["attn.1"].changed[0, 1]
+    assert session.diff["blocks.0.attn.1"].changed[0, 1]
     session.toggle("ablated_heads", head=2)
-    assert np.all(session.trace["head.2"] == 0)
+    assert np.all(session.trace["blocks.0.head.2"] == 0)
     session.undo()
     session.undo()
     assert session.state.switches.causal_mask and not session.state.switches.ablated_heads
@@ -106,9 +106,11 @@ def test_steps_and_events(session):
 def test_compare_to_original(session):
     session.edit("b_2", (3,), 2)
     session.edit("b_2", (0,), 1)
-    assert session.diff["ffn"].changed[:, 3].sum() == 0  # relative to the last edit
+    assert session.diff["blocks.0.ffn"].changed[:, 3].sum() == 0  # relative to the last edit
     session.set_compare_to_original(True)
-    assert session.diff["ffn"].changed[:, 3].all() and session.diff["ffn"].changed[:, 0].all()
+    assert (
+        session.diff["blocks.0.ffn"].changed[:, 3].all() and session.diff["blocks.0.ffn"].changed[:, 0].all()
+    )
 
 
 def test_reset_is_undoable(session, trace):

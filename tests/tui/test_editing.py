@@ -43,8 +43,8 @@ async def test_edit_w_o_recomputes_and_highlights(app):
 
         # highlight classes are on exactly the changed cells of x' (step 10)
         await press(pilot, "9", "n")
-        x_mid = grid(app, "output:x_mid")
-        d = app.session.diff["x_mid"]
+        x_mid = grid(app, "output:blocks.0.x_mid")
+        d = app.session.diff["blocks.0.x_mid"]
         changed_cells = unchanged_cells = 0
         for r in range(4):
             for c in range(4):
@@ -156,7 +156,7 @@ async def test_tab_reaches_the_weights_and_arrows_move_the_cursor(app):
 async def test_computed_values_are_not_editable(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "9")
-        g = grid(app, "output:mha")
+        g = grid(app, "output:blocks.0.mha")
         g.focus()
         await press(pilot, "enter")
         assert not g.editing
@@ -170,13 +170,13 @@ async def test_compare_to_original(app):
         await pilot.press(*"2")
         await press(pilot, "enter")
         # since the last change, only the second edit's effects are marked
-        last = app.session.diff["mha"].n_changed
+        last = app.session.diff["blocks.0.mha"].n_changed
         await press(pilot, "c")
         assert app.session.compare_to_original
         assert "▲▼ vs original model (c)" in status(app)
-        both = app.session.diff["mha"].n_changed
+        both = app.session.diff["blocks.0.mha"].n_changed
         assert both > last
-        mha = grid(app, "output:mha")
+        mha = grid(app, "output:blocks.0.mha")
         marked = sum(bool(mha.cell_classes(r, c) & {UP, DOWN}) for r in range(4) for c in range(4))
         assert marked == both
         await press(pilot, "c")
@@ -357,7 +357,7 @@ async def test_changed_and_edited_cells_are_drawn_in_their_theme_styles(app):
 
     async with app.run_test(size=(120, 40)) as pilot:
         w_o = await edit_w_o(pilot, app, "0.5")
-        mha = grid(app, "output:mha")
+        mha = grid(app, "output:blocks.0.mha")
         colour = {k: Color.parse(app.theme_variables[k]).rich_color for k in ("tt-changed-up", "tt-edited")}
         assert mha.cell_classes(0, 0) == {UP}
         assert mha._cell_style(0, 0).bgcolor == colour["tt-changed-up"]

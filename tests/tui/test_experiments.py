@@ -42,15 +42,15 @@ def test_every_key_is_in_the_bindings_with_a_description(app):
 async def test_mask_off_fills_the_heatmap_upper_triangle(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8")
-        attn = grid(app, "output:attn.{h}")
+        attn = grid(app, "output:blocks.0.attn.{h}")
         assert cell(attn, "0:a", 1) == "0.0000"
         await press(pilot, "m")
-        attn = grid(app, "output:attn.{h}")
-        expected = app.session.trace["attn.1"][0, 1]
+        attn = grid(app, "output:blocks.0.attn.{h}")
+        expected = app.session.trace["blocks.0.attn.1"][0, 1]
         assert cell(attn, "0:a", 1) == f"{expected:.4f}" and expected > 0
         assert "causal mask OFF" in info(app)
         # the last row saw everything already: unchanged
-        assert not app.session.diff["attn.1"].changed[3].any()
+        assert not app.session.diff["blocks.0.attn.1"].changed[3].any()
 
 
 async def test_pe_off_and_swap_from_the_palette(app):

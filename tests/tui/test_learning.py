@@ -13,7 +13,7 @@ from tinytui.widgets.sparkline import sparkline
 from tinytui.widgets.steps import StepList
 
 W_2 = "param:blocks.0.W_2"
-GRAD_W_2 = "grad:grad.W_2"
+GRAD_W_2 = "grad:grad.blocks.0.W_2"
 
 
 def formatted(arr) -> list[list[str]]:
@@ -23,7 +23,7 @@ def formatted(arr) -> list[list[str]]:
 async def test_the_backward_walk_shows_the_gradient_of_w_2_at_its_step(app):
     async with app.run_test(size=(120, 40)) as pilot:
         s = app.session
-        expected = formatted(gradients(s.params, s.trace)["grad.W_2"])
+        expected = formatted(gradients(s.params, s.trace)["grad.blocks.0.W_2"])
         await press(pilot, "G", "b")  # from step 16 the walk starts at the loss, step 15
         assert app.walking and s.step == 15
         assert status(app).startswith("◀ BACKWARD PASS · step 15 · Loss to logits")
@@ -41,8 +41,10 @@ async def test_the_backward_walk_shows_the_gradient_of_w_2_at_its_step(app):
         assert all(c in drawn for c in nonzero) and any(c.startswith("-") for c in nonzero)
         assert g.spec.shade == "diverging"
         # what arrives (∂L/∂y from step 13) and what leaves (∂L/∂hidden, to step 11), labelled
-        assert cell(grid(app, "grad:grad.y"), "3:chuck", 0) == fmt(s.gradients["grad.y"][3, 0])
-        assert grid(app, "grad:grad.hidden").spec.rows == s.trace.token_labels
+        assert cell(grid(app, "grad:grad.blocks.0.y"), "3:chuck", 0) == fmt(
+            s.gradients["grad.blocks.0.y"][3, 0]
+        )
+        assert grid(app, "grad:grad.blocks.0.hidden").spec.rows == s.trace.token_labels
         titles = [w.render().plain for w in panes(app).query(".section")]
         assert titles[0] == "Arriving from step 13" and titles[-1] == "Passed back to step 11"
         assert "◀12" in app.query_one(StepList).text()
@@ -110,21 +112,23 @@ async def test_learning_step_updates_the_loss_pane_and_undo_restores_it(app):
 async def test_the_overlay_shows_the_gradient_beside_each_weight(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "9")
-        assert "grad:grad.W_O" not in panes(app).items
+        assert "grad:grad.blocks.0.W_O" not in panes(app).items
         await press(pilot, "d")
-        g = grid(app, "grad:grad.W_O")
-        expected = formatted(app.session.gradients["grad.W_O"])
+        g = grid(app, "grad:grad.blocks.0.W_O")
+        expected = formatted(app.session.gradients["grad.blocks.0.W_O"])
         assert [list(r) for r in g.spec.cells] == expected
         assert g.spec.rows == grid(app, "param:blocks.0.W_O").spec.rows  # same labels as the weight
         assert "-0.0617" in g.text()  # ∂L/∂W_O[h1.k0, action]: its sign is a minus sign, not a colour
         assert g.spec.title == "∂L/∂W_O"
         await press(pilot, "6")  # every weight table, here the three per-head ones
-        assert {"grad:grad.W_Q", "grad:grad.W_K", "grad:grad.W_V"} <= set(panes(app).items)
-        wq = grid(app, "grad:grad.W_Q")
+        assert {"grad:grad.blocks.0.W_Q", "grad:grad.blocks.0.W_K", "grad:grad.blocks.0.W_V"} <= set(
+            panes(app).items
+        )
+        wq = grid(app, "grad:grad.blocks.0.W_Q")
         assert [g for g, _ in wq.spec.groups] == ["head 1", "head 2"]
-        assert cell(wq, "thing", 0) == fmt(app.session.gradients["grad.W_Q"][0, 0, 0])
+        assert cell(wq, "thing", 0) == fmt(app.session.gradients["grad.blocks.0.W_Q"][0, 0, 0])
         await press(pilot, "d")
-        assert "grad:grad.W_Q" not in panes(app).items
+        assert "grad:grad.blocks.0.W_Q" not in panes(app).items
 
 
 async def ask(pilot, app, text: str) -> AskScreen:
@@ -201,7 +205,7 @@ async def test_the_parameter_browser_shows_the_gradient_on_d(app):
         assert not gradient.display
         await press(pilot, "d")
         assert gradient.display and app.show_gradients
-        assert [list(r) for r in gradient.spec.cells] == formatted(app.session.gradients["grad.W_2"])
+        assert [list(r) for r in gradient.spec.cells] == formatted(app.session.gradients["grad.blocks.0.W_2"])
         await press(pilot, "escape", "d")
         assert not app.show_gradients
 

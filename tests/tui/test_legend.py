@@ -17,7 +17,7 @@ def shades(text) -> list[Color]:
 async def test_attention_heatmap_has_a_sequential_key(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8")
-        attn = grid(app, "output:attn.{h}")
+        attn = grid(app, "output:blocks.0.attn.{h}")
         key = attn.legend_text
         assert key is not None and "0.00" in attn.border_subtitle  # drawn in the bottom border
         words = key.plain.split()
@@ -34,7 +34,7 @@ async def test_attention_heatmap_has_a_sequential_key(app):
 async def test_signed_matrix_key_ends_at_its_largest_value(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8")
-        scores = grid(app, "input:scores.{h}")
+        scores = grid(app, "input:blocks.0.scores.{h}")
         limit = max(abs(v) for row in scores.spec.values for v in row if v is not None)
         assert limit == scores.spec.limit
         text = scores.legend_text.plain.split()
@@ -54,7 +54,7 @@ async def test_token_table_without_numbers_has_no_key(app):
 async def test_key_follows_the_theme(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8")
-        attn = grid(app, "output:attn.{h}")
+        attn = grid(app, "output:blocks.0.attn.{h}")
         before = shades(attn.legend_text)
         await press(pilot, "t")
         await pilot.pause()

@@ -58,7 +58,7 @@ async def test_step_list_click_and_arrows(app):
 async def test_each_step_shows_its_key_numbers(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8")
-        attn = grid(app, "output:attn.{h}")
+        attn = grid(app, "output:blocks.0.attn.{h}")
         assert attn.spec.groups[1][0].startswith("head 2")
         head2_first_col = attn.spec.groups[0][1]
         assert cell(attn, "1:woodchuck", head2_first_col + 1) == "0.8618"
@@ -162,7 +162,7 @@ async def test_every_step_at_80x24_and_resizing():
         assert app.has_class("-narrow")
         await press(pilot, "8")
         main = app.query_one("#main")
-        attn = grid(app, "output:attn.{h}")
+        attn = grid(app, "output:blocks.0.attn.{h}")
         assert attn.outer_size.width > main.scrollable_content_region.width, "too wide for 80 columns"
         assert main.show_horizontal_scrollbar, "so #main scrolls sideways rather than cutting it"
         await pilot.resize_terminal(40, 10)
@@ -173,4 +173,4 @@ async def test_every_step_at_80x24_and_resizing():
         await pilot.pause()
         assert not app.has_class("-too-small") and not app.has_class("-narrow")
         await press(pilot, "8")
-        assert "0.8618" in grid(app, "output:attn.{h}").text()
+        assert "0.8618" in grid(app, "output:blocks.0.attn.{h}").text()

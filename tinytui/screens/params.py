@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tinytui.model.backward import grad_name
-from tinytui.model.params import full_name
+from tinytui.model.names import canonical
 from tinytui.widgets.backward import gradient_grid
 from tinytui.widgets.cells import param_grid
 from tinytui.widgets.grid import Grid
@@ -67,4 +67,4 @@ class ParamScreen(ViewPart, ModalScreen[None]):
         gradient.display = view.mode.gradients
 
     def _gradient(self, view: View):
-        return gradient_grid(view, grad_name(full_name(self.param)), "param")
+        return gradient_grid(view, grad_name(canonical(self.param)), "param")

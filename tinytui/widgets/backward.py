@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tinytui.model import names
 from tinytui.model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
-from tinytui.model.stages import expand_names
 from tinytui.model.trace import Tensor
 from tinytui.report import fmt
 from tinytui.widgets.cells import (
@@ -68,8 +68,8 @@ def in_walk(view: View) -> bool:
 
 
 def _split(gname: str) -> tuple[str, int | None]:
-    """'grad.q.1' -> ('q', 1); 'grad.W_2' -> ('W_2', None); 'grad.E.lookup' -> ('E.lookup', None)."""
-    base = gname.removeprefix(PREFIX)
+    """'grad.blocks.0.q.1' -> ('q', 1); 'grad.W_2' -> ('W_2', None); 'grad.E.lookup' -> ('E.lookup', None)."""
+    base = names.split(names.canonical(gname))[1].removeprefix(PREFIX)
     stem, _, last = base.rpartition(".")
     return (stem, int(last)) if stem and last.isdigit() else (base, None)
 
@@ -126,17 +126,17 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
     """One gradient as a grid: 'grad.y', a parameter's 'grad.W_Q' (heads side by side) or a per-head
     tensor 'grad.attn.{h}' (heads side by side, one shading scale)."""
     grads = view.gradients
-    key = f"grad:{template}"
+    key = f"grad:{names.canonical(template)}"
     title = title_of(template)
     is_param = _weight_of(template) in PARAM_NAMES
     if "{h}" in template:
         parts = []
-        for h, name in enumerate(expand_names((template,), view.trace.cfg.n_heads), start=1):
+        for h, name in enumerate(names.resolve((template,), view.trace.cfg.n_heads), start=1):
             t = grads.tensor(name)
             part = _matrix_spec(view, key, f"head {h}", t, t.values, lambda r, c: "", role, False)
             parts.append(short_key_labels(part))
         return replace(side_by_side(key, f"{title} — per head", parts), key=key)
-    t = grads.tensor(template)
+    t = grads.tensor(names.canonical(template))
     if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head
         parts = [
             _matrix_spec(view, key, label, t, t.values[h], lambda r, c, h=h: f"h{h + 1}: ", role, True)
@@ -167,9 +167,9 @@ def logits_gradient_grid(view: View) -> GridSpec:
 # ---- the walk's sections -----------------------------------------------------------------------------
 
 
-def _sources(stages: tuple[BackwardStage, ...], stage: BackwardStage, names: tuple[str, ...]) -> list[int]:
-    """The walk steps before this one (higher numbers) whose outgoing gradients are these names."""
-    return sorted({s.number for s in stages if s.number > stage.number and set(s.outgoing) & set(names)})
+def _sources(stages: tuple[BackwardStage, ...], stage: BackwardStage, grads: tuple[str, ...]) -> list[int]:
+    """The walk steps before this one (higher numbers) whose outgoing gradients are these."""
+    return sorted({s.number for s in stages if s.number > stage.number and set(s.outgoing) & set(grads)})
 
 
 def _destinations(stages: tuple[BackwardStage, ...], stage: BackwardStage) -> list[int]:
@@ -189,13 +189,13 @@ def _steps(numbers: list[int]) -> str:
 
 def _weight_of(gname: str) -> str:
     """The weight a parameter gradient belongs to: 'grad.E.lookup' -> 'E', 'grad.W_2' -> 'W_2'."""
-    return gname.removeprefix(PREFIX).split(".")[0]
+    return names.split(names.canonical(gname))[1].removeprefix(PREFIX).split(".")[0]
 
 
 def backward_sections(view: View) -> list[Section]:
     stages = _stages(view)
     stage = backward_stage(view)
-    grids = lambda names, role: tuple((gradient_grid(view, n, role),) for n in names)  # noqa: E731
+    grids = lambda grads, role: tuple((gradient_grid(view, n, role),) for n in grads)  # noqa: E731
     sections: list[Section] = []
     if stage.incoming:
         sources = _sources(stages, stage, stage.incoming)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tinytui.model.params import full_name, short_name
-from tinytui.model.stages import STAGE_BY_NUMBER, Stage, expand_names
+from tinytui.model import names
+from tinytui.model.stages import STAGE_BY_NUMBER, Stage
 from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table, tensor_table
 from tinytui.widgets.view import View
 
@@ -23,7 +23,7 @@ MASKED = "masked"  # blocked by the causal mask
 GLYPHS = {EDITED: "*", UP: "▲", DOWN: "▼", CHANGED: "◆", MASKED: "×"}
 PRECEDENCE = (EDITED, UP, DOWN, CHANGED, MASKED)  # which glyph a cell with several marks shows
 
-PARAM_NAMES = ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")
+PARAM_NAMES = names.PARAMS
 HEAT = frozenset({"mask"})  # tensors in [0, 1], shaded on the sequential scale (plus attn.h below)
 MASKABLE_PREFIXES = ("scores.", "attn.")
 
@@ -180,14 +180,16 @@ def _was(view: View, name: str, index: tuple[int, ...]) -> str:
 
 
 def _is_masked(view: View, name: str, r: int, c: int) -> bool:
-    if not (name == "mask" or name.startswith(MASKABLE_PREFIXES)):
+    local = names.split(name)[1]
+    if not (local == "mask" or local.startswith(MASKABLE_PREFIXES)):
         return False
     mask = view.trace["mask"]
     return mask.shape == (len(view.trace.prompt),) * 2 and mask[r, c] == 0
 
 
 def _shade_of(name: str) -> str:
-    return "heat" if name in HEAT or name.startswith("attn.") else "diverging"
+    local = names.split(name)[1]
+    return "heat" if local in HEAT or local.startswith("attn.") else "diverging"
 
 
 def _limit(values) -> float:
@@ -198,6 +200,7 @@ def _limit(values) -> float:
 def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     table = tensor_table(view.trace, name)
     arr = view.trace[name]
+    shown = names.label(name, view.trace.cfg.n_blocks)
     cells = []
     for r, row_label in enumerate(table.rows):
         row = []
@@ -207,8 +210,8 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
             if _is_masked(view, name, r, c):
                 marks.add(MASKED)
             text = table.cells[r][c]
-            where = ", ".join(x for x in (row_label, col_label) if x and x != name)
-            detail = f"{name}[{where}] = {text}{_was(view, name, idx)}"
+            where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
+            detail = f"{shown}[{where}] = {text}{_was(view, name, idx)}"
             row.append(Cell(text, frozenset(marks), float(arr[idx]), detail=detail))
         cells.append(row)
     return grid(
@@ -226,7 +229,8 @@ def columns_grid(
         for label, name, by_row in cols:
             idx = (r,) if by_row else ()
             v = float(view.trace[name][idx])
-            detail = f"{label} ({name}) for {row_label} = {fmt(v)}{_was(view, name, idx)}"
+            shown = names.label(name, view.trace.cfg.n_blocks)
+            detail = f"{label} ({shown}) for {row_label} = {fmt(v)}{_was(view, name, idx)}"
             row.append(Cell(fmt(v), frozenset(_change_marks(view, name, idx)), v, detail=detail))
         cells.append(row)
     return grid(key, title, "", rows, tuple(c[0] for c in cols), cells, "", "output", limit=1.0)
@@ -237,11 +241,11 @@ def columns_grid(
 
 def param_grids(view: View, name: str) -> list[GridSpec]:
     """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable."""
-    full = full_name(name)
+    full = names.canonical(name)
     params = view.session.params
     original = view.session.model.params[full]
     arr = params[full]
-    label = short_name(full)
+    label = names.label(full, params.cfg.n_blocks)
     edited = set(view.edited.get(full, ()))
     out = []
     for h, table in enumerate(param_table(view.trace, params, label)):
@@ -377,10 +381,12 @@ def short_key_labels(part: GridSpec) -> GridSpec:
 
 def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
-    names = expand_names((template,), view.trace.cfg.n_heads)
-    parts = [short_key_labels(tensor_grid(view, n, role)) for n in names]
+    parts = [
+        short_key_labels(tensor_grid(view, n, role))
+        for n in names.resolve((template,), view.trace.cfg.n_heads)
+    ]
     title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
-    return side_by_side(f"{role}:{template}", title, parts)
+    return side_by_side(f"{role}:{names.canonical(template)}", title, parts)
 
 
 def _tensor_rows(view: View, names: tuple[str, ...], role: str) -> list[tuple[Item, ...]]:
@@ -401,7 +407,8 @@ def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
         return [(info_grid(f"count:{i}", t),) for i, t in enumerate(count_tables(trace))]
     rows: list[tuple[Item, ...]] = []
     if n == 5:
-        cols = (("mean μ", "ln1.mean", True), ("variance σ²", "ln1.var", True))
+        mean, var = names.resolve(("ln1.mean", "ln1.var"), trace.cfg.n_heads)
+        cols = (("mean μ", mean, True), ("variance σ²", var, True))
         rows.append((columns_grid(view, "output:ln1.stats", "row statistics", trace.token_labels, cols),))
     if n == 14:
         rows.append((logits_spec(view),))
@@ -417,8 +424,8 @@ def param_grid(view: View, name: str) -> GridSpec:
     parts = param_grids(view, name)
     if len(parts) > 1:
         parts = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
-        return side_by_side(f"param:{full_name(name)}", short_name(full_name(name)), parts)
-    return replace(parts[0], key=f"param:{full_name(name)}")
+        return side_by_side(f"param:{names.canonical(name)}", names.label(names.canonical(name)), parts)
+    return replace(parts[0], key=f"param:{names.canonical(name)}")
 
 
 def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:

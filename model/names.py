@@ -1,0 +1,107 @@
+"""One name for every tensor, parameter and gradient, and one label for each on screen.
+
+Canonical names, in the spirit of TransformerLens' hook names:
+- model-wide tensors are bare: ids, emb, pe, x, mask, z, logits, probs, loss, grad_logits, …
+- a block's tensors and weights are "blocks.<b>.<local>": "blocks.0.x_mid", "blocks.1.W_Q";
+  a head's tensor adds the head, 1-based as the chapter counts them: "blocks.0.attn.2";
+- the embedding table is "E";
+- a gradient is "grad." + the name of what it is the gradient of: "grad.blocks.0.W_2", "grad.logits".
+
+The stage tables (stages.py, backward.py) write block-local names ("attn.{h}", "W_O", "grad.y");
+resolve() turns them into canonical ones for a block. label() is the one way a name is shown.
+Older spellings ("attn.2" for block 0, "W_Q@1", "grad.W_2") are read by canonical(), so recordings
+made before this naming still replay.
+"""
+
+from __future__ import annotations
+
+GRAD = "grad."
+BLOCK = "blocks."
+
+# Per-block parameter names, in the order the chapter introduces them.
+BLOCK_PARAMS = ("W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")
+PARAMS = ("E", *BLOCK_PARAMS)  # the short names a stage table reads
+PER_HEAD = ("q", "k", "v", "scores", "attn", "head")  # one tensor per head: "<local>.<h>"
+BLOCK_TENSORS = (
+    "ln1.mean",
+    "ln1.var",
+    "x_norm",
+    *PER_HEAD,
+    "mha",
+    "x_mid",
+    "x_mid_norm",
+    "hidden_pre",
+    "hidden",
+    "ffn",
+    "y",
+)
+
+
+def prefix(b: int) -> str:
+    """What every name of block b starts with: 'blocks.1.'."""
+    return f"{BLOCK}{b}."
+
+
+def in_block(b: int, local: str) -> str:
+    """'x_mid', 1 -> 'blocks.1.x_mid'; model-wide names ('x', 'E', 'logits') stay as they are."""
+    return prefix(b) + local if _is_block_local(local) else local
+
+
+def _is_block_local(local: str) -> bool:
+    if local in BLOCK_PARAMS or local in BLOCK_TENSORS:
+        return True
+    base, _, head = local.rpartition(".")
+    return base in PER_HEAD and (head.isdigit() or head == "{h}")
+
+
+def split(name: str) -> tuple[int | None, str]:
+    """'blocks.1.attn.2' -> (1, 'attn.2'); 'x' -> (None, 'x'). The grad. prefix is kept on the local part."""
+    grad = name.startswith(GRAD)
+    bare = name[len(GRAD) :] if grad else name
+    if bare.startswith(BLOCK):
+        _, b, local = bare.split(".", 2)
+        return int(b), (GRAD if grad else "") + local
+    return None, name
+
+
+def grad(name: str) -> str:
+    """The name of the gradient of a tensor or parameter: 'W_2' -> 'grad.blocks.0.W_2'."""
+    return GRAD + canonical(name)
+
+
+def resolve(names: tuple[str, ...], n_heads: int, block: int = 0) -> tuple[str, ...]:
+    """A stage table's names as canonical ones for one block, "{h}" expanded to every head (1-based)."""
+    out: list[str] = []
+    for name in names:
+        grad_ = name.startswith(GRAD)
+        local = name[len(GRAD) :] if grad_ else name
+        heads = range(1, n_heads + 1) if "{h}" in local else (None,)
+        for h in heads:
+            one = local.format(h=h) if h is not None else local
+            out.append((GRAD if grad_ else "") + in_block(block, one))
+    return tuple(out)
+
+
+def canonical(name: str) -> str:
+    """Any spelling tinytui has used for a name -> its canonical name (idempotent).
+
+    'W_Q' -> 'blocks.0.W_Q', 'W_Q@1' -> 'blocks.1.W_Q', 'attn.2' -> 'blocks.0.attn.2',
+    'grad.W_2' -> 'grad.blocks.0.W_2'; canonical names and model-wide ones come back unchanged.
+    """
+    if name.startswith(GRAD):
+        return GRAD + canonical(name[len(GRAD) :])
+    if name.startswith(BLOCK):
+        return name
+    base, at, b = name.partition("@")
+    if at and b.isdigit():
+        return in_block(int(b), base)
+    return in_block(0, name)
+
+
+def label(name: str, n_blocks: int = 1) -> str:
+    """How a name is shown: block-local when the model has one block ('attn.2', 'W_Q', 'grad.y'),
+    with the block (1-based, as people count) when it has several ('attn.2 (block 2)')."""
+    b, local = split(canonical(name))
+    if b is None or n_blocks == 1:
+        return local
+    return f"{local} (block {b + 1})"
