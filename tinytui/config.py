@@ -2,16 +2,17 @@
 
 Reading never fails: a missing file means defaults, and an unreadable or malformed one is ignored with a
 notice for the user. Writing is atomic (a temporary file renamed over the old one), so a crash mid-write
-cannot leave half a file behind.
+cannot leave half a file behind, and never follows a symbolic link (tinytui.model.safe_io).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from tinytui.model.safe_io import atomic_writer
 
 FORMAT = "tinytui-settings/1"
 FILENAME = "settings.json"
@@ -73,17 +74,9 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write the settings atomically; returns the path. Raises OSError if the directory is not writable."""
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(settings.to_json(), f, indent=1)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path) as f:  # never through a link planted at settings.json
+        json.dump(settings.to_json(), f, indent=1)
+        f.write("\n")
     return path
 
 

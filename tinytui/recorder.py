@@ -32,6 +32,7 @@ from tinytui.model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff
 from tinytui.model.backward import backward_stage_for
 from tinytui.model.files import to_document
 from tinytui.model.params import short_name
+from tinytui.model.safe_io import open_for_append
 from tinytui.model.stages import LAST, expand_names
 from tinytui.render import plain_backward_report, plain_report, plain_table
 from tinytui.report import Table, backward_report, fmt, stage_report
@@ -451,7 +452,8 @@ class Recorder:
             return self._fail(f"{p} is a folder; name a file such as {p / 'lesson.txt'}")
         self._close()
         try:
-            files = (p.open("w", encoding="utf-8"), events_path(p).open("w", encoding="utf-8"))
+            # fresh files, never through a (dangling) symbolic link planted at either name
+            files = (open_for_append(p, fresh=True), open_for_append(events_path(p), fresh=True))
         except OSError as exc:
             return self._fail(f"cannot record to {p}: {exc.strerror or exc}")
         self._files, self._written, self.path = files, (0, 0), p

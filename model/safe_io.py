@@ -1,0 +1,138 @@
+"""Files from and for the user, safely: reading only regular files of bounded size, and writing
+without following symbolic links (atomic replacement, and fresh files to append to).
+
+A planted link (say lesson.txt -> ~/.bashrc, or a dangling edited.json -> /some/file) must never make
+tinytui write somewhere the user did not name. Every refusal is an OSError whose strerror is a sentence
+for the user, so callers that already report OSError (exc.strerror) need nothing new.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+# 0 where the platform lacks the flag (Windows): there the checks before opening still apply
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # so opening a FIFO never waits for a reader
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def refuse(path: Path, code: int, why: str) -> OSError:
+    return OSError(code, why, str(path))
+
+
+def check_writable_target(path: str | Path) -> None:
+    """OSError unless path is absent or a regular file (not a link, folder, FIFO or device)."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise refuse(
+            path, errno.ELOOP, f"{path.name} is a symbolic link; tinytui does not write through links"
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise refuse(path, errno.EEXIST, f"{path.name} exists and is not a regular file")
+
+
+def read_regular_file(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most max_bytes; OSError (strerror a sentence) for anything else.
+
+    O_NONBLOCK: opening a FIFO returns at once (and is then refused) instead of waiting for a writer.
+    """
+    path = Path(path)
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC | _BINARY)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO, device or socket"
+        raise refuse(path, errno.EINVAL, f"it is {kind}, not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        too_big = refuse(
+            path, errno.EFBIG, f"it is larger than {max_bytes // 2**20} MB, the most tinytui reads"
+        )
+        if st.st_size > max_bytes:
+            raise too_big
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew while being read
+        raise too_big
+    return data
+
+
+def _create_exclusive(path: Path, mode: int) -> int:
+    """A new file at path, opened for writing; fails if anything (even a dangling link) is there."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
+    return os.open(path, flags, mode)
+
+
+@contextmanager
+def atomic_writer(path: str | Path, encoding: str = "utf-8") -> Iterator[TextIO]:
+    """with atomic_writer(p) as f: f.write(...) — p gets all of it or (on any error) none of it.
+
+    The text goes to a new randomly named file in the same folder (created with O_EXCL|O_NOFOLLOW, so
+    it cannot be a planted link), is fsynced, then renamed over p. p itself must be absent or a
+    regular file: a link there is refused, not replaced, so the user sees what was planted.
+    """
+    path = Path(path)
+    check_writable_target(path)
+    while True:
+        # a short prefix: the temporary name must fit the file system's limit too
+        tmp = path.with_name(f".{path.name[:40]}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = _create_exclusive(tmp, 0o644)
+            break
+        except FileExistsError:
+            continue  # a name collision (or something planted there): draw another name
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        check_writable_target(path)  # again, just before the rename: the window is a few microseconds
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable where the platform allows opening a folder."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def open_for_append(path: str | Path, fresh: bool, encoding: str = "utf-8") -> TextIO:
+    """A text file to append to, never through a symbolic link (even a dangling one).
+
+    fresh: start the file empty. An existing regular file there (one the user agreed to overwrite) is
+    removed first and a new one created exclusively; a link, folder, FIFO or device is refused.
+    Otherwise an existing regular file is appended to, or a new one created.
+    """
+    path = Path(path)
+    check_writable_target(path)
+    if fresh:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        fd = _create_exclusive(path, 0o644)
+    else:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK | _BINARY
+        fd = os.open(path, flags, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped in after the check above
+            os.close(fd)
+            raise refuse(path, errno.EEXIST, f"{path.name} is not a regular file")
+    return os.fdopen(fd, "a", encoding=encoding, newline="\n")
