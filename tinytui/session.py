@@ -13,10 +13,14 @@ from typing import Any
 import numpy as np
 
 from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, checks, diff, learn, run
-from tinytui.model.backward import Gradients, gradients
+from tinytui.model.backward import BACKWARD_STAGES, Gradients, gradients
 from tinytui.model.names import canonical, label
 from tinytui.model.stages import FIRST, LAST
 from tinytui.model.trace import DEFAULT_LR
+
+# The steps of the backward walk in the order it visits them: from the loss (15) back to the embedding (2).
+WALK = tuple(s.number for s in BACKWARD_STAGES)
+WALK_FIRST, WALK_LAST = WALK[0], WALK[-1]
 
 
 class Refused(ValueError):
@@ -33,6 +37,15 @@ class State:
 
 
 @dataclass(frozen=True)
+class Mode:
+    """How the steps are shown: the session's, so recording and replay see it (not in the undo history:
+    undo takes back changes to the model, not where the user is looking)."""
+
+    backward: bool = False  # walking the gradient back (steps 15 → 2); the walk is at Session.step
+    gradients: bool = False  # ∂L/∂w beside each weight matrix
+
+
+@dataclass(frozen=True)
 class Training:
     """k SGD steps computed from start, not yet applied (see Session.plan_training)."""
 
@@ -44,7 +57,8 @@ class Training:
 
 @dataclass(frozen=True)
 class Event:
-    """Something the user did. kind: step, edit, toggle, prompt, target, lr, undo, redo, reset, learn."""
+    """Something the user did. kind: step, mode, edit, toggle, prompt, target, lr, undo, redo,
+    reset, learn."""
 
     kind: str
     data: dict[str, Any]
@@ -73,6 +87,7 @@ class Session:
         self.history: list[State] = [first]
         self.cursor = 0
         self.step = FIRST
+        self.mode = Mode()
         self._original_key = (first.prompt, first.target, first.switches, first.lr)
         self.original_trace = self._run(State(model.params, *self._original_key))
         self.trace = self._run(first)
@@ -120,15 +135,32 @@ class Session:
 
     # ---- navigation ----------------------------------------------------------------------------
     def goto(self, step: int, backward: bool = False) -> bool:
-        """Move to a step (1–16); False (and nothing happens) when it is out of range or current.
+        """Move to a step (1–16) of the forward pass, or with backward of the backward walk (2–15).
 
-        backward marks a step of the backward walk, so a transcript shows its gradients, not its tables.
+        False (and nothing happens) when the step is out of range or already shown that way. A step of
+        the walk enters the walk and a forward step leaves it, so a replayed step shows what it showed.
         """
-        if not FIRST <= step <= LAST or step == self.step:
+        lowest, highest = (WALK_LAST, WALK_FIRST) if backward else (FIRST, LAST)
+        if not lowest <= step <= highest or (step, backward) == (self.step, self.mode.backward):
             return False
         self.step = step
+        self.mode = replace(self.mode, backward=backward)
         data: dict[str, Any] = {"step": step, "backward": True} if backward else {"step": step}
         self._emit("step", data, self.trace, self.trace)
+        return True
+
+    def set_mode(self, backward: bool | None = None, gradients: bool | None = None) -> bool:
+        """Enter or leave the backward walk where the session is, or show or hide ∂L/∂w; False when
+        nothing changes. A walk can only be entered at one of its steps (goto(…, backward=True) moves)."""
+        mode = Mode(
+            self.mode.backward if backward is None else backward,
+            self.mode.gradients if gradients is None else gradients,
+        )
+        if mode == self.mode or (mode.backward and not WALK_LAST <= self.step <= WALK_FIRST):
+            return False
+        self.mode = mode
+        data = {"backward": mode.backward, "gradients": mode.gradients}
+        self._emit("mode", data, self.trace, self.trace)
         return True
 
     def next(self) -> bool:

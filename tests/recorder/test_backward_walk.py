@@ -14,7 +14,7 @@ def test_backward_walk_steps_show_gradients_and_replay(chapter, tmp_path):
     recorder.attach(session)
     session.goto(15, backward=True)
     session.goto(12, backward=True)
-    session.goto(12)  # already there: nothing recorded
+    session.goto(12, backward=True)  # already there: nothing recorded
     session.goto(11)
     recorder.stop()
 
