@@ -8,13 +8,12 @@ tinytui.replay.Replayer re-applies recorded ones.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from textual.binding import Binding
 
-from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.paths import check_record_path, check_screenshot_path, free_path, screenshot_name
 from tinytui.recorder import Recorder, events_path
 from tinytui.replay import Replayer
 from tinytui.screens.path import PathScreen
@@ -39,59 +38,8 @@ REPLAY_BINDINGS = [
 
 
 # ---- file names ------------------------------------------------------------------------------------
-
-
-def screenshot_name(step: int) -> str:
-    """tinytui-step08-causal-mask-and-softmax.svg"""
-    slug = re.sub(r"[^a-z0-9]+", "-", STAGE_BY_NUMBER[step].title.lower()).strip("-")
-    return f"tinytui-step{step:02d}-{slug}.svg"
-
-
-def free_path(folder: Path, name: str) -> Path:
-    """folder/name, or name-2, name-3 … when it is taken: the quick screenshot never overwrites."""
-    path = folder / name
-    n = 2
-    while path.exists():
-        path = folder / f"{Path(name).stem}-{n}{Path(name).suffix}"
-        n += 1
-    return path
-
-
-def _where(text: str, suffix: str, example: str) -> tuple[Path | None, str]:
-    if not text.strip():
-        return None, f"Type a file name, e.g. {example}"
-    path = Path(text.strip()).expanduser()
-    path = path if path.suffix else path.with_suffix(suffix)
-    if path.is_dir():
-        return None, f"{path} is a folder; add a file name such as {path / example}"
-    if not path.resolve().parent.is_dir():
-        return None, f"There is no folder {path.resolve().parent}"
-    return path, ""
-
-
-def check_record_path(text: str) -> tuple[Path | None, str]:
-    """A transcript path for PathScreen: lesson.txt, with lesson.jsonl beside it."""
-    path, why = _where(text, ".txt", "lesson.txt")
-    if path is None:
-        return None, why
-    if path.suffix == ".jsonl":
-        return None, f"Name the transcript, e.g. {path.with_suffix('.txt').name}; the events go beside it"
-    taken = [p.name for p in (path, events_path(path)) if p.exists()]
-    if taken:
-        verb = "exists" if len(taken) == 1 else "exist"
-        return path, f"{' and '.join(taken)} {verb}. Press Enter again to overwrite, or change the name."
-    return path, ""
-
-
-def check_screenshot_path(text: str) -> tuple[Path | None, str]:
-    path, why = _where(text, ".svg", "screen.svg")
-    if path is None:
-        return None, why
-    if path.suffix.lower() != ".svg":
-        return None, f"A screenshot is an SVG file: end the name with .svg (e.g. {path.stem}.svg)"
-    if path.exists():
-        return path, f"{path.name} exists. Press Enter again to overwrite it, or change the name."
-    return path, ""
+# screenshot_name, free_path, check_record_path and check_screenshot_path live in tinytui.paths (no
+# Textual, every path check in one place) and are imported above, so they stay importable from here.
 
 
 # ---- the app side ------------------------------------------------------------------------------------
