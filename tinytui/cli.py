@@ -9,11 +9,13 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from tinytui.model import ModelFile, ModelFileError, Switches, load, load_default, run
+import numpy as np
+
+from tinytui.model import ModelFile, ModelFileError, Switches, checks, load, load_default, run
 from tinytui.model.backward import gradients
 from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 from tinytui.model.trace import DEFAULT_LR, Trace
-from tinytui.session import State
+from tinytui.session import Refused, Session, State
 
 
 class UsageError(Exception):
@@ -34,20 +36,28 @@ class Setup:
         return run(s.params, s.prompt, s.target, s.switches, s.lr)
 
 
-def _run_options() -> argparse.ArgumentParser:
+def _run_options(for_subcommand: bool = False) -> argparse.ArgumentParser:
+    """The run's options. A subcommand's copy leaves an option it was not given unset (SUPPRESS), so
+    `tinytui --model F print` keeps the --model given before the subcommand instead of the default."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("the run")
-    g.add_argument("--model", metavar="FILE", help="a tinytui model file (default: the chapter's model)")
-    g.add_argument("--prompt", metavar="TEXT", help='space-separated tokens, e.g. "woodchuck a would chuck"')
-    g.add_argument("--target", metavar="TOKEN", help="the token the loss is measured against")
-    g.add_argument("--no-mask", action="store_true", help="switch the causal mask off")
-    g.add_argument("--no-pe", action="store_true", help="switch the positional encoding off")
-    g.add_argument("--lr", type=float, default=DEFAULT_LR, help="step size for step 15 (default 0.5)")
+
+    def add(*names: str, default=None, **kw) -> None:
+        g.add_argument(*names, default=argparse.SUPPRESS if for_subcommand else default, **kw)
+
+    add("--model", metavar="FILE", help="a tinytui model file (default: the chapter's model)")
+    add("--prompt", metavar="TEXT", help='space-separated tokens, e.g. "woodchuck a would chuck"')
+    add("--target", metavar="TOKEN", help="the token the loss is measured against")
+    add("--no-mask", action="store_true", default=False, help="switch the causal mask off")
+    add("--no-pe", action="store_true", default=False, help="switch the positional encoding off")
+    # text, checked by tinytui.model.checks.lr like the app's box: 1/4 works, 0 and -5 are refused
+    add("--lr", metavar="RATE", help=f"step size for step 15 and learning (default {DEFAULT_LR:g})")
     return p
 
 
 def build_parser() -> argparse.ArgumentParser:
     common = _run_options()
+    run_options = _run_options(for_subcommand=True)
     parser = argparse.ArgumentParser(
         prog="tinytui",
         description="Step through a 172-parameter transformer, one equation at a time. "
@@ -67,14 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
         "FILE with .jsonl)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    pr = sub.add_parser("print", parents=[common], help="print the sixteen steps as tables")
+    pr = sub.add_parser("print", parents=[run_options], help="print the sixteen steps as tables")
     pr.add_argument("--step", type=int, metavar="N", help="print only step N (1–16)")
     for group, steps in GROUPS.items():
         pr.add_argument(f"--{group}", action="store_true", help=f"steps {steps[0]}–{steps[-1]}")
     pr.add_argument("--markdown", action="store_true", help="write a Markdown handout instead")
     pr.add_argument("--plain", action="store_true", help="plain text even in a terminal")
     tr = sub.add_parser(
-        "trace", parents=[common], help="write every intermediate tensor and every gradient as JSON"
+        "trace", parents=[run_options], help="write every intermediate tensor and every gradient as JSON"
     )
     tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
     rp = sub.add_parser("replay", help="open a recorded session and re-apply its events (n: next event)")
@@ -84,24 +94,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _option(flag: str, check, *values):
+    """check(*values) from tinytui.model.checks; its message becomes "FLAG: message" (exit 2)."""
+    try:
+        return check(*values)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
 def setup_from(args: argparse.Namespace) -> Setup:
+    """The model and first state the options ask for, checked by the same functions as the app's; the
+    model is run once here, so one that overflows is one line now rather than a traceback later."""
     model = load(args.model) if args.model else load_default()
-    vocab = model.cfg.vocab
-    prompt = tuple(args.prompt.split()) if args.prompt is not None else model.prompt
-    if not prompt:
-        raise UsageError("--prompt: empty; give at least one token")
-    for tok in prompt:
-        if tok not in vocab:
-            raise UsageError(f"--prompt: {tok!r} is not in the vocabulary ({' '.join(vocab)})")
-    if len(prompt) > model.cfg.n_ctx:
-        raise UsageError(f"--prompt: {len(prompt)} tokens is longer than the context ({model.cfg.n_ctx})")
-    target = args.target if args.target is not None else model.target
-    if target not in vocab:
-        raise UsageError(f"--target: {target!r} is not in the vocabulary ({' '.join(vocab)})")
-    if not (args.lr == args.lr and abs(args.lr) < 1e6):
-        raise UsageError(f"--lr: {args.lr} is not a usable step size")
+    cfg = model.cfg
+    prompt = model.prompt
+    if args.prompt is not None:
+        prompt = _option("--prompt", checks.prompt, args.prompt.split(), cfg.vocab, cfg.n_ctx)
+    target = (
+        model.target if args.target is None else _option("--target", checks.target, args.target, cfg.vocab)
+    )
+    lr = DEFAULT_LR if args.lr is None else _option("--lr", checks.lr, args.lr)
     switches = Switches(causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
-    state = State(model.params, prompt, target, switches, args.lr)
+    state = State(model.params, prompt, target, switches, lr)
+    try:
+        Session(model, state)  # the session refuses a run with a non-finite intermediate
+    except Refused as exc:
+        why = str(exc).removesuffix("; nothing was changed").removeprefix("that ")
+        raise UsageError(f"{args.model or 'the model'}: running it {why}") from None
     return Setup(model, state, getattr(args, "record", None))
 
 
@@ -146,9 +165,14 @@ def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
     trace = setup.trace()
     doc = {"model": setup.model.name, **trace.to_json()}
     # grad.<param> and grad.<tensor> (model/backward.py names them) sit beside the forward tensors
-    doc["tensors"].update(gradients(setup.model.params, trace).to_json())
-    json.dump(doc, out, indent=1)
-    out.write("\n")
+    grads = gradients(setup.model.params, trace)
+    bad = [name for name, g in grads.tensors.items() if not np.all(np.isfinite(g.values))]
+    if bad:  # JSON has no NaN or Infinity: refuse rather than write what other tools cannot read
+        where = args.model or "the model"
+        raise UsageError(f"{where}: its gradient {bad[0]} overflows to a non-finite number")
+    doc["tensors"].update(grads.to_json())
+    text = json.dumps(doc, indent=1, allow_nan=False)  # allow_nan=False: never NaN/Infinity in the output
+    out.write(text + "\n")
     return 0
 
 
