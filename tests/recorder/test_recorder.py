@@ -190,9 +190,11 @@ def test_parameter_replacing_events_replay_from_the_recorded_values(chapter, tmp
     rec = Recorder(tmp_path / "learn.txt", clock=None)
     rec.attach(session)
     nudged = {name: arr * 0.9 + 1e-3 for name, arr in session.params.items()}
-    session.set_params(session.params.with_arrays(nudged), "learn", {"lr": 0.5, "loss": np.float64(1.2)})
+    # the weights and losses are made up: replay sets the recorded values, it does not recompute them
+    data = {"lr": 0.5, "steps": 1, "loss_old": 1.2, "loss_new": np.float64(0.9), "losses": [1.2, 0.9]}
+    session.set_params(session.params.with_arrays(nudged), "learn", data)
     text = rec.text()
-    assert "=== 1 · learn lr 0.5, loss 1.2 · at step 1" in text
+    assert "=== 1 · learn · 1 SGD step of size 0.5 · at step 1" in text
     assert "… and 164 more (172 cells in all)" in text
     replayer = Replayer(load_recording(tmp_path / "learn.txt"))
     again = replayer.new_session()

@@ -1,0 +1,568 @@
+"""The session log (lesson.jsonl) both ways: what the recorder writes and what replay accepts.
+
+Line 1 is the start (the whole model file, the undo history, the cursor, the step, a check of the state);
+then one object per event: {"seq", "kind", "data", ["edits",] "check"}. Each kind's data is described
+once, in KINDS: the fields it has, which may be missing, and the decoder that checks every one of them.
+The encoder writes only those fields, so anything the recorder writes, replay reads back.
+
+Decoding never trusts the file: numbers are bounded before Python turns them into ints, NaN and
+Infinity are refused, strings that could reach a transcript carry no control characters, and every
+problem is one BadLine whose text names the field (the reader adds the file and the line).
+Floats are written with repr (json's way), so every value round-trips bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from tinytui.model import ModelFile, ModelFileError, Params, Switches, checks
+from tinytui.model.files import parse as parse_model
+from tinytui.model.files import to_document
+from tinytui.model.names import canonical, label
+from tinytui.model.stages import FIRST, LAST
+from tinytui.model.switches import ACTIVATIONS, NORM_PLACEMENTS
+from tinytui.session import WALK_FIRST, WALK_LAST, Event, Mode, Session, State
+
+FORMAT = "tinytui-session/1"
+MAX_EVENTS = 50_000  # hours of clicking; replay re-runs each one, so a bound keeps loading finite
+MAX_INT_DIGITS = 20  # longer integer literals are refused by field, before int() parses thousands of digits
+MAX_TEXT = 1000  # the "recorded" time, an edit's label, a toggle's description (64 heads ablated fit)
+MAX_LINE_BYTES = 2**20  # an event line, plus room for a learn event listing every parameter cell
+SWITCH_NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual")
+
+
+class BadLine(ValueError):
+    """A problem on the line being read; str() names the field. The reader adds the file and line."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One validated event from the log."""
+
+    line: int
+    seq: int
+    kind: str
+    data: dict[str, Any]  # checked and normalised: only the fields KINDS lists
+    params: Params | None  # the parameters a learn event set; None for the other kinds
+    check: dict[str, Any]  # the state the recorder saw after it
+
+
+@dataclass(frozen=True)
+class Start:
+    """The decoded first line: where the recording began."""
+
+    model: ModelFile
+    history: tuple[State, ...]
+    cursor: int
+    step: int
+    mode: Mode
+    recorded: str | None
+    check: Any
+
+
+# ---- encoding -----------------------------------------------------------------------------------
+
+
+def changed_cells(params: Params, base: Params) -> list[tuple[str, tuple[int, ...], float]]:
+    """(name, index, value) where params differ from base bit for bit (so −0.0 vs 0.0 counts)."""
+    out = []
+    for name in params:
+        a, b = params[name], base[name]
+        for idx in np.argwhere(a.view(np.int64) != b.view(np.int64)):
+            index = tuple(int(i) for i in idx)
+            out.append((name, index, float(a[index])))
+    return out
+
+
+def params_digest(params: Params) -> str:
+    """A short fingerprint of every parameter bit: replay checks it after each event."""
+    h = hashlib.sha256()
+    for name in sorted(params):
+        arr = np.ascontiguousarray(params[name], dtype="<f8")
+        h.update(f"{name}{arr.shape}".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()[:16]
+
+
+def edits_json(params: Params, base: Params) -> list[list[Any]]:
+    return [[name, list(index), value] for name, index, value in changed_cells(params, base)]
+
+
+def state_json(state: State, base: Params) -> dict[str, Any]:
+    return {
+        "prompt": list(state.prompt),
+        "target": state.target,
+        "switches": state.switches.to_dict(),
+        "lr": float(state.lr),
+        "edits": edits_json(state.params, base),
+    }
+
+
+def check_json(session: Session) -> dict[str, Any]:
+    """The state an event reached; replay must reach exactly the same."""
+    s = session.state
+    return {
+        "cursor": session.cursor,
+        "step": session.step,
+        "params": params_digest(s.params),
+        "prompt": list(s.prompt),
+        "target": s.target,
+        "switches": s.switches.to_dict(),
+        "lr": float(s.lr),
+        "loss": session.trace.loss,
+    }
+
+
+def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
+    base = session.model.params
+    return {
+        "format": FORMAT,
+        "recorded": recorded,
+        "model": to_document(session.model),
+        "history": [state_json(s, base) for s in session.history],
+        "cursor": session.cursor,
+        "step": session.step,
+        "mode": {"backward": session.mode.backward, "gradients": session.mode.gradients},
+        "check": check_json(session),
+    }
+
+
+def event_json(seq: int, event: Event, session: Session) -> dict[str, Any]:
+    """One event as the log holds it; session is where the event left it."""
+    spec = KINDS.get(event.kind)
+    data = event.data if spec is None else {k: v for k, v in event.data.items() if k in spec.fields}
+    doc: dict[str, Any] = {"seq": seq, "kind": event.kind, "data": _plain(data)}
+    if spec is None or spec.carries_params:
+        doc["edits"] = edits_json(session.params, session.model.params)
+    doc["check"] = check_json(session)
+    return doc
+
+
+def _plain(value: Any) -> Any:
+    """Event data as JSON values (numpy numbers and arrays become numbers and lists)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else value
+        return [_plain(v) for v in items]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# ---- reading JSON -------------------------------------------------------------------------------
+
+
+class Unusable:
+    """What the reader returns for a number too long or too large: the field holding it is then
+    refused by name, like any other wrong value (its repr stays short)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        t = self.text
+        return t if len(t) <= 24 else f"{t[:12]}… (a {len(t)}-character number)"
+
+
+def _read_int(text: str) -> int | Unusable:
+    return int(text) if len(text) <= MAX_INT_DIGITS else Unusable(text)
+
+
+def _read_float(text: str) -> float | Unusable:
+    value = float(text)  # float() has no digit limit; too large gives inf
+    return value if math.isfinite(value) else Unusable(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise BadLine(f"{name} is not a number a session can hold")
+
+
+def loads(raw: str, last: bool) -> Any:
+    """One line of the log as JSON values; last says whether a parse error means a cut-off file."""
+    try:
+        return json.loads(raw, parse_int=_read_int, parse_float=_read_float, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        if last:
+            raise BadLine(f"truncated: the last line is not complete JSON ({exc.msg})") from None
+        raise BadLine(f"not JSON ({exc.msg}, column {exc.colno})") from None
+    except RecursionError:
+        raise BadLine("lists or objects nested too deeply") from None
+
+
+# ---- decoding the start -------------------------------------------------------------------------
+
+START_KEYS = ("format", "recorded", "model", "history", "cursor", "step", "mode", "check")
+
+
+def decode_start(head: Any) -> Start:
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise BadLine(f"not a tinytui session (the first line should be a {FORMAT} object)")
+    keys(head, START_KEYS, ("recorded", "mode"), "the start")  # files before Session.mode have none
+    try:
+        model = parse_model(head["model"], source="model")
+    except ModelFileError as exc:
+        raise BadLine(str(exc)) from None
+    history = head["history"]
+    if not isinstance(history, list) or not history:
+        raise BadLine("history: expected a non-empty list of states")
+    if len(history) > MAX_EVENTS:
+        raise BadLine(f"history: {len(history)} states is more than the {MAX_EVENTS} replay holds")
+    states = tuple(_state(s, model, f"history[{i}]") for i, s in enumerate(history))
+    cursor = integer(head["cursor"], "cursor", 0, len(states) - 1)
+    step = integer(head["step"], "step", FIRST, LAST)
+    mode = Mode()
+    if "mode" in head:
+        if not isinstance(head["mode"], dict):
+            raise BadLine("mode: expected an object")
+        keys(head["mode"], ("backward", "gradients"), (), "mode")
+        mode = Mode(**_mode(head["mode"], model))
+        if mode.backward and not WALK_LAST <= step <= WALK_FIRST:
+            raise BadLine(f"mode: the backward walk has no step {step} ({WALK_LAST}–{WALK_FIRST})")
+    recorded = head.get("recorded")
+    if recorded is not None:
+        recorded = plain(recorded, "recorded")
+    return Start(model, states, cursor, step, mode, recorded, head["check"])
+
+
+def _state(doc: Any, model: ModelFile, where: str) -> State:
+    if not isinstance(doc, dict):
+        raise BadLine(f"{where}: expected an object")
+    keys(doc, ("prompt", "target", "switches", "lr", "edits"), (), where)
+    cfg = model.cfg
+    prompt = tokens(doc["prompt"], model, f"{where}.prompt")
+    target = token(doc["target"], model, f"{where}.target")
+    switches = switches_of(doc["switches"], model, f"{where}.switches")
+    lr = number(doc["lr"], f"{where}.lr")
+    params = edited(model.params, doc["edits"], f"{where}.edits")
+    if not 1 <= len(prompt) <= cfg.n_ctx:
+        raise BadLine(f"{where}.prompt: needs 1 to {cfg.n_ctx} tokens, has {len(prompt)}")
+    return State(params, prompt, target, switches, lr)
+
+
+# ---- decoding events ----------------------------------------------------------------------------
+
+Decoder = Callable[[dict[str, Any], ModelFile], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One event kind in the log: its data's fields (in the order written), which of them old or
+    hand-made files may leave out, the decoder that checks them all, and whether the event carries
+    the parameters it set (as edits against the model file)."""
+
+    fields: tuple[str, ...]
+    optional: tuple[str, ...]
+    decode: Decoder
+    carries_params: bool = False
+
+
+def _step(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    backward = boolean(d.get("backward", False), "step: backward")
+    lo, hi = (WALK_LAST, WALK_FIRST) if backward else (FIRST, LAST)
+    step = integer(d["step"], "step", lo, hi)
+    return {"step": step, "backward": True} if backward else {"step": step}
+
+
+def _mode(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    return {
+        "backward": boolean(d["backward"], "mode: backward"),
+        "gradients": boolean(d["gradients"], "mode: gradients"),
+    }
+
+
+def _edit(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    name = param(d["param"], model.params, "edit")
+    if "label" in d:
+        plain(d["label"], "edit: label")  # recomputed below; a wrong type is still a bad file
+    index = cell_index(d["index"], model.params[name].shape, label(name), "edit")
+    old, new = number(d["old"], "edit: old"), number(d["new"], "edit: new")
+    return {"param": name, "label": label(name), "index": list(index), "old": old, "new": new}
+
+
+def _toggle(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    switch = d["switch"]
+    if switch != "all" and switch not in SWITCH_NAMES:
+        raise BadLine(f"toggle: switch: {_shown(switch)} is not a switch (known: {', '.join(SWITCH_NAMES)})")
+    out: dict[str, Any] = {"switch": switch, "head": None}
+    head = d.get("head")
+    if switch == "ablated_heads" or (switch != "all" and head is not None):
+        out["head"] = integer(head, "toggle: head", 1, model.cfg.n_heads)
+    elif head is not None:
+        raise BadLine(f"toggle: head: expected null when all switches are set, got {_shown(head)}")
+    if switch == "all" and "switches" not in d:
+        raise BadLine("toggle: switches: missing (the switches it set)")
+    if "switches" in d:
+        out["switches"] = switches_of(d["switches"], model, "toggle: switches")
+    if "now" in d:
+        out["now"] = plain(d["now"], "toggle: now")
+    return out
+
+
+def _prompt(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    out = {"new": list(tokens(d["new"], model, "prompt: new"))}
+    if "old" in d:
+        out["old"] = list(tokens(d["old"], model, "prompt: old"))
+    return out
+
+
+def _target(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    out = {"new": token(d["new"], model, "target: new")}
+    if "old" in d:
+        out["old"] = token(d["old"], model, "target: old")
+    return out
+
+
+def _lr(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    out = {"new": learning_rate(d["new"], "lr: new")}
+    if "old" in d:
+        out["old"] = learning_rate(d["old"], "lr: old")
+    return out
+
+
+def _cursor(kind: str) -> Decoder:
+    def decode(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+        return {"cursor": integer(d["cursor"], f"{kind}: cursor", 0, 2 * MAX_EVENTS)}
+
+    return decode
+
+
+def _nothing(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    return {}
+
+
+def _learn(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    """All of it is shown (status line, transcript, loss curve), so all of it is checked."""
+    lr = learning_rate(d["lr"], "learn: lr")
+    if isinstance(d["steps"], bool) or not isinstance(d["steps"], int):
+        raise BadLine(f"learn: steps: expected a whole number, got {_shown(d['steps'])}")
+    steps = _checked(checks.steps, d["steps"], "learn: steps")
+    loss_old, loss_new = number(d["loss_old"], "learn: loss_old"), number(d["loss_new"], "learn: loss_new")
+    losses = d["losses"]
+    if not isinstance(losses, list) or len(losses) != steps + 1:
+        raise BadLine(f"learn: losses: expected a list of {steps + 1} losses (before, then each step)")
+    losses = [number(v, f"learn: losses[{i}]") for i, v in enumerate(losses)]
+    if bits(losses[0]) != bits(loss_old) or bits(losses[-1]) != bits(loss_new):
+        raise BadLine("learn: losses: the first and last must be loss_old and loss_new")
+    return {"lr": lr, "steps": steps, "loss_old": loss_old, "loss_new": loss_new, "losses": losses}
+
+
+# Every kind a Session emits; replay re-applies each through the matching Session call.
+KINDS: dict[str, Kind] = {
+    "step": Kind(("step", "backward"), ("backward",), _step),
+    "mode": Kind(("backward", "gradients"), (), _mode),
+    "edit": Kind(("param", "label", "index", "old", "new"), ("label",), _edit),
+    "toggle": Kind(("switch", "head", "switches", "now"), ("head", "switches", "now"), _toggle),
+    "prompt": Kind(("old", "new"), ("old",), _prompt),
+    "target": Kind(("old", "new"), ("old",), _target),
+    "lr": Kind(("old", "new"), ("old",), _lr),
+    "undo": Kind(("cursor",), (), _cursor("undo")),
+    "redo": Kind(("cursor",), (), _cursor("redo")),
+    "reset": Kind((), (), _nothing),
+    "learn": Kind(("lr", "steps", "loss_old", "loss_new", "losses"), (), _learn, carries_params=True),
+}
+
+
+def decode_event(doc: Any, line: int, seq: int, model: ModelFile) -> Recorded:
+    """Line `line` of the log, which should hold event number seq."""
+    if not isinstance(doc, dict):
+        raise BadLine("expected an event object")
+    keys(doc, ("seq", "kind", "data", "check", "edits"), ("edits",), "event")
+    got = doc["seq"]
+    if got != seq or isinstance(got, bool):
+        raise BadLine(f"event {_shown(got)} where event {seq} should be: a line is missing or out of order")
+    kind = doc["kind"]
+    spec = KINDS.get(kind) if isinstance(kind, str) else None
+    if spec is None:
+        raise BadLine(f"unknown event kind {_shown(kind)} (known: {', '.join(KINDS)})")
+    data = doc["data"]
+    if not isinstance(data, dict) or not isinstance(doc["check"], dict):
+        raise BadLine(f"{kind}: data and check must be objects")
+    keys(data, spec.fields, spec.optional, kind)
+    params = None
+    if spec.carries_params:
+        if "edits" not in doc:
+            raise BadLine(f"{kind}: edits: missing (the parameters it set)")
+        params = edited(model.params, doc["edits"], f"{kind}: edits")
+    elif "edits" in doc:
+        raise BadLine(f"{kind}: edits: unknown key (only {', '.join(_params_kinds())} carry edits)")
+    return Recorded(line, seq, kind, spec.decode(data, model), params, doc["check"])
+
+
+def _params_kinds() -> list[str]:
+    return [k for k, spec in KINDS.items() if spec.carries_params]
+
+
+def compare_check(check: Any, session: Session, what: str) -> None:
+    """The state the session reached must be the one recorded, bit for bit."""
+    if not isinstance(check, dict):
+        raise BadLine(f"{what}: check: expected an object")
+    now = check_json(session)
+    for key, value in now.items():
+        if key not in check:
+            raise BadLine(f"{what}: check: {key}: missing")
+        recorded = check[key]
+        if isinstance(value, float) and isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+            same = bits(value) == bits(float(recorded))
+        else:
+            same = type(recorded) is type(value) and recorded == value
+        if not same:
+            raise BadLine(f"replaying {what} does not reach the recorded state ({key} is different)")
+
+
+# ---- validators: each returns the clean value or raises BadLine naming `where` ------------------
+
+
+def _shown(x: Any) -> str:
+    """repr() of a value from the file, cut short so one bad value never floods the message line."""
+    text = repr(x)
+    return text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
+
+
+def _checked(check: Callable[..., Any], value: Any, where: str) -> Any:
+    """A tinytui.model.checks validator, its message prefixed with the field."""
+    try:
+        return check(value)
+    except checks.Invalid as exc:
+        raise BadLine(f"{where}: {exc}") from None
+
+
+def keys(doc: dict[str, Any], allowed: tuple[str, ...], optional: tuple[str, ...], where: str) -> None:
+    for key in allowed:
+        if key not in doc and key not in optional:
+            raise BadLine(f"{where}: {key}: missing")
+    extra = [k for k in doc if k not in allowed]
+    if extra:
+        raise BadLine(f"{where}: {_shown(extra[0])[1:-1]}: unknown key")
+
+
+def integer(x: Any, where: str, lo: int, hi: int) -> int:
+    if not isinstance(x, int) or isinstance(x, bool):
+        raise BadLine(f"{where}: expected a whole number, got {_shown(x)}")
+    if not lo <= x <= hi:
+        raise BadLine(f"{where}: {x} is out of range ({lo}–{hi})")
+    return x
+
+
+def number(x: Any, where: str) -> float:
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        raise BadLine(f"{where}: expected a number, got {_shown(x)}")
+    value = float(x)  # ints are at most MAX_INT_DIGITS long, so this cannot overflow
+    if not math.isfinite(value):
+        raise BadLine(f"{where}: {x!r} is not a finite number")
+    return value
+
+
+def learning_rate(x: Any, where: str) -> float:
+    return _checked(checks.lr, number(x, where), where)
+
+
+def boolean(x: Any, where: str) -> bool:
+    if not isinstance(x, bool):
+        raise BadLine(f"{where}: expected true or false, got {_shown(x)}")
+    return x
+
+
+def plain(x: Any, where: str) -> str:
+    """Text that may reach a transcript or the screen: no escape or control characters."""
+    try:
+        return checks.plain_text(x, where, MAX_TEXT)
+    except checks.Invalid as exc:
+        raise BadLine(str(exc)) from None
+
+
+def line_limit(model: ModelFile) -> int:
+    """The longest event line replay reads: a learn event lists every cell (under 64 bytes each)."""
+    return MAX_LINE_BYTES + 64 * model.params.total()
+
+
+def bits(x: float) -> int:
+    return int(np.float64(x).view(np.int64))
+
+
+def token(x: Any, model: ModelFile, where: str) -> str:
+    if not isinstance(x, str) or x not in model.cfg.vocab:
+        vocab = model.cfg.vocab
+        known = " ".join(vocab) if len(vocab) <= 20 else f"{len(vocab)} tokens"
+        raise BadLine(f"{where}: {_shown(x)} is not in the vocabulary ({known})")
+    return x
+
+
+def tokens(x: Any, model: ModelFile, where: str) -> tuple[str, ...]:
+    if not isinstance(x, list):
+        raise BadLine(f"{where}: expected a list of tokens")
+    if len(x) > model.cfg.n_ctx:
+        raise BadLine(f"{where}: {len(x)} tokens is more than the context holds ({model.cfg.n_ctx})")
+    return tuple(token(t, model, where) for t in x)
+
+
+def param(x: Any, params: Params, where: str) -> str:
+    if not isinstance(x, str) or canonical(x) not in params:
+        known = ", ".join(label(n) for n in params)
+        raise BadLine(f"{where}: no parameter {_shown(x)} in this model ({known})")
+    return canonical(x)
+
+
+def cell_index(x: Any, shape: tuple[int, ...], name: str, where: str) -> tuple[int, ...]:
+    if not isinstance(x, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in x):
+        raise BadLine(f"{where}: index: expected a list of whole numbers, got {_shown(x)}")
+    if len(x) != len(shape) or any(not 0 <= i < n for i, n in zip(x, shape)):
+        raise BadLine(f"{where}: {name}{_shown(x)} is outside its shape {shape}")
+    return tuple(x)
+
+
+def edited(base: Params, edits: Any, where: str) -> Params:
+    """base with the [parameter, index, value] cells of edits set."""
+    if not isinstance(edits, list):
+        raise BadLine(f"{where}: expected a list of [parameter, index, value]")
+    arrays: dict[str, np.ndarray] = {}
+    for item in edits:
+        if not isinstance(item, list) or len(item) != 3:
+            raise BadLine(f"{where}: expected [parameter, index, value], got {_shown(item)}")
+        name = param(item[0], base, where)
+        index = cell_index(item[1], base[name].shape, label(name), where)
+        arrays.setdefault(name, base[name].copy())[index] = number(item[2], where)
+    return base.with_arrays(arrays) if arrays else base
+
+
+def switches_of(doc: Any, model: ModelFile, where: str) -> Switches:
+    if not isinstance(doc, dict):
+        raise BadLine(f"{where}: expected an object")
+    known = {f.name for f in fields(Switches)}
+    extra = [k for k in doc if k not in known]
+    if extra:
+        raise BadLine(f"{where}: {_shown(extra[0])} is not a switch")
+    for name in ("causal_mask", "positional_encoding", "residual"):
+        if name in doc:
+            boolean(doc[name], f"{where}.{name}")
+    if doc.get("activation", "relu") not in ACTIVATIONS:
+        raise BadLine(
+            f"{where}.activation: {_shown(doc['activation'])} is not one of {', '.join(ACTIVATIONS)}"
+        )
+    if doc.get("norm", "pre") not in NORM_PLACEMENTS:
+        raise BadLine(f"{where}.norm: {_shown(doc['norm'])} is not one of {', '.join(NORM_PLACEMENTS)}")
+    heads = doc.get("ablated_heads", [])
+    if not isinstance(heads, list):
+        raise BadLine(f"{where}.ablated_heads: expected a list of head numbers")
+    for h in heads:
+        integer(h, f"{where}.ablated_heads", 1, model.cfg.n_heads)
+    return Switches.from_dict(doc)
