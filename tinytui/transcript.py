@@ -102,7 +102,12 @@ def header_text(session: Session, recorded: str | None) -> str:
     if recorded:
         out += line("recorded", recorded)
     out += line("replay", "tinytui replay <this file> (it reads the .jsonl file of the same name beside it)")
-    out += ["", rule(f"start · step {session.step}/{LAST}"), step_text(session.trace, session.step)]
+    mode, step = session.mode, session.step
+    if mode != Mode():  # only then: a recording started in the usual view reads as it always did
+        shown = ["in the backward walk"] * mode.backward + ["∂L/∂w shown beside the weights"] * mode.gradients
+        out += line("view", " · ".join(shown))
+    body = backward_text(session, step) if mode.backward else step_text(session.trace, step)
+    out += ["", rule(f"start · step {step}/{LAST}" + (" · backward walk" if mode.backward else "")), body]
     return "\n".join(out) + "\n"
 
 
