@@ -186,7 +186,15 @@ def theme_choice(args: argparse.Namespace, environ=os.environ) -> tuple[str, lis
 
     A --theme choice is also remembered for next time.
     """
+    theme, notices, _ = app_options(args, environ)
+    return theme, notices
+
+
+def app_options(args: argparse.Namespace, environ=os.environ) -> tuple[str, list[str], dict[str, str]]:
+    """The debugger's theme (see theme_choice), the notices for the user, and the user's keymap
+    (the entries that can be used; a notice for each one that cannot)."""
     from tinytui import themes
+    from tinytui.actions import check_keymap
     from tinytui.config import load_settings, remember
 
     requested = None
@@ -202,15 +210,17 @@ def theme_choice(args: argparse.Namespace, environ=os.environ) -> tuple[str, lis
     if requested is not None and requested != settings.theme:
         failed = remember(theme=requested)
         notices += [failed] if failed else []
-    return name, notices
+    keymap, keymap_notices = check_keymap(settings.keymap)
+    return name, notices + keymap_notices, keymap
 
 
 def cmd_app(args: argparse.Namespace) -> int:
     setup = setup_from(args)
-    theme, notices = theme_choice(args)  # checks --theme before the screen is taken over
+    theme, notices, keymap = app_options(args)  # checks --theme before the screen is taken over
     from tinytui.app import TinyTuiApp
 
-    TinyTuiApp(setup, theme=theme, notices=notices).run()
+    session = Session(setup.model, setup.state)
+    TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap).run()
     return 0
 
 
@@ -228,12 +238,13 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
             replayer.apply_all(session)
         out.write(state_text(session, replayer))
         return 0
-    theme, notices = theme_choice(args)
+    theme, notices, keymap = app_options(args)
     from tinytui.app import TinyTuiApp
 
-    start = replayer.recording.history[replayer.recording.cursor]
-    setup = Setup(replayer.recording.model, start, args.record)
-    TinyTuiApp(setup, theme=theme, notices=notices, replay=replayer).run()
+    # the app opens where the recording started (its undo history included)
+    session = replayer.new_session()
+    record = getattr(args, "record", None)
+    TinyTuiApp(session, theme=theme, notices=notices, replay=replayer, record=record, keymap=keymap).run()
     return 0
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from tinytui.model.safe_io import atomic_writer
 
@@ -21,11 +22,16 @@ FILENAME = "settings.json"
 @dataclass(frozen=True)
 class Settings:
     theme: str | None = None
+    # action id -> keys, as the user wrote it (tinytui.actions.check_keymap says which entries can be
+    # used); kept as written so saving the theme never drops the user's entries
+    keymap: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         doc: dict = {"format": FORMAT}
         if self.theme is not None:
             doc["theme"] = self.theme
+        if self.keymap:
+            doc["keymap"] = self.keymap
         return doc
 
 
@@ -52,7 +58,10 @@ def _parse(doc: object) -> Settings:
     theme = doc.get("theme")
     if theme is not None and (not isinstance(theme, str) or not theme.strip()):
         raise ValueError("'theme' must be a theme name")
-    return Settings(theme=theme)
+    keymap = doc.get("keymap", {})
+    if not isinstance(keymap, dict):
+        raise ValueError("'keymap' must be an object of action id → keys")
+    return Settings(theme=theme, keymap=keymap)
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:

@@ -2,8 +2,8 @@
 
 import pytest
 
+from tests.apps import make_app
 from tinytui.app import TinyTuiApp
-from tinytui.cli import build_parser, setup_from
 from tinytui.widgets.panes import StepPanes
 
 W_O = "param:blocks.0.W_O"
@@ -15,7 +15,7 @@ def no_user_settings(tmp_path, monkeypatch):
 
 
 def app() -> TinyTuiApp:
-    return TinyTuiApp(setup_from(build_parser().parse_args([])))
+    return make_app()
 
 
 async def focus_w_o(pilot) -> None:

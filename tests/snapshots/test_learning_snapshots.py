@@ -2,8 +2,8 @@
 
 import pytest
 
+from tests.apps import make_app
 from tinytui.app import TinyTuiApp
-from tinytui.cli import build_parser, setup_from
 
 
 @pytest.fixture(autouse=True)
@@ -12,7 +12,7 @@ def no_user_settings(tmp_path, monkeypatch):
 
 
 def app() -> TinyTuiApp:
-    return TinyTuiApp(setup_from(build_parser().parse_args([])))
+    return make_app()
 
 
 def pressing(*keys: str):

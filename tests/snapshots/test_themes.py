@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.apps import make_app
 from tinytui import themes
-from tinytui.app import TinyTuiApp
-from tinytui.cli import build_parser, setup_from
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +16,6 @@ def no_user_settings(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", list(themes.THEMES))
 def test_attention_step_in_each_theme(snap_compare, name):
-    app = TinyTuiApp(setup_from(build_parser().parse_args([])), theme=name)
+    app = make_app(theme=name)
     assert snap_compare(app, press=["8"], terminal_size=(120, 40))
     assert app.theme == name and app.session.step == 8

@@ -6,9 +6,9 @@ import pytest
 from textual.theme import BUILTIN_THEMES
 from textual.widgets import Footer
 
+from tests.apps import make_app
 from tinytui import themes
 from tinytui.app import TinyTuiApp
-from tinytui.cli import build_parser, setup_from
 from tinytui.config import load_settings
 
 
@@ -19,7 +19,7 @@ def config_home(tmp_path, monkeypatch):
 
 
 def make(theme: str = themes.DEFAULT, notices=()) -> TinyTuiApp:
-    return TinyTuiApp(setup_from(build_parser().parse_args([])), theme=theme, notices=notices)
+    return make_app(theme=theme, notices=notices)
 
 
 async def test_opening_theme_is_applied_and_not_saved():
@@ -51,8 +51,8 @@ async def test_the_key_is_in_help_not_the_crowded_footer():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         footer = {(k.key, k.description, k.action) for k in app.query_one(Footer).query("FooterKey")}
-        assert ("t", "Theme", "cycle_theme") not in footer
-        assert ("question_mark", "Help", "help") in footer
+        assert ("t", "Theme", "do('cycle-theme')") not in footer
+        assert ("question_mark", "Help", "do('help')") in footer
         await pilot.press("question_mark")
         await pilot.pause()
         keys = {what: k for _, k, what, _ in app.screen.rows}

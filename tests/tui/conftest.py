@@ -1,11 +1,7 @@
 import pytest
 
+from tests.apps import make_app
 from tinytui.app import TinyTuiApp
-from tinytui.cli import build_parser, setup_from
-
-
-def make_app(*argv: str) -> TinyTuiApp:
-    return TinyTuiApp(setup_from(build_parser().parse_args(list(argv))))
 
 
 @pytest.fixture(autouse=True)

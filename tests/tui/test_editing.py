@@ -250,7 +250,7 @@ async def test_parameter_browser_from_the_palette(app):
         titles = [c.title for c in app.palette_commands()]
         for name in ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2"):
             assert f"Edit parameter {name}" in titles
-        app.action_edit_parameter("b_2")
+        app.edits.edit_parameter("b_2")
         await pilot.pause()
         from tinytui.screens.params import ParamScreen
 
@@ -277,7 +277,7 @@ async def test_parameter_browser_from_the_palette(app):
 
 async def test_edit_parameter_picker_reaches_every_matrix(app):
     async with app.run_test(size=(120, 40)) as pilot:
-        app.action_edit_parameter()
+        app.edits.edit_parameter()
         await pilot.pause()
         from tinytui.screens.pick import PickScreen
 

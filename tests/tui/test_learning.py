@@ -25,7 +25,7 @@ async def test_the_backward_walk_shows_the_gradient_of_w_2_at_its_step(app):
         s = app.session
         expected = formatted(gradients(s.params, s.trace)["grad.blocks.0.W_2"])
         await press(pilot, "G", "b")  # from step 16 the walk starts at the loss, step 15
-        assert app.walking and s.step == 15
+        assert app.session.mode.backward and s.step == 15
         assert status(app).startswith("◀ BACKWARD PASS · step 15 · Loss to logits")
         assert "∂L/∂ℓ = p − onehot(target)" in info(app)
         await press(pilot, "n", "n", "n")  # 15 → 14 → 13 → 12
@@ -54,17 +54,17 @@ async def test_the_backward_walk_shows_the_gradient_of_w_2_at_its_step(app):
         await press(pilot, "n")
         assert s.step == 12
         await press(pilot, "b")  # leaves: the forward pass at the same step
-        assert not app.walking and s.step == 12
+        assert not app.session.mode.backward and s.step == 12
         assert status(app).startswith("Step 12/16")
         assert GRAD_W_2 not in panes(app).items and W_2 in panes(app).items
         await press(pilot, "b", "escape")  # Esc leaves too
-        assert not app.walking and s.step == 12
+        assert not app.session.mode.backward and s.step == 12
 
 
 async def test_the_walk_ends_at_step_2_and_jumps_stay_inside_it(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "3", "b")  # from inside the walk's range it starts where you are
-        assert app.walking and app.session.step == 3
+        assert app.session.mode.backward and app.session.step == 3
         assert (
             "No gradient is made or changed at this step"
             in panes(app).query(".section").first().render().plain
@@ -73,11 +73,11 @@ async def test_the_walk_ends_at_step_2_and_jumps_stay_inside_it(app):
         assert app.session.step == 2
         assert cell(grid(app, "grad:grad.E"), "wood", 3) == fmt(app.session.gradients["grad.E"][4, 3])
         await press(pilot, "n")  # nowhere further back
-        assert app.session.step == 2 and app.walking
+        assert app.session.step == 2 and app.session.mode.backward
         await press(pilot, "1")  # step 1 is outside the walk: it shows step 2
         assert app.session.step == 2
         await press(pilot, "G")  # and 16 shows 15
-        assert app.session.step == 15 and app.walking
+        assert app.session.step == 15 and app.session.mode.backward
 
 
 async def test_learning_step_updates_the_loss_pane_and_undo_restores_it(app):
@@ -143,7 +143,7 @@ async def test_set_lr_refuses_bad_values_and_takes_a_good_one(app):
     async with app.run_test(size=(120, 40)) as pilot:
         titles = [c.title for c in app.palette_commands()]
         assert "Set learning rate…" in titles and "Learning step" in titles
-        app.action_set_lr()
+        app.learning.set_lr()
         await pilot.pause()
         for text, why in (("abc", "'abc' is not a number"), ("0", "above 0, not 0"), ("nan", "'nan' is not")):
             screen = await ask(pilot, app, text)
@@ -199,15 +199,15 @@ async def test_the_keys_are_in_help_and_the_footer_says_what_b_does(app):
 
 async def test_the_parameter_browser_shows_the_gradient_on_d(app):
     async with app.run_test(size=(120, 40)) as pilot:
-        app.action_edit_parameter("W_2")
+        app.edits.edit_parameter("W_2")
         await pilot.pause()
         gradient = app.screen.query_one("#params-gradient")
         assert not gradient.display
         await press(pilot, "d")
-        assert gradient.display and app.show_gradients
+        assert gradient.display and app.session.mode.gradients
         assert [list(r) for r in gradient.spec.cells] == formatted(app.session.gradients["grad.blocks.0.W_2"])
         await press(pilot, "escape", "d")
-        assert not app.show_gradients
+        assert not app.session.mode.gradients
 
 
 async def test_walk_steps_are_marked_backward_for_the_recorder(app):
@@ -220,6 +220,7 @@ async def test_walk_steps_are_marked_backward_for_the_recorder(app):
             ("step", {"step": 15, "backward": True}),
             ("step", {"step": 14, "backward": True}),
             ("step", {"step": 13, "backward": True}),
+            ("mode", {"backward": False, "gradients": False}),  # Esc: the transcript knows it was left
             ("step", {"step": 12}),
         ]
 
@@ -229,7 +230,7 @@ async def test_a_change_made_while_training_runs_wins_and_the_training_is_refuse
         s = app.session
         training = s.plan_training(3)  # what the worker computes, from the state of that moment
         await press(pilot, "m")  # the user changes something before it lands
-        app._finish_training(training)
+        app.learning.finish_training(training)
         await pilot.pause()
         assert not s.state.switches.causal_mask and len(s.history) == 2  # the toggle, no training
         assert any("changed while the training ran" in n.message for n in app._notifications)

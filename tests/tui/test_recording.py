@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.tui.conftest import make_app
+from tests.apps import make_app
 from tests.tui.helpers import W_O, press, status, type_into_cell
 from tinytui.app import TinyTuiApp
 from tinytui.cli import build_parser, main, setup_from
@@ -29,9 +29,8 @@ def footer_labels(app) -> list[str]:
 
 
 def replay_app(path: Path, to_end: bool) -> TinyTuiApp:
-    return TinyTuiApp(
-        setup_from(build_parser().parse_args([])), replay=Replayer(load_recording(path), to_end)
-    )
+    replayer = Replayer(load_recording(path), to_end)
+    return TinyTuiApp(replayer.new_session(), replay=replayer)
 
 
 def assert_same_run(a, b) -> None:
@@ -114,7 +113,7 @@ async def test_replay_step_by_step_with_n(tmp_path):
         await press(pilot, "n", "n", "n", "n")
         assert "replay finished: 8 of 8 events applied" in status(app)
         assert_same_run(app.session, live)
-        assert app.replayer.diverged is None
+        assert app.recording.replayer.diverged is None
         await press(pilot, "n")
         assert app.session.step == live.step + 1
 
@@ -127,7 +126,7 @@ async def test_replay_after_the_user_changed_things_warns_that_it_diverged(tmp_p
         await press(pilot, "o")  # positional encoding off: not in the recording
         await press(pilot, "n")  # go to step 2 still applies, but the state is not the recorded one
         assert app.session.step == 2
-        assert app.replayer.diverged is not None
+        assert app.recording.replayer.diverged is not None
         assert any("no longer matches the recording" in m for m in messages(app))
         assert "· diverged" in status(app)
 
@@ -142,7 +141,7 @@ async def test_record_key_starts_and_stops_and_the_status_shows_rec(app, tmp_pat
         await press(pilot, "ctrl+t")
         assert isinstance(app.screen, PathScreen)
         await press(pilot, "enter")  # the suggested name
-        assert app.is_recording
+        assert app.recording.recording()
         assert "● REC 0 events · lesson.txt" in status(app)
         assert "Stop rec" in footer_labels(app) and "Record" not in footer_labels(app)
         await press(pilot, "n")
@@ -150,7 +149,7 @@ async def test_record_key_starts_and_stops_and_the_status_shows_rec(app, tmp_pat
         titles = [c.title for c in app.palette_commands()]
         assert "Stop recording" in titles and "Start recording to a file…" not in titles
         await press(pilot, "ctrl+t")
-        assert not app.is_recording and "REC" not in status(app)
+        assert not app.recording.recording() and "REC" not in status(app)
         assert any("Recording stopped after 1 event: lesson.txt" in m for m in messages(app))
         text = (tmp_path / "lesson.txt").read_text()
         assert "1 · step 2/16" in text and "recording stopped after 1 event" in text
@@ -164,9 +163,9 @@ async def test_record_key_starts_and_stops_and_the_status_shows_rec(app, tmp_pat
         await press(pilot, "enter")
         assert isinstance(app.screen, PathScreen)
         assert "lesson.txt and lesson.jsonl exist" in str(app.screen.query_one("#path-message").render())
-        assert not app.is_recording
+        assert not app.recording.recording()
         await press(pilot, "enter")
-        assert app.is_recording and app.recorder.path == Path("lesson.txt")
+        assert app.recording.recording() and app.recording.recorder.path == Path("lesson.txt")
 
 
 async def test_an_unwritable_path_records_in_memory_until_saved(tmp_path):
@@ -215,7 +214,7 @@ async def test_screenshot_to_a_chosen_path_asks_before_overwriting(app, tmp_path
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mine.svg").write_text("old")
     async with app.run_test(size=(120, 40)) as pilot:
-        app.action_save_screenshot_as()
+        app.recording.screenshot_as()
         await pilot.pause()
         box = app.screen.query_one("#path-input")
         assert box.value == "tinytui-step01-tokens-to-ids.svg"
@@ -248,8 +247,8 @@ def test_replay_command_opens_the_app(tmp_path, monkeypatch, to_end):
     argv = ["--theme", "light", "replay", str(tmp_path / "lesson.txt")] + (["--to-end"] if to_end else [])
     assert main(argv) == 0
     (app,) = opened
-    assert isinstance(app.replayer.recording, Recording) and app.replayer.to_end is to_end
-    assert app.replayer.total == 1 and app.theme == "tinytui-light"
+    assert isinstance(app.recording.replayer.recording, Recording) and app.recording.replayer.to_end is to_end
+    assert app.recording.replayer.total == 1 and app.theme == "tinytui-light"
     assert app.session.step == 1 and fmt(app.session.trace.loss) == fmt(session.trace.loss)
 
 
@@ -259,9 +258,9 @@ async def test_in_the_backward_walk_n_walks_even_during_a_replay(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "G", "p")  # step 15, where the backward walk starts
         await press(pilot, "b")
-        assert app.walking
+        assert app.session.mode.backward
         step = app.session.step
         await press(pilot, "n")
-        assert app.session.step == step - 1 and app.replayer.position == 0
+        assert app.session.step == step - 1 and app.recording.replayer.position == 0
         await press(pilot, "b", "n")  # out of the walk: n is the next recorded event again
-        assert app.replayer.position == 1
+        assert app.recording.replayer.position == 1

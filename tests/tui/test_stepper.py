@@ -1,6 +1,6 @@
 """The stepper: keys move through the sixteen steps and each step shows its own numbers."""
 
-from tests.tui.conftest import make_app
+from tests.apps import make_app
 from tests.tui.helpers import cell, grid, info, logits, panes, press, status, steplist
 from tinytui.model.stages import STAGES
 

@@ -23,10 +23,10 @@ class ParamScreen(ViewPart, ModalScreen[None]):
     # A modal screen hides the app's keys, so the ones that make sense here are repeated.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close", id="params-close"),
-        Binding("u,ctrl+z", "app.undo", "Undo", id="params-undo"),
-        Binding("ctrl+r,ctrl+y", "app.redo", "Redo", id="params-redo"),
-        Binding("c", "app.toggle_compare", "Compare", id="params-compare"),
-        Binding("d", "app.toggle_gradients", "∂L/∂w", id="params-gradients"),
+        Binding("u,ctrl+z", "app.do('undo')", "Undo", id="params-undo"),
+        Binding("ctrl+r,ctrl+y", "app.do('redo')", "Redo", id="params-redo"),
+        Binding("c", "app.do('compare')", "Compare", id="params-compare"),
+        Binding("d", "app.do('gradient-overlay')", "∂L/∂w", id="params-gradients"),
     ]
     DEFAULT_CSS = """
     ParamScreen { align: center top; }

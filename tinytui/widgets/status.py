@@ -102,7 +102,7 @@ class StatusBar(ViewPart, Widget):
         else:
             loss.append(fmt(trace.loss), key)
         second = [prediction, loss]
-        if (curve := view.mode.curve) is not None:  # the current weights came from learning steps
+        if (curve := view.curve) is not None:  # the current weights came from learning steps
             run = f"{curve.steps} step{'s' if curve.steps != 1 else ''} of {curve.lr:g}"
             spark = f" {sparkline(curve.losses)} " if len(curve.losses) > 2 else " → "
             second.append(Text(f"learned {run}: {fmt(curve.losses[0])}{spark}{fmt(curve.losses[-1])}", key))
@@ -115,10 +115,7 @@ class StatusBar(ViewPart, Widget):
         third = [self._switches(view), Text(f"▲▼ vs {against} (c)", muted)]
         if s.state.lr != DEFAULT_LR:
             third.insert(1, Text(f"lr {s.state.lr:g}", key))
-        # pieces the app adds (app.status_notes): recording, replay
-        third += [
-            Text(piece, key) for note in getattr(self.app, "status_notes", ()) for piece in note(self.app)
-        ]
+        third += [Text(piece, key) for piece in view.notes]  # the app's: recording, replay
         return [first, second, third]
 
     def _switches(self, view: View) -> Text:

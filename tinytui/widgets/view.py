@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from tinytui.model import Trace, TraceDiff
 from tinytui.model.backward import Gradients
-from tinytui.session import Session
+from tinytui.session import Mode, Session
 
 
 @dataclass(frozen=True)
@@ -19,15 +19,6 @@ class Curve:
 
 
 @dataclass(frozen=True)
-class Mode:
-    """How the panes show the session: the app's choice, not part of the undo history."""
-
-    backward: bool = False  # walking the gradient back (steps 15 → 2); the walk is at View.step
-    gradients: bool = False  # ∂L/∂w beside each weight matrix
-    curve: Curve | None = None  # set when the current weights came from a learning step or run
-
-
-@dataclass(frozen=True)
 class View:
     """(trace, diff, step) plus what goes with them, taken from the session right after a change."""
 
@@ -37,12 +28,14 @@ class View:
     diff: TraceDiff
     step: int
     edited: dict[str, list[tuple[int, ...]]]  # parameter cells that differ from the model file
-    mode: Mode = Mode()
+    mode: Mode  # the backward walk, the gradient overlay (the session's)
+    curve: Curve | None = None  # set when the current weights came from a learning step or run
+    notes: tuple[str, ...] = ()  # status-line pieces from the app: recording, replay
 
     @classmethod
-    def of(cls, session: Session, mode: Mode = Mode()) -> View:
+    def of(cls, session: Session, curve: Curve | None = None, notes: tuple[str, ...] = ()) -> View:
         s = session
-        return cls(s, s.trace, s.base, s.diff, s.step, s.edited_cells(), mode)
+        return cls(s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, curve, notes)
 
     @property
     def gradients(self) -> Gradients:

@@ -1,0 +1,39 @@
+"""The experiment switches (rows of tinytui.experiments.EXPERIMENTS) and reordering the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import combinations
+
+from tinytui.actions import Host, PaletteCommand
+from tinytui.experiments import EXPERIMENT_BY_ID
+
+
+class ExperimentController:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    def run(self, experiment_id: str) -> None:
+        exp = EXPERIMENT_BY_ID[experiment_id]
+        if self.host.apply(exp.apply, exp.palette) is not None:
+            now = self.host.session.state.switches.describe()
+            self.host.notify(f"{now}\n{exp.help}", title=exp.palette, timeout=4)
+
+    def note(self, experiment_id: str) -> str:
+        """For the palette: whether the switch is now as the chapter has it."""
+        exp = EXPERIMENT_BY_ID[experiment_id]
+        return "now the chapter's setting" if exp.is_on(self.host.session.state.switches) else "now changed"
+
+    def swap_positions(self, i: int, j: int) -> None:
+        host = self.host
+        if host.apply(lambda s: s.swap_positions(i, j), f"swap positions {i} and {j}") is not None:
+            host.notify(f"Prompt is now: {' '.join(host.session.state.prompt)}", title="Swapped", timeout=3)
+
+    def palette(self) -> Iterable[PaletteCommand]:
+        prompt = self.host.session.state.prompt
+        for i, j in combinations(range(len(prompt)), 2):
+            yield PaletteCommand(
+                f"Swap positions {i} and {j} ({prompt[i]} ↔ {prompt[j]})",
+                "Reorder the prompt: with PE and the mask off, only the order of the outputs changes",
+                lambda i=i, j=j: self.swap_positions(i, j),
+            )
