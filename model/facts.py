@@ -1,108 +1,18 @@
 """Short sentences of numbers that each stage is about, read off a trace (e.g. '24 of 32 … are zero').
 
-Computed here, not in the UI, so the app, the printer and the recorder all say the same thing.
+Each Stage carries its own facts function (model/stage_facts.py); this is the one way callers ask.
+Computed in the model, not in the UI, so the app, the printer and the recorder all say the same thing.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from tinytui.model import count
-from tinytui.model.stages import Stage
 from tinytui.model.trace import Trace
 
-
-def _f(x: float) -> str:
-    return f"{x:.4f}"
+if TYPE_CHECKING:
+    from tinytui.model.stages import Stage
 
 
 def stage_facts(trace: Trace, stage: Stage) -> list[str]:
-    cfg, sw = trace.cfg, trace.switches
-    T = len(trace.prompt)
-    n = stage.number
-    if n == 1:
-        ids = " ".join(str(int(i)) for i in trace["ids"])
-        return [f"{T} tokens, ids {ids}; target {trace.target!r} is id {cfg.token_id(trace.target)}"]
-    if n == 3 and not sw.positional_encoding:
-        return ["positional encoding is OFF: every PE row is zero, so word order is invisible"]
-    if n == 4:
-        last = trace["x"][-1]
-        return [f"last position ({trace.prompt[-1]}) enters the block as ({', '.join(_f(v) for v in last)})"]
-    if n == 5:
-        mean, var = trace["blocks.0.ln1.mean"][0], trace["blocks.0.ln1.var"][0]
-        return [
-            f"row {trace.prompt[0]}: mean {_f(mean)}, variance {_f(var)}, "
-            f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
-        ]
-    if n == 7:
-        return [f"√d_k = {_f(np.sqrt(cfg.d_head))}"]
-    if n == 8:
-        facts = ["causal mask ON" if sw.causal_mask else "causal mask OFF: earlier rows now see later tokens"]
-        for h in range(1, cfg.n_heads + 1):
-            a = trace[f"blocks.0.attn.{h}"]
-            top = [trace.prompt[int(j)] for j in a.argmax(axis=1)]
-            facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}")
-        return facts
-    if n == 9 and sw.ablated_heads:
-        return [f"head {h} is ablated: its output is replaced by zeros" for h in sorted(sw.ablated_heads)]
-    if n == 10:
-        wood = len(cfg.dims) - 1
-        return [
-            f"last column ({cfg.dims[wood]}) for {trace.prompt[-1]}: {_f(trace['x'][-1, wood])} → "
-            f"{_f(trace['blocks.0.x_mid'][-1, wood])}"
-        ]
-    if n == 11:
-        h = trace["blocks.0.hidden"]
-        zeros = int((h == 0).sum())
-        relu_zeros = int((trace["blocks.0.hidden_pre"] <= 0).sum())  # what ReLU cuts, whichever is active
-        if sw.activation == "relu":
-            return [
-                f"{zeros} of {h.size} hidden values are exactly zero: ReLU cut every negative "
-                "pre-activation (GELU would leave none exactly zero)"
-            ]
-        near = int((np.abs(h) < 0.05).sum())
-        return [
-            f"GELU leaves {zeros} of {h.size} hidden values exactly zero and {near} within 0.05 of "
-            f"zero; ReLU would cut {relu_zeros} of {h.size} to zero"
-        ]
-    if n == 13:
-        return [f"z = ({', '.join(_f(v) for v in trace['z'])})"]
-    if n == 14:
-        p = trace["probs"]
-        t = cfg.token_id(trace.target)
-        ties = _ties(trace)
-        facts = [f"prediction: {trace.prediction} at {_f(p.max())}; target {trace.target} at {_f(p[t])}"]
-        facts += ties
-        return facts
-    if n == 15:
-        g = trace["grad_logits"]
-        before, after = trace.loss, float(trace["loss_stepped"])
-        return [
-            f"loss = −log {_f(np.exp(-before))} = {_f(before)} nats",
-            f"∂L/∂ℓ has {int((g < 0).sum())} negative and {int((g > 0).sum())} positive entries",
-            f"one step of size {trace.lr:g} on the logits: loss {_f(before)} → {_f(after)} "
-            f"(improvement {_f(before - after)})",
-        ]
-    if n == 16:
-        total = count.this_model(cfg).total()
-        return [
-            f"{total} parameters; tying the unembedding saves {count.tying_saves(cfg)}",
-            count.LEFT_OUT,
-        ]
-    return []
-
-
-def _ties(trace: Trace) -> list[str]:
-    logits = trace["logits"]
-    vocab = trace.cfg.vocab
-    out = []
-    seen: set[int] = set()
-    for i in range(len(vocab)):
-        if i in seen:
-            continue
-        same = [j for j in range(i + 1, len(vocab)) if logits[j] == logits[i]]
-        if same:
-            seen.update(same)
-            names = " and ".join(vocab[k] for k in (i, *same))
-            out.append(f"{names} tie at logit {_f(logits[i])}")
-    return out
+    return list(stage.facts(trace))

@@ -3,11 +3,21 @@
 reads/writes name trace tensors (see trace.py) and parameters (short names: E, W_Q, …), block-local
 as names.py spells them; a name with "{h}" stands for one tensor per head (q.1, q.2, …).
 names.resolve() turns them into canonical names for a block ("blocks.0.q.1", …).
+
+A stage owns its behaviour: its formula as run (stage_formulas.py), its facts (stage_facts.py) and its
+panels (panels.py: what it shows, as data the UI draws by kind). Nothing else asks which step it is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from tinytui.model import panels as P
+from tinytui.model import stage_facts, stage_formulas
+from tinytui.model.panels import Panel
+from tinytui.model.switches import Switches
+from tinytui.model.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -21,6 +31,11 @@ class Stage:
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     explain: str  # our own words: what the step computes and why
+    panels: tuple[Panel, ...] = ()  # what the step makes, in the order it is shown (covers writes)
+    inputs: tuple[Panel, ...] = ()  # what it shows of earlier steps' tensors (its weights: from reads)
+    passed_back: tuple[Panel, ...] = ()  # the backward walk's "passed back" panels, if not its gradients
+    as_run: Callable[[str, Switches], str] = stage_formulas.as_written  # (formula, switches)
+    facts: Callable[[Trace], list[str]] = stage_facts.none  # see model.facts.stage_facts
 
 
 STAGES: tuple[Stage, ...] = (
@@ -35,6 +50,8 @@ STAGES: tuple[Stage, ...] = (
         ("ids",),
         "The model never sees letters. Each word of the prompt is looked up in the vocabulary of eight "
         "and replaced by its position in that list; from here on everything is arithmetic on numbers.",
+        panels=(P.tokens(),),
+        facts=stage_facts.tokens,
     ),
     Stage(
         "embed",
@@ -47,6 +64,7 @@ STAGES: tuple[Stage, ...] = (
         ("emb",),
         "Each id selects one row of E: no multiplication happens, the row is simply copied out. The "
         "columns were given names (thing, action, quantifier, wood) so you can read what each token means.",
+        panels=(P.tokens("emb"),),
     ),
     Stage(
         "pe",
@@ -61,6 +79,9 @@ STAGES: tuple[Stage, ...] = (
         "Attention treats its inputs as an unordered bag, so order has to be written into the vectors. "
         "With d = 4 there are two waves: a fast one that turns once per token and tells neighbours apart, "
         "and a slow one (100× slower) that hardly moves across four tokens.",
+        panels=(P.tokens("pe"),),
+        as_run=stage_formulas.pe,
+        facts=stage_facts.pe,
     ),
     Stage(
         "add",
@@ -73,6 +94,10 @@ STAGES: tuple[Stage, ...] = (
         ("x",),
         "Meaning and position are summed into the same four numbers rather than placed side by side. "
         "These sixteen numbers are the whole input to the block; everything later is computed from them.",
+        panels=(P.tokens("x"),),
+        inputs=P.tensors("emb", "pe"),
+        as_run=stage_formulas.add,
+        facts=stage_facts.add,
     ),
     Stage(
         "norm1",
@@ -87,6 +112,10 @@ STAGES: tuple[Stage, ...] = (
         "Every row is rescaled on its own to mean 0 and variance 1; ε keeps a constant row from dividing "
         "by zero. Normalising before the sublayer (pre-norm) leaves the residual path untouched, which "
         "is what lets deep stacks train.",
+        panels=(P.stats("ln1.mean", "ln1.var"), *P.tensors("x_norm")),
+        inputs=P.tensors("x"),
+        as_run=stage_formulas.norm1,
+        facts=stage_facts.norm1,
     ),
     Stage(
         "qkv",
@@ -100,6 +129,8 @@ STAGES: tuple[Stage, ...] = (
         "Each head reads the normalised rows through its own three matrices. Head 1 is built to ask "
         "'which thing is being acted on?' (its query reads action, its key reads thing); head 2 asks "
         "'what else here is about wood?'.",
+        panels=P.tensors("q.{h}", "k.{h}", "v.{h}"),
+        inputs=P.tensors("x_norm"),
     ),
     Stage(
         "scores",
@@ -112,6 +143,9 @@ STAGES: tuple[Stage, ...] = (
         ("scores.{h}",),
         "Every query is compared with every key by a dot product, scaled by √d_k. At d_k = 2 the scaling "
         "barely matters; at d_k = 64 it keeps the softmax from locking onto one key before training.",
+        panels=P.tensors("scores.{h}"),
+        inputs=P.tensors("q.{h}", "k.{h}"),
+        facts=stage_facts.scores,
     ),
     Stage(
         "softmax",
@@ -126,6 +160,10 @@ STAGES: tuple[Stage, ...] = (
         "Future positions get −∞, so after the softmax they carry exactly zero weight. Each row becomes "
         "a set of weights summing to one. The first row is forced to 1.0000: the first token can only "
         "look at itself. Note how the two heads spread their weight differently.",
+        panels=P.tensors("mask", "attn.{h}"),
+        inputs=P.tensors("scores.{h}"),
+        as_run=stage_formulas.softmax,
+        facts=stage_facts.softmax,
     ),
     Stage(
         "combine",
@@ -139,6 +177,10 @@ STAGES: tuple[Stage, ...] = (
         ("head.{h}", "mha"),
         "Each head returns a weighted average of its value vectors. The two 2-wide results are placed "
         "side by side (width 4 again) and mixed by W_O into what attention adds to each position.",
+        panels=P.tensors("head.{h}", "mha"),
+        inputs=P.tensors("attn.{h}", "v.{h}"),
+        as_run=stage_formulas.combine,
+        facts=stage_facts.combine,
     ),
     Stage(
         "residual1",
@@ -152,6 +194,10 @@ STAGES: tuple[Stage, ...] = (
         "Attention's output is added onto the untouched input. Watch the wood column: chuck goes from "
         "about 1.5 to 3.25 because it borrowed wood from woodchuck. Moving information between positions "
         "is the one job attention has.",
+        panels=P.tensors("x_mid"),
+        inputs=P.tensors("x", "mha"),
+        as_run=stage_formulas.residual1,
+        facts=stage_facts.residual1,
     ),
     Stage(
         "ffn",
@@ -164,6 +210,10 @@ STAGES: tuple[Stage, ...] = (
         ("x_mid_norm", "hidden_pre", "hidden"),
         "Each position alone is normalised and widened from 4 to 8 feature detectors; the ReLU zeroes "
         "every detector that did not fire. Count the zeros: most of the hidden layer is silent.",
+        panels=P.tensors("x_mid_norm", "hidden_pre", "hidden"),
+        inputs=P.tensors("x_mid"),
+        as_run=stage_formulas.ffn,
+        facts=stage_facts.ffn,
     ),
     Stage(
         "residual2",
@@ -176,6 +226,9 @@ STAGES: tuple[Stage, ...] = (
         ("ffn", "y"),
         "W_2 narrows the eight detectors back to four dimensions and the result is added to the stream. "
         "Equations 17.8 and 17.10 together are one whole block; big models repeat this pair.",
+        panels=P.tensors("ffn", "y"),
+        inputs=P.tensors("hidden", "x_mid"),
+        as_run=stage_formulas.residual2,
     ),
     Stage(
         "final_norm",
@@ -188,6 +241,9 @@ STAGES: tuple[Stage, ...] = (
         ("z",),
         "Only the last row has seen the whole prompt, so only it is used for the prediction. It is "
         "normalised once more; the other rows existed to build this one.",
+        panels=P.tensors("z"),
+        inputs=P.tensors("y"),
+        facts=stage_facts.final_norm,
     ),
     Stage(
         "unembed",
@@ -201,6 +257,9 @@ STAGES: tuple[Stage, ...] = (
         "The same table E is read backwards: each token's logit is the dot product of z with that token's "
         "row, so the token whose row best matches z wins. Tokens with identical rows (how, much) always "
         "tie.",
+        panels=(P.logits(),),
+        inputs=P.tensors("z"),
+        facts=stage_facts.unembed,
     ),
     Stage(
         "loss",
@@ -214,6 +273,10 @@ STAGES: tuple[Stage, ...] = (
         "Cross-entropy only asks how much probability went to the right answer. Its gradient on the "
         "logits is just p minus the one-hot target: negative for the target, positive for the rest. One "
         "step against it (size lr) lowers the loss.",
+        panels=(P.loss(), *P.tensors("grad_logits", "logits_stepped", "probs_stepped")),
+        inputs=(P.logits(),),
+        passed_back=(P.logits_gradient(),),
+        facts=stage_facts.loss,
     ),
     Stage(
         "count",
@@ -226,6 +289,8 @@ STAGES: tuple[Stage, ...] = (
         (),
         "The same formula counts this model and GPT-3; only width, depth and vocabulary change. Tying "
         "the unembedding to E saves V·d parameters.",
+        panels=(P.counts(),),
+        facts=stage_facts.count_params,
     ),
 )
 
@@ -244,33 +309,6 @@ GROUPS: dict[str, tuple[int, ...]] = {
 }
 
 
-def formula_as_run(stage: Stage, switches) -> str:
-    """The stage's formula as the switches make the model compute it (the chapter's when all are default).
-
-    switches is a model.switches.Switches (not imported: stages.py stays a plain table).
-    """
-    n, pre, act = stage.number, switches.norm == "pre", switches.activation
-    res = switches.residual
-    if n == 3 and not switches.positional_encoding:
-        return "PE = 0   (positional encoding switched off)"
-    if n == 4 and not switches.positional_encoding:
-        return "x_p = E[id_p]   (no position added)"
-    if n == 5 and not pre:
-        return "post-norm: the sublayer reads x as it is; the norm comes after the residual add"
-    if n == 8 and not switches.causal_mask:
-        return "A = softmax(S)   (mask switched off: every position sees every other)"
-    if n == 9 and switches.ablated_heads:
-        off = ", ".join(f"head_{h} = 0" for h in sorted(switches.ablated_heads))
-        return f"{stage.formula}   (ablated: {off})"
-    if n == 10:
-        inner = "MHA(LN(x))" if pre else "MHA(x)"
-        out = f"x + {inner}" if res else inner
-        return f"x' = {out}" if pre else f"x' = LN({out})"
-    if n == 11:
-        f_in = "LN(x')" if pre else "x'"
-        rule = "max(0, {})" if act == "relu" else "GELU({})"
-        return "h = " + rule.format(f"{f_in} W_1 + b_1")
-    if n == 12:
-        out = "x' + (h W_2 + b_2)" if res else "h W_2 + b_2"
-        return f"y = {out}" if pre else f"y = LN({out})"
-    return stage.formula
+def formula_as_run(stage: Stage, switches: Switches) -> str:
+    """The stage's formula as the switches make the model compute it (the chapter's when all are default)."""
+    return stage.as_run(stage.formula, switches)

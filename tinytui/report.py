@@ -5,6 +5,7 @@ Nothing here draws: renderers for plain text, Rich and Markdown turn these table
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +13,7 @@ import numpy as np
 from tinytui.model import count, names
 from tinytui.model.backward import BackwardStage, Gradients
 from tinytui.model.facts import stage_facts
+from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import Stage, formula_as_run
 from tinytui.model.trace import TensorMap, Trace
 
@@ -118,40 +120,47 @@ def _matrix(title, corner, rows, cols, arr) -> Table:
 
 
 def stage_report(trace: Trace, stage: Stage) -> StageReport:
-    n_heads = trace.cfg.n_heads
-    tables: list[Table] = []
-    if stage.number == 1:
-        cells = tuple((tok, str(int(i))) for tok, i in zip(trace.prompt, trace["ids"]))
-        tables.append(
-            Table("prompt", "position", tuple(str(p) for p in range(len(cells))), ("token", "id"), cells)
-        )
-    elif stage.number == 16:
-        tables.extend(count_tables(trace))
-    else:
-        for name in names.resolve(stage.writes, n_heads):
-            if names.split(name)[1] in ("ln1.mean", "ln1.var"):
-                continue
-            tables.append(tensor_table(trace, name))
-        if stage.number == 5:
-            mean, var = names.resolve(("ln1.mean", "ln1.var"), n_heads)
-            mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace[mean], trace[var]))
-            tables.insert(
-                0, Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)
-            )
-        if stage.number == 15:  # scalars read better together than as three 1×1 tables
-            tables = [t for t in tables if t.cols not in (("loss",), ("loss_stepped",))]
-            tables.insert(
-                0,
-                Table(
-                    "loss",
-                    "",
-                    ("L",),
-                    ("before", "after one step"),
-                    ((fmt(trace.loss), fmt(float(trace["loss_stepped"]))),),
-                ),
-            )
+    tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel)]
     facts = tuple(stage_facts(trace, stage))
     return StageReport(stage, tuple(tables), facts, formula_as_run(stage, trace.switches))
+
+
+# ---- a panel (model.panels) as tables --------------------------------------------------------------
+
+
+def _tensor_tables(trace: Trace, panel: Panel) -> list[Table]:
+    return [tensor_table(trace, name) for name in names.resolve(panel.tensors, trace.cfg.n_heads)]
+
+
+def _token_tables(trace: Trace, panel: Panel) -> list[Table]:
+    """The prompt's ids as a table; a step that makes a vector beside them prints only the vector."""
+    _, *vector = panel.tensors
+    if vector:
+        return _tensor_tables(trace, Panel(TENSOR, tuple(vector)))
+    cells = tuple((tok, str(int(i))) for tok, i in zip(trace.prompt, trace["ids"]))
+    return [Table("prompt", "position", tuple(str(p) for p in range(len(cells))), ("token", "id"), cells)]
+
+
+def _stats_tables(trace: Trace, panel: Panel) -> list[Table]:
+    mean, var = names.resolve(panel.tensors, trace.cfg.n_heads)
+    mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace[mean], trace[var]))
+    return [Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)]
+
+
+def _loss_tables(trace: Trace, panel: Panel) -> list[Table]:
+    """The scalars read better together than as 1×1 tables."""
+    before, after = (float(trace[n]) for n in names.resolve(panel.tensors, trace.cfg.n_heads))
+    return [Table("loss", "", ("L",), ("before", "after one step"), ((fmt(before), fmt(after)),))]
+
+
+PANEL_TABLES: dict[str, Callable[[Trace, Panel], list[Table]]] = {
+    TOKENS: _token_tables,
+    TENSOR: _tensor_tables,
+    STATS: _stats_tables,
+    LOGITS: _tensor_tables,  # printed as the two vectors ℓ and p
+    LOSS: _loss_tables,
+    COUNTS: lambda trace, panel: count_tables(trace),
+}
 
 
 def count_tables(trace: Trace) -> list[Table]:

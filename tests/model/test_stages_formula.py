@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from tinytui.model import Switches
 from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, formula_as_run
 
@@ -16,3 +18,9 @@ def test_switches_change_the_formula_shown():
     assert "softmax(S)" in formula_as_run(s[8], Switches(causal_mask=False))
     assert "head_2 = 0" in formula_as_run(s[9], Switches(ablated_heads={2}))
     assert formula_as_run(s[3], Switches(positional_encoding=False)).startswith("PE = 0")
+
+
+def test_a_stage_carries_its_formula_as_run():
+    scores = STAGE_BY_NUMBER[7]
+    own = replace(scores, as_run=lambda formula, sw: f"{formula}   (mask {sw.causal_mask})")
+    assert formula_as_run(own, Switches()) == f"{scores.formula}   (mask True)"

@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 
 from tinytui.model import names
 from tinytui.model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
+from tinytui.model.panels import LOGITS_GRADIENT
+from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import Tensor
 from tinytui.report import fmt
 from tinytui.widgets.cells import (
@@ -164,6 +166,10 @@ def logits_gradient_grid(view: View) -> GridSpec:
     return grid("grad:grad.logits", title, "token", rows, ("p", "∂L/∂ℓ"), cells, "diverging", "output")
 
 
+# The panels (model.panels) a forward stage can show in place of its walk step's outgoing gradients.
+PASSED_BACK = {LOGITS_GRADIENT: logits_gradient_grid}
+
+
 # ---- the walk's sections -----------------------------------------------------------------------------
 
 
@@ -215,12 +221,11 @@ def backward_sections(view: View) -> list[Section]:
             rows.append(tuple(row))
         hint = "the weight beside each (d hides it)" if view.mode.gradients else "d shows each weight beside"
         sections.append(Section(f"Gradients of this step's weights — {hint}", "param", tuple(rows)))
-    if stage.number == 15:
+    if stage.outgoing:
         title = f"Passed back to {_steps(_destinations(stages, stage))}"
-        sections.append(Section(title, "output", ((logits_gradient_grid(view),),)))
-    elif stage.outgoing:
-        title = f"Passed back to {_steps(_destinations(stages, stage))}"
-        sections.append(Section(title, "output", grids(stage.outgoing, "output")))
+        shown = STAGE_BY_NUMBER[stage.number].passed_back  # the forward stage's own panels, if any
+        items = tuple((PASSED_BACK[p.kind](view),) for p in shown) or grids(stage.outgoing, "output")
+        sections.append(Section(title, "output", items))
     if not sections:
         sections.append(Section("No gradient is made or changed at this step", "info", ()))
     return sections

@@ -7,9 +7,11 @@ here beyond old − new for the inspector line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from tinytui.model import names
+from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import STAGE_BY_NUMBER, Stage
 from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table, tensor_table
 from tinytui.widgets.view import View
@@ -276,13 +278,10 @@ def param_grids(view: View, name: str) -> list[GridSpec]:
 
 # ---- the prompt --------------------------------------------------------------------------------------
 
-VECTOR_OF_STEP = {2: "emb", 3: "pe", 4: "x"}
 
-
-def token_grid(view: View, step: int) -> GridSpec:
+def token_grid(view: View, vec: str | None = None) -> GridSpec:
     """Position, token and id, plus the vector the step makes (E[id], PE or x), dims labelled."""
     trace = view.trace
-    vec = VECTOR_OF_STEP.get(step)
     dims = trace.cfg.dims if vec else ()
     ids = trace["ids"]
     cells = []
@@ -340,9 +339,6 @@ def info_grid(key: str, table) -> GridSpec:
 
 # ---- a step's sections ---------------------------------------------------------------------------------
 
-# Shown by a combined view (the token table, the statistics, the loss table, the logit bars) instead.
-_COMBINED = frozenset({"ids", "ln1.mean", "ln1.var", "loss", "loss_stepped", "logits", "probs"})
-
 
 def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
     """Several grids with the same rows as one, each under its own group header (one per head)."""
@@ -389,34 +385,8 @@ def head_grid(view: View, template: str, role: str) -> GridSpec:
     return side_by_side(f"{role}:{names.canonical(template)}", title, parts)
 
 
-def _tensor_rows(view: View, names: tuple[str, ...], role: str) -> list[tuple[Item, ...]]:
-    """One grid per name; a per-head name ("q.{h}") gives one grid with every head side by side."""
-    return [
-        (head_grid(view, template, role),)
-        for template in names
-        if template not in _COMBINED and template not in PARAM_NAMES
-    ]
-
-
 def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
-    n = stage.number
-    trace = view.trace
-    if n <= 4:
-        return [(token_grid(view, n),)]
-    if n == 16:
-        return [(info_grid(f"count:{i}", t),) for i, t in enumerate(count_tables(trace))]
-    rows: list[tuple[Item, ...]] = []
-    if n == 5:
-        mean, var = names.resolve(("ln1.mean", "ln1.var"), trace.cfg.n_heads)
-        cols = (("mean μ", mean, True), ("variance σ²", var, True))
-        rows.append((columns_grid(view, "output:ln1.stats", "row statistics", trace.token_labels, cols),))
-    if n == 14:
-        rows.append((logits_spec(view),))
-    if n == 15:
-        stepped = f"after one step of lr {trace.lr:g}"  # the chapter's step on the logits alone
-        cols = (("before", "loss", False), (stepped, "loss_stepped", False))
-        rows.append((columns_grid(view, "output:loss", "loss L = −log p_target", ("L",), cols),))
-    return rows + _tensor_rows(view, stage.writes, "output")
+    return _panel_rows(view, stage.panels, "output")
 
 
 def param_grid(view: View, name: str) -> GridSpec:
@@ -433,9 +403,7 @@ def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
 
 
 def input_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
-    if stage.number == 15:
-        return [(logits_spec(view),)]
-    return _tensor_rows(view, stage.reads, "input")
+    return _panel_rows(view, stage.inputs, "input")
 
 
 def step_sections(view: View) -> list[Section]:
@@ -450,3 +418,49 @@ def step_sections(view: View) -> list[Section]:
 
 def all_items(sections: list[Section]) -> list[Item]:
     return [item for s in sections for row in s.rows for item in row]
+
+
+# ---- a panel (model.panels) as grids ----------------------------------------------------------------
+
+
+def _panel_rows(view: View, panels: tuple[Panel, ...], role: str) -> list[tuple[Item, ...]]:
+    return [row for panel in panels for row in PANEL_ROWS[panel.kind](view, panel, role)]
+
+
+def _tensor_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    """One grid per name; a per-head name ("q.{h}") gives one grid with every head side by side."""
+    return [(head_grid(view, template, role),) for template in panel.tensors]
+
+
+def _token_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    _, *vector = panel.tensors
+    return [(token_grid(view, *vector),)]
+
+
+def _stats_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    trace = view.trace
+    mean, var = names.resolve(panel.tensors, trace.cfg.n_heads)
+    key = f"{role}:{panel.tensors[0].rpartition('.')[0]}.stats"  # "output:ln1.stats"
+    cols = (("mean μ", mean, True), ("variance σ²", var, True))
+    return [(columns_grid(view, key, "row statistics", trace.token_labels, cols),)]
+
+
+def _loss_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    before, after = names.resolve(panel.tensors, view.trace.cfg.n_heads)
+    stepped = f"after one step of lr {view.trace.lr:g}"  # the chapter's step on the logits alone
+    cols = (("before", before, False), (stepped, after, False))
+    return [(columns_grid(view, f"{role}:loss", "loss L = −log p_target", ("L",), cols),)]
+
+
+def _count_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    return [(info_grid(f"count:{i}", t),) for i, t in enumerate(count_tables(view.trace))]
+
+
+PANEL_ROWS: dict[str, Callable[[View, Panel, str], list[tuple[Item, ...]]]] = {
+    TOKENS: _token_rows,
+    TENSOR: _tensor_rows,
+    STATS: _stats_rows,
+    LOGITS: lambda view, panel, role: [(logits_spec(view),)],
+    LOSS: _loss_rows,
+    COUNTS: _count_rows,
+}
