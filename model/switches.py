@@ -6,6 +6,19 @@ from dataclasses import dataclass, fields, replace
 
 ACTIVATIONS = ("relu", "gelu")
 NORM_PLACEMENTS = ("pre", "post")
+# The one list of the switches: every other module (the session, the transcript, the event log) reads
+# these, so a new switch is a field below and a line in each of these tables.
+FLAGS = ("causal_mask", "positional_encoding", "residual")  # on or off
+CHOICES = {"activation": ACTIVATIONS, "norm": NORM_PLACEMENTS}  # one of several, toggled in turn
+NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual")
+WORDS = {  # how the transcript and the replay status name each switch
+    "causal_mask": "the causal mask",
+    "positional_encoding": "the positional encoding",
+    "ablated_heads": "head ablation",
+    "activation": "the activation",
+    "norm": "the norm placement",
+    "residual": "the residual connections",
+}
 
 
 @dataclass(frozen=True)
@@ -30,11 +43,10 @@ class Switches:
             if head is None:
                 raise ValueError("toggling a head needs its number")
             return replace(self, ablated_heads=self.ablated_heads ^ {head})
-        if name == "activation":
-            return replace(self, activation="gelu" if self.activation == "relu" else "relu")
-        if name == "norm":
-            return replace(self, norm="post" if self.norm == "pre" else "pre")
-        if name in ("causal_mask", "positional_encoding", "residual"):
+        if name in CHOICES:
+            options = CHOICES[name]
+            return replace(self, **{name: options[(options.index(getattr(self, name)) + 1) % len(options)]})
+        if name in FLAGS:
             return replace(self, **{name: not getattr(self, name)})
         raise ValueError(f"no switch named {name!r}")
 
@@ -62,3 +74,7 @@ class Switches:
             parts.append("ablated " + ",".join(f"h{h}" for h in sorted(self.ablated_heads)))
         parts += [self.activation.upper(), f"{self.norm}-norm", f"residual {on[self.residual]}"]
         return parts
+
+
+if tuple(f.name for f in fields(Switches)) != NAMES or set(WORDS) != set(NAMES):
+    raise ImportError("model/switches.py: NAMES and WORDS must list every switch, in field order")

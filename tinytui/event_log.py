@@ -27,7 +27,7 @@ from tinytui.model.files import parse as parse_model
 from tinytui.model.files import to_document
 from tinytui.model.names import canonical, label
 from tinytui.model.stages import FIRST, LAST
-from tinytui.model.switches import ACTIVATIONS, NORM_PLACEMENTS
+from tinytui.model.switches import CHOICES, FLAGS, NAMES
 from tinytui.session import WALK_FIRST, WALK_LAST, Event, Mode, Session, State
 
 FORMAT = "tinytui-session/1"
@@ -35,7 +35,7 @@ MAX_EVENTS = 50_000  # hours of clicking; replay re-runs each one, so a bound ke
 MAX_INT_DIGITS = 20  # longer integer literals are refused by field, before int() parses thousands of digits
 MAX_TEXT = 1000  # the "recorded" time, an edit's label, a toggle's description (64 heads ablated fit)
 MAX_LINE_BYTES = 2**20  # an event line, plus room for a learn event listing every parameter cell
-SWITCH_NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual")
+SWITCH_NAMES = NAMES
 
 
 class BadLine(ValueError):
@@ -551,15 +551,12 @@ def switches_of(doc: Any, model: ModelFile, where: str) -> Switches:
     extra = [k for k in doc if k not in known]
     if extra:
         raise BadLine(f"{where}: {_shown(extra[0])} is not a switch")
-    for name in ("causal_mask", "positional_encoding", "residual"):
+    for name in FLAGS:
         if name in doc:
             boolean(doc[name], f"{where}.{name}")
-    if doc.get("activation", "relu") not in ACTIVATIONS:
-        raise BadLine(
-            f"{where}.activation: {_shown(doc['activation'])} is not one of {', '.join(ACTIVATIONS)}"
-        )
-    if doc.get("norm", "pre") not in NORM_PLACEMENTS:
-        raise BadLine(f"{where}.norm: {_shown(doc['norm'])} is not one of {', '.join(NORM_PLACEMENTS)}")
+    for name, options in CHOICES.items():
+        if name in doc and doc[name] not in options:
+            raise BadLine(f"{where}.{name}: {_shown(doc[name])} is not one of {', '.join(options)}")
     heads = doc.get("ablated_heads", [])
     if not isinstance(heads, list):
         raise BadLine(f"{where}.ablated_heads: expected a list of head numbers")

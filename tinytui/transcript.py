@@ -17,6 +17,7 @@ from tinytui.event_log import changed_cells
 from tinytui.model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff, names
 from tinytui.model.backward import backward_stage_for
 from tinytui.model.stages import LAST
+from tinytui.model.switches import WORDS
 from tinytui.render import plain_backward_report, plain_report, plain_table
 from tinytui.report import Table, backward_report, fmt, stage_report
 from tinytui.session import Event, Mode, Session, State
@@ -136,16 +137,9 @@ def headline(seq: int, event: Event, changes: int) -> str:
 
 def switch_name(switch: str | None, head: int | None) -> str:
     """A switch as the transcript and the replay status name it: "the causal mask", "head 2 ablation"."""
-    names = {
-        "causal_mask": "the causal mask",
-        "positional_encoding": "the positional encoding",
-        "activation": "the activation",
-        "norm": "the norm placement",
-        "residual": "the residual connections",
-    }
     if switch == "ablated_heads":
         return f"head {head} ablation"
-    return names.get(switch or "", str(switch))
+    return WORDS.get(switch or "", str(switch))
 
 
 def _short(v: Any) -> str:
