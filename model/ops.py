@@ -42,11 +42,6 @@ def softmax_backward(grad: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return probs * (grad - (grad * probs).sum(axis=-1, keepdims=True))
 
 
-def causal_mask(n: int) -> np.ndarray:
-    """(17.6) M: 0 on and below the diagonal, -inf above. -> (T, T)"""
-    return np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, NEG_INF)
-
-
 def relu(h: np.ndarray) -> np.ndarray:
     return np.maximum(0.0, h)
 

@@ -295,7 +295,6 @@ STAGES: tuple[Stage, ...] = (
 )
 
 STAGE_BY_NUMBER = {s.number: s for s in STAGES}
-STAGE_BY_ID = {s.id: s for s in STAGES}
 FIRST, LAST = STAGES[0].number, STAGES[-1].number
 
 # The chapter script's stage groups (tinytui print --embed, …).

@@ -8,7 +8,7 @@ the app: steps, edits, experiments, learning, recording); `args` are passed to r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -179,8 +179,3 @@ def _keymap_problem(action_id: object, keys: object) -> str:
         if not key or not key.isprintable() or " " in key:
             return f"{key!r} is not a key name (examples: j, J, f5, ctrl+j, shift+tab)"
     return ""
-
-
-def keys_shown(actions: Iterable[Action], keymap: dict[str, str]) -> dict[str, str]:
-    """Each action's keys as the user has them (keymap first, else the default)."""
-    return {a.id: keymap.get(a.id, a.keys) for a in actions}

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from tinytui.model import count, names
 from tinytui.model.backward import BackwardStage, Gradients
 from tinytui.model.facts import stage_facts
@@ -192,11 +190,6 @@ def count_tables(trace: Trace) -> list[Table]:
 
 def _count(n: int) -> str:
     return f"{n:,}"
-
-
-def matrix_of(table: Table) -> np.ndarray:
-    """The numbers back out of a table (for tests and round trips)."""
-    return np.array([[float(c.replace(",", "")) for c in row] for row in table.cells])
 
 
 @dataclass(frozen=True)
