@@ -39,9 +39,6 @@ class TraceDiff:
     def get(self, name: str) -> TensorDiff | None:
         return self.tensors.get(name)
 
-    def changed_names(self) -> list[str]:
-        return [n for n, d in self.tensors.items() if d.n_changed]
-
     def per_stage(self, n_heads: int) -> dict[int, int]:
         """Stage number -> how many values that stage wrote changed."""
         return {
