@@ -250,7 +250,7 @@ def param_grids(view: View, name: str) -> list[GridSpec]:
     label = names.label(full, params.cfg.n_blocks)
     edited = set(view.edited.get(full, ()))
     out = []
-    for h, table in enumerate(param_table(view.trace, params, label)):
+    for h, table in enumerate(param_table(view.trace, params, full)):
         cells = []
         for r, row_label in enumerate(table.rows):
             row = []
