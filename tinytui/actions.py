@@ -81,7 +81,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("first-step", "g,home", "steps.goto", "First", "Go to step 1", args=(1,)),
     Action("last-step", "G,end", "steps.goto", "Last", "Go to step 16", args=(16,)),
     *(
-        Action(f"goto-{n}", str(n), "steps.goto", f"Step {n}", f"Go to step {n}", args=(n,), group=JUMP)
+        Action(f"goto-{n}", str(n), "steps.goto", f"Step {n}", "Jump straight to that step", args=(n,),
+               group=JUMP)
         for n in range(1, 10)
     ),
     Action("page-down", "pagedown", "steps.scroll", "Scroll down", "Scroll the step's tables down a page",
