@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -33,27 +34,94 @@ def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+Index = tuple[int, ...]
+Cells = dict[str, dict[Index, float]]  # parameter name -> {cell index: value}
+
+# An overlay chain longer than this is merged into one node, so reading an edited array never walks far
+# and the nodes an undo history no longer holds can be freed.
+FLATTEN_DEPTH = 64
+
+
 class Params(Mapping[str, np.ndarray]):
-    """A read-only mapping from full parameter name to a read-only float64 array."""
+    """A read-only mapping from full parameter name to a read-only float64 array.
+
+    Arrays are shared, never copied without need: Params(cfg, arrays) copies what it is given (it comes
+    from outside), but an edit keeps every array it does not change, the very same objects. An edit of
+    one cell is an overlay: the new Params records (name, index, value) on top of the Params it was made
+    from and builds the edited array only when that array is read, keeping it only while someone holds
+    it (a weak reference). So an undo history of single-cell edits costs a few bytes per edit, not a copy
+    of the edited array, and undo gives back the same values bit for bit.
+    """
+
+    cfg: ModelConfig
+    _arrays: dict[str, np.ndarray]  # the base: read-only arrays, shared by every overlay on it
+    _parent: Params | None  # the overlay this one adds to (None: the base, or a merged overlay)
+    _cells: Cells  # the cells this overlay sets, on top of its parent's
+    _edited: frozenset[str]  # names that any overlay in the chain edits (read from _arrays otherwise)
+    _depth: int
+    _cache: dict[str, weakref.ref[np.ndarray]]  # edited arrays as last built, while someone holds them
 
     def __init__(self, cfg: ModelConfig, arrays: Mapping[str, np.ndarray]):
-        shapes = param_shapes(cfg)
-        if set(arrays) != set(shapes):
-            missing = sorted(set(shapes) - set(arrays))
-            extra = sorted(set(arrays) - set(shapes))
-            raise ValueError(f"parameters do not match the config: missing {missing}, unknown {extra}")
-        frozen: dict[str, np.ndarray] = {}
-        for name, shape in shapes.items():
-            arr = np.array(arrays[name], dtype=np.float64)  # always a private copy
-            if arr.shape != shape:
-                raise ValueError(f"{name} has shape {arr.shape}, expected {shape}")
-            arr.setflags(write=False)
-            frozen[name] = arr
-        self.cfg = cfg
-        self._arrays = frozen
+        shapes = _checked_names(cfg, arrays)
+        self._setup(cfg, {name: _frozen_copy(arrays[name], shape, name) for name, shape in shapes.items()})
 
+    @classmethod
+    def _from_frozen(cls, cfg: ModelConfig, arrays: dict[str, np.ndarray]) -> Params:
+        """A Params over arrays that are already read-only float64 of the right shapes (not copied)."""
+        self = cls.__new__(cls)
+        self._setup(cfg, arrays)
+        return self
+
+    def _setup(
+        self, cfg: ModelConfig, arrays: dict[str, np.ndarray], parent: Params | None = None, cells=None
+    ) -> None:
+        self.cfg = cfg
+        self._arrays = arrays
+        self._parent = parent
+        self._cells = cells or {}
+        self._edited = frozenset(self._cells) | (parent._edited if parent is not None else frozenset())
+        self._depth = parent._depth + 1 if parent is not None else 0
+        self._cache = {}
+
+    def _overlay_on(self, cells: Cells, parent: Params | None) -> Params:
+        new = Params.__new__(Params)
+        new._setup(self.cfg, self._arrays, parent, cells)
+        return new
+
+    # ---- the mapping -------------------------------------------------------------------------------
     def __getitem__(self, name: str) -> np.ndarray:
-        return self._arrays[name]
+        if name not in self._edited:
+            return self._arrays[name]
+        ref = self._cache.get(name)
+        arr = ref() if ref is not None else None
+        if arr is None:
+            arr = self._build(name)
+            self._cache[name] = weakref.ref(arr)
+        return arr
+
+    def _build(self, name: str) -> np.ndarray:
+        """The edited array: the nearest overlay's that still exists (or the base) with the newer cells."""
+        pending: list[dict[Index, float]] = []
+        start: np.ndarray | None = None
+        node: Params | None = self
+        while node is not None:
+            if node is not self:
+                ref = node._cache.get(name)
+                start = ref() if ref is not None else None
+                if start is not None:
+                    break
+            if name in node._cells:
+                pending.append(node._cells[name])
+            node = node._parent
+        arr = (start if start is not None else self._arrays[name]).copy()
+        for cells in reversed(pending):  # oldest first: a newer edit of the same cell wins
+            for index, value in cells.items():
+                arr[index] = value
+        arr.setflags(write=False)
+        return arr
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._arrays
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._arrays)
@@ -64,44 +132,143 @@ class Params(Mapping[str, np.ndarray]):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Params):
             return NotImplemented
-        return self.cfg == other.cfg and all(np.array_equal(self[n], other[n]) for n in self._arrays)
+        if self.cfg != other.cfg:
+            return False
+        if self._arrays is other._arrays:
+            return not self.changed_cells(other)
+        return all((a := self[n]) is (b := other[n]) or np.array_equal(a, b) for n in self._arrays)
 
     __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self):
+        # pickle and deepcopy as a plain Params of the arrays as they read (the weak cache is not data)
+        return (_rebuild, (self.cfg, {name: self[name] for name in self._arrays}))
 
     def block(self, b: int) -> dict[str, np.ndarray]:
         """The parameters of block b under their short names (W_Q, …)."""
         return {name: self[in_block(b, name)] for name in BLOCK_PARAMS}
 
+    # ---- making new ones ---------------------------------------------------------------------------
     def with_edit(self, name: str, index: tuple[int, ...], value: float) -> Params:
-        """A new Params with one cell changed. Raises ValueError for a bad name, index or value."""
+        """A new Params with one cell changed (an overlay: no array is copied until it is read).
+        Raises ValueError for a bad name, index or value."""
         if name not in self._arrays:
             raise ValueError(f"no parameter named {name!r}")
-        arr = self._arrays[name]
+        shape = self._arrays[name].shape
         index = tuple(int(i) for i in index)
-        if len(index) != arr.ndim or any(not 0 <= i < n for i, n in zip(index, arr.shape)):
+        if len(index) != len(shape) or any(not 0 <= i < n for i, n in zip(index, shape)):
             shown = label(name, self.cfg.n_blocks)
-            raise ValueError(f"{shown}{list(index)} is outside its shape {arr.shape}")
+            raise ValueError(f"{shown}{list(index)} is outside its shape {shape}")
         value = float(value)
         if not np.isfinite(value):
             raise ValueError(f"{value} is not a finite number")
-        new = arr.copy()
-        new[index] = value
-        return self.with_arrays({name: new})
+        if self._depth + 1 >= FLATTEN_DEPTH:
+            merged = self.overlay()
+            merged.setdefault(name, {})[index] = value
+            return self._overlay_on(merged, None)
+        return self._overlay_on({name: {index: value}}, self)
 
     def with_arrays(self, updates: Mapping[str, np.ndarray]) -> Params:
-        """A new Params with some whole arrays replaced."""
-        merged = dict(self._arrays)
-        merged.update(updates)
-        return Params(self.cfg, merged)
+        """A new Params with some whole arrays replaced; the others are shared, not copied. An update is
+        copied unless it already is a read-only float64 array that owns its memory."""
+        shapes = param_shapes(self.cfg)
+        unknown = sorted(set(updates) - set(shapes))
+        if unknown:
+            raise ValueError(f"parameters do not match the config: unknown {unknown}")
+        arrays = {
+            name: _taken(updates[name], shape, name) if name in updates else self[name]
+            for name, shape in shapes.items()
+        }
+        return Params._from_frozen(self.cfg, arrays)
 
+    # ---- reading ----------------------------------------------------------------------------------
     def total(self) -> int:
         return int(sum(a.size for a in self._arrays.values()))
 
+    def overlay(self) -> Cells:
+        """Every cell this Params sets on top of its base arrays (a fresh dict: name -> {index: value})."""
+        chain: list[Cells] = []
+        node: Params | None = self
+        while node is not None:
+            chain.append(node._cells)
+            node = node._parent
+        out: Cells = {}
+        for cells in reversed(chain):
+            for name, values in cells.items():
+                out.setdefault(name, {}).update(values)
+        return out
+
+    def shares_base(self, other: Params) -> bool:
+        """True when both read the same base arrays (one is other with some cells edited, or both are)."""
+        return self._arrays is other._arrays
+
     def changed_cells(self, other: Params) -> dict[str, list[tuple[int, ...]]]:
-        """Cells whose value differs from other's (used to mark edited weights)."""
+        """Cells whose value differs from other's (used to mark edited weights), in C order per array.
+
+        Two Params over the same base differ only where either sets a cell, so that case reads only
+        those cells; otherwise arrays that are the same object are skipped and the rest compared."""
         out: dict[str, list[tuple[int, ...]]] = {}
-        for name, arr in self._arrays.items():
-            idx = np.argwhere(arr != other[name])
+        if self._arrays is other._arrays:
+            mine, theirs = self.overlay(), other.overlay()
+            for name, base in self._arrays.items():
+                a, b = mine.get(name, {}), theirs.get(name, {})
+                cells = sorted(i for i in a.keys() | b.keys() if a.get(i, base[i]) != b.get(i, base[i]))
+                if cells:
+                    out[name] = cells
+            return out
+        for name in self._arrays:
+            a, b = self[name], other[name]
+            if a is b:
+                continue
+            idx = np.argwhere(a != b)
             if idx.size:
                 out[name] = [tuple(int(i) for i in row) for row in idx]
         return out
+
+
+def _rebuild(cfg: ModelConfig, arrays: dict[str, np.ndarray]) -> Params:
+    return Params(cfg, arrays)
+
+
+def _checked_names(cfg: ModelConfig, arrays: Mapping[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
+    shapes = param_shapes(cfg)
+    if set(arrays) != set(shapes):
+        missing = sorted(set(shapes) - set(arrays))
+        extra = sorted(set(arrays) - set(shapes))
+        raise ValueError(f"parameters do not match the config: missing {missing}, unknown {extra}")
+    return shapes
+
+
+def _frozen_copy(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
+    arr = np.array(value, dtype=np.float64)  # always a private copy
+    if arr.shape != shape:
+        raise ValueError(f"{name} has shape {arr.shape}, expected {shape}")
+    arr.setflags(write=False)
+    return arr
+
+
+def _taken(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """value itself when nobody can write to it through numpy's usual ways, else a frozen copy."""
+    if (
+        isinstance(value, np.ndarray)
+        and value.dtype == np.float64
+        and value.shape == shape
+        and not value.flags.writeable
+        and value.base is None
+    ):
+        return value
+    return _frozen_copy(value, shape, name)
+
+
+def adopt(cfg: ModelConfig, arrays: dict[str, np.ndarray]) -> Params:
+    """A Params that takes over arrays its caller has just made and keeps no other reference to (a file
+    being loaded): checked and made read-only, not copied. Anything else goes through Params(cfg, …)."""
+    shapes = _checked_names(cfg, arrays)
+    taken: dict[str, np.ndarray] = {}
+    for name, shape in shapes.items():
+        arr = arrays[name]
+        if not isinstance(arr, np.ndarray) or arr.dtype != np.float64 or arr.shape != shape:
+            arr = _frozen_copy(arr, shape, name)
+        arr.setflags(write=False)
+        taken[name] = arr
+    return Params._from_frozen(cfg, taken)

@@ -1,7 +1,10 @@
 """The debugger's state without any UI: params history (undo/redo), switches, prompt, traces, events.
 
 The app and the replayer drive a Session; the recorder listens to its events. Every change makes a new
-immutable State and a full recompute (the model is tiny), so undo is just moving a cursor.
+immutable State and a full recompute, so undo is just moving a cursor. The history stays small at any
+model size: States share every array they did not change, and an edited cell is an overlay on the
+arrays (Params.with_edit), so an entry of the history holds (name, index, value), not an array copy.
+The session holds the current state's arrays, so an edited array is built once per move, not per read.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ class Session:
         self.compare_to_original = False
         self.listeners: list[Callable[[Event], None]] = []
         self._gradients: tuple[Trace, Gradients] | None = None
+        self._held: tuple[Params, tuple[np.ndarray, ...]] | None = None  # the current params' arrays
+        self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
 
     # ---- reading -------------------------------------------------------------------------------
     @property
@@ -103,7 +108,14 @@ class Session:
 
     @property
     def params(self) -> Params:
-        return self.state.params
+        params = self.state.params
+        if self._held is None or self._held[0] is not params:
+            self._hold(params, tuple(params.values()))
+        return params
+
+    def _hold(self, params: Params, arrays: tuple[np.ndarray, ...]) -> None:
+        """Keep the current params' arrays alive: an edited array (built on reading) then stays built."""
+        self._held = (params, arrays)
 
     @property
     def base(self) -> Trace:
@@ -130,8 +142,14 @@ class Session:
         return self._gradients[1]
 
     def edited_cells(self) -> dict[str, list[tuple[int, ...]]]:
-        """Parameter cells that differ from the model file (they stay marked as edited)."""
-        return self.params.changed_cells(self.model.params)
+        """Parameter cells that differ from the model file (they stay marked as edited).
+
+        Computed once per change, not per call: from the edited cells alone while the params are the
+        file's with cells edited, by comparing arrays (the changed ones only) after a learning step."""
+        params = self.params
+        if self._edited is None or self._edited[0] is not params:
+            self._edited = (params, params.changed_cells(self.model.params))
+        return {name: list(cells) for name, cells in self._edited[1].items()}
 
     # ---- navigation ----------------------------------------------------------------------------
     def goto(self, step: int, backward: bool = False) -> bool:
@@ -289,9 +307,9 @@ class Session:
     def _run(self, state: State) -> Trace:
         with np.errstate(all="ignore"):  # overflow is checked below and refused with a message
             trace = run(state.params, state.prompt, state.target, state.switches, state.lr)
-        bad = [n for n, t in trace.tensors.items() if not np.all(np.isfinite(t.values))]
-        if bad:
-            shown = label(bad[0], state.params.cfg.n_blocks)
+        if not _all_finite(trace):
+            bad = next(n for n, t in trace.tensors.items() if not np.isfinite(t.values).all())
+            shown = label(bad, state.params.cfg.n_blocks)
             raise Refused(f"that makes {shown} overflow to a non-finite number; nothing was changed")
         return trace
 
@@ -309,15 +327,20 @@ class Session:
             raise Refused(f"with the model file's own weights (kept for comparing), {exc}") from None
 
     def _change(self, kind: str, data: dict[str, Any], state: State) -> Event:
+        held = tuple(state.params.values())  # built once: the run and then the session read these
         trace, original = self._compute(state)  # raises Refused before anything is touched
         del self.history[self.cursor + 1 :]
         self.history.append(state)
         self.cursor += 1
+        self._hold(state.params, held)
         return self._settle(kind, data, trace, original)
 
     def _move(self, cursor: int, kind: str) -> Event:
-        trace, original = self._compute(self.history[cursor])  # before the cursor moves
+        state = self.history[cursor]
+        held = tuple(state.params.values())
+        trace, original = self._compute(state)  # before the cursor moves
         self.cursor = cursor
+        self._hold(state.params, held)
         return self._settle(kind, {"cursor": cursor}, trace, original)
 
     def _settle(self, kind: str, data: dict[str, Any], trace: Trace, original: tuple[Any, Trace]) -> Event:
@@ -332,3 +355,9 @@ class Session:
         for listener in list(self.listeners):
             listener(event)
         return event
+
+
+def _all_finite(trace: Trace) -> bool:
+    """Every value of every tensor finite: one isfinite pass over all of them, not one per tensor."""
+    values = [t.values.ravel() for t in trace.tensors.values()]
+    return bool(np.isfinite(np.concatenate(values)).all()) if values else True
