@@ -188,7 +188,7 @@ def _package(cfg, trace: Trace, g, pg, e_lookup, e_unembed) -> Gradients:
     out: dict[str, Tensor] = {}
 
     def put(name: str, arr: np.ndarray, axes) -> None:
-        arr = np.where(arr == 0.0, 0.0, arr)  # no −0.0: a blocked gradient reads as plain 0
+        arr = arr + 0.0  # no −0.0 (−0.0 + 0.0 is +0.0, all else unchanged): a blocked gradient reads 0
         arr.setflags(write=False)
         out[name] = Tensor(name, arr, tuple(axes))
 

@@ -60,9 +60,10 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
             out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
             continue
         delta = new - old
-        # inf − inf is nan: equal infinities have not changed
-        same = (old == new) | (np.abs(np.nan_to_num(delta, nan=0.0)) <= tol)
-        out[name] = TensorDiff(name, ~same, np.where(same, 0.0, delta), False)
+        # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
+        # compares False, so it counts as unchanged, exactly as nan_to_num(nan=0) did, in one pass.
+        changed = np.abs(delta) > tol
+        out[name] = TensorDiff(name, changed, np.where(changed, delta, 0.0), False)
     return TraceDiff(out)
 
 
