@@ -18,7 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widget import AwaitMount
+from textual.widgets import Footer
 
 from tinytui import themes
 from tinytui.actions import ACTION_BY_ID, ACTIONS, Action, PaletteCommand
@@ -30,6 +31,7 @@ from tinytui.controllers.recording import RecordingController
 from tinytui.controllers.steps import StepController
 from tinytui.replay import Replayer
 from tinytui.screens.help import HelpScreen, help_rows
+from tinytui.screens.too_small import MIN_SIZE, TooSmall, TooSmallScreen, is_too_small  # noqa: F401
 from tinytui.session import Refused, Session
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
@@ -39,7 +41,6 @@ from tinytui.widgets.steps import StepList
 from tinytui.widgets.view import View, ViewPart
 
 NARROW_WIDTH = 110  # below this the step list shows numbers only
-MIN_SIZE = (60, 16)  # below this the app shows a message instead of cramped tables
 
 
 class TinyTuiCommands(Provider):
@@ -161,7 +162,7 @@ class TinyTuiApp(App[None]):
             with VerticalScroll(id="main", can_focus=False):
                 yield StepInfo(id="info")
                 yield StepPanes(id="panes")
-        yield Static("", id="too-small")
+        yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
         yield Footer()
 
@@ -222,16 +223,34 @@ class TinyTuiApp(App[None]):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        too_small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         self.set_class(width < NARROW_WIDTH, "-narrow")
         for footer in self.query(Footer):
             footer.compact = width < NARROW_WIDTH
-        self.set_class(too_small, "-too-small")
-        if too_small:
-            self.query_one("#too-small", Static).update(
-                f"tinytui needs a terminal of at least {MIN_SIZE[0]}×{MIN_SIZE[1]} characters; this one is "
-                f"{width}×{height}. Make the window larger (or the font smaller). q quits."
-            )
+        # Too small: -too-small hides every screen's content (app.tcss) and TooSmallScreen covers them
+        # all, dialogs and the palette included, so no key acts on what cannot be seen.
+        too_small = is_too_small(width, height)
+        if too_small != self.has_class("-too-small"):
+            self.set_class(too_small, "-too-small")
+            for screen in self.screen_stack:  # Textual restyles only the screens it sees; all need it
+                screen.update_node_styles(animate=False)
+        covered = isinstance(self.screen, TooSmallScreen)
+        if too_small and not covered:
+            super().push_screen(TooSmallScreen())
+        elif covered and not too_small:
+            self.pop_screen()
+        for notice in self.screen.query(TooSmall):
+            notice.refresh()
+
+    @property
+    def too_small(self) -> bool:
+        return self.has_class("-too-small")
+
+    def push_screen(self, screen, callback=None, wait_for_dismiss=False, *, mode=None):  # Textual's
+        # No dialog and no palette opens in a window too small for it (the notice says how large).
+        if self.too_small and not wait_for_dismiss:
+            self.bell()
+            return AwaitMount(self.screen, [])
+        return super().push_screen(screen, callback, wait_for_dismiss, mode=mode)
 
     def scroll_main(self, pages: int) -> None:
         main = self.query_one("#main", VerticalScroll)
