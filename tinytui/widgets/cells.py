@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
@@ -60,6 +61,11 @@ class GridSpec:
     @property
     def shape(self) -> tuple[int, int]:
         return len(self.rows), len(self.cols)
+
+    @cached_property
+    def shaded(self) -> bool:
+        """Whether any cell carries a shade value."""
+        return any(v is not None for row in self.values for v in row)
 
     def find(self, text: str) -> tuple[int, int] | None:
         """The first cell showing exactly this text (for tests and for placing a cursor)."""

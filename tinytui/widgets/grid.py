@@ -6,6 +6,8 @@ shading from themes.scale; every mark also has a glyph (▲ ▼ ◆ * ×) so not
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import ClassVar
 
 from rich.style import Style
@@ -15,6 +17,8 @@ from textual.binding import Binding, BindingType
 from textual.color import Color
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from tinytui.themes import legend
@@ -38,6 +42,72 @@ _MARK_CLASS = {
     "changed": "grid--changed",
     MASKED: "grid--masked",
 }
+
+
+# A cell's style by (theme, marks, shade value, shade, limit): shared by every grid, so a redraw that
+# changes nothing works out no colour, and a table shown again (a step revisited) costs no Lab mixing.
+_STYLE_CACHE: dict[tuple, Style] = {}
+
+
+@lru_cache(maxsize=256)
+def _legend_cached(theme: str, shade: str, limit: float, room: int, variables: tuple) -> Text | None:
+    values = dict(variables)
+    key = None
+    for cells in (10, 8, 6, 4, 2):
+        key = legend(values, shade, limit=limit, width=cells)
+        if key.cell_len <= room:
+            return key
+    return key
+
+
+def _legend(theme: str, variables: dict[str, str], shade: str, limit: float, room: int) -> Text | None:
+    wanted = ("tt-heat-low", "tt-heat-high", "tt-zero", "tt-positive", "tt-negative")
+    key = _legend_cached(theme, shade, limit, room, tuple((k, variables[k]) for k in wanted))
+    return key.copy() if key is not None else None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Where a table's parts sit: the label column's width, each column's width and x, the columns
+    a rule is drawn before (a second head), the header lines above the rows, the footer below."""
+
+    label_w: int
+    widths: tuple[int, ...]
+    xs: tuple[int, ...]
+    starts: frozenset[int]
+    top: int  # content lines above the first row (the group header, the column header)
+    table_width: int
+    rows: int
+    footer: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, spec: GridSpec, editing_col: int, editor_width: int) -> Shape:
+        label_w = max([len(spec.corner), *(len(r) for r in spec.rows)], default=0)
+        widths = []
+        for c, col in enumerate(spec.cols):
+            w = max([len(col), *(len(row[c]) for row in spec.cells)], default=0)
+            if c == editing_col:
+                w = max(w, editor_width)
+            widths.append(w)
+        # a header group wider than its columns widens the last of them
+        start = 0
+        starts, at = set(), 0
+        for label, span in spec.groups:
+            inner = sum(widths[start : start + span]) + 2 * span
+            if span and len(label) + 1 > inner:
+                widths[start + span - 1] += len(label) + 1 - inner
+            start += span
+            if at:
+                starts.add(at)  # columns that open a new group: a rule is drawn before them
+            at += span
+        xs, x = [], label_w
+        for c, w in enumerate(widths):
+            if c in starts:
+                x += 1
+            xs.append(x)
+            x += w + 2
+        top = 1 + bool(spec.groups)
+        return cls(label_w, tuple(widths), tuple(xs), frozenset(starts), top, x, len(spec.rows))
 
 
 class Grid(Widget, can_focus=True):
@@ -126,15 +196,60 @@ class Grid(Widget, can_focus=True):
         self.add_class(spec.role)
         self.border_title = spec.title
         self.legend_text: Text | None = None  # the shading's key, once mounted
+        self._shape: Shape | None = None  # label width, column widths, rule positions: see shape()
+        self._lines: dict[int, Strip] = {}  # each drawn content line, until its cells change
+        self._epoch: tuple = ()  # (theme, base style, focus): the cached lines were drawn with it
+        self._styles: dict[str, Style] = {}  # component styles, for this epoch
+        self.restyled = 0  # cells whose style was worked out afresh (a miss in the cell cache)
+        self.lines_drawn = 0  # content lines built afresh (not served from the line cache)
 
     # ---- data ----------------------------------------------------------------------------------
     def set_spec(self, spec: GridSpec) -> None:
-        self.spec = spec
-        self.border_title = spec.title
-        self.show_legend()
+        """Show new data. Only the lines whose cells differ are drawn again; a layout only when the
+        table's size changes."""
+        old, self.spec = self.spec, spec
+        if spec.role != old.role:
+            self.remove_class(old.role)
+            self.add_class(spec.role)
+        if self.border_title != spec.title:
+            self.border_title = spec.title
         rows, cols = spec.shape
         self.row, self.col = min(self.row, max(rows - 1, 0)), min(self.col, max(cols - 1, 0))
-        self.refresh(layout=True)
+        if not self.is_mounted:
+            self._shape, self._lines = None, {}
+            return
+        self.show_legend()
+        before = self._shape
+        self._shape = None
+        if before is None or self.shape() != before:
+            self._lines = {}
+            self.refresh(layout=True)
+            return
+        if (old.shade, old.limit, old.corner, old.cols, old.groups) != (
+            spec.shade,
+            spec.limit,
+            spec.corner,
+            spec.cols,
+            spec.groups,
+        ):
+            self._lines = {}
+            self.refresh()
+            return
+        top = self.shape().top
+        for r in range(rows):
+            if (
+                old.rows[r] != spec.rows[r]
+                or old.cells[r] != spec.cells[r]
+                or old.marks[r] != spec.marks[r]
+                or old.values[r] != spec.values[r]
+            ):
+                self._refresh_row(r, top)
+
+    def reset(self, spec: GridSpec) -> None:
+        """Show a different table in this widget (a pooled widget reused for another step)."""
+        self.editing, self.buffer, self.fresh, self.error = False, "", False, ""
+        self.row, self.col = 0, 0
+        self.set_spec(spec)
 
     @property
     def ref(self) -> CellRef | None:
@@ -161,68 +276,53 @@ class Grid(Widget, can_focus=True):
     def on_mount(self) -> None:
         self.show_legend()
         # the key's shades come from the theme: draw it again once a new theme's variables are in
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_legend())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+
+    def _theme_changed(self) -> None:
+        self._lines = {}
+        self.show_legend()
+        self.refresh()
 
     def legend(self) -> Text | None:
         """The key to this grid's shading: 0 … 1 for heat, −limit … 0 … +limit for signed values.
 
         As many shaded cells as fit under the table (the numbers at the ends always show)."""
         spec = self.spec
-        shaded = any(v is not None for row in spec.values for v in row)
-        if spec.shade not in ("heat", "diverging") or not shaded:
+        if spec.shade not in ("heat", "diverging") or not spec.shaded:
             return None
         room = self.get_content_width(Size(0, 0), Size(0, 0))
         limit = 1.0 if spec.shade == "heat" else spec.limit
-        variables = self.app.theme_variables
-        for cells in (10, 8, 6, 4, 2):
-            key = legend(variables, spec.shade, limit=limit, width=cells)
-            if key.cell_len <= room:
-                return key
-        return key
+        return _legend(self.app.theme, self.app.theme_variables, spec.shade, limit, room)
 
     def show_legend(self) -> None:
-        self.legend_text = self.legend()  # what the border shows (tests read it)
-        self.border_subtitle = self.legend_text
+        key = self.legend()
+        if key != self.legend_text:
+            self.legend_text = key  # what the border shows (tests read it)
+            self.border_subtitle = key
 
     # ---- layout --------------------------------------------------------------------------------
-    def _widths(self) -> tuple[int, list[int]]:
-        spec = self.spec
-        label_w = max([len(spec.corner), *(len(r) for r in spec.rows)], default=0)
-        widths = []
-        for c, col in enumerate(spec.cols):
-            w = max([len(col), *(len(row[c]) for row in spec.cells)], default=0)
-            if self.editing and c == self.col:
-                w = max(w, len(self.buffer) + 1)
-            widths.append(w)
-        # a header group wider than its columns widens the last of them
-        start = 0
-        for label, span in spec.groups:
-            inner = sum(widths[start : start + span]) + 2 * span
-            if span and len(label) + 1 > inner:
-                widths[start + span - 1] += len(label) + 1 - inner
-            start += span
-        return label_w, widths
+    def shape(self) -> Shape:
+        """Where everything sits; worked out once per spec (and per editor width)."""
+        if self._shape is None:
+            self._shape = Shape.of(self.spec, self.col if self.editing else -1, len(self.buffer) + 1)
+            self._shape = replace(self._shape, footer=tuple(self._footer_lines()))
+        return self._shape
 
-    def _group_starts(self) -> set[int]:
-        """Columns that open a new group (a second head): a rule is drawn before them."""
-        starts, at = set(), 0
-        for _, span in self.spec.groups:
-            if at:
-                starts.add(at)
-            at += span
-        return starts
+    def _widths(self) -> tuple[int, list[int]]:
+        shape = self.shape()
+        return shape.label_w, list(shape.widths)
 
     def natural_width(self) -> int:
         """Columns the grid needs, border and padding included."""
         return self.get_content_width(Size(0, 0), Size(0, 0)) + 4
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        label_w, widths = self._widths()
-        table = label_w + sum(w + 2 for w in widths) + len(self._group_starts())
-        return max(table, len(self.spec.title) + 2, *(len(x) for x in self._footer_lines()))
+        shape = self.shape()
+        return max(shape.table_width, len(self.spec.title) + 2, *(len(x) for x in shape.footer))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return (1 if self.spec.groups else 0) + 1 + len(self.spec.rows) + len(self._footer_lines())
+        shape = self.shape()
+        return shape.top + len(self.spec.rows) + len(shape.footer)
 
     def _footer_lines(self) -> list[str]:
         if not self.editing:
@@ -235,45 +335,84 @@ class Grid(Widget, can_focus=True):
 
     def cell_region(self, row: int, col: int) -> Region:
         """Where a cell sits inside the widget's content area."""
-        label_w, widths = self._widths()
-        x = label_w + sum(w + 2 for w in widths[:col]) + sum(1 for s in self._group_starts() if s <= col)
-        y = (1 if self.spec.groups else 0) + 1 + row
-        return Region(x, y, widths[col] + 2, 1)
+        shape = self.shape()
+        return Region(shape.xs[col], shape.top + row, shape.widths[col] + 2, 1)
+
+    def _relayout(self) -> None:
+        """The editor changed what the table needs (its width, its footer): measure again."""
+        before = self._shape
+        self._shape = None
+        if self.shape() != before:
+            self._lines = {}
+            self.refresh(layout=True)
+        else:
+            self._refresh_row(self.row)
+
+    def _refresh_row(self, row: int, top: int | None = None) -> None:
+        y = (self.shape().top if top is None else top) + row
+        self._lines.pop(y, None)
+        self.refresh(Region(0, y, max(self.size.width, 1), 1))
 
     # ---- drawing -------------------------------------------------------------------------------
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
+
+    def _check_epoch(self) -> None:
+        epoch = (self.app.theme, self.visual_style)
+        if epoch != self._epoch:
+            self._epoch, self._lines, self._styles = epoch, {}, {}
 
     def _cell_style(self, r: int, c: int) -> Style:
         spec = self.spec
-        marks = spec.marks[r][c]
+        return self._styled(spec.marks[r][c], spec.values[r][c] if spec.shade else None)
+
+    def _styled(self, marks: frozenset[str], value: float | None) -> Style:
+        """A cell's style from its marks and shade; cached per theme (a Lab mix is not cheap)."""
+        spec = self.spec
+        key = (self.app.theme, marks, value, spec.shade, spec.limit)
+        style = _STYLE_CACHE.get(key)
+        if style is not None:
+            return style
+        self.restyled += 1
         for mark in PRECEDENCE:
             if mark in marks:
                 style = self._style(_MARK_CLASS.get(mark, "grid--changed"))
                 break
         else:
             style = Style()
-        if not style.bgcolor and mark_free_shading(marks):
-            value = spec.values[r][c]
-            if value is not None and spec.shade:
-                variables = self.app.theme_variables
-                if spec.shade == "heat":
-                    bg = heat(variables, value)
-                else:
-                    bg = diverging(variables, value, spec.limit)
-                style = Style(bgcolor=bg.rich_color) + style
+        if not style.bgcolor and mark_free_shading(marks) and value is not None and spec.shade:
+            variables = self.app.theme_variables
+            heat_shade = spec.shade == "heat"
+            bg = heat(variables, value) if heat_shade else diverging(variables, value, spec.limit)
+            style = Style(bgcolor=bg.rich_color) + style
         if style.bgcolor and not style.color:
             style += Style(color=readable_on(Color.from_rich_color(style.bgcolor)).rich_color)
+        if len(_STYLE_CACHE) > 100_000:
+            _STYLE_CACHE.clear()
+        _STYLE_CACHE[key] = style
         return style
 
-    def render(self) -> Text:
-        spec = self.spec
-        label_w, widths = self._widths()
+    def render_line(self, y: int) -> Strip:
+        self._check_epoch()
+        line = self._lines.get(y)
+        if line is None:
+            self.lines_drawn += 1
+            width = self.size.width
+            strips = Visual.to_strips(self, visualize(self, self._line(y)), width, 1, self.visual_style)
+            line = self._lines[y] = strips[0] if strips else Strip.blank(width, self.visual_style.rich_style)
+        return line
+
+    def _line(self, y: int) -> Text:
+        """Content line y as Rich Text: the group header, the column header, a row, or the footer."""
+        spec, shape = self.spec, self.shape()
         out = Text(no_wrap=True, overflow="ignore", end="")
         header, label_style = self._style("grid--header"), self._style("grid--label")
-        starts = self._group_starts()
-        if spec.groups:
-            out.append(" " * label_w)
+        widths, starts = shape.widths, shape.starts
+        if spec.groups and y == 0:
+            out.append(" " * shape.label_w)
             start = 0
             for label, span in spec.groups:
                 if start in starts:
@@ -281,23 +420,26 @@ class Grid(Widget, can_focus=True):
                 inner = sum(w + 2 for w in widths[start : start + span])
                 out.append(label.center(inner) if label else " " * inner, header)
                 start += span
-            out.append("\n")
-        out.append(spec.corner.ljust(label_w), header)
-        for c, (col, w) in enumerate(zip(spec.cols, widths)):
-            if c in starts:
-                out.append("│", label_style)
-            out.append(" " + col.rjust(w) + " ", header)
-        for r, row_label in enumerate(spec.rows):
-            out.append("\n")
-            out.append(row_label.ljust(label_w), label_style)
+        elif y == shape.top - 1:
+            out.append(spec.corner.ljust(shape.label_w), header)
+            for c, (col, w) in enumerate(zip(spec.cols, widths)):
+                if c in starts:
+                    out.append("│", label_style)
+                out.append(" " + col.rjust(w) + " ", header)
+        elif 0 <= (r := y - shape.top) < len(spec.rows):
+            out.append(spec.rows[r].ljust(shape.label_w), label_style)
             for c, w in enumerate(widths):
                 if c in starts:
                     out.append("│", label_style)
                 out.append_text(self._cell(r, c, w))
-        for i, line in enumerate(self._footer_lines()):
-            out.append("\n")
-            out.append(line, self._style("grid--error" if i else "grid--hint"))
+        elif 0 <= (i := y - shape.top - len(spec.rows)) < len(shape.footer):
+            out.append(shape.footer[i], self._style("grid--error" if i else "grid--hint"))
         return out
+
+    def render(self) -> Text:
+        self._check_epoch()
+        lines = [self._line(y) for y in range(self.get_content_height(Size(0, 0), Size(0, 0), 0))]
+        return Text("\n", no_wrap=True, overflow="ignore", end="").join(lines)
 
     def _cell(self, r: int, c: int, w: int) -> Text:
         here = (r, c) == (self.row, self.col)
@@ -315,8 +457,14 @@ class Grid(Widget, can_focus=True):
         self.move_to(min(max(self.row + dr, 0), rows - 1), min(max(self.col + dc, 0), cols - 1))
 
     def move_to(self, row: int, col: int) -> None:
+        old = self.row
         self.row, self.col = row, col
-        self.refresh()
+        if self.editing or self._shape is None:
+            self._shape = None
+            self.refresh(layout=True)
+        else:
+            self._refresh_row(old)
+            self._refresh_row(row)
         self._scroll_to_cursor()
         self.post_message(self.CursorMoved(self))
 
@@ -334,25 +482,28 @@ class Grid(Widget, can_focus=True):
             parent = parent.parent
 
     def on_focus(self) -> None:
-        self.refresh()
+        self._refresh_row(self.row)
         self.post_message(self.CursorMoved(self))
 
     def on_blur(self) -> None:
         if self.editing:
             self.cancel_edit()
-        self.refresh()
+        self._refresh_row(self.row)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        for r in range(len(self.spec.rows)):
-            for c in range(len(self.spec.cols)):
-                if self.cell_region(r, c).contains(offset.x, offset.y):
-                    self.move_to(r, c)
-                    if event.chain >= 2:
-                        self.action_edit()
-                    return
+        shape = self.shape()
+        r = offset.y - shape.top
+        if not 0 <= r < len(self.spec.rows):
+            return
+        for c in range(len(self.spec.cols)):
+            if self.cell_region(r, c).contains(offset.x, offset.y):
+                self.move_to(r, c)
+                if event.chain >= 2:
+                    self.action_edit()
+                return
 
     # ---- editing -------------------------------------------------------------------------------
     def action_edit(self) -> None:
@@ -370,16 +521,16 @@ class Grid(Widget, can_focus=True):
             return
         self.editing, self.fresh, self.error = True, True, ""
         self.buffer = self.spec.cells[self.row][self.col]
-        self.refresh(layout=True)
+        self._relayout()
 
     def cancel_edit(self) -> None:
         self.editing, self.error, self.buffer = False, "", ""
-        self.refresh(layout=True)
+        self._relayout()
 
     def edit_refused(self, message: str) -> None:
         """The session said no: keep the editor open with the reason under the table."""
         self.error = message
-        self.refresh(layout=True)
+        self._relayout()
 
     def _commit(self) -> None:
         ref = self.ref
@@ -412,14 +563,14 @@ class Grid(Widget, can_focus=True):
         if key != "enter":
             self.fresh = False
             self.error = "" if key == "escape" else self.error
-        self.refresh(layout=True)
+        self._relayout()
 
     def on_paste(self, event: events.Paste) -> None:
         if self.editing:
             event.stop()
             self.buffer = (("" if self.fresh else self.buffer) + event.text.strip())[:40]
             self.fresh = False
-            self.refresh(layout=True)
+            self._relayout()
 
 
 def mark_free_shading(marks: frozenset[str]) -> bool:
