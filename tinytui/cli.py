@@ -11,6 +11,7 @@ from typing import TextIO
 
 import numpy as np
 
+from tinytui.commands import serve
 from tinytui.model import ModelFile, ModelFileError, Switches, checks, load, load_default, run
 from tinytui.model.backward import gradients
 from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")
     rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
     rp.add_argument("--print", action="store_true", help="print the state as plain text instead of the app")
+    serve.add_parser(sub, run_options)
     return parser
 
 
@@ -256,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_print(args, sys.stdout)
         if args.command == "trace":
             return cmd_trace(args, sys.stdout)
+        if args.command == "serve":
+            setup_from(args)  # a bad model or option is refused here, not in every browser tab
+            return serve.run(args, sys.stdout, sys.stderr)
         if args.command == "replay":
             return cmd_replay(args, sys.stdout)
         return cmd_app(args)
