@@ -100,8 +100,9 @@ CHROME_FLAGS = (
 )  # fmt: skip
 
 
-async def _drive(chromium: str, url: str, profile: Path, shot: Path) -> None:
-    """Open url in headless Chromium over the DevTools protocol, wait for the app, press n, screenshot."""
+async def _drive(chromium: str, url: str, profile: Path, shot: Path, lesson: Path) -> None:
+    """Open url in headless Chromium over the DevTools protocol, wait for the app (its recording on the
+    server begins), press n, wait for the step it records, and take a screenshot."""
     import asyncio
     import base64
     import json
@@ -132,14 +133,16 @@ async def _drive(chromium: str, url: str, profile: Path, shot: Path) -> None:
                         if message.get("id") == n:
                             return message.get("result", {})
 
-                await asyncio.sleep(6)  # the page connects its websocket and the app draws step 1
+                await _until(lambda: lesson.exists(), 30)  # the page connected and the app is up
+                await asyncio.sleep(1)  # its first frame reaches the page
                 await call(
                     "Runtime.evaluate", expression="document.querySelector('.xterm-helper-textarea')?.focus()"
                 )
                 for kind in ("keyDown", "keyUp"):  # a keyDown with text types it once
                     await call("Input.dispatchKeyEvent", type=kind, key="n", text="n", code="KeyN",
                                windowsVirtualKeyCode=78)  # fmt: skip
-                await asyncio.sleep(3)
+                await _until(lambda: "1 · step 2/16" in lesson.read_text(encoding="utf-8"), 20)
+                await asyncio.sleep(1)
                 picture = await call("Page.captureScreenshot", format="png")
                 shot.write_bytes(base64.b64decode(picture["data"]))
     finally:
@@ -160,7 +163,7 @@ def test_a_browser_loads_the_app_and_n_moves_to_step_2(tmp_path):
     try:
         fetch(f"http://127.0.0.1:{port}/")
         shot = tmp_path / "browser.png"
-        asyncio.run(_drive(CHROMIUM, f"http://127.0.0.1:{port}/", tmp_path / "profile", shot))
+        asyncio.run(_drive(CHROMIUM, f"http://127.0.0.1:{port}/", tmp_path / "profile", shot, lesson))
         assert shot.stat().st_size > 10_000
         text = lesson.read_text(encoding="utf-8")
         assert "1 · step 2/16" in text  # the n typed in the browser reached the app, once
