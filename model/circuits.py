@@ -1,0 +1,108 @@
+"""Each head's two circuits read straight off the weights, token against token (vocab × vocab).
+
+For block b and head h (1-based, as the canonical names count heads), with W_O^(h) the d_head rows of
+W_O that head h's output is multiplied by:
+
+    QK = E W_Q[h] W_K[h]ᵀ Eᵀ / √d_head     row: the token attending, column: the token attended to
+    OV = E W_V[h] W_O^(h) Eᵀ                row: the token attended to, column: the output token whose
+                                           logit that token's value pushes up (+) or down (−)
+
+They are what the head would do if its input were bare token embeddings, so they depend on the
+weights only; the run's switches (mask, PE, ablation, norm placement, residual) do not enter them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.model.params import Params
+from tinytui.model.trace import Axis, Tensor
+
+# What each circuit leaves out, in one line each, for the UI to show under the matrix.
+QK_IGNORES = (
+    "position (no positional encoding), the layer norm before the head, whatever earlier heads and "
+    "filters added, and the mask and softmax: raw scores from bare token embeddings"
+)
+OV_IGNORES = (
+    "how much attention the token gets, the layer norms before the head and before the logits, and "
+    "everything that happens after the head writes: a direct path from one token to the logits"
+)
+
+
+def head_out_rows(params: Params, block: int, head: int) -> np.ndarray:
+    """W_O^(h): the d_head rows of block's W_O that head `head` (1-based) is multiplied by. (d_head, d)"""
+    dh = params.cfg.d_head
+    w_o = params[f"blocks.{block}.W_O"]
+    return w_o[(head - 1) * dh : head * dh]
+
+
+@dataclass(frozen=True)
+class HeadCircuits:
+    block: int  # 0-based, as in the canonical names ("blocks.0.…")
+    head: int  # 1-based, as in the canonical names ("attn.1")
+    qk: Tensor  # (V, V): axes "queries" × "keys"
+    ov: Tensor  # (V, V): axes "sources" × "vocab"
+
+    @property
+    def ignores(self) -> dict[str, str]:
+        return {"qk": QK_IGNORES, "ov": OV_IGNORES}
+
+    def to_json(self) -> dict:
+        return {
+            "block": self.block,
+            "head": self.head,
+            "qk": _rows(self.qk.values),
+            "ov": _rows(self.ov.values),
+        }
+
+
+def _rows(values: np.ndarray) -> list[list[float]]:
+    return [[float(v) for v in row] for row in values]
+
+
+def _frozen(values: np.ndarray) -> np.ndarray:
+    arr = np.array(values, dtype=np.float64)
+    arr.setflags(write=False)
+    return arr
+
+
+def head_circuits(params: Params, block: int, head: int) -> HeadCircuits:
+    """The QK and OV circuits of one head (block 0-based, head 1-based)."""
+    cfg = params.cfg
+    if not 0 <= block < cfg.n_blocks:
+        raise ValueError(f"block {block} is not in the model (0–{cfg.n_blocks - 1})")
+    if not 1 <= head <= cfg.n_heads:
+        raise ValueError(f"head {head} is not in the model (1–{cfg.n_heads})")
+    pre = f"blocks.{block}."
+    E = params["E"]
+    q = E @ params[pre + "W_Q"][head - 1]  # (V, k): every token's query
+    k = E @ params[pre + "W_K"][head - 1]
+    v = E @ params[pre + "W_V"][head - 1]
+    qk = q @ k.T / np.sqrt(cfg.d_head)
+    ov = v @ head_out_rows(params, block, head) @ E.T
+    name = f"{pre}{{}}.{head}"
+    queries, keys = Axis("queries", cfg.vocab), Axis("keys", cfg.vocab)
+    sources, vocab = Axis("sources", cfg.vocab), Axis("vocab", cfg.vocab)
+    return HeadCircuits(
+        block,
+        head,
+        Tensor(name.format("qk"), _frozen(qk), (queries, keys)),
+        Tensor(name.format("ov"), _frozen(ov), (sources, vocab)),
+    )
+
+
+def circuits(params: Params) -> list[HeadCircuits]:
+    """Every head's circuits, block by block, head by head."""
+    cfg = params.cfg
+    return [head_circuits(params, b, h) for b in range(cfg.n_blocks) for h in range(1, cfg.n_heads + 1)]
+
+
+def circuits_json(params: Params) -> dict:
+    """{"heads": [{"block", "head", "qk", "ov"}], "vocab": [...], "ignores": {"qk", "ov"}}."""
+    return {
+        "heads": [c.to_json() for c in circuits(params)],
+        "vocab": list(params.cfg.vocab),
+        "ignores": {"qk": QK_IGNORES, "ov": OV_IGNORES},
+    }
