@@ -100,6 +100,15 @@ CHROME_FLAGS = (
 )  # fmt: skip
 
 
+async def _until(condition, seconds: float) -> None:
+    import asyncio
+
+    for _ in range(int(seconds * 10)):
+        if condition():
+            return
+        await asyncio.sleep(0.1)
+
+
 async def _drive(chromium: str, url: str, profile: Path, shot: Path, lesson: Path) -> None:
     """Open url in headless Chromium over the DevTools protocol, wait for the app (its recording on the
     server begins), press n, wait for the step it records, and take a screenshot."""
