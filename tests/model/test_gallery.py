@@ -1,0 +1,234 @@
+"""The gallery reading: strokes add up to the attention output, A·B is each head's part, the captions
+quote only values of the run, the picture shapes and the scale card."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from tinytui.model import Switches, run
+from tinytui.model.gallery import (
+    GPT3,
+    artist_rules,
+    captions,
+    day,
+    picture_shape,
+    scale_card,
+    shade,
+)
+
+from .test_backward import random_model
+
+SIZES = {  # (seed, d_model, heads, d_head, d_ff, vocab, blocks, T)
+    "d5-3heads": (31, 5, 3, 2, 6, 7, 1, 4),
+    "2blocks-3heads-d6": (32, 6, 3, 2, 5, 9, 2, 6),
+    "3blocks-d12": (33, 12, 4, 3, 16, 11, 3, 7),
+}
+SWITCHES = {
+    "default": Switches(),
+    "mask off": Switches(causal_mask=False),
+    "head 1 ablated": Switches(ablated_heads={1}),
+    "post-norm": Switches(norm="post"),
+    "residual off": Switches(residual=False),
+}
+
+
+@pytest.fixture(scope="module", params=["chapter", *SIZES])
+def model(request, chapter):
+    if request.param == "chapter":
+        return chapter.params, chapter.prompt, chapter.target
+    return random_model(*SIZES[request.param])
+
+
+@pytest.fixture(params=list(SWITCHES))
+def case(request, model):
+    params, prompt, target = model
+    return params, run(params, prompt, target, SWITCHES[request.param])
+
+
+def w_o_rows(params, b, h):
+    dh = params.cfg.d_head
+    return params[f"blocks.{b}.W_O"][(h - 1) * dh : h * dh]
+
+
+def test_strokes_add_up_to_the_attention_output_everywhere(case):
+    params, trace = case
+    cfg = params.cfg
+    gallery = day(params, trace)
+    assert len(gallery.paintings) == len(trace.prompt)
+    for p, pt in enumerate(gallery.paintings):
+        assert (pt.position, pt.token, pt.label) == (p, trace.prompt[p], trace.token_labels[p])
+        assert np.array_equal(pt.stock, trace["emb"][p]) and np.array_equal(pt.mark, trace["pe"][p])
+        assert np.array_equal(pt.start, trace["x"][p])
+        assert [d.block for d in pt.days] == list(range(cfg.n_blocks))
+        for d in pt.days:
+            pre = f"blocks.{d.block}."
+            assert len(d.strokes) == cfg.n_heads
+            np.testing.assert_allclose(sum(d.strokes), trace[pre + "mha"][p], rtol=0, atol=1e-12)
+            assert np.array_equal(d.morning, trace[pre + "mha"][p])
+            assert np.array_equal(d.canvas, trace[pre + "x_mid"][p])
+            assert np.array_equal(d.filter_change, trace[pre + "ffn"][p])
+            assert np.array_equal(d.evening, trace[pre + "y"][p])
+        assert np.array_equal(pt.finished, trace[f"blocks.{cfg.n_blocks - 1}.y"][p])
+    assert gallery.prediction.token == trace.prediction
+    assert gallery.prediction.probability == trace["probs"].max()
+
+
+def test_a_times_b_is_each_heads_part(case):
+    params, trace = case
+    cfg = params.cfg
+    for b in range(cfg.n_blocks):
+        pre = f"blocks.{b}."
+        total = 0
+        for h in range(1, cfg.n_heads + 1):
+            rules = artist_rules(params, trace, b, h)
+            M = trace[pre + "x_norm"]
+            assert np.array_equal(rules.paintings, M)
+            np.testing.assert_allclose(
+                rules.value_rule, M @ params[pre + "W_V"][h - 1] @ w_o_rows(params, b, h), atol=1e-12
+            )
+            np.testing.assert_allclose(rules.pre_attention, trace[f"{pre}scores.{h}"], atol=1e-12)
+            np.testing.assert_allclose(rules.attention, trace[f"{pre}attn.{h}"], atol=1e-12)
+            np.testing.assert_allclose(rules.attention.sum(axis=1), 1.0, atol=1e-12)
+            part = trace[f"{pre}head.{h}"] @ w_o_rows(params, b, h)
+            np.testing.assert_allclose(rules.strokes, part, rtol=0, atol=1e-12)
+            assert rules.ablated == (h in trace.switches.ablated_heads)
+            if not rules.ablated:
+                np.testing.assert_allclose(rules.product, part, rtol=0, atol=1e-12)
+            total = total + rules.strokes
+        np.testing.assert_allclose(total, trace[pre + "mha"], rtol=0, atol=1e-12)
+
+
+# ---- captions --------------------------------------------------------------------------------------
+
+LABELS = re.compile(r"\d+:\S+|“[^”]*”|\b(?:artist|day) \d+")
+NUMBER = re.compile(r"(\d+(?:\.(\d+))?)(%?)")
+
+
+def expected_numbers(params, trace, p: int) -> dict[str, dict[str, float]]:
+    """What the captions of painting p should quote, worked out here from the trace's own tensors."""
+    cfg = params.cfg
+    strokes = [
+        np.linalg.norm(
+            (trace[f"blocks.{b}.attn.{h}"] @ trace[f"blocks.{b}.v.{h}"])[p] @ w_o_rows(params, b, h)
+        )
+        * (h not in trace.switches.ablated_heads)
+        for b in range(cfg.n_blocks)
+        for h in range(1, cfg.n_heads + 1)
+    ]
+    all_strokes = np.linalg.norm(sum(trace[f"blocks.{b}.mha"][p] for b in range(cfg.n_blocks)))
+    ratios = [
+        (np.linalg.norm(trace[f"blocks.{b}.ffn"][p]), np.linalg.norm(trace[f"blocks.{b}.x_mid"][p]))
+        for b in range(cfg.n_blocks)
+    ]
+    change, canvas = max(ratios, key=lambda r: r[0] / r[1])
+    return {
+        "artist": {"strokes": max(strokes), "all strokes": all_strokes},
+        "filter": {"change": change, "canvas": canvas, "ratio": change / canvas},
+    }
+
+
+def quoted(text: str) -> list[tuple[float, int, bool]]:
+    """(value, decimals, is a percentage) for every number in the text that is not a label."""
+    return [(float(m[1]), len(m[2] or ""), m[3] == "%") for m in NUMBER.finditer(LABELS.sub("", text))]
+
+
+def test_captions_quote_only_values_of_the_run(case):
+    params, trace = case
+    probs = np.sort(trace["probs"])[::-1]
+    for c in captions(day(params, trace)):
+        if c.kind == "prediction":
+            expected = {"probability": probs[0], "runner-up probability": probs[1]}
+            assert f"“{trace.prediction}”" in c.text
+        else:
+            expected = expected_numbers(params, trace, c.position)[c.kind]
+            assert c.text.startswith(f"Painting {trace.token_labels[c.position]}:")
+        assert c.numbers.keys() == expected.keys()
+        for name, value in c.numbers.items():
+            assert value == pytest.approx(expected[name], rel=1e-12, abs=1e-12), (c.text, name)
+        shown = quoted(c.text)
+        assert len(shown) == len(c.numbers), c.text  # each quoted value once, nothing else
+        for value, decimals, percent in shown:
+            tolerance = 0.5 * 10.0**-decimals + 1e-9
+            assert any(abs(value - (100 * v if percent else v)) <= tolerance for v in c.numbers.values()), (
+                c.text,
+                value,
+            )
+
+
+def test_chapter_captions(chapter, trace):
+    texts = [c.text for c in captions(day(chapter.params, trace))]
+    assert len(texts) == 2 * len(trace.prompt) + 1
+    assert texts[0].startswith("Painting 0:a: artist 1 of day 1 painted the most on it, strokes of size 1.83")
+    assert texts[-1] == (
+        "The finished gallery says the next painting is “wood”, and it is far from sure: 31%, "
+        "with “chuck” next at 15%."
+    )
+
+
+def test_caption_for_a_painting_no_artist_touched(chapter):
+    trace = run(chapter.params, chapter.prompt, chapter.target, Switches(ablated_heads={1, 2}))
+    artists = [c for c in captions(day(chapter.params, trace)) if c.kind == "artist"]
+    assert all("no artist added anything" in c.text and c.numbers == {} for c in artists)
+
+
+# ---- pictures and the scale card --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("d", "shape"),
+    [
+        (12288, (64, 64, 3)),
+        (12, (2, 2, 3)),
+        (6, (1, 2, 3)),
+        (18, (2, 3, 3)),
+        (21, (1, 7, 3)),
+        (66, (1, 22, 3)),
+        (4, None),
+        (5, None),
+    ],
+)
+def test_picture_shape(d, shape):
+    assert picture_shape(d) == shape
+    if shape is not None:
+        assert np.prod(shape) == d
+
+
+def test_pictures_share_one_normalisation():
+    params, prompt, target = random_model(*SIZES["3blocks-d12"])
+    gallery = day(params, run(params, prompt, target))
+    assert gallery.picture_shape == (2, 2, 3)
+    every = [v for pt in gallery.paintings for v in pt.vectors()]
+    assert gallery.scale == max(np.abs(v).max() for v in every)
+    for v in every:
+        img = gallery.picture(v)
+        assert img.shape == (2, 2, 3) and img.min() >= 0.0 and img.max() <= 1.0
+        np.testing.assert_allclose(img.reshape(-1), 0.5 + 0.5 * v / gallery.scale)
+    assert np.array_equal(shade(np.zeros(6), 0.0, (1, 2, 3)), np.full((1, 2, 3), 0.5))
+
+
+def test_no_picture_for_the_chapter_model(chapter, trace):
+    gallery = day(chapter.params, trace)
+    assert gallery.picture_shape is None and gallery.picture(trace["x"][0]) is None
+
+
+def test_scale_card(chapter):
+    rows = {r.key: r for r in scale_card(chapter.params.cfg)}
+    assert {k: r.gpt3 for k, r in rows.items()} == GPT3
+    assert GPT3["picture"] == picture_shape(GPT3["painting size"])
+    cfg = chapter.params.cfg
+    ours = {k: r.ours for k, r in rows.items()}
+    assert ours == {
+        "paintings": cfg.n_ctx,
+        "days": 1,
+        "artists": 2,
+        "painting size": 4,
+        "picture": None,
+        "filter width": 8,
+        "head width": 2,
+    }
+    params, _, _ = random_model(*SIZES["2blocks-3heads-d6"])
+    rows = {r.key: r.ours for r in scale_card(params.cfg)}
+    assert rows["days"] == 2 and rows["artists"] == 3 and rows["picture"] == (1, 2, 3)
