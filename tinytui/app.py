@@ -17,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, VerticalScroll
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import Footer
@@ -52,13 +53,13 @@ class TinyTuiCommands(Provider):
 
     async def discover(self) -> Hits:
         for c in self._commands():
-            yield DiscoveryHit(c.title, c.run, help=c.help)
+            yield DiscoveryHit(escape(c.title), c.run, help=escape(c.help))  # E[id_p] is not markup
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for c in self._commands():
             if (score := matcher.match(c.title)) > 0:
-                yield Hit(score, matcher.highlight(c.title), c.run, help=c.help)
+                yield Hit(score, matcher.highlight(c.title), c.run, help=escape(c.help))
 
 
 _GROUPS = {a.group: Binding.Group(a.group) for a in ACTIONS if a.group}

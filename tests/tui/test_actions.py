@@ -98,3 +98,15 @@ async def test_replaying_a_recorded_walk_enters_the_walk(chapter, tmp_path):
         assert app.session.step == 8 and app.session.mode.backward and app.recording.replayer.position == 3
         await press(pilot, "n")  # the recorded Esc
         assert app.recording.replayer.done and not app.session.mode.backward and app.session.step == 8
+
+
+async def test_palette_help_shows_brackets_as_written(app):
+    from textual.content import Content
+
+    from tinytui.app import TinyTuiCommands
+
+    async with app.run_test(size=(120, 40)):
+        provider = TinyTuiCommands(app.screen)
+        hits = [hit async for hit in provider.discover()]
+        step2 = next(h for h in hits if "Go to step 2" in str(h.display))
+        assert Content.from_markup(step2.help).plain == "e_p = E[id_p]"  # not "e_p = E" (markup ate it)
