@@ -278,8 +278,13 @@ class TinyTuiApp(App[None]):
 
     # ---- help ----------------------------------------------------------------------------------
     def help_sources(self) -> list[tuple[str, list[Binding]]]:
+        bindings = [b for b in type(self).BINDINGS if isinstance(b, Binding)]
+        # what applies now first: outside a replay, "Next event" goes below the keys that work
+        now = sorted(
+            bindings, key=lambda b: not self.applies(ACTION_BY_ID[b.id]) if b.id in ACTION_BY_ID else 0
+        )
         return [
-            ("anywhere", [b for b in type(self).BINDINGS if isinstance(b, Binding)]),
+            ("anywhere", now),
             ("in a table", list(Grid.BINDINGS)),  # type: ignore[arg-type]
             ("in the step list", list(StepList.BINDINGS)),  # type: ignore[arg-type]
             ("panes", [b for b in Screen.BINDINGS if isinstance(b, Binding)]),

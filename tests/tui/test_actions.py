@@ -110,3 +110,10 @@ async def test_palette_help_shows_brackets_as_written(app):
         hits = [hit async for hit in provider.discover()]
         step2 = next(h for h in hits if "Go to step 2" in str(h.display))
         assert Content.from_markup(step2.help).plain == "e_p = E[id_p]"  # not "e_p = E" (markup ate it)
+
+
+async def test_help_starts_with_keys_that_work_now(app):
+    async with app.run_test(size=(120, 40)):
+        rows = [what for _, _, what, _ in help_rows(app, app.help_sources())]
+        assert rows[0] == "Next"
+        assert rows.index("Next event") > rows.index("Quit")  # not replaying: listed after what works
