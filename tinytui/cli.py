@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("print", parents=[run_options], help="print the sixteen steps as tables")
     pr.add_argument("--step", type=int, metavar="N", help="print only step N (1–16)")
     for group, steps in GROUPS.items():
-        pr.add_argument(f"--{group}", action="store_true", help=f"steps {steps[0]}–{steps[-1]}")
+        pr.add_argument(f"--{group}", action="store_true", help=_steps_help(steps))
     pr.add_argument("--markdown", action="store_true", help="write a Markdown handout instead")
     pr.add_argument("--plain", action="store_true", help="plain text even in a terminal")
     tr = sub.add_parser(
@@ -94,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--print", action="store_true", help="print the state as plain text instead of the app")
     serve.add_parser(sub, run_options)
     return parser
+
+
+def _steps_help(steps: tuple[int, ...]) -> str:
+    return f"step {steps[0]}" if len(steps) == 1 else f"steps {steps[0]}–{steps[-1]}"
 
 
 def _option(flag: str, check, *values):
