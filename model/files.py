@@ -2,12 +2,23 @@
 
 Every problem becomes one ModelFileError whose message names the file and the field, on one line — also
 for hostile files: huge or deeply nested numbers, FIFOs and devices, oversized shapes, control characters.
+
+A large model keeps its weights beside the JSON in a safetensors file (every tensor F64, named as Params
+names them: "E", "blocks.0.W_Q", …): the JSON then has "weights_file" (a path relative to its folder)
+and "n_blocks" instead of "weights". save() writes that form above BINARY_ABOVE weights. The binary is
+read with its own checks (header size, names, dtypes, shapes, offsets, file size, finiteness) before a
+byte of data is trusted, straight into the arrays the model keeps (no second copy).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
+import os
+import secrets
+import stat
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -17,12 +28,16 @@ import numpy as np
 
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
-from tinytui.model.params import BLOCK_PARAMS, Params, block_param_shapes
-from tinytui.model.safe_io import atomic_writer, read_regular_file
+from tinytui.model.params import BLOCK_PARAMS, Params, adopt, block_param_shapes, param_shapes
+from tinytui.model.safe_io import atomic_writer, check_writable_target, read_regular_file
 
 FORMAT = "tinytui-model/1"
-REQUIRED = ("format", "vocab", "dims", "d_model", "n_heads", "d_head", "d_ff", "prompt", "target", "weights")
-OPTIONAL = ("name", "about", "eps", "n_ctx")
+REQUIRED = ("format", "vocab", "dims", "d_model", "n_heads", "d_head", "d_ff", "prompt", "target")
+WEIGHTS = ("weights", "weights_file")  # exactly one: inline, or a safetensors file beside the JSON
+OPTIONAL = ("name", "about", "eps", "n_ctx", "n_blocks")
+
+BINARY_ABOVE = 100_000  # save() writes the weights as safetensors above this many (JSON below)
+MAX_HEADER_BYTES = 2**20  # a safetensors header for 48 blocks is ~40 KB
 
 MAX_FILE_BYTES = 256 * 2**20  # far above any model a person steps through; stops a runaway read
 # Each size at most this: GPT-2 small (d_model 768, 12 heads of 64, d_ff 3072, 12 blocks, 50257 tokens,
@@ -98,7 +113,7 @@ def load(path: str | Path) -> ModelFile:
     except MemoryError:
         raise ModelFileError(f"{path}: (top level): too large to hold in memory") from None
     try:
-        return parse(doc, source=str(path))
+        return parse(doc, source=str(path), folder=path.parent)
     except MemoryError:
         raise ModelFileError(f"{path}: weights: too large to hold in memory") from None
 
@@ -115,7 +130,10 @@ def _read_text(path: Path) -> str:
         raise ModelFileError(f"{path}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
 
 
-def parse(doc: Any, source: str = "<model>") -> ModelFile:
+def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> ModelFile:
+    """The model a document describes. folder: where a "weights_file" is looked up (the JSON's folder;
+    None: a document that is not a file on disk, such as one inside a recording, cannot name one)."""
+
     def fail(field: str, why: str) -> ModelFileError:
         return ModelFileError(f"{source}: {field}: {why}")
 
@@ -124,9 +142,13 @@ def parse(doc: Any, source: str = "<model>") -> ModelFile:
     for key in REQUIRED:
         if key not in doc:
             raise fail(key, "missing")
-    unknown = sorted(set(doc) - set(REQUIRED) - set(OPTIONAL))
+    unknown = sorted(set(doc) - set(REQUIRED) - set(WEIGHTS) - set(OPTIONAL))
     if unknown:
-        raise fail(unknown[0], f"unknown key (allowed: {', '.join(REQUIRED + OPTIONAL)})")
+        raise fail(unknown[0], f"unknown key (allowed: {', '.join(REQUIRED + WEIGHTS + OPTIONAL)})")
+    if not any(key in doc for key in WEIGHTS):
+        raise fail("weights", "missing")
+    if all(key in doc for key in WEIGHTS):
+        raise fail("weights_file", "a model has either 'weights' or 'weights_file', not both")
     if doc["format"] != FORMAT:
         raise fail("format", f"expected {FORMAT!r}, got {_describe(doc['format'])}")
 
@@ -147,6 +169,17 @@ def parse(doc: Any, source: str = "<model>") -> ModelFile:
     if not _is_number(eps) or not _finite(eps) or eps <= 0:
         raise fail("eps", f"expected a positive finite number, got {_describe(eps)}")
     n_ctx = _positive_int(doc.get("n_ctx", 16), "n_ctx", fail)
+    if "weights_file" in doc:
+        if "n_blocks" not in doc:
+            raise fail("n_blocks", "missing (a model with a weights_file says how many blocks it has)")
+        n_blocks = _positive_int(doc["n_blocks"], "n_blocks", fail)
+        if n_blocks > LIMITS["weights.blocks"]:
+            raise fail("n_blocks", f"{n_blocks} is larger than tinytui allows ({LIMITS['weights.blocks']})")
+        cfg = ModelConfig(
+            vocab=tuple(vocab), dims=tuple(dims), n_blocks=n_blocks, eps=float(eps), n_ctx=n_ctx, **sizes
+        )
+        where = _weights_path(doc["weights_file"], folder, fail)
+        return _finish(doc, cfg, read_weights(where, cfg), vocab, n_ctx, source, fail)
 
     weights = doc["weights"]
     if not isinstance(weights, dict):
@@ -164,6 +197,8 @@ def parse(doc: Any, source: str = "<model>") -> ModelFile:
         raise fail(
             "weights.blocks", f"{len(blocks)} blocks is more than tinytui allows ({LIMITS['weights.blocks']})"
         )
+    if "n_blocks" in doc and _positive_int(doc["n_blocks"], "n_blocks", fail) != len(blocks):
+        raise fail("n_blocks", f"{doc['n_blocks']}, but weights.blocks has {len(blocks)} blocks")
 
     cfg = ModelConfig(
         vocab=tuple(vocab),
@@ -187,7 +222,10 @@ def parse(doc: Any, source: str = "<model>") -> ModelFile:
             raise fail(f"{where}.{extra[0]}", "unknown key")
         for name in BLOCK_PARAMS:
             arrays[f"blocks.{b}.{name}"] = _array(block[name], shapes[name], f"{where}.{name}", fail)
+    return _finish(doc, cfg, adopt(cfg, arrays), vocab, n_ctx, source, fail)
 
+
+def _finish(doc, cfg: ModelConfig, params: Params, vocab, n_ctx: int, source: str, fail) -> ModelFile:
     try:
         prompt = checks.prompt(_strings(doc["prompt"], "prompt", fail), vocab, n_ctx)
     except checks.Invalid as exc:
@@ -200,23 +238,21 @@ def parse(doc: Any, source: str = "<model>") -> ModelFile:
     return ModelFile(
         name=name,
         about=doc.get("about", ""),
-        params=Params(cfg, arrays),
+        params=params,
         prompt=tuple(prompt),
         target=target,
     )
 
 
-def to_document(model: ModelFile) -> dict[str, Any]:
+def to_document(model: ModelFile, weights_file: str | None = None) -> dict[str, Any]:
+    """The JSON document of a model: weights inline, or (weights_file given) a reference to them."""
     cfg, params = model.cfg, model.params
 
     def plain(arr: np.ndarray) -> Any:
         # ints stay ints so a saved preset reads like the chapter's tables
         return [plain(a) for a in arr] if arr.ndim else _plain_number(float(arr))
 
-    blocks = [
-        {name: plain(params[f"blocks.{b}.{name}"]) for name in BLOCK_PARAMS} for b in range(cfg.n_blocks)
-    ]
-    return {
+    doc = {
         "format": FORMAT,
         "name": model.name,
         "about": model.about,
@@ -230,16 +266,190 @@ def to_document(model: ModelFile) -> dict[str, Any]:
         "n_ctx": cfg.n_ctx,
         "prompt": list(model.prompt),
         "target": model.target,
-        "weights": {"E": plain(params["E"]), "blocks": blocks},
     }
+    if weights_file is not None:
+        doc["n_blocks"] = cfg.n_blocks
+        doc["weights_file"] = weights_file
+        return doc
+    blocks = [
+        {name: plain(params[f"blocks.{b}.{name}"]) for name in BLOCK_PARAMS} for b in range(cfg.n_blocks)
+    ]
+    doc["weights"] = {"E": plain(params["E"]), "blocks": blocks}
+    return doc
 
 
-def save(model: ModelFile, path: str | Path) -> None:
+def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None:
     """Write atomically (a crash mid-write never leaves half a model file) and never through a symbolic
-    link: OSError with a sentence in strerror if path is a link or not a regular file."""
-    text = json.dumps(to_document(model), indent=2) + "\n"
+    link: OSError with a sentence in strerror if path is a link or not a regular file.
+
+    binary (default: above BINARY_ABOVE weights): the weights go to <stem>.safetensors beside the JSON,
+    written (atomically too) before the JSON that names it."""
+    path = Path(path)
+    if binary is None:
+        binary = model.params.total() > BINARY_ABOVE
+    weights_file = None
+    if binary:
+        weights_file = path.stem + ".safetensors"
+        write_weights(model.params, path.with_name(weights_file))
+    text = json.dumps(to_document(model, weights_file), indent=2) + "\n"
     with atomic_writer(path) as f:
         f.write(text)
+
+
+# ---- the safetensors weights file -----------------------------------------------------------------
+
+
+def write_weights(params: Params, path: str | Path) -> None:
+    """params as a safetensors file (F64, Params' names), replacing path atomically, never via a link."""
+    from safetensors.numpy import save as safetensors_bytes  # only saving a large model needs it
+
+    path = Path(path)
+    data = safetensors_bytes({name: np.ascontiguousarray(params[name], dtype="<f8") for name in params})
+    check_writable_target(path)
+    while True:
+        tmp = path.with_name(f".{path.name[:40]}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY, 0o644)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        check_writable_target(path)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def _weights_path(x: Any, folder: Path | None, fail) -> Path:
+    """The weights file a model names: a relative path inside the JSON's folder (no '..', not absolute,
+    not leaving it through a linked folder); the file itself is opened without following a link."""
+    if folder is None:
+        raise fail("weights_file", "only a model file on disk can keep its weights in another file")
+    text = _text(x, "weights_file", MAX_TEXT["name"], fail)
+    rel = Path(text)
+    if not text or rel.is_absolute() or rel.drive or ".." in rel.parts or "\x00" in text:
+        raise fail("weights_file", f"{checks.shown(text)}: expected a path relative to the model's folder")
+    where = folder / rel
+    try:
+        inside = where.parent.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise fail("weights_file", f"{checks.shown(text)} is outside the model's folder")
+    return where
+
+
+def read_weights(path: Path, cfg: ModelConfig) -> Params:
+    """The Params in a safetensors file, checked against cfg; one ModelFileError naming the file and
+    the tensor for anything wrong. Data is read into the arrays the Params keeps, one tensor at a time."""
+    shapes = param_shapes(cfg)
+
+    def fail(tensor: str, why: str) -> ModelFileError:
+        return ModelFileError(f"{path}: {tensor}: {why}")
+
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise ModelFileError(f"{path}: cannot read the weights file ({why})") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ModelFileError(f"{path}: cannot read the weights file (it is not a regular file)")
+    with os.fdopen(fd, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            raise fail("(header)", f"truncated: {st.st_size} bytes is too short for a safetensors file")
+        n = int.from_bytes(head, "little")
+        if n > MAX_HEADER_BYTES:
+            raise fail("(header)", f"a {n}-byte header is larger than tinytui reads ({MAX_HEADER_BYTES})")
+        raw = f.read(n)
+        if len(raw) < n:
+            raise fail("(header)", f"truncated: the header says {n} bytes, the file has {len(raw)}")
+        table = _header(raw, fail)
+        unknown = sorted(set(table) - set(shapes))
+        if unknown:
+            raise fail(unknown[0], f"unknown tensor (this model has {', '.join(list(shapes)[:3])}, …)")
+        missing = [name for name in shapes if name not in table]
+        if missing:
+            raise fail(missing[0], "missing")
+        spans = []
+        for name, shape in shapes.items():
+            entry = table[name]
+            if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
+                raise fail(name, "expected {dtype, shape, data_offsets}")
+            if entry["dtype"] != "F64":
+                raise fail(name, f"dtype {checks.shown(str(entry['dtype']))}: tinytui reads F64 (float64)")
+            if entry["shape"] != list(shape):
+                raise fail(name, f"shape {_shown_list(entry['shape'])}, expected {list(shape)}")
+            offsets = entry["data_offsets"]
+            if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_index(o) for o in offsets)):
+                raise fail(name, f"data_offsets {_shown_list(offsets)}: expected [begin, end]")
+            if offsets[1] - offsets[0] != 8 * math.prod(shape):
+                raise fail(name, f"data_offsets {offsets} hold {offsets[1] - offsets[0]} bytes, not {shape}")
+            spans.append((offsets[0], offsets[1], name))
+        end = 0
+        for begin, stop, name in sorted(spans):
+            if begin != end:
+                raise fail(name, f"data_offsets start at {begin}: tensors must follow each other from 0")
+            end = stop
+        data_start = 8 + n
+        if st.st_size != data_start + end:
+            name = max(spans)[2]
+            raise fail(
+                name,
+                f"truncated or padded: the file has {st.st_size} bytes, the header says {data_start + end}",
+            )
+        arrays: dict[str, np.ndarray] = {}
+        for begin, stop, name in sorted(spans):
+            f.seek(data_start + begin)
+            count = (stop - begin) // 8
+            arr = np.fromfile(f, dtype="<f8", count=count)
+            if arr.size != count:
+                raise fail(name, "truncated while being read")
+            arr = arr.astype(np.float64, copy=False).reshape(shapes[name])
+            finite = np.isfinite(arr)
+            if not finite.all():
+                index = [int(i) for i in np.argwhere(~finite)[0]]
+                raise fail(name, f"{float(arr[tuple(index)])!r} at {index} is not a finite number")
+            arrays[name] = arr
+    return adopt(cfg, {name: arrays[name] for name in shapes})
+
+
+def _header(raw: bytes, fail) -> dict[str, Any]:
+    try:
+        table = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError):
+        raise fail("(header)", "not a safetensors header (expected a JSON object)") from None
+    if not isinstance(table, dict):
+        raise fail("(header)", "not a safetensors header (expected a JSON object)")
+    table.pop("__metadata__", None)
+    return table
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _is_index(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**62
+
+
+def _shown_list(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
 
 
 def _plain_number(x: float) -> int | float:
@@ -295,6 +505,12 @@ def _strings(x: Any, field: str, fail) -> list[str]:
 
 
 def _array(x: Any, shape: tuple[int, ...], field: str, fail) -> np.ndarray:
+    """The array a weights field holds: checked in numpy passes (shape, the leaves' types, finiteness);
+    only a field that fails them is walked number by number, to name the first bad one."""
+    fast = _array_fast(x, shape)
+    if fast is not None:
+        return fast
+
     def walk(v: Any, depth: int, where: str) -> None:
         if depth == len(shape):
             if isinstance(v, _Unusable) or (_is_number(v) and not _finite(v)):
@@ -310,3 +526,26 @@ def _array(x: Any, shape: tuple[int, ...], field: str, fail) -> np.ndarray:
 
     walk(x, 0, field)
     return np.array(x, dtype=np.float64)
+
+
+def _array_fast(x: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    """x as a float64 array when it is exactly nested lists of shape with plain finite int/float leaves
+    (what the walk accepts, bools and strings excluded); None when the walk must decide."""
+    if not isinstance(x, list):
+        return None
+    try:
+        cells = np.array(x, dtype=object)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if cells.shape != shape:
+        return None
+    leaves = cells.ravel().tolist()
+    if not set(map(type, leaves)) <= {int, float}:
+        return None
+    try:
+        arr = np.array(leaves, dtype=np.float64)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    if not np.isfinite(arr).all():
+        return None
+    return arr.reshape(shape)
