@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tinytui.model import panels as P
-from tinytui.model import stage_facts, stage_formulas
+from tinytui.model import stage_facts, stage_formulas, stage_texts
 from tinytui.model.panels import Panel
 from tinytui.model.switches import Switches
 from tinytui.model.trace import Trace
@@ -30,7 +30,7 @@ class Stage:
     latex: str  # the equation as the chapter writes it, for handouts
     reads: tuple[str, ...]
     writes: tuple[str, ...]
-    explain: str  # our own words: what the step computes and why
+    explain: Callable[[Trace], str]  # stage_texts.py: what the step does, and what this run shows
     panels: tuple[Panel, ...] = ()  # what the step makes, in the order it is shown (covers writes)
     inputs: tuple[Panel, ...] = ()  # what it shows of earlier steps' tensors (its weights: from reads)
     passed_back: tuple[Panel, ...] = ()  # the backward walk's "passed back" panels, if not its gradients
@@ -48,8 +48,7 @@ STAGES: tuple[Stage, ...] = (
         r"\mathrm{id}_p = \mathrm{vocab}(\text{token}_p)",
         (),
         ("ids",),
-        "The model never sees letters. Each word of the prompt is looked up in the vocabulary of eight "
-        "and replaced by its position in that list; from here on everything is arithmetic on numbers.",
+        stage_texts.tokens,
         panels=(P.tokens(),),
         facts=stage_facts.tokens,
     ),
@@ -62,8 +61,7 @@ STAGES: tuple[Stage, ...] = (
         r"e_p = E[\mathrm{id}_p]",
         ("ids", "E"),
         ("emb",),
-        "Each id selects one row of E: no multiplication happens, the row is simply copied out. The "
-        "columns were given names (thing, action, quantifier, wood) so you can read what each token means.",
+        stage_texts.embed,
         panels=(P.tokens("emb"),),
     ),
     Stage(
@@ -76,9 +74,7 @@ STAGES: tuple[Stage, ...] = (
         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)",
         ("ids",),
         ("pe",),
-        "Attention treats its inputs as an unordered bag, so order has to be written into the vectors. "
-        "With d = 4 there are two waves: a fast one that turns once per token and tells neighbours apart, "
-        "and a slow one (100× slower) that hardly moves across four tokens.",
+        stage_texts.pe,
         panels=(P.tokens("pe"),),
         as_run=stage_formulas.pe,
         facts=stage_facts.pe,
@@ -92,8 +88,7 @@ STAGES: tuple[Stage, ...] = (
         r"x_p = E[\mathrm{id}_p] + PE_p",
         ("emb", "pe"),
         ("x",),
-        "Meaning and position are summed into the same four numbers rather than placed side by side. "
-        "These sixteen numbers are the whole input to the block; everything later is computed from them.",
+        stage_texts.add,
         panels=(P.tokens("x"),),
         inputs=P.tensors("emb", "pe"),
         as_run=stage_formulas.add,
@@ -109,9 +104,7 @@ STAGES: tuple[Stage, ...] = (
         r"\quad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2",
         ("x",),
         ("ln1.mean", "ln1.var", "x_norm"),
-        "Every row is rescaled on its own to mean 0 and variance 1; ε keeps a constant row from dividing "
-        "by zero. Normalising before the sublayer (pre-norm) leaves the residual path untouched, which "
-        "is what lets deep stacks train.",
+        stage_texts.norm1,
         panels=(P.stats("ln1.mean", "ln1.var"), *P.tensors("x_norm")),
         inputs=P.tensors("x"),
         as_run=stage_formulas.norm1,
@@ -126,9 +119,7 @@ STAGES: tuple[Stage, ...] = (
         r"Q = X_n W^Q, \quad K = X_n W^K, \quad V = X_n W^V",
         ("x_norm", "W_Q", "W_K", "W_V"),
         ("q.{h}", "k.{h}", "v.{h}"),
-        "Each head reads the normalised rows through its own three matrices. Head 1 is built to ask "
-        "'which thing is being acted on?' (its query reads action, its key reads thing); head 2 asks "
-        "'what else here is about wood?'.",
+        stage_texts.qkv,
         panels=P.tensors("q.{h}", "k.{h}", "v.{h}"),
         inputs=P.tensors("x_norm"),
     ),
@@ -141,8 +132,7 @@ STAGES: tuple[Stage, ...] = (
         r"S = \frac{QK^{\top}}{\sqrt{d_k}}",
         ("q.{h}", "k.{h}"),
         ("scores.{h}",),
-        "Every query is compared with every key by a dot product, scaled by √d_k. At d_k = 2 the scaling "
-        "barely matters; at d_k = 64 it keeps the softmax from locking onto one key before training.",
+        stage_texts.scores,
         panels=P.tensors("scores.{h}"),
         inputs=P.tensors("q.{h}", "k.{h}"),
         facts=stage_facts.scores,
@@ -157,9 +147,7 @@ STAGES: tuple[Stage, ...] = (
         r"-\infty & j > i \end{cases}",
         ("scores.{h}",),
         ("mask", "attn.{h}"),
-        "Future positions get −∞, so after the softmax they carry exactly zero weight. Each row becomes "
-        "a set of weights summing to one. The first row is forced to 1.0000: the first token can only "
-        "look at itself. Note how the two heads spread their weight differently.",
+        stage_texts.softmax,
         panels=P.tensors("mask", "attn.{h}"),
         inputs=P.tensors("scores.{h}"),
         as_run=stage_formulas.softmax,
@@ -175,8 +163,7 @@ STAGES: tuple[Stage, ...] = (
         r"\mathrm{head}_h = A_h V_h",
         ("attn.{h}", "v.{h}", "W_O"),
         ("head.{h}", "mha"),
-        "Each head returns a weighted average of its value vectors. The two 2-wide results are placed "
-        "side by side (width 4 again) and mixed by W_O into what attention adds to each position.",
+        stage_texts.combine,
         panels=P.tensors("head.{h}", "mha"),
         inputs=P.tensors("attn.{h}", "v.{h}"),
         as_run=stage_formulas.combine,
@@ -191,9 +178,7 @@ STAGES: tuple[Stage, ...] = (
         r"x' = x + \mathrm{MHA}(\mathrm{LN}(x))",
         ("x", "mha"),
         ("x_mid",),
-        "Attention's output is added onto the untouched input. Watch the wood column: chuck goes from "
-        "about 1.5 to 3.25 because it borrowed wood from woodchuck. Moving information between positions "
-        "is the one job attention has.",
+        stage_texts.residual1,
         panels=P.tensors("x_mid"),
         inputs=P.tensors("x", "mha"),
         as_run=stage_formulas.residual1,
@@ -208,8 +193,7 @@ STAGES: tuple[Stage, ...] = (
         r"\mathrm{FFN}(z) = \max(0,\, z W_1 + b_1)\, W_2 + b_2",
         ("x_mid", "W_1", "b_1"),
         ("x_mid_norm", "hidden_pre", "hidden"),
-        "Each position alone is normalised and widened from 4 to 8 feature detectors; the ReLU zeroes "
-        "every detector that did not fire. Count the zeros: most of the hidden layer is silent.",
+        stage_texts.ffn,
         panels=P.tensors("x_mid_norm", "hidden_pre", "hidden"),
         inputs=P.tensors("x_mid"),
         as_run=stage_formulas.ffn,
@@ -224,8 +208,7 @@ STAGES: tuple[Stage, ...] = (
         r"y = x' + \mathrm{FFN}(\mathrm{LN}(x'))",
         ("hidden", "W_2", "b_2", "x_mid"),
         ("ffn", "y"),
-        "W_2 narrows the eight detectors back to four dimensions and the result is added to the stream. "
-        "Equations 17.8 and 17.10 together are one whole block; big models repeat this pair.",
+        stage_texts.residual2,
         panels=P.tensors("ffn", "y"),
         inputs=P.tensors("hidden", "x_mid"),
         as_run=stage_formulas.residual2,
@@ -239,8 +222,7 @@ STAGES: tuple[Stage, ...] = (
         r"z = \mathrm{LN}(y_{T})",
         ("y",),
         ("z",),
-        "Only the last row has seen the whole prompt, so only it is used for the prediction. It is "
-        "normalised once more; the other rows existed to build this one.",
+        stage_texts.final_norm,
         panels=P.tensors("z"),
         inputs=P.tensors("y"),
         facts=stage_facts.final_norm,
@@ -254,9 +236,7 @@ STAGES: tuple[Stage, ...] = (
         r"\ell = z E^{\top}, \qquad p = \mathrm{softmax}(\ell)",
         ("z", "E"),
         ("logits", "probs"),
-        "The same table E is read backwards: each token's logit is the dot product of z with that token's "
-        "row, so the token whose row best matches z wins. Tokens with identical rows (how, much) always "
-        "tie.",
+        stage_texts.unembed,
         panels=(P.logits(),),
         inputs=P.tensors("z"),
         facts=stage_facts.unembed,
@@ -270,9 +250,7 @@ STAGES: tuple[Stage, ...] = (
         r"L = -\log p_{t}, \qquad \frac{\partial L}{\partial \ell} = p - y",
         ("probs", "logits"),
         ("loss", "grad_logits", "logits_stepped", "probs_stepped", "loss_stepped"),
-        "Cross-entropy only asks how much probability went to the right answer. Its gradient on the "
-        "logits is just p minus the one-hot target: negative for the target, positive for the rest. One "
-        "step against it (size lr) lowers the loss.",
+        stage_texts.loss,
         panels=(P.loss(), *P.tensors("grad_logits", "logits_stepped", "probs_stepped")),
         inputs=(P.logits(),),
         passed_back=(P.logits_gradient(),),
@@ -287,8 +265,7 @@ STAGES: tuple[Stage, ...] = (
         r"V d + N\,(4d^2 + 2 d\, d_{ff} + d_{ff} + d)",
         ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2"),
         (),
-        "The same formula counts this model and GPT-3; only width, depth and vocabulary change. Tying "
-        "the unembedding to E saves V·d parameters.",
+        stage_texts.count_params,
         panels=(P.counts(),),
         facts=stage_facts.count_params,
     ),

@@ -56,8 +56,7 @@ def _column_groups(widths: list[int], width: int | None) -> list[list[int]]:
 
 def plain_report(report: StageReport, width: int | None = None) -> str:
     """The step as text; prose is wrapped to 100 columns, tables are split to fit width when given."""
-    s = report.stage
-    parts = [stage_heading(report), "  " + report.formula, *_wrap(s.explain, 98, "  ")]
+    parts = [stage_heading(report), "  " + report.formula, *_wrap(report.explain, 98, "  ")]
     for fact in report.facts:
         parts += _wrap(fact, 98, "  • ", "    ")
     body = "\n\n".join(plain_table(t, width) for t in report.tables)
@@ -98,11 +97,10 @@ def rich_table(table: Table) -> RichTable:
 
 
 def rich_report(report: StageReport) -> RenderableType:
-    s = report.stage
     items: list[RenderableType] = [
         Text(stage_heading(report), style="bold"),
         Text("  " + report.formula, style="italic"),
-        Text(s.explain, style="dim"),
+        Text(report.explain, style="dim"),
     ]
     items += [Text(f"  • {f}") for f in report.facts]
     for t in report.tables:
@@ -125,7 +123,7 @@ def markdown_table(table: Table) -> str:
 def markdown_report(report: StageReport) -> str:
     s = report.stage
     eq = f" (Equation {s.equation})" if s.equation else ""
-    parts = [f"## Step {s.number}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", s.explain, ""]
+    parts = [f"## Step {s.number}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
     parts += [f"- {f}" for f in report.facts]
     if report.facts:
         parts.append("")

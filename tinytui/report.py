@@ -52,6 +52,7 @@ class StageReport:
     tables: tuple[Table, ...]
     facts: tuple[str, ...]
     formula: str  # as the switches of the run make the model compute it
+    explain: str  # the stage's explanation for this run (stage.explain(trace))
 
 
 def fmt(v: float) -> str:
@@ -120,7 +121,8 @@ def _matrix(title, corner, rows, cols, arr) -> Table:
 def stage_report(trace: Trace, stage: Stage) -> StageReport:
     tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel)]
     facts = tuple(stage_facts(trace, stage))
-    return StageReport(stage, tuple(tables), facts, formula_as_run(stage, trace.switches))
+    formula = formula_as_run(stage, trace.switches)
+    return StageReport(stage, tuple(tables), facts, formula, stage.explain(trace))
 
 
 # ---- a panel (model.panels) as tables --------------------------------------------------------------

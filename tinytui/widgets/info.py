@@ -32,7 +32,7 @@ class StepInfo(ViewPart, Static):
         text = Text()
         text.append(f"Step {stage.number} of {LAST} · {stage.title}{eq}\n", self._style("info--title"))
         text.append(f"  {formula_as_run(stage, view.trace.switches)}\n", self._style("info--formula"))
-        text.append(stage.explain)
+        text.append(stage.explain(view.trace))
         for fact in stage_facts(view.trace, stage):
             text.append("\n• ")
             text.append(fact, self._style("info--fact"))
