@@ -11,7 +11,7 @@ from typing import TextIO
 
 import numpy as np
 
-from tinytui.commands import serve
+from tinytui.commands import gallery, serve
 from tinytui.model import ModelFile, ModelFileError, Switches, checks, load, load_default, run
 from tinytui.model.backward import gradients
 from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
     rp.add_argument("--print", action="store_true", help="print the state as plain text instead of the app")
     serve.add_parser(sub, run_options)
+    gallery.add_parsers(sub, run_options)
     return parser
 
 
@@ -262,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_print(args, sys.stdout)
         if args.command == "trace":
             return cmd_trace(args, sys.stdout)
+        if args.command == "circuits":
+            return gallery.run_circuits(setup_from(args), args, sys.stdout)
+        if args.command == "attribution":
+            return gallery.run_attribution(setup_from(args), args, sys.stdout)
         if args.command == "serve":
             setup_from(args)  # a bad model or option is refused here, not in every browser tab
             return serve.run(args, sys.stdout, sys.stderr)

@@ -1,0 +1,134 @@
+"""`tinytui circuits` and `tinytui attribution`: the model side of the gallery, for the terminal and tools.
+
+    tinytui circuits [--json]      every head's QK and OV circuit, token by token (weights only)
+    tinytui attribution [--json]   the final logit of the prediction and the target, split into the
+                                   parts written into the residual stream at the last position
+
+Both take the run's options (--model, --prompt, --target, --no-mask, --no-pe, --lr), checked by
+cli.setup_from, which hands the result in; so this module never imports tinytui.cli. In the JSON a block
+is numbered from 0 and a head from 1, as in the canonical names ("blocks.0.attn.1").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+import numpy as np
+
+from tinytui.model.attribution import Attribution, attribution, part_label
+from tinytui.model.circuits import OV_IGNORES, QK_IGNORES, HeadCircuits, circuits, circuits_json
+from tinytui.model.files import ModelFileError
+
+
+def add_parsers(sub, run_options: argparse.ArgumentParser) -> None:
+    ci = sub.add_parser(
+        "circuits", parents=[run_options], help="every head's QK and OV circuit, vocabulary × vocabulary"
+    )
+    ci.add_argument("--json", action="store_true", help="JSON instead of plain text")
+    at = sub.add_parser(
+        "attribution",
+        parents=[run_options],
+        help="the final logit split into what each part of the model wrote (direct logit attribution)",
+    )
+    at.add_argument("--json", action="store_true", help="JSON instead of plain text")
+
+
+def _where(setup: Any) -> str:
+    return setup.model.name
+
+
+def _finite_or_refuse(what: str, values, setup: Any) -> None:
+    """JSON has no NaN or Infinity: a model whose weights overflow is one line, not a traceback."""
+    if not np.all(np.isfinite(values)):
+        raise ModelFileError(f"{_where(setup)}: {what} overflows to a non-finite number")
+
+
+# ---- circuits -------------------------------------------------------------------------------------
+
+
+def run_circuits(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    params = setup.model.params
+    found = circuits(params)
+    for c in found:
+        _finite_or_refuse(
+            f"the circuits of head {c.head} of block {c.block + 1}", [c.qk.values, c.ov.values], setup
+        )
+    if args.json:
+        out.write(json.dumps(circuits_json(params), indent=1, allow_nan=False) + "\n")
+        return 0
+    vocab = params.cfg.vocab
+    lines = [
+        f"Circuits of {setup.model.name}: read off the weights alone (the prompt and the switches do not "
+        "enter them).",
+        f"QK = E W_Q W_Kᵀ Eᵀ / √d_head: row attends to column. It ignores {QK_IGNORES}.",
+        f"OV = E W_V W_O^(h) Eᵀ: attending to the row token pushes each column token's logit. "
+        f"It ignores {OV_IGNORES}.",
+    ]
+    for c in found:
+        lines += ["", *_circuit_tables(c, vocab, params.cfg.n_blocks)]
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _circuit_tables(c: HeadCircuits, vocab, n_blocks: int) -> list[str]:
+    where = f"head {c.head}" + (f" of block {c.block + 1}" if n_blocks > 1 else "")
+    return [
+        f"{where}, QK (rows: attending token, columns: attended token)",
+        *_table(c.qk.values, vocab),
+        "",
+        f"{where}, OV (rows: attended token, columns: output token)",
+        *_table(c.ov.values, vocab),
+    ]
+
+
+def _table(values: np.ndarray, labels) -> list[str]:
+    cells = [[f"{v:.4f}" for v in row] for row in values]
+    width = max(len(s) for s in (*labels, *(x for row in cells for x in row)))
+    first = max(len(s) for s in labels)
+    head = " " * first + "".join(f"  {s:>{width}}" for s in labels)
+    return [
+        head,
+        *(f"{lab:<{first}}" + "".join(f"  {x:>{width}}" for x in row) for lab, row in zip(labels, cells)),
+    ]
+
+
+# ---- attribution ----------------------------------------------------------------------------------
+
+
+def run_attribution(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    trace = setup.trace()
+    params = setup.model.params
+    result = attribution(params, trace)
+    for tok, a in result.tokens.items():
+        _finite_or_refuse(f"the attribution of {tok!r}", [a.logit, result.scale, *a.parts.values()], setup)
+    if args.json:
+        out.write(json.dumps(result.to_json(), indent=1, allow_nan=False) + "\n")
+        return 0
+    out.write(attribution_text(result, trace, params.cfg.n_blocks) + "\n")
+    return 0
+
+
+def attribution_text(result: Attribution, trace, n_blocks: int) -> str:
+    label = trace.token_labels[result.position]
+    lines = [
+        f"Direct logit attribution at the last position, {label}; the final layer norm's scale "
+        f"σ = {result.scale:.4f} is held at its value in the run.",
+    ]
+    if not result.exact:
+        lines.append(
+            f"Not split into parts under these switches ({trace.switches.describe()}): {result.reason}."
+        )
+    for tok, a in result.tokens.items():
+        roles = [
+            r for r, t in (("the prediction", trace.prediction), ("the target", trace.target)) if t == tok
+        ]
+        lines += ["", f"logit of {tok!r} ({' and '.join(roles) or 'asked for'}): {a.logit:.4f}"]
+        if not a.parts:
+            continue
+        names = [part_label(p, n_blocks) for p in a.parts]
+        width = max(len(n) for n in (*names, "sum"))
+        lines += [f"  {n:<{width}}  {v:>8.4f}" for n, v in zip(names, a.parts.values())]
+        lines.append(f"  {'sum':<{width}}  {sum(a.parts.values()):>8.4f}")
+    return "\n".join(lines)
