@@ -36,6 +36,10 @@ def test_the_wheel_installs_only_the_tinytui_package(tmp_path):
     # the mapped folders, their data and the app's stylesheet are inside it
     needed = ("model/trace.py", "model/presets/chapter17.json", "themes/scale.py", "app.tcss")
     assert all(f"tinytui/{n}" in names for n in needed)
+    # every module of the source tree is in the wheel (a subpackage missing from pyproject is not)
+    for folder, inside in (("tinytui", "tinytui"), ("model", "tinytui/model"), ("themes", "tinytui/themes")):
+        for path in (ROOT / folder).rglob("*.py"):
+            assert f"{inside}/{path.relative_to(ROOT / folder).as_posix()}" in names, path
 
 
 def test_python_m_tinytui_works_beside_a_model_py(tmp_path):
