@@ -203,12 +203,15 @@ def qkv(trace: Trace) -> str:
 def scores(trace: Trace) -> str:
     dk = trace.cfg.d_head
     root = np.sqrt(dk)
-    scale = (
-        "so the scaling changes nothing"
-        if dk == 1
-        else f"a division by {_f(root)}, small here; in models with heads dozens of dimensions wide it is "
-        "what keeps the softmax from settling on one key before training has begun"
-    )
+    why = "what keeps the softmax from settling on one key before training has begun"
+    if dk == 1:
+        scale = "so the scaling changes nothing"
+    elif dk <= 4:
+        scale = (
+            f"a division by {_f(root)}, small here; in models with heads dozens of numbers wide it is {why}"
+        )
+    else:
+        scale = f"a division by {_f(root)}; dot products of {dk} terms spread wide, and this is {why}"
     return (
         f"Every query is compared with every key by a dot product, then divided by √d_k. Here d_k = {dk}: "
         f"{scale}."
@@ -355,7 +358,7 @@ def residual2(trace: Trace) -> str:
     add = (
         "the result is added to the stream"
         if sw.residual
-        else "with the residual off, the result replaces the stream"
+        else "the result replaces the stream (residual off)"
     )
     post = "; then the sum is normalised (post-norm)" if sw.norm == "post" and sw.residual else ""
     out = [f"W_2 narrows the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
@@ -363,7 +366,7 @@ def residual2(trace: Trace) -> str:
         dead = int((_b(trace, "hidden") == 0).all(axis=0).sum())
         if dead:
             out.append(
-                f"{_n(dead).capitalize()} of the {cfg.d_ff} units are zero at every position, so their "
+                f"{dead} of the {cfg.d_ff} units are zero at every position, so their "
                 "rows of W_2 contribute nothing here."
             )
     repeat = (
@@ -415,8 +418,9 @@ def unembed(trace: Trace) -> str:
             seen.update(same)
             groups.append([cfg.vocab[k] for k in (i, *same)])
     if groups:
-        tied = "; ".join(_list(g) for g in groups)
-        out.append(f"Tokens with identical rows always tie, and here {tied} get exactly the same logit.")
+        tied = "; ".join(f"{_list(g)} tie" for g in groups)
+        each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"
+        out.append(f"Tokens with identical rows always tie; here {tied}, {each}.")
     else:
         out.append("No two tokens get the same logit here.")
     return _join(*out)

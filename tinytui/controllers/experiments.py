@@ -7,6 +7,7 @@ from itertools import combinations
 
 from tinytui.actions import Host, PaletteCommand
 from tinytui.experiments import EXPERIMENT_BY_ID
+from tinytui.model.change_note import change_note
 
 
 class ExperimentController:
@@ -15,9 +16,15 @@ class ExperimentController:
 
     def run(self, experiment_id: str) -> None:
         exp = EXPERIMENT_BY_ID[experiment_id]
+        before = self.host.session.trace
         if self.host.apply(exp.apply, exp.palette) is not None:
-            now = self.host.session.state.switches.describe()
-            self.host.notify(f"{now}\n{exp.help}", title=exp.palette, timeout=4)
+            after = self.host.session.trace
+            now = after.switches.describe()
+            was, sw = before.switches, after.switches
+            what = [x for x in sw.labels() if x not in was.labels()]
+            what += ["no head ablated"] if was.ablated_heads and not sw.ablated_heads else []
+            note = change_note(before, after, ", ".join(what) or "switches as they were")
+            self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8)
 
     def note(self, experiment_id: str) -> str:
         """For the palette: whether the switch is now as the chapter has it."""

@@ -1,0 +1,133 @@
+"""One line after a toggle or an edit: what changed, and why the prediction did or did not move.
+
+change_note(before, after, what) reads only the two traces (through diff.py): which steps' values
+changed, whether the last position's row changed (the only row the prediction reads), and whether the
+prediction and the loss moved, by how much. A reason is given only when the traces show it, e.g. the mask
+toggled in a one-block model leaves the last row alone, or an edit stopped at units ReLU holds at zero.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from tinytui.model.diff import TraceDiff, diff
+from tinytui.model.names import prefix, resolve
+from tinytui.model.stages import STAGES
+from tinytui.model.trace import Trace
+
+
+def _f(x: float) -> str:
+    s = f"{x:.4f}"
+    return "0.0000" if s == "-0.0000" else s
+
+
+def _signed(x: float) -> str:
+    s = _f(x)
+    return s if s.startswith("-") or s == "0.0000" else "+" + s
+
+
+def changed_steps(d: TraceDiff, before: Trace, after: Trace) -> list[int]:
+    """The stage numbers any of whose tensors changed, in any block."""
+    cfg = after.cfg
+    out = []
+    for s in STAGES:
+        names = {n for b in range(cfg.n_blocks) for n in resolve(s.writes, cfg.n_heads, b)}
+        if any(d.get(n) is not None and d[n].n_changed for n in names):
+            out.append(s.number)
+    return out
+
+
+def _ranges(steps: list[int]) -> str:
+    """[8, 9, 10, 12] -> 'steps 8–10 and 12'."""
+    runs: list[list[int]] = []
+    for n in steps:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [f"{r[0]}–{r[-1]}" if len(r) > 2 else " and ".join(map(str, r)) for r in runs]
+    word = "step" if len(steps) == 1 else "steps"
+    return f"{word} " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+
+
+def _outcome(before: Trace, after: Trace) -> str:
+    """What happened to the prediction and the loss, with the numbers."""
+    p0, p1 = float(before["probs"].max()), float(after["probs"].max())
+    if np.array_equal(before["logits"], after["logits"]):
+        return f"the prediction ({after.prediction}, p {_f(p1)}) and the loss ({_f(after.loss)}) did not move"
+    loss = f"loss {_f(before.loss)} → {_f(after.loss)} ({_signed(after.loss - before.loss)})"
+    if before.prediction == after.prediction:
+        return f"the prediction stays {after.prediction} (p {_f(p0)} → {_f(p1)}); {loss}"
+    moved = f"{before.prediction} (p {_f(p0)}) to {after.prediction} (p {_f(p1)})"
+    return f"the prediction moves from {moved}; {loss}"
+
+
+_EDITED = re.compile(r"\b(W_1|b_1|W_2)\[(\d+)(?:,\s*(\d+))?\]")
+
+
+def _dead_units(trace: Trace, block: int) -> set[int]:
+    if trace.switches.activation != "relu":
+        return set()
+    h = trace[prefix(block) + "hidden"]
+    return {int(u) for u in np.flatnonzero((h == 0).all(axis=0))}
+
+
+def _why_nothing(before: Trace, after: Trace, what: str) -> str:
+    """Why an edit changed no value of the run, when the traces show it."""
+    m = _EDITED.search(what)
+    if m:
+        name, i, j = m.group(1), int(m.group(2)), m.group(3)
+        unit = i if name == "W_2" else (int(j) if name == "W_1" and j is not None else i)
+        if unit in _dead_units(before, 0) & _dead_units(after, 0):
+            return (
+                f": unit {unit} is zero at every position (ReLU cuts it), so the weight is multiplied by zero"
+            )
+    if after.switches.ablated_heads and re.search(r"\bW_(V|O|Q|K)\b", what):
+        return ": the weight belongs to an ablated head, whose output is replaced by zeros"
+    return ": the value did not change, or nothing this run computes depends on it"
+
+
+def change_note(before: Trace, after: Trace, what: str) -> str:
+    """One line, e.g. 'mask off: steps 8–12 changed, but only in the rows before the last; …'."""
+    d = diff(before, after)
+    if any(t.reshaped for t in d.tensors.values()):
+        return f"{what}: the prompt changed length, so every step was recomputed; {_outcome(before, after)}."
+    if d.empty:
+        why = _why_nothing(before, after, what)
+        return f"{what}: nothing in the run changed{why}; {_outcome(before, after)}."
+    cfg = after.cfg
+    steps = changed_steps(d, before, after)
+    last = prefix(cfg.n_blocks - 1) + "y"
+    last_row_same = not d[last].changed[-1].any()
+    sw0, sw1 = before.switches, after.switches
+    out = f"{what}: {_ranges(steps)} changed"
+
+    # where the change stopped, when it stopped before the prediction
+    relu = sw0.activation == sw1.activation == "relu"
+    pre_b, hid_b = prefix(0) + "hidden_pre", prefix(0) + "hidden"
+    if relu and cfg.n_blocks == 1 and d[pre_b].n_changed and not d[hid_b].n_changed and not d["x"].n_changed:
+        out += ", but only in pre-activations that stay at or below zero, so ReLU outputs 0 either way"
+    elif not d[last].n_changed and not d["z"].n_changed:
+        if d["logits"].n_changed and not d["emb"].n_changed:
+            out += (
+                ": z is the same, so the change enters through E read again at step 14 (no prompt token uses "
+            )
+            out += "the edited row)"
+    elif last_row_same and len(after.prompt) > 1:
+        out += ", but only in the rows before the last"
+        if sw0.causal_mask != sw1.causal_mask and cfg.n_blocks == 1:
+            out += (
+                ": with the mask on, the last position already saw every token, so the mask never "
+                "touches its row, the only one the prediction reads"
+            )
+        else:
+            out += ", and the prediction reads only the last row"
+    out += f"; {_outcome(before, after)}"
+    if not (sw1.causal_mask or sw1.positional_encoding) and (sw0.causal_mask or sw0.positional_encoding):
+        out += (
+            ". With PE and the mask both off nothing marks word order: reordering the earlier tokens "
+            "would give the same prediction"
+        )
+    return out + "."
