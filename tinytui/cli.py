@@ -11,9 +11,10 @@ from typing import TextIO
 
 import numpy as np
 
-from tinytui.commands import gallery, serve
+from tinytui.commands import gallery, new, serve, train
 from tinytui.model import ModelFile, ModelFileError, Switches, checks, load, load_default, run
 from tinytui.model.backward import gradients
+from tinytui.model.presets import resolve
 from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 from tinytui.model.trace import DEFAULT_LR, Trace
 from tinytui.session import Refused, Session, State
@@ -93,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
     rp.add_argument("--print", action="store_true", help="print the state as plain text instead of the app")
     serve.add_parser(sub, run_options)
+    new.add_parser(sub)
+    train.add_parser(sub)
+    new.add_presets_parser(sub)
     gallery.add_parsers(sub, run_options)
     return parser
 
@@ -112,7 +116,7 @@ def _option(flag: str, check, *values):
 def setup_from(args: argparse.Namespace) -> Setup:
     """The model and first state the options ask for, checked by the same functions as the app's; the
     model is run once here, so one that overflows is one line now rather than a traceback later."""
-    model = load(args.model) if args.model else load_default()
+    model = load(resolve(args.model)) if args.model else load_default()
     cfg = model.cfg
     prompt = model.prompt
     if args.prompt is not None:
@@ -270,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "serve":
             setup_from(args)  # a bad model or option is refused here, not in every browser tab
             return serve.run(args, sys.stdout, sys.stderr)
+        if args.command in ("new", "train", "presets"):
+            return {"new": new.run, "train": train.run, "presets": new.run_presets}[args.command](
+                args, sys.stdout, sys.stderr
+            )
         if args.command == "replay":
             return cmd_replay(args, sys.stdout)
         return cmd_app(args)
