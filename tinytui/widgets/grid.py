@@ -218,9 +218,9 @@ class Grid(Widget, can_focus=True):
         if not self.is_mounted:
             self._shape, self._lines = None, {}
             return
-        self.show_legend()
         before = self._shape
         self._shape = None
+        self.show_legend()  # its room is the new table's width
         if before is None or self.shape() != before:
             self._lines = {}
             self.refresh(layout=True)

@@ -48,8 +48,19 @@ class LogitBars(Widget):
         self.border_title = spec.title
 
     def set_spec(self, spec: LogitsSpec) -> None:
-        self.spec = spec
-        self.refresh(layout=True)
+        old, self.spec = self.spec, spec
+        if old == spec:
+            return
+        if self.border_title != spec.title:
+            self.border_title = spec.title
+        # a layout only when the size changes (another vocabulary, a longer token)
+        self.refresh(layout=(len(old.rows), self._fixed_width(old)) != (len(spec.rows), self._fixed_width()))
+
+    def reset(self, spec: LogitsSpec, role: str) -> None:
+        """Show another step's bars in this widget (a pooled widget reused across steps)."""
+        for other in ("output", "param", "input", "info"):
+            self.set_class(other == role, other)
+        self.set_spec(spec)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.spec.rows) + 1
@@ -57,8 +68,9 @@ class LogitBars(Widget):
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self._fixed_width() + BAR_WIDTH
 
-    def _fixed_width(self) -> int:
-        return max(len(r.token) for r in self.spec.rows) + 18 + len("  ◀ target ★ predicted")
+    def _fixed_width(self, spec: LogitsSpec | None = None) -> int:
+        rows = (spec or self.spec).rows
+        return max(len(r.token) for r in rows) + 18 + len("  ◀ target ★ predicted")
 
     def _style(self, name: str):
         return self.get_component_rich_style(name, partial=True)

@@ -1,6 +1,9 @@
 """The current step's tables: what it makes, the weights it uses, and what it reads from earlier steps.
 
-Rebuilt when the step changes; after an edit the same widgets get new specs, so focus and cursors stay.
+After an edit the same widgets get new specs, so focus and cursors stay. When the step changes the
+widgets already mounted are reused for the new step's tables (a pool by kind, in screen order): a
+section heading stays a Static, a table a Grid, the bars a LogitBars, a row of heads a SideBySide;
+only what the new step has more of is mounted, and only what it has fewer of is removed.
 """
 
 from __future__ import annotations
@@ -44,10 +47,35 @@ class SideBySide(Horizontal):
         return self.size.width
 
 
+class Heading(Static):
+    """A section's title ("Step 9 makes"); kept across steps, laid out again only when its words change."""
+
+    def __init__(self, title: str, **kwargs) -> None:
+        super().__init__(title, **kwargs)
+        self.title_text = title
+
+    def say(self, title: str) -> None:
+        if title != self.title_text:
+            self.title_text = title
+            self.update(title)
+
+
 def make_widget(item: Item, role: str) -> Widget:
     if isinstance(item, LogitsSpec):
         return LogitBars(item, role=role)
     return Grid(item)
+
+
+def _kind(item: Item) -> type[Widget]:
+    return LogitBars if isinstance(item, LogitsSpec) else Grid
+
+
+def _reuse(widget: Widget, item: Item, role: str) -> None:
+    """Show another step's item in a widget already mounted (cursor back to the top left)."""
+    if isinstance(widget, LogitBars):
+        widget.reset(item, role)  # type: ignore[arg-type]
+    else:
+        widget.reset(item)  # type: ignore[attr-defined]
 
 
 class StepPanes(ViewPart, Vertical):
@@ -61,6 +89,7 @@ class StepPanes(ViewPart, Vertical):
         super().__init__(**kwargs)
         self.signature: tuple = ()
         self.items: dict[str, Widget] = {}
+        self.reused = 0  # widgets kept from the step before at the last step change (tests, benchmarks)
 
     def show(self, view: View) -> None:
         sections = pane_sections(view)  # the step's own, or the backward walk's, ∂L/∂w beside when asked
@@ -79,23 +108,80 @@ class StepPanes(ViewPart, Vertical):
     def _rebuild(self, sections: list[Section]) -> None:
         focused = self.app.focused
         had_focus = focused is not None and focused in self.walk_children()
-        self.remove_children()
+        # what is mounted now, by kind, in screen order: the pool the new step takes from
+        pool: dict[tuple, list[Widget]] = {}
+        for child in self.children:
+            pool.setdefault(self._slot_of(child), []).append(child)
         self.items = {}
-        widgets: list[Widget] = []
+        self.reused = 0
+        wanted: list[Widget] = []
         for section in sections:
-            widgets.append(Static(section.title, classes="section"))
+            heading = self._take(pool, ("section",))
+            if heading is None:
+                heading = Heading(section.title, classes="section")
+            else:
+                assert isinstance(heading, Heading)
+                heading.say(section.title)
+            wanted.append(heading)
             for row in section.rows:
-                made = [make_widget(item, section.role) for item in row]
-                for item, w in zip(row, made):
-                    self.items[item.key] = w
-                widgets.append(SideBySide(*made) if len(made) > 1 else made[0])
-        self.mount_all(widgets)
+                slot = ("row", tuple(_kind(i) for i in row)) if len(row) > 1 else ("item", _kind(row[0]))
+                widget = self._take(pool, slot)
+                if widget is None:
+                    made = [make_widget(item, section.role) for item in row]
+                    widget = SideBySide(*made) if len(made) > 1 else made[0]
+                    parts = made
+                else:
+                    parts = list(widget.children) if isinstance(widget, SideBySide) else [widget]
+                    for part, item in zip(parts, row):
+                        _reuse(part, item, section.role)
+                    if isinstance(widget, SideBySide):
+                        widget.call_after_refresh(widget._fit)
+                for item, part in zip(row, parts):
+                    self.items[item.key] = part
+                wanted.append(widget)
+        for left in pool.values():
+            for widget in left:
+                widget.remove()
+        self._place(wanted)
         if isinstance(self.parent, ScrollableContainer):  # a new step starts at its top
             self.parent.scroll_home(animate=False)
         if had_focus:
             first = next((w for w in self.items.values() if isinstance(w, Grid)), None)
             if first is not None:
                 self.call_after_refresh(first.focus)
+
+    def _take(self, pool: dict[tuple, list[Widget]], slot: tuple) -> Widget | None:
+        widgets = pool.get(slot)
+        if not widgets:
+            return None
+        self.reused += 1
+        return widgets.pop(0)
+
+    @staticmethod
+    def _slot_of(widget: Widget) -> tuple:
+        if isinstance(widget, SideBySide):
+            return ("row", tuple(type(c) for c in widget.children))
+        if isinstance(widget, Grid | LogitBars):
+            return ("item", type(widget))
+        return ("section",)
+
+    def _place(self, wanted: list[Widget]) -> None:
+        """Put the widgets in this order: the kept ones moved (if they must), the new ones mounted."""
+        ids = {id(w) for w in wanted}
+        for i, widget in enumerate(wanted):
+            order = [c for c in self.children if id(c) in ids]
+            before = wanted[i - 1] if i else None
+            if widget.parent is self:
+                if before is None and order[0] is not widget:
+                    self.move_child(widget, before=order[0])
+                elif before is not None and order.index(widget) != order.index(before) + 1:
+                    self.move_child(widget, after=before)
+            elif before is not None:
+                self.mount(widget, after=before)
+            elif order:
+                self.mount(widget, before=order[0])
+            else:
+                self.mount(widget)
 
     def grids(self) -> list[Grid]:
         return [w for w in self.items.values() if isinstance(w, Grid)]
