@@ -1,0 +1,120 @@
+"""The every-position loss of model/corpus.py: its hand-written backward against central finite
+differences, on the chapter model and random models, with the tolerance of test_backward.py.
+
+The reference is test_backward's independent forward pass (checked there against model.trace), with the
+top done here apart from corpus.py: z_p = LN(y_p) for every row p, logits = z Eᵀ, and the mean over
+positions of −log softmax(logits_p)[next token].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.model.test_backward import RANDOM, SWITCHES, H, assert_matches_fd, forward, random_model
+from tinytui.model import Switches, run
+from tinytui.model.backward import gradients
+from tinytui.model.corpus import batch_gradients, line_gradients, line_loss
+
+CHAPTER_LINES = (
+    ("how", "much", "wood", "would", "a", "woodchuck", "chuck", "."),
+    ("a", "woodchuck", "would", "chuck", "wood"),
+)
+CASES = ("default", "all changed", "post-norm", "GELU", "head 2 ablated")
+
+
+def reference_losses(arrays, cfg, tokens, sw: Switches, nudge=None) -> np.ndarray:
+    """The line's every-position loss for each run of a (nudged) batch, from test_backward.forward."""
+    nodes, _ = forward(arrays, cfg, tokens[:-1], tokens[-1], sw, nudge)
+    y = nodes[f"blocks.{cfg.n_blocks - 1}.y"]  # (B, T, d)
+    mu = y.mean(axis=-1, keepdims=True)
+    z = (y - mu) / np.sqrt(((y - mu) ** 2).mean(axis=-1, keepdims=True) + cfg.eps)
+    E = arrays["E"][None]
+    if nudge and nudge[0] == "E":
+        E = E + nudge[1]
+    logits = np.einsum("btd,bvd->btv", z, E)
+    top = logits.max(axis=-1, keepdims=True)
+    lse = np.log(np.exp(logits - top).sum(axis=-1)) + top[..., 0]  # (B, T)
+    nxt = [cfg.vocab.index(t) for t in tokens[1:]]
+    picked = logits[:, np.arange(len(nxt)), nxt]
+    return (lse - picked).mean(axis=-1)
+
+
+def fd(arrays, cfg, tokens, sw, name, shape) -> np.ndarray:
+    n = int(np.prod(shape))
+    deltas = np.concatenate([np.eye(n), -np.eye(n)]).reshape(2 * n, *shape) * H
+    losses = np.broadcast_to(reference_losses(arrays, cfg, tokens, sw, (name, deltas)), (2 * n,))
+    return ((losses[:n] - losses[n:]) / (2 * H)).reshape(shape)
+
+
+@pytest.fixture(scope="module", params=["chapter-long", "chapter-short", *RANDOM])
+def line(request, chapter):
+    if request.param.startswith("chapter"):
+        return chapter.params, CHAPTER_LINES[request.param == "chapter-short"]
+    params, prompt, target = random_model(*RANDOM[request.param])
+    return params, (*prompt, target)
+
+
+@pytest.fixture(params=CASES)
+def case(request, line):
+    params, tokens = line
+    sw = SWITCHES[request.param]
+    return params, tokens, sw, line_gradients(params, tokens, sw)
+
+
+def test_reference_loss_is_the_modules(case):
+    params, tokens, sw, lg = case
+    ref = reference_losses(dict(params), params.cfg, tokens, sw)[0]
+    assert lg.loss == pytest.approx(ref, abs=1e-12)
+    assert line_loss(params, tokens, sw) == lg.loss
+
+
+def test_every_parameter_gradient_matches_finite_differences(case):
+    params, tokens, sw, lg = case
+    assert list(lg.params) == list(params)
+    for name in params:
+        g = lg.params[name]
+        assert g.shape == params[name].shape
+        assert_matches_fd(g, fd(dict(params), params.cfg, tokens, sw, name, g.shape), lg.loss, name)
+
+
+def test_every_intermediate_gradient_matches_finite_differences(case):
+    params, tokens, sw, lg = case
+    nodes, _ = forward(dict(params), params.cfg, tokens[:-1], tokens[-1], sw)
+    checked = 0
+    for name in nodes:
+        if name in ("z", "logits"):  # the stepper's last-position top, not this loss's
+            continue
+        g = lg.tensors[name]
+        assert_matches_fd(g, fd(dict(params), params.cfg, tokens, sw, name, g.shape), lg.loss, name)
+        checked += 1
+    assert checked == 2 + params.cfg.n_blocks * (8 + 6 * params.cfg.n_heads)
+
+
+def test_every_row_of_y_reaches_the_loss(case):
+    params, tokens, _, lg = case
+    last_y = lg.tensors[f"blocks.{params.cfg.n_blocks - 1}.y"]
+    assert np.all(np.abs(last_y).sum(axis=-1) > 0)  # the stepper's loss reaches only the last row
+    assert lg.logits.shape == (len(tokens) - 1, params.cfg.n_vocab)
+
+
+def test_a_two_token_line_is_the_steppers_loss(chapter):
+    """One position: the every-position loss is the chapter's loss, and so is its gradient."""
+    for params, prompt, target in (
+        (chapter.params, ("a",), "woodchuck"),
+        (random_model(*RANDOM["random-2blocks"])[0], ("t1",), "t3"),
+    ):
+        lg = line_gradients(params, (*prompt, target))
+        steppers = gradients(params, run(params, prompt, target))
+        assert lg.loss == pytest.approx(steppers.loss, abs=1e-14)
+        for name in params:
+            np.testing.assert_allclose(lg.params[name], steppers.param(name), rtol=0, atol=1e-14)
+
+
+def test_a_batch_is_the_mean_of_its_lines(chapter):
+    loss, grads = batch_gradients(chapter.params, CHAPTER_LINES)
+    each = [line_gradients(chapter.params, t) for t in CHAPTER_LINES]
+    assert loss == pytest.approx(np.mean([lg.loss for lg in each]), abs=1e-14)
+    for name in chapter.params:
+        mean = (each[0].params[name] + each[1].params[name]) / 2
+        np.testing.assert_allclose(grads[name], mean, rtol=0, atol=1e-15)
