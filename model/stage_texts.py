@@ -305,7 +305,7 @@ def residual1(trace: Trace) -> str:
     tok = trace.prompt[-1]
     before, after = float(trace["x"][-1, col]), float(_b(trace, "x_mid")[-1, col])
     dim = cfg.dims[col]
-    watch = f"Watch the last column: {tok}'s {dim} column goes from about {_about(before)} to {_about(after)}"
+    watch = f"At the last position, {tok}'s {dim} column goes from about {_about(before)} to {_about(after)}"
     if sw.residual and sw.norm == "pre":
         moved = float(_b(trace, "mha")[-1, col])
         if moved > 0.005:
