@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
         "trace", parents=[run_options], help="write every intermediate tensor and every gradient as JSON"
     )
     tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
+    wy = sub.add_parser(
+        "why", parents=[run_options], help="explain one number: its formula, the numbers it is made of"
+    )
+    wy.add_argument("cell", metavar="NAME[i,j]", help="a tensor, weight or gradient cell, e.g. 'attn.2[1,0]'")
+    wy.add_argument("--json", action="store_true", help="the explanation as JSON")
     rp = sub.add_parser("replay", help="open a recorded session and re-apply its events (n: next event)")
     rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")
     rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
@@ -187,6 +192,33 @@ def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
+    """tinytui why NAME[i,j]: the formula, the operands filled in, the result and each operand's cell."""
+    from tinytui.model.names import label
+    from tinytui.model.provenance import CellError, axes_of, explain, num, parse_cell
+
+    setup = setup_from(args)
+    trace, params = setup.trace(), setup.state.params
+    grads = gradients(params, trace)
+    try:
+        name, index = parse_cell(args.cell, trace, params, grads)
+    except CellError as exc:
+        raise UsageError(str(exc)) from None
+    why = explain(trace, params, name, index, grads)
+    if args.json:
+        out.write(json.dumps(why.to_json(), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+        return 0
+    lines = [why.formula, f"  = {why.filled}", f"  = {why.result}", ""]
+    lines.append("operands:" if why.operands else "operands: none (nothing else goes into it)")
+    for op in why.operands:
+        base, sep, block = label(op.name, trace.cfg.n_blocks).partition(" (")
+        at = base + (f"[{','.join(map(str, op.index))}]" if op.index else "") + (f" ({block}" if sep else "")
+        where = ", ".join(a.labels[i] for a, i in zip(axes_of(op.name, trace, grads), op.index))
+        lines.append(f"  {at:<24} {num(op.value):>10}   {where}".rstrip())
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
 def no_color(environ=os.environ) -> bool:
     """NO_COLOR set to anything but the empty string (https://no-color.org)."""
     return bool(environ.get("NO_COLOR"))
@@ -278,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
             return {"new": new.run, "train": train.run, "presets": new.run_presets}[args.command](
                 args, sys.stdout, sys.stderr
             )
+        if args.command == "why":
+            return cmd_why(args, sys.stdout)
         if args.command == "replay":
             return cmd_replay(args, sys.stdout)
         return cmd_app(args)
