@@ -30,6 +30,7 @@ from tinytui.controllers.experiments import ExperimentController
 from tinytui.controllers.learning import LearningController
 from tinytui.controllers.recording import RecordingController
 from tinytui.controllers.steps import StepController
+from tinytui.crash import CrashReport, rescue
 from tinytui.replay import Replayer
 from tinytui.screens.help import HelpScreen, help_rows
 from tinytui.screens.too_small import MIN_SIZE, TooSmall, TooSmallScreen, is_too_small  # noqa: F401
@@ -101,6 +102,19 @@ class TinyTuiApp(App[None]):
         self.theme = theme
         if keymap:
             self.set_keymap(keymap)
+        self.crash_report: CrashReport | None = None  # set by a crash: where the work was saved
+
+    # ---- a crash -------------------------------------------------------------------------------
+    def _handle_exception(self, error: Exception) -> None:  # Textual's hook for any unhandled exception
+        self.rescue(error)
+        super()._handle_exception(error)  # the traceback, return code 1, and the app exits
+
+    def rescue(self, error: BaseException) -> CrashReport:
+        """Stop the recording cleanly and save the edited model to a fresh file (once; never raises).
+        tinytui.cli prints the report's lines once the terminal is restored and exits 1."""
+        if self.crash_report is None:
+            self.crash_report = rescue(self.session, self.recording.recorder, error)
+        return self.crash_report
 
     # ---- actions -------------------------------------------------------------------------------
     def _method(self, path: str) -> Callable[..., object]:

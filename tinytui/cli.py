@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -263,8 +264,22 @@ def cmd_app(args: argparse.Namespace) -> int:
     from tinytui.app import TinyTuiApp
 
     session = Session(setup.model, setup.state)
-    TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap).run()
-    return 0
+    return run_app(TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap))
+
+
+def run_app(app) -> int:
+    """Run the debugger; after a crash (the recording stopped and the edited model saved by
+    TinyTuiApp.rescue) say where both are, on stderr once the terminal is restored, and return 1."""
+    try:
+        app.run()
+    except Exception as exc:  # one that escaped Textual's own handler (while closing the screens, say)
+        traceback.print_exception(exc)
+        app.rescue(exc)
+    if app.crash_report is not None:
+        for line in app.crash_report.lines():
+            print(line, file=sys.stderr)
+        return 1
+    return app.return_code or 0
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
@@ -287,8 +302,9 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     # the app opens where the recording started (its undo history included)
     session = replayer.new_session()
     record = getattr(args, "record", None)
-    TinyTuiApp(session, theme=theme, notices=notices, replay=replayer, record=record, keymap=keymap).run()
-    return 0
+    return run_app(
+        TinyTuiApp(session, theme=theme, notices=notices, replay=replayer, record=record, keymap=keymap)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

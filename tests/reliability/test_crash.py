@@ -1,0 +1,181 @@
+"""A crash exits non-zero and loses nothing: the recording ends cleanly, the edited model is saved to a
+fresh tinytui-crash-….json, and stderr says where both are once the terminal is back."""
+
+import subprocess
+import sys
+import textwrap
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.apps import make_app
+from tinytui import cli
+from tinytui.controllers.steps import StepController
+from tinytui.crash import rescue
+from tinytui.model import load
+from tinytui.replay import load_recording
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def explode(self) -> None:
+    raise Boom("injected for the test")
+
+
+async def edited_then_crash(app, pilot) -> None:
+    await pilot.press("m", "L")  # the mask off and one learning step: the weights are edited
+    await pilot.pause()
+    await pilot.press("n")  # StepController.next raises
+    await pilot.pause()
+
+
+async def test_a_crash_saves_the_model_and_ends_the_recording(tmp_path, monkeypatch):
+    monkeypatch.setattr(StepController, "next", explode)
+    app = make_app("--record", "lesson.txt", "--prompt", "a wood chuck")
+    with pytest.raises(Boom):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await edited_then_crash(app, pilot)
+    assert app.return_code == 1
+    report = app.crash_report
+    assert report is not None and report.error == "Boom: injected for the test"
+
+    saved = report.model
+    assert saved is not None and saved.parent == tmp_path and saved.name.startswith("tinytui-crash-")
+    back = load(saved)  # loads back with the edits, bit for bit
+    s = app.session.state
+    assert back.prompt == ("a", "wood", "chuck") and back.target == s.target
+    assert back.params == s.params and set(back.params) == set(s.params)
+    assert all(np.array_equal(back.params[n], s.params[n]) for n in s.params)
+    assert back.params != app.session.model.params  # the learning step's edits are in it
+
+    assert report.recording == Path("lesson.txt")
+    text = (tmp_path / "lesson.txt").read_text()
+    assert text.rstrip().splitlines()[-1].count("recording stopped after 2 events") == 1
+    assert len(load_recording(tmp_path / "lesson.jsonl").events) == 2
+
+    lines = report.lines()
+    assert len(lines) == 2
+    assert "Boom: injected for the test" in lines[0]
+    assert str(saved) in lines[1] and "lesson.txt" in lines[1] and "lesson.jsonl" in lines[1]
+
+
+def crash_in(argv: list[str], monkeypatch) -> int:
+    """main(argv) as `tinytui ARGV` would run it, headless, pressing m L n; n raises (a step, or the
+    next event of a replay)."""
+    from textual.app import App
+
+    from tinytui.app import TinyTuiApp
+    from tinytui.controllers.recording import RecordingController
+
+    monkeypatch.setattr(StepController, "next", explode)
+    monkeypatch.setattr(RecordingController, "next_event", explode)
+
+    async def keys(pilot) -> None:
+        await edited_then_crash(pilot.app, pilot)
+
+    def run(app) -> None:
+        App.run(app, headless=True, size=(120, 40), auto_pilot=keys)
+
+    monkeypatch.setattr(TinyTuiApp, "run", run)
+    return cli.main(argv)
+
+
+def test_tinytui_exits_1_and_says_where_everything_is(tmp_path, monkeypatch, capsys):
+    assert crash_in(["--record", "lesson.txt"], monkeypatch) == 1
+    err = capsys.readouterr().err.splitlines()
+    saved = sorted(tmp_path.glob("tinytui-crash-*.json"))
+    assert len(saved) == 1
+    assert err[-2] == "tinytui: crashed (Boom: injected for the test); the traceback is above."
+    assert f"the edited model was saved to {saved[0]} (open it with: tinytui --model {saved[0]})" in err[-1]
+    assert "the recording is in lesson.txt and lesson.jsonl (tinytui replay lesson.txt)" in err[-1]
+    assert load(saved[0]).params != make_app().session.model.params  # it loads, with the edits
+    assert "recording stopped after 2 events" in (tmp_path / "lesson.txt").read_text()
+
+
+def test_replay_exits_1_too(tmp_path, monkeypatch, capsys):
+    assert crash_in(["--record", "first.txt"], monkeypatch) == 1
+    capsys.readouterr()
+    assert crash_in(["replay", "first.txt"], monkeypatch) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2].startswith("tinytui: crashed (Boom: injected for the test)")
+    assert "nothing was being recorded" in err[-1]
+    assert len(list(tmp_path.glob("tinytui-crash-*.json"))) == 2
+
+
+def test_a_crash_copy_never_overwrites(tmp_path):
+    app = make_app()
+    when = datetime(2024, 5, 6, 7, 8, 9)
+    taken = tmp_path / "tinytui-crash-20240506-070809.json"
+    taken.write_text("mine")
+    (tmp_path / "tinytui-crash-20240506-070809-2.json").symlink_to(tmp_path / "elsewhere.json")
+    report = rescue(app.session, None, Boom("x"), folders=[tmp_path], now=when)
+    assert report.model == tmp_path / "tinytui-crash-20240506-070809-3.json"
+    assert taken.read_text() == "mine" and not (tmp_path / "elsewhere.json").exists()
+    assert load(report.model).params == app.session.params
+
+
+def test_an_unwritable_folder_falls_back_to_the_next(tmp_path):
+    app = make_app()
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    report = rescue(app.session, None, Boom("x"), folders=[not_a_folder, tmp_path / "config" / "tinytui"])
+    assert report.model is not None and report.model.parent == tmp_path / "config" / "tinytui"
+    assert load(report.model).params == app.session.params
+    assert "nothing was being recorded" in report.lines()[1]
+    nowhere = rescue(app.session, None, Boom("x"), folders=[not_a_folder])
+    assert nowhere.model is None and "could not be saved" in nowhere.lines()[1]
+
+
+def test_a_recording_in_memory_only_is_written_beside_the_model(tmp_path):
+    from tinytui.recorder import Recorder
+
+    app = make_app()
+    recorder = Recorder(None)
+    recorder.attach(app.session)
+    app.session.next()
+    when = datetime(2024, 5, 6, 7, 8, 9)
+    report = rescue(app.session, recorder, Boom("x"), folders=[tmp_path], now=when)
+    assert report.recording == tmp_path / "tinytui-crash-20240506-070809.txt"
+    assert report.model == tmp_path / "tinytui-crash-20240506-070809.json"
+    assert "recording stopped after 1 event" in report.recording.read_text()
+    assert (tmp_path / "tinytui-crash-20240506-070809.jsonl").exists()
+
+
+def test_a_real_process_exits_non_zero(tmp_path):
+    # `tinytui` itself in a child process, a controller method made to raise before main() runs
+    script = textwrap.dedent(
+        """
+        import sys
+        from tinytui import cli
+        from tinytui.app import TinyTuiApp
+        from tinytui.controllers.steps import StepController
+
+        def explode(self):
+            raise RuntimeError("forced crash")
+
+        StepController.next = explode
+        run = TinyTuiApp.run
+
+        async def keys(pilot):
+            await pilot.press("n")
+            await pilot.pause()
+
+        TinyTuiApp.run = lambda app: run(app, headless=True, size=(80, 24), auto_pilot=keys)
+        sys.exit(cli.main(sys.argv[1:]))
+        """
+    )
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, "--record", "lesson.txt"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "RuntimeError: forced crash" in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    saved = next(tmp_path.glob("tinytui-crash-*.json"))
+    assert str(saved) in last and "lesson.txt" in last
+    assert load(saved).prompt == make_app().session.model.prompt

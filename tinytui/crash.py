@@ -1,0 +1,118 @@
+"""After a crash, lose nothing: stop the recording so its transcript and .jsonl end cleanly, and save the
+edited model to a fresh tinytui-crash-YYYYmmdd-HHMMSS.json, then say where both are.
+
+rescue() never raises (it runs while something else has already gone wrong) and never overwrites: the
+file goes to the current folder, else the settings folder, else the temporary folder, under a name
+tinytui.paths.free_path has checked is free, written atomically and never through a link (model.save).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from tinytui.model import ModelFile, save
+from tinytui.paths import free_path
+from tinytui.recorder import Recorder, events_path
+from tinytui.session import Session
+
+
+@dataclass(frozen=True)
+class CrashReport:
+    error: str  # "RuntimeError: boom"
+    model: Path | None  # where the edited model was saved, or None (then model_problem says why)
+    model_problem: str = ""
+    recording: Path | None = None  # the transcript (its .jsonl beside it), if anything was recorded
+    recording_problem: str = ""
+
+    def lines(self) -> list[str]:
+        """What the command line prints on stderr once the terminal is back: two lines."""
+        if self.model is not None:
+            saved = f"the edited model was saved to {self.model} (open it with: tinytui --model {self.model})"
+        else:
+            saved = f"the edited model could not be saved ({self.model_problem})"
+        if self.recording is not None:
+            recorded = (
+                f"the recording is in {self.recording} and {events_path(self.recording).name} "
+                f"(tinytui replay {self.recording})"
+            )
+        elif self.recording_problem:
+            recorded = f"the recording could not be saved ({self.recording_problem})"
+        else:
+            recorded = "nothing was being recorded"
+        return [
+            f"tinytui: crashed ({self.error}); the traceback is above.",
+            f"tinytui: {saved}; {recorded}.",
+        ]
+
+
+def default_folders() -> list[Path]:
+    """Where a crash copy may go, in order: the current folder, the settings folder, the temp folder."""
+    from tinytui.config import config_dir
+
+    folders = []
+    for folder in (Path.cwd, config_dir, lambda: Path(tempfile.gettempdir())):
+        with contextlib.suppress(OSError, RuntimeError):  # a removed current folder, no home folder
+            folders.append(folder())
+    return folders
+
+
+def _first_that_works(
+    folders: Iterable[Path], name: str, write: Callable[[Path], None]
+) -> tuple[Path | None, str]:
+    problem = "no folder to write to"
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = free_path(folder, name)
+            write(path)
+            return path, ""
+        except (OSError, ValueError) as exc:
+            problem = f"{folder}: {getattr(exc, 'strerror', None) or exc}"
+    return None, problem
+
+
+def rescue(
+    session: Session,
+    recorder: Recorder | None,
+    error: BaseException,
+    folders: Iterable[Path] | None = None,
+    now: datetime | None = None,
+) -> CrashReport:
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    where = list(folders) if folders is not None else default_folders()
+    error_text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    error_text = "".join(c if c.isprintable() else "?" for c in error_text)[:200]
+
+    recording, recording_problem = None, ""
+    if recorder is not None:
+        try:
+            recorder.stop()  # the transcript ends with how many events it holds; both files are closed
+            if recorder.path is not None:
+                recording = recorder.path
+            elif recorder.text():  # kept in memory only (no file, or its disk failed): write it now
+
+                def write_recording(path: Path) -> None:
+                    failed = recorder.set_path(path)
+                    if failed:
+                        raise OSError(failed.split("; still recording")[0])
+
+                recording, recording_problem = _first_that_works(
+                    where, f"tinytui-crash-{stamp}.txt", write_recording
+                )
+        except Exception as exc:  # the recorder itself broke: say so, still save the model
+            recording_problem = f"{type(exc).__name__}: {exc}"
+
+    def write_model(path: Path) -> None:
+        m, s = session.model, session.state
+        save(ModelFile(m.name, m.about, s.params, s.prompt, s.target), path)
+
+    try:
+        model, model_problem = _first_that_works(where, f"tinytui-crash-{stamp}.json", write_model)
+    except Exception as exc:  # the session itself is broken
+        model, model_problem = None, f"{type(exc).__name__}: {exc}"
+    return CrashReport(error_text, model, model_problem, recording, recording_problem)
