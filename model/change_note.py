@@ -119,8 +119,8 @@ def change_note(before: Trace, after: Trace, what: str) -> str:
         out += ", but only in the rows before the last"
         if sw0.causal_mask != sw1.causal_mask and cfg.n_blocks == 1:
             out += (
-                ": with the mask on, the last position already saw every token, so the mask never "
-                "touches its row, the only one the prediction reads"
+                ": the last position already saw every token with the mask on, so its row (the only "
+                "one the prediction reads) is the same"
             )
         else:
             out += ", and the prediction reads only the last row"
