@@ -7,9 +7,11 @@
     why.operands   (Operand('blocks.0.q.2', (1, 0), −1.3145…), …): the exact cells it is computed from
     why.evaluate() the value recomputed from the operands' values alone (equal to why.value)
 
-The rules are tables keyed by the tensor's block-local name: provenance_forward.RULES for the forward
-pass and the weights, provenance_backward.RULES for the gradients ("grad.…"). A rule spells the formula
-as it ran under the trace's switches. parse_cell() reads what a person types ("attn.2[1:woodchuck, 0]").
+The rules are tables keyed by the tensor's block-local name: provenance_stream (the model-wide
+forward tensors and the weights), provenance_attention and provenance_block (a block's tensors),
+provenance_grads (the model-wide gradients) and provenance_grad_block (a block's gradients);
+provenance_shapes holds what they share. A rule spells the formula as it ran under the trace's
+switches. parse_cell() reads what a person types ("attn.2[1:woodchuck, 0]").
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tinytui.model import provenance_backward, provenance_forward
+from tinytui.model import (
+    provenance_attention,
+    provenance_block,
+    provenance_grad_block,
+    provenance_grads,
+    provenance_stream,
+)
 from tinytui.model.backward import Gradients, gradients
 from tinytui.model.names import GRAD, canonical, label
 from tinytui.model.params import Params
@@ -26,7 +34,14 @@ from tinytui.model.trace import Axis, Trace
 
 __all__ = ["CellError", "Operand", "Why", "axes_of", "evaluate", "explain", "names_of", "num", "parse_cell"]
 
-RULES = {**provenance_forward.RULES, **provenance_backward.RULES}
+# Every table: (block-local) name -> rule. They cover disjoint names; a test checks every name has one.
+RULES = {
+    **provenance_stream.RULES,
+    **provenance_attention.RULES,
+    **provenance_block.RULES,
+    **provenance_grads.RULES,
+    **provenance_grad_block.RULES,
+}
 
 
 class CellError(ValueError):

@@ -16,10 +16,18 @@ import numpy as np
 import pytest
 
 from tests.model.test_backward import RANDOM, SWITCHES, random_model
-from tinytui.model import Switches, run
+from tinytui.model import (
+    Switches,
+    provenance_attention,
+    provenance_block,
+    provenance_grad_block,
+    provenance_grads,
+    provenance_stream,
+    run,
+)
 from tinytui.model.backward import gradients
 from tinytui.model.names import label
-from tinytui.model.provenance import CellError, explain, names_of, parse_cell
+from tinytui.model.provenance import RULES, CellError, explain, names_of, parse_cell
 from tinytui.model.provenance_core import num
 
 RTOL, ATOL = 1e-9, 1e-12
@@ -107,6 +115,12 @@ def test_the_walk_covers_every_tensor_and_gradient(chapter, trace):
     assert set(trace) | set(chapter.params) | set(grads) == names
     for must in ("grad.E", "grad.E.lookup", "grad.E.unembed", "grad.blocks.0.W_Q", "grad.blocks.0.scores.2"):
         assert must in names
+
+
+def test_the_rule_tables_are_disjoint():
+    tables = [m.RULES for m in (provenance_stream, provenance_attention, provenance_block)]
+    tables += [provenance_grads.RULES, provenance_grad_block.RULES]
+    assert sum(len(t) for t in tables) == len(RULES)
 
 
 @pytest.mark.parametrize("shape", list(RANDOM))
