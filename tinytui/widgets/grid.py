@@ -342,11 +342,17 @@ class Grid(Widget, can_focus=True):
         """The editor changed what the table needs (its width, its footer): measure again."""
         before = self._shape
         self._shape = None
-        if self.shape() != before:
-            self._lines = {}
-            self.refresh(layout=True)
-        else:
+        after = self.shape()
+        if before is not None and replace(before, footer=()) == replace(after, footer=()):
+            if after.footer != before.footer:
+                # only the lines under the table came or went: the rows above them stay drawn
+                below = after.top + after.rows
+                self._lines = {y: line for y, line in self._lines.items() if y < below}
+                self.refresh(layout=True)
             self._refresh_row(self.row)
+            return
+        self._lines = {}
+        self.refresh(layout=True)
 
     def _refresh_row(self, row: int, top: int | None = None) -> None:
         y = (self.shape().top if top is None else top) + row
