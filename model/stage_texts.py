@@ -71,9 +71,10 @@ def tokens(trace: Trace) -> str:
 
 def embed(trace: Trace) -> str:
     dims = trace.cfg.dims
+    shown = _list(list(dims)) if len(dims) <= 6 else f"{dims[0]} to {dims[-1]}"
     if all(_NUMBERED.match(d) for d in dims):
         names = (
-            f"The {_n(len(dims))} columns are only numbered ({_list(list(dims))}), so no column has a "
+            f"The {_n(len(dims))} columns are only numbered ({shown}), so no column has a "
             "meaning fixed in advance."
         )
     else:
