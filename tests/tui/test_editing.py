@@ -364,3 +364,11 @@ async def test_changed_and_edited_cells_are_drawn_in_their_theme_styles(app):
         assert mha._cell_style(0, 1).bgcolor != colour["tt-changed-up"]
         assert w_o._cell_style(0, 0).bgcolor == colour["tt-edited"]
         assert w_o._cell_style(0, 1).bgcolor != colour["tt-edited"]
+
+
+async def test_an_edit_says_what_changed_and_why_the_prediction_moved_or_not(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await edit_w_o(pilot, app, "0.5")
+        notes = [n.message for n in app._notifications if n.title == "Edited"]
+        assert len(notes) == 1 and notes[0].startswith("edit W_O[h1.k0, thing]: 1.0000 → 0.5000")
+        assert "steps 9–15 changed" in notes[0] and "the prediction stays wood" in notes[0]

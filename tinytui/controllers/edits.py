@@ -8,7 +8,9 @@ from pathlib import Path
 
 from tinytui.actions import Host, PaletteCommand
 from tinytui.model import ModelFile, names, save
+from tinytui.model.change_note import change_note
 from tinytui.paths import safe_stem
+from tinytui.report import fmt
 from tinytui.screens.confirm import ConfirmScreen
 from tinytui.screens.params import ParamScreen
 from tinytui.screens.pick import PickScreen
@@ -22,12 +24,16 @@ class EditController:
     # ---- cells ---------------------------------------------------------------------------------
     def edit_cell(self, ref, text: str, grid) -> None:
         """Enter in a cell editor: the typed value goes to the session; a refusal stays at the cell."""
-        done = self.host.apply(
+        host = self.host
+        event = host.apply(
             lambda s: s.edit(ref.name, ref.index, text), f"edit {ref.label}", grid.edit_refused
         )
-        if done is not None:
+        if event is not None:
             grid.cancel_edit()
-            self.host.inspect()
+            host.inspect()
+            d = event.data
+            what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
+            host.notify(change_note(event.before, event.after, what), title="Edited", timeout=6)
 
     # ---- history -------------------------------------------------------------------------------
     def undo(self) -> None:
