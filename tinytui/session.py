@@ -93,7 +93,8 @@ class Session:
         self.mode = Mode()
         self._original_key = (first.prompt, first.target, first.switches, first.lr)
         self.original_trace = self._run(State(model.params, *self._original_key))
-        self.trace = self._run(first)
+        # the file's own state (the usual start) is the original trace itself: one trace, not two alike
+        self.trace = self.original_trace if first.params is model.params else self._run(first)
         self.previous = self.trace  # the trace before the last change (what highlights compare to)
         self.compare_to_original = False
         self.listeners: list[Callable[[Event], None]] = []
@@ -358,6 +359,14 @@ class Session:
 
 
 def _all_finite(trace: Trace) -> bool:
-    """Every value of every tensor finite: one isfinite pass over all of them, not one per tensor."""
-    values = [t.values.ravel() for t in trace.tensors.values()]
-    return bool(np.isfinite(np.concatenate(values)).all()) if values else True
+    """Every value of every tensor finite, without one isfinite pass (and bool array) per tensor.
+
+    A small trace: one isfinite over all of it. A large one: sums, which allocate nothing. A sum is
+    inf or NaN whenever any value is (finite + inf is inf, inf − inf and anything + NaN are NaN), so a
+    finite total proves all finite; a non-finite total (also: finite values overflowing) is checked."""
+    values = [t.values for t in trace.tensors.values()]
+    if sum(v.size for v in values) <= 1 << 16:
+        return bool(np.isfinite(np.concatenate([v.ravel() for v in values])).all()) if values else True
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = sum(np.add.reduce(v, axis=None) for v in values)
+    return bool(np.isfinite(total)) or all(np.isfinite(v).all() for v in values)
