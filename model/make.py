@@ -34,6 +34,10 @@ DEFAULT_PROMPT = ("a", "woodchuck", "would", "chuck")
 DEFAULT_TARGET = "wood"
 DEFAULT_N_CTX = 16
 MAX_SEED = 2**63 - 1
+# Every size may be at its model-file bound, but not all at once: 48 blocks of d_model 4096 and d_ff
+# 16384 would be 10 billion weights (80 GB). GPT-2 small (124 million) fits under this; a model this
+# large takes seconds to draw and a gigabyte or two to hold.
+MAX_PARAMETERS = 200_000_000
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,12 @@ def init_arrays(cfg: ModelConfig, seed: int) -> dict[str, np.ndarray]:
     return arrays
 
 
+def parameter_count(s: Sizes, n_vocab: int) -> int:
+    per_block = 3 * s.n_heads * s.d_model * s.d_head + s.n_heads * s.d_head * s.d_model
+    per_block += 2 * s.d_model * s.d_ff + s.d_ff + s.d_model
+    return n_vocab * s.d_model + s.n_blocks * per_block
+
+
 def config(s: Sizes, vocab: Sequence[str]) -> ModelConfig:
     return ModelConfig(
         vocab=tuple(vocab),
@@ -173,6 +183,13 @@ def new_model(
         raise checks.Invalid("the vocabulary must be distinct tokens, at least one", "vocab")
     if len(vocab) > LIMITS["vocab"]:
         raise checks.Invalid(f"{len(vocab)} tokens is more than tinytui allows ({LIMITS['vocab']})", "vocab")
+    total = parameter_count(s, len(vocab))
+    if total > MAX_PARAMETERS:
+        raise checks.Invalid(
+            f"these sizes make {total:,} parameters, more than tinytui makes ({MAX_PARAMETERS:,}): "
+            "choose smaller ones",
+            "sizes",
+        )
     if prompt is None:
         if not set(DEFAULT_PROMPT) <= set(vocab):
             raise checks.Invalid("the vocabulary lacks the chapter's prompt: give one", "prompt")

@@ -106,6 +106,7 @@ def test_new_refusals_are_one_line_and_write_nothing(here, capsys):
         ),
         (("--prompt", "a", "--target", "nope", "-o", "x.json"), "--target: 'nope' is not in the vocabulary"),
         (("--seed", "-1", "-o", "x.json"), "--seed: -1 is less than 0"),
+        (("--d", "4096", "--heads", "64", "--ff", "16384", "--blocks", "48", "-o", "x.json"), "more than"),
     ]:
         refused(capsys, here, "new", *args, why=why)
     assert not (here / "nowhere.json").exists()

@@ -54,6 +54,15 @@ def test_sizes_refuse_what_is_not_a_positive_whole_number(bad):
     assert exc.value.where == "d_model" and "\n" not in str(exc.value)
 
 
+def test_every_size_at_its_bound_at_once_is_too_many_parameters():
+    s = make.sizes(4096, 64, 16384, 48)
+    with pytest.raises(checks.Invalid, match="9,664,692,224 parameters, more than tinytui makes") as exc:
+        make.new_model(s)
+    assert exc.value.where == "sizes"
+    small = make.sizes(5, 2, 8, 3, d_head=3)
+    assert make.parameter_count(small, 8) == make.new_model(small).params.total() == 679
+
+
 # ---- vocabularies --------------------------------------------------------------------------------
 
 

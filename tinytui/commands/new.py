@@ -32,6 +32,7 @@ FLAGS = {
     "target": "--target",
     "name": "--name",
     "about": "--name",
+    "sizes": "",
 }
 # the chapter's shape, used when a size is not given
 DEFAULT_SIZES = {"d": 4, "heads": 2, "blocks": 1, "ff": 8, "ctx": make.DEFAULT_N_CTX}
@@ -56,11 +57,11 @@ def add_size_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_output_options(p: argparse.ArgumentParser) -> None:
+def add_output_options(p: argparse.ArgumentParser, name_default: str = "the output file's stem") -> None:
     # SUPPRESS: `tinytui --prompt … new` keeps the prompt given before the subcommand
     p.add_argument("--prompt", metavar="TEXT", default=argparse.SUPPRESS, help="the file's prompt")
     p.add_argument("--target", metavar="TOKEN", default=argparse.SUPPRESS, help="the file's target")
-    p.add_argument("--name", metavar="TEXT", help="the model's name (default: the output file's stem)")
+    p.add_argument("--name", metavar="TEXT", help=f"the model's name (default: {name_default})")
     p.add_argument("-o", "--output", metavar="FILE", help="the model file to write (never overwritten)")
 
 
@@ -194,6 +195,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write(model, path)
     except (CommandError, ModelFileError) as exc:
         print(f"tinytui: error: {exc}", file=err)
+        return 2
+    except MemoryError:  # sizes within the file bounds can still be more than this machine holds
+        print("tinytui: error: a model of these sizes is too large to hold in memory here", file=err)
         return 2
     cfg = model.cfg
     print(

@@ -58,7 +58,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--seed", metavar="N", default="0", help="the batch order, and with --new the weights (default 0)"
     )
     new.add_size_options(p)
-    new.add_output_options(p)
+    new.add_output_options(p, "the starting model's; with --new the output file's stem")
     return p
 
 
@@ -207,6 +207,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         new.write(trained, path)
     except (CommandError, ModelFileError) as exc:
         print(f"tinytui: error: {exc}", file=err)
+        return 2
+    except MemoryError:
+        print("tinytui: error: the model is too large to train in memory here", file=err)
         return 2
     losses = result.losses
     print(
