@@ -30,24 +30,29 @@ class CrashReport:
     recording_problem: str = ""
 
     def lines(self) -> list[str]:
-        """What the command line prints on stderr once the terminal is back: two lines."""
+        """What the command line prints on stderr once the terminal is back: two lines (a control
+        character in a path, from --record say, is shown escaped rather than sent to the terminal)."""
         if self.model is not None:
-            saved = f"the edited model was saved to {self.model} (open it with: tinytui --model {self.model})"
+            model = shown(self.model)
+            saved = f"the edited model was saved to {model} (open it with: tinytui --model {model})"
         else:
             saved = f"the edited model could not be saved ({self.model_problem})"
         if self.recording is not None:
-            recorded = (
-                f"the recording is in {self.recording} and {events_path(self.recording).name} "
-                f"(tinytui replay {self.recording})"
-            )
+            rec, log = shown(self.recording), shown(events_path(self.recording).name)
+            recorded = f"the recording is in {rec} and {log} (tinytui replay {rec})"
         elif self.recording_problem:
             recorded = f"the recording could not be saved ({self.recording_problem})"
         else:
             recorded = "nothing was being recorded"
         return [
-            f"tinytui: crashed ({self.error}); the traceback is above.",
+            f"tinytui: crashed ({shown(self.error)}); the traceback is above.",
             f"tinytui: {saved}; {recorded}.",
         ]
+
+
+def shown(text: object) -> str:
+    """text with each non-printable character as its escape (\\x1b), never the character itself."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text))
 
 
 def default_folders() -> list[Path]:
@@ -86,7 +91,7 @@ def rescue(
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     where = list(folders) if folders is not None else default_folders()
     error_text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    error_text = "".join(c if c.isprintable() else "?" for c in error_text)[:200]
+    error_text = shown(error_text)[:300]
 
     recording, recording_problem = None, ""
     if recorder is not None:

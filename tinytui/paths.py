@@ -82,9 +82,20 @@ def free_path(folder: Path, name: str) -> Path:
     return path
 
 
+def unprintable(text: str) -> str:
+    """Why a typed name is refused for a control or invisible formatting character (ESC, BEL, a
+    right-to-left override…), which would reach file names, notices and the terminal; else ""."""
+    bad = next((c for c in text if not c.isprintable() and c != "\0"), None)  # NUL: problem_text says
+    if bad is None:
+        return ""
+    return f"A file name cannot contain {ascii(bad)[1:-1]} (a control or invisible character); type it again"
+
+
 def _where(text: str, suffix: str, example: str) -> Check:
     if not text.strip():
         return None, f"Type a file name, e.g. {example}"
+    if unprintable(text):
+        return None, unprintable(text)
     path = Path(text.strip()).expanduser()
     path = path if path.suffix else path.with_suffix(suffix)
     if path.is_dir():
@@ -139,6 +150,8 @@ def check_save_path(text: str, confirmed: Path | None) -> Check:
     """
     if not text.strip():
         return None, "Type a file name, e.g. edited.json"
+    if unprintable(text):
+        return None, unprintable(text)
     path = target_path(text)
     resolved = path.resolve()
     preset = default_model_path().resolve()

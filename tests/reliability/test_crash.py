@@ -179,3 +179,11 @@ def test_a_real_process_exits_non_zero(tmp_path):
     saved = next(tmp_path.glob("tinytui-crash-*.json"))
     assert str(saved) in last and "lesson.txt" in last
     assert load(saved).prompt == make_app().session.model.prompt
+
+
+def test_the_message_never_sends_a_control_character_to_the_terminal(tmp_path):
+    from tinytui.crash import CrashReport
+
+    report = CrashReport("Boom: \x1b[2J", tmp_path / "m\x07.json", recording=tmp_path / "rec\x1b]0;x.txt")
+    assert all(line.isprintable() for line in report.lines())
+    assert "\\x07" in report.lines()[1] and "\\x1b]0;x" in report.lines()[1]
