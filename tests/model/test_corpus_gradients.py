@@ -14,7 +14,16 @@ import pytest
 from tests.model.test_backward import RANDOM, SWITCHES, H, assert_matches_fd, forward, random_model
 from tinytui.model import Switches, run
 from tinytui.model.backward import gradients
-from tinytui.model.corpus import batch_gradients, line_gradients, line_loss
+from tinytui.model.corpus import (
+    batch_gradients,
+    check_lines,
+    corpus_loss,
+    line_gradients,
+    line_loss,
+    new_tokens,
+    read_lines,
+    train,
+)
 
 CHAPTER_LINES = (
     ("how", "much", "wood", "would", "a", "woodchuck", "chuck", "."),
@@ -118,3 +127,53 @@ def test_a_batch_is_the_mean_of_its_lines(chapter):
     for name in chapter.params:
         mean = (each[0].params[name] + each[1].params[name]) / 2
         np.testing.assert_allclose(grads[name], mean, rtol=0, atol=1e-15)
+
+
+# ---- reading a corpus and training on it ------------------------------------------------------------
+
+
+def test_read_lines_and_check_lines():
+    lines = read_lines("a woodchuck would\n\n  how much wood .  \n")
+    assert [(ln.number, ln.tokens) for ln in lines] == [
+        (1, ("a", "woodchuck", "would")),
+        (3, ("how", "much", "wood", ".")),
+    ]
+    assert new_tokens(read_lines("a beaver would chew a log\n"), ("a", "would")) == ("beaver", "chew", "log")
+    for text, why in [
+        ("a b\nwood\n", "line 2: one token"),
+        ("\n \n", "no lines"),
+        ("a \x1b b\n", "line 1: token"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            read_lines(text)
+    with pytest.raises(ValueError, match="line 3: 'beaver' is not in the model's vocabulary"):
+        check_lines(read_lines("a wood\n\na beaver\n"), ("a", "wood"), 16)
+    with pytest.raises(ValueError, match="line 1: 4 tokens is longer than the model's context"):
+        check_lines(read_lines("a a a a\n"), ("a",), 2)
+    check_lines(read_lines("a a a\n"), ("a",), 2)  # n_ctx + 1 tokens: n_ctx positions
+
+
+def test_training_lowers_the_loss_and_is_reproducible(chapter):
+    lines = read_lines("a woodchuck would chuck wood .\nhow much wood would a woodchuck chuck .\n")
+    for kind, lr in (("adam", 0.05), ("sgd", 0.5)):
+        one = train(chapter.params, lines, 20, lr, kind, batch=1, seed=2)
+        assert one.loss_after < one.loss_before and len(one.losses) == 20
+        assert train(chapter.params, lines, 20, lr, kind, batch=1, seed=2).params == one.params
+        assert train(chapter.params, lines, 20, lr, kind, batch=1, seed=3).params != one.params
+    assert corpus_loss(one.params, lines) == one.loss_after
+
+
+def test_training_refuses_bad_arguments_and_overflow(chapter):
+    lines = read_lines("a woodchuck would chuck wood .\n")
+    for args, why in [
+        ((0, 0.1), "steps"),
+        ((5, 0), "learning rate"),
+        ((5, 0.1, "rmsprop"), "not an optimizer"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            train(chapter.params, lines, *args)
+    with pytest.raises(ValueError, match="batch"):
+        train(chapter.params, lines, 5, 0.1, batch=0)
+    huge = chapter.params.with_arrays({"E": chapter.params["E"] * 1e308})  # the forward pass overflows
+    with pytest.raises(ValueError, match=r"step 1 of 5 overflows at lr 0\.1"):
+        train(huge, lines, 5, 0.1, "sgd")
