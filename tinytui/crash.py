@@ -28,6 +28,7 @@ class CrashReport:
     model_problem: str = ""
     recording: Path | None = None  # the transcript (its .jsonl beside it), if anything was recorded
     recording_problem: str = ""
+    unedited: bool = False  # the weights, prompt and target were the model file's: no copy was needed
 
     def lines(self) -> list[str]:
         """What the command line prints on stderr once the terminal is back: two lines (a control
@@ -35,6 +36,8 @@ class CrashReport:
         if self.model is not None:
             model = shown(self.model)
             saved = f"the edited model was saved to {model} (open it with: tinytui --model {model})"
+        elif self.unedited:
+            saved = "the model was not edited, so no copy was needed"
         else:
             saved = f"the edited model could not be saved ({self.model_problem})"
         if self.recording is not None:
@@ -112,12 +115,17 @@ def rescue(
         except Exception as exc:  # the recorder itself broke: say so, still save the model
             recording_problem = f"{type(exc).__name__}: {exc}"
 
-    def write_model(path: Path) -> None:
-        m, s = session.model, session.state
-        save(ModelFile(m.name, m.about, s.params, s.prompt, s.target), path)
-
+    m = session.model
     try:
-        model, model_problem = _first_that_works(where, f"tinytui-crash-{stamp}.json", write_model)
+        s = session.state
+        unedited = s.params == m.params and (s.prompt, s.target) == (m.prompt, m.target)
+        if unedited:  # nothing to lose (and no clutter in the folder)
+            model, model_problem = None, ""
+        else:
+            edited = ModelFile(m.name, m.about, s.params, s.prompt, s.target)
+            model, model_problem = _first_that_works(
+                where, f"tinytui-crash-{stamp}.json", lambda path: save(edited, path)
+            )
     except Exception as exc:  # the session itself is broken
-        model, model_problem = None, f"{type(exc).__name__}: {exc}"
-    return CrashReport(error_text, model, model_problem, recording, recording_problem)
+        unedited, model, model_problem = False, None, f"{type(exc).__name__}: {exc}"
+    return CrashReport(error_text, model, model_problem, recording, recording_problem, unedited)

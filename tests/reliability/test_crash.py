@@ -107,7 +107,7 @@ def test_replay_exits_1_too(tmp_path, monkeypatch, capsys):
 
 
 def test_a_crash_copy_never_overwrites(tmp_path):
-    app = make_app()
+    app = make_app("--prompt", "a wood chuck")  # edited
     when = datetime(2024, 5, 6, 7, 8, 9)
     taken = tmp_path / "tinytui-crash-20240506-070809.json"
     taken.write_text("mine")
@@ -119,7 +119,7 @@ def test_a_crash_copy_never_overwrites(tmp_path):
 
 
 def test_an_unwritable_folder_falls_back_to_the_next(tmp_path):
-    app = make_app()
+    app = make_app("--prompt", "a wood chuck")  # edited
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("")
     report = rescue(app.session, None, Boom("x"), folders=[not_a_folder, tmp_path / "config" / "tinytui"])
@@ -133,7 +133,7 @@ def test_an_unwritable_folder_falls_back_to_the_next(tmp_path):
 def test_a_recording_in_memory_only_is_written_beside_the_model(tmp_path):
     from tinytui.recorder import Recorder
 
-    app = make_app()
+    app = make_app("--prompt", "a wood chuck")  # edited
     recorder = Recorder(None)
     recorder.attach(app.session)
     app.session.next()
@@ -170,7 +170,7 @@ def test_a_real_process_exits_non_zero(tmp_path):
     )
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", script, "--record", "lesson.txt"],
+        [sys.executable, "-c", script, "--record", "lesson.txt", "--prompt", "a wood"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
@@ -178,7 +178,7 @@ def test_a_real_process_exits_non_zero(tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     saved = next(tmp_path.glob("tinytui-crash-*.json"))
     assert str(saved) in last and "lesson.txt" in last
-    assert load(saved).prompt == make_app().session.model.prompt
+    assert load(saved).prompt == ("a", "wood")
 
 
 def test_the_message_never_sends_a_control_character_to_the_terminal(tmp_path):
@@ -187,3 +187,11 @@ def test_the_message_never_sends_a_control_character_to_the_terminal(tmp_path):
     report = CrashReport("Boom: \x1b[2J", tmp_path / "m\x07.json", recording=tmp_path / "rec\x1b]0;x.txt")
     assert all(line.isprintable() for line in report.lines())
     assert "\\x07" in report.lines()[1] and "\\x1b]0;x" in report.lines()[1]
+
+
+def test_an_unedited_model_needs_no_copy(tmp_path):
+    app = make_app()
+    app.session.next()  # moving through the steps changes nothing worth saving
+    report = rescue(app.session, None, Boom("x"), folders=[tmp_path])
+    assert report.model is None and report.unedited and list(tmp_path.iterdir()) == []
+    assert "the model was not edited, so no copy was needed" in report.lines()[1]
