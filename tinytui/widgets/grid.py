@@ -10,19 +10,19 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.color import Color
+from textual.color import Color, Lab, lab_to_rgb, rgb_to_lab
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
-from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from tinytui.themes import legend
-from tinytui.themes.scale import diverging, heat, readable_on
+from tinytui.themes.scale import readable_on
 from tinytui.widgets.cells import (
     DOWN,
     EDITED,
@@ -47,6 +47,33 @@ _MARK_CLASS = {
 # A cell's style by (theme, marks, shade value, shade, limit): shared by every grid, so a redraw that
 # changes nothing works out no colour, and a table shown again (a step revisited) costs no Lab mixing.
 _STYLE_CACHE: dict[tuple, Style] = {}
+_PLAIN = Style()
+
+
+@lru_cache(maxsize=64)
+def _lab(value: str) -> tuple[Color, Lab]:
+    colour = Color.parse(value)
+    return colour, rgb_to_lab(colour)
+
+
+def _mix(a: str, b: str, t: float) -> Color:
+    """themes.scale.mix with each end parsed and converted to L*a*b* once (the same numbers)."""
+    (ca, la), (cb, lb) = _lab(a), _lab(b)
+    if t <= 0:
+        return ca
+    if t >= 1:
+        return cb
+    return lab_to_rgb(Lab(*(x + (y - x) * t for x, y in zip(la, lb)))).clamped
+
+
+def shade(variables: dict[str, str], kind: str, value: float, limit: float) -> Color:
+    """The background of a shaded cell: themes.scale.heat or .diverging, computed the same way."""
+    if kind == "heat":
+        return _mix(variables["tt-heat-low"], variables["tt-heat-high"], min(1.0, max(0.0, float(value))))
+    if limit <= 0:
+        return Color.parse(variables["tt-zero"])
+    v = max(-1.0, min(1.0, float(value) / limit))
+    return _mix(variables["tt-zero"], variables["tt-positive" if v >= 0 else "tt-negative"], abs(v))
 
 
 @lru_cache(maxsize=256)
@@ -391,8 +418,7 @@ class Grid(Widget, can_focus=True):
             style = Style()
         if not style.bgcolor and mark_free_shading(marks) and value is not None and spec.shade:
             variables = self.app.theme_variables
-            heat_shade = spec.shade == "heat"
-            bg = heat(variables, value) if heat_shade else diverging(variables, value, spec.limit)
+            bg = shade(variables, spec.shade, value, spec.limit)
             style = Style(bgcolor=bg.rich_color) + style
         if style.bgcolor and not style.color:
             style += Style(color=readable_on(Color.from_rich_color(style.bgcolor)).rich_color)
@@ -406,56 +432,73 @@ class Grid(Widget, can_focus=True):
         line = self._lines.get(y)
         if line is None:
             self.lines_drawn += 1
-            width = self.size.width
-            strips = Visual.to_strips(self, visualize(self, self._line(y)), width, 1, self.visual_style)
-            line = self._lines[y] = strips[0] if strips else Strip.blank(width, self.visual_style.rich_style)
+            base = self.visual_style.rich_style
+            # as Textual draws Text: each styled piece its own segment, unstyled runs as one; the
+            # widget's colours under them, and where each starts (the offset a mouse selection reads)
+            runs: list[list] = []
+            x = 0
+            for text, style in self._pieces(y):
+                if not style and runs and not runs[-1][1]:
+                    runs[-1][0] += text
+                else:
+                    runs.append([text, style, x])
+                x += len(text)
+            line = Strip([Segment(t, base + st + Style.from_meta({"offset": (at, y)})) for t, st, at in runs])
+            self._lines[y] = line
         return line
 
-    def _line(self, y: int) -> Text:
-        """Content line y as Rich Text: the group header, the column header, a row, or the footer."""
+    def _pieces(self, y: int) -> list[tuple[str, Style]]:
+        """Content line y as (text, style) pieces: the group header, the column header, a row, or the
+        footer. The widget's own colours go under them when drawn."""
         spec, shape = self.spec, self.shape()
-        out = Text(no_wrap=True, overflow="ignore", end="")
+        out: list[tuple[str, Style]] = []
         header, label_style = self._style("grid--header"), self._style("grid--label")
         widths, starts = shape.widths, shape.starts
         if spec.groups and y == 0:
-            out.append(" " * shape.label_w)
+            out.append((" " * shape.label_w, _PLAIN))
             start = 0
             for label, span in spec.groups:
                 if start in starts:
-                    out.append("│", label_style)
+                    out.append(("│", label_style))
                 inner = sum(w + 2 for w in widths[start : start + span])
-                out.append(label.center(inner) if label else " " * inner, header)
+                out.append((label.center(inner) if label else " " * inner, header))
                 start += span
         elif y == shape.top - 1:
-            out.append(spec.corner.ljust(shape.label_w), header)
+            out.append((spec.corner.ljust(shape.label_w), header))
             for c, (col, w) in enumerate(zip(spec.cols, widths)):
                 if c in starts:
-                    out.append("│", label_style)
-                out.append(" " + col.rjust(w) + " ", header)
+                    out.append(("│", label_style))
+                out.append((" " + col.rjust(w) + " ", header))
         elif 0 <= (r := y - shape.top) < len(spec.rows):
-            out.append(spec.rows[r].ljust(shape.label_w), label_style)
+            out.append((spec.rows[r].ljust(shape.label_w), label_style))
             for c, w in enumerate(widths):
                 if c in starts:
-                    out.append("│", label_style)
-                out.append_text(self._cell(r, c, w))
+                    out.append(("│", label_style))
+                out.append(self._cell(r, c, w))
         elif 0 <= (i := y - shape.top - len(spec.rows)) < len(shape.footer):
-            out.append(shape.footer[i], self._style("grid--error" if i else "grid--hint"))
+            out.append((shape.footer[i], self._style("grid--error" if i else "grid--hint")))
         return out
 
     def render(self) -> Text:
+        """The whole table as Rich Text (for text() and copying; the screen is drawn by render_line)."""
         self._check_epoch()
-        lines = [self._line(y) for y in range(self.get_content_height(Size(0, 0), Size(0, 0), 0))]
-        return Text("\n", no_wrap=True, overflow="ignore", end="").join(lines)
+        out = Text(no_wrap=True, overflow="ignore", end="")
+        for y in range(self.get_content_height(Size(0, 0), Size(0, 0), 0)):
+            if y:
+                out.append("\n")
+            for text, style in self._pieces(y):
+                out.append(text, style)
+        return out
 
-    def _cell(self, r: int, c: int, w: int) -> Text:
+    def _cell(self, r: int, c: int, w: int) -> tuple[str, Style]:
         here = (r, c) == (self.row, self.col)
         if self.editing and here:
             shown = self.buffer + "▏"
-            return Text(" " + shown.rjust(w) + " ", style=self._style("grid--editor"))
+            return " " + shown.rjust(w) + " ", self._style("grid--editor")
         style = self._cell_style(r, c)
         if here and self.has_focus:
             style += self._style("grid--cursor")
-        return Text(" " + self.spec.cells[r][c].rjust(w) + glyph(self.spec.marks[r][c]), style=style)
+        return " " + self.spec.cells[r][c].rjust(w) + glyph(self.spec.marks[r][c]), style
 
     # ---- cursor --------------------------------------------------------------------------------
     def action_move(self, dr: int, dc: int) -> None:
