@@ -1,0 +1,173 @@
+"""The key fuzzer: seeded random key sequences against the real app under Pilot, with the invariants
+checked after each sequence. tests/fuzz/test_fuzz_keys.py runs a few dozen; benchmarks/fuzz_keys.py
+runs thousands by hand.
+
+Each sequence: a terminal size, then keys drawn from every bound key (tinytui.actions.ACTIONS, the
+widgets' and dialogs' bindings), Tab, shift+tab, arrows, Esc, Enter, ctrl+p, resizes, and hostile
+strings typed (short ones key by key) or pasted (long ones) into whatever has focus. After it:
+
+- the app is alive (Pilot re-raises anything unhandled; app._exception is checked after every key);
+- session.trace equals a fresh run(state…) bit for bit (every tensor np.array_equal);
+- undoing to the start gives back the model file's weights bit for bit and the first trace.
+
+Run with the current folder and XDG_CONFIG_HOME in a temporary folder: dialogs write files there.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+from textual import events
+
+from tests.apps import make_app
+from tinytui.actions import ACTIONS
+from tinytui.model import run
+from tinytui.screens.confirm import ConfirmScreen
+from tinytui.screens.help import HelpScreen
+from tinytui.screens.params import ParamScreen
+from tinytui.screens.path import PathScreen
+from tinytui.screens.pick import PickScreen
+from tinytui.widgets.grid import Grid
+from tinytui.widgets.steps import StepList
+
+SIZES = [(120, 40), (80, 24), (40, 12), (20, 6)]
+QUIT = {"q", "ctrl+q", "ctrl+c"}
+
+HOSTILE = [
+    "", "abc", "nan", "-inf", "1e309", "-0", "1/0", "0x10", "1_000", "x" * 5000, "½", "١٢", "\u202e1",
+    "0.5", "-1", "1e-3", "1/2", "3", "12", "[b]bold", "[/]", "\x1b[31mred", "a\x00b", "\t", "🙂",
+]  # fmt: skip
+
+
+def _keys_of(bindings) -> set[str]:
+    out = set()
+    for b in bindings:
+        key = getattr(b, "key", None) or (b[0] if isinstance(b, tuple) else "")
+        out.update(k.strip() for k in key.split(",") if k.strip())
+    return out
+
+
+def bound_keys() -> list[str]:
+    keys = {k for a in ACTIONS for k in a.keys.split(",") if k}
+    for widget in (Grid, StepList, ConfirmScreen, HelpScreen, ParamScreen, PathScreen, PickScreen):
+        keys |= _keys_of(widget.BINDINGS)
+    keys |= {"tab", "shift+tab", "up", "down", "left", "right", "escape", "enter", "ctrl+p", "backspace"}
+    keys |= {"ctrl+u", "home", "end", "pageup", "pagedown", "e", "y", "n", "."}
+    return sorted(keys - QUIT)
+
+
+KEYS = bound_keys()
+
+
+@dataclass
+class Counts:
+    sequences: int = 0
+    keys: int = 0
+    crashes: int = 0
+    mismatches: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def add(self, other: Counts) -> None:
+        self.sequences += other.sequences
+        self.keys += other.keys
+        self.crashes += other.crashes
+        self.mismatches += other.mismatches
+        self.failures += other.failures
+
+
+def plan(seed: int, length: int) -> tuple[tuple[int, int], list[tuple[str, object]]]:
+    """One sequence from its seed: a size and the steps ("key", k) / ("text", s) / ("resize", size)
+    / ("quit", None)."""
+    rng = random.Random(seed)
+    size = rng.choice(SIZES)
+    steps: list[tuple[str, object]] = []
+    for _ in range(length):
+        r = rng.random()
+        if r < 0.12:
+            steps.append(("text", rng.choice(HOSTILE)))
+        elif r < 0.15:
+            steps.append(("resize", rng.choice(SIZES)))
+        else:
+            steps.append(("key", rng.choice(KEYS)))
+    if rng.random() < 0.05:
+        steps.append(("quit", None))
+    return size, steps
+
+
+def same_trace(a, b) -> bool:
+    if set(a.tensors) != set(b.tensors):
+        return False
+    return all(np.array_equal(a.tensors[n].values, b.tensors[n].values) for n in a.tensors)
+
+
+def same_params(a, b) -> bool:
+    return set(a) == set(b) and all(np.array_equal(a[n], b[n]) for n in a)
+
+
+def mismatch(app, first_trace) -> str:
+    """Empty when the session tells the truth, else what is wrong."""
+    s = app.session
+    st = s.state
+    if not same_trace(s.trace, run(st.params, st.prompt, st.target, st.switches, st.lr)):
+        return "the trace is not a fresh recompute of the state"
+    while s.can_undo:  # through apply() (the views redraw) unless the app has quit
+        undone = s.undo() if app._exit else app.apply(lambda s: s.undo(), "fuzz undo")
+        if undone is None:
+            return "an undo was refused"
+    if not (s.history[0].params == s.model.params and same_params(s.params, s.model.params)):
+        return "undoing to the start does not give back the model's weights"
+    if not same_trace(s.trace, first_trace):
+        return "undoing to the start does not give back the first trace"
+    return ""
+
+
+async def _type(pilot, text: str) -> int:
+    """Short text key by key (as typed); long text as one paste (as a terminal delivers it)."""
+    app = pilot.app
+    if len(text) <= 12:
+        keys = [c if c.isprintable() and c != " " else "space" if c == " " else "tab" for c in text]
+        for key in keys:
+            await pilot.press(key)
+        return len(keys)
+    target = app.focused or app.screen
+    target.post_message(events.Paste(text))
+    await pilot.pause()
+    return 1
+
+
+async def run_sequence(seed: int, length: int = 40, argv: tuple[str, ...] = ()) -> Counts:
+    size, steps = plan(seed, length)
+    counts = Counts(sequences=1)
+    app = make_app(*argv)
+    where = f"seed {seed} at {size[0]}×{size[1]}"
+    try:
+        async with app.run_test(size=size) as pilot:
+            first = app.session.trace
+            done = []
+            for kind, arg in steps:
+                if app._exit:
+                    break
+                done.append(f"{kind}:{arg!r}"[:40])
+                if kind == "key":
+                    await pilot.press(str(arg))
+                    counts.keys += 1
+                elif kind == "text":
+                    counts.keys += await _type(pilot, str(arg))
+                elif kind == "resize":
+                    await pilot.resize_terminal(*arg)
+                elif kind == "quit":
+                    await pilot.press("ctrl+q")
+                if app._exception is not None:
+                    raise app._exception
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            why = mismatch(app, first)
+            if why:
+                counts.mismatches += 1
+                counts.failures.append(f"{where}: {why}; after {' '.join(done)}")
+    except Exception as exc:  # Pilot re-raises what crashed the app
+        counts.crashes += 1
+        counts.failures.append(f"{where}: {type(exc).__name__}: {exc}"[:500])
+    return counts
