@@ -1,0 +1,53 @@
+"""Small helpers the step texts share: numbers as the app prints them, counts in words, lists, the
+block-0 tensors a one-block text reads."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from tinytui.model.names import prefix
+from tinytui.model.trace import Trace
+
+SAME = 1e-9  # two values closer than this are "the same" (a tie, a copied column)
+
+WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven")
+NUMBERED = re.compile(r"^[A-Za-z_]{0,3}\d+$")  # generic axis labels such as d0, dim3, t12
+
+
+def num(x: float) -> str:
+    s = f"{x:.4f}"
+    return "0.0000" if s == "-0.0000" else s
+
+
+def about(x: float) -> str:
+    """A rounded figure for prose ('about 1.5', 'to 3.25'): two decimals, trailing zeros dropped."""
+    s = f"{round(float(x), 2):.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def in_words(k: int) -> str:
+    return WORDS[k] if 0 <= k < len(WORDS) else str(k)
+
+
+def listed(items: list[str]) -> str:
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def block_tensor(trace: Trace, local: str, block: int = 0) -> np.ndarray:
+    return trace[prefix(block) + local]
+
+
+def first_block(trace: Trace) -> str:
+    """How to name 'the block' when the model has several (the numbers shown are the first one's)."""
+    return "the block" if trace.cfg.n_blocks == 1 else "the first block"
+
+
+def sentences(*sentences: str) -> str:
+    return " ".join(s for s in sentences if s)
+
+
+# ---- 1–4: from words to vectors -------------------------------------------------------------------
