@@ -13,34 +13,43 @@ Floats are written with repr (json's way), so every value round-trips bit for bi
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
-import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tinytui.model import ModelFile, ModelFileError, Params, Switches, checks
+from tinytui.log_values import (
+    BadLine,
+    bits,
+    boolean,
+    cell_index,
+    checked,
+    edited,
+    integer,
+    keys,
+    learning_rate,
+    number,
+    param,
+    plain,
+    shown,
+    switches_of,
+    token,
+    tokens,
+)
+from tinytui.model import ModelFile, ModelFileError, Params, checks
 from tinytui.model.files import parse as parse_model
 from tinytui.model.files import to_document
-from tinytui.model.names import canonical, label
+from tinytui.model.names import label
 from tinytui.model.stages import FIRST, LAST
-from tinytui.model.switches import CHOICES, FLAGS, NAMES
+from tinytui.model.switches import NAMES
 from tinytui.session import WALK_FIRST, WALK_LAST, Event, Mode, Session, State
+from tinytui.state_digest import is_legacy_digest, legacy_params_digest, params_digest
 
 FORMAT = "tinytui-session/1"
 MAX_EVENTS = 50_000  # hours of clicking; replay re-runs each one, so a bound keeps loading finite
-MAX_INT_DIGITS = 20  # longer integer literals are refused by field, before int() parses thousands of digits
-MAX_TEXT = 1000  # the "recorded" time, an edit's label, a toggle's description (64 heads ablated fit)
-MAX_LINE_BYTES = 2**20  # an event line, plus room for a learn event listing every parameter cell
 SWITCH_NAMES = NAMES
-
-
-class BadLine(ValueError):
-    """A problem on the line being read; str() names the field. The reader adds the file and line."""
 
 
 @dataclass(frozen=True)
@@ -82,57 +91,6 @@ def changed_cells(params: Params, base: Params) -> list[tuple[str, tuple[int, ..
             index = tuple(int(i) for i in idx)
             out.append((name, index, float(a[index])))
     return out
-
-
-DIGEST = "2:"  # params_digest: a hash of per-array hashes. Older recordings hold legacy_params_digest.
-
-# id(array) -> (a weak reference to it, its sha256). Params arrays are read-only and shared between
-# states, so an array's hash is computed once, however many events see it; the entry goes with the array.
-_ARRAY_HASHES: dict[int, tuple[weakref.ref[np.ndarray], bytes]] = {}
-
-
-def _array_hash(arr: np.ndarray) -> bytes:
-    if arr.flags.writeable:  # could change under a cached hash: never cached
-        return hashlib.sha256(np.ascontiguousarray(arr, dtype="<f8")).digest()
-    key = id(arr)
-    hit = _ARRAY_HASHES.get(key)
-    if hit is not None and hit[0]() is arr:
-        return hit[1]
-    digest = hashlib.sha256(np.ascontiguousarray(arr, dtype="<f8")).digest()
-
-    def forget(ref: weakref.ref[np.ndarray], key: int = key) -> None:
-        if _ARRAY_HASHES.get(key, (None,))[0] is ref:
-            del _ARRAY_HASHES[key]
-
-    _ARRAY_HASHES[key] = (weakref.ref(arr, forget), digest)
-    return digest
-
-
-def params_digest(params: Params) -> str:
-    """A short fingerprint of every parameter bit: replay checks it after each event.
-
-    sha256 over each parameter's name, shape and the sha256 of its bytes; the per-array hashes are
-    cached by array (see _array_hash), so an event costs hashing only the arrays it changed."""
-    h = hashlib.sha256()
-    for name in sorted(params):
-        arr = params[name]
-        h.update(f"{name}{arr.shape}".encode())
-        h.update(_array_hash(arr))
-    return DIGEST + h.hexdigest()[:16]
-
-
-def legacy_params_digest(params: Params) -> str:
-    """The fingerprint recordings made before DIGEST hold: one sha256 over every parameter's bytes."""
-    h = hashlib.sha256()
-    for name in sorted(params):
-        arr = np.ascontiguousarray(params[name], dtype="<f8")
-        h.update(f"{name}{arr.shape}".encode())
-        h.update(arr.tobytes())
-    return h.hexdigest()[:16]
-
-
-def _is_legacy_digest(x: Any) -> bool:
-    return isinstance(x, str) and len(x) == 16 and all(c in "0123456789abcdef" for c in x)
 
 
 def edits_json(params: Params, base: Params) -> list[list[Any]]:
@@ -211,46 +169,6 @@ def _plain(value: Any) -> Any:
 
 def dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-# ---- reading JSON -------------------------------------------------------------------------------
-
-
-class Unusable:
-    """What the reader returns for a number too long or too large: the field holding it is then
-    refused by name, like any other wrong value (its repr stays short)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        t = self.text
-        return t if len(t) <= 24 else f"{t[:12]}… (a {len(t)}-character number)"
-
-
-def _read_int(text: str) -> int | Unusable:
-    return int(text) if len(text) <= MAX_INT_DIGITS else Unusable(text)
-
-
-def _read_float(text: str) -> float | Unusable:
-    value = float(text)  # float() has no digit limit; too large gives inf
-    return value if math.isfinite(value) else Unusable(text)
-
-
-def _no_constant(name: str) -> Any:
-    raise BadLine(f"{name} is not a number a session can hold")
-
-
-def loads(raw: str, last: bool) -> Any:
-    """One line of the log as JSON values; last says whether a parse error means a cut-off file."""
-    try:
-        return json.loads(raw, parse_int=_read_int, parse_float=_read_float, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        if last:
-            raise BadLine(f"truncated: the last line is not complete JSON ({exc.msg})") from None
-        raise BadLine(f"not JSON ({exc.msg}, column {exc.colno})") from None
-    except RecursionError:
-        raise BadLine("lists or objects nested too deeply") from None
 
 
 # ---- decoding the start -------------------------------------------------------------------------
@@ -346,13 +264,13 @@ def _edit(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
 def _toggle(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
     switch = d["switch"]
     if switch != "all" and switch not in SWITCH_NAMES:
-        raise BadLine(f"toggle: switch: {_shown(switch)} is not a switch (known: {', '.join(SWITCH_NAMES)})")
+        raise BadLine(f"toggle: switch: {shown(switch)} is not a switch (known: {', '.join(SWITCH_NAMES)})")
     out: dict[str, Any] = {"switch": switch, "head": None}
     head = d.get("head")
     if switch == "ablated_heads" or (switch != "all" and head is not None):
         out["head"] = integer(head, "toggle: head", 1, model.cfg.n_heads)
     elif head is not None:
-        raise BadLine(f"toggle: head: expected null when all switches are set, got {_shown(head)}")
+        raise BadLine(f"toggle: head: expected null when all switches are set, got {shown(head)}")
     if switch == "all" and "switches" not in d:
         raise BadLine("toggle: switches: missing (the switches it set)")
     if "switches" in d:
@@ -398,8 +316,8 @@ def _learn(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
     """All of it is shown (status line, transcript, loss curve), so all of it is checked."""
     lr = learning_rate(d["lr"], "learn: lr")
     if isinstance(d["steps"], bool) or not isinstance(d["steps"], int):
-        raise BadLine(f"learn: steps: expected a whole number, got {_shown(d['steps'])}")
-    steps = _checked(checks.steps, d["steps"], "learn: steps")
+        raise BadLine(f"learn: steps: expected a whole number, got {shown(d['steps'])}")
+    steps = checked(checks.steps, d["steps"], "learn: steps")
     loss_old, loss_new = number(d["loss_old"], "learn: loss_old"), number(d["loss_new"], "learn: loss_new")
     losses = d["losses"]
     if not isinstance(losses, list) or len(losses) != steps + 1:
@@ -433,11 +351,11 @@ def decode_event(doc: Any, line: int, seq: int, model: ModelFile) -> Recorded:
     keys(doc, ("seq", "kind", "data", "check", "edits"), ("edits",), "event")
     got = doc["seq"]
     if got != seq or isinstance(got, bool):
-        raise BadLine(f"event {_shown(got)} where event {seq} should be: a line is missing or out of order")
+        raise BadLine(f"event {shown(got)} where event {seq} should be: a line is missing or out of order")
     kind = doc["kind"]
     spec = KINDS.get(kind) if isinstance(kind, str) else None
     if spec is None:
-        raise BadLine(f"unknown event kind {_shown(kind)} (known: {', '.join(KINDS)})")
+        raise BadLine(f"unknown event kind {shown(kind)} (known: {', '.join(KINDS)})")
     data = doc["data"]
     if not isinstance(data, dict) or not isinstance(doc["check"], dict):
         raise BadLine(f"{kind}: data and check must be objects")
@@ -461,7 +379,7 @@ def compare_check(check: Any, session: Session, what: str) -> None:
     if not isinstance(check, dict):
         raise BadLine(f"{what}: check: expected an object")
     now = check_json(session)
-    if _is_legacy_digest(check.get("params")):  # recorded before DIGEST: compare in its own format
+    if is_legacy_digest(check.get("params")):  # recorded before DIGEST: compare in its own format
         now["params"] = legacy_params_digest(session.params)
     for key, value in now.items():
         if key not in check:
@@ -473,139 +391,3 @@ def compare_check(check: Any, session: Session, what: str) -> None:
             same = type(recorded) is type(value) and recorded == value
         if not same:
             raise BadLine(f"replaying {what} does not reach the recorded state ({key} is different)")
-
-
-# ---- validators: each returns the clean value or raises BadLine naming `where` ------------------
-
-
-def _shown(x: Any) -> str:
-    """repr() of a value from the file, cut short so one bad value never floods the message line."""
-    text = repr(x)
-    return text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
-
-
-def _checked(check: Callable[..., Any], value: Any, where: str) -> Any:
-    """A tinytui.model.checks validator, its message prefixed with the field."""
-    try:
-        return check(value)
-    except checks.Invalid as exc:
-        raise BadLine(f"{where}: {exc}") from None
-
-
-def keys(doc: dict[str, Any], allowed: tuple[str, ...], optional: tuple[str, ...], where: str) -> None:
-    for key in allowed:
-        if key not in doc and key not in optional:
-            raise BadLine(f"{where}: {key}: missing")
-    extra = [k for k in doc if k not in allowed]
-    if extra:
-        raise BadLine(f"{where}: {_shown(extra[0])[1:-1]}: unknown key")
-
-
-def integer(x: Any, where: str, lo: int, hi: int) -> int:
-    if not isinstance(x, int) or isinstance(x, bool):
-        raise BadLine(f"{where}: expected a whole number, got {_shown(x)}")
-    if not lo <= x <= hi:
-        raise BadLine(f"{where}: {x} is out of range ({lo}–{hi})")
-    return x
-
-
-def number(x: Any, where: str) -> float:
-    if not isinstance(x, (int, float)) or isinstance(x, bool):
-        raise BadLine(f"{where}: expected a number, got {_shown(x)}")
-    value = float(x)  # ints are at most MAX_INT_DIGITS long, so this cannot overflow
-    if not math.isfinite(value):
-        raise BadLine(f"{where}: {x!r} is not a finite number")
-    return value
-
-
-def learning_rate(x: Any, where: str) -> float:
-    return _checked(checks.lr, number(x, where), where)
-
-
-def boolean(x: Any, where: str) -> bool:
-    if not isinstance(x, bool):
-        raise BadLine(f"{where}: expected true or false, got {_shown(x)}")
-    return x
-
-
-def plain(x: Any, where: str) -> str:
-    """Text that may reach a transcript or the screen: no escape or control characters."""
-    try:
-        return checks.plain_text(x, where, MAX_TEXT)
-    except checks.Invalid as exc:
-        raise BadLine(str(exc)) from None
-
-
-def line_limit(model: ModelFile) -> int:
-    """The longest event line replay reads: a learn event lists every cell (under 64 bytes each)."""
-    return MAX_LINE_BYTES + 64 * model.params.total()
-
-
-def bits(x: float) -> int:
-    return int(np.float64(x).view(np.int64))
-
-
-def token(x: Any, model: ModelFile, where: str) -> str:
-    if not isinstance(x, str) or x not in model.cfg.vocab:
-        vocab = model.cfg.vocab
-        known = " ".join(vocab) if len(vocab) <= 20 else f"{len(vocab)} tokens"
-        raise BadLine(f"{where}: {_shown(x)} is not in the vocabulary ({known})")
-    return x
-
-
-def tokens(x: Any, model: ModelFile, where: str) -> tuple[str, ...]:
-    if not isinstance(x, list):
-        raise BadLine(f"{where}: expected a list of tokens")
-    if len(x) > model.cfg.n_ctx:
-        raise BadLine(f"{where}: {len(x)} tokens is more than the context holds ({model.cfg.n_ctx})")
-    return tuple(token(t, model, where) for t in x)
-
-
-def param(x: Any, params: Params, where: str) -> str:
-    if not isinstance(x, str) or canonical(x) not in params:
-        known = ", ".join(label(n) for n in params)
-        raise BadLine(f"{where}: no parameter {_shown(x)} in this model ({known})")
-    return canonical(x)
-
-
-def cell_index(x: Any, shape: tuple[int, ...], name: str, where: str) -> tuple[int, ...]:
-    if not isinstance(x, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in x):
-        raise BadLine(f"{where}: index: expected a list of whole numbers, got {_shown(x)}")
-    if len(x) != len(shape) or any(not 0 <= i < n for i, n in zip(x, shape)):
-        raise BadLine(f"{where}: {name}{_shown(x)} is outside its shape {shape}")
-    return tuple(x)
-
-
-def edited(base: Params, edits: Any, where: str) -> Params:
-    """base with the [parameter, index, value] cells of edits set."""
-    if not isinstance(edits, list):
-        raise BadLine(f"{where}: expected a list of [parameter, index, value]")
-    arrays: dict[str, np.ndarray] = {}
-    for item in edits:
-        if not isinstance(item, list) or len(item) != 3:
-            raise BadLine(f"{where}: expected [parameter, index, value], got {_shown(item)}")
-        name = param(item[0], base, where)
-        index = cell_index(item[1], base[name].shape, label(name), where)
-        arrays.setdefault(name, base[name].copy())[index] = number(item[2], where)
-    return base.with_arrays(arrays) if arrays else base
-
-
-def switches_of(doc: Any, model: ModelFile, where: str) -> Switches:
-    if not isinstance(doc, dict):
-        raise BadLine(f"{where}: expected an object")
-    known = {f.name for f in fields(Switches)}
-    extra = [k for k in doc if k not in known]
-    if extra:
-        raise BadLine(f"{where}: {_shown(extra[0])} is not a switch")
-    for name in FLAGS:
-        if name in doc:
-            boolean(doc[name], f"{where}.{name}")
-    for name, options in CHOICES.items():
-        if name in doc and doc[name] not in options:
-            raise BadLine(f"{where}.{name}: {_shown(doc[name])} is not one of {', '.join(options)}")
-    heads = doc.get("ablated_heads", [])
-    if not isinstance(heads, list):
-        raise BadLine(f"{where}.ablated_heads: expected a list of head numbers")
-    for h in heads:
-        integer(h, f"{where}.ablated_heads", 1, model.cfg.n_heads)
-    return Switches.from_dict(doc)

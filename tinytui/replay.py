@@ -13,18 +13,8 @@ import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tinytui.event_log import (
-    FORMAT,
-    MAX_EVENTS,
-    BadLine,
-    Recorded,
-    bits,
-    compare_check,
-    decode_event,
-    decode_start,
-    line_limit,
-    loads,
-)
+from tinytui.event_log import FORMAT, MAX_EVENTS, Recorded, compare_check, decode_event, decode_start
+from tinytui.log_values import BadLine, bits, line_limit, loads
 from tinytui.model import ModelFile
 from tinytui.model.files import MAX_FILE_BYTES as MAX_MODEL_BYTES
 from tinytui.model.safe_io import read_regular_file
