@@ -27,6 +27,7 @@ from tinytui.actions import ACTION_BY_ID, ACTIONS, Action, PaletteCommand
 from tinytui.config import ThemeMemory
 from tinytui.controllers.edits import EditController
 from tinytui.controllers.experiments import ExperimentController
+from tinytui.controllers.gallery import GalleryController
 from tinytui.controllers.learning import LearningController
 from tinytui.controllers.recording import RecordingController
 from tinytui.controllers.steps import StepController
@@ -96,6 +97,7 @@ class TinyTuiApp(App[None]):
         self.experiments = ExperimentController(self)
         self.learning = LearningController(self)
         self.recording = RecordingController(self, record, replay)
+        self.gallery = GalleryController(self)
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted

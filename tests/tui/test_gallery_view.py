@@ -1,0 +1,196 @@
+"""The gallery view (v): opened from any step and back, redrawn and marked after a change, its stages'
+captions, both heads' circuits, the attribution of wood, and a picture when d_model is a multiple of 3."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.apps import make_app
+from tests.tui.helpers import press
+from tinytui.cli import main
+from tinytui.model.attribution import NOT_EXACT, attribution
+from tinytui.model.circuits import OV_IGNORES, QK_IGNORES, head_circuits
+from tinytui.model.gallery import captions, day
+from tinytui.screens.gallery import GalleryScreen
+from tinytui.widgets.gallery import GalleryPanel
+from tinytui.widgets.gallery_pages import CELL, LABEL, WHAT, day_stages, number, picture_lines
+
+
+def panel(app) -> GalleryPanel:
+    return app.screen.query_one(GalleryPanel)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def row(text: str, painting: str, what: str) -> str:
+    """The strip of one painting's `what` line (the painting's label starts its first line only)."""
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith(painting))
+    return next(line for line in lines[start:] if what in line)
+
+
+@pytest.mark.parametrize("keys", [(), ("8",), ("G",), ("b",)])
+async def test_v_opens_the_gallery_from_any_step_and_esc_returns_to_it(app, keys):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, *keys)
+        step, backward = app.session.step, app.session.mode.backward
+        await press(pilot, "v")
+        assert isinstance(app.screen, GalleryScreen)
+        assert "Stage 1 of 6" in panel(app).text
+        await press(pilot, "n", "3", "escape")
+        assert not isinstance(app.screen, GalleryScreen)
+        assert (app.session.step, app.session.mode.backward) == (step, backward)
+        await press(pilot, "v", "v")  # the same key closes it too
+        assert not isinstance(app.screen, GalleryScreen)
+        assert app.session.step == step
+
+
+async def test_the_step_keys_do_not_move_the_step_behind_the_gallery(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", "v", "g", "G", "n", "n", "p", "1", "escape")
+        assert app.session.step == 5
+
+
+async def test_stepping_through_the_day_shows_each_stages_caption(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v")
+        found = captions(day(app.session.params, app.session.trace))
+        by_kind = {
+            k: [flat(c.text) for c in found if c.kind == k] for k in ("artist", "filter", "prediction")
+        }
+        stages = day_stages(1)
+        assert [s.kind for s in stages] == ["stock", "mark", "morning", "evening", "finished", "prediction"]
+        seen = []
+        for i, stage in enumerate(stages):
+            text = flat(panel(app).text)
+            assert f"Stage {i + 1} of 6 · {stage.title}" in text
+            seen.append(text)
+            await press(pilot, "n")
+        assert "stock picture" in seen[0] and "1:woodchuck, of size 1.12" in seen[0]
+        assert "mark saying where it hangs" in seen[1]
+        assert all(c in seen[2] for c in by_kind["artist"])
+        assert all(c in seen[3] for c in by_kind["filter"])
+        assert "Only the last painting, 3:chuck, is read" in seen[4]
+        assert by_kind["prediction"][0] in seen[5]
+        assert "“wood”, and it is far from sure: 31%" in seen[5]
+        assert panel(app).stage == 5  # n at the last stage rings the bell and stays
+        await press(pilot, "left")
+        assert panel(app).stage == 4
+
+
+async def test_pe_off_says_the_marks_are_off(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "n", "o")  # o works inside the gallery
+        assert not app.session.trace.switches.positional_encoding
+        assert "The position marks are switched off (PE off)" in flat(panel(app).text)
+        line = row(panel(app).text, "1:woodchuck", "position mark")
+        assert re.findall(r"[+−]?\d\.\d\d", line) == ["0.00"] * 4
+        assert "▼" in line  # the marks that were there went away: marked as changed
+
+
+async def test_an_edit_redraws_the_strips_and_marks_them(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "n", "n")  # the morning
+        before = panel(app).text
+        assert "▲" not in before and "▼" not in before
+        app.session.edit("W_O", (2, 0), "2")  # head 2's first row, the "thing" column
+        app.refresh_views()
+        await pilot.pause()
+        after = panel(app).text
+        assert after != before
+        # head 2 now paints "thing" on every painting: its strokes went up there, and are marked
+        line = row(after, "0:a", "artist 2")
+        assert "▲" in line
+        assert "artist 2" in line and "+0.00" not in line
+        assert "▲" not in row(after, "0:a", "artist 1")  # head 1's strokes did not move
+        assert "changed since the comparison run" in after
+        await press(pilot, "u")  # undo inside the gallery: back, and the way back is marked
+        assert app.session.cursor == 0
+        assert "▼" in row(panel(app).text, "0:a", "artist 2")
+
+
+async def test_the_circuits_of_both_heads(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "3")
+        text = panel(app).text
+        params = app.session.params
+        for h in (1, 2):
+            assert f"Head {h} · QK circuit" in text and f"Head {h} · OV circuit" in text
+            c = head_circuits(params, 0, h)
+            vocab = params.cfg.vocab
+            i, j = vocab.index("chuck"), vocab.index("wood")
+            lines = text.split("\n")
+            start = next(k for k, line in enumerate(lines) if line.startswith(f"Head {h} · QK"))
+            chuck = next(line for line in lines[start:] if line.startswith("chuck "))
+            assert re.findall(r"[+−]?\d\.\d\d", chuck)[j] == number(float(c.qk.values[i, j]))
+        assert flat(f"It ignores {QK_IGNORES}.") in flat(text)
+        assert flat(f"It ignores {OV_IGNORES}.") in flat(text)
+
+
+async def test_the_attribution_of_wood_adds_up_to_the_logit_shown(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "4")
+        text = panel(app).text
+        assert "σ = " in text and "held at its value" in text
+        lines = text.split("\n")
+        head = next(i for i, line in enumerate(lines) if line.startswith("“wood” (predicted and target)"))
+        logit = float(re.search(r"logit ([+−\d.]+)", lines[head]).group(1).replace("−", "-"))
+        parts = []
+        for line in lines[head + 1 :]:
+            if "sum of the parts" in line:
+                break
+            parts.append(float(re.search(r"([+−]?\d+\.\d{4})", line).group(1).replace("−", "-")))
+        assert len(parts) == 6  # embedding, PE, two heads, the FFN's hidden·W_2 and b_2
+        assert sum(parts) == pytest.approx(logit, abs=5e-4)
+        expected = attribution(app.session.params, app.session.trace).tokens["wood"]
+        assert logit == pytest.approx(expected.logit, abs=1e-4)
+        assert f"= the logit {number(expected.logit, 4)}" in text
+
+
+async def test_under_post_norm_the_attribution_says_why_there_is_no_split(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "4")
+        app.experiments.run("toggle-norm")
+        await pilot.pause()
+        assert flat(NOT_EXACT["post-norm"]) in flat(panel(app).text)
+        assert "sum of the parts" not in panel(app).text
+
+
+async def test_the_other_pages_and_a_narrow_window(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "v", "2")
+        text = panel(app).text
+        assert "Artist 1 · value rule B" in text and "Artist 2 · attention rule A" in text
+        assert "Artist 2 · A·B" in text and "×" in text  # the mask
+        await press(pilot, "5")
+        text = panel(app).text
+        assert "12,288" in text and "64×64×3" in text and "not a multiple of 3" in text
+        await press(pilot, "tab")
+        assert panel(app).page == "day"
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, GalleryScreen)
+
+
+def test_a_picture_is_drawn_from_the_numbers():
+    lines = picture_lines([[[0.0, 0.5, 1.0], [1.0, 1.0, 1.0]]])
+    assert len(lines) == 1 and lines[0].plain == "    "
+    colours = [span.style.bgcolor.triplet for span in lines[0].spans]
+    assert [tuple(c) for c in colours] == [(0, 128, 255), (255, 255, 255)]
+
+
+async def test_a_model_of_d_model_6_shows_each_painting_as_a_picture(tmp_path, capsys):
+    path = tmp_path / "six.json"
+    assert main(["new", "-o", str(path), "--d", "6", "--heads", "2"]) == 0
+    app = make_app("--model", str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v")
+        text = panel(app).text
+        assert "small pictures" in text
+        line = row(text, "0:a", "stock image")
+        assert len(line) == LABEL + WHAT + 6 * CELL + len("  ") + 4  # then a 1×2 picture: two pixels
+        await press(pilot, "5")
+        assert "1×2×3" in panel(app).text
