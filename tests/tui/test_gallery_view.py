@@ -194,3 +194,16 @@ async def test_a_model_of_d_model_6_shows_each_painting_as_a_picture(tmp_path, c
         assert len(line) == LABEL + WHAT + 6 * CELL + len("  ") + 4  # then a 1×2 picture: two pixels
         await press(pilot, "5")
         assert "1×2×3" in panel(app).text
+
+
+async def test_every_theme_draws_every_page(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "n", "n")
+        for _ in range(5):  # t works inside the gallery: the next theme, and the page is drawn again
+            theme = app.theme
+            await press(pilot, "t")
+            assert app.theme != theme
+            for page in "23451":
+                await press(pilot, page)
+                assert panel(app).text
+        assert "Day 1, morning" in panel(app).text

@@ -174,6 +174,18 @@ def picture_lines(rgb: np.ndarray) -> list[Text]:
     return lines
 
 
+def span(text: str, style: Style | str = "") -> Text:
+    """A piece of a line in its own style (Text(text, style) would style the whole line)."""
+    out = Text()
+    out.append(text, style)
+    return out
+
+
+def column_heads(cols: Sequence[str]) -> str:
+    """Each column's name right-aligned over its cell's number (the mark and a space follow it)."""
+    return "".join(f"{c[: CELL - 2]:>{CELL - 2}}  " for c in cols)
+
+
 def cells_line(ink: Ink, values: Sequence[float], marks: Sequence[str], limit: float, shade: str) -> Text:
     line = Text()
     for v, m in zip(values, marks):
@@ -184,8 +196,8 @@ def cells_line(ink: Ink, values: Sequence[float], marks: Sequence[str], limit: f
 
 
 def header_line(ink: Ink, left: Sequence[str], cols: Sequence[str]) -> Text:
-    line = Text("".join(f"{s:<{w}}" for s, w in zip(left, (LABEL, WHAT))), ink.muted)
-    line.append("".join(f"{c[: CELL - 1]:>{CELL - 1}} " for c in cols), ink.muted + Style(bold=True))
+    line = span("".join(f"{s:<{w}}" for s, w in zip(left, (LABEL, WHAT))), ink.muted)
+    line.append(column_heads(cols), ink.muted + Style(bold=True))
     return line
 
 
@@ -204,14 +216,14 @@ def matrix(
     marks = marks_of(values, old)
     limit = 1.0 if shade == "heat" else _limit(values)
     out = [Text(title, ink.title)]
-    head = Text(f"{'':<{LABEL}}", ink.muted)
-    head.append("".join(f"{c[: CELL - 1]:>{CELL - 1}} " for c in cols), ink.muted + Style(bold=True))
+    head = span(f"{'':<{LABEL}}", ink.muted)
+    head.append(column_heads(cols), ink.muted + Style(bold=True))
     out.append(head)
     for r, label in enumerate(rows):
-        line = Text(f"{label[: LABEL - 1]:<{LABEL}}", ink.muted)
+        line = span(f"{label[: LABEL - 1]:<{LABEL}}", ink.muted)
         for c in range(values.shape[1]):
             if blocked is not None and blocked[r, c]:
-                line.append(f"{'×':>{CELL - 1}} ", ink.var("tt-masked"))
+                line.append(f"{'×':>{CELL - 2}}  ", ink.var("tt-masked"))
                 continue
             line.append_text(cells_line(ink, [values[r, c]], [marks[r, c]], limit, shade))
         out.append(line)
@@ -341,7 +353,7 @@ def day_page(runs: Runs, stage: DayStage, index: int, ink: Ink, width: int) -> l
         for i, strip in enumerate(rows):
             marks = marks_of(strip.vector, strip.old)
             count += n_marked(marks)
-            line = Text(f"{strip.label if i == 0 else '':<{LABEL}}", ink.title if i == 0 else Style())
+            line = span(f"{strip.label if i == 0 else '':<{LABEL}}", ink.title if i == 0 else Style())
             line.append(f"{strip.what:<{WHAT}}", ink.muted)
             line.append_text(cells_line(ink, strip.vector, marks, limit, "diverging"))
             picture = runs.gallery.picture(strip.vector)
@@ -391,7 +403,7 @@ def _prediction(runs: Runs, ink: Ink) -> list[Text]:
     old_vec = np.asarray(runs.base_params["E"][cfg.token_id(tok)])
     out.append(Text(f"The painting it predicts: the stock picture of “{tok}”", ink.title))
     out.append(header_line(ink, ("painting", "what"), cfg.dims))
-    line = Text(f"{tok[: LABEL - 1]:<{LABEL}}", ink.title).append(f"{'stock image':<{WHAT}}", ink.muted)
+    line = span(f"{tok[: LABEL - 1]:<{LABEL}}", ink.title).append(f"{'stock image':<{WHAT}}", ink.muted)
     limit = runs.gallery.scale if runs.gallery.scale > 0 else 1.0
     line.append_text(cells_line(ink, vec, marks_of(vec, old_vec), limit, "diverging"))
     out.append(line)
@@ -576,7 +588,7 @@ def scale_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
     out.append(Text(f"{'in the gallery':<{kw}}{'in the transformer':<{tw}}{'GPT-3':>12}{'this model':>12}",
                     ink.muted + Style(bold=True)))  # fmt: skip
     for r in rows:
-        line = Text(f"{r.key:<{kw}}", ink.title).append(f"{r.term:<{tw}}", ink.muted)
+        line = span(f"{r.key:<{kw}}", ink.title).append(f"{r.term:<{tw}}", ink.muted)
         line.append(f"{_size(r.gpt3):>12}").append(f"{_size(r.ours):>12}", ink.var("tt-predicted"))
         out.append(line)
     if runs.gallery.picture_shape is None:
