@@ -96,6 +96,11 @@ ACTIONS: tuple[Action, ...] = (
     Action("compare", "c", "edits.toggle_compare", "Compare",
            "Highlight changes since the last change, or relative to the original model",
            "Highlight changes relative to the other reference", show=True, note="edits.compare_note"),
+    Action("follow-operand", "f", "why.follow", "Follow",
+           "Jump to the cell the inspector's formula reads (F picks which): on this step if a table shows "
+           "it, else on the step that makes it", "Follow an operand of the focused cell"),
+    Action("next-operand", "F", "why.cycle", "Next operand",
+           "Choose which operand f follows (the inspector names it)", "Choose the next operand to follow"),
     Action("insert-position", "i", "edits.insert_position", "Insert token",
            "Insert a prompt position after the token table's cursor row (else at the end)",
            "Insert a position…"),

@@ -31,6 +31,7 @@ from tinytui.controllers.gallery import GalleryController
 from tinytui.controllers.learning import LearningController
 from tinytui.controllers.recording import RecordingController
 from tinytui.controllers.steps import StepController
+from tinytui.controllers.why import GLOSSARY, WhyController
 from tinytui.crash import CrashReport, rescue
 from tinytui.replay import Replayer
 from tinytui.screens.help import HelpScreen, help_rows
@@ -97,6 +98,7 @@ class TinyTuiApp(App[None]):
         self.experiments = ExperimentController(self)
         self.learning = LearningController(self)
         self.recording = RecordingController(self, record, replay)
+        self.why = WhyController(self)
         self.gallery = GalleryController(self)
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
@@ -229,11 +231,8 @@ class TinyTuiApp(App[None]):
         self.inspect()
 
     def inspect(self) -> None:
-        """The inspector line says what the focused cell is."""
-        focused = self.focused
-        detail = focused.detail if isinstance(focused, Grid) else None
-        for inspector in self.screen.query(Inspector):
-            inspector.describe(detail)
+        """The inspector says what the focused cell is and why it has its value; its operands light up."""
+        self.why.show()
 
     # ---- layout --------------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
@@ -315,5 +314,10 @@ class TinyTuiApp(App[None]):
             "Numbers such as 0.5, -1, 1e-3 and 1/2 are accepted.",
             'Keys can be changed in the settings file: "keymap": {"action id": "keys"}; the ids are '
             "listed in the README.",
+            "Why this number: on any computed cell the inspector shows its formula, the numbers that go in "
+            "and the result, and the cells it reads are marked ▸. f follows one of them, F picks which.",
+            "",
+            "Glossary",
+            *(f"  {term:<30} {meaning}" for term, meaning in GLOSSARY),
         ]
         self.push_screen(HelpScreen(help_rows(self, self.help_sources()), extra))

@@ -93,9 +93,18 @@ def title_of(gname: str) -> str:
 
 
 def _matrix_spec(
-    view: View, key: str, title: str, tensor: Tensor, values, index, role: str, step_size: bool
+    view: View,
+    key: str,
+    title: str,
+    tensor: Tensor,
+    values,
+    index,
+    role: str,
+    step_size: bool,
+    head: int | None = None,
 ) -> GridSpec:
-    """A 1-d or 2-d slice of a gradient: values is the slice, index(r, c) where a cell sits in it."""
+    """A 1-d or 2-d slice of a gradient: values is the slice, index(r, c) where a cell sits in it
+    (as the inspector writes it); head: the slice's first index when the gradient is 3-d."""
     stem, _ = _split(tensor.name)
     sym = symbol(tensor.name)
     lr = view.session.state.lr
@@ -119,7 +128,10 @@ def _matrix_spec(
                 text += f"  · a learning step (lr {lr:g}) moves this weight by {fmt(-lr * v)}"
             elif masked:
                 text += "  · masked: nothing flows back through this entry"
-            row.append(Cell(fmt(v), frozenset({MASKED}) if masked else frozenset(), v, detail=text))
+            full = (r, c) if values.ndim == 2 else (c,)
+            source = (tensor.name, full if head is None else (head, *full))
+            marks = frozenset({MASKED}) if masked else frozenset()
+            row.append(Cell(fmt(v), marks, v, detail=text, source=source))
         cells.append(row)
     return grid(key, title, corner, rows, cols, cells, "diverging", role)
 
@@ -141,7 +153,7 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
     t = grads.tensor(names.canonical(template))
     if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head
         parts = [
-            _matrix_spec(view, key, label, t, t.values[h], lambda r, c, h=h: f"h{h + 1}: ", role, True)
+            _matrix_spec(view, key, label, t, t.values[h], lambda r, c, h=h: f"h{h + 1}: ", role, True, h)
             for h, label in enumerate(t.axes[0].labels)
         ]
         return replace(side_by_side(key, title, parts), key=key)
@@ -158,8 +170,8 @@ def logits_gradient_grid(view: View) -> GridSpec:
         p, g = float(probs[i]), float(d[i])
         cells.append(
             [
-                Cell(fmt(p), detail=f"p[{tok}] = {fmt(p)}"),
-                Cell(fmt(g), value=g, detail=f"∂L/∂ℓ[{tok}] = {fmt(g)}"),
+                Cell(fmt(p), detail=f"p[{tok}] = {fmt(p)}", source=("probs", (i,))),
+                Cell(fmt(g), value=g, detail=f"∂L/∂ℓ[{tok}] = {fmt(g)}", source=("grad.logits", (i,))),
             ]
         )
     title = "∂L/∂ℓ = p − onehot(target), one row per token"

@@ -41,6 +41,9 @@ class CellRef:
     label: str  # as the user reads it, e.g. "W_O[h1.k0, thing]"
 
 
+Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
+
+
 @dataclass(frozen=True)
 class GridSpec:
     key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
@@ -57,6 +60,9 @@ class GridSpec:
     details: tuple[tuple[str, ...], ...]  # the inspector line for each cell
     role: str  # "output", "param", "input" or "info"
     groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
+    # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
+    # the app explains the focused cell (model.provenance) and lights up the cells it reads
+    sources: tuple[tuple[Source | None, ...], ...] = ()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -86,6 +92,8 @@ class LogitRow:
     prob_mark: frozenset[str]
     target: bool
     predicted: bool
+    logit_source: Source | None = None  # ("logits", (i,)): what the run's cell is
+    prob_source: Source | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +122,7 @@ class Cell:
     value: float | None = None  # None = not shaded
     ref: CellRef | None = None
     detail: str = ""
+    source: Source | None = None  # the run's cell it shows (see GridSpec.sources)
 
 
 def grid(
@@ -147,6 +156,7 @@ def grid(
         field("detail"),
         role,
         groups,
+        field("source"),
     )
 
 
@@ -220,7 +230,8 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
             text = table.cells[r][c]
             where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
             detail = f"{shown}[{where}] = {text}{_was(view, name, idx)}"
-            row.append(Cell(text, frozenset(marks), float(arr[idx]), detail=detail))
+            source = (names.canonical(name), idx)
+            row.append(Cell(text, frozenset(marks), float(arr[idx]), detail=detail, source=source))
         cells.append(row)
     return grid(
         f"{role}:{name}", table.title, table.corner, table.rows, table.cols, cells, _shade_of(name), role
@@ -239,7 +250,8 @@ def columns_grid(
             v = float(view.trace[name][idx])
             shown = names.label(name, view.trace.cfg.n_blocks)
             detail = f"{label} ({shown}) for {row_label} = {fmt(v)}{_was(view, name, idx)}"
-            row.append(Cell(fmt(v), frozenset(_change_marks(view, name, idx)), v, detail=detail))
+            marks = frozenset(_change_marks(view, name, idx))
+            row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(name), idx)))
         cells.append(row)
     return grid(key, title, "", rows, tuple(c[0] for c in cols), cells, "", "output", limit=1.0)
 
@@ -275,7 +287,8 @@ def param_grids(view: View, name: str) -> list[GridSpec]:
                     detail += f"  (model file {fmt(was)}, Δ {float(arr[idx]) - was:+.4f})"
                 marks = frozenset({EDITED}) if is_edited else frozenset()
                 ref = CellRef("param", full, idx, cell_label)
-                row.append(Cell(table.cells[r][c], marks, float(arr[idx]), ref, detail + "  · Enter to edit"))
+                text = table.cells[r][c]
+                row.append(Cell(text, marks, float(arr[idx]), ref, detail + "  · Enter to edit", (full, idx)))
             cells.append(row)
         key = f"param:{full}:{h}"
         out.append(grid(key, table.title, table.corner, table.rows, table.cols, cells, "diverging", "param"))
@@ -296,14 +309,14 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
         ref = CellRef("token", "prompt", (p,), f"position {p}")
         row = [
             Cell(tok, id_marks, ref=ref, detail=f"position {p}: {tok!r}  · Enter to choose another token"),
-            Cell(str(int(ids[p])), id_marks, detail=f"{tok!r} is id {int(ids[p])}"),
+            Cell(str(int(ids[p])), id_marks, detail=f"{tok!r} is id {int(ids[p])}", source=("ids", (p,))),
         ]
         if vec:
             for j, dim in enumerate(dims):
                 v = float(trace[vec][p, j])
                 marks = frozenset(_change_marks(view, vec, (p, j)))
                 detail = f"{vec}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}"
-                row.append(Cell(fmt(v), marks, v, detail=detail))
+                row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(vec), (p, j))))
         cells.append(row)
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
@@ -329,6 +342,8 @@ def logits_spec(view: View) -> LogitsSpec:
                 frozenset(_change_marks(view, "probs", (i,))),
                 tok == trace.target,
                 tok == trace.prediction,
+                ("logits", (i,)),
+                ("probs", (i,)),
             )
         )
     return LogitsSpec("logits", "ℓ = z Eᵀ and p = softmax(ℓ), one bar per token", tuple(rows))
@@ -370,6 +385,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         joined("details"),
         first.role,
         tuple((p.title, len(p.cols)) for p in parts),
+        joined("sources") if all(p.sources for p in parts) else (),
     )
 
 

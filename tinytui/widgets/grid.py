@@ -32,8 +32,11 @@ from tinytui.widgets.cells import (
     UP,
     CellRef,
     GridSpec,
+    Source,
     glyph,
 )
+
+LIT = "▸"  # drawn before a lit cell's number (a cell the focused value reads): a cue that is not colour
 
 _MARK_CLASS = {
     EDITED: "grid--edited",
@@ -166,6 +169,7 @@ class Grid(Widget, can_focus=True):
         "grid--editor",
         "grid--hint",
         "grid--error",
+        "grid--source",
     }
 
     DEFAULT_CSS = """
@@ -191,6 +195,7 @@ class Grid(Widget, can_focus=True):
     Grid > .grid--editor { background: $boost; color: $foreground; text-style: bold underline; }
     Grid > .grid--hint { color: $foreground-muted; text-style: italic; }
     Grid > .grid--error { color: $error; text-style: bold; }
+    Grid > .grid--source { background: $tt-current-step; color: $foreground; text-style: bold underline; }
     """
 
     class EditSubmitted(Message):
@@ -227,6 +232,8 @@ class Grid(Widget, can_focus=True):
         self._lines: dict[int, Strip] = {}  # each drawn content line, until its cells change
         self._epoch: tuple = ()  # (theme, base style, focus): the cached lines were drawn with it
         self._styles: dict[str, Style] = {}  # component styles, for this epoch
+        self.lit: frozenset[tuple[int, int]] = frozenset()  # cells the focused value reads (the overlay)
+        self._where: tuple[GridSpec, dict[Source, tuple[int, int]]] | None = None  # source -> cell
         self.restyled = 0  # cells whose style was worked out afresh (a miss in the cell cache)
         self.lines_drawn = 0  # content lines built afresh (not served from the line cache)
 
@@ -242,6 +249,7 @@ class Grid(Widget, can_focus=True):
             self.border_title = spec.title
         rows, cols = spec.shape
         self.row, self.col = min(self.row, max(rows - 1, 0)), min(self.col, max(cols - 1, 0))
+        self.lit = frozenset((r, c) for r, c in self.lit if r < rows and c < cols)
         if not self.is_mounted:
             self._shape, self._lines = None, {}
             return
@@ -276,6 +284,7 @@ class Grid(Widget, can_focus=True):
         """Show a different table in this widget (a pooled widget reused for another step)."""
         self.editing, self.buffer, self.fresh, self.error = False, "", False, ""
         self.row, self.col = 0, 0
+        self.lit = frozenset()
         self.set_spec(spec)
 
     @property
@@ -290,6 +299,41 @@ class Grid(Widget, can_focus=True):
         if not self.spec.rows or not self.spec.cols:
             return ""
         return self.spec.details[self.row][self.col]
+
+    @property
+    def source(self) -> Source | None:
+        """The run's cell under the cursor, (canonical name, full index), or None (a label, a token)."""
+        return self.source_at(self.row, self.col)
+
+    def source_at(self, row: int, col: int) -> Source | None:
+        sources = self.spec.sources
+        if not sources or not 0 <= row < len(sources) or not 0 <= col < len(sources[row]):
+            return None
+        return sources[row][col]
+
+    def find(self, source: Source) -> tuple[int, int] | None:
+        """Where this grid shows a run's cell (row, col), or None; the lookup is built once per spec."""
+        if self._where is None or self._where[0] is not self.spec:
+            where: dict[Source, tuple[int, int]] = {}
+            for r, row in enumerate(self.spec.sources):
+                for c, src in enumerate(row):
+                    if src is not None:
+                        where.setdefault(src, (r, c))
+            self._where = (self.spec, where)
+        return self._where[1].get(source)
+
+    def set_lit(self, cells: frozenset[tuple[int, int]]) -> None:
+        """Light these cells (the focused value's operands); only rows that gain or lose one are drawn."""
+        if cells == self.lit:
+            return
+        changed = {r for r, _ in cells ^ self.lit}
+        self.lit = cells
+        if not self.is_mounted or self._shape is None:
+            return
+        top = self.shape().top
+        for r in changed:
+            if 0 <= r < len(self.spec.rows):
+                self._refresh_row(r, top)
 
     def cell_classes(self, row: int, col: int) -> frozenset[str]:
         """The highlight classes of one cell (component classes without the "grid--" prefix)."""
@@ -496,9 +540,13 @@ class Grid(Widget, can_focus=True):
             shown = self.buffer + "▏"
             return " " + shown.rjust(w) + " ", self._style("grid--editor")
         style = self._cell_style(r, c)
+        lead = " "
+        if (r, c) in self.lit:
+            style += self._style("grid--source")
+            lead = LIT
         if here and self.has_focus:
             style += self._style("grid--cursor")
-        return " " + self.spec.cells[r][c].rjust(w) + glyph(self.spec.marks[r][c]), style
+        return lead + self.spec.cells[r][c].rjust(w) + glyph(self.spec.marks[r][c]), style
 
     # ---- cursor --------------------------------------------------------------------------------
     def action_move(self, dr: int, dc: int) -> None:
@@ -516,6 +564,11 @@ class Grid(Widget, can_focus=True):
             self._refresh_row(row)
         self._scroll_to_cursor()
         self.post_message(self.CursorMoved(self))
+
+    def scroll_to_cursor(self) -> None:
+        """Scroll the tables so the cursor's cell is in view (after something else took room)."""
+        if self.is_mounted:
+            self._scroll_to_cursor()
 
     def _scroll_to_cursor(self) -> None:
         region = self.cell_region(self.row, self.col)

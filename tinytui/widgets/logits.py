@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
 
-from tinytui.widgets.cells import DOWN, UP, LogitsSpec, glyph
+from tinytui.widgets.cells import DOWN, UP, LogitsSpec, Source, glyph
 
 _BLOCKS = " ▏▎▍▌▋▊▉█"
 BAR_WIDTH = 30  # p = 1 fills it
@@ -22,6 +22,7 @@ class LogitBars(Widget):
         "logits--predicted",
         "logits--up",
         "logits--down",
+        "logits--source",
     }
     DEFAULT_CSS = """
     LogitBars {
@@ -39,6 +40,9 @@ class LogitBars(Widget):
     LogitBars > .logits--predicted { color: $tt-predicted; text-style: bold; }
     LogitBars > .logits--up { color: $tt-changed-up; text-style: bold underline; }
     LogitBars > .logits--down { color: $tt-changed-down; text-style: bold underline; }
+    LogitBars > .logits--source {
+        background: $tt-current-step; color: $foreground; text-style: bold underline;
+    }
     """
 
     def __init__(self, spec: LogitsSpec, role: str = "output", **kwargs) -> None:
@@ -46,6 +50,16 @@ class LogitBars(Widget):
         self.spec = spec
         self.add_class(role)
         self.border_title = spec.title
+        self.lit: frozenset[Source] = frozenset()  # the logits/probs the focused value reads (▸ marks them)
+
+    def sources(self) -> frozenset[Source]:
+        """Every run cell the bars show: ("logits", (i,)) and ("probs", (i,))."""
+        return frozenset(s for r in self.spec.rows for s in (r.logit_source, r.prob_source) if s is not None)
+
+    def set_lit(self, cells: frozenset[Source]) -> None:
+        if cells != self.lit:
+            self.lit = cells
+            self.refresh()
 
     def set_spec(self, spec: LogitsSpec) -> None:
         old, self.spec = self.spec, spec
@@ -75,10 +89,12 @@ class LogitBars(Widget):
     def _style(self, name: str):
         return self.get_component_rich_style(name, partial=True)
 
-    def _number(self, text: str, marks: frozenset[str]) -> Text:
+    def _number(self, text: str, marks: frozenset[str], source: Source | None = None) -> Text:
         style = (
             self._style("logits--up") if UP in marks else self._style("logits--down") if DOWN in marks else ""
         )
+        if source is not None and source in self.lit:
+            return Text(f"▸{text:>7}{glyph(marks)}", style=self._style("logits--source"))
         return Text(f" {text:>7}{glyph(marks)}", style=style)
 
     def render(self) -> Text:
@@ -97,8 +113,8 @@ class LogitBars(Widget):
                 else ""
             )
             out.append(f"{r.token:<{tok_w}}", label_style)
-            out.append_text(self._number(r.logit, r.logit_mark))
-            out.append_text(self._number(r.prob, r.prob_mark))
+            out.append_text(self._number(r.logit, r.logit_mark, r.logit_source))
+            out.append_text(self._number(r.prob, r.prob_mark, r.prob_source))
             out.append(" ")
             out.append(_bar(r.p, bar_w), self._style("logits--predicted" if r.predicted else "logits--bar"))
             tags = []

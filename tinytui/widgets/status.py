@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
 from rich.text import Text
@@ -10,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tinytui.model import Switches
+from tinytui.model.provenance import Why
 from tinytui.model.stages import LAST, STAGE_BY_NUMBER
 from tinytui.model.trace import DEFAULT_LR
 from tinytui.report import fmt
@@ -133,16 +135,85 @@ class StatusBar(ViewPart, Widget):
 
 
 class Inspector(Static):
-    """One line about the cell under the cursor: its name, value, and old → new with Δ after a change."""
+    """The cell under the cursor: why it has its value (the formula, the operands' numbers, the result),
+    its old value and Δ after a change, and what f follows. At most 3 lines (2 on a small screen)."""
 
     DEFAULT_CSS = """
-    Inspector { height: auto; max-height: 2; background: $panel; color: $foreground; padding: 0 1; }
+    Inspector { height: auto; max-height: 3; background: $panel; color: $foreground; padding: 0 1; }
     """
 
     HINT = "Tab: next table · arrows: cursor · Enter: edit a weight · ?: all keys"
 
     text = HINT
+    detail: str | None = None
+    why: Why | None = None
+    hint = ""
 
-    def describe(self, detail: str | None) -> None:
-        self.text = detail or self.HINT
-        self.update(self.text)
+    def describe(self, detail: str | None, why: Why | None = None, hint: str = "") -> None:
+        """Show a cell: its own line (detail), and with a Why its provenance; hint says what f does."""
+        self.detail, self.why, self.hint = detail, why, hint
+        self._show()
+
+    def on_resize(self) -> None:
+        if self.why is not None:
+            self._show()
+
+    def lines_allowed(self) -> int:
+        width, height = self.app.size
+        return 3 if width >= 100 and height >= 30 else 2
+
+    def _show(self) -> None:
+        lines = self.lines_allowed()
+        self.styles.max_height = lines
+        width = self.content_size.width or max(self.app.size.width - 2, 20)
+        text = self.detail or self.HINT
+        if self.why is not None:
+            text = provenance_text(self.why, self.detail or "", self.hint, width, lines)
+        if text != self.text:
+            taller = text.count("\n") > self.text.count("\n")
+            self.text = text
+            self.update(Text(text))
+            if taller:  # the tables' view got shorter: keep the cursor's cell in it
+                self.call_after_refresh(self._keep_cursor_in_view)
+
+    def _keep_cursor_in_view(self) -> None:
+        scroll = getattr(self.app.focused, "scroll_to_cursor", None)
+        if scroll is not None:
+            scroll()
+
+
+def _extra(detail: str) -> str:
+    """What the cell's own line adds to the formula: '(was …, Δ …)', '(model file …)', '· Enter to edit'."""
+    at = [i for i in (detail.find("  ("), detail.find("  ·")) if i >= 0]
+    return detail[min(at) :] if at else ""
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def provenance_text(why: Why, detail: str, hint: str, width: int, lines: int) -> str:
+    """formula = filled = result (was …), wrapped to width in at most `lines` lines: `filled` is cut
+    with "…" until it fits, then the whole; the follow hint goes where a line is left."""
+    width = max(width, 10)
+    tail = f" = {why.result}{_extra(detail)}"
+
+    def main(filled: str | None) -> str:
+        return why.formula + (f" = {filled}" if filled is not None else "") + tail
+
+    filled: str | None = why.filled if why.filled != why.result else None
+    text = main(filled)
+    while filled is not None and len(_wrap(text, width)) > lines:
+        cut = len(filled) - max(8, len(filled) // 6)
+        filled = filled[: max(cut, 0)].rstrip() + "…" if cut > 0 else None
+        text = main(filled)
+    wrapped = _wrap(text, width)
+    if len(wrapped) > lines:
+        wrapped = _wrap(text[: lines * width - lines * 4] + "…", width)[:lines]
+    if hint:
+        joined = _wrap(text + "   · " + hint, width)
+        if len(joined) <= len(wrapped):  # on the formula's last line, when it fits there
+            wrapped = joined
+        elif len(wrapped) < lines:
+            wrapped.append(hint if len(hint) <= width else hint[: width - 1] + "…")
+    return "\n".join(wrapped)
