@@ -134,10 +134,20 @@ class WhyController:
         target = self._pending
         if target is None:
             return
-        if self._land(target) or tries <= 0:
+        if self._land(target):
+            self.host.call_after_refresh(self._stay, target, 3)
+            return
+        if tries <= 0:
             self._pending = None
             return
         self.host.call_after_refresh(self._land_pending, tries - 1)
+
+    def _stay(self, target: Source, tries: int) -> None:
+        """The new step's tables focus their first one once mounted: land again if that took the cursor."""
+        if self.focused_source() != target:
+            self._land(target)
+        if tries > 0:
+            self.host.call_after_refresh(self._stay, target, tries - 1)
 
     def _land(self, target: Source, inputs: bool = True) -> bool:
         """Focus the first table on screen that shows this cell and put the cursor on it (inputs=False:
