@@ -316,8 +316,5 @@ class TinyTuiApp(App[None]):
             "listed in the README.",
             "Why this number: on any computed cell the inspector shows its formula, the numbers that go in "
             "and the result, and the cells it reads are marked ▸. f follows one of them, F picks which.",
-            "",
-            "Glossary",
-            *(f"  {term:<30} {meaning}" for term, meaning in GLOSSARY),
         ]
-        self.push_screen(HelpScreen(help_rows(self, self.help_sources()), extra))
+        self.push_screen(HelpScreen(help_rows(self, self.help_sources()), extra, GLOSSARY))

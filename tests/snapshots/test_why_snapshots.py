@@ -35,3 +35,31 @@ def test_score_with_its_operands_lit(snap_compare):
 
 def test_after_following_to_q(snap_compare):
     assert snap_compare(make_app(), run_before=followed, terminal_size=(120, 40))
+
+
+async def mask_off_on_first_row(pilot) -> None:
+    """Step 8 with the mask off, the cursor on attn.1[0,3]: the unmasked softmax and its scores lit."""
+    await pilot.press("m")
+    await pilot.press("8")
+    await pilot.pause()
+    pilot.app.clear_notifications()
+    g = pilot.app.query_one(StepPanes).grid("output:blocks.0.attn.{h}")
+    g.focus()
+    await pilot.pause()
+    g.move_to(0, 3)
+    await pilot.pause()
+
+
+async def glossary(pilot) -> None:
+    await pilot.press("question_mark")
+    await pilot.pause()
+    await pilot.press("end")
+    await pilot.pause()
+
+
+def test_step_8_with_the_mask_off(snap_compare):
+    assert snap_compare(make_app(), run_before=mask_off_on_first_row, terminal_size=(120, 40))
+
+
+def test_the_glossary_in_the_help(snap_compare):
+    assert snap_compare(make_app(), run_before=glossary, terminal_size=(120, 40))

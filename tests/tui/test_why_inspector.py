@@ -131,7 +131,13 @@ async def test_follow_is_in_the_palette_and_the_help_has_a_glossary(app):
         assert "Follow an operand of the focused cell" in titles
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
-        shown = "\n".join(app.screen.extra) + str([r for r in app.screen.rows])
-        for term in ("Glossary", "h1.k0", "unit 3", "x′", "x_mid", "Δ59", "▲ ▼ ◆", "* ×", "lr, SGD", "nats",
+        shown = "\n".join(app.screen.extra) + str(app.screen.rows) + str(app.screen.glossary)
+        from rich.table import Table
+        from textual.widgets import Static
+
+        tables = [w.content for w in app.screen.query(Static) if isinstance(w.content, Table)]
+        words = next(t for t in tables if t.title == "Glossary")  # terms in one column, meanings beside
+        assert len(words.rows) == len(app.screen.glossary) and len(words.columns) == 2
+        for term in ("h1.k0", "unit 3", "x′", "x_mid", "Δ59", "▲ ▼ ◆", "* ×", "lr, SGD", "nats",
                      "ablated", "pre-norm", "Follow"):  # fmt: skip
             assert term in shown, term

@@ -55,9 +55,14 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, rows: list[tuple[str, str, str, str]], extra: list[str]) -> None:
+    def __init__(
+        self,
+        rows: list[tuple[str, str, str, str]],
+        extra: list[str],
+        glossary: tuple[tuple[str, str], ...] = (),
+    ) -> None:
         super().__init__()
-        self.rows, self.extra = rows, extra
+        self.rows, self.extra, self.glossary = rows, extra, glossary
 
     def compose(self) -> ComposeResult:
         table = Table(expand=True, show_edge=False, pad_edge=False, box=None)
@@ -73,3 +78,10 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "Keys — Esc, q or ? closes"
             yield Static(table)
             yield Static(Text("\n".join(self.extra)))
+            if self.glossary:  # terms in one column, meanings wrapped in the other
+                words = Table(title="Glossary", title_justify="left", expand=True, show_edge=False, box=None)
+                words.add_column("term", style="bold", no_wrap=True)
+                words.add_column("meaning", ratio=1)
+                for term, meaning in self.glossary:
+                    words.add_row(term, meaning)
+                yield Static(words)
