@@ -7,26 +7,17 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file, save_file
 
-from tinytui.model import ModelFile, ModelFileError, Params, load, save
-from tinytui.model.config import ModelConfig
+from tests.model.test_params_sharing import random_params
+from tinytui.model import ModelFile, ModelFileError, load, save
 from tinytui.model.files import BINARY_ABOVE, parse, to_document
-from tinytui.model.params import param_shapes
 
 
 def random_model(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):
-    rng = np.random.default_rng(seed)
-    cfg = ModelConfig(
-        vocab=tuple(f"t{i}" for i in range(vocab)),
-        dims=tuple(f"d{i}" for i in range(d)),
-        d_model=d,
-        n_heads=heads,
-        d_head=d_head,
-        d_ff=d_ff,
-        n_blocks=blocks,
-    )
-    arrays = {n: rng.normal(0, 0.8, s) for n, s in param_shapes(cfg).items()}
-    arrays["E"][0, 0] = -0.0
-    return ModelFile("random", "about it", Params(cfg, arrays), ("t1", "t2"), "t3")
+    """random_params as a model file, with one −0.0 so round trips must keep the sign bit."""
+    params = random_params(seed, d, heads, d_head, d_ff, vocab, blocks)
+    E = np.array(params["E"])
+    E[0, 0] = -0.0
+    return ModelFile("random", "about it", params.with_arrays({"E": E}), ("t1", "t2"), "t3")
 
 
 @pytest.fixture

@@ -104,18 +104,23 @@ def sizes_from(args: argparse.Namespace) -> make.Sizes:
         raise _field(exc) from None
 
 
+def read_text(path: str, limit: int, where: str, what: str) -> str:
+    """A regular file of at most limit bytes as UTF-8 text, or one CommandError line starting with where."""
+    try:
+        data = read_regular_file(path, limit)
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise CommandError(f"{where}{path}: cannot read {what} ({why})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{where}{path}: not UTF-8 text at byte {exc.start}") from None
+
+
 def read_vocab(path: str | None) -> tuple[str, ...]:
     if path is None:
         return make.DEFAULT_VOCAB
-    try:
-        data = read_regular_file(path, MAX_VOCAB_BYTES)
-    except (OSError, ValueError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise CommandError(f"--vocab: {path}: cannot read the file ({why})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"--vocab: {path}: not UTF-8 text at byte {exc.start}") from None
+    text = read_text(path, MAX_VOCAB_BYTES, "--vocab: ", "the file")
     try:
         return make.parse_vocab(text, path)
     except ValueError as exc:

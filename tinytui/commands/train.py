@@ -18,7 +18,6 @@ from tinytui.commands.new import CommandError
 from tinytui.model import checks, corpus, make
 from tinytui.model.files import ModelFile, ModelFileError, load, load_default
 from tinytui.model.presets import resolve
-from tinytui.model.safe_io import read_regular_file
 from tinytui.widgets.sparkline import BLOCKS
 
 MAX_CORPUS_BYTES = 64 * 2**20
@@ -66,15 +65,7 @@ SIZE_OPTIONS = ("d", "heads", "blocks", "ff", "d_head", "ctx", "vocab")
 
 
 def read_corpus(path: str) -> list[corpus.Line]:
-    try:
-        data = read_regular_file(path, MAX_CORPUS_BYTES)
-    except (OSError, ValueError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise CommandError(f"{path}: cannot read the corpus ({why})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"{path}: not UTF-8 text at byte {exc.start}") from None
+    text = new.read_text(path, MAX_CORPUS_BYTES, "", "the corpus")
     try:
         return corpus.read_lines(text, path)
     except ValueError as exc:
