@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
+from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import Footer
@@ -213,10 +214,20 @@ class TinyTuiApp(App[None]):
             message = str(exc)
             if on_refused is not None:
                 on_refused(message)
-            self.notify(message, title=f"Not done: {describe}" if describe else "Not done", severity="error")
+            self.refuse(message, title=f"Not done: {describe}" if describe else "Not done")
             return None
         self.refresh_views()
         return result
+
+    _refusal: Notification | None = None  # the refusal notice on screen: the next one replaces it
+
+    def refuse(self, message: str, title: str = "Not done", severity: str = "error") -> None:
+        """Say why something was not done, in place of the last such notice (three bad values typed at
+        a cell leave one notice, naming the last, rather than a pile over the table being edited)."""
+        if self._refusal is not None:
+            self._unnotify(self._refusal)  # Textual's own removal (a notice already gone is a no-op)
+        self._refusal = Notification(message, title, severity, self.NOTIFICATION_TIMEOUT)  # type: ignore[arg-type]
+        self.post_message(Notify(self._refusal))
 
     def view(self) -> View:
         notes = tuple(self.recording.status())

@@ -155,6 +155,8 @@ class Grid(Widget, can_focus=True):
             id="edit-cell",
             tooltip="Edit the weight under the cursor (Enter commits, Esc cancels), or pick a token",
         ),
+        # on a computed cell "Edit" is hidden (check_action); the same keys then say why instead
+        Binding("enter,e", "not_editable", "Not editable", show=False, system=True, id="edit-computed"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -250,6 +252,8 @@ class Grid(Widget, can_focus=True):
         rows, cols = spec.shape
         self.row, self.col = min(self.row, max(rows - 1, 0)), min(self.col, max(cols - 1, 0))
         self.lit = frozenset((r, c) for r, c in self.lit if r < rows and c < cols)
+        if self.has_focus:
+            self.refresh_bindings()  # the cell under the cursor may have become (un)editable
         if not self.is_mounted:
             self._shape, self._lines = None, {}
             return
@@ -563,6 +567,7 @@ class Grid(Widget, can_focus=True):
             self._refresh_row(old)
             self._refresh_row(row)
         self._scroll_to_cursor()
+        self.refresh_bindings()  # "Edit" in the footer: shown on a weight, hidden on a computed cell
         self.post_message(self.CursorMoved(self))
 
     def scroll_to_cursor(self) -> None:
@@ -585,6 +590,7 @@ class Grid(Widget, can_focus=True):
 
     def on_focus(self) -> None:
         self._refresh_row(self.row)
+        self.refresh_bindings()
         self.post_message(self.CursorMoved(self))
 
     def on_blur(self) -> None:
@@ -608,15 +614,29 @@ class Grid(Widget, can_focus=True):
                 return
 
     # ---- editing -------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # the footer offers "Edit" only on a cell that can be edited (a weight, a prompt token)
+        if action == "edit":
+            return self.ref is not None
+        if action == "not_editable":
+            return self.ref is None
+        return True
+
+    def action_not_editable(self) -> None:
+        message = (
+            "This value is computed from the weights. Edit a weight instead: the tables under "
+            "“Weights it uses”, or ctrl+p → Edit parameter…"
+        )
+        refuse = getattr(self.app, "refuse", None)  # the app's one refusal notice, replaced not stacked
+        if refuse is not None:
+            refuse(message, title="Not editable", severity="warning")
+        else:
+            self.app.notify(message, title="Not editable", severity="warning")
+
     def action_edit(self) -> None:
         ref = self.ref
         if ref is None:
-            self.app.notify(
-                "This value is computed from the weights. Edit a weight instead: the tables under "
-                "“Weights it uses”, or ctrl+p → Edit parameter…",
-                title="Not editable",
-                severity="warning",
-            )
+            self.action_not_editable()
             return
         if ref.kind != "param":
             self.post_message(self.PickRequested(self, ref))
