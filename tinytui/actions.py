@@ -152,6 +152,10 @@ ACTIONS: tuple[Action, ...] = (
     Action("gallery", "v", "gallery.open", "Gallery",
            "The run as a gallery of paintings, for a reader who is not technical (v or Esc returns)",
            "Open the gallery view"),
+    Action("watch-pane", "W", "watch.toggle", "Watch",
+           "Keep the prediction's bars (with ghosts of the values before the last change) and block 0's "
+           "attention on screen beside every step (W hides)", "Show or hide the watch pane",
+           note="watch.note"),
     Action("cycle-theme", "t", "steps.cycle_theme", "Theme",
            "Next theme: dark, light, high contrast, colour-blind, monochrome (remembered)"),
     Action("help", "question_mark", "steps.help", "Help", "List every key", "Keys: show every key",

@@ -32,6 +32,7 @@ from tinytui.controllers.gallery import GalleryController
 from tinytui.controllers.learning import LearningController
 from tinytui.controllers.recording import RecordingController
 from tinytui.controllers.steps import StepController
+from tinytui.controllers.watch import WatchController
 from tinytui.controllers.why import GLOSSARY, WhyController
 from tinytui.crash import CrashReport, rescue
 from tinytui.replay import Replayer
@@ -44,6 +45,7 @@ from tinytui.widgets.panes import StepPanes
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.steps import StepList
 from tinytui.widgets.view import View, ViewPart
+from tinytui.widgets.watch import WatchPane
 
 NARROW_WIDTH = 110  # below this the step list shows numbers only
 
@@ -101,6 +103,7 @@ class TinyTuiApp(App[None]):
         self.recording = RecordingController(self, record, replay)
         self.why = WhyController(self)
         self.gallery = GalleryController(self)
+        self.watch = WatchController(self)
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
@@ -182,6 +185,7 @@ class TinyTuiApp(App[None]):
             with VerticalScroll(id="main", can_focus=False):
                 yield StepInfo(id="info")
                 yield StepPanes(id="panes")
+            yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place
         yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
         yield Footer()

@@ -1,0 +1,329 @@
+"""The watch pane: the prediction and block 0's attention kept on screen whatever step is shown.
+
+An edit at step 6 can then be watched reaching the prediction: the pane shows the top tokens and the
+target as probability bars, each with a ghost of its value before the last change (the bar's lost part
+drawn ░, and "was 0.3107" under it), and each head's attention as a small heatmap, one character per
+cell, shaded on the theme's heat scale. What changed carries ▲ ▼ ◆ like every other table.
+
+watch_spec() reads a View into plain data (tests read it directly); WatchPane draws it. The app hides
+the pane until W (tinytui.controllers.watch) shows it; at 80 columns it takes the step list's place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tinytui.report import fmt
+from tinytui.themes.scale import heat, readable_on
+from tinytui.widgets.cells import CHANGED, DOWN, GLYPHS, MASKED, UP
+from tinytui.widgets.view import View, ViewPart
+
+TOP = 5  # tokens shown by probability; the target is added below them when it is not among them
+BAR = 12  # cells of a bar at p = 1 (8 steps a cell)
+NARROW_BAR = 6
+MAX_POSITIONS = 12  # a heatmap shows at most the last 12 positions (one character a cell)
+_BLOCKS = " ▏▎▍▌▋▊▉█"
+GHOST = "░"
+
+
+@dataclass(frozen=True)
+class WatchBar:
+    token: str
+    p: float
+    was: float | None  # the comparison trace's probability when this one changed, else None
+    mark: str  # UP, DOWN, CHANGED or ""
+    target: bool
+    predicted: bool
+    top: bool  # among the TOP most likely (else shown because it is the target)
+
+
+@dataclass(frozen=True)
+class HeadMap:
+    title: str  # "h1": head 1
+    values: tuple[tuple[float, ...], ...]  # query × key attention weights, in [0, 1]
+    marks: tuple[tuple[str, ...], ...]  # per cell: UP, DOWN, CHANGED, MASKED or ""
+    was: tuple[tuple[float | None, ...], ...]  # the comparison trace's weight where it changed
+
+
+@dataclass(frozen=True)
+class WatchSpec:
+    bars: tuple[WatchBar, ...]
+    loss: float
+    loss_was: float | None
+    loss_mark: str
+    positions: tuple[str, ...]  # the heatmaps' row labels (token labels, the last MAX_POSITIONS)
+    first: int  # the position of the first row shown
+    heads: tuple[HeadMap, ...]
+
+
+def _mark(view: View, name: str, index: tuple[int, ...]) -> str:
+    d = view.diff.get(name)
+    if d is None or not d.changed[index]:
+        return ""
+    if d.reshaped:
+        return CHANGED
+    return UP if d.delta[index] > 0 else DOWN
+
+
+def _was(view: View, name: str, index: tuple[int, ...]) -> float | None:
+    d = view.diff.get(name)
+    if d is None or d.reshaped or not d.changed[index] or name not in view.base.tensors:
+        return None
+    return float(view.base[name][index])
+
+
+def watch_spec(view: View, top: int = TOP) -> WatchSpec:
+    trace = view.trace
+    probs = trace["probs"]
+    vocab = trace.cfg.vocab
+    order = sorted(range(len(vocab)), key=lambda i: (-float(probs[i]), i))
+    shown = order[:top]
+    target = vocab.index(trace.target) if trace.target in vocab else None
+    if target is not None and target not in shown:
+        shown.append(target)
+    bars = tuple(
+        WatchBar(
+            vocab[i],
+            float(probs[i]),
+            _was(view, "probs", (i,)),
+            _mark(view, "probs", (i,)),
+            vocab[i] == trace.target,
+            vocab[i] == trace.prediction,
+            i in order[:top],
+        )
+        for i in shown
+    )
+    n = len(trace.prompt)
+    first = max(0, n - MAX_POSITIONS)
+    mask = trace["mask"]
+    heads = []
+    for h in range(1, trace.cfg.n_heads + 1):
+        name = f"blocks.0.attn.{h}"
+        arr = trace[name]
+        rows = range(first, n)
+        heads.append(
+            HeadMap(
+                f"h{h}",
+                tuple(tuple(float(arr[r, c]) for c in rows) for r in rows),
+                tuple(
+                    tuple(
+                        _mark(view, name, (r, c))
+                        or (MASKED if mask.shape == (n, n) and mask[r, c] == 0 else "")
+                        for c in rows
+                    )
+                    for r in rows
+                ),
+                tuple(tuple(_was(view, name, (r, c)) for c in rows) for r in rows),
+            )
+        )
+    return WatchSpec(
+        bars,
+        float(trace["loss"]),
+        _was(view, "loss", ()),
+        _mark(view, "loss", ()),
+        tuple(trace.token_labels[first:]),
+        first,
+        tuple(heads),
+    )
+
+
+def bar_cells(p: float, was: float | None, width: int) -> tuple[str, str, str]:
+    """A bar as (solid, grown, ghost): solid up to the smaller of p and was, then the part p gained
+    (drawn solid in the rise's style) or the part it lost (░, the ghost of the old bar)."""
+
+    def eighths(x: float) -> int:
+        return round(max(0.0, min(1.0, x)) * width * 8)
+
+    def blocks(n: int) -> str:
+        full, part = divmod(n, 8)
+        return "█" * full + (_BLOCKS[part] if part else "")
+
+    now = eighths(p)
+    old = now if was is None else eighths(was)
+    if old >= now:
+        solid = blocks(now)
+        ghost = GHOST * max(0, -(-old // 8) - len(solid))
+        return solid, "", ghost
+    base = blocks(old)
+    # the rise starts at the next whole cell after the old bar (a partial block cannot be split)
+    start = len(base) * 8
+    return base, blocks(max(0, now - start)) if now > start else "", ""
+
+
+class WatchPane(ViewPart, VerticalScroll, can_focus=False):
+    """The watch pane (W): the prediction's bars and block 0's attention, redrawn on every change."""
+
+    SCOPED_CSS = False  # the rules below also say where the pane goes in the app's layout
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "watch--header",
+        "watch--muted",
+        "watch--bar",
+        "watch--ghost",
+        "watch--target",
+        "watch--predicted",
+        "watch--up",
+        "watch--down",
+        "watch--changed",
+    }
+    DEFAULT_CSS = """
+    WatchPane {
+        display: none;
+        width: 34;
+        height: 100%;
+        border-left: vkey $panel-lighten-2;
+        padding: 0 0 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    .-watching WatchPane { display: block; }
+    /* at 80 columns the pane takes the step list's place (the step is still reached with n, p, 1–9) */
+    .-narrow WatchPane { width: 28; }  /* the step keeps 52 columns: room for its first tables */
+    .-narrow.-watching #sidebar { display: none; }
+    WatchPane > Static { width: 100%; height: auto; }
+    WatchPane > .watch--header { color: $primary; text-style: bold; }
+    WatchPane > .watch--muted { color: $foreground-muted; }
+    WatchPane > .watch--bar { color: $primary; }
+    WatchPane > .watch--ghost { color: $foreground-muted; }
+    WatchPane > .watch--target { color: $tt-target; text-style: bold; }
+    WatchPane > .watch--predicted { color: $tt-predicted; text-style: bold; }
+    WatchPane > .watch--up { color: $tt-changed-up; text-style: bold; }
+    WatchPane > .watch--down { color: $tt-changed-down; text-style: bold; }
+    WatchPane > .watch--changed { text-style: bold underline; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.view: View | None = None
+        self.spec: WatchSpec | None = None
+        self._drawn: tuple | None = None
+
+    def compose(self):
+        yield Static(id="watch-body")
+
+    def show(self, view: View) -> None:
+        self.view = view
+        if self.display:
+            self.redraw()
+
+    def on_show(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self.view is None or not self.is_mounted:
+            return
+        self.spec = watch_spec(self.view)
+        width = NARROW_BAR if self.app.has_class("-narrow") else BAR
+        key = (self.spec, width, self.app.theme)
+        if key != self._drawn:
+            self._drawn = key
+            self.query_one("#watch-body", Static).update(self.render_spec(self.spec, width))
+
+    def on_resize(self) -> None:
+        self.redraw()
+
+    # ---- drawing -------------------------------------------------------------------------------
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def _mark_style(self, mark: str) -> Style:
+        return {UP: self._style("watch--up"), DOWN: self._style("watch--down")}.get(
+            mark, self._style("watch--changed") if mark else Style()
+        )
+
+    def render_spec(self, spec: WatchSpec, bar: int = BAR) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        header, muted = self._style("watch--header"), self._style("watch--muted")
+        out.append("Watch: the prediction", header)
+        out.append("\n")
+        tok_w = min(9 if bar >= BAR else 7, max(len(b.token) for b in spec.bars))
+        out.append(f"{'p(next token)':<{tok_w + 2 + bar}}prob", muted)
+        for b in spec.bars:
+            if not b.top:
+                out.append("\n" + "⋯".center(tok_w), muted)
+            out.append("\n")
+            label = self._style("watch--target" if b.target else "watch--predicted" if b.predicted else "")
+            out.append(f"{b.token[:tok_w]:<{tok_w}} ", label)
+            solid, grown, ghost = bar_cells(b.p, b.was, bar)
+            out.append(solid, self._style("watch--predicted" if b.predicted else "watch--bar"))
+            out.append(grown, self._style("watch--up"))
+            out.append(ghost, self._style("watch--ghost"))
+            out.append(" " * max(0, bar - len(solid) - len(grown) - len(ghost)))
+            out.append(f" {fmt(b.p)}{GLYPHS.get(b.mark, ' ')}", self._mark_style(b.mark))
+            tags = ("◀" if b.target else "") + ("★" if b.predicted else "")
+            if tags:
+                out.append(tags, label)
+            if b.was is not None:
+                out.append("\n" + " " * (tok_w + 1))
+                out.append(f"was {fmt(b.was)}  Δ {b.p - b.was:+.4f}", muted)
+        out.append("\n")
+        out.append("◀ target  ★ predicted  ░ lost", muted)
+        out.append("\n")
+        out.append(f"loss {fmt(spec.loss)}", self._mark_style(spec.loss_mark))
+        out.append(GLYPHS.get(spec.loss_mark, ""), self._mark_style(spec.loss_mark))
+        if spec.loss_was is not None:
+            out.append(f"  was {fmt(spec.loss_was)}", muted)
+        out.append("\n\n")
+        out.append_text(self._heatmaps(spec))
+        return out
+
+    def _heatmaps(self, spec: WatchSpec) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        header, muted = self._style("watch--header"), self._style("watch--muted")
+        out.append("Attention, block 0", header)
+        out.append("\n")
+        out.append("query ↓ · key → · ░ 0 … █ 1", muted)
+        n = len(spec.positions)
+        lab_w = min(6, max(len(p) for p in spec.positions))
+        room = (self.content_region.width or 30) - lab_w - 1
+        per_row = max(1, room // (n + 2))
+        variables = self.app.theme_variables
+        for start in range(0, len(spec.heads), per_row):
+            heads = spec.heads[start : start + per_row]
+            out.append("\n" + " " * (lab_w + 1))
+            for head in heads:
+                out.append(f"{head.title:<{n + 2}}", muted)
+            out.append("\n" + " " * (lab_w + 1))
+            for _ in heads:
+                keys = "".join((label.partition(":")[2] or label)[:1] for label in spec.positions)
+                out.append(f"{keys:<{n + 2}}", muted)
+            for r, label in enumerate(spec.positions):
+                out.append("\n")
+                out.append(f"{label[:lab_w]:<{lab_w}} ", muted)
+                for head in heads:
+                    for c in range(n):
+                        mark = head.marks[r][c]
+                        bg = heat(variables, head.values[r][c])
+                        fg = readable_on(bg)
+                        style = Style(bgcolor=bg.rich_color, color=fg.rich_color)
+                        if mark in (UP, DOWN, CHANGED):
+                            style += Style(bold=True)
+                        out.append(GLYPHS.get(mark, " ") if mark != MASKED else "·", style)
+                    out.append("  ")
+        changed = [
+            (head.title, spec.positions[r], spec.positions[c], head.values[r][c], was)
+            for head in spec.heads
+            for r, row in enumerate(head.was)
+            for c, was in enumerate(row)
+            if was is not None
+        ]
+        if changed:
+            out.append("\n")
+            out.append(f"▲▼ {len(changed)} weight{'s' if len(changed) != 1 else ''} changed", muted)
+            title, q, k, now, was = max(changed, key=lambda x: abs(x[3] - x[4]))
+            out.append("\n")
+            out.append(f"most: head {title[1:]} {q}→{k}", muted)
+            out.append("\n")
+            out.append(f"  {fmt(now)} was {fmt(was)}", muted)
+        return out
+
+    def text(self) -> str:
+        """What the pane shows, as plain text (for tests)."""
+        if self.spec is None:
+            return ""
+        width = NARROW_BAR if self.app.has_class("-narrow") else BAR
+        return self.render_spec(self.spec, width).plain
