@@ -25,7 +25,7 @@ from tinytui.widgets.cells import CHANGED, DOWN, GLYPHS, MASKED, UP
 from tinytui.widgets.view import View, ViewPart
 
 TOP = 5  # tokens shown by probability; the target is added below them when it is not among them
-BAR = 12  # cells of a bar at p = 1 (8 steps a cell)
+BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
 NARROW_BAR = 6
 MAX_POSITIONS = 12  # a heatmap shows at most the last 12 positions (one character a cell)
 _BLOCKS = " ▏▎▍▌▋▊▉█"
@@ -259,14 +259,20 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
                 out.append(tags, label)
             if b.was is not None:
                 out.append("\n" + " " * (tok_w + 1))
-                out.append(f"was {fmt(b.was)}  Δ {b.p - b.was:+.4f}", muted)
+                delta = b.p - b.was
+                out.append(
+                    f"was {fmt(b.was)}  Δ {delta:+.4f}"
+                    if abs(delta) >= 5e-5
+                    else f"was {fmt(b.was)}  Δ {delta:+.0e}",
+                    muted,
+                )
         out.append("\n")
         out.append("◀ target  ★ predicted  ░ lost", muted)
         out.append("\n")
         out.append(f"loss {fmt(spec.loss)}", self._mark_style(spec.loss_mark))
         out.append(GLYPHS.get(spec.loss_mark, ""), self._mark_style(spec.loss_mark))
         if spec.loss_was is not None:
-            out.append(f"  was {fmt(spec.loss_was)}", muted)
+            out.append(f" was {fmt(spec.loss_was)}", muted)
         out.append("\n\n")
         out.append_text(self._heatmaps(spec))
         return out
