@@ -156,7 +156,8 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
 
     setup = setup_from(args)
     trace = setup.trace()
-    reports = [stage_report(trace, STAGE_BY_NUMBER[n]) for n in selected_steps(args)]
+    params = setup.state.params  # each step's report also shows the weights it reads
+    reports = [stage_report(trace, STAGE_BY_NUMBER[n], params) for n in selected_steps(args)]
     if args.markdown:
         s = setup.state
         intro = (
@@ -188,9 +189,30 @@ def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
         where = args.model or "the model"
         raise UsageError(f"{where}: its gradient {bad[0]} overflows to a non-finite number")
     doc["tensors"].update(grads.to_json())
+    doc["weights"] = weights_json(setup.state.params, trace)
     text = json.dumps(doc, indent=1, allow_nan=False)  # allow_nan=False: never NaN/Infinity in the output
     out.write(text + "\n")
     return 0
+
+
+def weights_json(params, trace: Trace) -> dict:
+    """Every parameter's values with the axis labels the app's grids use (display_names.param_axes):
+    {"blocks.0.W_O": {"label": "W_O", "shape": [4, 4], "axes": [["h1.k0", …], ["thing", …]],
+    "values": [[…], …]}}: one list of labels per dimension of values (a per-head weight's first is
+    ["h1", "h2"]). Floats as stored, so the arithmetic can be redone by hand."""
+    from tinytui.display_names import param_axes
+    from tinytui.model.names import label
+
+    cfg = trace.cfg
+    out = {}
+    for name, arr in params.items():
+        _, rows, cols = param_axes(cfg, name, arr.ndim, arr.shape[-1])
+        axes = [list(cols)] if arr.ndim == 1 else [list(rows), list(cols)]
+        if arr.ndim == 3:
+            axes.insert(0, [f"h{h + 1}" for h in range(arr.shape[0])])
+        out[name] = {"label": label(name, cfg.n_blocks), "shape": list(arr.shape), "axes": axes}
+        out[name]["values"] = arr.tolist()
+    return out
 
 
 def cmd_why(args: argparse.Namespace, out: TextIO) -> int:

@@ -1,7 +1,8 @@
 """Record a Session as it happens: a plain-text transcript for people, a JSON-lines log for replay.
 
 `lesson.txt` gets the transcript (tinytui.transcript makes its text). `lesson.jsonl` (beside it, same
-stem) is what `tinytui replay` reads; tinytui.event_log says what each of its lines holds.
+stem) is what `tinytui replay` reads; tinytui.event_log says what each of its lines holds. Each block of
+the transcript also ends with its .jsonl record on "#| " lines, so lesson.txt alone replays too.
 
 Each event is appended to both files, flushed and fsync'd before the listener returns, so a killed
 terminal loses nothing already shown. Everything is also kept in memory: when a path cannot be written
@@ -20,7 +21,15 @@ from typing import TextIO
 from tinytui.event_log import dumps, event_json, start_json
 from tinytui.model.safe_io import open_for_append
 from tinytui.session import Event, Mode, Session, State
-from tinytui.transcript import event_text, header_text, prediction_text, rule, state_lines, step_text
+from tinytui.transcript import (
+    data_lines,
+    event_text,
+    header_text,
+    prediction_text,
+    rule,
+    state_lines,
+    step_text,
+)
 
 # Text builders that used to live here, still importable from here.
 __all__ = ["Recorder", "default_clock", "events_path", "prediction_text", "rule", "state_lines", "step_text"]
@@ -89,8 +98,9 @@ class Recorder:
         self.session = session
         self._last = session.state
         self._mode = session.mode
-        self._texts.append(header_text(session, recorded))
-        self._lines.append(dumps(start_json(session, recorded)))
+        start = start_json(session, recorded)
+        self._texts.append(header_text(session, recorded) + data_lines(start))
+        self._lines.append(dumps(start))
         session.listeners.append(self._on_event)
         self._write_pending()
 
@@ -134,8 +144,9 @@ class Recorder:
         assert session is not None and self._last is not None
         self.events += 1
         after = session.state
-        self._lines.append(dumps(event_json(self.events, event, session)))
-        self._texts.append(event_text(self.events, event, self._last, session, self._mode))
+        doc = event_json(self.events, event, session)
+        self._lines.append(dumps(doc))
+        self._texts.append(event_text(self.events, event, self._last, session, self._mode) + data_lines(doc))
         self._last, self._mode = after, session.mode
         self._write_pending()
 

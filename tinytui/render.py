@@ -60,7 +60,13 @@ def plain_report(report: StageReport, width: int | None = None) -> str:
     for fact in report.facts:
         parts += _wrap(fact, 98, "  • ", "    ")
     body = "\n\n".join(plain_table(t, width) for t in report.tables)
+    if report.weights:
+        weights = "\n\n".join(plain_table(t, width) for t in report.weights)
+        body += ("\n\n" if body else "") + f"{WEIGHTS_HEADING}\n\n{weights}"
     return "\n".join(parts) + ("\n\n" + body if body else "")
+
+
+WEIGHTS_HEADING = "The weights this step uses (as in this run):"
 
 
 def plain_backward_report(report: BackwardReport, width: int | None = None) -> str:
@@ -105,6 +111,10 @@ def rich_report(report: StageReport) -> RenderableType:
     items += [Text(f"  • {f}") for f in report.facts]
     for t in report.tables:
         items += [Text(""), rich_table(t)]
+    if report.weights:
+        items += [Text(""), Text(WEIGHTS_HEADING, style="bold")]
+    for t in report.weights:
+        items += [Text(""), rich_table(t)]
     return Group(*items, Text(""))
 
 
@@ -128,6 +138,10 @@ def markdown_report(report: StageReport) -> str:
     if report.facts:
         parts.append("")
     for t in report.tables:
+        parts += [markdown_table(t), ""]
+    if report.weights:
+        parts += [f"### {WEIGHTS_HEADING.rstrip(':')}", ""]
+    for t in report.weights:
         parts += [markdown_table(t), ""]
     return "\n".join(parts)
 

@@ -1,5 +1,9 @@
 """Replay a recorded session: read its .jsonl log, check all of it, then re-apply the events one by one.
 
+The log is the .jsonl file, or, when a transcript has none beside it, the copy of each record the
+transcript carries on its "#| " lines (tinytui.transcript.read_data; each line has a checksum, so an
+edited line is refused by its number in the transcript).
+
 load_recording() validates the whole file before anything is applied to a session anyone sees: every
 line is decoded by tinytui.event_log against the recorded model, then the events are re-applied to a
 scratch Session and the state each one reaches is compared with the state the recorder saw. Any problem
@@ -20,7 +24,16 @@ from tinytui.model.files import MAX_FILE_BYTES as MAX_MODEL_BYTES
 from tinytui.model.safe_io import read_regular_file
 from tinytui.recorder import events_path
 from tinytui.session import Event, Mode, Refused, Session, State
-from tinytui.transcript import cell_name, number, state_lines, step_text, switch_name
+from tinytui.transcript import (
+    DataLineError,
+    cell_name,
+    has_data,
+    number,
+    read_data,
+    state_lines,
+    step_text,
+    switch_name,
+)
 
 __all__ = ["Recorded", "Recording", "ReplayError", "Replayer", "load_recording", "state_text"]
 
@@ -33,7 +46,7 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True)
 class Recording:
-    source: Path  # the .jsonl file
+    source: Path  # the .jsonl file (or the transcript whose event data was read)
     model: ModelFile
     history: tuple[State, ...]  # the undo history when recording started
     cursor: int
@@ -59,14 +72,14 @@ def log_path(path: str | Path) -> Path:
 
 
 def load_recording(path: str | Path) -> Recording:
-    log = log_path(path)
-    lines = _read_lines(Path(path), log)
-    n = 1
+    log, numbered = _records(Path(path))
+    lines = [raw for _, raw in numbered]
+    n = numbered[0][0] if numbered else 1
     try:
         if not lines or not lines[0].strip():
             raise BadLine("empty: not a tinytui session")
         if len(lines) - 1 > MAX_EVENTS:
-            n = MAX_EVENTS + 2
+            n = numbered[MAX_EVENTS + 1][0]
             raise BadLine(f"more than {MAX_EVENTS} events: longer than any session tinytui replays")
         try:
             head = loads(lines[0], last=len(lines) == 1)
@@ -85,10 +98,10 @@ def load_recording(path: str | Path) -> Recording:
         compare_check(start.check, scratch, "the start")
         events: list[Recorded] = []
         limit = line_limit(start.model)
-        for n, raw in enumerate(lines[1:], start=2):
+        for i, (n, raw) in enumerate(numbered[1:], start=2):
             if len(raw) > limit:
                 raise BadLine(f"{len(raw)} characters is longer than any event line ({limit})")
-            rec = decode_event(loads(raw, last=n == len(lines)), n, len(events) + 1, start.model)
+            rec = decode_event(loads(raw, last=i == len(lines)), n, len(events) + 1, start.model)
             _replay_one(scratch, rec)
             compare_check(rec.check, scratch, f"this {rec.kind}")
             events.append(rec)
@@ -97,6 +110,24 @@ def load_recording(path: str | Path) -> Recording:
     except (RecursionError, MemoryError) as exc:  # a structure json read but too deep or big to use
         raise ReplayError(f"{log}:{n}: too deeply nested or too large ({exc.__class__.__name__})") from None
     return replace(recording, events=tuple(events))
+
+
+def _records(given: Path) -> tuple[Path, list[tuple[int, str]]]:
+    """The file read and its records, each with its line number: the .jsonl's lines, or when a
+    transcript has no .jsonl beside it, the event data the transcript carries."""
+    log = log_path(given)
+    if log == given or os.path.lexists(log) or not os.path.lexists(given):
+        return log, list(enumerate(_read_lines(given, log), start=1))
+    lines = _read_lines(given, given)
+    if not has_data(lines):
+        raise ReplayError(
+            f"{given}: no {log.name} beside it and no event data (#| lines) in it; "
+            "replay reads the events the recorder writes there"
+        )
+    try:
+        return given, read_data(lines)
+    except DataLineError as exc:
+        raise ReplayError(f"{given}:{exc.line}: {exc}") from None
 
 
 def _read_lines(given: Path, log: Path) -> list[str]:
@@ -174,7 +205,7 @@ def _apply(session: Session, rec: Recorded) -> None:
     elif rec.kind == "edit":
         current = float(session.params[d["param"]][tuple(d["index"])])
         if bits(current) != bits(d["old"]):
-            cell = cell_name(d["param"], d["index"])
+            cell = cell_name(session.params, d["param"], d["index"])
             raise Refused(f"the recording says {cell} was {number(d['old'])}, here it is {number(current)}")
         session.edit(d["param"], tuple(d["index"]), d["new"])
     elif rec.kind == "toggle":
@@ -224,11 +255,11 @@ class Replayer:
         return None if self.done else self.recording.events[self.position]
 
     def describe(self, rec: Recorded | None = None) -> str:
-        """One short line for a status bar: 'event 3 of 9: edit W_O[2,3] → 0.0'."""
+        """One short line for a status bar: 'event 3 of 9: edit W_O[h2.k0, wood] → 0.0'."""
         rec = rec or self.peek()
         if rec is None:
             return f"replay finished: {self.total} of {self.total} events applied"
-        return f"event {rec.seq} of {self.total}: {describe_event(rec)}"
+        return f"event {rec.seq} of {self.total}: {describe_event(rec, self.recording.model.params)}"
 
     def apply_next(self, session: Session) -> Event | None:
         """Apply the next recorded event; None when there are no more. If the user changed the
@@ -253,7 +284,8 @@ class Replayer:
         return events
 
 
-def describe_event(rec: Recorded) -> str:
+def describe_event(rec: Recorded, params=None) -> str:
+    """One event in words; given the model's params, a cell is named as the app does (W_O[h1.k0, thing])."""
     d = rec.data
     if rec.kind == "step":
         return f"backward walk to step {d['step']}" if d.get("backward") else f"go to step {d['step']}"
@@ -261,7 +293,9 @@ def describe_event(rec: Recorded) -> str:
         view = "the backward walk" if d["backward"] else "the forward pass"
         return f"show {view}, ∂L/∂w {'shown' if d['gradients'] else 'hidden'}"
     if rec.kind == "edit":
-        return f"edit {cell_name(d['param'], d['index'])}: {number(d['old'])} → {number(d['new'])}"
+        plain = f"{d['label']}[{','.join(str(i) for i in d['index'])}]"
+        where = cell_name(params, d["param"], d["index"]) if params is not None else plain
+        return f"edit {where}: {number(d['old'])} → {number(d['new'])}"
     if rec.kind == "toggle":
         if d["switch"] == "all":
             return f"switches → {d['switches'].describe()}"
@@ -280,5 +314,5 @@ def state_text(session: Session, replayer: Replayer) -> str:
     head = f"replayed {replayer.position} of {replayer.total} events from {replayer.recording.source}"
     if replayer.diverged:
         head += f" (diverged at {replayer.diverged})"
-    body = [head, "", *state_lines(session), "", step_text(session.trace, session.step)]
+    body = [head, "", *state_lines(session), "", step_text(session.trace, session.step, session.params)]
     return "\n".join(body) + "\n"

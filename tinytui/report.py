@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tinytui.display_names import display, param_axes
 from tinytui.model import count, names
 from tinytui.model.backward import BackwardStage, Gradients
 from tinytui.model.facts import stage_facts
@@ -53,6 +54,7 @@ class StageReport:
     facts: tuple[str, ...]
     formula: str  # as the switches of the run make the model compute it
     explain: str  # the stage's explanation for this run (stage.explain(trace))
+    weights: tuple[Table, ...] = ()  # the parameters the step reads, when the report was given them
 
 
 def fmt(v: float) -> str:
@@ -60,11 +62,12 @@ def fmt(v: float) -> str:
     return "0.0000" if s == "-0.0000" else s
 
 
-def tensor_table(trace: TensorMap, name: str, title: str | None = None) -> Table:
+def tensor_table(trace: TensorMap, name: str, title: str | None = None, shown: str | None = None) -> Table:
+    """A tensor as a table; shown names it in its row or column (default: names.label, as the app)."""
     t = trace.tensor(name)
     vals = t.values
     local = names.split(name)[1]
-    shown = names.label(name, trace.cfg.n_blocks)
+    shown = shown or names.label(name, trace.cfg.n_blocks)
     title = title or TENSOR_TITLES.get(local) or _head_title(local)
     if vals.ndim == 0:
         return Table(title, "", ("",), (shown,), ((fmt(float(vals)),),))
@@ -91,45 +94,49 @@ def _head_title(name: str) -> str:
 
 
 def param_table(trace: Trace, params, name: str) -> list[Table]:
-    """A parameter as tables: 3-d per-head weights give one table per head."""
+    """A parameter as tables, axes labelled as the app's grids (display_names.param_axes): 3-d
+    per-head weights give one table per head."""
     full = names.canonical(name)
     arr = params[full]
     cfg = trace.cfg
     label = names.label(full, cfg.n_blocks)
-    if full == "E":
-        return [_matrix(f"{label} (vocab × dims)", "vocab", cfg.vocab, cfg.dims, arr)]
+    corner, rows, cols = param_axes(cfg, full, arr.ndim, arr.shape[-1])
+    if names.split(full)[1] == "E":
+        return [_matrix(f"{label} (vocab × dims)", corner, rows, cols, arr)]
     if arr.ndim == 3:
-        return [
-            _matrix(f"{label} head {h + 1}", "dims", cfg.dims, cfg.head_dim_labels(), arr[h])
-            for h in range(arr.shape[0])
-        ]
+        return [_matrix(f"{label} head {h + 1}", corner, rows, cols, arr[h]) for h in range(arr.shape[0])]
     if arr.ndim == 1:
-        cols = cfg.unit_labels() if arr.shape[0] == cfg.d_ff else cfg.dims
-        return [Table(label, "", (label,), cols, (tuple(fmt(v) for v in arr),))]
-    if label.startswith("W_O"):
-        rows = tuple(f"h{h + 1}.{k}" for h in range(cfg.n_heads) for k in cfg.head_dim_labels())
-        return [_matrix(label, "heads", rows, cfg.dims, arr)]
-    if label.startswith("W_1"):
-        return [_matrix(label, "dims", cfg.dims, cfg.unit_labels(), arr)]
-    return [_matrix(label, "units", cfg.unit_labels(), cfg.dims, arr)]
+        return [Table(label, corner, (label,), cols, (tuple(fmt(v) for v in arr),))]
+    return [_matrix(label, corner, rows, cols, arr)]
 
 
 def _matrix(title, corner, rows, cols, arr) -> Table:
     return Table(title, corner, tuple(rows), tuple(cols), tuple(tuple(fmt(v) for v in r) for r in arr))
 
 
-def stage_report(trace: Trace, stage: Stage) -> StageReport:
+def stage_report(trace: Trace, stage: Stage, params=None) -> StageReport:
+    """The step's tables with display names; given the run's params, also the weights it reads."""
     tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel)]
     facts = tuple(stage_facts(trace, stage))
     formula = formula_as_run(stage, trace.switches)
-    return StageReport(stage, tuple(tables), facts, formula, stage.explain(trace))
+    weights = () if params is None else weight_tables(trace, params, stage)
+    return StageReport(stage, tuple(tables), facts, formula, stage.explain(trace), weights)
+
+
+def weight_tables(trace: Trace, params, stage: Stage) -> tuple[Table, ...]:
+    """The weights a step uses (its reads that are parameters), one table each (W_Q: one per head)."""
+    return tuple(t for name in stage.reads if name in names.PARAMS for t in param_table(trace, params, name))
 
 
 # ---- a panel (model.panels) as tables --------------------------------------------------------------
 
 
 def _tensor_tables(trace: Trace, panel: Panel) -> list[Table]:
-    return [tensor_table(trace, name) for name in names.resolve(panel.tensors, trace.cfg.n_heads)]
+    n_blocks = trace.cfg.n_blocks
+    return [
+        tensor_table(trace, name, shown=display(name, n_blocks))
+        for name in names.resolve(panel.tensors, trace.cfg.n_heads)
+    ]
 
 
 def _token_tables(trace: Trace, panel: Panel) -> list[Table]:
@@ -220,10 +227,11 @@ def backward_report(grads: Gradients, stage: BackwardStage, n_heads: int) -> Bac
 
 def gradient_tables(grads: Gradients, name: str, group: str) -> list[Table]:
     """∂L/∂name as tables; a per-head weight gradient (heads × d × d_head) gives one table per head."""
-    title = f"∂L/∂{names.label(name.removeprefix(names.GRAD), grads.cfg.n_blocks)} ({group})"
+    shown = display(name, grads.cfg.n_blocks)
+    title = f"{shown} ({group})"
     t = grads.tensor(name)
     if t.values.ndim != 3:
-        return [tensor_table(grads, name, title)]
+        return [tensor_table(grads, name, title, shown)]
     _, rows, cols = t.axes
     return [
         _matrix(f"{title}, head {h + 1}", rows.name, rows.labels, cols.labels, t.values[h])

@@ -1,19 +1,30 @@
 """The transcript's text: what a person reads in lesson.txt (the recorder writes it, replay prints it).
 
-A header (model, prompt, target, switches, the current step), then one block per event: a step's title,
-equation and tables; for a change (edit, toggle, prompt, target, undo, redo, reset, learn) what moved —
-weights, switches, prediction and loss old → new, the largest change in each step; for a change of
-view (mode) what is now shown. Plain text only, every line at most WIDTH columns, so it diffs cleanly.
+A header (model, prompt, target, switches, the current step), then one block per event, headed by a
+sentence saying what happened: a step's title, equation, tables and the weights it uses; for a change
+(edit, toggle, prompt, target, undo, redo, reset, learn) what moved — weights, switches, prediction and
+loss old → new, the largest change in each step; for a change of view (mode) what is now shown. Names
+are the ones people read (tinytui.display_names: x′, h_pre, MHA, W_O[h1.k0, thing]) and numbers have
+the app's 4 decimals; the exact values are in the event data.
+
+Each block ends with its event's data: the same JSON object as the .jsonl line, on lines starting with
+DATA ("#| ", a record's first line) or MORE ("#|+", its continuation), each with a CRC-32 of its part,
+so the transcript alone replays (read_data() gets the records back) and an edited line is named.
+Plain text only, every line at most WIDTH columns, so it diffs cleanly.
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
+import zlib
 from typing import Any
 
 import numpy as np
 
+from tinytui.display_names import cell, display
 from tinytui.event_log import changed_cells
+from tinytui.log_values import BadLine
 from tinytui.model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff, names
 from tinytui.model.backward import backward_stage_for
 from tinytui.model.stages import LAST
@@ -27,8 +38,11 @@ LABEL = 12  # the width of the "prediction  " column in header and change lines
 MAX_CELLS = 8  # weight changes listed one by one; beyond this, a count (a learning step moves all 172)
 
 
-def cell_name(name: str, index: tuple[int, ...]) -> str:
-    return f"{names.label(name)}[{','.join(str(i) for i in index)}]"
+def cell_name(params: Params, name: str, index: tuple[int, ...] | list[int]) -> str:
+    """A weight cell as the app labels it: W_O[h1.k0, thing]."""
+    full = names.canonical(name)
+    shape = params[full].shape if full in params else ()
+    return cell(params.cfg, full, index, shape)
 
 
 def number(v: float) -> str:
@@ -51,7 +65,7 @@ def weights_summary(params: Params, base: Params) -> str:
     cells = changed_cells(params, base)
     if not cells:
         return "as in the model file"
-    shown = ", ".join(f"{cell_name(n, i)} = {number(v)}" for n, i, v in cells[:MAX_CELLS])
+    shown = ", ".join(f"{cell_name(params, n, i)} = {fmt(v)}" for n, i, v in cells[:MAX_CELLS])
     more = f", and {len(cells) - MAX_CELLS} more" if len(cells) > MAX_CELLS else ""
     noun = "cell differs" if len(cells) == 1 else "cells differ"
     return f"{len(cells)} {noun} from the model file: {shown}{more}"
@@ -82,12 +96,16 @@ def state_lines(session: Session) -> list[str]:
 
 
 def rule(text: str) -> str:
+    """A heading line: '=== text ====…', never wider than WIDTH (a long text is shortened with …)."""
+    if len(text) > WIDTH - 8:
+        text = text[: WIDTH - 9] + "…"
     head = f"=== {text} "
     return head + "=" * max(3, WIDTH - len(head))
 
 
-def step_text(trace: Trace, step: int) -> str:
-    return plain_report(stage_report(trace, STAGE_BY_NUMBER[step]), WIDTH)
+def step_text(trace: Trace, step: int, params: Params | None = None) -> str:
+    """A step as text; given the run's params, the weights it uses are printed under its tables."""
+    return plain_report(stage_report(trace, STAGE_BY_NUMBER[step], params), WIDTH)
 
 
 def backward_text(session: Session, step: int) -> str:
@@ -102,37 +120,82 @@ def header_text(session: Session, recorded: str | None) -> str:
     out += state_lines(session)
     if recorded:
         out += line("recorded", recorded)
-    out += line("replay", "tinytui replay <this file> (it reads the .jsonl file of the same name beside it)")
+    where = "its #| lines hold the events, as does the .jsonl beside it"
+    out += line("replay", f"tinytui replay <this file> ({where})")
     mode, step = session.mode, session.step
     if mode != Mode():  # only then: a recording started in the usual view reads as it always did
         shown = ["in the backward walk"] * mode.backward + ["∂L/∂w shown beside the weights"] * mode.gradients
         out += line("view", " · ".join(shown))
-    body = backward_text(session, step) if mode.backward else step_text(session.trace, step)
-    out += ["", rule(f"start · step {step}/{LAST}" + (" · backward walk" if mode.backward else "")), body]
+    body = backward_text(session, step) if mode.backward else step_text(session.trace, step, session.params)
+    walk = " in the backward walk" if mode.backward else ""
+    title = STAGE_BY_NUMBER[step].title
+    out += ["", rule(f"start: the recording begins at step {step}/{LAST}{walk}, {title}"), body]
     return "\n".join(out) + "\n"
 
 
-def headline(seq: int, event: Event, changes: int) -> str:
-    """The rule line above a block; changes is how many changes the undo history holds."""
-    d = event.data
+def headline(seq: int, event: Event, session: Session) -> str:
+    """The heading above a block: a sentence saying what happened (session: where it left things)."""
+    d, at, params = event.data, f"(at step {event.step})", session.params
     if event.kind == "step":
-        walk = " · backward walk" if d.get("backward") else ""
-        return f"{seq} · step {event.step}/{LAST}{walk}"
+        title = STAGE_BY_NUMBER[event.step].title
+        if d.get("backward"):
+            return f"{seq} · step {event.step}/{LAST}: the backward walk moved to {title}"
+        return f"{seq} · step {event.step}/{LAST}: moved to {title}"
     if event.kind == "edit":
-        return f"{seq} · edit {cell_name(d['param'], tuple(d['index']))} · at step {event.step}"
+        cell_ = cell_name(params, d["param"], tuple(d["index"]))
+        return f"{seq} · edit: {cell_} set from {fmt(d['old'])} to {fmt(d['new'])} {at}"
     if event.kind == "toggle":
-        what = "switches" if d.get("switch") == "all" else switch_name(d.get("switch"), d.get("head"))
-        return f"{seq} · toggle {what} · at step {event.step}"
-    if event.kind in ("undo", "redo"):
-        where = "back at the start" if d.get("cursor") == 0 else f"now at change {d.get('cursor')}"
-        return f"{seq} · {event.kind} · {where} of {changes} · at step {event.step}"
+        if d.get("switch") == "all":
+            return f"{seq} · switches set: {session.state.switches.describe()} {at}"
+        return f"{seq} · toggle {switch_name(d.get('switch'), d.get('head'))}: now {_now(event)} {at}"
+    if event.kind in ("undo", "redo") and isinstance(d.get("cursor"), int):
+        c, history = d["cursor"], session.history
+        if event.kind == "undo" and c + 1 < len(history):
+            return f"{seq} · undo: back to before {change_words(history[c], history[c + 1])} {at}"
+        if event.kind == "redo" and c >= 1:
+            return f"{seq} · redo: {change_words(history[c - 1], history[c])} made again {at}"
     if event.kind == "reset":
-        return f"{seq} · reset to the model file · at step {event.step}"
+        return f"{seq} · reset: every weight and switch back to the model file {at}"
     if event.kind == "learn" and isinstance(d.get("steps"), int) and isinstance(d.get("lr"), float):
         noun = "step" if d["steps"] == 1 else "steps"
-        return f"{seq} · learn · {d['steps']} SGD {noun} of size {d['lr']:g} · at step {event.step}"
+        return f"{seq} · learn: {d['steps']} SGD {noun} of size {d['lr']:g} on all weights {at}"
+    if event.kind == "prompt":
+        return f"{seq} · prompt changed to “{' '.join(session.state.prompt)}” {at}"
+    if event.kind == "target":
+        return f"{seq} · target changed to {session.state.target} {at}"
+    if event.kind == "lr":
+        return f"{seq} · learning rate changed to {session.state.lr:g} {at}"
     details = ", ".join(f"{k} {_short(v)}" for k, v in d.items() if _short(v))
-    return textwrap.shorten(f"{seq} · {event.kind} {details} · at step {event.step}", WIDTH - 8)
+    return textwrap.shorten(f"{seq} · {event.kind} {details} {at}", WIDTH - 8)
+
+
+def _now(event: Event) -> str:
+    """What a toggle switched on: the labels its switches have now that they did not before."""
+    old, new = event.before.switches.labels(), event.after.switches.labels()
+    came = [x for x in new if x not in old]
+    return ", ".join(came) or "no ablation"
+
+
+def change_words(before: State, after: State) -> str:
+    """A change between two states of the undo history in words: "the edit of W_O[h1.k0, thing]"."""
+    parts = []
+    cells = changed_cells(after.params, before.params)
+    if len(cells) == 1:
+        parts.append(f"the edit of {cell_name(after.params, cells[0][0], cells[0][1])}")
+    elif cells:
+        parts.append(f"the change of {len(cells)} weights")
+    old_sw, new_sw = before.switches.labels(), after.switches.labels()
+    if old_sw != new_sw:
+        came = [x for x in new_sw if x not in old_sw]
+        parts.append(f"the switch to {', '.join(came) or 'no ablation'}")
+    for what, a, b in (
+        ("prompt", before.prompt, after.prompt),
+        ("target", before.target, after.target),
+        ("learning rate", before.lr, after.lr),
+    ):
+        if a != b:
+            parts.append(f"the {what} change")
+    return " and ".join(parts) or "a change that changed nothing"
 
 
 def switch_name(switch: str | None, head: int | None) -> str:
@@ -154,15 +217,15 @@ def _short(v: Any) -> str:
 
 def change_text(seq: int, event: Event, before: State, session: Session) -> str:
     after, n_heads = session.state, session.model.cfg.n_heads
-    out = ["", rule(headline(seq, event, len(session.history) - 1))]
+    out = ["", rule(headline(seq, event, session))]
     cells = changed_cells(after.params, before.params)
     if event.kind == "edit" and not cells:  # an edit to the value a cell already had
-        cell = cell_name(event.data["param"], tuple(event.data["index"]))
-        out += line("weights", f"{cell}: {number(event.data['new'])} (already its value: no change)")
+        cell_ = cell_name(after.params, event.data["param"], tuple(event.data["index"]))
+        out += line("weights", f"{cell_}: {fmt(event.data['new'])} (already its value: no change)")
     if cells:
         for name, index, value in cells[:MAX_CELLS]:
-            old = before.params[name][index]
-            out += line("weights", f"{cell_name(name, index)}: {number(old)} → {number(value)}")
+            old = float(before.params[name][index])
+            out += line("weights", f"{cell_name(after.params, name, index)}: {fmt(old)} → {fmt(value)}")
         if len(cells) > MAX_CELLS:
             out += line("weights", f"… and {len(cells) - MAX_CELLS} more ({len(cells)} cells in all)")
     old_sw, new_sw = before.switches.labels(), after.switches.labels()
@@ -220,30 +283,30 @@ def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
 
 def _where(trace: Trace, name: str, index: tuple[int, ...]) -> str:
     axes = trace.tensor(name).axes
-    shown = names.label(name, trace.cfg.n_blocks)
+    shown = display(name, trace.cfg.n_blocks)
     if not index:
         return shown
     return f"{shown}[{', '.join(ax.labels[i] for ax, i in zip(axes, index))}]"
 
 
 def mode_words(was: Mode, now: Mode, step: int) -> str:
-    """A change of view in words: "entered the backward walk at step 9", "∂L/∂w hidden · at step 9"."""
+    """A change of view in words: "entered the backward walk at step 9", "∂L/∂w hidden (at step 9)"."""
     parts = []
     if now.backward != was.backward:
         parts.append(f"{'entered' if now.backward else 'left'} the backward walk at step {step}")
     if now.gradients != was.gradients:
-        parts.append("∂L/∂w shown beside the weights" if now.gradients else "∂L/∂w hidden")
-    if now.backward == was.backward:
-        parts.append(f"at step {step}")
-    return " · ".join(parts)
+        parts.append("∂L/∂w now shown beside the weights" if now.gradients else "∂L/∂w now hidden")
+    words = " and ".join(parts)
+    return words if now.backward != was.backward else f"{words} (at step {step})"
 
 
 def mode_text(seq: int, event: Event, was: Mode, session: Session) -> str:
     """A mode event's block: its words, then the step as it is now shown if the walk was entered or left."""
     now = Mode(bool(event.data.get("backward")), bool(event.data.get("gradients")))
-    out = ["", rule(f"{seq} · {mode_words(was, now, event.step)}")]
+    out = ["", rule(f"{seq} · view: {mode_words(was, now, event.step)}")]
     if now.backward != was.backward:
-        out.append(backward_text(session, event.step) if now.backward else step_text(event.after, event.step))
+        forward = step_text(event.after, event.step, session.params)
+        out.append(backward_text(session, event.step) if now.backward else forward)
     return "\n".join(out) + "\n"
 
 
@@ -252,11 +315,71 @@ def event_text(seq: int, event: Event, before: State, session: Session, was: Mod
     if event.kind == "mode":
         return mode_text(seq, event, was or Mode(), session)
     if event.kind == "step":
-        rule_line = rule(headline(seq, event, len(session.history) - 1))
+        rule_line = rule(headline(seq, event, session))
         body = (
             backward_text(session, event.step)
             if event.data.get("backward")
-            else step_text(event.after, event.step)
+            else step_text(event.after, event.step, session.params)
         )
         return "\n".join(["", rule_line, body]) + "\n"
     return change_text(seq, event, before, session)
+
+
+# ---- the event data the transcript carries ------------------------------------------------------
+
+DATA = "#| "  # the first line of a record
+MORE = "#|+"  # a record's later lines
+EDITED = "this line of event data was changed after it was recorded (its checksum does not match)"
+CHUNK = WIDTH - len(DATA) - 9  # the JSON on one line: after the marker, 8 hex digits and a space
+
+
+def data_lines(doc: dict[str, Any]) -> str:
+    """An event-log record as transcript lines: ASCII JSON (so no escape code, one column a character)
+    cut into parts that fit WIDTH, each line marker + CRC-32 of its part + the part. A part never ends
+    with a space, so an editor that trims trailing blanks changes nothing."""
+    text = json.dumps(doc, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    out, start = [], 0
+    while start < len(text):
+        end = min(start + CHUNK, len(text))
+        while end < len(text) and end - start > 1 and text[end - 1] == " ":
+            end -= 1
+        part = text[start:end]
+        out.append(f"{DATA if not out else MORE}{zlib.crc32(part.encode()):08x} {part}")
+        start = end
+    return "\n" + "\n".join(out) + "\n"
+
+
+class DataLineError(BadLine):
+    """A line of a transcript's event data that cannot be read; .line is its number (from 1)."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+
+
+def has_data(lines: list[str]) -> bool:
+    return any(raw.startswith(DATA) for raw in lines)
+
+
+def read_data(lines: list[str]) -> list[tuple[int, str]]:
+    """The records a transcript carries: (line number of its first line, its JSON text), in order.
+    A line whose part does not match its checksum raises DataLineError naming it (line numbers from
+    1); so does a continuation with no record before it. Lines without a marker are the text: skipped."""
+    records: list[tuple[int, list[str]]] = []
+    previous = False  # whether the line before was event data
+    for n, raw in enumerate(lines, start=1):
+        first = raw.startswith(DATA)
+        if not first and not raw.startswith(MORE):
+            previous = False
+            continue
+        crc, part = raw[3:11], raw[12:]
+        if raw[11:12] != " " or crc != f"{zlib.crc32(part.encode()):08x}":
+            raise DataLineError(n, EDITED)
+        if first:
+            records.append((n, [part]))
+        elif previous:
+            records[-1][1].append(part)
+        else:
+            raise DataLineError(n, "this event data line continues no record (a line before it is missing)")
+        previous = True
+    return [(n, "".join(parts)) for n, parts in records]
