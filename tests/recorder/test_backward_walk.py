@@ -19,7 +19,7 @@ def test_backward_walk_steps_show_gradients_and_replay(chapter, tmp_path):
     recorder.stop()
 
     text = path.read_text()
-    assert "=== 2 · step 12/16 · backward walk" in text
+    assert "=== 2 · step 12/16: the backward walk moved to" in text
     assert "Backward step 12/16 · " in text
     assert "∂L/∂W_2 = hiddenᵀ · ∂L/∂ffn" in text
     assert "∂L/∂W_2 (for this step's weights)" in text

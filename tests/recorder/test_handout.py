@@ -5,8 +5,12 @@ import io
 from markdown_it import MarkdownIt
 
 from tinytui.cli import build_parser, cmd_print
-from tinytui.model import STAGES
+from tinytui.model import STAGES, load_default
 from tinytui.report import stage_report
+
+
+def trace_params():
+    return load_default().params
 
 
 def handout(*args):
@@ -23,8 +27,9 @@ def test_markdown_handout_parses_as_sixteen_steps_with_every_table(trace):
     ]
     assert [h.split(".")[0] for h in headings] == [f"Step {s.number}" for s in STAGES]
     assert headings[2] == "Step 3. Positional encoding (Equation 17.1)"
-    reports = [stage_report(trace, s) for s in STAGES]
-    assert sum(t.type == "table_open" for t in tokens) == sum(len(r.tables) for r in reports)
+    reports = [stage_report(trace, s, trace_params()) for s in STAGES]
+    tables = sum(len(r.tables) + len(r.weights) for r in reports)  # each step's weights too
+    assert sum(t.type == "table_open" for t in tokens) == tables
     # the heads-combined table: a real table whose cells are the numbers
     cells = [t.content for t in tokens if t.type == "inline"]
     at = cells.index("**MHA(LN(x)) = [head_1; head_2] W_O**")

@@ -25,12 +25,12 @@ def test_mode_events_are_told_in_words_and_replay(chapter, tmp_path):
     rec.stop()
 
     text = path.read_text(encoding="utf-8")
-    assert "=== 1 · ∂L/∂w shown beside the weights · at step 1 =" in text
-    assert "=== 3 · entered the backward walk at step 9 =" in text
+    assert "=== 1 · view: ∂L/∂w now shown beside the weights (at step 1) =" in text
+    assert "=== 3 · view: entered the backward walk at step 9 =" in text
     assert "Backward step 9/16 · " in text.split("=== 3 ·")[1]
-    assert "=== 5 · left the backward walk at step 12 =" in text
+    assert "=== 5 · view: left the backward walk at step 12 =" in text
     assert "Step 12/16 · " in text.split("=== 5 ·")[1].split("=== 6 ·")[0]
-    assert "=== 6 · ∂L/∂w hidden · at step 12 =" in text
+    assert "=== 6 · view: ∂L/∂w now hidden (at step 12) =" in text
 
     replayer = Replayer(load_recording(path))
     assert replayer.describe().startswith("event 1 of 8: show the forward pass, ∂L/∂w shown")
@@ -62,7 +62,10 @@ def test_a_recording_started_in_the_walk_replays_from_the_walk(chapter, tmp_path
     rec.stop()
     header = rec.text().split("=== 1 ·")[0]
     assert "view        in the backward walk · ∂L/∂w shown beside the weights" in header
-    assert "=== start · step 12/16 · backward walk =" in header and "Backward step 12/16" in header
+    assert (
+        "=== start: the recording begins at step 12/16 in the backward walk" in header
+        and "Backward step 12/16" in header
+    )
     recording = load_recording(tmp_path / "mid.txt")
     again = Replayer(recording).new_session()
     assert again.mode == Mode(True, True) and again.step == 12

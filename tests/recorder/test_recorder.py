@@ -56,8 +56,8 @@ def test_record_then_replay_reaches_the_same_trace_exactly(chapter, tmp_path):
     assert_same_session(live, again)
 
     text = path.read_text(encoding="utf-8")
-    assert "W_O[2,0]: 0.0 → 2.0" in text
-    assert "E[4,3]: 1.0 → 0.0" in text
+    assert "W_O[h2.k0, thing]: 0.0000 → 2.0000" in text
+    assert "E[wood, wood]: 1.0000 → 0.0000" in text
     assert "switches    mask on → mask off" in text and "switches    mask off → mask on" in text
     # the first edit's effect on the prediction and the loss, old → new
     edited = live.history[1]
@@ -93,7 +93,10 @@ def test_transcript_is_on_disk_after_every_event(chapter, tmp_path):
     rec = Recorder(path, clock=None)
     rec.attach(session)
     header = path.read_text(encoding="utf-8")
-    assert header.startswith("tinytui session transcript") and "=== start · step 1/16" in header
+    assert (
+        header.startswith("tinytui session transcript")
+        and "=== start: the recording begins at step 1/16" in header
+    )
     seen = []
 
     def check_disk(event):
@@ -111,7 +114,7 @@ def test_transcript_is_on_disk_after_every_event(chapter, tmp_path):
     scripted(session)
     session.edit("E", (0, 0), "-0.5")
     assert len(seen) == 9
-    assert "E[0,0]: 0.0 → -0.5" in path.read_text(encoding="utf-8")
+    assert "E[a, thing]: 0.0000 → -0.5000" in path.read_text(encoding="utf-8")
 
 
 def test_unwritable_path_is_reported_at_once_and_nothing_is_lost(chapter, tmp_path):
@@ -124,7 +127,7 @@ def test_unwritable_path_is_reported_at_once_and_nothing_is_lost(chapter, tmp_pa
     rec.attach(session)
     scripted(session)
     assert not bad.parent.exists()
-    assert "W_O[2,0]: 0.0 → 2.0" in rec.text()
+    assert "W_O[h2.k0, thing]: 0.0000 → 2.0000" in rec.text()
 
     (tmp_path / "folder").mkdir()
     assert "is a folder" in rec.set_path(tmp_path / "folder")
@@ -160,7 +163,7 @@ def test_a_failing_disk_mid_session_is_reported_and_kept_in_memory(chapter, tmp_
     session.edit("W_O", (2, 0), "2")
     assert rec.set_path(tmp_path / "b.txt") is None
     text = (tmp_path / "b.txt").read_text(encoding="utf-8")
-    assert "=== 2 · step 3/16" in text and "W_O[2,0]: 0.0 → 2.0" in text
+    assert "=== 2 · step 3/16" in text and "W_O[h2.k0, thing]: 0.0000 → 2.0000" in text
     assert len(load_recording(tmp_path / "b.txt").events) == 3
 
 
@@ -172,7 +175,7 @@ def test_recording_started_mid_session_replays_undo_past_its_start(chapter, tmp_
     rec = Recorder(tmp_path / "mid.txt", clock=None)
     rec.attach(session)
     header = rec.text()
-    assert "2 cells differ from the model file: E[0,0] = -0.0, W_O[2,0] = 2.0" in header
+    assert "2 cells differ from the model file: E[a, thing] = 0.0000, W_O[h2.k0, thing] = 2.0000" in header
     assert "at step     7/16 · Attention scores" in header
     session.undo()
     session.undo()
@@ -194,7 +197,7 @@ def test_parameter_replacing_events_replay_from_the_recorded_values(chapter, tmp
     data = {"lr": 0.5, "steps": 1, "loss_old": 1.2, "loss_new": np.float64(0.9), "losses": [1.2, 0.9]}
     session.set_params(session.params.with_arrays(nudged), "learn", data)
     text = rec.text()
-    assert "=== 1 · learn · 1 SGD step of size 0.5 · at step 1" in text
+    assert "=== 1 · learn: 1 SGD step of size 0.5 on all weights (at step 1)" in text
     assert "… and 164 more (172 cells in all)" in text
     replayer = Replayer(load_recording(tmp_path / "learn.txt"))
     again = replayer.new_session()
@@ -222,7 +225,7 @@ def test_every_line_fits_100_columns_and_has_no_escape_codes(chapter, tmp_path):
     long = [(n, len(s)) for n, s in enumerate(text.splitlines(), 1) if len(s) > 100]
     assert long == []
     assert "\x1b" not in text and not any(c < " " and c != "\n" for c in text)
-    assert "W_Q[1,3,1]: 1.0 → 0.3333333333333333" in text
+    assert "W_Q[h2: wood, k1]: 1.0000 → 0.3333" in text
 
 
 def test_attach_twice_is_refused(chapter):
@@ -240,8 +243,8 @@ def test_learning_steps_are_recorded_and_replay_exactly(chapter, tmp_path):
     first = session.learn_step()
     session.train(3, 0.25)
     text = rec.text()
-    assert "=== 2 · learn · 1 SGD step of size 0.5 · at step 15" in text
-    assert "=== 3 · learn · 3 SGD steps of size 0.25 · at step 15" in text
+    assert "=== 2 · learn: 1 SGD step of size 0.5 on all weights (at step 15)" in text
+    assert "=== 3 · learn: 3 SGD steps of size 0.25 on all weights (at step 15)" in text
     assert f"loss        1.1690 → {fmt(first.after.loss)}" in text
     assert "losses      " + " ".join(fmt(v) for v in first.data["losses"]) in text
     replayer = Replayer(load_recording(tmp_path / "train.txt"))
@@ -260,7 +263,7 @@ def test_a_user_change_mid_replay_is_refused_or_reported(chapter, tmp_path):
     replayer = Replayer(load_recording(tmp_path / "d.txt"))
     again = replayer.new_session()
     again.edit("W_O", (2, 0), "1")  # the user edits the same cell before pressing n
-    with pytest.raises(Refused, match=r"replay line 2: edit: the recording says W_O\[2,0\] was 0.0"):
+    with pytest.raises(Refused, match=r"replay line 2: edit: the recording says W_O\[h2.k0, thing\] was 0.0"):
         replayer.apply_next(again)
     assert replayer.position == 0 and again.params["blocks.0.W_O"][2, 0] == 1.0
     again.undo()
@@ -305,7 +308,10 @@ def test_a_killed_process_leaves_every_event_it_showed(tmp_path):
     finally:
         child.kill()
     text = path.read_text(encoding="utf-8")
-    assert "=== 2 · edit W_O[2,0] · at step 9" in text and "W_O[2,0]: 0.0 → 2.0" in text
+    assert (
+        "=== 2 · edit: W_O[h2.k0, thing] set from 0.0000 to 2.0000 (at step 9)" in text
+        and "W_O[h2.k0, thing]: 0.0000 → 2.0000" in text
+    )
     assert "=== 3 ·" not in text and "recording stopped" not in text
     recording = load_recording(path)
     assert [e.kind for e in recording.events] == ["step", "edit"]

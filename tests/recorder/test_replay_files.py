@@ -56,7 +56,7 @@ def test_replay_to_end_prints_the_final_state(recorded):
     rc, out, err = run_replay(path, "--to-end", "--print")
     assert rc == 0, err
     assert out.startswith(f"replayed 5 of 5 events from {path.with_suffix('.jsonl')}\n")
-    assert "weights     1 cell differs from the model file: W_O[2,0] = 2.0" in out
+    assert "weights     1 cell differs from the model file: W_O[h2.k0, thing] = 2.0000" in out
     assert "switches    mask on · PE on · RELU · pre-norm · residual on" in out
     assert "prediction  chuck (p 0.2115)" in out and "loss        1.6978" in out
     assert "at step     14/16 · Tied unembedding" in out
@@ -166,9 +166,11 @@ def test_bad_session_files_are_one_line_naming_the_line(recorded, case):
     assert needle in err, err
 
 
-def test_a_transcript_without_its_log_is_named(recorded):
+def test_a_transcript_without_its_log_or_event_data_is_named(recorded):
     path, _ = recorded
     path.with_suffix(".jsonl").unlink()
-    with pytest.raises(ReplayError, match=r"lesson.txt: no lesson.jsonl beside it"):
+    text = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(x for x in text if not x.startswith("#|")), encoding="utf-8")  # an old one
+    with pytest.raises(ReplayError, match=r"lesson.txt: no lesson.jsonl beside it and no event data"):
         load_recording(path)
     assert main(["replay", str(path), "--print"]) == 2
