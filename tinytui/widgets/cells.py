@@ -7,9 +7,12 @@ here beyond old − new for the inspector line.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+
+import numpy as np
 
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
@@ -44,6 +47,60 @@ class CellRef:
 Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
 
 
+class Details(Sequence):
+    """The inspector lines of a table, rows × cols, each row made the first time it is read.
+
+    Only the focused cell's line is ever shown, so a table's lines are not written out on every change;
+    reads like a tuple of tuples of str (indexing, len, iteration, == with a tuple)."""
+
+    __slots__ = ("_n", "_row", "_rows")
+
+    def __init__(self, n: int, row: Callable[[int], Sequence[str]]) -> None:
+        self._n = n
+        self._row = row  # r -> that row's lines
+        self._rows: dict[int, tuple[str, ...]] = {}
+
+    @classmethod
+    def of(cls, rows) -> Details:
+        """Lines already written (a tuple of rows)."""
+        rows = tuple(tuple(r) for r in rows)
+        return cls(len(rows), rows.__getitem__)
+
+    @classmethod
+    def joined(cls, parts: Sequence[Details | tuple], n: int) -> Details:
+        """Several tables' lines side by side: row r is every part's row r, in order."""
+        return cls(n, lambda r: tuple(x for p in parts for x in p[r]))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, r):  # type: ignore[override]
+        if isinstance(r, slice):
+            return tuple(self[i] for i in range(self._n)[r])
+        if r < 0:
+            r += self._n
+        if not 0 <= r < self._n:
+            raise IndexError(r)
+        row = self._rows.get(r)
+        if row is None:
+            row = self._rows[r] = tuple(self._row(r))
+        return row
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return (self[r] for r in range(self._n))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Details | tuple | list):
+            return tuple(self) == tuple(tuple(r) for r in other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Details({tuple(self)!r})"
+
+
 @dataclass(frozen=True)
 class GridSpec:
     key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
@@ -57,7 +114,7 @@ class GridSpec:
     shade: str  # "diverging", "heat" or ""
     limit: float  # the diverging scale's ±end
     refs: tuple[tuple[CellRef | None, ...], ...]  # editable cells
-    details: tuple[tuple[str, ...], ...]  # the inspector line for each cell
+    details: Details  # the inspector line for each cell (rows × cols, each row written when first read)
     role: str  # "output", "param", "input" or "info"
     groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
     # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
@@ -153,7 +210,7 @@ def grid(
         shade,
         _limit(values) if limit is None else limit,
         field("ref"),
-        field("detail"),
+        Details.of(field("detail")),
         role,
         groups,
         field("source"),
@@ -215,27 +272,146 @@ def _limit(values) -> float:
     return max(flat) if flat and max(flat) > 0 else 1.0
 
 
+# Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
+# values and nothing to mark are the same GridSpec object as last time, so the Grid redraws nothing.
+# Keyed by what the table is; an entry holds what its spec was made from, and is used only when all of
+# that is equal again. Bounded: the least recently used go first.
+_KEPT: OrderedDict[tuple, tuple[tuple, GridSpec]] = OrderedDict()
+KEPT_MAX = 256
+
+_NO_MARKS: frozenset[str] = frozenset()
+_EDITED = frozenset({EDITED})
+# a cell's marks by code: 0 none, 1 up, 2 down, 3 changed (+4: masked too)
+_MARKS = tuple(frozenset(m | extra) for extra in (set(), {MASKED}) for m in (set(), {UP}, {DOWN}, {CHANGED}))
+
+
+def _kept(key: tuple, made_of: tuple) -> GridSpec | None:
+    hit = _KEPT.get(key)
+    if hit is None or not _same(hit[0], made_of):
+        return None
+    _KEPT.move_to_end(key)
+    return hit[1]
+
+
+def _keep(key: tuple, made_of: tuple, spec: GridSpec) -> GridSpec:
+    _KEPT[key] = (made_of, spec)
+    _KEPT.move_to_end(key)
+    while len(_KEPT) > KEPT_MAX:
+        _KEPT.popitem(last=False)
+    return spec
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not (
+                isinstance(x, np.ndarray)
+                and isinstance(y, np.ndarray)
+                and x.dtype == y.dtype
+                and np.array_equal(x, y)
+            ):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _as_table(a: np.ndarray, by_tokens: bool) -> np.ndarray:
+    """A tensor's values laid out as its table (tensor_table): a scalar 1 × 1, a per-token vector one
+    column, any other vector one row."""
+    if a.ndim == 0:
+        return a.reshape(1, 1)
+    if a.ndim == 1:
+        return a[:, None] if by_tokens else a[None, :]
+    return a
+
+
+def _mark_codes(view: View, name: str, shape: tuple[int, int], by_tokens: bool) -> np.ndarray:
+    """Each table cell's change mark as a code of _MARKS (0 none, 1 up, 2 down, 3 changed)."""
+    codes = np.zeros(shape, np.int8)
+    d = view.diff.get(name)
+    if d is None:
+        return codes
+    changed = _as_table(d.changed, by_tokens)
+    if d.reshaped:
+        codes[changed] = 3
+    else:
+        codes[changed] = np.where(_as_table(d.delta, by_tokens) > 0, 1, 2)[changed]
+    return codes
+
+
+def _masked_cells(view: View, name: str, shape: tuple[int, int]) -> np.ndarray | None:
+    """Where the causal mask blocks a cell of a scores / attention / mask table (None: not such a table)."""
+    local = names.split(name)[1]
+    if not (local == "mask" or local.startswith(MASKABLE_PREFIXES)):
+        return None
+    mask = view.trace["mask"]
+    if mask.shape != (len(view.trace.prompt),) * 2:
+        return np.zeros(shape, bool)
+    return (mask == 0)[: shape[0], : shape[1]]
+
+
 def tensor_grid(view: View, name: str, role: str) -> GridSpec:
-    table = tensor_table(view.trace, name)
-    arr = view.trace[name]
-    shown = names.label(name, view.trace.cfg.n_blocks)
-    cells = []
-    for r, row_label in enumerate(table.rows):
-        row = []
+    trace = view.trace
+    t = trace.tensor(name)
+    arr = t.values
+    by_tokens = arr.ndim == 1 and t.axes[0].name == "tokens"
+    d = view.diff.get(name)
+    unmarked = d is None or not d.changed.any()
+    masked = _masked_cells(view, name, _as_table(arr, by_tokens).shape)
+    made_of = (arr, t.axes, trace.cfg.n_blocks, masked)
+    key = ("tensor", role, name)
+    if unmarked and (hit := _kept(key, made_of)) is not None:
+        return hit
+    table = tensor_table(trace, name)
+    grid_values = _as_table(arr, by_tokens)
+    n_rows, n_cols = len(table.rows), len(table.cols)
+    codes = _mark_codes(view, name, (n_rows, n_cols), by_tokens)
+    if masked is not None:
+        codes = codes + 4 * masked
+    marks = tuple(tuple(_MARKS[k] for k in row) for row in codes.tolist())
+    values = tuple(tuple(row) for row in grid_values.astype(float).tolist())
+    full = names.canonical(name)
+    if arr.ndim == 0:
+        sources = (((full, ()),),)
+    elif arr.ndim == 1:
+        sources = (
+            tuple(((full, (r,)),) for r in range(n_rows))
+            if by_tokens
+            else (tuple((full, (c,)) for c in range(n_cols)),)
+        )
+    else:
+        sources = tuple(tuple((full, (r, c)) for c in range(n_cols)) for r in range(n_rows))
+    shown = names.label(name, trace.cfg.n_blocks)
+
+    def detail_row(r: int) -> list[str]:
+        row_label, cells = table.rows[r], table.cells[r]
+        out = []
         for c, col_label in enumerate(table.cols):
-            idx = _tensor_index(view, name, r, c)
-            marks = _change_marks(view, name, idx)
-            if _is_masked(view, name, r, c):
-                marks.add(MASKED)
-            text = table.cells[r][c]
             where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
-            detail = f"{shown}[{where}] = {text}{_was(view, name, idx)}"
-            source = (names.canonical(name), idx)
-            row.append(Cell(text, frozenset(marks), float(arr[idx]), detail=detail, source=source))
-        cells.append(row)
-    return grid(
-        f"{role}:{name}", table.title, table.corner, table.rows, table.cols, cells, _shade_of(name), role
+            out.append(f"{shown}[{where}] = {cells[c]}{_was(view, name, sources[r][c][1])}")
+        return out
+
+    spec = GridSpec(
+        f"{role}:{name}",
+        table.title,
+        table.corner,
+        tuple(table.rows),
+        tuple(table.cols),
+        table.cells,
+        marks,
+        values,
+        _shade_of(name),
+        _limit(values),
+        ((None,) * n_cols,) * n_rows,
+        Details(n_rows, detail_row),
+        role,
+        (),
+        sources,
     )
+    return _keep(key, made_of, spec) if unmarked else spec
 
 
 def columns_grid(
@@ -266,32 +442,64 @@ def param_grids(view: View, name: str) -> list[GridSpec]:
     original = view.session.model.params[full]
     arr = params[full]
     label = names.label(full, params.cfg.n_blocks)
-    edited = set(view.edited.get(full, ()))
+    edited = frozenset(view.edited.get(full, ()))
     out = []
     for h, table in enumerate(param_table(view.trace, params, full)):
-        cells = []
-        for r, row_label in enumerate(table.rows):
-            row = []
-            for c, col_label in enumerate(table.cols):
-                if arr.ndim == 3:
-                    idx, where = (h, r, c), f"h{h + 1}: {row_label}, {col_label}"
-                elif arr.ndim == 1:
-                    idx, where = (c,), col_label
-                else:
-                    idx, where = (r, c), f"{row_label}, {col_label}"
-                cell_label = f"{label}[{where}]"
-                is_edited = idx in edited
-                detail = f"{cell_label} = {table.cells[r][c]}"
-                if is_edited:
-                    was = float(original[idx])
-                    detail += f"  (model file {fmt(was)}, Δ {float(arr[idx]) - was:+.4f})"
-                marks = frozenset({EDITED}) if is_edited else frozenset()
-                ref = CellRef("param", full, idx, cell_label)
-                text = table.cells[r][c]
-                row.append(Cell(text, marks, float(arr[idx]), ref, detail + "  · Enter to edit", (full, idx)))
-            cells.append(row)
-        key = f"param:{full}:{h}"
-        out.append(grid(key, table.title, table.corner, table.rows, table.cols, cells, "diverging", "param"))
+        n_rows, n_cols = len(table.rows), len(table.cols)
+        if arr.ndim == 3:
+            idx = [[(h, r, c) for c in range(n_cols)] for r in range(n_rows)]
+            sub = arr[h]
+        elif arr.ndim == 1:
+            idx = [[(c,) for c in range(n_cols)]]
+            sub = arr[None, :]
+        else:
+            idx = [[(r, c) for c in range(n_cols)] for r in range(n_rows)]
+            sub = arr
+        values = tuple(tuple(row) for row in sub.astype(float).tolist())
+        marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
+
+        def where_of(r: int, c: int, table=table, h=h) -> str:
+            row_label, col_label = table.rows[r], table.cols[c]
+            if arr.ndim == 3:
+                return f"h{h + 1}: {row_label}, {col_label}"
+            if arr.ndim == 1:
+                return col_label
+            return f"{row_label}, {col_label}"
+
+        refs = tuple(
+            tuple(CellRef("param", full, i, f"{label}[{where_of(r, c)}]") for c, i in enumerate(row))
+            for r, row in enumerate(idx)
+        )
+        sources = tuple(tuple((full, i) for i in row) for row in idx)
+
+        def detail_row(r: int, table=table, idx=idx, refs=refs) -> list[str]:
+            out_row = []
+            for c, i in enumerate(idx[r]):
+                detail = f"{refs[r][c].label} = {table.cells[r][c]}"
+                if i in edited:
+                    was = float(original[i])
+                    detail += f"  (model file {fmt(was)}, Δ {float(arr[i]) - was:+.4f})"
+                out_row.append(detail + "  · Enter to edit")
+            return out_row
+
+        spec = GridSpec(
+            f"param:{full}:{h}",
+            table.title,
+            table.corner,
+            tuple(table.rows),
+            tuple(table.cols),
+            table.cells,
+            marks,
+            values,
+            "diverging",
+            _limit(values),
+            refs,
+            Details(n_rows, detail_row),
+            "param",
+            (),
+            sources,
+        )
+        out.append(spec)
     return out
 
 
@@ -382,7 +590,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         first.shade,
         max(p.limit for p in parts),  # one scale, so the heads can be compared by shade
         joined("refs"),
-        joined("details"),
+        Details.joined([p.details for p in parts], len(first.rows)),
         first.role,
         tuple((p.title, len(p.cols)) for p in parts),
         joined("sources") if all(p.sources for p in parts) else (),
@@ -399,12 +607,15 @@ def short_key_labels(part: GridSpec) -> GridSpec:
 
 def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
-    parts = [
-        short_key_labels(tensor_grid(view, n, role))
-        for n in names.resolve((template,), view.trace.cfg.n_heads)
-    ]
+    made = tuple(tensor_grid(view, n, role) for n in names.resolve((template,), view.trace.cfg.n_heads))
+    key = ("heads", role, template)
+    hit = _KEPT.get(key)
+    if hit is not None and len(hit[0]) == len(made) and all(a is b for a, b in zip(hit[0], made)):
+        _KEPT.move_to_end(key)
+        return hit[1]  # every head's table is the one kept: so is the row of them
+    parts = [short_key_labels(p) for p in made]
     title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
-    return side_by_side(f"{role}:{names.canonical(template)}", title, parts)
+    return _keep(key, made, side_by_side(f"{role}:{names.canonical(template)}", title, parts))
 
 
 def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
@@ -413,11 +624,19 @@ def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
 
 def param_grid(view: View, name: str) -> GridSpec:
     """A weight as one grid; W_Q, W_K and W_V show their heads side by side."""
+    full = names.canonical(name)
+    params = view.session.params
+    edited = frozenset(view.edited.get(full, ()))
+    original = view.session.model.params[full] if edited else None
+    made_of = (np.array(params[full]), params.cfg, edited, None if original is None else np.array(original))
+    key = ("param", full)
+    if (hit := _kept(key, made_of)) is not None:
+        return hit
     parts = param_grids(view, name)
     if len(parts) > 1:
         parts = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
-        return side_by_side(f"param:{names.canonical(name)}", names.label(names.canonical(name)), parts)
-    return replace(parts[0], key=f"param:{names.canonical(name)}")
+        return _keep(key, made_of, side_by_side(f"param:{full}", names.label(full), parts))
+    return _keep(key, made_of, replace(parts[0], key=f"param:{full}"))
 
 
 def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
