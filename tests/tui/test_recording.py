@@ -74,8 +74,8 @@ async def test_recorded_session_replays_to_exactly_the_same_state(tmp_path):
     assert live.params["blocks.0.W_O"][0, 0] == 0.5 and live.params["blocks.0.W_O"][1, 3] == 2.0
 
     text = lesson.read_text()
-    assert "W_O[0,0]: 1.0 → 0.5" in text
-    assert "W_O[1,3]: -1.0 → 2.0" in text
+    assert "W_O[h1.k0, thing]: 1.0000 → 0.5000" in text  # the app's labels, 4 decimals
+    assert "W_O[h1.k1, wood]: -1.0000 → 2.0000" in text
     assert f"prediction  {prediction_text(before)} → {prediction_text(after_first)}" in text
     assert prediction_text(before) != prediction_text(after_first)
     assert "toggle the causal mask" in text and "· undo ·" in text
@@ -106,7 +106,7 @@ async def test_replay_step_by_step_with_n(tmp_path):
         assert "replay · n: event 2 of 8: go to step 3" in status(app)
         await press(pilot, "n", "n")  # step 3, then step 9
         assert app.session.step == 9
-        assert "replay · n: event 4 of 8: edit W_O[0,0]: 1.0 → 0.5" in status(app)
+        assert "replay · n: event 4 of 8: edit W_O[h1.k0, thing]: 1.0 → 0.5" in status(app)
         await press(pilot, "n")
         assert app.session.params["blocks.0.W_O"][0, 0] == 0.5
         assert "prediction wood 0.3107 → wood " in status(app)
