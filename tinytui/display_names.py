@@ -7,6 +7,7 @@ with the axis labels the app's grids use, e.g. W_O[h1.k0, thing], E[a, thing], b
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tinytui.model import names
@@ -95,3 +96,13 @@ def cell(cfg: Any, name: str, index: tuple[int, ...] | list[int], shape: tuple[i
     else:
         where = f"{rows[index[0]]}, {cols[index[1]]}"
     return f"{shown}[{where}]"
+
+
+# internal names that prose from the model's tables (the backward rules) may spell out
+_IN_PROSE = ("x_mid_norm", "x_mid", "hidden_pre", "mha", "logits_stepped", "probs_stepped", "grad_logits")
+_PROSE = re.compile(r"(?<![\w.])(" + "|".join(_IN_PROSE) + r")(?![\w])")
+
+
+def in_words(text: str) -> str:
+    """Text with any internal tensor name in it shown by its display name: '∂L/∂mha' -> '∂L/∂MHA'."""
+    return _PROSE.sub(lambda m: DISPLAY[m.group(1)], text)

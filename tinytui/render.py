@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from tinytui.display_names import in_words
 from tinytui.report import BackwardReport, StageReport, Table
 
 
@@ -72,8 +73,8 @@ WEIGHTS_HEADING = "The weights this step uses (as in this run):"
 def plain_backward_report(report: BackwardReport, width: int | None = None) -> str:
     """A backward-walk step as text: the rules as run, our explanation, then the gradient tables."""
     s = report.stage
-    parts = [f"Backward step {s.number}/16 · {s.title}", *(f"  {rule}" for rule in s.rules)]
-    parts += _wrap(s.explain, 98, "  ")
+    parts = [f"Backward step {s.number}/16 · {in_words(s.title)}", *(f"  {in_words(r)}" for r in s.rules)]
+    parts += _wrap(in_words(s.explain), 98, "  ")
     body = "\n\n".join(plain_table(t, width) for t in report.tables)
     return "\n".join(parts) + ("\n\n" + body if body else "")
 

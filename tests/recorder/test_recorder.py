@@ -67,7 +67,7 @@ def test_record_then_replay_reaches_the_same_trace_exactly(chapter, tmp_path):
     assert wood_before.prediction == "wood" and after_first.prediction == "chuck"
     assert "prediction  wood (p 0.3107) → chuck (p " in text
     assert f"loss        {fmt(wood_before.loss)} → {fmt(after_first.loss)}" in text
-    assert "largest change per step" in text and "14    logits[" in text
+    assert "largest change per step" in text and "14    ℓ[" in text
 
 
 def test_replaying_step_by_step_matches_each_recorded_state(chapter, tmp_path):
