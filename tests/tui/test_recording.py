@@ -78,7 +78,7 @@ async def test_recorded_session_replays_to_exactly_the_same_state(tmp_path):
     assert "W_O[h1.k1, wood]: -1.0000 → 2.0000" in text
     assert f"prediction  {prediction_text(before)} → {prediction_text(after_first)}" in text
     assert prediction_text(before) != prediction_text(after_first)
-    assert "toggle the causal mask" in text and "· undo ·" in text
+    assert "toggle the causal mask" in text and "· undo: back to before" in text
     assert text.endswith(rule("recording stopped after 8 events") + "\n")  # quitting stopped it
 
     app = replay_app(lesson, to_end=True)
