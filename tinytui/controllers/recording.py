@@ -181,8 +181,10 @@ class RecordingController:
 
     # ---- screenshots -------------------------------------------------------------------------------
     def screenshot(self) -> None:
-        # after the next refresh, so a palette or dialog that asked for it is gone from the picture
+        # after the next refresh, so a palette or dialog that asked for it (and the toasts, such as the
+        # last screenshot's "Saved …") are gone from the picture
         path = free_path(Path(), screenshot_name(self.host.session.step))
+        self.host.clear_notifications()
         self.host.call_after_refresh(self.write_screenshot, path)
 
     def screenshot_note(self) -> str:
@@ -191,6 +193,7 @@ class RecordingController:
     def screenshot_as(self) -> None:
         def chosen(path: Path | None) -> None:
             if path is not None:
+                self.host.clear_notifications()
                 self.host.call_after_refresh(self.write_screenshot, path)  # once this dialog is gone
 
         name = screenshot_name(self.host.session.step)
