@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tinytui.model import ModelConfig, Params, Switches, run
+from tests.random_models import config, weights
+from tinytui.model import ModelConfig, Switches, run
 from tinytui.model.backward import (
     BACKWARD_BY_NUMBER,
     BACKWARD_STAGES,
@@ -22,7 +23,6 @@ from tinytui.model.backward import (
     gradients,
 )
 from tinytui.model.names import resolve
-from tinytui.model.params import param_shapes
 from tinytui.model.stages import STAGE_BY_NUMBER
 
 H = 1e-6
@@ -127,16 +127,8 @@ def finite_differences(arrays, cfg, prompt, target, sw, name, shape) -> np.ndarr
 
 def random_model(seed: int, d: int, heads: int, d_head: int, d_ff: int, vocab: int, blocks: int, T: int):
     rng = np.random.default_rng(seed)
-    cfg = ModelConfig(
-        vocab=tuple(f"t{i}" for i in range(vocab)),
-        dims=tuple(f"d{i}" for i in range(d)),
-        d_model=d,
-        n_heads=heads,
-        d_head=d_head,
-        d_ff=d_ff,
-        n_blocks=blocks,
-    )
-    params = Params(cfg, {n: rng.normal(0, 0.8, s) for n, s in param_shapes(cfg).items()})
+    cfg = config(d, heads, d_head, d_ff, vocab, blocks)
+    params = weights(rng, cfg, 0.8)
     prompt = tuple(cfg.vocab[i] for i in rng.integers(0, vocab, T))
     target = cfg.vocab[int(rng.integers(0, vocab))]
     return params, prompt, target

@@ -6,23 +6,13 @@ import pickle
 import numpy as np
 import pytest
 
+from tests.random_models import config, weights
 from tinytui.model import ModelFile, Params
-from tinytui.model.config import ModelConfig
-from tinytui.model.params import FLATTEN_DEPTH, adopt, param_shapes
+from tinytui.model.params import FLATTEN_DEPTH, adopt
 
 
 def random_params(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):
-    rng = np.random.default_rng(seed)
-    cfg = ModelConfig(
-        vocab=tuple(f"t{i}" for i in range(vocab)),
-        dims=tuple(f"d{i}" for i in range(d)),
-        d_model=d,
-        n_heads=heads,
-        d_head=d_head,
-        d_ff=d_ff,
-        n_blocks=blocks,
-    )
-    return Params(cfg, {n: rng.normal(0, 0.8, s) for n, s in param_shapes(cfg).items()})
+    return weights(np.random.default_rng(seed), config(d, heads, d_head, d_ff, vocab, blocks), 0.8)
 
 
 def test_an_edit_keeps_every_other_array_the_same_object(chapter):

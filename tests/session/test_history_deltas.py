@@ -5,24 +5,15 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from tests.random_models import config, weights
 from tinytui.model import ModelFile, Params
-from tinytui.model.config import ModelConfig
-from tinytui.model.params import param_shapes
 from tinytui.session import Session
 
 
 def random_model(seed=0, d=32, heads=4, d_head=8, d_ff=96, vocab=40, blocks=3, tokens=6):
     rng = np.random.default_rng(seed)
-    cfg = ModelConfig(
-        vocab=tuple(f"t{i}" for i in range(vocab)),
-        dims=tuple(f"d{i}" for i in range(d)),
-        d_model=d,
-        n_heads=heads,
-        d_head=d_head,
-        d_ff=d_ff,
-        n_blocks=blocks,
-    )
-    params = Params(cfg, {n: rng.normal(0, 0.3, s) for n, s in param_shapes(cfg).items()})
+    cfg = config(d, heads, d_head, d_ff, vocab, blocks)
+    params = weights(rng, cfg, 0.3)
     prompt = tuple(cfg.vocab[i] for i in rng.integers(0, vocab, tokens))
     return ModelFile("random", "", params, prompt, cfg.vocab[int(rng.integers(vocab))])
 

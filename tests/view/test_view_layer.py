@@ -7,30 +7,20 @@ import numpy as np
 from rich.console import Console
 
 from tests.apps import make_app
+from tests.random_models import config, weights
 from tests.tui.helpers import W_O, grid, panes, press
 from tinytui.app import TinyTuiApp
-from tinytui.model import ModelFile, Params, Switches
-from tinytui.model.config import ModelConfig
-from tinytui.model.params import param_shapes
+from tinytui.model import ModelFile, Switches
 from tinytui.model.trace import DEFAULT_LR
 from tinytui.session import Session, State
 from tinytui.widgets.cells import EDITED, glyph
 
 
 def random_app(tokens: int, d: int = 8, heads: int = 2, vocab: int = 16) -> TinyTuiApp:
-    cfg = ModelConfig(
-        vocab=tuple(f"t{i}" for i in range(vocab)),
-        dims=tuple(f"d{i}" for i in range(d)),
-        d_model=d,
-        n_heads=heads,
-        d_head=d // heads,
-        d_ff=2 * d,
-        n_ctx=tokens,
-    )
-    rng = np.random.default_rng(3)
-    arrays = {n: rng.normal(0, 1 / np.sqrt(d), s) for n, s in param_shapes(cfg).items()}
+    cfg = config(d, heads, d // heads, 2 * d, vocab, n_ctx=tokens)
+    params = weights(np.random.default_rng(3), cfg, 1 / np.sqrt(d))
     prompt = tuple(cfg.vocab[(7 * i) % vocab] for i in range(tokens))
-    model = ModelFile("random", "", Params(cfg, arrays), prompt, cfg.vocab[1])
+    model = ModelFile("random", "", params, prompt, cfg.vocab[1])
     return TinyTuiApp(Session(model, State(model.params, prompt, model.target, Switches(), DEFAULT_LR)))
 
 
