@@ -29,6 +29,7 @@ from tinytui.widgets.cells import (
     side_by_side,
     step_sections,
 )
+from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
 
 # How the rules write each tensor (model.backward's rules use these symbols).
@@ -161,13 +162,17 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
 
 
 def logits_gradient_grid(view: View) -> GridSpec:
-    """Step 15's result, one row per token: p beside ∂L/∂ℓ, so p − onehot(target) can be read off."""
+    """Step 15's result, one row per token: p beside ∂L/∂ℓ, so p − onehot(target) can be read off. A long
+    vocabulary shows its most likely tokens and the target, and one row for the rest (their sums)."""
     trace, grads = view.trace, view.gradients
     probs, d = trace["probs"], grads["grad.logits"]
-    rows = tuple(f"{tok} (target)" if tok == trace.target else tok for tok in trace.cfg.vocab)
+    vocab = trace.cfg.vocab
+    target = vocab.index(trace.target) if trace.target in vocab else None
+    shown = shown_tokens(probs, target)
+    rows = [f"{vocab[i]} (target)" if i == target else vocab[i] for i in shown.ids]
     cells = []
-    for i, tok in enumerate(trace.cfg.vocab):
-        p, g = float(probs[i]), float(d[i])
+    for i in shown.ids:
+        tok, p, g = vocab[i], float(probs[i]), float(d[i])
         cells.append(
             [
                 Cell(fmt(p), detail=f"p[{tok}] = {fmt(p)}", source=("probs", (i,))),
@@ -175,7 +180,18 @@ def logits_gradient_grid(view: View) -> GridSpec:
             ]
         )
     title = "∂L/∂ℓ = p − onehot(target), one row per token"
-    return grid("grad:grad.logits", title, "token", rows, ("p", "∂L/∂ℓ"), cells, "diverging", "output")
+    if shown.others:
+        rest = f"{shown.others:,} others"
+        g_rest = float(d.sum() - d[list(shown.ids)].sum())
+        rows.append(f"⋯ {rest}")
+        cells.append(
+            [
+                Cell(fmt(shown.others_p), detail=f"p of the {rest}, together = {fmt(shown.others_p)}"),
+                Cell(fmt(g_rest), value=g_rest, detail=f"∂L/∂ℓ of the {rest}, together = {fmt(g_rest)}"),
+            ]
+        )
+        title = f"∂L/∂ℓ = p − onehot(target): top {TOP} of {len(vocab):,} tokens and the target"
+    return grid("grad:grad.logits", title, "token", tuple(rows), ("p", "∂L/∂ℓ"), cells, "diverging", "output")
 
 
 # The panels (model.panels) a forward stage can show in place of its walk step's outgoing gradients.

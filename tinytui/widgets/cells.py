@@ -18,6 +18,7 @@ from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import STAGE_BY_NUMBER, Stage
 from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table, tensor_table
+from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
 
 # Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
@@ -158,6 +159,7 @@ class LogitsSpec:
     key: str
     title: str
     rows: tuple[LogitRow, ...]
+    others: str = ""  # a long vocabulary: the line for the tokens not shown (top_tokens.Shown.line)
 
 
 Item = GridSpec | LogitsSpec
@@ -536,25 +538,33 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
 
 
 def logits_spec(view: View) -> LogitsSpec:
+    """A bar per token; a long vocabulary shows its most likely tokens and the target (top_tokens)."""
     trace = view.trace
     logits, probs = trace["logits"], trace["probs"]
+    vocab = trace.cfg.vocab
+    target = vocab.index(trace.target) if trace.target in vocab else None
+    predicted = int(np.argmax(probs))
+    shown = shown_tokens(probs, target)
     rows = []
-    for i, tok in enumerate(trace.cfg.vocab):
+    for i in shown.ids:
         rows.append(
             LogitRow(
-                tok,
+                vocab[i],
                 fmt(float(logits[i])),
                 fmt(float(probs[i])),
                 float(probs[i]),
                 frozenset(_change_marks(view, "logits", (i,))),
                 frozenset(_change_marks(view, "probs", (i,))),
-                tok == trace.target,
-                tok == trace.prediction,
+                i == target,
+                i == predicted,
                 ("logits", (i,)),
                 ("probs", (i,)),
             )
         )
-    return LogitsSpec("logits", "ℓ = z Eᵀ and p = softmax(ℓ), one bar per token", tuple(rows))
+    title = "ℓ = z Eᵀ and p = softmax(ℓ), one bar per token"
+    if shown.ranked:
+        title = f"ℓ = z Eᵀ and p = softmax(ℓ): the top {TOP} of {len(vocab):,} tokens and the target"
+    return LogitsSpec("logits", title, tuple(rows), shown.line())
 
 
 def info_grid(key: str, table) -> GridSpec:

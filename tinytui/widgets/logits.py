@@ -1,17 +1,22 @@
-"""The logit distribution: a bar per vocabulary token, logit and probability, target and prediction marked."""
+"""The logit distribution: a bar per vocabulary token, logit and probability, target and prediction marked.
+
+A long vocabulary (tinytui.widgets.top_tokens) shows its most likely tokens and the target, and one line
+for the rest: how many, and their probability together."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from rich.text import Text
+from textual.containers import ScrollableContainer
 from textual.geometry import Size
 from textual.widget import Widget
 
 from tinytui.widgets.cells import DOWN, UP, LogitsSpec, Source, glyph
 
 _BLOCKS = " ▏▎▍▌▋▊▉█"
-BAR_WIDTH = 30  # p = 1 fills it
+BAR_WIDTH = 30  # p = 1 fills it, when there is room
+MIN_BAR_WIDTH = 8  # on a narrow screen the bars shrink to this before the tags are cut
 
 
 class LogitBars(Widget):
@@ -68,7 +73,7 @@ class LogitBars(Widget):
         if self.border_title != spec.title:
             self.border_title = spec.title
         # a layout only when the size changes (another vocabulary, a longer token)
-        self.refresh(layout=(len(old.rows), self._fixed_width(old)) != (len(spec.rows), self._fixed_width()))
+        self.refresh(layout=self._size_of(old) != self._size_of(spec))
 
     def reset(self, spec: LogitsSpec, role: str) -> None:
         """Show another step's bars in this widget (a pooled widget reused across steps)."""
@@ -77,10 +82,25 @@ class LogitBars(Widget):
         self.set_spec(spec)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.spec.rows) + 1
+        return len(self.spec.rows) + 1 + bool(self.spec.others)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return self._fixed_width() + BAR_WIDTH
+        return max(self._fixed_width() + self._bar_width(), len(self.spec.others))
+
+    def _bar_width(self) -> int:
+        """BAR_WIDTH, or less when the visible width is smaller (80 columns): the target and prediction
+        tags after the bars stay on screen (the pane scrolls sideways only below MIN_BAR_WIDTH)."""
+        room = next(
+            (n.scrollable_content_region.width for n in self.ancestors if isinstance(n, ScrollableContainer)),
+            0,
+        )
+        if not room:
+            return BAR_WIDTH
+        frame = self.styles.gutter.width + 1  # border, padding, and the scrollbar's column
+        return max(MIN_BAR_WIDTH, min(BAR_WIDTH, room - frame - self._fixed_width()))
+
+    def _size_of(self, spec: LogitsSpec) -> tuple[int, int, int]:
+        return len(spec.rows), self._fixed_width(spec), len(spec.others)
 
     def _fixed_width(self, spec: LogitsSpec | None = None) -> int:
         rows = (spec or self.spec).rows
@@ -100,7 +120,10 @@ class LogitBars(Widget):
     def render(self) -> Text:
         rows = self.spec.rows
         tok_w = max(len(r.token) for r in rows)
-        bar_w = BAR_WIDTH
+        bar_w = (
+            max(MIN_BAR_WIDTH, self.content_region.width - self._fixed_width()) if self.size else BAR_WIDTH
+        )
+        bar_w = min(bar_w, BAR_WIDTH)
         out = Text(no_wrap=True, overflow="ignore", end="")
         out.append(f"{'token':<{tok_w}}    logit    prob  p as a bar", self._style("logits--header"))
         for r in rows:
@@ -124,6 +147,9 @@ class LogitBars(Widget):
                 tags.append(("★ predicted", "logits--predicted"))
             for tag, style in tags:
                 out.append(" " + tag, self._style(style))
+        if self.spec.others:
+            out.append("\n")
+            out.append(self.spec.others, self._style("logits--header"))
         return out
 
     def text(self) -> str:

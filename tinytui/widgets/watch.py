@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
 from rich.style import Style
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -22,6 +23,7 @@ from textual.widgets import Static
 from tinytui.report import fmt
 from tinytui.themes.scale import heat, readable_on
 from tinytui.widgets.cells import CHANGED, DOWN, GLYPHS, MASKED, UP
+from tinytui.widgets.top_tokens import most_likely
 from tinytui.widgets.view import View, ViewPart
 
 TOP = 5  # tokens shown by probability; the target is added below them when it is not among them
@@ -60,6 +62,8 @@ class WatchSpec:
     positions: tuple[str, ...]  # the heatmaps' row labels (token labels, the last MAX_POSITIONS)
     first: int  # the position of the first row shown
     heads: tuple[HeadMap, ...]
+    others: int = 0  # tokens without a bar
+    others_p: float = 0.0  # their probability together
 
 
 def _mark(view: View, name: str, index: tuple[int, ...]) -> str:
@@ -82,23 +86,25 @@ def watch_spec(view: View, top: int = TOP) -> WatchSpec:
     trace = view.trace
     probs = trace["probs"]
     vocab = trace.cfg.vocab
-    order = sorted(range(len(vocab)), key=lambda i: (-float(probs[i]), i))
-    shown = order[:top]
+    best = [int(i) for i in most_likely(probs, top)]  # argpartition: a 50,257-token vocabulary is not sorted
+    shown = list(best)
     target = vocab.index(trace.target) if trace.target in vocab else None
     if target is not None and target not in shown:
         shown.append(target)
+    predicted = int(np.argmax(probs))
     bars = tuple(
         WatchBar(
             vocab[i],
             float(probs[i]),
             _was(view, "probs", (i,)),
             _mark(view, "probs", (i,)),
-            vocab[i] == trace.target,
-            vocab[i] == trace.prediction,
-            i in order[:top],
+            i == target,
+            i == predicted,
+            i in best,
         )
         for i in shown
     )
+    others_p = max(0.0, float(probs.sum() - probs[shown].sum()))  # what the bars left out, together
     n = len(trace.prompt)
     first = max(0, n - MAX_POSITIONS)
     mask = trace["mask"]
@@ -130,6 +136,8 @@ def watch_spec(view: View, top: int = TOP) -> WatchSpec:
         tuple(trace.token_labels[first:]),
         first,
         tuple(heads),
+        len(vocab) - len(shown),
+        others_p,
     )
 
 
@@ -266,6 +274,9 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
                     else f"was {fmt(b.was)}  Δ {delta:+.0e}",
                     muted,
                 )
+        if spec.others:
+            out.append("\n")  # the tokens without a bar, and their probability together
+            out.append(f"{'⋯':^{tok_w}} {f'{spec.others:,} more':<{bar}} {fmt(spec.others_p)}", muted)
         out.append("\n")
         out.append("◀ target  ★ predicted  ░ lost", muted)
         out.append("\n")

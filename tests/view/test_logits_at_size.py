@@ -1,0 +1,109 @@
+"""The logit pane at size: a long vocabulary shows its most likely tokens and the target, and one line for the
+rest (how many, their probability together); a 50,257-token vocabulary is never laid out as 50,257 rows."""
+
+import time
+
+import numpy as np
+
+from tests.apps import make_app
+from tests.random_models import config, weights
+from tests.tui.helpers import logits, press
+from tinytui.model import ModelFile, Switches
+from tinytui.model.trace import DEFAULT_LR
+from tinytui.session import Session, State
+from tinytui.widgets.cells import logits_spec
+from tinytui.widgets.top_tokens import LONG_VOCAB, TOP, most_likely, shown_tokens
+from tinytui.widgets.view import View
+from tinytui.widgets.watch import watch_spec
+
+
+def test_most_likely_is_the_sorted_top_without_sorting_everything():
+    rng = np.random.default_rng(0)
+    p = rng.random(50_257)
+    p /= p.sum()
+    top = most_likely(p, 10)
+    assert list(top) == list(np.argsort(-p, kind="stable")[:10])
+    ties = np.array([0.1, 0.3, 0.3, 0.2, 0.1])
+    assert list(most_likely(ties, 5)) == [1, 2, 3, 0, 4]  # equal probabilities: the lower id first
+
+
+def test_a_short_vocabulary_shows_every_token_in_vocabulary_order():
+    shown = shown_tokens(np.full(LONG_VOCAB, 1 / LONG_VOCAB), target=3)
+    assert shown.ids == tuple(range(LONG_VOCAB)) and not shown.ranked and shown.line() == ""
+
+
+def test_a_long_vocabulary_shows_the_top_and_the_target_and_sums_the_rest():
+    p = np.array([0.5, 0.2, 0.1] + [0.2 / 20] * 20)  # 23 tokens; the target (id 22) is among the least likely
+    shown = shown_tokens(p, target=22)
+    assert shown.ids[:3] == (0, 1, 2) and len(shown.ids) == TOP + 1 and shown.ids[-1] == 22
+    assert shown.others == 23 - (TOP + 1)
+    assert np.isclose(shown.others_p, 0.01 * shown.others)
+    assert shown.line() == f"⋯ {shown.others} other tokens, together p = {0.01 * shown.others:.4f}"
+    in_top = shown_tokens(p, target=0)  # the target already among the top: no extra row
+    assert len(in_top.ids) == TOP and in_top.others == 23 - TOP
+
+
+def gpt2_sized_view() -> View:
+    """A model with GPT-2's vocabulary size (and nothing else of its size)."""
+    cfg = config(4, 1, 4, 4, 50_257)
+    params = weights(np.random.default_rng(1), cfg, 0.5)
+    prompt = ("t1", "t2", "t3")
+    model = ModelFile("wide", "", params, prompt, "t50000")
+    return View.of(Session(model, State(model.params, prompt, model.target, Switches(), DEFAULT_LR)))
+
+
+def test_a_50257_token_vocabulary_gives_a_few_rows_quickly():
+    view = gpt2_sized_view()
+    probs = view.trace["probs"]
+    started = time.perf_counter()
+    spec = logits_spec(view)
+    watched = watch_spec(view)
+    took = time.perf_counter() - started
+    assert len(spec.rows) == TOP + 1  # the top ten, then the target
+    tokens = [r.token for r in spec.rows]
+    best = np.argsort(-probs, kind="stable")[:TOP]
+    assert tokens[:TOP] == [f"t{i}" for i in best] and tokens[-1] == "t50000"
+    assert spec.rows[-1].target and spec.rows[0].predicted and not spec.rows[1].predicted
+    rest = 1 - probs[best].sum() - probs[50_000]
+    assert spec.others == f"⋯ {50_257 - TOP - 1:,} other tokens, together p = {rest:.4f}"
+    assert watched.others == 50_257 - len(watched.bars) and np.isclose(
+        watched.others_p, rest + probs[best[5:]].sum()
+    )
+    assert took < 0.5, took  # argpartition, not 50,257 rows
+
+
+async def test_the_woodland_logit_pane_shows_its_top_tokens_and_the_others_line():
+    app = make_app("--model", "woodland")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "G", "p", "p")  # step 14
+        trace = app.session.trace
+        probs, vocab = trace["probs"], trace.cfg.vocab
+        lines = logits(app).splitlines()
+        best = np.argsort(-probs, kind="stable")[:TOP]
+        assert [line.split()[0] for line in lines[1 : TOP + 1]] == [vocab[i] for i in best]
+        first = lines[1].split()
+        assert first[:3] == [vocab[best[0]], f"{trace['logits'][best[0]]:.4f}", f"{probs[best[0]]:.4f}"]
+        shown = len(lines) - 2
+        assert lines[-1] == f"⋯ {len(vocab) - shown} other tokens, together p = {1 - probs[best].sum():.4f}"
+        assert "◀ target" in "".join(lines)  # the target (chuck) is the prediction here, so among the top
+        least = vocab[int(np.argmin(probs))]
+        app.apply(lambda s: s.set_target(least), "target")
+        await pilot.pause()
+        lines = logits(app).splitlines()
+        assert lines[-2].split()[0] == least and lines[-2].endswith("◀ target")
+        assert len(lines) == 1 + TOP + 1 + 1
+
+
+def test_step_15s_gradient_table_has_the_same_rows_and_one_for_the_rest():
+    from tinytui.widgets.backward import logits_gradient_grid
+
+    app = make_app("--model", "woodland")
+    view = app.view()
+    spec = logits_gradient_grid(view)
+    probs, grad = view.trace["probs"], view.gradients["grad.logits"]
+    ids = [int(i) for i in np.argsort(-probs, kind="stable")[:TOP]]
+    assert spec.rows[0] == "chuck (target)" and len(spec.rows) == TOP + 1
+    rest = [i for i in range(len(probs)) if i not in ids]
+    assert spec.rows[-1] == f"⋯ {len(rest)} others"
+    assert spec.cells[-1] == (f"{probs[rest].sum():.4f}", f"{grad[rest].sum():.4f}")
+    assert spec.sources[-1] == (None, None)  # a sum is no cell of the run: nothing to explain or follow
