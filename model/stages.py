@@ -36,6 +36,7 @@ class Stage:
     passed_back: tuple[Panel, ...] = ()  # the backward walk's "passed back" panels, if not its gradients
     as_run: Callable[[str, Switches], str] = stage_formulas.as_written  # (formula, switches)
     facts: Callable[[Trace], list[str]] = stage_facts.none  # see model.facts.stage_facts
+    per_block: bool = False  # one of the block's steps (5–12): shown once per block (model/steps.py)
 
 
 STAGES: tuple[Stage, ...] = (
@@ -109,6 +110,7 @@ STAGES: tuple[Stage, ...] = (
         inputs=P.tensors("x"),
         as_run=stage_formulas.norm1,
         facts=stage_facts.norm1,
+        per_block=True,
     ),
     Stage(
         "qkv",
@@ -122,6 +124,7 @@ STAGES: tuple[Stage, ...] = (
         stage_texts.qkv,
         panels=P.tensors("q.{h}", "k.{h}", "v.{h}"),
         inputs=P.tensors("x_norm"),
+        per_block=True,
     ),
     Stage(
         "scores",
@@ -136,6 +139,7 @@ STAGES: tuple[Stage, ...] = (
         panels=P.tensors("scores.{h}"),
         inputs=P.tensors("q.{h}", "k.{h}"),
         facts=stage_facts.scores,
+        per_block=True,
     ),
     Stage(
         "softmax",
@@ -152,6 +156,7 @@ STAGES: tuple[Stage, ...] = (
         inputs=P.tensors("scores.{h}"),
         as_run=stage_formulas.softmax,
         facts=stage_facts.softmax,
+        per_block=True,
     ),
     Stage(
         "combine",
@@ -168,6 +173,7 @@ STAGES: tuple[Stage, ...] = (
         inputs=P.tensors("attn.{h}", "v.{h}"),
         as_run=stage_formulas.combine,
         facts=stage_facts.combine,
+        per_block=True,
     ),
     Stage(
         "residual1",
@@ -183,6 +189,7 @@ STAGES: tuple[Stage, ...] = (
         inputs=P.tensors("x", "mha"),
         as_run=stage_formulas.residual1,
         facts=stage_facts.residual1,
+        per_block=True,
     ),
     Stage(
         "ffn",
@@ -198,6 +205,7 @@ STAGES: tuple[Stage, ...] = (
         inputs=P.tensors("x_mid"),
         as_run=stage_formulas.ffn,
         facts=stage_facts.ffn,
+        per_block=True,
     ),
     Stage(
         "residual2",
@@ -212,6 +220,7 @@ STAGES: tuple[Stage, ...] = (
         panels=P.tensors("ffn", "y"),
         inputs=P.tensors("hidden", "x_mid"),
         as_run=stage_formulas.residual2,
+        per_block=True,
     ),
     Stage(
         "final_norm",

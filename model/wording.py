@@ -42,8 +42,12 @@ def block_tensor(trace: Trace, local: str, block: int = 0) -> np.ndarray:
 
 
 def first_block(trace: Trace) -> str:
-    """How to name 'the block' when the model has several (the numbers shown are the first one's)."""
-    return "the block" if trace.cfg.n_blocks == 1 else "the first block"
+    """How to name 'the block' the numbers come from: the only one, the first of several, or the block a
+    block step's text is about (steps.focus gives such a trace its block)."""
+    if trace.cfg.n_blocks == 1:
+        return "the block"
+    block = getattr(trace, "block", None)
+    return "the first block" if block is None else f"block {block + 1}"
 
 
 def sentences(*sentences: str) -> str:

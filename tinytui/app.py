@@ -292,7 +292,7 @@ class TinyTuiApp(App[None]):
 
     # ---- messages from the widgets -------------------------------------------------------------
     def on_step_list_chosen(self, message: StepList.Chosen) -> None:
-        self.steps.goto(message.step)
+        self.steps.goto(message.step, message.block)
 
     def on_grid_edit_submitted(self, message: Grid.EditSubmitted) -> None:
         self.edits.edit_cell(message.ref, message.text, message.grid)

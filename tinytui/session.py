@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, checks, diff, learn, run
+from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, checks, diff, learn, run, steps
 from tinytui.model.backward import BACKWARD_STAGES, Gradients, gradients
 from tinytui.model.names import canonical, label
 from tinytui.model.stages import FIRST, LAST
@@ -67,7 +67,8 @@ class Event:
     data: dict[str, Any]
     before: Trace
     after: Trace
-    step: int  # the current step after the event
+    step: int  # the current step after the event (its stage number)
+    block: int | None = None  # the block of that step when it is one of a block's steps (0-based)
 
 
 def parse_value(text: str) -> float:
@@ -89,7 +90,8 @@ class Session:
         first = state or State(model.params, model.prompt, model.target, Switches())
         self.history: list[State] = [first]
         self.cursor = 0
-        self.step = FIRST
+        self.step = FIRST  # the stage number of the step shown (1–16)
+        self.block = 0  # which block a block step (5–12) shows, 0-based; kept while outside the blocks
         self.mode = Mode()
         self._original_key = (first.prompt, first.target, first.switches, first.lr)
         self.original_trace = self._run(State(model.params, *self._original_key))
@@ -153,20 +155,54 @@ class Session:
         return {name: list(cells) for name, cells in self._edited[1].items()}
 
     # ---- navigation ----------------------------------------------------------------------------
-    def goto(self, step: int, backward: bool = False) -> bool:
-        """Move to a step (1–16) of the forward pass, or with backward of the backward walk (2–15).
+    @property
+    def here(self) -> steps.Step:
+        """The step shown: its stage number and, for a block's step, the block."""
+        return steps.at(self.step, self.block, self.model.cfg.n_blocks)
 
-        False (and nothing happens) when the step is out of range or already shown that way. A step of
-        the walk enters the walk and a forward step leaves it, so a replayed step shows what it showed.
+    def path(self, backward: bool | None = None) -> tuple[steps.Step, ...]:
+        """Every step of the forward pass (or of the backward walk) in the order n visits them."""
+        n_blocks = self.model.cfg.n_blocks
+        walking = self.mode.backward if backward is None else backward
+        return steps.backward(n_blocks, WALK) if walking else steps.forward(n_blocks)
+
+    def goto(self, step: int, backward: bool = False, block: int | None = None) -> bool:
+        """Move to a step (1–16) of the forward pass, or with backward of the backward walk (2–15);
+        block (0-based) says which block's copy of a block step (5–12), the current block if None.
+
+        False (and nothing happens) when the step or block is out of range or already shown that way.
+        A step of the walk enters the walk and a forward step leaves it, so a replayed step shows what
+        it showed.
         """
         lowest, highest = (WALK_LAST, WALK_FIRST) if backward else (FIRST, LAST)
-        if not lowest <= step <= highest or (step, backward) == (self.step, self.mode.backward):
+        n_blocks = self.model.cfg.n_blocks
+        block = self.block if block is None else block
+        if not lowest <= step <= highest or not 0 <= block < n_blocks:
+            return False
+        where = steps.at(step, block, n_blocks)
+        if (where, backward) == (self.here, self.mode.backward):
             return False
         self.step = step
+        if where.block is not None:
+            self.block = where.block
         self.mode = replace(self.mode, backward=backward)
-        data: dict[str, Any] = {"step": step, "backward": True} if backward else {"step": step}
+        data: dict[str, Any] = {"step": step}
+        if where.block is not None and n_blocks > 1:  # one-block recordings stay as they were
+            data["block"] = where.block
+        if backward:
+            data["backward"] = True
         self._emit("step", data, self.trace, self.trace)
         return True
+
+    def move(self, delta: int) -> bool:
+        """delta steps along the path shown (the forward pass, or the walk); False past either end."""
+        path = self.path()
+        here = self.here
+        at = path.index(here) if here in path else 0
+        if not 0 <= at + delta < len(path):
+            return False
+        to = path[at + delta]
+        return self.goto(to.number, self.mode.backward, to.block)
 
     def set_mode(self, backward: bool | None = None, gradients: bool | None = None) -> bool:
         """Enter or leave the backward walk where the session is, or show or hide ∂L/∂w; False when
@@ -183,10 +219,10 @@ class Session:
         return True
 
     def next(self) -> bool:
-        return self.goto(self.step + 1)
+        return self.move(1)
 
     def prev(self) -> bool:
-        return self.goto(self.step - 1)
+        return self.move(-1)
 
     # ---- changes -------------------------------------------------------------------------------
     def edit(self, name: str, index: tuple[int, ...], value: float | str) -> Event:
@@ -352,7 +388,7 @@ class Session:
         return self._emit(kind, data, before, trace)
 
     def _emit(self, kind: str, data: dict[str, Any], before: Trace, after: Trace) -> Event:
-        event = Event(kind, data, before, after, self.step)
+        event = Event(kind, data, before, after, self.step, self.here.block)
         for listener in list(self.listeners):
             listener(event)
         return event

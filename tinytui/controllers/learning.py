@@ -5,7 +5,7 @@ replay see them; the numbers come from the session and are drawn by tinytui.widg
 from __future__ import annotations
 
 from tinytui.actions import Host
-from tinytui.model import checks, names
+from tinytui.model import checks, names, steps
 from tinytui.model.stages import STAGES
 from tinytui.report import fmt
 from tinytui.screens.ask import AskScreen
@@ -71,18 +71,28 @@ class LearningController:
             host.notify(f"Forward pass, step {host.session.step}.", timeout=2)
 
     def walk(self, delta: int) -> None:
-        """n (delta +1) goes one step further back through the network; p (−1) returns toward the loss."""
+        """n (delta +1) goes one step further back through the network; p (−1) returns toward the loss.
+        With several blocks the walk goes through every block's steps, from the last block to the first."""
         host = self.host
-        at = WALK.index(host.session.step) if host.session.step in WALK else 0
+        session = host.session
+        path, n_blocks = session.path(backward=True), session.model.cfg.n_blocks
+        at = path.index(session.here) if session.here in path else 0
         to = at + delta
-        if not 0 <= to < len(WALK):
+        if not 0 <= to < len(path):
             host.bell()
-            end = "the end of the backward walk" if to >= len(WALK) else "where the backward walk starts"
-            host.notify(f"Step {WALK[at]} is {end}. b or Esc returns to the forward pass.", timeout=3)
+            end = "the end of the backward walk" if to >= len(path) else "where the backward walk starts"
+            where = steps.heading(path[at], n_blocks)
+            host.notify(
+                f"{where[0].upper()}{where[1:]} is {end}. b or Esc returns to the forward pass.", timeout=3
+            )
             return
-        host.apply(lambda s: s.goto(WALK[to], backward=True), f"backward walk to step {WALK[to]}")
+        step = path[to]
+        host.apply(
+            lambda s: s.goto(step.number, True, step.block),
+            f"backward walk to {steps.heading(step, n_blocks)}",
+        )
 
-    def walk_to(self, step: int) -> None:
+    def walk_to(self, step: int, block: int | None = None) -> None:
         """A jump while walking stays in the walk: steps 1 and 16 are outside it, so they go to 2 and 15."""
         inside = min(max(step, min(WALK)), max(WALK))
         if inside != step:
@@ -91,7 +101,7 @@ class LearningController:
                 "b or Esc returns to the forward pass.",
                 timeout=3,
             )
-        self.host.apply(lambda s: s.goto(inside, backward=True), f"backward walk to step {inside}")
+        self.host.apply(lambda s: s.goto(inside, True, block), f"backward walk to step {inside}")
 
     # ---- the gradient overlay ------------------------------------------------------------------
     def toggle_gradients(self) -> None:

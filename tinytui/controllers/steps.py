@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from tinytui import themes
 from tinytui.actions import Host, PaletteCommand
+from tinytui.model import steps
 from tinytui.model.stages import FIRST, LAST, STAGES
 
 
@@ -18,7 +19,7 @@ class StepController:
         host = self.host
         if host.session.mode.backward:  # the backward walk: next is one step further back
             return host.learning.walk(1)
-        if host.session.step == LAST:
+        if host.session.here == host.session.path()[-1]:
             host.bell()
             host.notify(f"Step {LAST} is the last step.", timeout=2)
             return
@@ -28,16 +29,45 @@ class StepController:
         host = self.host
         if host.session.mode.backward:
             return host.learning.walk(-1)
-        if host.session.step == FIRST:
+        if host.session.here == host.session.path()[0]:
             host.bell()
             host.notify(f"Step {FIRST} is the first step.", timeout=2)
             return
         host.apply(lambda s: s.prev(), "previous step")
 
-    def goto(self, step: int) -> None:
-        if self.host.session.mode.backward:
-            return self.host.learning.walk_to(step)
-        self.host.apply(lambda s: s.goto(step), f"go to step {step}")
+    def goto(self, step: int, block: int | None = None) -> None:
+        """Go to a step; a block step (5–12) of the current block unless block (0-based) is given."""
+        session = self.host.session
+        if session.mode.backward:
+            return self.host.learning.walk_to(step, block)
+        n_blocks = session.model.cfg.n_blocks
+        where = steps.heading(steps.at(step, session.block if block is None else block, n_blocks), n_blocks)
+        self.host.apply(lambda s: s.goto(step, session.mode.backward, block), f"go to {where}")
+
+    def block(self, delta: int) -> None:
+        """The same step in the next (delta +1) or previous (−1) block. Before the blocks, ] goes to the
+        first block's first step; after them, [ goes to the last block's first step."""
+        session = self.host.session
+        n_blocks, here = session.model.cfg.n_blocks, session.here
+        first = next(s.number for s in STAGES if s.per_block)
+        if here.block is not None:
+            number, block = here.number, here.block + delta
+        else:
+            number, block = first, (0 if here.number < first else n_blocks - 1)
+            if (delta > 0) != (here.number < first):
+                block = -1  # nothing that way
+        if not 0 <= block < n_blocks:
+            self.host.bell()
+            if here.block is not None:
+                said = f"Block {here.block + 1} is the {'last' if delta > 0 else 'first'} block."
+            else:
+                said = f"There is no block {'after' if delta > 0 else 'before'} step {here.number}."
+            self.host.notify(said, timeout=2)
+            return
+        self.goto(number, block)
+
+    def many_blocks(self) -> bool:
+        return self.host.session.model.cfg.n_blocks > 1
 
     def scroll(self, pages: int) -> None:
         self.host.scroll_main(pages)
@@ -54,9 +84,11 @@ class StepController:
         self.host.exit()
 
     def palette(self) -> Iterable[PaletteCommand]:
-        for stage in STAGES:
+        n_blocks = self.host.session.model.cfg.n_blocks
+        for step in steps.forward(n_blocks):
+            heading = steps.heading(step, n_blocks)
             yield PaletteCommand(
-                f"Go to step {stage.number}: {stage.title}",
-                stage.formula,
-                lambda n=stage.number: self.goto(n),
+                f"Go to {heading}: {step.stage.title}",
+                step.stage.formula,
+                lambda n=step.number, b=step.block: self.goto(n, b),
             )

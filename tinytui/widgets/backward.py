@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tinytui.model import names
+from tinytui.model import names, steps
 from tinytui.model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
 from tinytui.model.panels import LOGITS_GRADIENT
 from tinytui.model.stages import STAGE_BY_NUMBER
@@ -141,17 +141,17 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
     """One gradient as a grid: 'grad.y', a parameter's 'grad.W_Q' (heads side by side) or a per-head
     tensor 'grad.attn.{h}' (heads side by side, one shading scale)."""
     grads = view.gradients
-    key = f"grad:{names.canonical(template)}"
+    key = f"grad:{view.name(template)}"
     title = title_of(template)
     is_param = _weight_of(template) in PARAM_NAMES
     if "{h}" in template:
         parts = []
-        for h, name in enumerate(names.resolve((template,), view.trace.cfg.n_heads), start=1):
+        for h, name in enumerate(view.names((template,)), start=1):
             t = grads.tensor(name)
             part = _matrix_spec(view, key, f"head {h}", t, t.values, lambda r, c: "", role, False)
             parts.append(short_key_labels(part))
         return replace(side_by_side(key, f"{title} — per head", parts), key=key)
-    t = grads.tensor(names.canonical(template))
+    t = grads.tensor(view.name(template))
     if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head
         parts = [
             _matrix_spec(view, key, label, t, t.values[h], lambda r, c, h=h: f"h{h + 1}: ", role, True, h)
@@ -302,14 +302,15 @@ class Heading:
 
 def heading(view: View) -> Heading:
     stage = backward_stage(view)
-    steps = walk_steps(view)
-    at = steps.index(stage.number)
-    title = f"Backward pass · step {stage.number} (walking {steps[0]} → {steps[-1]}) · {stage.title}"
+    numbers = walk_steps(view)
+    path, n_blocks = view.session.path(backward=True), view.trace.cfg.n_blocks
+    at = path.index(view.here) if view.here in path else 0
+    title = f"Backward pass · {view.heading} (walking {numbers[0]} → {numbers[-1]}) · {stage.title}"
     moves = []
-    if at + 1 < len(steps):
-        moves.append(f"n: on to step {steps[at + 1]}")
+    if at + 1 < len(path):
+        moves.append(f"n: on to {steps.heading(path[at + 1], n_blocks)}")
     if at > 0:
-        moves.append(f"p: back to step {steps[at - 1]}")
+        moves.append(f"p: back to {steps.heading(path[at - 1], n_blocks)}")
     moves.append("b or Esc: back to the forward pass")
     moves.append("L: one learning step down this gradient")
     return Heading(title, stage.rules, stage.explain, " · ".join(moves))

@@ -617,15 +617,15 @@ def short_key_labels(part: GridSpec) -> GridSpec:
 
 def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
-    made = tuple(tensor_grid(view, n, role) for n in names.resolve((template,), view.trace.cfg.n_heads))
-    key = ("heads", role, template)
+    made = tuple(tensor_grid(view, n, role) for n in view.names((template,)))
+    key = ("heads", role, view.name(template))
     hit = _KEPT.get(key)
     if hit is not None and len(hit[0]) == len(made) and all(a is b for a, b in zip(hit[0], made)):
         _KEPT.move_to_end(key)
         return hit[1]  # every head's table is the one kept: so is the row of them
     parts = [short_key_labels(p) for p in made]
     title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
-    return _keep(key, made, side_by_side(f"{role}:{names.canonical(template)}", title, parts))
+    return _keep(key, made, side_by_side(f"{role}:{view.name(template)}", title, parts))
 
 
 def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
@@ -633,8 +633,9 @@ def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
 
 
 def param_grid(view: View, name: str) -> GridSpec:
-    """A weight as one grid; W_Q, W_K and W_V show their heads side by side."""
-    full = names.canonical(name)
+    """A weight as one grid (name: short, as a stage reads it, or full); W_Q, W_K and W_V show their heads
+    side by side."""
+    full = view.name(name)
     params = view.session.params
     edited = frozenset(view.edited.get(full, ()))
     original = view.session.model.params[full] if edited else None
@@ -642,7 +643,7 @@ def param_grid(view: View, name: str) -> GridSpec:
     key = ("param", full)
     if (hit := _kept(key, made_of)) is not None:
         return hit
-    parts = param_grids(view, name)
+    parts = param_grids(view, full)
     if len(parts) > 1:
         parts = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
         return _keep(key, made_of, side_by_side(f"param:{full}", names.label(full), parts))
@@ -659,7 +660,8 @@ def input_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
 
 def step_sections(view: View) -> list[Section]:
     stage = STAGE_BY_NUMBER[view.step]
-    sections = [Section(f"Step {stage.number} makes", "output", tuple(output_rows(view, stage)))]
+    made = f"{view.heading[0].upper()}{view.heading[1:]} makes"  # "Step 9 makes", "Block 2 · step 9 makes"
+    sections = [Section(made, "output", tuple(output_rows(view, stage)))]
     if params := param_rows(view, stage):
         sections.append(Section("Weights it uses — Enter edits a cell", "param", tuple(params)))
     if inputs := input_rows(view, stage):
@@ -690,14 +692,14 @@ def _token_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
 
 def _stats_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
     trace = view.trace
-    mean, var = names.resolve(panel.tensors, trace.cfg.n_heads)
-    key = f"{role}:{panel.tensors[0].rpartition('.')[0]}.stats"  # "output:ln1.stats"
+    mean, var = view.names(panel.tensors)
+    key = f"{role}:{mean.rpartition('.')[0]}.stats"  # "output:blocks.0.ln1.stats"
     cols = (("mean μ", mean, True), ("variance σ²", var, True))
     return [(columns_grid(view, key, "row statistics", trace.token_labels, cols),)]
 
 
 def _loss_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
-    before, after = names.resolve(panel.tensors, view.trace.cfg.n_heads)
+    before, after = view.names(panel.tensors)
     stepped = f"after one step of lr {view.trace.lr:g}"  # the chapter's step on the logits alone
     cols = (("before", before, False), (stepped, after, False))
     return [(columns_grid(view, f"{role}:loss", "loss L = −log p_target", ("L",), cols),)]

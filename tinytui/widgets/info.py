@@ -13,8 +13,9 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
+from tinytui.model import steps
 from tinytui.model.facts import stage_facts
-from tinytui.model.stages import LAST, STAGE_BY_NUMBER, formula_as_run
+from tinytui.model.stages import STAGE_BY_NUMBER, formula_as_run
 from tinytui.widgets.backward import heading, in_walk
 from tinytui.widgets.view import View, ViewPart
 
@@ -87,10 +88,11 @@ class StepInfo(ViewPart, Static):
             return
         stage = STAGE_BY_NUMBER[view.step]
         eq = f"   (equation {stage.equation})" if stage.equation else ""
-        title = Text(f"Step {stage.number} of {LAST} · {stage.title}{eq}\n", self._style("info--title"))
+        where = steps.of_all(view.here, view.trace.cfg.n_blocks)
+        title = Text(f"{where} · {stage.title}{eq}\n", self._style("info--title"))
         formula = Text(f"  {formula_as_run(stage, view.trace.switches)}\n", self._style("info--formula"))
-        explain = stage.explain(view.trace)
-        facts = list(stage_facts(view.trace, stage))
+        explain = stage.explain(view.focused)
+        facts = list(stage_facts(view.focused, stage))
         full = Text.assemble(title, formula, explain)
         for fact in facts:
             full.append("\n• ")

@@ -10,9 +10,9 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tinytui.model import Switches
+from tinytui.model import Switches, steps
 from tinytui.model.provenance import Why
-from tinytui.model.stages import LAST, STAGE_BY_NUMBER
+from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import DEFAULT_LR
 from tinytui.report import fmt
 from tinytui.widgets.backward import backward_stage, in_walk
@@ -85,9 +85,9 @@ class StatusBar(ViewPart, Widget):
         trace, base, s = view.trace, view.base, view.session
         key, muted = self._style("status--key"), self._style("status--muted")
         stage = STAGE_BY_NUMBER[view.step]
-        where = f"Step {stage.number}/{LAST} {stage.title}"
+        where = f"{steps.of_all(view.here, trace.cfg.n_blocks, '/')} {stage.title}"
         if in_walk(view):  # the backward pass says so first, where the step's name would be
-            where = f"◀ BACKWARD PASS · step {stage.number} · {backward_stage(view).title}"
+            where = f"◀ BACKWARD PASS · {view.heading} · {backward_stage(view).title}"
         first = [
             Text(where, self._style("status--step")),
             Text(" ".join(trace.prompt) + f" → target {trace.target}"),

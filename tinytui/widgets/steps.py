@@ -1,4 +1,5 @@
-"""The list of the sixteen steps: the current one marked, and how many values each step's output changed."""
+"""The list of the steps (the block's steps once per block): the current one marked, and how many values
+each step's output changed."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.containers import ScrollableContainer
 from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from tinytui.model.stages import STAGES
+from tinytui.model import steps
 from tinytui.widgets.view import View, ViewPart
 
 
@@ -31,31 +33,56 @@ class StepList(ViewPart, Widget, can_focus=True):
     """
 
     class Chosen(Message):
-        def __init__(self, step: int) -> None:
+        def __init__(self, step: int, block: int | None = None) -> None:
             super().__init__()
             self.step = step
+            self.block = block  # 0-based, for a block's step of a model with several blocks
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.step = 1
+        self.here = steps.Step(1)
         self.backward = False
-        self.counts: dict[int, int] = {}
+        self.counts: dict[steps.Step, int] = {}
+        self.n_blocks = 1
+        self.rows: tuple[steps.Step | int, ...] = tuple(steps.forward(1))  # a Step, or a block's heading
 
     def show(self, view: View) -> None:
-        self.step = view.step
+        self.here = view.here
         self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
-        self.counts = view.diff.per_stage(view.trace.cfg.n_heads)
+        n_blocks = view.trace.cfg.n_blocks
+        self.counts = steps.changed_per_step(view.diff, view.trace.cfg.n_heads, n_blocks)
+        if n_blocks != self.n_blocks:
+            self.n_blocks = n_blocks
+            self.rows = _rows(n_blocks)
+            self.refresh(layout=True)
         self.refresh()
+        if n_blocks > 1:
+            self.call_after_refresh(self._keep_in_sight)
+
+    def _keep_in_sight(self) -> None:
+        """A long list (many blocks) scrolls so the current step stays in the middle of the sidebar."""
+        box = self.parent
+        if self.here in self.rows and isinstance(box, ScrollableContainer):
+            y = self.rows.index(self.here)
+            box.scroll_to(y=max(0, y - box.size.height // 2), animate=False)
+
+    @property
+    def step(self) -> int:
+        return self.here.number
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(STAGES)
+        return len(self.rows)
 
-    def line(self, number: int, width: int) -> Text:
-        stage = STAGES[number - 1]
-        count = self.counts.get(number, 0)
+    def line(self, row: steps.Step | int, width: int) -> Text:
+        if isinstance(row, int):  # the heading of block row (0-based)
+            text = Text(f"  block {row + 1} of {self.n_blocks}"[:width], no_wrap=True, end="")
+            text.stylize(self.get_component_rich_style("steps--count", partial=True))
+            return text
+        stage = row.stage
+        count = self.counts.get(row, 0)
         badge = f" Δ{count}" if count else ""
-        here = number == self.step
-        head = f"{('◀' if self.backward else '▸') if here else ' '}{number:>2} "
+        here = row == self.here
+        head = f"{('◀' if self.backward else '▸') if here else ' '}{row.number:>2} "
         room = max(width - len(head) - len(badge), 0)
         if room < 8:  # a narrow list shows numbers and counts only; the status line names the step
             title = ""
@@ -73,15 +100,31 @@ class StepList(ViewPart, Widget, can_focus=True):
 
     def render(self) -> Text:
         width = self.content_size.width or 30
-        return Text("\n", end="").join(self.line(s.number, width) for s in STAGES)
+        return Text("\n", end="").join(self.line(row, width) for row in self.rows)
 
     def text(self) -> str:
         return self.render().plain
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is not None and 0 <= offset.y < len(STAGES):
-            self.post_message(self.Chosen(offset.y + 1))
+        if offset is not None and 0 <= offset.y < len(self.rows):
+            row = self.rows[offset.y]
+            if isinstance(row, steps.Step):
+                self.post_message(self.Chosen(row.number, row.block))
 
     def action_move(self, delta: int) -> None:
-        self.post_message(self.Chosen(min(max(self.step + delta, 1), len(STAGES))))
+        path = steps.forward(self.n_blocks)
+        at = path.index(self.here) if self.here in path else 0
+        to = path[min(max(at + delta, 0), len(path) - 1)]
+        self.post_message(self.Chosen(to.number, to.block))
+
+
+def _rows(n_blocks: int) -> tuple[steps.Step | int, ...]:
+    """The list's lines: every step of the path, with a heading line before each block's steps when the
+    model has several blocks."""
+    rows: list[steps.Step | int] = []
+    for step in steps.forward(n_blocks):
+        if n_blocks > 1 and step.block is not None and step.number == steps.FIRST_IN_BLOCK:
+            rows.append(step.block)
+        rows.append(step)
+    return tuple(rows)

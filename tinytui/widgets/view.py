@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tinytui.model import Trace, TraceDiff
+from tinytui.model import Trace, TraceDiff, steps
 from tinytui.model.backward import Gradients
 from tinytui.session import Mode, Session
 
@@ -29,13 +29,32 @@ class View:
     step: int
     edited: dict[str, list[tuple[int, ...]]]  # parameter cells that differ from the model file
     mode: Mode  # the backward walk, the gradient overlay (the session's)
+    here: steps.Step  # the step shown with its block (step is its stage number)
     curve: Curve | None = None  # set when the current weights came from a learning step or run
     notes: tuple[str, ...] = ()  # status-line pieces from the app: recording, replay
 
     @classmethod
     def of(cls, session: Session, curve: Curve | None = None, notes: tuple[str, ...] = ()) -> View:
         s = session
-        return cls(s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, curve, notes)
+        return cls(s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, s.here, curve, notes)
+
+    def name(self, local: str) -> str:
+        """A stage table's name (no "{h}") as the canonical name it means at the step shown."""
+        return steps.name(local, self.here, self.trace.cfg.n_blocks)
+
+    def names(self, templates: tuple[str, ...]) -> tuple[str, ...]:
+        """A stage table's names as the step's canonical names, "{h}" expanded to every head."""
+        return steps.resolve(templates, self.trace.cfg.n_heads, self.here, self.trace.cfg.n_blocks)
+
+    @property
+    def focused(self) -> Trace:
+        """The trace as the step's texts read it: a block step's block-0 names mean its own block's."""
+        return steps.focus(self.trace, self.here)
+
+    @property
+    def heading(self) -> str:
+        """'step 8', or 'block 2 · step 8' for a block's step of a model with several blocks."""
+        return steps.heading(self.here, self.trace.cfg.n_blocks)
 
     @property
     def gradients(self) -> Gradients:

@@ -1,0 +1,145 @@
+"""The stepper's path through a model of any depth: the stage table with the block's steps once per block.
+
+A model of N blocks is shown as steps 1–4 (words to vectors), then steps 5–12 for block 1, again for
+block 2, …, then steps 13–16 (the output). Each of those is a Step: a stage and, for the block's own
+steps, which block. With one block the path is the chapter's sixteen steps, one Step per stage.
+
+The stage table writes block-local names ("attn.{h}", "W_O", "x"); name() turns them into the canonical
+names of one Step. Inside a block, "x" is the stream that enters it: the embedding sum x for block 1,
+the previous block's y after that. Outside the blocks, "y" is the last block's output (what step 13 reads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tinytui.model import names
+from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, Stage
+from tinytui.model.trace import Trace
+
+if TYPE_CHECKING:
+    from tinytui.model.diff import TraceDiff
+
+
+FIRST_IN_BLOCK = next(s.number for s in STAGES if s.per_block)  # 5: the block's first step
+
+
+@dataclass(frozen=True, order=True)
+class Step:
+    number: int  # the stage's number, 1–16, as the chapter counts
+    block: int | None = None  # 0-based block of a block step (5–12); None for the model-wide steps
+
+    @property
+    def stage(self) -> Stage:
+        return STAGE_BY_NUMBER[self.number]
+
+
+def forward(n_blocks: int) -> tuple[Step, ...]:
+    """Every step of the forward pass in the order the stepper visits them."""
+    out: list[Step] = []
+    block_stages = [s for s in STAGES if s.per_block]
+    for stage in STAGES:
+        if not stage.per_block:
+            out.append(Step(stage.number))
+        elif stage is block_stages[0]:
+            out += [Step(s.number, b) for b in range(n_blocks) for s in block_stages]
+    return tuple(out)
+
+
+def backward(n_blocks: int, walked: tuple[int, ...]) -> tuple[Step, ...]:
+    """The backward walk's steps (walked: stage numbers in walk order, e.g. 15 … 2): the blocks' steps
+    are visited from the last block to the first, as the gradient flows."""
+    out: list[Step] = []
+    in_block = [n for n in walked if STAGE_BY_NUMBER[n].per_block]
+    for number in walked:
+        if not STAGE_BY_NUMBER[number].per_block:
+            out.append(Step(number))
+        elif number == in_block[0]:
+            out += [Step(n, b) for b in reversed(range(n_blocks)) for n in in_block]
+    return tuple(out)
+
+
+def at(number: int, block: int, n_blocks: int) -> Step:
+    """The Step of a stage number seen from block (0-based): a block step takes the block (clamped to
+    the model), a model-wide step takes none."""
+    if STAGE_BY_NUMBER[number].per_block:
+        return Step(number, min(max(block, 0), n_blocks - 1))
+    return Step(number)
+
+
+def heading(step: Step, n_blocks: int) -> str:
+    """'step 8' for a one-block model or a model-wide step; 'block 2 · step 8' for a block's step."""
+    if step.block is None or n_blocks == 1:
+        return f"step {step.number}"
+    return f"block {step.block + 1} · step {step.number}"
+
+
+def of_all(step: Step, n_blocks: int, sep: str = " of ") -> str:
+    """'Step 9 of 16', or 'Block 2 of 3 · step 9 of 16' for a block's step of a model with several."""
+    last = STAGES[-1].number
+    if step.block is None or n_blocks == 1:
+        return f"Step {step.number}{sep}{last}"
+    return f"Block {step.block + 1}{sep}{n_blocks} · step {step.number}{sep}{last}"
+
+
+def short(step: Step, n_blocks: int) -> str:
+    """The step in few characters: '8', or '2·8' for block 2's step 8 (the step list, file names)."""
+    if step.block is None or n_blocks == 1:
+        return str(step.number)
+    return f"{step.block + 1}·{step.number}"
+
+
+def name(local: str, step: Step, n_blocks: int) -> str:
+    """A stage table's name (no "{h}") as the canonical name it means at step."""
+    grad = local.startswith(names.GRAD)
+    bare = local[len(names.GRAD) :] if grad else local
+    if step.block is None:
+        b = n_blocks - 1  # after the blocks a block name means the last block's (step 13 reads its y)
+        full = names.in_block(b, bare) if bare == "y" else names.canonical(bare)
+    elif bare == "x" and step.block > 0:
+        full = names.prefix(step.block - 1) + "y"  # the stream entering the block
+    else:
+        full = names.in_block(step.block, bare)
+    return names.GRAD + full if grad else full
+
+
+def resolve(templates: tuple[str, ...], n_heads: int, step: Step, n_blocks: int) -> tuple[str, ...]:
+    """A stage table's names as the canonical names of one step, "{h}" expanded to every head."""
+    out: list[str] = []
+    for template in templates:
+        heads = range(1, n_heads + 1) if "{h}" in template else (None,)
+        out += [name(template.format(h=h) if h else template, step, n_blocks) for h in heads]
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class BlockTrace(Trace):
+    """A trace as the texts of one block's steps read it (see focus)."""
+
+    block: int = 0  # the block the texts speak of, 0-based
+
+
+def focus(trace: Trace, step: Step) -> Trace:
+    """The trace as a step's texts and facts read it. They are written with block 0's names ("x" for the
+    stream in, "blocks.0.attn.1", …); for block b's step, those names give block b's tensors and "x" the
+    stream entering block b, so every sentence quotes the block the step shows. Model-wide steps get the
+    trace itself."""
+    if step.block is None:
+        return trace
+    b = step.block
+    tensors = dict(trace.tensors)
+    if b > 0:
+        pre, first = names.prefix(b), names.prefix(0)
+        tensors.update({first + n[len(pre) :]: t for n, t in trace.tensors.items() if n.startswith(pre)})
+        tensors["x"] = trace.tensors[names.prefix(b - 1) + "y"]
+    return BlockTrace(trace.cfg, trace.prompt, trace.target, trace.switches, trace.lr, tensors, block=b)
+
+
+def changed_per_step(diff: TraceDiff, n_heads: int, n_blocks: int) -> dict[Step, int]:
+    """How many values each step of the forward path wrote changed (the step list's Δ badges)."""
+    out: dict[Step, int] = {}
+    for step in forward(n_blocks):
+        written = resolve(step.stage.writes, n_heads, step, n_blocks)
+        out[step] = sum(diff.tensors[n].n_changed for n in written if n in diff.tensors)
+    return out
