@@ -151,13 +151,16 @@ def selected_steps(args: argparse.Namespace) -> list[int]:
 
 
 def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.model import steps
     from tinytui.render import markdown_document, plain_report, rich_report
     from tinytui.report import stage_report
 
     setup = setup_from(args)
     trace = setup.trace()
     params = setup.state.params  # each step's report also shows the weights it reads
-    reports = [stage_report(trace, STAGE_BY_NUMBER[n], params) for n in selected_steps(args)]
+    chosen = set(selected_steps(args))  # a block's step is printed once per block, in the stepper's order
+    path = [s for s in steps.forward(trace.cfg.n_blocks) if s.number in chosen]
+    reports = [stage_report(trace, s.stage, params, s.block or 0) for s in path]
     if args.markdown:
         s = setup.state
         intro = (

@@ -75,6 +75,7 @@ class Start:
     mode: Mode
     recorded: str | None
     check: Any
+    block: int = 0  # the block of a block step (0-based); recordings of one-block models leave it out
 
 
 # ---- encoding -----------------------------------------------------------------------------------
@@ -131,6 +132,7 @@ def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
         "history": [state_json(s, base) for s in session.history],
         "cursor": session.cursor,
         "step": session.step,
+        **({"block": session.block} if session.model.cfg.n_blocks > 1 else {}),
         "mode": {"backward": session.mode.backward, "gradients": session.mode.gradients},
         "check": check_json(session),
     }
@@ -173,13 +175,13 @@ def dumps(doc: dict[str, Any]) -> str:
 
 # ---- decoding the start -------------------------------------------------------------------------
 
-START_KEYS = ("format", "recorded", "model", "history", "cursor", "step", "mode", "check")
+START_KEYS = ("format", "recorded", "model", "history", "cursor", "step", "block", "mode", "check")
 
 
 def decode_start(head: Any) -> Start:
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise BadLine(f"not a tinytui session (the first line should be a {FORMAT} object)")
-    keys(head, START_KEYS, ("recorded", "mode"), "the start")  # files before Session.mode have none
+    keys(head, START_KEYS, ("recorded", "block", "mode"), "the start")  # older files have no mode, block
     try:
         model = parse_model(head["model"], source="model")
     except ModelFileError as exc:
@@ -203,7 +205,8 @@ def decode_start(head: Any) -> Start:
     recorded = head.get("recorded")
     if recorded is not None:
         recorded = plain(recorded, "recorded")
-    return Start(model, states, cursor, step, mode, recorded, head["check"])
+    block = integer(head.get("block", 0), "block", 0, model.cfg.n_blocks - 1)
+    return Start(model, states, cursor, step, mode, recorded, head["check"], block)
 
 
 def _state(doc: Any, model: ModelFile, where: str) -> State:
@@ -242,7 +245,10 @@ def _step(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
     backward = boolean(d.get("backward", False), "step: backward")
     lo, hi = (WALK_LAST, WALK_FIRST) if backward else (FIRST, LAST)
     step = integer(d["step"], "step", lo, hi)
-    return {"step": step, "backward": True} if backward else {"step": step}
+    out: dict[str, Any] = {"step": step}
+    if "block" in d:  # models of several blocks: which block's step (0-based)
+        out["block"] = integer(d["block"], "step: block", 0, model.cfg.n_blocks - 1)
+    return {**out, "backward": True} if backward else out
 
 
 def _mode(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
@@ -330,7 +336,7 @@ def _learn(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
 
 # Every kind a Session emits; replay re-applies each through the matching Session call.
 KINDS: dict[str, Kind] = {
-    "step": Kind(("step", "backward"), ("backward",), _step),
+    "step": Kind(("step", "block", "backward"), ("block", "backward"), _step),
     "mode": Kind(("backward", "gradients"), (), _mode),
     "edit": Kind(("param", "label", "index", "old", "new"), ("label",), _edit),
     "toggle": Kind(("switch", "head", "switches", "now"), ("head", "switches", "now"), _toggle),

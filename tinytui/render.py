@@ -15,7 +15,7 @@ from tinytui.report import BackwardReport, StageReport, Table
 def stage_heading(report: StageReport) -> str:
     s = report.stage
     eq = f"  ({s.equation})" if s.equation else ""
-    return f"Step {s.number}/16 · {s.title}{eq}"
+    return f"{report.heading or f'Step {s.number}/16'} · {s.title}{eq}"
 
 
 def plain_table(table: Table, width: int | None = None) -> str:
@@ -73,7 +73,8 @@ WEIGHTS_HEADING = "The weights this step uses (as in this run):"
 def plain_backward_report(report: BackwardReport, width: int | None = None) -> str:
     """A backward-walk step as text: the rules as run, our explanation, then the gradient tables."""
     s = report.stage
-    parts = [f"Backward step {s.number}/16 · {in_words(s.title)}", *(f"  {in_words(r)}" for r in s.rules)]
+    where = report.heading[:1].lower() + report.heading[1:] if report.heading else f"step {s.number}/16"
+    parts = [f"Backward {where} · {in_words(s.title)}", *(f"  {in_words(r)}" for r in s.rules)]
     parts += _wrap(in_words(s.explain), 98, "  ")
     body = "\n\n".join(plain_table(t, width) for t in report.tables)
     return "\n".join(parts) + ("\n\n" + body if body else "")
@@ -134,7 +135,8 @@ def markdown_table(table: Table) -> str:
 def markdown_report(report: StageReport) -> str:
     s = report.stage
     eq = f" (Equation {s.equation})" if s.equation else ""
-    parts = [f"## Step {s.number}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
+    where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"  # "Block 2/3 · step 9"
+    parts = [f"## {where}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
     parts += [f"- {f}" for f in report.facts]
     if report.facts:
         parts.append("")

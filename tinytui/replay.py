@@ -54,6 +54,7 @@ class Recording:
     recorded: str | None
     events: tuple[Recorded, ...]
     mode: Mode = field(default_factory=Mode)  # the view at the start (older files: the default)
+    block: int = 0  # the block of the step at the start (models of several blocks)
 
     def new_session(self) -> Session:
         """A Session exactly where the recording started (undo history and view included)."""
@@ -61,6 +62,7 @@ class Recording:
         session.history = list(self.history)  # the constructor ran the current state; the rest is data
         session.cursor = self.cursor
         session.step = self.step
+        session.block = self.block
         session.mode = self.mode
         return session
 
@@ -89,7 +91,15 @@ def load_recording(path: str | Path) -> Recording:
             raise
         start = decode_start(head)
         recording = Recording(
-            log, start.model, start.history, start.cursor, start.step, start.recorded, (), start.mode
+            log,
+            start.model,
+            start.history,
+            start.cursor,
+            start.step,
+            start.recorded,
+            (),
+            start.mode,
+            start.block,
         )
         try:
             scratch = recording.new_session()
@@ -186,7 +196,7 @@ def _replay_one(session: Session, rec: Recorded) -> Event:
 def _why_nothing(session: Session, rec: Recorded) -> str:
     d = rec.data
     if rec.kind == "step":
-        return f"the session is already at step {d['step']}"
+        return f"the session is already at {_where(d)}"
     if rec.kind == "mode" and d["backward"] and not session.mode.backward:
         return f"the backward walk cannot be entered at step {session.step}"
     if rec.kind == "mode":
@@ -199,7 +209,8 @@ def _why_nothing(session: Session, rec: Recorded) -> str:
 def _apply(session: Session, rec: Recorded) -> None:
     d = rec.data
     if rec.kind == "step":
-        session.goto(d["step"], backward=d.get("backward", False))  # enters or leaves the walk
+        # enters or leaves the walk; a recording without a block (one block, or older) means block 1
+        session.goto(d["step"], backward=d.get("backward", False), block=d.get("block", 0))
     elif rec.kind == "mode":
         session.set_mode(backward=d["backward"], gradients=d["gradients"])
     elif rec.kind == "edit":
@@ -284,11 +295,16 @@ class Replayer:
         return events
 
 
+def _where(d: dict) -> str:
+    """A step event's step: 'step 8', or 'block 2 · step 8' when it names a block."""
+    return f"block {d['block'] + 1} · step {d['step']}" if "block" in d else f"step {d['step']}"
+
+
 def describe_event(rec: Recorded, params=None) -> str:
     """One event in words; given the model's params, a cell is named as the app does (W_O[h1.k0, thing])."""
     d = rec.data
     if rec.kind == "step":
-        return f"backward walk to step {d['step']}" if d.get("backward") else f"go to step {d['step']}"
+        return f"backward walk to {_where(d)}" if d.get("backward") else f"go to {_where(d)}"
     if rec.kind == "mode":
         view = "the backward walk" if d["backward"] else "the forward pass"
         return f"show {view}, ∂L/∂w {'shown' if d['gradients'] else 'hidden'}"

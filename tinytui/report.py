@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tinytui.display_names import display, param_axes
-from tinytui.model import count, names
+from tinytui.model import count, names, steps
 from tinytui.model.backward import BackwardStage, Gradients
 from tinytui.model.facts import stage_facts
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
@@ -55,6 +55,7 @@ class StageReport:
     formula: str  # as the switches of the run make the model compute it
     explain: str  # the stage's explanation for this run (stage.explain(trace))
     weights: tuple[Table, ...] = ()  # the parameters the step reads, when the report was given them
+    heading: str = ""  # 'Step 9/16', or 'Block 2/3 · step 9/16' for a block's step of a deeper model
 
 
 def fmt(v: float) -> str:
@@ -114,59 +115,67 @@ def _matrix(title, corner, rows, cols, arr) -> Table:
     return Table(title, corner, tuple(rows), tuple(cols), tuple(tuple(fmt(v) for v in r) for r in arr))
 
 
-def stage_report(trace: Trace, stage: Stage, params=None) -> StageReport:
-    """The step's tables with display names; given the run's params, also the weights it reads."""
-    tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel)]
-    facts = tuple(stage_facts(trace, stage))
+def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> StageReport:
+    """The step's tables with display names; given the run's params, also the weights it reads. A block's
+    step (5–12) is reported for the given block (0-based)."""
+    n_blocks = trace.cfg.n_blocks
+    where = steps.at(stage.number, block, n_blocks)
+    tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel, where)]
+    focused = steps.focus(trace, where)
+    facts = tuple(stage_facts(focused, stage))
     formula = formula_as_run(stage, trace.switches)
-    weights = () if params is None else weight_tables(trace, params, stage)
-    return StageReport(stage, tuple(tables), facts, formula, stage.explain(trace), weights)
+    weights = () if params is None else weight_tables(trace, params, stage, where)
+    heading = steps.of_all(where, n_blocks, "/")
+    return StageReport(stage, tuple(tables), facts, formula, stage.explain(focused), weights, heading)
 
 
-def weight_tables(trace: Trace, params, stage: Stage) -> tuple[Table, ...]:
+def weight_tables(trace: Trace, params, stage: Stage, where: steps.Step | None = None) -> tuple[Table, ...]:
     """The weights a step uses (its reads that are parameters), one table each (W_Q: one per head)."""
-    return tuple(t for name in stage.reads if name in names.PARAMS for t in param_table(trace, params, name))
+    where = where or steps.at(stage.number, 0, trace.cfg.n_blocks)
+    reads = [steps.name(n, where, trace.cfg.n_blocks) for n in stage.reads if n in names.PARAMS]
+    return tuple(t for name in reads for t in param_table(trace, params, name))
 
 
 # ---- a panel (model.panels) as tables --------------------------------------------------------------
 
 
-def _tensor_tables(trace: Trace, panel: Panel) -> list[Table]:
+def _names(trace: Trace, panel: Panel, where: steps.Step) -> tuple[str, ...]:
+    return steps.resolve(panel.tensors, trace.cfg.n_heads, where, trace.cfg.n_blocks)
+
+
+def _tensor_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
     n_blocks = trace.cfg.n_blocks
-    return [
-        tensor_table(trace, name, shown=display(name, n_blocks))
-        for name in names.resolve(panel.tensors, trace.cfg.n_heads)
-    ]
+    return [tensor_table(trace, name, shown=display(name, n_blocks)) for name in _names(trace, panel, where)]
 
 
-def _token_tables(trace: Trace, panel: Panel) -> list[Table]:
+def _token_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
     """The prompt's ids as a table; a step that makes a vector beside them prints only the vector."""
     _, *vector = panel.tensors
     if vector:
-        return _tensor_tables(trace, Panel(TENSOR, tuple(vector)))
+        return _tensor_tables(trace, Panel(TENSOR, tuple(vector)), where)
     cells = tuple((tok, str(int(i))) for tok, i in zip(trace.prompt, trace["ids"]))
     return [Table("prompt", "position", tuple(str(p) for p in range(len(cells))), ("token", "id"), cells)]
 
 
-def _stats_tables(trace: Trace, panel: Panel) -> list[Table]:
-    mean, var = names.resolve(panel.tensors, trace.cfg.n_heads)
+def _stats_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
+    mean, var = _names(trace, panel, where)
     mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace[mean], trace[var]))
     return [Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)]
 
 
-def _loss_tables(trace: Trace, panel: Panel) -> list[Table]:
+def _loss_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
     """The scalars read better together than as 1×1 tables."""
-    before, after = (float(trace[n]) for n in names.resolve(panel.tensors, trace.cfg.n_heads))
+    before, after = (float(trace[n]) for n in _names(trace, panel, where))
     return [Table("loss", "", ("L",), ("before", "after one step"), ((fmt(before), fmt(after)),))]
 
 
-PANEL_TABLES: dict[str, Callable[[Trace, Panel], list[Table]]] = {
+PANEL_TABLES: dict[str, Callable[[Trace, Panel, steps.Step], list[Table]]] = {
     TOKENS: _token_tables,
     TENSOR: _tensor_tables,
     STATS: _stats_tables,
     LOGITS: _tensor_tables,  # printed as the two vectors ℓ and p
     LOSS: _loss_tables,
-    COUNTS: lambda trace, panel: count_tables(trace),
+    COUNTS: lambda trace, panel, where: count_tables(trace),
 }
 
 
@@ -207,6 +216,7 @@ class BackwardReport:
 
     stage: BackwardStage
     tables: tuple[Table, ...]
+    heading: str = ""  # 'Step 9/16', or 'Block 2/3 · step 9/16'
 
 
 BACKWARD_GROUPS = (
@@ -217,12 +227,15 @@ BACKWARD_GROUPS = (
 )
 
 
-def backward_report(grads: Gradients, stage: BackwardStage, n_heads: int) -> BackwardReport:
+def backward_report(grads: Gradients, stage: BackwardStage, n_heads: int, block: int = 0) -> BackwardReport:
+    """A step of the backward walk; a block's step (5–12) for the given block (0-based)."""
+    n_blocks = grads.cfg.n_blocks
+    where = steps.at(stage.number, block, n_blocks)
     tables: list[Table] = []
     for field, group in BACKWARD_GROUPS:
-        for name in names.resolve(getattr(stage, field), n_heads):
+        for name in steps.resolve(getattr(stage, field), n_heads, where, n_blocks):
             tables.extend(gradient_tables(grads, name, group))
-    return BackwardReport(stage, tuple(tables))
+    return BackwardReport(stage, tuple(tables), steps.of_all(where, n_blocks, "/"))
 
 
 def gradient_tables(grads: Gradients, name: str, group: str) -> list[Table]:

@@ -25,7 +25,7 @@ import numpy as np
 from tinytui.display_names import cell, display
 from tinytui.event_log import changed_cells
 from tinytui.log_values import BadLine
-from tinytui.model import STAGE_BY_NUMBER, STAGES, Params, Trace, diff, names
+from tinytui.model import STAGE_BY_NUMBER, Params, Trace, diff, names, steps
 from tinytui.model.backward import backward_stage_for
 from tinytui.model.stages import LAST
 from tinytui.model.switches import WORDS
@@ -91,7 +91,8 @@ def state_lines(session: Session) -> list[str]:
     out += line("weights", weights_summary(s.params, m.params))
     out += line("prediction", prediction_text(t))
     out += line("loss", fmt(t.loss))
-    out += line("at step", f"{session.step}/{LAST} · {STAGE_BY_NUMBER[session.step].title}")
+    where = steps.of_all(session.here, session.model.cfg.n_blocks, "/").removeprefix("Step ")
+    out += line("at step", f"{where} · {STAGE_BY_NUMBER[session.step].title}")
     return out
 
 
@@ -103,15 +104,16 @@ def rule(text: str) -> str:
     return head + "=" * max(3, WIDTH - len(head))
 
 
-def step_text(trace: Trace, step: int, params: Params | None = None) -> str:
-    """A step as text; given the run's params, the weights it uses are printed under its tables."""
-    return plain_report(stage_report(trace, STAGE_BY_NUMBER[step], params), WIDTH)
+def step_text(trace: Trace, step: int, params: Params | None = None, block: int | None = None) -> str:
+    """A step as text (a block's step: of that block, 0-based); given the run's params, the weights it
+    uses are printed under its tables."""
+    return plain_report(stage_report(trace, STAGE_BY_NUMBER[step], params, block or 0), WIDTH)
 
 
-def backward_text(session: Session, step: int) -> str:
+def backward_text(session: Session, step: int, block: int | None = None) -> str:
     """A step of the backward walk: its rules as run and the gradients that arrive, arise and leave."""
     stage = backward_stage_for(step, session.trace.switches)
-    report = backward_report(session.gradients, stage, session.model.cfg.n_heads)
+    report = backward_report(session.gradients, stage, session.model.cfg.n_heads, block or 0)
     return plain_backward_report(report, WIDTH)
 
 
@@ -122,25 +124,38 @@ def header_text(session: Session, recorded: str | None) -> str:
         out += line("recorded", recorded)
     where = "its #| lines hold the events, as does the .jsonl beside it"
     out += line("replay", f"tinytui replay <this file> ({where})")
-    mode, step = session.mode, session.step
+    mode, step, block = session.mode, session.step, session.here.block
     if mode != Mode():  # only then: a recording started in the usual view reads as it always did
         shown = ["in the backward walk"] * mode.backward + ["∂L/∂w shown beside the weights"] * mode.gradients
         out += line("view", " · ".join(shown))
-    body = backward_text(session, step) if mode.backward else step_text(session.trace, step, session.params)
+    if mode.backward:
+        body = backward_text(session, step, block)
+    else:
+        body = step_text(session.trace, step, session.params, block)
     walk = " in the backward walk" if mode.backward else ""
     title = STAGE_BY_NUMBER[step].title
-    out += ["", rule(f"start: the recording begins at step {step}/{LAST}{walk}, {title}"), body]
+    where = _at(session.model.cfg.n_blocks, step, block)
+    out += ["", rule(f"start: the recording begins at {where}{walk}, {title}"), body]
     return "\n".join(out) + "\n"
+
+
+def _at(n_blocks: int, step: int, block: int | None, of_all: bool = True) -> str:
+    """'step 8/16' (or 'step 8'); 'block 2 · step 8/16' for a block's step of a model with several."""
+    where = steps.Step(step, block)
+    text = steps.heading(where, n_blocks)
+    return text + f"/{LAST}" if of_all else text
 
 
 def headline(seq: int, event: Event, session: Session) -> str:
     """The heading above a block: a sentence saying what happened (session: where it left things)."""
-    d, at, params = event.data, f"(at step {event.step})", session.params
+    n_blocks = session.model.cfg.n_blocks
+    d, at, params = event.data, f"(at {_at(n_blocks, event.step, event.block, False)})", session.params
     if event.kind == "step":
         title = STAGE_BY_NUMBER[event.step].title
+        where = _at(n_blocks, event.step, event.block)
         if d.get("backward"):
-            return f"{seq} · step {event.step}/{LAST}: the backward walk moved to {title}"
-        return f"{seq} · step {event.step}/{LAST}: moved to {title}"
+            return f"{seq} · {where}: the backward walk moved to {title}"
+        return f"{seq} · {where}: moved to {title}"
     if event.kind == "edit":
         cell_ = cell_name(params, d["param"], tuple(d["index"]))
         return f"{seq} · edit: {cell_} set from {fmt(d['old'])} to {fmt(d['new'])} {at}"
@@ -259,8 +274,11 @@ def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
     """Per step, the one value that moved most (and how many moved): where an edit's effect went."""
     d = diff(before, after)
     rows, cells = [], []
-    for stage in STAGES:
-        written = [n for n in names.resolve(stage.writes, n_heads) if n in d.tensors]
+    n_blocks = after.cfg.n_blocks
+    path = steps.forward(n_blocks)
+    for step in path:
+        number = steps.short(step, n_blocks)  # "8", or "2·8" for block 2's step 8
+        written = [n for n in steps.resolve(step.stage.writes, n_heads, step, n_blocks) if n in d.tensors]
         moved = [d[n] for n in written if d[n].n_changed]
         if not moved:
             continue
@@ -268,15 +286,15 @@ def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
         changed = sum(t.n_changed for t in moved)
         big = max(moved, key=lambda t: (t.max_abs, t.n_changed))
         if big.reshaped:
-            rows.append(f"{stage.number:>2}    (the prompt's length changed)")
+            rows.append(f"{number:>2}    (the prompt's length changed)")
             cells.append(("", "", "", f"{changed} of {total}"))
             continue
         flat = int(np.argmax(np.abs(big.delta)))
         index = np.unravel_index(flat, big.delta.shape) if big.delta.ndim else ()
         old, new = float(before[big.name][index]), float(after[big.name][index])
-        rows.append(f"{stage.number:>2}    {_where(after, big.name, index)}")
+        rows.append(f"{number:>2}    {_where(after, big.name, index)}")
         cells.append((fmt(old), fmt(new), f"{new - old:+.4f}", f"{changed} of {total}"))
-    title = f"largest change per step ({len(rows)} of {len(STAGES)} steps changed)"
+    title = f"largest change per step ({len(rows)} of {len(path)} steps changed)"
     cols = ("before", "after", "change", "values changed")
     return Table(title, "step  where", tuple(rows), cols, tuple(cells))
 
@@ -305,8 +323,8 @@ def mode_text(seq: int, event: Event, was: Mode, session: Session) -> str:
     now = Mode(bool(event.data.get("backward")), bool(event.data.get("gradients")))
     out = ["", rule(f"{seq} · view: {mode_words(was, now, event.step)}")]
     if now.backward != was.backward:
-        forward = step_text(event.after, event.step, session.params)
-        out.append(backward_text(session, event.step) if now.backward else forward)
+        forward = step_text(event.after, event.step, session.params, event.block)
+        out.append(backward_text(session, event.step, event.block) if now.backward else forward)
     return "\n".join(out) + "\n"
 
 
@@ -317,9 +335,9 @@ def event_text(seq: int, event: Event, before: State, session: Session, was: Mod
     if event.kind == "step":
         rule_line = rule(headline(seq, event, session))
         body = (
-            backward_text(session, event.step)
+            backward_text(session, event.step, event.block)
             if event.data.get("backward")
-            else step_text(event.after, event.step, session.params)
+            else step_text(event.after, event.step, session.params, event.block)
         )
         return "\n".join(["", rule_line, body]) + "\n"
     return change_text(seq, event, before, session)
