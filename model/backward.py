@@ -159,7 +159,7 @@ def _block_backward(w, trace, x_in, dy, cfg, sw: Switches, pre: str, g, pg, full
         n = h + 1
         g[f"{pre}head.{n}"] = d_head = d_heads[:, h * dk : (h + 1) * dk]
         a, q, k, v = t(f"attn.{n}"), t(f"q.{n}"), t(f"k.{n}"), t(f"v.{n}")
-        if n in sw.ablated_heads:
+        if sw.is_ablated(int(pre.split(".")[1]), n):
             d_a, d_v = np.zeros_like(a), np.zeros_like(v)
         else:
             d_a, d_v = d_head @ v.T, a.T @ d_head

@@ -84,7 +84,7 @@ def _why_nothing(before: Trace, after: Trace, what: str) -> str:
             return (
                 f": unit {unit} is zero at every position (ReLU cuts it), so the weight is multiplied by zero"
             )
-    if after.switches.ablated_heads and re.search(r"\bW_(V|O|Q|K)\b", what):
+    if (after.switches.ablated_heads or after.switches.ablated) and re.search(r"\bW_(V|O|Q|K)\b", what):
         return ": the weight belongs to an ablated head, whose output is replaced by zeros"
     return ": the value did not change, or nothing this run computes depends on it"
 

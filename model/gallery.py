@@ -250,7 +250,7 @@ def artist_rules(params: Params, trace: Trace, block: int, head: int) -> ArtistR
     B = M @ params[pre + "W_V"][head - 1] @ w_o
     S = (M @ params[pre + "W_Q"][head - 1]) @ (M @ params[pre + "W_K"][head - 1]).T / np.sqrt(cfg.d_head)
     A = ops.softmax(S + np.where(trace["mask"] > 0, 0.0, ops.NEG_INF))
-    ablated = head in trace.switches.ablated_heads
+    ablated = trace.switches.is_ablated(block, head)
     return ArtistRules(block, head, trace.token_labels, M, B, S, A, A @ B, ablated)
 
 

@@ -164,7 +164,7 @@ def attn(ctx: Ctx, cell: Cell) -> Why:
 def head(ctx: Ctx, cell: Cell) -> Why:
     i, c = cell.index
     at = here(ctx, cell)
-    if cell.head in ctx.sw.ablated_heads:
+    if ctx.sw.is_ablated(cell.block or 0, cell.head):
         return ctx.make(
             cell,
             f"{at} = 0   (head {cell.head} ablated: its output is replaced by zeros)",

@@ -158,7 +158,7 @@ def head(ctx: Ctx, cell: Cell) -> Why:
     pairs = [((g, (p, j)), (w, (r, j))) for j in range(cfg.d_model)]
     note = (
         f"   (head {cell.head} is ablated, but its output's gradient is still this)"
-        if (cell.head in ctx.sw.ablated_heads)
+        if ctx.sw.is_ablated(cell.block or 0, cell.head)
         else ""
     )
     return pairs_rule(ctx, cell, f"{here(ctx, cell)} = {ctx.ref(g, p)} · {ctx.ref(w, r)}{note}", pairs)
@@ -166,7 +166,7 @@ def head(ctx: Ctx, cell: Cell) -> Why:
 
 def attn(ctx: Ctx, cell: Cell) -> Why:
     i, j = cell.index
-    if cell.head in ctx.sw.ablated_heads:
+    if ctx.sw.is_ablated(cell.block or 0, cell.head):
         return zero(ctx, cell, f"head {cell.head} ablated: its output is a constant 0, nothing flows back")
     g, v = GRAD + ctx.name(cell.block, f"head.{cell.head}"), ctx.name(cell.block, f"v.{cell.head}")
     pairs = [((g, (i, c)), (v, (j, c))) for c in range(ctx.cfg.d_head)]
@@ -175,7 +175,7 @@ def attn(ctx: Ctx, cell: Cell) -> Why:
 
 def v(ctx: Ctx, cell: Cell) -> Why:
     j, c = cell.index
-    if cell.head in ctx.sw.ablated_heads:
+    if ctx.sw.is_ablated(cell.block or 0, cell.head):
         return zero(ctx, cell, f"head {cell.head} ablated: its output is a constant 0, nothing flows back")
     a, g = ctx.name(cell.block, f"attn.{cell.head}"), GRAD + ctx.name(cell.block, f"head.{cell.head}")
     pairs = [((a, (i, j)), (g, (i, c))) for i in range(ctx.T)]
@@ -193,7 +193,7 @@ def scores(ctx: Ctx, cell: Cell) -> Why:
     note = ""
     if av == 0 and ctx.value("mask", (i, j)) == 0:
         note = "   (masked: attn is exactly 0 here, so is this)"
-    elif cell.head in ctx.sw.ablated_heads:
+    elif ctx.sw.is_ablated(cell.block or 0, cell.head):
         note = f"   (head {cell.head} ablated: grad.attn is 0)"
     terms = sum_text([f"{num(ctx.value(*pa))}·{factor(ctx.value(*pg))}" for pa, pg in pairs])
     return ctx.make(

@@ -60,7 +60,7 @@ def softmax(trace: Trace) -> list[str]:
 
 
 def combine(trace: Trace) -> list[str]:
-    off = sorted(trace.switches.ablated_heads)
+    off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
     return [f"head {h} is ablated: its output is replaced by zeros" for h in off]
 
 

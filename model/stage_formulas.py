@@ -38,9 +38,12 @@ def softmax(formula: str, sw: Switches) -> str:
 
 
 def combine(formula: str, sw: Switches) -> str:
-    if not sw.ablated_heads:
+    if not (sw.ablated_heads or sw.ablated):
         return formula
-    off = ", ".join(f"head_{h} = 0" for h in sorted(sw.ablated_heads))
+    off = ", ".join(
+        [f"head_{h} = 0" for h in sorted(sw.ablated_heads)]
+        + [f"head_{h} = 0 in block {b + 1}" for b, h in sorted(sw.ablated)]
+    )
     return f"{formula}   (ablated: {off})"
 
 

@@ -113,7 +113,7 @@ def softmax(trace: Trace) -> str:
         if all(j == T - 1 for j in last) and T > 2:
             who = "every head puts" if cfg.n_heads > 1 else "the head puts"
             out.append(f"In the last row {who} its largest weight on {trace.prompt[-1]} itself.")
-    off = sorted(trace.switches.ablated_heads)
+    off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
     if off:
         names = listed([f"head {h}" for h in off])
         verb = "is" if len(off) == 1 else "are"
@@ -137,7 +137,7 @@ def combine(trace: Trace) -> str:
             else f"Its {dh}-wide result is mixed by W_O into the {d} numbers attention adds at each position."
         ),
     ]
-    off = sorted(trace.switches.ablated_heads)
+    off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
     if off and len(off) == H:
         zero = not block_tensor(trace, "mha").any()
         out.append(

@@ -10,7 +10,7 @@ NORM_PLACEMENTS = ("pre", "post")
 # these, so a new switch is a field below and a line in each of these tables.
 FLAGS = ("causal_mask", "positional_encoding", "residual")  # on or off
 CHOICES = {"activation": ACTIVATIONS, "norm": NORM_PLACEMENTS}  # one of several, toggled in turn
-NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual")
+NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual", "ablated")
 WORDS = {  # how the transcript and the replay status name each switch
     "causal_mask": "the causal mask",
     "positional_encoding": "the positional encoding",
@@ -18,6 +18,7 @@ WORDS = {  # how the transcript and the replay status name each switch
     "activation": "the activation",
     "norm": "the norm placement",
     "residual": "the residual connections",
+    "ablated": "head ablation in one block",
 }
 
 
@@ -29,6 +30,8 @@ class Switches:
     activation: str = "relu"  # "relu" (the chapter) or "gelu" (GPT)
     norm: str = "pre"  # "pre" (the chapter, GPT-2/3) or "post" (the 2017 transformer)
     residual: bool = True
+    # (block, head) pairs, block 0-based and head 1-based, zeroed in that block only (ablated_heads: in all)
+    ablated: frozenset[tuple[int, int]] = frozenset()
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
@@ -36,6 +39,19 @@ class Switches:
         if self.norm not in NORM_PLACEMENTS:
             raise ValueError(f"norm must be one of {NORM_PLACEMENTS}, not {self.norm!r}")
         object.__setattr__(self, "ablated_heads", frozenset(int(h) for h in self.ablated_heads))
+        object.__setattr__(self, "ablated", frozenset((int(b), int(h)) for b, h in self.ablated))
+
+    def is_ablated(self, block: int, head: int) -> bool:
+        """Whether head (1-based) of block (0-based) has its output replaced by zeros in this run."""
+        return head in self.ablated_heads or (block, head) in self.ablated
+
+    def ablated_in(self, block: int) -> list[int]:
+        """The heads (1-based, sorted) whose output block (0-based) replaces by zeros."""
+        return sorted(self.ablated_heads | {h for b, h in self.ablated if b == block})
+
+    def with_block_head(self, block: int, head: int) -> Switches:
+        """The switches with one head of one block ablated, or no longer (head 1-based, block 0-based)."""
+        return replace(self, ablated=self.ablated ^ {(block, head)})
 
     def toggled(self, name: str, head: int | None = None) -> Switches:
         """The switches with one of them flipped (for a head, name='ablated_heads' and head=1-based)."""
@@ -53,6 +69,10 @@ class Switches:
     def to_dict(self) -> dict:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["ablated_heads"] = sorted(self.ablated_heads)
+        if self.ablated:  # left out when empty: recordings made before it compare the same
+            out["ablated"] = [list(pair) for pair in sorted(self.ablated)]
+        else:
+            del out["ablated"]
         return out
 
     @classmethod
@@ -61,7 +81,8 @@ class Switches:
         unknown = sorted(set(doc) - known)
         if unknown:
             raise ValueError(f"unknown switch {unknown[0]!r}")
-        return cls(**{**doc, "ablated_heads": frozenset(doc.get("ablated_heads", ()))})
+        pairs = frozenset(tuple(pair) for pair in doc.get("ablated", ()))
+        return cls(**{**doc, "ablated_heads": frozenset(doc.get("ablated_heads", ())), "ablated": pairs})
 
     def describe(self) -> str:
         """One short line, e.g. 'mask on · PE on · heads 1 2 · relu · pre-norm · residual on'."""
@@ -72,6 +93,8 @@ class Switches:
         parts = [f"mask {on[self.causal_mask]}", f"PE {on[self.positional_encoding]}"]
         if self.ablated_heads:
             parts.append("ablated " + ",".join(f"h{h}" for h in sorted(self.ablated_heads)))
+        if self.ablated:  # block 2's head 1: "b2h1"
+            parts.append("ablated " + ",".join(f"b{b + 1}h{h}" for b, h in sorted(self.ablated)))
         parts += [self.activation.upper(), f"{self.norm}-norm", f"residual {on[self.residual]}"]
         return parts
 

@@ -182,7 +182,7 @@ def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, pre: str, put, axes) -
         v = put(f"{pre}v.{n}", x_norm @ w["W_V"][h], tokens, k_axis)
         s = put(f"{pre}scores.{n}", q @ k.T / scale, tokens, keys)  # (T, T)
         a = put(f"{pre}attn.{n}", ops.softmax(s + mask), tokens, keys)
-        head = a @ v if n not in sw.ablated_heads else np.zeros_like(v)
+        head = np.zeros_like(v) if sw.is_ablated(int(pre.split(".")[1]), n) else a @ v
         heads.append(put(f"{pre}head.{n}", head, tokens, k_axis))
     mha = put(pre + "mha", np.concatenate(heads, axis=-1) @ w["W_O"], tokens, dims)  # (T, d)
     x_mid = x + mha if sw.residual else mha

@@ -29,6 +29,7 @@ class Action:
     args: tuple[Any, ...] = ()  # passed to run (and to note)
     note: str = ""  # "controller.method" -> str: the palette's word on the state now ("now on", …)
     group: str = ""  # several actions shown as one row of the ? screen ("jump to step 1–9")
+    narrow: bool = True  # shown in the footer at 80 columns too (False: only on a wide screen)
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,12 @@ ACTIONS: tuple[Action, ...] = (
     Action("previous-step", "p,left", "steps.previous", "Prev", "Go to the previous step", show=True),
     Action("first-step", "g,home", "steps.goto", "First", "Go to step 1", args=(1,)),
     Action("last-step", "G,end", "steps.goto", "Last", "Go to step 16", args=(16,)),
+    Action("next-block", "right_square_bracket", "steps.block", "Next block",
+           "The same step in the next block (a model of several blocks shows steps 5–12 once per block)",
+           "Same step, next block", show=True, args=(1,), when="steps.many_blocks", narrow=False),
+    Action("previous-block", "left_square_bracket", "steps.block", "Prev block",
+           "The same step in the previous block", "Same step, previous block", args=(-1,),
+           when="steps.many_blocks"),
     *(
         Action(f"goto-{n}", str(n), "steps.goto", f"Step {n}", "Jump straight to that step", args=(n,),
                group=JUMP)
@@ -99,9 +106,11 @@ ACTIONS: tuple[Action, ...] = (
            "Highlight changes relative to the other reference", show=True, note="edits.compare_note"),
     Action("follow-operand", "f", "why.follow", "Follow",
            "Jump to the cell the inspector's formula reads (F picks which): on this step if a table shows "
-           "it, else on the step that makes it", "Follow an operand of the focused cell"),
-    Action("next-operand", "F", "why.cycle", "Next operand",
-           "Choose which operand f follows (the inspector names it)", "Choose the next operand to follow"),
+           "it, else on the step that makes it", "Follow an operand of the focused cell", show=True,
+           when="why.can_follow", narrow=False),
+    Action("next-operand", "F", "why.cycle", "Operand",
+           "Choose which operand f follows (the inspector names it)", "Choose the next operand to follow",
+           show=True, when="why.can_cycle", narrow=False),
     Action("insert-position", "i", "edits.insert_position", "Insert token",
            "Insert a prompt position after the token table's cursor row (else at the end)",
            "Insert a position…"),

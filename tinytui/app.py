@@ -39,6 +39,7 @@ from tinytui.replay import Replayer
 from tinytui.screens.help import HelpScreen, help_rows
 from tinytui.screens.too_small import MIN_SIZE, TooSmall, TooSmallScreen, is_too_small  # noqa: F401
 from tinytui.session import Refused, Session
+from tinytui.widgets.footer import TinyFooter
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
 from tinytui.widgets.panes import StepPanes
@@ -188,7 +189,7 @@ class TinyTuiApp(App[None]):
             yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place
         yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
-        yield Footer()
+        yield TinyFooter()  # Textual's Footer, less the keys only a wide screen has room for
 
     def on_mount(self) -> None:
         for notice in self._notices:

@@ -197,4 +197,10 @@ def switches_of(doc: Any, model: ModelFile, where: str) -> Switches:
         raise BadLine(f"{where}.ablated_heads: expected a list of head numbers")
     for h in heads:
         integer(h, f"{where}.ablated_heads", 1, model.cfg.n_heads)
+    pairs = doc.get("ablated", [])
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        raise BadLine(f"{where}.ablated: expected a list of [block, head] pairs")
+    for block, head in pairs:
+        integer(block, f"{where}.ablated: block", 0, model.cfg.n_blocks - 1)
+        integer(head, f"{where}.ablated: head", 1, model.cfg.n_heads)
     return Switches.from_dict(doc)

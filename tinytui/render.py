@@ -135,7 +135,8 @@ def markdown_table(table: Table) -> str:
 def markdown_report(report: StageReport) -> str:
     s = report.stage
     eq = f" (Equation {s.equation})" if s.equation else ""
-    where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"  # "Block 2/3 · step 9"
+    # "Step 9", "Block 2/3 · step 9"
+    where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"
     parts = [f"## {where}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
     parts += [f"- {f}" for f in report.facts]
     if report.facts:

@@ -61,3 +61,8 @@ async def type_into_cell(pilot, app, key: str, row: int, col: int, text: str) ->
     await pilot.press(*text)
     await press(pilot, "enter")
     return g
+
+
+def footer_keys(app) -> list[str]:
+    """The labels the footer shows now, left to right."""
+    return [str(k.description) for k in app.screen.query("FooterKey") if getattr(k, "description", "")]

@@ -128,7 +128,12 @@ async def test_follow_is_in_the_palette_and_the_help_has_a_glossary(app):
     assert ACTION_BY_ID["next-operand"].keys == "F" and ACTION_BY_ID["next-operand"].palette
     async with app.run_test(size=(120, 40)) as pilot:
         titles = [c.title for c in app.palette_commands()]
-        assert "Follow an operand of the focused cell" in titles
+        assert "Follow an operand of the focused cell" not in titles  # the step list: nothing to follow
+        await press(pilot, "7")
+        await on_cell(pilot, app, SCORES, 1, 0)
+        titles = [c.title for c in app.palette_commands()]
+        assert "Follow an operand of the focused cell" in titles  # a score reads q and k
+        assert "Choose the next operand to follow" in titles
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         shown = "\n".join(app.screen.extra) + str(app.screen.rows) + str(app.screen.glossary)

@@ -26,6 +26,19 @@ class ExperimentController:
             note = change_note(before, after, ", ".join(what) or "switches as they were")
             self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8)
 
+    def ablate_in_block(self, block: int, head: int) -> None:
+        """Zero one head's output in one block only (block 0-based, head 1-based), or bring it back."""
+        host = self.host
+        before = host.session.trace
+        now = before.switches.with_block_head(block, head)
+        off = now.is_ablated(block, head)
+        what = f"head {head} of block {block + 1} {'ablated' if off else 'back'}"
+        if host.apply(lambda s: s.set_switches(now), what) is not None:
+            note = change_note(before, host.session.trace, what)
+            host.notify(
+                f"{host.session.trace.switches.describe()}\n{note}", title=what.capitalize(), timeout=8
+            )
+
     def note(self, experiment_id: str) -> str:
         """For the palette: whether the switch is now as the chapter has it."""
         exp = EXPERIMENT_BY_ID[experiment_id]
@@ -37,6 +50,16 @@ class ExperimentController:
             host.notify(f"Prompt is now: {' '.join(host.session.state.prompt)}", title="Swapped", timeout=3)
 
     def palette(self) -> Iterable[PaletteCommand]:
+        cfg, sw = self.host.session.model.cfg, self.host.session.state.switches
+        if cfg.n_blocks > 1:  # one head of one block (H and the head toggles act on every block)
+            for block in range(cfg.n_blocks):
+                for head in range(1, cfg.n_heads + 1):
+                    state = "now ablated" if (block, head) in sw.ablated else "now on"
+                    yield PaletteCommand(
+                        f"Ablate head {head} of block {block + 1} only (toggle)",
+                        f"Its output in that block becomes zeros; the other blocks keep theirs · {state}",
+                        lambda b=block, h=head: self.ablate_in_block(b, h),
+                    )
         prompt = self.host.session.state.prompt
         for i, j in combinations(range(len(prompt)), 2):
             yield PaletteCommand(

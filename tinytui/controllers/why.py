@@ -60,6 +60,15 @@ class WhyController:
         base, sep, block = names.label(name, self.host.session.trace.cfg.n_blocks).partition(" (")
         return base + (f"[{','.join(map(str, index))}]" if index else "") + (f" ({block}" if sep else "")
 
+    def can_follow(self) -> bool:
+        """Whether f has somewhere to go: the focused cell's formula reads at least one operand (the
+        footer shows f then, and F when it reads several)."""
+        return self.operand(self.current()) is not None
+
+    def can_cycle(self) -> bool:
+        why = self.current()
+        return why is not None and len(why.operands) > 1
+
     def hint(self, why: Why | None) -> str:
         op = self.operand(why)
         if why is None or op is None:

@@ -2,7 +2,8 @@
 
 On a short terminal (fewer than SHORT_HEIGHT rows) the heading is compact, so the step's tables start on
 screen: the title, the formula, the explanation's first sentence and the facts folded into one line; the
-whole explanation and every fact follow the tables (StepMore, PageDown reaches it).
+whole explanation and every fact follow the tables (StepMore, PageDown reaches it). The backward walk's
+text is folded the same way: its rules, the first sentence, and the keys on one line.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ class StepInfo(ViewPart, Static):
         return self.app.size.height < SHORT_HEIGHT
 
     def _width(self) -> int:
-        return max(self.content_size.width, 20) if self.size.width else 60
+        # the width text wraps at: the widget's less its padding (content_size counts the padding here)
+        return max(self.size.width - self.styles.gutter.width, 20) if self.size.width else 60
 
     def _refit(self) -> None:
         if self._view is not None and self._fitted != (self.compact, self._width()):
@@ -124,17 +126,25 @@ class StepInfo(ViewPart, Static):
             self.more.update(text)
 
     def _show_backward(self, view: View) -> None:
-        """The backward walk's heading: where the walk is, the local rules, why, and where n and p go."""
-        self._show_more(None)
+        """The backward walk's heading: where the walk is, the local rules, why, and where n and p go.
+        Compact as the forward steps are: the rules, the first sentence and the keys; all of it after."""
         h = heading(view)
-        text = Text()
-        text.append(f"◀ {h.title}\n", self._style("info--title"))
+        title = Text(f"◀ {h.title}\n", self._style("info--title"))
+        rules = Text()
         for rule in h.rules:
-            text.append(f"  {rule}\n", self._style("info--formula"))
-        text.append(h.explain)
-        text.append(f"\n{h.hint}", self._style("info--fact"))
-        self.text = text.plain
-        self.update(text)
+            rules.append(f"  {rule}\n", self._style("info--formula"))
+        hint = Text(f"\n{h.hint}", self._style("info--fact"))
+        full = Text.assemble(title, rules, h.explain, hint)
+        self.text = full.plain
+        if not self.compact:
+            self._show_more(None)
+            self.update(full)
+            return
+        keys = Text(h.hint, self._style("info--fact"))
+        keys.truncate(self._width(), overflow="ellipsis")  # one line: where n and p go comes first
+        self.update(Text.assemble(title, rules, first_sentence(h.explain), "\n", keys, f"\n{MORE_HINT}"))
+        about = Text(f"About {h.title[0].lower()}{h.title[1:]}\n", self._style("info--title"))
+        self._show_more(Text.assemble(about, rules, h.explain, hint))
 
     def _style(self, name: str):
         return self.get_component_rich_style(name, partial=True)

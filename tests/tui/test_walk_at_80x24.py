@@ -1,0 +1,47 @@
+"""The backward walk on a short terminal: its text is compact (the rules, the first sentence, the keys on one
+line) and the whole of it follows the tables, so each walk step's first table starts on screen at 80×24."""
+
+from tests.apps import make_app
+from tests.tui.helpers import panes, press
+from tinytui.widgets.backward import heading
+from tinytui.widgets.grid import Grid
+from tinytui.widgets.info import MORE_HINT, StepInfo, StepMore, first_sentence
+
+
+async def test_every_walk_step_shows_its_first_table_and_keeps_the_whole_text_after():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "b")  # the walk starts at the loss, step 15
+        main, info, more = app.query_one("#main"), app.query_one(StepInfo), app.query_one(StepMore)
+        seen, tables = [], 0
+        while True:
+            await pilot.pause()
+            h = heading(app.view())
+            seen.append(app.session.step)
+            shown = str(info.render())
+            assert more.has_class("-shown") and MORE_HINT.strip() in shown
+            assert first_sentence(h.explain) in shown
+            whole = str(more.render())
+            assert h.explain in whole and all(rule in whole for rule in h.rules)
+            assert h.explain in info.text, "StepInfo.text is still the whole explanation"
+            lines = shown.splitlines()
+            keys = next(line for line in lines if line.startswith(h.hint[:12]))
+            assert len(keys) <= info.size.width - 2, "the keys take one line"
+            first = next((w for w in panes(app).walk_children() if isinstance(w, Grid)), None)
+            if first is not None:  # (a step where no gradient is made or changed has no table)
+                tables += 1
+                assert main.region.y <= first.region.y and first.region.y + 3 <= main.region.bottom, seen
+            if app.session.step == 2:
+                break
+            await press(pilot, "n")
+        assert seen[0] == 15 and seen[-1] == 2 and len(seen) >= 14 and tables >= 12
+
+
+async def test_a_tall_terminal_shows_the_walks_whole_text_on_top():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "G", "p", "p", "p", "b")  # step 13, in the walk
+        h = heading(app.view())
+        shown = str(app.query_one(StepInfo).render())
+        assert not app.query_one(StepMore).has_class("-shown")
+        assert h.explain in shown and h.hint in shown and MORE_HINT.strip() not in shown

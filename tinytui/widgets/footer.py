@@ -1,0 +1,27 @@
+"""The footer: Textual's, less the keys that only fit a wide screen.
+
+At 80 columns the footer must still end with ? Help and q Quit, so an action that is shown only when it
+applies and is said elsewhere on a narrow screen (f and F: the inspector's line names them) is left out
+of the compact footer (tinytui.actions.Action.narrow)."""
+
+from __future__ import annotations
+
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+from tinytui.actions import ACTIONS
+
+WIDE_ONLY = frozenset(f"do('{a.id}')" for a in ACTIONS if a.show and not a.narrow)
+
+
+class TinyFooter(Footer):
+    def compose(self):
+        for widget in super().compose():
+            if self.compact and isinstance(widget, FooterKey) and widget.action in WIDE_ONLY:
+                continue
+            yield widget
+
+    def watch_compact(self) -> None:
+        # the keys it leaves out depend on it: lay the footer out again when it changes (app._fit sets it)
+        if self.is_mounted:
+            self.call_after_refresh(self.recompose)
