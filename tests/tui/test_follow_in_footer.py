@@ -5,14 +5,19 @@ from tests.apps import make_app
 from tests.tui.helpers import W_O, footer_keys, grid, press
 
 
+async def on_a_score(pilot, app) -> None:
+    """Step 7, the cursor on scores.1[1,1] (it reads q.1[1,·] and k.1[1,·])."""
+    await press(pilot, "7")
+    scores = grid(app, "output:blocks.0.scores.{h}")
+    scores.focus()
+    scores.move_to(1, 1)
+    await pilot.pause()
+
+
 async def test_follow_and_operand_come_with_a_formula():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "7")
-        scores = grid(app, "output:blocks.0.scores.{h}")
-        scores.focus()
-        scores.move_to(1, 1)
-        await pilot.pause()
+        await on_a_score(pilot, app)
         why = app.why.current()
         assert why is not None and len(why.operands) == 4  # q.1[1,·] and k.1[1,·]
         keys = footer_keys(app)
@@ -46,11 +51,7 @@ async def test_follow_and_operand_come_with_a_formula():
 async def test_at_80_columns_help_and_quit_stay_in_the_footer():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "7")
-        scores = grid(app, "output:blocks.0.scores.{h}")
-        scores.focus()
-        scores.move_to(1, 1)
-        await pilot.pause()
+        await on_a_score(pilot, app)
         await pilot.pause()
         keys = footer_keys(app)
         assert "Follow" not in keys and keys[-3:] == ["Help", "Quit", "palette"]
