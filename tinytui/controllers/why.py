@@ -9,10 +9,9 @@ stage that writes it, or the backward walk's step that works out a gradient); F 
 from __future__ import annotations
 
 from tinytui.actions import Host
-from tinytui.model import names
+from tinytui.model import names, steps
 from tinytui.model.backward import backward_stages
 from tinytui.model.provenance import CellError, Operand, Why, explain
-from tinytui.model.stages import STAGES
 from tinytui.widgets.cells import Source
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.logits import LogitBars
@@ -122,7 +121,7 @@ class WhyController:
         target = (op.name, op.index)
         s = self.host.session
         step, backward = self.step_of(op.name)
-        here = (step, backward) == (s.step, s.mode.backward)
+        here = (step, backward) == (s.here, s.mode.backward)
         # on this step when it makes the cell, or shows it in a table of its own (a weight, another head);
         # a copy under "From earlier steps" sends you to the step that makes it, where its operands show
         if self._land(target, inputs=here or step is None):
@@ -130,10 +129,11 @@ class WhyController:
         if step is None:
             self.host.notify(f"{self.cell_name(*target)} is not shown on any step.", timeout=3)
             return
+        where = steps.heading(step, s.model.cfg.n_blocks)
         if backward:
-            self.host.learning.walk_to(step)
+            self.host.learning.walk_to(step.number, step.block)
         else:
-            self.host.apply(lambda session: session.goto(step), f"go to step {step}")
+            self.host.apply(lambda session: session.goto(step.number, block=step.block), f"go to {where}")
         if (s.step, s.mode.backward) != (step, backward):
             return
         self._pending = target
@@ -170,23 +170,27 @@ class WhyController:
                 return True
         return False
 
-    def step_of(self, name: str) -> tuple[int | None, bool]:
-        """The step that makes this cell: (step, in the backward walk)."""
+    def step_of(self, name: str) -> tuple[steps.Step | None, bool]:
+        """The step that makes this cell (with its block): (step, in the backward walk)."""
         s = self.host.session
-        n_heads = s.trace.cfg.n_heads
-        block = names.split(name)[0] or 0
+        n_heads, n_blocks = s.trace.cfg.n_heads, s.trace.cfg.n_blocks
         if name.startswith(names.GRAD):
-            for stage in backward_stages(s.trace.switches):
-                made = (*stage.within, *stage.params, *stage.outgoing)
-                if name in names.resolve(made, n_heads, block):
-                    return stage.number, True
+            walked = {b.number: b for b in backward_stages(s.trace.switches)}
+            for step in s.path(backward=True):
+                stage = walked[step.number]
+                if name in steps.resolve(
+                    (*stage.within, *stage.params, *stage.outgoing), n_heads, step, n_blocks
+                ):
+                    return step, True
             return None, True
-        for stage in STAGES:
-            if name in names.resolve(stage.writes, n_heads, block):
-                return stage.number, False
-        for stage in STAGES:  # a weight: the first step that uses it (its table is under "Weights it uses")
-            if name in names.resolve(tuple(r for r in stage.reads if r in names.PARAMS), n_heads, block):
-                return stage.number, False
+        path = s.path(backward=False)
+        for step in path:
+            if name in steps.resolve(step.stage.writes, n_heads, step, n_blocks):
+                return step, False
+        for step in path:  # a weight: the first step that uses it (its table is under "Weights it uses")
+            weights = tuple(r for r in step.stage.reads if r in names.PARAMS)
+            if name in steps.resolve(weights, n_heads, step, n_blocks):
+                return step, False
         return None, False
 
 
