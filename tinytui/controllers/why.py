@@ -8,7 +8,10 @@ stage that writes it, or the backward walk's step that works out a gradient); F 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tinytui.actions import Host
+from tinytui.display_names import display, in_formula
 from tinytui.model import names, steps
 from tinytui.model.backward import backward_stages
 from tinytui.model.provenance import CellError, Operand, Why, explain
@@ -55,8 +58,8 @@ class WhyController:
         return why.operands[self.chosen % len(why.operands)]
 
     def cell_name(self, name: str, index: tuple[int, ...]) -> str:
-        """'q.2[1,0]' (and '(block 2)' for a later block), as the formulas write a cell."""
-        base, sep, block = names.label(name, self.host.session.trace.cfg.n_blocks).partition(" (")
+        """'Q_2[1,0]' (and '(block 2)' for a later block), as the inspector's formulas write a cell."""
+        base, sep, block = display(name, self.host.session.trace.cfg.n_blocks).partition(" (")
         return base + (f"[{','.join(map(str, index))}]" if index else "") + (f" ({block}" if sep else "")
 
     def can_follow(self) -> bool:
@@ -85,8 +88,13 @@ class WhyController:
         detail = focused.detail if isinstance(focused, Grid) else None
         why = self.current()
         self.light(why)
-        for inspector in host.screen.query(Inspector):
-            inspector.describe(detail, why, self.hint(why))
+        shown = (
+            None
+            if why is None
+            else replace(why, formula=in_formula(why.formula), filled=in_formula(why.filled))
+        )
+        for inspector in host.screen.query(Inspector):  # in the tables' names: x′, MHA, A_2, ∂L/∂ℓ
+            inspector.describe(detail, shown, self.hint(why))
 
     def light(self, why: Why | None) -> None:
         """Mark the operands' cells in every table on screen (only the rows that change are drawn)."""
@@ -134,7 +142,7 @@ class WhyController:
             self.host.learning.walk_to(step.number, step.block)
         else:
             self.host.apply(lambda session: session.goto(step.number, block=step.block), f"go to {where}")
-        if (s.step, s.mode.backward) != (step, backward):
+        if (s.here, s.mode.backward) != (step, backward):
             return
         self._pending = target
         self.host.call_after_refresh(self._land_pending, 20)
