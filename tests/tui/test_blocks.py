@@ -184,3 +184,18 @@ def test_ablating_one_head_of_one_block_zeroes_it_there_only():
     assert facts == ["head 2 is ablated: its output is replaced by zeros"]
     session.goto(9, block=0)
     assert STAGES[8].facts(steps.focus(trace, session.here)) == []
+
+
+@pytest.mark.asyncio
+async def test_the_parameter_browser_lists_every_blocks_weights():
+    from tinytui.screens.pick import PickScreen
+
+    app = app_of(three_blocks())
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.edits.edit_parameter()
+        await pilot.pause()
+        assert isinstance(app.screen, PickScreen)
+        values = [v for v, _ in app.screen.choices]
+        assert len(values) == 1 + 8 * N_BLOCKS and "blocks.2.W_O" in values
+        shown = dict(app.screen.choices)["blocks.2.W_O"]
+        assert shown.split()[:3] == ["W_O", "(block", "3)"]

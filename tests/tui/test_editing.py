@@ -282,17 +282,10 @@ async def test_edit_parameter_picker_reaches_every_matrix(app):
         from tinytui.screens.pick import PickScreen
 
         assert isinstance(app.screen, PickScreen)
-        assert [v for v, _ in app.screen.choices] == [
-            "E",
-            "W_Q",
-            "W_K",
-            "W_V",
-            "W_O",
-            "W_1",
-            "b_1",
-            "W_2",
-            "b_2",
+        assert [v for v, _ in app.screen.choices] == ["E"] + [
+            f"blocks.0.{n}" for n in ("W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")
         ]
+        assert app.screen.choices[1][1].split() == ["W_Q", "2×4×2", "(16", "weights)"]
         await press(pilot, "down", "enter")
         g = app.focused
         assert g.spec.key == "param:blocks.0.W_Q"

@@ -138,11 +138,14 @@ class EditController:
             host.push_screen(ParamScreen(name, host.view()))
             return
         params = host.session.params
+        n_blocks = params.cfg.n_blocks
+        shown = {full: names.label(full, n_blocks) for full in params}  # every block's weights
+        wide = max(len(label) for label in shown.values())
         choices = []
-        for short in names.PARAMS:
-            arr = params[names.canonical(short)]
+        for full, label in shown.items():
+            arr = params[full]
             shape = "×".join(str(n) for n in arr.shape)
-            choices.append((short, f"{short:<4} {shape:>7}  ({arr.size} weights)"))
+            choices.append((full, f"{label:<{wide}} {shape:>9}  ({arr.size:,} weights)"))
 
         def chosen(picked: str | None) -> None:
             if picked is not None:

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tinytui.model.backward import grad_name
-from tinytui.model.names import canonical
+from tinytui.model.names import canonical, label
 from tinytui.widgets.backward import gradient_grid
 from tinytui.widgets.cells import param_grid
 from tinytui.widgets.grid import Grid
@@ -44,7 +44,8 @@ class ParamScreen(ViewPart, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield StatusBar(id="params-status")
         with VerticalScroll() as box:
-            box.border_title = f"Parameter {self.param} — Esc returns to the step"
+            shown = label(canonical(self.param), self.first_view.trace.cfg.n_blocks)
+            box.border_title = f"Parameter {shown} — Esc returns to the step"
             yield Static(
                 "Arrows move · Enter or e edits (Enter commits, Esc cancels) · u undoes, ctrl+r redoes · "
                 "everything downstream recomputes at once",
