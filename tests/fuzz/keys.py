@@ -149,11 +149,13 @@ def unprintable_files() -> str:
 
 
 async def run_sequence(seed: int, length: int = 40, argv: tuple[str, ...] | None = None) -> Counts:
-    """One sequence; every third seed records from the start (--record fuzz-SEED.txt)."""
+    """One sequence; every third seed records from the start (--record fuzz-SEED.txt), every fourth (from
+    seed 1) steps through the two-block woodland preset."""
     size, steps = plan(seed, length)
     counts = Counts(sequences=1)
-    if argv is None:
+    if argv is None:  # every third seed records; every fourth runs a model of two blocks
         argv = ("--record", f"fuzz-{seed}.txt") if seed % 3 == 0 else ()
+        argv += ("--model", "woodland") if seed % 4 == 1 else ()
     app = make_app(*argv)
     where = f"seed {seed} at {size[0]}×{size[1]}"
     try:
