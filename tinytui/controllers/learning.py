@@ -57,8 +57,9 @@ class LearningController:
         else:  # the walk starts where the gradient does: at the loss
             host.apply(lambda s: s.goto(WALK[0], backward=True), "backward walk")
         host.refresh_bindings()
+        where = steps.heading(host.session.here, host.session.model.cfg.n_blocks)
         host.notify(
-            f"Backward pass from step {host.session.step}: n walks on toward step {WALK[-1]}, p back toward "
+            f"Backward pass from {where}: n walks on toward step {WALK[-1]}, p back toward "
             f"step {WALK[0]}; b or Esc returns to the forward pass.",
             title="Backward pass",
             timeout=5,
@@ -68,7 +69,8 @@ class LearningController:
         host = self.host
         if host.apply(lambda s: s.set_mode(backward=False), "forward pass"):
             host.refresh_bindings()
-            host.notify(f"Forward pass, step {host.session.step}.", timeout=2)
+            where = steps.heading(host.session.here, host.session.model.cfg.n_blocks)
+            host.notify(f"Forward pass, {where}.", timeout=2)
 
     def walk(self, delta: int) -> None:
         """n (delta +1) goes one step further back through the network; p (−1) returns toward the loss.
