@@ -199,3 +199,17 @@ async def test_the_parameter_browser_lists_every_blocks_weights():
         assert len(values) == 1 + 8 * N_BLOCKS and "blocks.2.W_O" in values
         shown = dict(app.screen.choices)["blocks.2.W_O"]
         assert shown.split()[:3] == ["W_O", "(block", "3)"]
+
+
+@pytest.mark.asyncio
+async def test_the_watch_pane_shows_the_attention_of_the_block_shown():
+    from tinytui.widgets.watch import WatchPane
+
+    app = app_of(three_blocks())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "W", "8", "right_square_bracket", "right_square_bracket")
+        assert app.session.here == steps.Step(8, 2)
+        text = app.query_one(WatchPane).text()
+        assert "Attention, block 3 of 3" in text
+        spec = app.query_one(WatchPane).spec
+        assert spec.heads[0].values[-1][0] == float(app.session.trace["blocks.2.attn.1"][-1, 0])

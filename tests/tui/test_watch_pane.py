@@ -21,7 +21,7 @@ async def test_w_shows_and_hides_the_pane(app):
         await press(pilot, "W")
         assert app.watch.shown and pane(app).display
         assert pane(app).region.width == 34
-        assert "Watch: the prediction" in pane(app).text() and "Attention, block 0" in pane(app).text()
+        assert "Watch: the prediction" in pane(app).text() and "Attention\n" in pane(app).text()
         assert any(c.title == "Show or hide the watch pane" for c in app.palette_commands())
         await press(pilot, "W")
         assert not app.watch.shown and not pane(app).display and pane(app).region.width == 0

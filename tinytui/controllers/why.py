@@ -17,6 +17,7 @@ from tinytui.model.backward import backward_stages
 from tinytui.model.provenance import CellError, Operand, Why, explain
 from tinytui.widgets.cells import Source
 from tinytui.widgets.grid import Grid
+from tinytui.widgets.grid_labels import label_line
 from tinytui.widgets.logits import LogitBars
 
 
@@ -86,6 +87,8 @@ class WhyController:
         host = self.host
         focused = host.focused
         detail = focused.detail if isinstance(focused, Grid) else None
+        if isinstance(focused, Grid) and focused.label is not None:  # a label: its glossary line
+            detail = label_line(focused.label, GLOSSARY, host.session.trace.cfg.dims)
         why = self.current()
         self.light(why)
         shown = (

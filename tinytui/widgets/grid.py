@@ -2,26 +2,30 @@
 
 It draws a GridSpec and nothing else. Styles come from COMPONENT_CLASSES (theme variables in TCSS) and
 shading from themes.scale; every mark also has a glyph (▲ ▼ ◆ * ×) so nothing is colour alone.
+
+A table in a scrolling pane keeps its labels in view: scrolled sideways, the row labels are drawn at
+the pane's left edge over the cells that went under it; scrolled down, the column header is drawn at
+the pane's top. Only the columns on screen are drawn, and each drawn line is kept until its cells, the
+theme or that window change. The cursor can sit on a label (left of column 0, above row 0): the
+inspector then explains the label.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import ClassVar
+from dataclasses import replace
+from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.color import Color, Lab, lab_to_rgb, rgb_to_lab
-from textual.geometry import Region, Size
+from textual.color import Color
+from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tinytui.themes import legend
 from tinytui.themes.scale import readable_on
 from tinytui.widgets.cells import (
     DOWN,
@@ -35,6 +39,9 @@ from tinytui.widgets.cells import (
     Source,
     glyph,
 )
+from tinytui.widgets.grid_labels import COLUMN, CORNER, ROW, Label
+from tinytui.widgets.grid_layout import Shape, group_title, is_heatmap
+from tinytui.widgets.grid_style import shade, shading_key
 
 LIT = "▸"  # drawn before a lit cell's number (a cell the focused value reads): a cue that is not colour
 
@@ -46,102 +53,31 @@ _MARK_CLASS = {
     MASKED: "grid--masked",
 }
 
-
 # A cell's style by (theme, marks, shade value, shade, limit): shared by every grid, so a redraw that
 # changes nothing works out no colour, and a table shown again (a step revisited) costs no Lab mixing.
 _STYLE_CACHE: dict[tuple, Style] = {}
 _PLAIN = Style()
+_ALL = 1 << 30  # "every column": a window not cut on the right
 
 
-@lru_cache(maxsize=64)
-def _lab(value: str) -> tuple[Color, Lab]:
-    colour = Color.parse(value)
-    return colour, rgb_to_lab(colour)
+class Window(NamedTuple):
+    """What of a table the cached lines were drawn for, in content columns and lines: the row labels
+    at column ox (0: their own place), the header lines from line hy (0: their own place), and the
+    columns up to x1 (those further right are off screen)."""
+
+    ox: int
+    hy: int
+    x1: int
 
 
-def _mix(a: str, b: str, t: float) -> Color:
-    """themes.scale.mix with each end parsed and converted to L*a*b* once (the same numbers)."""
-    (ca, la), (cb, lb) = _lab(a), _lab(b)
-    if t <= 0:
-        return ca
-    if t >= 1:
-        return cb
-    return lab_to_rgb(Lab(*(x + (y - x) * t for x, y in zip(la, lb)))).clamped
-
-
-def shade(variables: dict[str, str], kind: str, value: float, limit: float) -> Color:
-    """The background of a shaded cell: themes.scale.heat or .diverging, computed the same way."""
-    if kind == "heat":
-        return _mix(variables["tt-heat-low"], variables["tt-heat-high"], min(1.0, max(0.0, float(value))))
-    if limit <= 0:
-        return Color.parse(variables["tt-zero"])
-    v = max(-1.0, min(1.0, float(value) / limit))
-    return _mix(variables["tt-zero"], variables["tt-positive" if v >= 0 else "tt-negative"], abs(v))
-
-
-@lru_cache(maxsize=256)
-def _legend_cached(theme: str, shade: str, limit: float, room: int, variables: tuple) -> Text | None:
-    values = dict(variables)
-    key = None
-    for cells in (10, 8, 6, 4, 2):
-        key = legend(values, shade, limit=limit, width=cells)
-        if key.cell_len <= room:
-            return key
-    return key
-
-
-def _legend(theme: str, variables: dict[str, str], shade: str, limit: float, room: int) -> Text | None:
-    wanted = ("tt-heat-low", "tt-heat-high", "tt-zero", "tt-positive", "tt-negative")
-    key = _legend_cached(theme, shade, limit, room, tuple((k, variables[k]) for k in wanted))
-    return key.copy() if key is not None else None
-
-
-@dataclass(frozen=True)
-class Shape:
-    """Where a table's parts sit: the label column's width, each column's width and x, the columns
-    a rule is drawn before (a second head), the header lines above the rows, the footer below."""
-
-    label_w: int
-    widths: tuple[int, ...]
-    xs: tuple[int, ...]
-    starts: frozenset[int]
-    top: int  # content lines above the first row (the group header, the column header)
-    table_width: int
-    rows: int
-    footer: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, spec: GridSpec, editing_col: int, editor_width: int) -> Shape:
-        label_w = max([len(spec.corner), *(len(r) for r in spec.rows)], default=0)
-        widths = []
-        for c, col in enumerate(spec.cols):
-            w = max([len(col), *(len(row[c]) for row in spec.cells)], default=0)
-            if c == editing_col:
-                w = max(w, editor_width)
-            widths.append(w)
-        # a header group wider than its columns widens the last of them
-        start = 0
-        starts, at = set(), 0
-        for label, span in spec.groups:
-            inner = sum(widths[start : start + span]) + 2 * span
-            if span and len(label) + 1 > inner:
-                widths[start + span - 1] += len(label) + 1 - inner
-            start += span
-            if at:
-                starts.add(at)  # columns that open a new group: a rule is drawn before them
-            at += span
-        xs, x = [], label_w
-        for c, w in enumerate(widths):
-            if c in starts:
-                x += 1
-            xs.append(x)
-            x += w + 2
-        top = 1 + bool(spec.groups)
-        return cls(label_w, tuple(widths), tuple(xs), frozenset(starts), top, x, len(spec.rows))
+WHOLE = Window(0, 0, _ALL)
+Piece = tuple[str, Style]  # text and its style
+Placed = tuple[int, str, Style]  # a piece and the content column it starts at
 
 
 class Grid(Widget, can_focus=True):
-    """One table of numbers. Arrows move the cursor; Enter or e edits a weight (or picks a token)."""
+    """One table of numbers. Arrows move the cursor (onto the labels too); Enter or e edits a weight
+    (or picks a token)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1, 0)", "Cell up", show=False, id="cell-up"),
@@ -215,14 +151,17 @@ class Grid(Widget, can_focus=True):
             self.grid, self.ref = grid, ref
 
     class CursorMoved(Message):
+        """The cursor moved (or the grid took focus); label is the label it is on, or None on a cell."""
+
         def __init__(self, grid: Grid) -> None:
             super().__init__()
             self.grid = grid
+            self.label = grid.label
 
     def __init__(self, spec: GridSpec, **kwargs) -> None:
         super().__init__(**kwargs)
         self.spec = spec
-        self.row, self.col = 0, 0
+        self.row, self.col = 0, 0  # -1: on the labels (col -1 the row labels, row -1 the column header)
         self.editing = False
         self.buffer = ""
         self.fresh = False  # the editor still shows the old value: the first key typed replaces it
@@ -236,6 +175,9 @@ class Grid(Widget, can_focus=True):
         self._styles: dict[str, Style] = {}  # component styles, for this epoch
         self.lit: frozenset[tuple[int, int]] = frozenset()  # cells the focused value reads (the overlay)
         self._where: tuple[GridSpec, dict[Source, tuple[int, int]]] | None = None  # source -> cell
+        self._scroller: Widget | None = None  # the scrolling pane the table sits in (#main), if any
+        self._origin: Offset | None = None  # where this table's content starts in that pane's content
+        self._win = WHOLE  # what of the table the cached lines show (see Window)
         self.restyled = 0  # cells whose style was worked out afresh (a miss in the cell cache)
         self.lines_drawn = 0  # content lines built afresh (not served from the line cache)
 
@@ -261,8 +203,7 @@ class Grid(Widget, can_focus=True):
         self._shape = None
         self.show_legend()  # its room is the new table's width
         if before is None or self.shape() != before:
-            self._lines = {}
-            self.refresh(layout=True)
+            self._redraw(layout=True)
             return
         if (old.shade, old.limit, old.corner, old.cols, old.groups) != (
             spec.shade,
@@ -271,10 +212,8 @@ class Grid(Widget, can_focus=True):
             spec.cols,
             spec.groups,
         ):
-            self._lines = {}
-            self.refresh()
+            self._redraw()
             return
-        top = self.shape().top
         for r in range(rows):
             if (
                 old.rows[r] != spec.rows[r]
@@ -282,7 +221,7 @@ class Grid(Widget, can_focus=True):
                 or old.marks[r] != spec.marks[r]
                 or old.values[r] != spec.values[r]
             ):
-                self._refresh_row(r, top)
+                self._refresh_row(r)
 
     def reset(self, spec: GridSpec) -> None:
         """Show a different table in this widget (a pooled widget reused for another step)."""
@@ -292,17 +231,32 @@ class Grid(Widget, can_focus=True):
         self.set_spec(spec)
 
     @property
+    def on_cell(self) -> bool:
+        """Whether the cursor is on a cell (not on a label) of a table that has cells."""
+        rows, cols = self.spec.shape
+        return 0 <= self.row < rows and 0 <= self.col < cols
+
+    @property
     def ref(self) -> CellRef | None:
-        if not self.spec.rows or not self.spec.cols:
-            return None
-        return self.spec.refs[self.row][self.col]
+        return self.spec.refs[self.row][self.col] if self.on_cell else None
 
     @property
     def detail(self) -> str:
-        """The inspector line for the cell under the cursor."""
-        if not self.spec.rows or not self.spec.cols:
-            return ""
-        return self.spec.details[self.row][self.col]
+        """The inspector line for the cell under the cursor (a label's is the why controller's)."""
+        return self.spec.details[self.row][self.col] if self.on_cell else ""
+
+    @property
+    def label(self) -> Label | None:
+        """The label under the cursor: a row label, a column label or the corner; None on a cell."""
+        rows, cols = self.spec.shape
+        if not rows or not cols or self.on_cell:
+            return None
+        title = self.spec.title
+        if self.row < 0 and self.col < 0:
+            return Label(CORNER, self.spec.corner, 0, title)
+        if self.col < 0:
+            return Label(ROW, self.spec.rows[self.row], self.row, title)
+        return Label(COLUMN, self.spec.cols[self.col], self.col, title)
 
     @property
     def source(self) -> Source | None:
@@ -334,10 +288,9 @@ class Grid(Widget, can_focus=True):
         self.lit = cells
         if not self.is_mounted or self._shape is None:
             return
-        top = self.shape().top
         for r in changed:
             if 0 <= r < len(self.spec.rows):
-                self._refresh_row(r, top)
+                self._refresh_row(r)
 
     def cell_classes(self, row: int, col: int) -> frozenset[str]:
         """The highlight classes of one cell (component classes without the "grid--" prefix)."""
@@ -352,6 +305,12 @@ class Grid(Widget, can_focus=True):
         self.show_legend()
         # the key's shades come from the theme: draw it again once a new theme's variables are in
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+        self._scroller = next((n for n in self.ancestors if isinstance(n, Widget) and _scrolls(n)), None)
+        if self._scroller is not None:
+            # a scroll moves the labels: watched as it is set, so they move in the same frame
+            self.watch(self._scroller, "scroll_x", self._update_view, init=False)
+            self.watch(self._scroller, "scroll_y", self._update_view, init=False)
+            self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out, immediate=True)
 
     def _theme_changed(self) -> None:
         self._lines = {}
@@ -367,7 +326,7 @@ class Grid(Widget, can_focus=True):
             return None
         room = self.get_content_width(Size(0, 0), Size(0, 0))
         limit = 1.0 if spec.shade == "heat" else spec.limit
-        return _legend(self.app.theme, self.app.theme_variables, spec.shade, limit, room)
+        return shading_key(self.app.theme, self.app.theme_variables, spec.shade, limit, room)
 
     def show_legend(self) -> None:
         key = self.legend()
@@ -377,11 +336,21 @@ class Grid(Widget, can_focus=True):
 
     # ---- layout --------------------------------------------------------------------------------
     def shape(self) -> Shape:
-        """Where everything sits; worked out once per spec (and per editor width)."""
+        """Where everything sits; worked out once per spec (and per editor width, and per room when
+        the table is a heatmap too wide for it)."""
         if self._shape is None:
-            self._shape = Shape.of(self.spec, self.col if self.editing else -1, len(self.buffer) + 1)
-            self._shape = replace(self._shape, footer=tuple(self._footer_lines()))
+            editing = self.col if self.editing else -1
+            shape = Shape.of(self.spec, editing, len(self.buffer) + 1, self._room())
+            self._shape = replace(shape, footer=tuple(self._footer_lines()))
         return self._shape
+
+    def _room(self) -> int | None:
+        """Content columns the pane shows, or None outside a pane (or before it is laid out)."""
+        pane = self._scroller
+        if pane is None or not self.is_mounted:
+            return None
+        width = pane.scrollable_content_region.width
+        return width - self.styles.gutter.width - self.styles.margin.width if width > 0 else None
 
     def _widths(self) -> tuple[int, list[int]]:
         shape = self.shape()
@@ -409,8 +378,11 @@ class Grid(Widget, can_focus=True):
         return lines
 
     def cell_region(self, row: int, col: int) -> Region:
-        """Where a cell sits inside the widget's content area."""
+        """Where a cell sits inside the widget's content area (col -1: its row label; row -1: the
+        column header)."""
         shape = self.shape()
+        if col < 0:
+            return Region(0, shape.top + row, shape.label_w, 1)
         return Region(shape.xs[col], shape.top + row, shape.widths[col] + 2, 1)
 
     def _relayout(self) -> None:
@@ -426,13 +398,86 @@ class Grid(Widget, can_focus=True):
                 self.refresh(layout=True)
             self._refresh_row(self.row)
             return
-        self._lines = {}
-        self.refresh(layout=True)
+        self._redraw(layout=True)
 
-    def _refresh_row(self, row: int, top: int | None = None) -> None:
-        y = (self.shape().top if top is None else top) + row
+    def _redraw(self, layout: bool = False) -> None:
+        """Every line again (the table's columns or size changed)."""
+        self._lines = {}
+        self._win = self._window()
+        self.refresh(layout=layout)
+
+    def _refresh_row(self, row: int) -> None:
+        """Draw a row again (row -1: the column header, in its place and where it is pinned)."""
+        top = self.shape().top
+        lines = {top + row}
+        if row < 0 and self._win.hy:
+            lines.add(self._win.hy + top - 1)
+        for y in lines:
+            self._refresh_line(y)
+
+    def _refresh_line(self, y: int) -> None:
         self._lines.pop(y, None)
         self.refresh(Region(0, y, max(self.size.width, 1), 1))
+
+    # ---- what of the table is on screen ---------------------------------------------------------
+    def _laid_out(self, _screen: object = None) -> None:
+        """After any layout: where the table now sits in its pane, and whether its room changed."""
+        if not self.is_mounted or self._scroller is None:
+            return
+        self._origin = self._find_origin(self._scroller)
+        shape = self._shape
+        if shape is not None:
+            room = self._room()
+            wide = room is not None and shape.natural > room
+            if wide != shape.narrow and (shape.narrow or is_heatmap(self.spec)):
+                self._shape = None  # a heatmap that now fits, or no longer does
+                self.show_legend()
+                self._redraw(layout=True)
+                return
+        self._update_view()
+
+    def _find_origin(self, pane: Widget) -> Offset | None:
+        """The content's top left in the pane's content (scroll-independent), as Textual placed it."""
+        at = self.virtual_region.offset + self.styles.gutter.top_left
+        node = self.parent
+        while isinstance(node, Widget) and node is not pane:
+            at += node.virtual_region.offset + node.styles.gutter.top_left
+            node = node.parent
+        return at if node is pane else None
+
+    def _window(self) -> Window:
+        """What of the table the pane shows now: where the labels go, how far right to draw."""
+        pane, origin = self._scroller, self._origin
+        if pane is None or origin is None or self._shape is None:
+            return WHOLE
+        shape = self._shape
+        sx, sy = pane.scroll_offset
+        left, above = sx - origin.x, sy - origin.y  # the pane's first column and line, in ours
+        ox = min(max(left, 0), max(shape.table_width - shape.label_w, 0))
+        hy = min(max(above, 0), max(shape.rows - 1, 0))
+        x1 = max(left + pane.scrollable_content_region.width, 0)
+        return Window(ox, hy, _ALL if x1 >= shape.table_width else x1)
+
+    @property
+    def window(self) -> Window:
+        """What of the table is drawn: where the row labels and the header are pinned (tests read it)."""
+        return self._win
+
+    def _update_view(self) -> None:
+        """The pane scrolled (or moved the table): draw again only what that changes."""
+        if not self.is_mounted or self._shape is None:
+            return
+        old, new = self._win, self._window()
+        if new == old:
+            return
+        self._win = new
+        if (new.ox, new.x1) != (old.ox, old.x1):
+            self._lines = {}  # the row labels moved over other cells: every line
+            self.refresh()
+            return
+        top = self._shape.top  # only the header moved: the lines it left and the lines it covers
+        for y in {*range(old.hy, old.hy + top), *range(new.hy, new.hy + top)}:
+            self._refresh_line(y)
 
     # ---- drawing -------------------------------------------------------------------------------
     def _style(self, name: str) -> Style:
@@ -483,49 +528,91 @@ class Grid(Widget, can_focus=True):
             base = self.visual_style.rich_style
             # as Textual draws Text: each styled piece its own segment, unstyled runs as one; the
             # widget's colours under them, and where each starts (the offset a mouse selection reads)
-            runs: list[list] = []
-            x = 0
-            for text, style in self._pieces(y):
-                if not style and runs and not runs[-1][1]:
-                    runs[-1][0] += text
-                else:
-                    runs.append([text, style, x])
-                x += len(text)
-            line = Strip([Segment(t, base + st + Style.from_meta({"offset": (at, y)})) for t, st, at in runs])
+            line = Strip(
+                [Segment(t, base + st + Style.from_meta({"offset": (at, y)})) for t, st, at in self._runs(y)]
+            )
             self._lines[y] = line
         return line
 
-    def _pieces(self, y: int) -> list[tuple[str, Style]]:
-        """Content line y as (text, style) pieces: the group header, the column header, a row, or the
-        footer. The widget's own colours go under them when drawn."""
+    def _runs(self, y: int, win: Window | None = None) -> list[list]:
+        """Content line y as drawn in a window: [text, style, x] runs from column 0, unstyled ones
+        joined. The row label (or the corner) goes at win.ox, over the cells under it; the header
+        lines are drawn from line win.hy; columns from win.x1 on are left out. A cell partly under
+        the labels or past the window's edge is left blank, so no number shows with digits missing."""
+        win = self._win if win is None else win
+        shape = self.shape()
+        line = y - win.hy if win.hy and win.hy <= y < win.hy + shape.top else y
+        label, pieces = self._parts(line, win.ox + shape.label_w, win.x1)
+        # titles and axis ticks may be cut at the edges (a word cut in two is blanked); cells may not
+        cuttable = (line == 0 and bool(self.spec.groups)) or (line == shape.top - 1 and shape.narrow)
+        runs: list[list] = []
+        at = 0
+
+        def put(text: str, style: Style, x: int) -> None:
+            nonlocal at
+            if x > at:
+                put(" " * (x - at), _PLAIN, at)
+            if not style and runs and not runs[-1][1]:
+                runs[-1][0] += text
+            else:
+                runs.append([text, style, x])
+            at = x + len(text)
+
+        if label is not None:
+            put(label[0], label[1], win.ox)
+        for x, text, style in pieces:
+            if label is not None and (x < at or x + len(text) > win.x1):  # (a footer is not windowed)
+                if not cuttable:
+                    continue
+                text, x = _clip(text, x, at, win.x1)
+            if text:
+                put(text, style, x)
+        return runs
+
+    def _parts(self, y: int, x0: int, x1: int) -> tuple[Piece | None, list[Placed]]:
+        """Content line y (in the table's own places) as its label piece and (x, text, style) pieces
+        for the columns in [x0, x1): the group header, the column header, a row, or the footer."""
         spec, shape = self.spec, self.shape()
-        out: list[tuple[str, Style]] = []
         header, label_style = self._style("grid--header"), self._style("grid--label")
-        widths, starts = shape.widths, shape.starts
+        widths, starts, xs = shape.widths, shape.starts, shape.xs
+        cursor = self._style("grid--cursor") if self.has_focus and not self.editing else None
+        cols = shape.columns_in(x0, x1)
+        out: list[Placed] = []
         if spec.groups and y == 0:
-            out.append((" " * shape.label_w, _PLAIN))
             start = 0
             for label, span in spec.groups:
                 if start in starts:
-                    out.append(("│", label_style))
+                    out.append((xs[start] - 1, "│", label_style))
                 inner = sum(w + 2 for w in widths[start : start + span])
-                out.append((label.center(inner) if label else " " * inner, header))
+                label = group_title(label, inner - 1)  # narrow blocks: cut, not its columns widened
+                if span and xs[start] < x1 and xs[start] + inner > x0:
+                    out.append((xs[start], label.center(inner) if label else " " * inner, header))
                 start += span
-        elif y == shape.top - 1:
-            out.append((spec.corner.ljust(shape.label_w), header))
-            for c, (col, w) in enumerate(zip(spec.cols, widths)):
+            return (" " * shape.label_w, _PLAIN), out
+        if y == shape.top - 1:
+            for c in cols:
                 if c in starts:
-                    out.append(("│", label_style))
-                out.append((" " + col.rjust(w) + " ", header))
-        elif 0 <= (r := y - shape.top) < len(spec.rows):
-            out.append((spec.rows[r].ljust(shape.label_w), label_style))
-            for c, w in enumerate(widths):
+                    out.append((xs[c] - 1, "│", label_style))
+                on = cursor is not None and (self.row, self.col) == (-1, c)
+                style = header + cursor if on else header
+                if shape.narrow and out and out[-1][2] == style and c not in starts:
+                    # an axis label spans narrow columns: one piece, so it is drawn as one word
+                    x, text, _ = out.pop()
+                    out.append((x, text + shape.headers[c], style))
+                else:
+                    out.append((xs[c], shape.headers[c], style))
+            on = cursor is not None and (self.row, self.col) == (-1, -1)
+            return (spec.corner.ljust(shape.label_w), header + cursor if on else header), out
+        if 0 <= (r := y - shape.top) < len(spec.rows):
+            for c in cols:
                 if c in starts:
-                    out.append(("│", label_style))
-                out.append(self._cell(r, c, w))
-        elif 0 <= (i := y - shape.top - len(spec.rows)) < len(shape.footer):
-            out.append((shape.footer[i], self._style("grid--error" if i else "grid--hint")))
-        return out
+                    out.append((xs[c] - 1, "│", label_style))
+                out.append((xs[c], *self._cell(r, c, widths[c], shape.narrow)))
+            on = cursor is not None and (self.row, self.col) == (r, -1)
+            return (spec.rows[r].ljust(shape.label_w), label_style + cursor if on else label_style), out
+        if 0 <= (i := y - shape.top - len(spec.rows)) < len(shape.footer):
+            out.append((0, shape.footer[i], self._style("grid--error" if i else "grid--hint")))
+        return None, out
 
     def render(self) -> Text:
         """The whole table as Rich Text (for text() and copying; the screen is drawn by render_line)."""
@@ -534,11 +621,11 @@ class Grid(Widget, can_focus=True):
         for y in range(self.get_content_height(Size(0, 0), Size(0, 0), 0)):
             if y:
                 out.append("\n")
-            for text, style in self._pieces(y):
+            for text, style, _ in self._runs(y, WHOLE):
                 out.append(text, style)
         return out
 
-    def _cell(self, r: int, c: int, w: int) -> tuple[str, Style]:
+    def _cell(self, r: int, c: int, w: int, narrow: bool = False) -> tuple[str, Style]:
         here = (r, c) == (self.row, self.col)
         if self.editing and here:
             shown = self.buffer + "▏"
@@ -550,12 +637,16 @@ class Grid(Widget, can_focus=True):
             lead = LIT
         if here and self.has_focus:
             style += self._style("grid--cursor")
-        return lead + self.spec.cells[r][c].rjust(w) + glyph(self.spec.marks[r][c]), style
+        text = "" if narrow else self.spec.cells[r][c]  # a narrow block: its shade says the value
+        return lead + text.rjust(w) + glyph(self.spec.marks[r][c]), style
 
     # ---- cursor --------------------------------------------------------------------------------
     def action_move(self, dr: int, dc: int) -> None:
+        """One cell over; left of column 0 is the row label, above row 0 the column label."""
         rows, cols = self.spec.shape
-        self.move_to(min(max(self.row + dr, 0), rows - 1), min(max(self.col + dc, 0), cols - 1))
+        if not rows or not cols:
+            return
+        self.move_to(min(max(self.row + dr, -1), rows - 1), min(max(self.col + dc, -1), cols - 1))
 
     def move_to(self, row: int, col: int) -> None:
         old = self.row
@@ -576,7 +667,18 @@ class Grid(Widget, can_focus=True):
             self._scroll_to_cursor()
 
     def _scroll_to_cursor(self) -> None:
-        region = self.cell_region(self.row, self.col)
+        shape, win = self.shape(), self._win
+        if self.col < 0:  # a row label stays in view sideways: only its line needs to be
+            x, w = win.ox, shape.label_w
+        else:  # the cell and, left of it, the row labels pinned over the pane's edge
+            x, w = max(shape.xs[self.col] - shape.label_w, 0), shape.label_w + shape.widths[self.col] + 2
+            x = min(x, shape.xs[self.col])
+        if self.row < 0:  # the column header, where it is drawn now
+            y, h = win.hy, shape.top
+        else:  # the row and, above it, the header lines pinned over the pane's top
+            y = max(shape.top + self.row - shape.top, 0)
+            h = shape.top + self.row - y + 1
+        region = Region(x, y, w, h)
         gutter = self.styles.gutter
         region = region.translate(self.virtual_region.offset).translate((gutter.left, gutter.top))
         parent = self.parent
@@ -598,20 +700,27 @@ class Grid(Widget, can_focus=True):
             self.cancel_edit()
         self._refresh_row(self.row)
 
+    def at(self, x: int, y: int) -> tuple[int, int] | None:
+        """The (row, col) drawn at content offset (x, y), labels included (-1), or None."""
+        shape, win = self.shape(), self._win
+        line = y - win.hy if win.hy and win.hy <= y < win.hy + shape.top else y
+        r = line - shape.top
+        if not -1 <= r < len(self.spec.rows):
+            return None
+        if win.ox <= x < win.ox + shape.label_w:
+            return r, -1
+        for c in shape.columns_in(x, x + 1):
+            if shape.xs[c] <= x < shape.xs[c] + shape.widths[c] + 2:
+                return r, c
+        return None
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None:
+        if offset is None or (hit := self.at(offset.x, offset.y)) is None:
             return
-        shape = self.shape()
-        r = offset.y - shape.top
-        if not 0 <= r < len(self.spec.rows):
-            return
-        for c in range(len(self.spec.cols)):
-            if self.cell_region(r, c).contains(offset.x, offset.y):
-                self.move_to(r, c)
-                if event.chain >= 2:
-                    self.action_edit()
-                return
+        self.move_to(*hit)
+        if event.chain >= 2 and self.on_cell:
+            self.action_edit()
 
     # ---- editing -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -623,10 +732,13 @@ class Grid(Widget, can_focus=True):
         return True
 
     def action_not_editable(self) -> None:
-        message = (
-            "This value is computed from the weights. Edit a weight instead: the tables under "
-            "“Weights it uses”, or ctrl+p → Edit parameter…"
-        )
+        if self.label is not None:
+            message = "A label has nothing to edit: the arrows go back to the numbers."
+        else:
+            message = (
+                "This value is computed from the weights. Edit a weight instead: the tables under "
+                "“Weights it uses”, or ctrl+p → Edit parameter…"
+            )
         refuse = getattr(self.app, "refuse", None)  # the app's one refusal notice, replaced not stacked
         if refuse is not None:
             refuse(message, title="Not editable", severity="warning")
@@ -701,3 +813,23 @@ def mark_free_shading(marks: frozenset[str]) -> bool:
 
 
 __all__ = ["GLYPHS", "Grid"]
+
+
+def _clip(text: str, x: int, lo: int, hi: int) -> tuple[str, int]:
+    """The part of text (starting at column x) inside columns [lo, hi), a word cut at either edge
+    blanked, and where that part starts."""
+    left, right = max(lo - x, 0), max(min(hi - x, len(text)), 0)
+    part = text[left:right] if right > left else ""
+    if part and left and text[left - 1] != " ":
+        cut = part.find(" ")
+        cut = len(part) if cut < 0 else cut
+        part = " " * cut + part[cut:]
+    if part and right < len(text) and text[right] != " ":
+        cut = part.rfind(" ") + 1
+        part = part[:cut] + " " * (len(part) - cut)
+    return part, x + left
+
+
+def _scrolls(widget: Widget) -> bool:
+    """Whether a widget is a scrolling pane (its overflow scrolls either way)."""
+    return widget.styles.overflow_x in ("auto", "scroll") or widget.styles.overflow_y in ("auto", "scroll")

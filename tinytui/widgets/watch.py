@@ -1,4 +1,4 @@
-"""The watch pane: the prediction and block 0's attention kept on screen whatever step is shown.
+"""The watch pane: the prediction and one block's attention kept on screen whatever step is shown.
 
 An edit at step 6 can then be watched reaching the prediction: the pane shows the top tokens and the
 target as probability bars, each with a ghost of its value before the last change (the bar's lost part
@@ -64,6 +64,7 @@ class WatchSpec:
     heads: tuple[HeadMap, ...]
     others: int = 0  # tokens without a bar
     others_p: float = 0.0  # their probability together
+    heading: str = "Attention"  # which block's attention ("Attention, block 2 of 3" in a deeper model)
 
 
 def _mark(view: View, name: str, index: tuple[int, ...]) -> str:
@@ -109,8 +110,10 @@ def watch_spec(view: View, top: int = TOP) -> WatchSpec:
     first = max(0, n - MAX_POSITIONS)
     mask = trace["mask"]
     heads = []
+    # the block of the step shown (a step outside the blocks: the first block)
+    block, n_blocks = view.here.block or 0, trace.cfg.n_blocks
     for h in range(1, trace.cfg.n_heads + 1):
-        name = f"blocks.0.attn.{h}"
+        name = f"blocks.{block}.attn.{h}"
         arr = trace[name]
         rows = range(first, n)
         heads.append(
@@ -138,6 +141,7 @@ def watch_spec(view: View, top: int = TOP) -> WatchSpec:
         tuple(heads),
         len(vocab) - len(shown),
         others_p,
+        "Attention" if n_blocks == 1 else f"Attention, block {block + 1} of {n_blocks}",
     )
 
 
@@ -165,7 +169,8 @@ def bar_cells(p: float, was: float | None, width: int) -> tuple[str, str, str]:
 
 
 class WatchPane(ViewPart, VerticalScroll, can_focus=False):
-    """The watch pane (W): the prediction's bars and block 0's attention, redrawn on every change."""
+    """The watch pane (W): the prediction's bars and the attention of the block shown (the first outside
+    the blocks), redrawn on every change."""
 
     SCOPED_CSS = False  # the rules below also say where the pane goes in the app's layout
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -291,7 +296,7 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
     def _heatmaps(self, spec: WatchSpec) -> Text:
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         header, muted = self._style("watch--header"), self._style("watch--muted")
-        out.append("Attention, block 0", header)
+        out.append(spec.heading, header)
         out.append("\n")
         out.append("query ↓ · key → · ░ 0 … █ 1", muted)
         n = len(spec.positions)
