@@ -12,8 +12,8 @@ seeded random GPT-2 (2 blocks, 4 heads, d 16, 32 positions), and writes into the
 Hugging Face writes for a real checkpoint (config.json, model.safetensors, vocab.json, merges.txt) and
 reference.json: for each prompt the token ids and pieces transformers' own GPT-2 tokenizer gives, and,
 computed in float64 (model.double()), the embeddings, each block's residual stream after attention and
-after the MLP, each head's attention weights, the final layer norm's output, the logits (every
-position's for the first prompt, the last position's for the others) and the loss of a target token;
+after the MLP, each head's attention weights, the final layer norm's output and the logits at the
+last position (the next token's, which tinytui computes) and the loss of a target token;
 and the ids of a few more texts (the corners of GPT-2's pre-tokenizer). Every weight is drawn well away
 from its default (layer-norm gains of 1, zero biases), so a test that ignored a gain or a bias would
 fail. Running it again gives the same files.
@@ -119,7 +119,7 @@ def plain(t: torch.Tensor):
     return t.detach().to(torch.float64).tolist()
 
 
-def reference(net: GPT2LMHeadModel, tok: GPT2Tokenizer, text: str, target: str, full_logits: bool) -> dict:
+def reference(net: GPT2LMHeadModel, tok: GPT2Tokenizer, text: str, target: str) -> dict:
     ids = tok.encode(text)
     target_id = tok.convert_tokens_to_ids(target)
     seen: dict[str, torch.Tensor] = {}
@@ -151,11 +151,10 @@ def reference(net: GPT2LMHeadModel, tok: GPT2Tokenizer, text: str, target: str, 
         tensors[f"blocks.{b}.y"] = plain(seen[f"y{b}"][0, :T])
         for h in range(net.config.n_head):
             tensors[f"blocks.{b}.attn.{h + 1}"] = plain(out.attentions[b][0, h, :T, :T])
-    tensors["z"] = plain(out.hidden_states[-1][0, :T])  # transformers' last hidden state has ln_f applied
-    if full_logits:
-        tensors["logits"] = plain(logits)
-    else:  # the last position's (what the loss reads): all of them for every prompt is most of the file
-        tensors["logits[-1]"] = plain(logits[-1])
+    # z and the logits at the last position: what tinytui computes (the next token's) and the loss reads;
+    # transformers' last hidden state is the one after ln_f
+    tensors["z"] = plain(out.hidden_states[-1][0, T - 1])
+    tensors["logits"] = plain(logits[-1])
     return {
         "text": text,
         "ids": ids,
@@ -183,7 +182,7 @@ def main() -> int:
         net = model(len(slow), end_id)
         net.save_pretrained(str(work / "saved"), safe_serialization=True)
         net = net.double()
-        refs = [reference(net, slow, text, target, i == 0) for i, (text, target) in enumerate(PROMPTS)]
+        refs = [reference(net, slow, text, target) for text, target in PROMPTS]
         assert all(math.isfinite(r["loss"]) for r in refs)
         if FOLDER.exists():
             shutil.rmtree(FOLDER)
