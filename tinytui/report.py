@@ -118,7 +118,7 @@ def stage_report(trace: Trace, stage: Stage, params=None) -> StageReport:
     """The step's tables with display names; given the run's params, also the weights it reads."""
     tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel)]
     facts = tuple(stage_facts(trace, stage))
-    formula = formula_as_run(stage, trace.switches)
+    formula = formula_as_run(stage, trace.switches, trace.cfg)
     weights = () if params is None else weight_tables(trace, params, stage)
     return StageReport(stage, tuple(tables), facts, formula, stage.explain(trace), weights)
 
@@ -183,7 +183,7 @@ def count_tables(trace: Trace) -> list[Table]:
     per = Table(per.title, per.corner, (*per.rows, "total"), per.cols, (*per.cells, (str(sizes[0].total()),)))
     comps = tuple(ours)
     four = Table(
-        f"four sizes, one formula: {count.FORMULA}",
+        f"four sizes, one formula: {count.formula(trace.cfg)}",
         "",
         ("vocab", "d_model", "blocks", "heads", "d_ff", *comps, "total"),
         tuple(s.name for s in sizes),

@@ -88,7 +88,8 @@ class StepInfo(ViewPart, Static):
         stage = STAGE_BY_NUMBER[view.step]
         eq = f"   (equation {stage.equation})" if stage.equation else ""
         title = Text(f"Step {stage.number} of {LAST} · {stage.title}{eq}\n", self._style("info--title"))
-        formula = Text(f"  {formula_as_run(stage, view.trace.switches)}\n", self._style("info--formula"))
+        as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)
+        formula = Text(f"  {as_run}\n", self._style("info--formula"))
         explain = stage.explain(view.trace)
         facts = list(stage_facts(view.trace, stage))
         full = Text.assemble(title, formula, explain)
