@@ -91,8 +91,10 @@ def test_load_model_reads_a_folder_or_a_model_file(tiny):
 
 def test_param_count_is_the_files_sizes_less_the_tied_head(tmp_path, tiny):
     """Every number of the file is a parameter once (E is the unembedding too, so lm_head adds none)."""
+    from tinytui.model.count import this_model
+
     in_file = sum(a.size for a in hf_tensors().values())
-    assert tiny.params.total() == in_file == 12864
+    assert tiny.params.total() == in_file == 12864 == this_model(tiny.cfg).total()  # step 16's count
     with_head = {**hf_tensors(), "lm_head.weight": hf_tensors()["transformer.wte.weight"]}
     tied = load_checkpoint(with_tensors(copy(tmp_path), with_head))
     assert tied.params.total() == sum(a.size for a in with_head.values()) - 360 * 16
