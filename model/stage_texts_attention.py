@@ -41,8 +41,7 @@ def qkv(trace: Trace) -> str:
     )
     general = (
         f"{who} three matrices, turning {cfg.d_model} numbers into {cfg.d_head} for its query, its key "
-        "and its value"
-        + (", and adds a learned bias to each (b_Q, b_K, b_V)." if cfg.attn_bias else ".")
+        "and its value" + (", and adds a learned bias to each (b_Q, b_K, b_V)." if cfg.attn_bias else ".")
     )
     said = []
     for h in range(1, cfg.n_heads + 1):
