@@ -6,8 +6,12 @@ leaves. model/backward.py computes the numbers; this says what they are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tinytui.model.switches import Switches
+
+if TYPE_CHECKING:
+    from tinytui.model.config import ModelConfig
 
 
 @dataclass(frozen=True)
@@ -29,8 +33,10 @@ class BackwardStage:
     explain: str  # our own words
 
 
-def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
-    """The walk from step 15 back to step 2, its rules spelled for the given switches.
+def backward_stages(sw: Switches | None = None, cfg: ModelConfig | None = None) -> tuple[BackwardStage, ...]:
+    """The walk from step 15 back to step 2, its rules spelled for the given switches and for the
+    model's architecture (cfg; None: the chapter's): GPT-2's gains, biases and position table get
+    their gradients at the steps that read them.
 
     Names are block 0's (as stages.py names them) with "{h}" for one per head (stages.expand_names).
     With more than one block, step 13's outgoing gradient lands on the last block's y and the walk
@@ -38,6 +44,21 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
     """
     sw = sw or Switches()
     post, res = sw.norm == "post", sw.residual
+    affine = cfg is not None and cfg.norm_affine
+    bias = cfg is not None and cfg.attn_bias
+    learned = cfg is not None and cfg.learned_positions
+    ln1 = ("grad.ln1_g", "grad.ln1_b") if affine else ()
+    ln2 = ("grad.ln2_g", "grad.ln2_b") if affine else ()
+
+    def gain_rules(out: str, which: str, x_hat: str) -> tuple[str, ...]:
+        """A norm's gain and bias: their gradients, and what LN's own backward then reads."""
+        if not affine:
+            return ()
+        return (
+            f"∂L/∂{which}_g = Σ_p ∂L/∂{out}_p ⊙ {x_hat}_p,   ∂L/∂{which}_b = Σ_p ∂L/∂{out}_p",
+            f"LN backward reads ∂L/∂{out} ⊙ {which}_g   (the gain scales what reaches the normalised row)",
+        )
+
     if sw.activation == "relu":
         act = "∂L/∂h_pre = ∂L/∂hidden ⊙ [h_pre > 0]   (a dead unit passes exactly 0)"
     else:
@@ -76,11 +97,13 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
             "Through the final norm",
             ("grad.z",),
             (
-                "∂L/∂y_T = (g − mean(g) − ẑ·mean(g·ẑ)) / √(σ² + ε),   g = ∂L/∂z",
+                "∂L/∂y_T = (g − mean(g) − ẑ·mean(g·ẑ)) / √(σ² + ε),   g = ∂L/∂z"
+                + (" ⊙ lnf_g,   ẑ = LN(y_T)" if affine else ""),
+                *(("∂L/∂lnf_g = ∂L/∂z ⊙ ẑ,   ∂L/∂lnf_b = ∂L/∂z",) if affine else ()),
                 "∂L/∂y_p = 0 for every earlier row p",
             ),
             (),
-            (),
+            ("grad.lnf_g", "grad.lnf_b") if affine else (),
             ("grad.y",),
             "Only the last row was normalised into z, so only it receives gradient. The norm removes "
             "any part of the gradient that would just shift or rescale the row.",
@@ -91,13 +114,14 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
             ("grad.y",),
             (
                 "∂L/∂ffn = LN backward of ∂L/∂y   (post-norm)" if post else "∂L/∂ffn = ∂L/∂y",
+                *(gain_rules("y", "ln2", "x̂") if post else ()),
                 skip_y,
                 "∂L/∂W_2 = hiddenᵀ · ∂L/∂ffn",
                 "∂L/∂b_2 = Σ_p ∂L/∂ffn_p",
                 "∂L/∂hidden = ∂L/∂ffn · W_2ᵀ",
             ),
             ("grad.ffn",),
-            ("grad.W_2", "grad.b_2"),
+            ("grad.W_2", "grad.b_2", *(ln2 if post else ())),
             ("grad.hidden",),
             "A sum passes its gradient unchanged to both terms, so the stream and the feed-forward "
             "branch both see it. W_2's gradient pairs each hidden unit's activity with the error it fed.",
@@ -108,14 +132,16 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
             ("grad.hidden",),
             (
                 act,
-                "∂L/∂W_1 = x'_nᵀ · ∂L/∂h_pre   (x'_n = " + ("x', post-norm)" if post else "LN(x'))"),
+                "∂L/∂W_1 = x'_nᵀ · ∂L/∂h_pre   (x'_n = "
+                + ("x', post-norm)" if post else ("g₂ ⊙ LN(x') + b₂)" if affine else "LN(x'))")),
                 "∂L/∂b_1 = Σ_p ∂L/∂h_pre_p",
                 "∂L/∂x'_n = ∂L/∂h_pre · W_1ᵀ",
                 ("∂L/∂x' = ∂L/∂x'_n" if post else "∂L/∂x' = LN backward of ∂L/∂x'_n")
                 + (" + the skip share from step 12" if res else ""),
+                *(() if post else gain_rules("x'_n", "ln2", "LN(x')")),
             ),
             ("grad.hidden_pre", "grad.x_mid_norm"),
-            ("grad.W_1", "grad.b_1"),
+            ("grad.W_1", "grad.b_1", *(() if post else ln2)),
             ("grad.x_mid",),
             "A unit that did not fire passes no gradient back, so its column of W_1 learns nothing "
             "from this prompt. The live units route the error through W_1 into the stream.",
@@ -124,9 +150,13 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
             10,
             "Through the first residual",
             ("grad.x_mid",),
-            ("∂L/∂mha = LN backward of ∂L/∂x'   (post-norm)" if post else "∂L/∂mha = ∂L/∂x'", skip_x),
+            (
+                "∂L/∂mha = LN backward of ∂L/∂x'   (post-norm)" if post else "∂L/∂mha = ∂L/∂x'",
+                *(gain_rules("x'", "ln1", "x̂") if post else ()),
+                skip_x,
+            ),
             (),
-            (),
+            ln1 if post else (),
             ("grad.mha",),
             "The skip connection hands the gradient straight back to x, whatever attention does. "
             "That unobstructed path is what lets deep stacks train.",
@@ -137,13 +167,14 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
             ("grad.mha",),
             (
                 "∂L/∂W_O = [head_1; head_2]ᵀ · ∂L/∂mha",
+                *(("∂L/∂b_O = Σ_p ∂L/∂mha_p",) if bias else ()),
                 "[∂L/∂head_1; ∂L/∂head_2] = ∂L/∂mha · W_Oᵀ",
                 "∂L/∂A_h = ∂L/∂head_h · V_hᵀ",
                 "∂L/∂V_h = A_hᵀ · ∂L/∂head_h",
                 "an ablated head outputs a constant 0: its A and V get exactly 0",
             ),
             ("grad.head.{h}",),
-            ("grad.W_O",),
+            ("grad.W_O", *(("grad.b_O",) if bias else ())),
             ("grad.attn.{h}", "grad.v.{h}"),
             "W_O splits the error between the heads. Each head then blames its attention weights by how "
             "much each value vector would have helped, and its values by how much attention they got.",
@@ -180,10 +211,11 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
             ("grad.q.{h}", "grad.k.{h}", "grad.v.{h}"),
             (
                 "∂L/∂W_Q[h] = x_nᵀ · ∂L/∂Q_h   (the same for W_K, W_V)",
+                *(("∂L/∂b_Q[h] = Σ_p ∂L/∂Q_h[p]   (the same for b_K, b_V)",) if bias else ()),
                 "∂L/∂x_n = Σ_h (∂L/∂Q_h W_Q[h]ᵀ + ∂L/∂K_h W_K[h]ᵀ + ∂L/∂V_h W_V[h]ᵀ)",
             ),
             (),
-            ("grad.W_Q", "grad.W_K", "grad.W_V"),
+            ("grad.W_Q", "grad.W_K", "grad.W_V", *(("grad.b_Q", "grad.b_K", "grad.b_V") if bias else ())),
             ("grad.x_norm",),
             "Every head's three projections read the same normalised rows, so all their gradients add "
             "up on the way back into x_n.",
@@ -199,9 +231,10 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
                     else "∂L/∂x = LN backward of ∂L/∂x_n"
                 )
                 + (" + the skip share from step 10" if res else ""),
+                *(() if post else gain_rules("x_n", "ln1", "LN(x)")),
             ),
             (),
-            (),
+            () if post else ln1,
             ("grad.x",),
             "The attention branch's gradient rejoins the skip path here; the sum is the whole gradient "
             "of the block's input.",
@@ -210,22 +243,36 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
             4,
             "Through the addition of position",
             ("grad.x",),
-            ("∂L/∂emb = ∂L/∂x", "PE is fixed: it takes no gradient"),
+            (
+                "∂L/∂emb = ∂L/∂x",
+                "∂L/∂pe = ∂L/∂x   (pe is read from P)" if learned else "PE is fixed: it takes no gradient",
+            ),
             (),
             (),
-            ("grad.emb",),
-            "Meaning and position were added, so the embedding rows receive the whole gradient; the "
+            ("grad.emb", "grad.pe") if learned else ("grad.emb",),
+            "Meaning and position were added, so both receive the whole gradient; the position table "
+            "passes its share on to P at step 3."
+            if learned
+            else "Meaning and position were added, so the embedding rows receive the whole gradient; the "
             "sinusoids have nothing to learn.",
         ),
         BackwardStage(
             3,
             "Positional encoding",
+            ("grad.pe",) if learned else (),
+            (
+                "∂L/∂P[p] = ∂L/∂pe_p for the prompt's positions p < T, 0 for the rows it did not read"
+                + ("" if sw.positional_encoding else "   (PE off: pe did not read P, every row gets 0)"),
+            )
+            if learned
+            else ("PE has no parameters: nothing to update",),
             (),
-            ("PE has no parameters: nothing to update",),
+            ("grad.P",) if learned else (),
             (),
-            (),
-            (),
-            "The positional table is a formula, not a weight, so the backward walk passes it by.",
+            "The positions are a learned table, so each row the prompt used takes its position's "
+            "gradient; rows beyond the prompt learn nothing from it."
+            if learned
+            else "The positional table is a formula, not a weight, so the backward walk passes it by.",
         ),
         BackwardStage(
             2,
@@ -244,9 +291,11 @@ def backward_stages(sw: Switches | None = None) -> tuple[BackwardStage, ...]:
     )
 
 
-def backward_stage_for(number: int, sw: Switches | None = None) -> BackwardStage:
-    """The walk's stage that reverses forward step number (2–15), its rules spelled for sw."""
-    return next(s for s in backward_stages(sw) if s.number == number)
+def backward_stage_for(
+    number: int, sw: Switches | None = None, cfg: ModelConfig | None = None
+) -> BackwardStage:
+    """The walk's stage that reverses forward step number (2–15), its rules spelled for sw and cfg."""
+    return next(s for s in backward_stages(sw, cfg) if s.number == number)
 
 
 BACKWARD_STAGES = backward_stages()

@@ -110,7 +110,7 @@ def step_text(trace: Trace, step: int, params: Params | None = None) -> str:
 
 def backward_text(session: Session, step: int) -> str:
     """A step of the backward walk: its rules as run and the gradients that arrive, arise and leave."""
-    stage = backward_stage_for(step, session.trace.switches)
+    stage = backward_stage_for(step, session.trace.switches, session.trace.cfg)
     report = backward_report(session.gradients, stage, session.model.cfg.n_heads)
     return plain_backward_report(report, WIDTH)
 

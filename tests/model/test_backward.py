@@ -343,16 +343,29 @@ def test_backward_walk_covers_15_to_2_in_order():
 
 
 def test_backward_walk_names_exist_and_chain(chapter, trace):
-    grads = gradients(chapter.params, trace)
+    _check_the_walk(gradients(chapter.params, trace), BACKWARD_STAGES)
+
+
+@pytest.mark.parametrize("shape", ["random-gpt2-all", "random-gpt2-mixed", "random-learned-positions"])
+@pytest.mark.parametrize("sw", [Switches(), Switches(norm="post"), Switches(positional_encoding=False)])
+def test_the_walk_names_gpt2s_gradients_where_they_arise(shape, sw):
+    dims, switches = GPT2[shape]
+    one_block = (*dims[:6], 1, dims[7])  # the walk shows one block's gradients
+    params, prompt, target = random_model(*one_block, **switches)
+    grads = gradients(params, run(params, prompt, target, sw))
+    _check_the_walk(grads, backward_stages(sw, params.cfg), params.cfg.n_heads)
+
+
+def _check_the_walk(grads, stages, n_heads=2) -> None:
     finished: set[str] = set()
     produced: list[str] = []
-    for s in BACKWARD_STAGES:
-        for name in _names(s.incoming):
+    for s in stages:
+        for name in _names(s.incoming, n_heads):
             assert name in finished, f"step {s.number} reads {name} before a later step finished it"
-        for name in _names((*s.within, *s.params, *s.outgoing)):
+        for name in _names((*s.within, *s.params, *s.outgoing), n_heads):
             assert name in grads, name
-        finished.update(_names((*s.within, *s.outgoing)))
-        produced.extend(_names((*s.within, *s.outgoing, *s.params)))
+        finished.update(_names((*s.within, *s.outgoing), n_heads))
+        produced.extend(_names((*s.within, *s.outgoing, *s.params), n_heads))
     assert sorted(produced) == sorted(grads), "every gradient appears exactly once in the walk"
 
 

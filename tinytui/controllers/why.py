@@ -12,7 +12,7 @@ from tinytui.actions import Host
 from tinytui.model import names
 from tinytui.model.backward import backward_stages
 from tinytui.model.provenance import CellError, Operand, Why, explain
-from tinytui.model.stages import STAGES
+from tinytui.model.stages import STAGES, params_read
 from tinytui.widgets.cells import Source
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.logits import LogitBars
@@ -167,7 +167,7 @@ class WhyController:
         n_heads = s.trace.cfg.n_heads
         block = names.split(name)[0] or 0
         if name.startswith(names.GRAD):
-            for stage in backward_stages(s.trace.switches):
+            for stage in backward_stages(s.trace.switches, s.trace.cfg):
                 made = (*stage.within, *stage.params, *stage.outgoing)
                 if name in names.resolve(made, n_heads, block):
                     return stage.number, True
@@ -176,7 +176,7 @@ class WhyController:
             if name in names.resolve(stage.writes, n_heads, block):
                 return stage.number, False
         for stage in STAGES:  # a weight: the first step that uses it (its table is under "Weights it uses")
-            if name in names.resolve(tuple(r for r in stage.reads if r in names.PARAMS), n_heads, block):
+            if name in names.resolve(params_read(stage, s.trace.cfg), n_heads, block):
                 return stage.number, False
         return None, False
 
