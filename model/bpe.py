@@ -72,15 +72,18 @@ class BPE:
         return self._tok.decode([self.vocab[p] for p in pieces], skip_special_tokens=False)
 
     def target(self, text: str) -> str:
-        """What --target names: a piece as vocab.json spells it ('Ġwood', 'the'), else a word that is
-        one piece, as typed (' wood') or as it follows another word ('wood' -> 'Ġwood')."""
-        if text in self.vocab:
-            return text
-        for candidate in (text, " " + text):
+        """What --target names: a word that is one piece after a space ('Paris' -> 'ĠParis', the next
+        word of a prompt), else the piece as vocab.json spells it ('Ġwood', 'ar', '<|endoftext|>'), else
+        the one piece the text is (' wood'). Text spelt with the byte alphabet's own letters (Ġ…) or a
+        special token is always the piece itself."""
+        if text in self.vocab and (text in self.specials or self.pieces(text) != (text,)):
+            return text  # 'Ġwood': typed as vocab.json spells it, not as text
+        as_word = text if text.startswith(" ") else " " + text
+        for candidate in (as_word, text):
             pieces = self.pieces(candidate)
             if len(pieces) == 1:
                 return pieces[0]
-        pieces = self.pieces(" " + text)
+        pieces = self.pieces(as_word)
         shown = "·".join(pieces[:6]) + ("·…" if len(pieces) > 6 else "")
         raise checks.Invalid(
             f"{checks.shown(text)} is {len(pieces)} pieces here ({shown}); the target is one piece "
