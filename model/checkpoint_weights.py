@@ -15,6 +15,7 @@ every problem is a CheckpointError naming the file and the tensor, one line.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 from pathlib import Path
@@ -77,32 +78,97 @@ def to_params(cfg: ModelConfig, hf: dict[str, np.ndarray]) -> Params:
 
 
 def read(path: Path, cfg: ModelConfig) -> tuple[Params, str]:
-    """The Params in a GPT-2 model.safetensors and the file's sha256 (hex), checked against cfg."""
+    """The Params in a GPT-2 model.safetensors and the file's sha256 (hex), checked against cfg.
+
+    The safetensors package checks the header (offsets inside the file, no overlaps); the data is then
+    read once, in file order, with plain reads (no memory map, whose pages would count against the
+    process as much as the weights), and every byte read is hashed as it goes: the sha256 a recording
+    names is that of the very bytes loaded."""
 
     def fail(tensor: str, why: str) -> CheckpointError:
         return CheckpointError(f"{path}: {tensor}: {why}")
 
-    digest = sha256(path)
     from safetensors import SafetensorError, safe_open
 
     shapes = hf_shapes(cfg)
-    try:
-        with safe_open(str(path), framework="numpy") as f:
-            names = list(f.keys())
-            table = _names(names, shapes, fail)
-            missing = next((name for name in shapes if name not in table), None)
-            if missing is not None:
-                raise fail(missing, f"missing (config.json says {cfg.n_blocks} blocks of d {cfg.d_model})")
-            hf = {name: _tensor(f, table[name], shapes[name], fail) for name in shapes}
-            if "lm_head.weight" in table:
-                lm_head = _tensor(f, table["lm_head.weight"], shapes["wte.weight"], fail)
-                if not np.array_equal(lm_head, hf["wte.weight"]):
-                    raise fail("lm_head.weight", "differs from wte.weight; tinytui unembeds with the tied E")
-    except SafetensorError as exc:
-        raise CheckpointError(f"{path}: not a safetensors file tinytui can read ({exc})") from None
-    except MemoryError:
-        raise CheckpointError(f"{path}: too large to hold in memory") from None
+    with _regular(path) as f:
+        try:
+            with safe_open(str(path), framework="numpy") as st:
+                names = list(st.keys())
+                table = _names(names, shapes, fail)
+                kinds = {
+                    name: (st.get_slice(name).get_dtype(), st.get_slice(name).get_shape()) for name in names
+                }
+        except SafetensorError as exc:
+            raise CheckpointError(f"{path}: not a safetensors file tinytui can read ({exc})") from None
+        missing = next((name for name in shapes if name not in table), None)
+        if missing is not None:
+            raise fail(missing, f"missing (config.json says {cfg.n_blocks} blocks of d {cfg.d_model})")
+        wanted = {table[name]: shapes[name] for name in shapes}
+        if "lm_head.weight" in table:
+            wanted[table["lm_head.weight"]] = shapes["wte.weight"]
+        for name, shape in wanted.items():
+            dtype, got = kinds[name]
+            if list(got) != list(shape):
+                raise fail(name, f"shape {list(got)}, expected {list(shape)} (from config.json)")
+            if dtype not in DTYPES:
+                raise fail(name, f"dtype {dtype}: tinytui reads {', '.join(DTYPES)}")
+        try:
+            digest, arrays = _read_hashed(f, wanted, kinds, fail)
+        except MemoryError:
+            raise CheckpointError(f"{path}: too large to hold in memory") from None
+        except OSError as exc:
+            raise CheckpointError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    hf = {name: arrays[table[name]] for name in shapes}
+    if "lm_head.weight" in table and not np.array_equal(arrays[table["lm_head.weight"]], hf["wte.weight"]):
+        raise fail("lm_head.weight", "differs from wte.weight; tinytui unembeds with the tied E")
     return to_params(cfg, hf), digest
+
+
+def _read_hashed(
+    f, wanted: dict[str, tuple[int, ...]], kinds: dict, fail
+) -> tuple[str, dict[str, np.ndarray]]:
+    """Every byte of the file through sha256, in order; the wanted tensors as float64 arrays. kinds is
+    what safetensors read of the header (dtype, shape per tensor): the header read here must agree."""
+    h = hashlib.sha256()
+    head = f.read(8)
+    n = int.from_bytes(head, "little")
+    raw = f.read(n)
+    h.update(head)
+    h.update(raw)
+    try:
+        header = json.loads(raw)  # safetensors has just read and checked this very header
+        header.pop("__metadata__", None)
+        same = {k: (e["dtype"], list(e["shape"])) for k, e in header.items()} == {
+            k: (d, list(s)) for k, (d, s) in kinds.items()
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):
+        same = False
+    if not same:
+        raise fail("(header)", "the file changed while it was being read; load it again")
+    arrays: dict[str, np.ndarray] = {}
+    pos = 0
+    for name, entry in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
+        begin, end = entry["data_offsets"]
+        if begin > pos:  # bytes between tensors (the format has none; hashed all the same)
+            h.update(f.read(begin - pos))
+        buf = np.empty(end - begin, np.uint8)
+        if f.readinto(memoryview(buf)) != buf.size:
+            raise fail(name, "truncated while being read")
+        h.update(buf)
+        pos = end
+        if name in wanted:
+            arr = buf.view(np.dtype(DTYPES[entry["dtype"]]).newbyteorder("<")).astype(np.float64)
+            del buf  # the file's bytes of this tensor: only its float64 copy is kept
+            arr = arr.reshape(wanted[name])
+            finite = np.isfinite(arr)
+            if not finite.all():
+                index = [int(i) for i in np.argwhere(~finite)[0]]
+                raise fail(name, f"{float(arr[tuple(index)])!r} at {index} is not a finite number")
+            arrays[name] = arr
+    while chunk := f.read(2**20):
+        h.update(chunk)
+    return h.hexdigest(), arrays
 
 
 def _names(names: list[str], shapes: dict[str, tuple[int, ...]], fail) -> dict[str, str]:
@@ -122,33 +188,22 @@ def _names(names: list[str], shapes: dict[str, tuple[int, ...]], fail) -> dict[s
     return table
 
 
-def _tensor(f, name: str, shape: tuple[int, ...], fail) -> np.ndarray:
-    piece = f.get_slice(name)
-    dtype, got = piece.get_dtype(), list(piece.get_shape())
-    if got != list(shape):
-        raise fail(name, f"shape {got}, expected {list(shape)} (from config.json)")
-    if dtype not in DTYPES:
-        raise fail(name, f"dtype {dtype}: tinytui reads {', '.join(DTYPES)}")
-    arr = np.asarray(f.get_tensor(name)).astype(np.float64)  # a new float64 array the Params adopts
-    finite = np.isfinite(arr)
-    if not finite.all():
-        index = [int(i) for i in np.argwhere(~finite)[0]]
-        raise fail(name, f"{float(arr[tuple(index)])!r} at {index} is not a finite number")
-    return arr.reshape(shape)
-
-
-def sha256(path: Path) -> str:
-    """The file's sha256, as a recording names the weights it was made with."""
+def _regular(path: Path):
+    """path opened for reading, never a FIFO, device or folder (opening does not wait on a FIFO)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise CheckpointError(f"{path}: missing") from None
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise CheckpointError(f"{path}: cannot read the weights (it is not a regular file)")
-        try:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-        except OSError as exc:
-            raise CheckpointError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        f.close()
+        raise CheckpointError(f"{path}: cannot read the weights (it is not a regular file)")
+    return f
+
+
+def sha256(path: Path) -> str:
+    """The file's sha256 alone (read() computes it as it loads; this is what a benchmark compares)."""
+    with _regular(path) as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
