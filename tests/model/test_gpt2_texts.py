@@ -93,3 +93,13 @@ def test_a_model_starts_with_its_own_activation():
     assert session.state.switches.activation == "relu"
     session.reset()
     assert session.state.switches.activation == "gelu"
+
+
+def test_gpt2s_weight_cells_are_labelled_by_their_axes():
+    from tinytui.display_names import cell
+
+    params, _ = gpt2_trace()
+    cfg = params.cfg
+    assert cell(cfg, "P", (3, 1), params["P"].shape) == "P[pos 3, d1]"
+    assert cell(cfg, "blocks.1.b_K", (2, 0), params["blocks.1.b_K"].shape) == "b_K (block 2)[head 3, k0]"
+    assert cell(cfg, "lnf_g", (4,), params["lnf_g"].shape) == "lnf_g[d4]"
