@@ -3,7 +3,7 @@
 A line is whitespace-separated tokens w_0 … w_n. The model reads w_0 … w_{n−1} (T = n positions) and at
 every position p predicts the next token:
 
-    z_p = LN(y_p)   (y: the last block's output, every row)      ℓ_p = z_p Eᵀ
+    z_p = LN(y_p)   (y: the last block's output, every row; GPT-2: ·lnf_g + lnf_b)      ℓ_p = z_p Eᵀ
     L_line = (1/T) Σ_p −log softmax(ℓ_p)[w_{p+1}]
 
 The stepper's own loss (trace.run) is the last position's term alone; this is the objective a language
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinytui.model import checks, ops
-from tinytui.model.backward import _block_backward
+from tinytui.model.backward import _block_backward, embedding_backward, norm_backward
 from tinytui.model.names import prefix
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches
@@ -120,6 +120,8 @@ def _forward(params: Params, tokens: Sequence[str], sw: Switches):
     cfg = params.cfg
     y = trace[prefix(cfg.n_blocks - 1) + "y"]  # (T, d)
     z = ops.layer_norm(y, cfg.eps)[0]  # (T, d): every row, each by itself
+    if cfg.norm_affine:
+        z = z * params["lnf_g"] + params["lnf_b"]
     logits = z @ params["E"].T  # (T, V)
     targets = np.array([cfg.token_id(t) for t in tokens[1:]])
     top = logits.max(axis=-1, keepdims=True)
@@ -149,17 +151,15 @@ def line_gradients(params: Params, tokens: Sequence[str], switches: Switches | N
     E = params["E"]
     d_z = d_logits @ E
     e_unembed = d_logits.T @ z
-    # Z = LN(Y), row by row: every row of the last block's y now reaches the loss
-    dy = ops.layer_norm_backward(d_z, y, cfg.eps)
+    # Z = LN(Y)[·g + b], row by row: every row of the last block's y now reaches the loss
+    dy = norm_backward(d_z, y, cfg.eps, params, "lnf_", pg, "lnf_")
     for b in reversed(range(cfg.n_blocks)):
         pre = prefix(b)
         g[pre + "y"] = dy
         x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
         dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, pre, g, pg, pre)
-    g["x"] = g["emb"] = dy
-    e_lookup = np.zeros_like(E)
-    np.add.at(e_lookup, trace["ids"].astype(int), dy)
-    pg["E"] = e_lookup + e_unembed
+    g["x"] = dy
+    pg["E"] = embedding_backward(params, trace, dy, g, pg) + e_unembed  # and P's, when learned
     grads = {name: pg[name] for name in params}  # the order Params lists them
     return LineGradients(loss, grads, logits, g)
 

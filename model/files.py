@@ -27,14 +27,17 @@ from typing import Any
 import numpy as np
 
 from tinytui.model import checks
-from tinytui.model.config import ModelConfig
-from tinytui.model.params import BLOCK_PARAMS, Params, adopt, block_param_shapes, param_shapes
+from tinytui.model.config import MODEL_ACTIVATIONS, POSITIONS, ModelConfig
+from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM
+from tinytui.model.params import Params, adopt, block_param_shapes, block_params_of, param_shapes
 from tinytui.model.safe_io import atomic_writer, check_writable_target, read_regular_file
 
 FORMAT = "tinytui-model/1"
+# GPT-2's architecture switches (ModelConfig): written only when not the chapter's, so its file is unchanged
+ARCHITECTURE = ("positions", "norm_affine", "attn_bias", "activation")
 REQUIRED = ("format", "vocab", "dims", "d_model", "n_heads", "d_head", "d_ff", "prompt", "target")
 WEIGHTS = ("weights", "weights_file")  # exactly one: inline, or a safetensors file beside the JSON
-OPTIONAL = ("name", "about", "eps", "n_ctx", "n_blocks")
+OPTIONAL = ("name", "about", "eps", "n_ctx", "n_blocks", *ARCHITECTURE)
 
 BINARY_ABOVE = 100_000  # save() writes the weights as safetensors above this many (JSON below)
 MAX_HEADER_BYTES = 2**20  # a safetensors header for 48 blocks is ~40 KB
@@ -53,6 +56,9 @@ LIMITS = {
 }
 MAX_TEXT = {"name": 200, "about": 5000, "token": 100}
 MAX_INT_DIGITS = 20  # longer integers are read as floats (no int() digit limit, no OverflowError)
+
+
+CHAPTER = {"positions": "sinusoid", "norm_affine": False, "attn_bias": False, "activation": "relu"}
 
 
 class _Unusable:
@@ -169,6 +175,7 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
     if not _is_number(eps) or not _finite(eps) or eps <= 0:
         raise fail("eps", f"expected a positive finite number, got {_describe(eps)}")
     n_ctx = _positive_int(doc.get("n_ctx", 16), "n_ctx", fail)
+    sizes |= _architecture(doc, fail)
     if "weights_file" in doc:
         if "n_blocks" not in doc:
             raise fail("n_blocks", "missing (a model with a weights_file says how many blocks it has)")
@@ -184,10 +191,11 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
     weights = doc["weights"]
     if not isinstance(weights, dict):
         raise fail("weights", "expected an object with 'E' and 'blocks'")
-    for key in ("E", "blocks"):
+    wide = _model_wide(sizes)
+    for key in (*wide, "blocks"):
         if key not in weights:
             raise fail(f"weights.{key}", "missing")
-    extra = sorted(set(weights) - {"E", "blocks"})
+    extra = sorted(set(weights) - {*wide, "blocks"})
     if extra:
         raise fail(f"weights.{extra[0]}", "unknown key")
     blocks = weights["blocks"]
@@ -208,21 +216,45 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
         n_ctx=n_ctx,
         **sizes,
     )
-    arrays = {"E": _array(weights["E"], (cfg.n_vocab, cfg.d_model), "weights.E", fail)}
+    every = param_shapes(cfg)
+    arrays = {name: _array(weights[name], every[name], f"weights.{name}", fail) for name in wide}
     shapes = block_param_shapes(cfg)
+    own = block_params_of(cfg)
     for b, block in enumerate(blocks):
         where = f"weights.blocks[{b}]"
         if not isinstance(block, dict):
             raise fail(where, "expected an object")
-        for name in BLOCK_PARAMS:
+        for name in own:
             if name not in block:
                 raise fail(f"{where}.{name}", "missing")
-        extra = sorted(set(block) - set(BLOCK_PARAMS))
+        extra = sorted(set(block) - set(own))
         if extra:
             raise fail(f"{where}.{extra[0]}", "unknown key")
-        for name in BLOCK_PARAMS:
+        for name in own:
             arrays[f"blocks.{b}.{name}"] = _array(block[name], shapes[name], f"{where}.{name}", fail)
     return _finish(doc, cfg, adopt(cfg, arrays), vocab, n_ctx, source, fail)
+
+
+def _architecture(doc: dict, fail) -> dict[str, Any]:
+    """GPT-2's switches the document sets (each absent one is the chapter's)."""
+    out: dict[str, Any] = {}
+    for key, options in (("positions", POSITIONS), ("activation", MODEL_ACTIVATIONS)):
+        if key in doc:
+            if doc[key] not in options:
+                raise fail(key, f"expected one of {', '.join(options)}, got {_describe(doc[key])}")
+            out[key] = doc[key]
+    for key in ("norm_affine", "attn_bias"):
+        if key in doc:
+            if not isinstance(doc[key], bool):
+                raise fail(key, f"expected true or false, got {_describe(doc[key])}")
+            out[key] = doc[key]
+    return out
+
+
+def _model_wide(arch: dict[str, Any]) -> tuple[str, ...]:
+    """The weights outside the blocks: E, and P and the final norm's when the architecture has them."""
+    positions = (POSITION_PARAM,) if arch.get("positions") == "learned" else ()
+    return ("E", *positions, *(FINAL_NORM_PARAMS if arch.get("norm_affine") else ()))
 
 
 def _finish(doc, cfg: ModelConfig, params: Params, vocab, n_ctx: int, source: str, fail) -> ModelFile:
@@ -264,6 +296,7 @@ def to_document(model: ModelFile, weights_file: str | None = None) -> dict[str, 
         "d_ff": cfg.d_ff,
         "eps": cfg.eps,
         "n_ctx": cfg.n_ctx,
+        **{key: getattr(cfg, key) for key in ARCHITECTURE if getattr(cfg, key) != CHAPTER[key]},
         "prompt": list(model.prompt),
         "target": model.target,
     }
@@ -271,10 +304,10 @@ def to_document(model: ModelFile, weights_file: str | None = None) -> dict[str, 
         doc["n_blocks"] = cfg.n_blocks
         doc["weights_file"] = weights_file
         return doc
-    blocks = [
-        {name: plain(params[f"blocks.{b}.{name}"]) for name in BLOCK_PARAMS} for b in range(cfg.n_blocks)
-    ]
-    doc["weights"] = {"E": plain(params["E"]), "blocks": blocks}
+    own = block_params_of(cfg)
+    blocks = [{name: plain(params[f"blocks.{b}.{name}"]) for name in own} for b in range(cfg.n_blocks)]
+    wide = {name: plain(params[name]) for name in param_shapes(cfg) if not name.startswith("blocks.")}
+    doc["weights"] = {"E": wide.pop("E"), "blocks": blocks, **wide}
     return doc
 
 

@@ -4,7 +4,8 @@ Canonical names, in the spirit of TransformerLens' hook names:
 - model-wide tensors are bare: ids, emb, pe, x, mask, z, logits, probs, loss, grad_logits, …
 - a block's tensors and weights are "blocks.<b>.<local>": "blocks.0.x_mid", "blocks.1.W_Q";
   a head's tensor adds the head, 1-based as the chapter counts them: "blocks.0.attn.2";
-- the embedding table is "E";
+- the embedding table is "E"; GPT-2's other model-wide weights are "P" (learned positions) and
+  "lnf_g", "lnf_b" (the final norm's gain and bias);
 - a gradient is "grad." + the name of what it is the gradient of: "grad.blocks.0.W_2", "grad.logits".
 
 The stage tables (stages.py, backward.py) write block-local names ("attn.{h}", "W_O", "grad.y");
@@ -21,6 +22,18 @@ BLOCK = "blocks."
 # Per-block parameter names, in the order the chapter introduces them.
 BLOCK_PARAMS = ("W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")
 PARAMS = ("E", *BLOCK_PARAMS)  # the short names a stage table reads
+# What GPT-2 has and the chapter's model lacks, each there only when its ModelConfig switch is on:
+NORM_PARAMS = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")  # norm_affine: each norm's gain and bias, (d,)
+ATTN_BIAS_PARAMS = ("b_Q", "b_K", "b_V", "b_O")  # attn_bias: (n_heads, d_head) each, b_O (d,)
+FINAL_NORM_PARAMS = ("lnf_g", "lnf_b")  # norm_affine: the final norm's (model-wide)
+POSITION_PARAM = "P"  # positions == "learned": (n_ctx, d), model-wide
+# Every block parameter in the order the forward pass reads them (the chapter's keep their order).
+ALL_BLOCK_PARAMS = (
+    "ln1_g", "ln1_b", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "W_O", "b_O",
+    "ln2_g", "ln2_b", "W_1", "b_1", "W_2", "b_2",
+)  # fmt: skip
+MODEL_PARAMS = ("E", POSITION_PARAM, *FINAL_NORM_PARAMS)  # model-wide, bare names
+ALL_PARAMS = (*MODEL_PARAMS, *ALL_BLOCK_PARAMS)
 PER_HEAD = ("q", "k", "v", "scores", "attn", "head")  # one tensor per head: "<local>.<h>"
 BLOCK_TENSORS = (
     "ln1.mean",
@@ -48,7 +61,7 @@ def in_block(b: int, local: str) -> str:
 
 
 def _is_block_local(local: str) -> bool:
-    if local in BLOCK_PARAMS or local in BLOCK_TENSORS:
+    if local in ALL_BLOCK_PARAMS or local in BLOCK_TENSORS:
         return True
     base, _, head = local.rpartition(".")
     return base in PER_HEAD and (head.isdigit() or head == "{h}")

@@ -8,29 +8,65 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import BLOCK_PARAMS, in_block, label
+from tinytui.model.names import (
+    ALL_BLOCK_PARAMS,
+    ATTN_BIAS_PARAMS,
+    BLOCK_PARAMS,
+    FINAL_NORM_PARAMS,
+    NORM_PARAMS,
+    POSITION_PARAM,
+    in_block,
+    label,
+)
+
+
+def block_params_of(cfg: ModelConfig) -> tuple[str, ...]:
+    """The block-local parameter names this config has, in the order the forward pass reads them: the
+    chapter's eight, with the norms' gains and biases and the attention biases when switched on."""
+    on = set(BLOCK_PARAMS)
+    if cfg.norm_affine:
+        on.update(NORM_PARAMS)
+    if cfg.attn_bias:
+        on.update(ATTN_BIAS_PARAMS)
+    return tuple(name for name in ALL_BLOCK_PARAMS if name in on)
 
 
 def block_param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     d, h, dh, ff = cfg.d_model, cfg.n_heads, cfg.d_head, cfg.d_ff
-    return {
+    every = {
+        "ln1_g": (d,),
+        "ln1_b": (d,),
         "W_Q": (h, d, dh),
         "W_K": (h, d, dh),
         "W_V": (h, d, dh),
+        "b_Q": (h, dh),
+        "b_K": (h, dh),
+        "b_V": (h, dh),
         "W_O": (h * dh, d),
+        "b_O": (d,),
+        "ln2_g": (d,),
+        "ln2_b": (d,),
         "W_1": (d, ff),
         "b_1": (ff,),
         "W_2": (ff, d),
         "b_2": (d,),
     }
+    return {name: every[name] for name in block_params_of(cfg)}
 
 
 def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """Every parameter's full name and shape: "E", then "blocks.<b>.<name>"."""
+    """Every parameter the config has, full name and shape: "E" (and "P"), then "blocks.<b>.<name>",
+    then "lnf_g", "lnf_b". The chapter's model: E and the eight of each block, nothing else."""
     shapes: dict[str, tuple[int, ...]] = {"E": (cfg.n_vocab, cfg.d_model)}
+    if cfg.learned_positions:
+        shapes[POSITION_PARAM] = (cfg.n_ctx, cfg.d_model)
+    block = block_param_shapes(cfg)
     for b in range(cfg.n_blocks):
-        for name, shape in block_param_shapes(cfg).items():
+        for name, shape in block.items():
             shapes[in_block(b, name)] = shape
+    if cfg.norm_affine:
+        for name in FINAL_NORM_PARAMS:
+            shapes[name] = (cfg.d_model,)
     return shapes
 
 
@@ -145,8 +181,9 @@ class Params(Mapping[str, np.ndarray]):
         return (_rebuild, (self.cfg, {name: self[name] for name in self._arrays}))
 
     def block(self, b: int) -> dict[str, np.ndarray]:
-        """The parameters of block b under their short names (W_Q, …)."""
-        return {name: self[in_block(b, name)] for name in BLOCK_PARAMS}
+        """The parameters of block b under their short names (W_Q, …; b_Q, ln1_g, … when the config has
+        them)."""
+        return {name: self[in_block(b, name)] for name in block_params_of(self.cfg)}
 
     # ---- making new ones ---------------------------------------------------------------------------
     def with_edit(self, name: str, index: tuple[int, ...], value: float) -> Params:

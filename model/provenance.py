@@ -9,7 +9,9 @@
 
 The rules are tables keyed by the tensor's block-local name: provenance_stream (the model-wide
 forward tensors and the weights), provenance_attention and provenance_block (a block's tensors),
-provenance_grads (the model-wide gradients) and provenance_grad_block (a block's gradients);
+provenance_grads (the model-wide gradients), provenance_grad_block (a block's gradients) and
+provenance_grad_params (the gradients of GPT-2's extra weights: P, the norms' gains and biases, the
+attention biases);
 provenance_shapes holds what they share. A rule spells the formula as it ran under the trace's
 switches. parse_cell() reads what a person types ("attn.2[1:woodchuck, 0]").
 """
@@ -23,6 +25,7 @@ from tinytui.model import (
     provenance_attention,
     provenance_block,
     provenance_grad_block,
+    provenance_grad_params,
     provenance_grads,
     provenance_stream,
 )
@@ -41,6 +44,7 @@ RULES = {
     **provenance_block.RULES,
     **provenance_grads.RULES,
     **provenance_grad_block.RULES,
+    **provenance_grad_params.RULES,
 }
 
 

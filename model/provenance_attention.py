@@ -29,6 +29,7 @@ from tinytui.model.provenance_shapes import (
     row_of,
     softmax,
     softmax_filled,
+    with_affine,
 )
 
 
@@ -80,13 +81,18 @@ def x_norm(ctx: Ctx, cell: Cell) -> Why:
     refs = [(mean_name, (p,)), (var_name, (p,)), *row_of(src, p, ctx.cfg.d_model)]
     eps = ctx.cfg.eps
     m, var, xv = ctx.value(mean_name, (p,)), ctx.value(var_name, (p,)), ctx.value(src, (p, j))
-    return ctx.make(
-        cell,
-        f"{at} = ({ctx.ref(src, p, j)} {MINUS} {ctx.ref(mean_name, p)}) / √({ctx.ref(var_name, p)} + ε)",
+    core = f"({ctx.ref(src, p, j)} {MINUS} {ctx.ref(mean_name, p)}) / √({ctx.ref(var_name, p)} + ε)"
+    formula, filled, refs, compute = with_affine(
+        ctx,
+        cell.block,
+        "ln1",
+        j,
+        f"{at} = {core}" if not ctx.cfg.norm_affine else f"{at} = ({core})",
         f"({num(xv)} {MINUS} {factor(m)}) / √({num(var)} + {const(eps)})",
         refs,
         lambda v: float((v[2 + j] - v[0]) / np.sqrt(v[1] + eps)),
     )
+    return ctx.make(cell, formula, filled, refs, compute)
 
 
 def _projection(weight: str) -> Rule:
@@ -95,10 +101,12 @@ def _projection(weight: str) -> Rule:
         h = cell.head - 1
         src, w = ctx.name(cell.block, "x_norm"), ctx.name(cell.block, weight)
         pairs = [((src, (p, j)), (w, (h, j, c))) for j in range(ctx.cfg.d_model)]
-        text, refs, compute = linear(ctx, pairs)
-        return ctx.make(
-            cell, f"{here(ctx, cell)} = {ctx.ref(src, p)} · {ctx.ref(w, h, ':', c)}", text, refs, compute
-        )
+        formula = f"{here(ctx, cell)} = {ctx.ref(src, p)} · {ctx.ref(w, h, ':', c)}"
+        if not ctx.cfg.attn_bias:
+            return ctx.make(cell, formula, *linear(ctx, pairs))
+        bias = ctx.name(cell.block, "b_" + weight[-1])  # b_Q, b_K, b_V: one row per head
+        text, refs, compute = linear(ctx, pairs, (bias, (h, c)))
+        return ctx.make(cell, f"{formula} + {ctx.ref(bias, h, c)}", text, refs, compute)
 
     return rule
 
@@ -186,9 +194,13 @@ def mha(ctx: Ctx, cell: Cell) -> Why:
     pairs = [
         ((heads[r // cfg.d_head], (p, r % cfg.d_head)), (w, (r, j))) for r in range(cfg.n_heads * cfg.d_head)
     ]
-    text, refs, compute = linear(ctx, pairs)
     concat = "; ".join(ctx.ref(h, p) for h in heads)
-    return ctx.make(cell, f"{here(ctx, cell)} = [{concat}] · {ctx.ref(w, ':', j)}", text, refs, compute)
+    formula = f"{here(ctx, cell)} = [{concat}] · {ctx.ref(w, ':', j)}"
+    if not cfg.attn_bias:
+        return ctx.make(cell, formula, *linear(ctx, pairs))
+    bias = ctx.name(cell.block, "b_O")
+    text, refs, compute = linear(ctx, pairs, (bias, (j,)))
+    return ctx.make(cell, f"{formula} + {ctx.ref(bias, j)}", text, refs, compute)
 
 
 # Block-local name (a head's tensors without the head) -> its rule.

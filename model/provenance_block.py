@@ -27,6 +27,7 @@ from tinytui.model.provenance_shapes import (
     ln_entry,
     ln_filled,
     row_of,
+    with_affine,
 )
 
 
@@ -56,6 +57,7 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
                 lambda v: v[0] + v[1],
             )
         d, eps = ctx.cfg.d_model, ctx.cfg.eps
+        which = "ln1" if branch_local == "mha" else "ln2"  # post-norm: ln1 after attention, ln2 after the FFN
         branch_row = row_of(branch, p, d)
         if res:
             refs = [*row_of(skip, p, d), *branch_row]
@@ -76,13 +78,10 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
 
             what = ctx.ref(branch, p)
         note = "" if res else "   (residual off: no skip)"
-        return ctx.make(
-            cell,
-            f"{at} = LN({inner})[{j}]   (post-norm){note}",
-            ln_filled(row, j, eps, what),
-            refs,
-            compute,
+        formula, filled, refs, compute = with_affine(
+            ctx, cell.block, which, j, f"{at} = LN({inner})[{j}]", ln_filled(row, j, eps, what), refs, compute
         )
+        return ctx.make(cell, f"{formula}   (post-norm){note}", filled, refs, compute)
 
     return rule
 
@@ -102,13 +101,21 @@ def x_mid_norm(ctx: Ctx, cell: Cell) -> Why:
     refs = row_of(src, p, ctx.cfg.d_model)
     row = np.array([ctx.value(*r) for r in refs])
     eps = ctx.cfg.eps
-    return ctx.make(
-        cell,
-        f"{at} = LN({ctx.ref(src, p)})[{j}] = ({ctx.ref(src, p, j)} {MINUS} μ) / √(σ² + ε)",
+    if ctx.cfg.norm_affine:  # the gain and bias apply to LN's entry: keep "LN(…)[j]" whole before them
+        head = f"{at} = LN({ctx.ref(src, p)})[{j}]"
+    else:
+        head = f"{at} = LN({ctx.ref(src, p)})[{j}] = ({ctx.ref(src, p, j)} {MINUS} μ) / √(σ² + ε)"
+    formula, filled, refs, compute = with_affine(
+        ctx,
+        cell.block,
+        "ln2",
+        j,
+        head,
         ln_filled(row, j, eps, ctx.ref(src, p)),
         refs,
         lambda v: ln_entry(np.asarray(v), j, eps),
     )
+    return ctx.make(cell, formula, filled, refs, compute)
 
 
 def _affine(src_local: str, w_local: str, b_local: str) -> Rule:

@@ -22,6 +22,7 @@ from tinytui.model.provenance_core import (
 from tinytui.model.provenance_shapes import (
     Rule,
     copy_of,
+    gain_of,
     here,
     ln_back,
     pairs_rule,
@@ -40,7 +41,8 @@ def ffn(ctx: Ctx, cell: Cell) -> Why:
         if ctx.sw.residual
         else [ctx.name(cell.block, "ffn")]
     )
-    return ln_back(ctx, cell, gy, rows, None, "   (post-norm: y = LN(…))")
+    gain = gain_of(ctx, cell.block, "ln2")
+    return ln_back(ctx, cell, gy, rows, None, "   (post-norm: y = LN(…))", gain=gain)
 
 
 def _param_product(left_local: str, right_local: str) -> Rule:
@@ -137,7 +139,7 @@ def x_mid(ctx: Ctx, cell: Cell) -> Why:
         )
     skip_ref = (GRAD + ctx.name(b, "y"), (p, j)) if ctx.sw.residual else None
     note = "" if ctx.sw.residual else "   (residual off: no skip share)"
-    return ln_back(ctx, cell, g_fin, [ctx.name(b, "x_mid")], skip_ref, note)
+    return ln_back(ctx, cell, g_fin, [ctx.name(b, "x_mid")], skip_ref, note, gain=gain_of(ctx, b, "ln2"))
 
 
 def mha(ctx: Ctx, cell: Cell) -> Why:
@@ -147,7 +149,7 @@ def mha(ctx: Ctx, cell: Cell) -> Why:
     if ctx.sw.norm == "pre":
         return copy_of(ctx, cell, (g_mid, (p, j)), "   (x' = x + mha passes its gradient on unchanged)")
     rows = [ctx.block_input(b), ctx.name(b, "mha")] if ctx.sw.residual else [ctx.name(b, "mha")]
-    return ln_back(ctx, cell, g_mid, rows, None, "   (post-norm: x' = LN(…))")
+    return ln_back(ctx, cell, g_mid, rows, None, "   (post-norm: x' = LN(…))", gain=gain_of(ctx, b, "ln1"))
 
 
 def head(ctx: Ctx, cell: Cell) -> Why:

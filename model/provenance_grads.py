@@ -18,6 +18,7 @@ from tinytui.model.provenance_core import (
 from tinytui.model.provenance_shapes import (
     Rule,
     copy_of,
+    gain_of,
     here,
     ln_back,
     pairs_rule,
@@ -76,7 +77,7 @@ def _block_input_grad(ctx: Ctx, cell: Cell, b: int) -> Why:
             refs,
             lambda v: float(sum(v)),
         )
-    return ln_back(ctx, cell, g_xn, [ctx.block_input(b)], skip, note)
+    return ln_back(ctx, cell, g_xn, [ctx.block_input(b)], skip, note, gain=gain_of(ctx, b, "ln1"))
 
 
 def y(ctx: Ctx, cell: Cell) -> Why:
@@ -89,7 +90,7 @@ def y(ctx: Ctx, cell: Cell) -> Why:
         return zero(
             ctx, cell, f"only row {last} is normalised into z; row {p} does not reach the loss directly"
         )
-    return ln_back(ctx, cell, GRAD + "z", [ctx.last_y()], None, "")
+    return ln_back(ctx, cell, GRAD + "z", [ctx.last_y()], None, "", gain=gain_of(ctx, None, "lnf"))
 
 
 def x(ctx: Ctx, cell: Cell) -> Why:
@@ -98,7 +99,8 @@ def x(ctx: Ctx, cell: Cell) -> Why:
 
 def emb(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    return copy_of(ctx, cell, (GRAD + "x", (p, j)), "   (x = emb + PE and PE is fixed)")
+    fixed = "" if ctx.cfg.learned_positions else " and PE is fixed"
+    return copy_of(ctx, cell, (GRAD + "x", (p, j)), f"   (x = emb + PE{fixed})")
 
 
 def e_lookup(ctx: Ctx, cell: Cell) -> Why:

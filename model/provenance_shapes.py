@@ -125,38 +125,78 @@ def copy_of(ctx: Ctx, cell: Cell, src: Ref, note: str = "") -> Why:
 
 
 def ln_back(
-    ctx: Ctx, cell: Cell, g: str, rows: list[str], skip: Ref | None, note: str, p: int | None = None
+    ctx: Ctx,
+    cell: Cell,
+    g: str,
+    rows: list[str],
+    skip: Ref | None,
+    note: str,
+    p: int | None = None,
+    gain: str | None = None,
 ) -> Why:
     """LN backward of the gradient row g[p] through the row LN read (the sum of rows[…][p]), entry j,
-    plus an optional skip share. Operands: g's row, each summed row, then the skip."""
+    plus an optional skip share. With the norm's gain (a (d,) weight), LN's backward reads g ⊙ gain.
+    Operands: g's row, the gain, each summed row, then the skip."""
     p = cell.index[0] if p is None else p
     j = cell.index[-1]
     d, eps = ctx.cfg.d_model, ctx.cfg.eps
     g_refs = row_of(g, p, d) if ctx.array(g).ndim == 2 else [(g, (jj,)) for jj in range(d)]
+    gain_refs = [(gain, (jj,)) for jj in range(d)] if gain is not None else []
     row_refs = [row_of(r, p, d) for r in rows]
-    refs = [*g_refs] + [r for rr in row_refs for r in rr]
+    refs = [*g_refs, *gain_refs] + [r for rr in row_refs for r in rr]
     n_rows = len(rows)
     row = sum(values_of(ctx, rr) for rr in row_refs)
     through = " + ".join(ctx.ref(r, p) for r in rows)  # post-norm with the residual: LN read x + mha
     gr = ctx.ref(g, p) if ctx.array(g).ndim == 2 else ctx.ref(g)
     rule = LN_BACKWARD.replace("_j", f"_{j}")
     formula = f"{here(ctx, cell)} = {rule}"
-    where = f",  g = {gr}, x̂ = LN({through})"
-    filled = ln_backward_filled(values_of(ctx, g_refs), row, j, eps)
+    if gain is not None:
+        where = f",  g = {gr} ⊙ {ctx.ref(gain)}, x̂ = LN({through})"
+        g_vals = values_of(ctx, g_refs) * values_of(ctx, gain_refs)
+    else:
+        where = f",  g = {gr}, x̂ = LN({through})"
+        g_vals = values_of(ctx, g_refs)
+    filled = ln_backward_filled(g_vals, row, j, eps)
     if skip is not None:
         formula += f" + {ctx.ref(skip[0], *skip[1])}"
         sv = num(ctx.value(*skip))
         filled += f" {MINUS} {sv[1:]}" if sv.startswith(MINUS) else f" + {sv}"
         refs.append(skip)
+    first = d * (2 if gain is not None else 1)  # where the rows start among the operands
 
     def compute(v) -> float:
         v = np.asarray(v, dtype=np.float64)
-        gv = v[:d]
-        xs = sum(v[d * (k + 1) : d * (k + 2)] for k in range(n_rows))
+        gv = v[:d] * v[d : 2 * d] if gain is not None else v[:d]
+        xs = sum(v[first + d * k : first + d * (k + 1)] for k in range(n_rows))
         out = ln_backward_entry(gv, xs, j, eps)
         return out + (float(v[-1]) if skip is not None else 0.0)
 
     return ctx.make(cell, formula + where + note, filled, refs, compute)
+
+
+def gain_of(ctx: Ctx, b: int | None, which: str) -> str | None:
+    """The gain of norm `which` ("ln1", "ln2"; "lnf" model-wide) when the model's norms have one."""
+    if not ctx.cfg.norm_affine:
+        return None
+    return f"{which}_g" if b is None else ctx.name(b, f"{which}_g")
+
+
+def with_affine(ctx: Ctx, b: int | None, which: str, j: int, formula: str, filled: str, refs, compute):
+    """A norm's entry j, then ·g[j] + b[j] when the model's norms have a gain and bias: the formula and
+    filled text grow by the two terms, the operands by the two weights (last), compute applies them."""
+    gain = gain_of(ctx, b, which)
+    if gain is None:
+        return formula, filled, list(refs), compute
+    bias = gain[:-1] + "b"
+    g, bv = ctx.value(gain, (j,)), ctx.value(bias, (j,))
+    refs = [*refs, (gain, (j,)), (bias, (j,))]
+    sign = f"{MINUS} {num(bv)[1:]}" if num(bv).startswith(MINUS) else f"+ {num(bv)}"
+    return (
+        f"{formula}·{ctx.ref(gain, j)} + {ctx.ref(bias, j)}",
+        f"({filled})·{factor(g)} {sign}",
+        refs,
+        lambda v: compute(v[:-2]) * v[-2] + v[-1],
+    )
 
 
 def pairs_rule(ctx: Ctx, cell: Cell, formula: str, pairs, scale: float = 1.0) -> Why:

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from tinytui.model.names import ALL_PARAMS
 from tinytui.model.provenance_core import (
     Cell,
     Ctx,
@@ -21,6 +22,7 @@ from tinytui.model.provenance_core import (
 )
 from tinytui.model.provenance_shapes import (
     Rule,
+    copy_of,
     here,
     linear,
     ln_entry,
@@ -28,6 +30,7 @@ from tinytui.model.provenance_shapes import (
     row_of,
     softmax,
     softmax_filled,
+    with_affine,
 )
 
 
@@ -63,6 +66,8 @@ def pe(ctx: Ctx, cell: Cell) -> Why:
         return ctx.make(
             cell, f"{here(ctx, cell)} = 0   (positional encoding switched off)", "0", (), lambda v: 0.0
         )
+    if ctx.cfg.learned_positions:
+        return copy_of(ctx, cell, ("P", (p, i)), f"   (row {p} of the learned position table)")
     pair = i // 2
     freq = 1.0 / np.power(10000.0, (2 * pair) / d)
     angle = p / np.power(10000.0, (2 * pair) / d)
@@ -122,13 +127,17 @@ def z(ctx: Ctx, cell: Cell) -> Why:
     refs = row_of(src, last, ctx.cfg.d_model)
     row = np.array([ctx.value(*r) for r in refs])
     eps = ctx.cfg.eps
-    return ctx.make(
-        cell,
-        f"{here(ctx, cell)} = LN({ctx.ref(src, last)})[{j}]   (the last position only)",
+    formula, filled, refs, compute = with_affine(
+        ctx,
+        None,
+        "lnf",
+        j,
+        f"{here(ctx, cell)} = LN({ctx.ref(src, last)})[{j}]",
         ln_filled(row, j, eps, ctx.ref(src, last)),
         refs,
         lambda v: ln_entry(np.asarray(v), j, eps),
     )
+    return ctx.make(cell, f"{formula}   (the last position only)", filled, refs, compute)
 
 
 def logits(ctx: Ctx, cell: Cell) -> Why:
@@ -223,5 +232,5 @@ RULES: dict[str, Rule] = {
     "logits_stepped": logits_stepped,
     "probs_stepped": _probs("logits_stepped"),
     "loss_stepped": _loss("probs_stepped"),
-    **{name: weight for name in ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")},
+    **{name: weight for name in ALL_PARAMS},
 }

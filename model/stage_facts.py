@@ -11,9 +11,17 @@ import numpy as np
 from tinytui.model import count
 from tinytui.model.trace import Trace
 
+SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its first entries
+
 
 def _f(x: float) -> str:
     return f"{x:.4f}"
+
+
+def _vector(v) -> str:
+    """'(0.1, 0.2, 0.3, 0.4)'; past SHOWN entries the first ones and how many there are."""
+    shown = ", ".join(_f(x) for x in v[:SHOWN])
+    return f"({shown})" if len(v) <= SHOWN else f"({shown}, … {len(v)} numbers)"
 
 
 def none(trace: Trace) -> list[str]:
@@ -34,7 +42,7 @@ def pe(trace: Trace) -> list[str]:
 
 def add(trace: Trace) -> list[str]:
     last = trace["x"][-1]
-    return [f"last position ({trace.prompt[-1]}) enters the block as ({', '.join(_f(v) for v in last)})"]
+    return [f"last position ({trace.prompt[-1]}) enters the block as {_vector(last)}"]
 
 
 def norm1(trace: Trace) -> list[str]:
@@ -90,7 +98,7 @@ def ffn(trace: Trace) -> list[str]:
 
 
 def final_norm(trace: Trace) -> list[str]:
-    return [f"z = ({', '.join(_f(v) for v in trace['z'])})"]
+    return [f"z = {_vector(trace['z'])}"]
 
 
 def unembed(trace: Trace) -> list[str]:
@@ -114,20 +122,23 @@ def loss(trace: Trace) -> list[str]:
 def count_params(trace: Trace) -> list[str]:
     cfg = trace.cfg
     total = count.this_model(cfg).total()
-    return [f"{total} parameters; tying the unembedding saves {count.tying_saves(cfg)}", count.LEFT_OUT]
+    return [f"{total} parameters; tying the unembedding saves {count.tying_saves(cfg)}", count.left_out(cfg)]
 
 
 def _ties(trace: Trace) -> list[str]:
-    logits = trace["logits"]
-    vocab = trace.cfg.vocab
     out = []
-    seen: set[int] = set()
-    for i in range(len(vocab)):
-        if i in seen:
-            continue
-        same = [j for j in range(i + 1, len(vocab)) if logits[j] == logits[i]]
-        if same:
-            seen.update(same)
-            names = " and ".join(vocab[k] for k in (i, *same))
-            out.append(f"{names} tie at logit {_f(logits[i])}")
+    for group in tied_groups(trace["logits"]):
+        names = " and ".join(trace.cfg.vocab[k] for k in group)
+        out.append(f"{names} tie at logit {_f(trace['logits'][group[0]])}")
     return out
+
+
+def tied_groups(logits: np.ndarray) -> list[list[int]]:
+    """The tokens whose logits are exactly equal, group by group in the order of each group's first
+    token (a sort, not a pairwise scan: GPT-2 has 50,257 logits)."""
+    order = np.argsort(logits, kind="stable")  # equal values keep their vocabulary order
+    ranked = logits[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    ends = np.r_[starts[1:], len(ranked)]
+    groups = [order[a:b].tolist() for a, b in zip(starts, ends) if b - a > 1]
+    return sorted(groups, key=lambda g: g[0])

@@ -1,43 +1,100 @@
-"""Each stage's formula as the switches make the model compute it; stages.py gives every Stage one.
+"""Each stage's formula as the model computes it; stages.py gives every Stage one.
 
-A function takes the stage's formula as the chapter writes it and a model.switches.Switches, and
-returns that formula when every switch is at its default.
+A function takes the stage's formula as the chapter writes it, a model.switches.Switches and the model's
+config (None: the chapter's architecture), and returns that formula when every switch is at its
+default and the architecture is the chapter's. The config adds GPT-2's terms where it has them: the
+learned position table P, the norms' gains and biases (g ⊙ LN(·) + b, LN being the plain
+normalisation of step 5) and the attention biases.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from tinytui.model import count
+
 if TYPE_CHECKING:
+    from tinytui.model.config import ModelConfig
     from tinytui.model.switches import Switches
 
 
-def as_written(formula: str, sw: Switches) -> str:
+X_MID = "x'"
+
+
+def as_written(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     """No switch changes what this stage computes."""
     return formula
 
 
-def pe(formula: str, sw: Switches) -> str:
-    return formula if sw.positional_encoding else "PE = 0   (positional encoding switched off)"
+def _learned(cfg: ModelConfig | None) -> bool:
+    return cfg is not None and cfg.learned_positions
 
 
-def add(formula: str, sw: Switches) -> str:
-    return formula if sw.positional_encoding else "x_p = E[id_p]   (no position added)"
+def _affine(cfg: ModelConfig | None) -> bool:
+    return cfg is not None and cfg.norm_affine
 
 
-def norm1(formula: str, sw: Switches) -> str:
-    if sw.norm == "pre":
+def _bias(cfg: ModelConfig | None) -> bool:
+    return cfg is not None and cfg.attn_bias
+
+
+def _norm(inner: str, cfg: ModelConfig | None, which: str) -> str:
+    """'LN(x)', or with the norm's gain and bias 'g₁ ⊙ LN(x) + b₁' (which: '₁', '₂' or '_f')."""
+    return f"g{which} ⊙ LN({inner}) + b{which}" if _affine(cfg) else f"LN({inner})"
+
+
+def pe(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if not sw.positional_encoding:
+        return "PE = 0   (positional encoding switched off)"
+    if _learned(cfg):
+        return f"PE_p = P[p]   (row p of the learned position table P, {cfg.n_ctx} × {cfg.d_model})"
+    return formula
+
+
+def add(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if not sw.positional_encoding:
+        return "x_p = E[id_p]   (no position added)"
+    return "x_p = E[id_p] + P[p]" if _learned(cfg) else formula
+
+
+def norm1(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if sw.norm == "post":
+        return "post-norm: the sublayer reads x as it is; the norm comes after the residual add"
+    if _affine(cfg):
+        return (
+            "x_n = g₁ ⊙ LN(x) + b₁,  LN(x) = (x − μ) / √(σ² + ε),  μ and σ² over the row's d entries   "
+            "(g₁ = ln1_g, b₁ = ln1_b)"
+        )
+    return formula
+
+
+def qkv(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if _bias(cfg):
+        return "Q = Xn W_Q + b_Q,  K = Xn W_K + b_K,  V = Xn W_V + b_V   (per head)"
+    return formula
+
+
+def scores(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if cfg is None:
         return formula
-    return "post-norm: the sublayer reads x as it is; the norm comes after the residual add"
+    root = float(np.sqrt(cfg.d_head))
+    return f"S = Q Kᵀ / √d_k,   d_k = {cfg.d_head},  √d_k = {root:.4f}"
 
 
-def softmax(formula: str, sw: Switches) -> str:
+def softmax(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     if sw.causal_mask:
         return formula
     return "A = softmax(S)   (mask switched off: every position sees every other)"
 
 
-def combine(formula: str, sw: Switches) -> str:
+def combine(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if cfg is not None and (cfg.n_heads != 2 or cfg.attn_bias):
+        heads = " ; ".join(f"head_{h}" for h in range(1, cfg.n_heads + 1))
+        if cfg.n_heads > 3:
+            heads = f"head_1 ; … ; head_{cfg.n_heads}"
+        formula = f"MHA(X) = [{heads}] W_O{' + b_O' if cfg.attn_bias else ''},   head_h = A_h V_h"
     if not (sw.ablated_heads or sw.ablated):
         return formula
     off = ", ".join(
@@ -47,19 +104,31 @@ def combine(formula: str, sw: Switches) -> str:
     return f"{formula}   (ablated: {off})"
 
 
-def residual1(formula: str, sw: Switches) -> str:
+def residual1(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     pre = sw.norm == "pre"
-    inner = "MHA(LN(x))" if pre else "MHA(x)"
+    inner = f"MHA({_norm('x', cfg, '₁')})" if pre else "MHA(x)"
     out = f"x + {inner}" if sw.residual else inner
-    return f"x' = {out}" if pre else f"x' = LN({out})"
+    return f"x' = {out}" if pre else f"x' = {_norm(out, cfg, '₁')}"
 
 
-def ffn(formula: str, sw: Switches) -> str:
-    f_in = "LN(x')" if sw.norm == "pre" else "x'"
+def ffn(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    f_in = f"({_norm(X_MID, cfg, '₂')})" if _affine(cfg) else "LN(x')"
+    if sw.norm == "post":
+        f_in = X_MID
     rule = "max(0, {})" if sw.activation == "relu" else "GELU({})"
     return "h = " + rule.format(f"{f_in} W_1 + b_1")
 
 
-def residual2(formula: str, sw: Switches) -> str:
+def residual2(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     out = "x' + (h W_2 + b_2)" if sw.residual else "h W_2 + b_2"
-    return f"y = {out}" if sw.norm == "pre" else f"y = LN({out})"
+    return f"y = {out}" if sw.norm == "pre" else f"y = {_norm(out, cfg, '₂')}"
+
+
+def final_norm(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    return f"z = {_norm('y_last', cfg, '_f')}" if _affine(cfg) else formula
+
+
+def count_params(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if cfg is None or count.formula(cfg) == count.FORMULA:
+        return formula
+    return count.formula(cfg)

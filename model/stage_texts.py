@@ -60,6 +60,13 @@ def pe(trace: Trace) -> str:
             "Here the encoding is switched off: every PE row is zero, so nothing in the vectors says "
             "which token came first.",
         )
+    if cfg.learned_positions:
+        return sentences(
+            general,
+            f"This model learned its positions: PE is the first {in_words(T)} of the {cfg.n_ctx} rows of "
+            f"its table P ({cfg.n_ctx} × {d}), trained like any other weight, so no formula says what a "
+            "row holds and the backward pass sends P a gradient.",
+        )
     waves = (d + 1) // 2
     if waves == 1:
         return sentences(
@@ -104,8 +111,16 @@ def norm1(trace: Trace) -> str:
             "unchanged beside its mean and variance; the normalising happens after each residual add "
             "instead, which puts a norm on the residual path."
         )
-    return (
+    gain = (
+        "Then each column is scaled by its gain (ln1_g) and shifted by its bias (ln1_b), learned weights "
+        "that let the model undo the normalising where it helps."
+        if trace.cfg.norm_affine
+        else ""
+    )
+    return sentences(
         "Each row is rescaled on its own to mean 0 and variance 1, looking at no other token; ε keeps a "
-        "row of equal values from dividing by zero. Normalising before the sublayer (pre-norm) keeps "
-        "the residual path free of norms, which is what lets deep stacks train."
+        "row of equal values from dividing by zero.",
+        gain,
+        "Normalising before the sublayer (pre-norm) keeps the residual path free of norms, which is what "
+        "lets deep stacks train.",
     )

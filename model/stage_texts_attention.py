@@ -10,14 +10,13 @@ from tinytui.model.wording import SAME, about, block_tensor, in_words, listed, n
 
 
 def _reads(out: np.ndarray, x_norm: np.ndarray, dims: tuple[str, ...]) -> list[str] | None:
-    """The dims that each column of out copies exactly from x_norm, or None if some column copies none."""
-    found = []
-    for c in range(out.shape[1]):
-        same = [j for j in range(x_norm.shape[1]) if np.allclose(out[:, c], x_norm[:, j], rtol=0, atol=SAME)]
-        if len(same) != 1:
-            return None
-        found.append(dims[same[0]])
-    return found
+    """The dims that each column of out copies exactly from x_norm, or None if some column copies none
+    (all columns against all dims in one array: GPT-2's heads have 64 columns and d 768)."""
+    gap = np.abs(out[:, :, None] - x_norm[:, None, :]).max(axis=0)  # (columns of out, dims)
+    same = gap <= SAME
+    if not (same.sum(axis=1) == 1).all():
+        return None
+    return [dims[j] for j in same.argmax(axis=1)]
 
 
 def _question(q: list[str] | None, k: list[str] | None) -> str:
@@ -42,7 +41,7 @@ def qkv(trace: Trace) -> str:
     )
     general = (
         f"{who} three matrices, turning {cfg.d_model} numbers into {cfg.d_head} for its query, its key "
-        "and its value."
+        "and its value" + (", and adds a learned bias to each (b_Q, b_K, b_V)." if cfg.attn_bias else ".")
     )
     said = []
     for h in range(1, cfg.n_heads + 1):
@@ -137,6 +136,8 @@ def combine(trace: Trace) -> str:
             else f"Its {dh}-wide result is mixed by W_O into the {d} numbers attention adds at each position."
         ),
     ]
+    if cfg.attn_bias:
+        out.append("A learned bias b_O is added to every position's result, whatever the heads found.")
     off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
     if off and len(off) == H:
         zero = not block_tensor(trace, "mha").any()

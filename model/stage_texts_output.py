@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytui.model import count
+from tinytui.model import count, stage_facts
 from tinytui.model.trace import Trace
 from tinytui.model.wording import block_tensor, listed, sentences
 
@@ -79,6 +79,8 @@ def final_norm(trace: Trace) -> str:
         if trace.switches.norm == "post"
         else " It is normalised once more."
     )
+    if trace.cfg.norm_affine:
+        again += " The final norm has its own gain and bias (lnf_g, lnf_b), applied column by column."
     if T == 1:
         return "The prompt has one token, so its row is the one the prediction is read from." + again
     if trace.switches.causal_mask:
@@ -98,16 +100,7 @@ def unembed(trace: Trace) -> str:
         f"The same table E is read the other way: the logit of each of the {cfg.n_vocab} tokens is the "
         "dot product of z with that token's row, so the row that best matches z wins."
     ]
-    logits = trace["logits"]
-    groups: list[list[str]] = []
-    seen: set[int] = set()
-    for i in range(cfg.n_vocab):
-        if i in seen:
-            continue
-        same = [j for j in range(i + 1, cfg.n_vocab) if logits[j] == logits[i]]
-        if same:
-            seen.update(same)
-            groups.append([cfg.vocab[k] for k in (i, *same)])
+    groups = [[cfg.vocab[k] for k in group] for group in stage_facts.tied_groups(trace["logits"])]
     if groups:
         tied = "; ".join(f"{listed(g)} tie" for g in groups)
         each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tinytui.model import names, stage_facts, stage_formulas, stage_texts
 from tinytui.model import panels as P
-from tinytui.model import stage_facts, stage_formulas, stage_texts
+from tinytui.model.config import ModelConfig
 from tinytui.model.panels import Panel
+from tinytui.model.params import block_param_shapes, param_shapes
 from tinytui.model.switches import Switches
 from tinytui.model.trace import Trace
 
@@ -34,9 +36,12 @@ class Stage:
     panels: tuple[Panel, ...] = ()  # what the step makes, in the order it is shown (covers writes)
     inputs: tuple[Panel, ...] = ()  # what it shows of earlier steps' tensors (its weights: from reads)
     passed_back: tuple[Panel, ...] = ()  # the backward walk's "passed back" panels, if not its gradients
-    as_run: Callable[[str, Switches], str] = stage_formulas.as_written  # (formula, switches)
+    # (formula, switches, config or None) -> the formula as the model computes it
+    as_run: Callable[[str, Switches, ModelConfig | None], str] = stage_formulas.as_written
     facts: Callable[[Trace], list[str]] = stage_facts.none  # see model.facts.stage_facts
     per_block: bool = False  # one of the block's steps (5–12): shown once per block (model/steps.py)
+    # GPT-2's weights this step also reads when the model has them (params_read() says which it has)
+    more_reads: tuple[str, ...] = ()
 
 
 STAGES: tuple[Stage, ...] = (
@@ -79,6 +84,7 @@ STAGES: tuple[Stage, ...] = (
         panels=(P.tokens("pe"),),
         as_run=stage_formulas.pe,
         facts=stage_facts.pe,
+        more_reads=("P",),
     ),
     Stage(
         "add",
@@ -111,6 +117,7 @@ STAGES: tuple[Stage, ...] = (
         as_run=stage_formulas.norm1,
         facts=stage_facts.norm1,
         per_block=True,
+        more_reads=("ln1_g", "ln1_b"),
     ),
     Stage(
         "qkv",
@@ -125,6 +132,8 @@ STAGES: tuple[Stage, ...] = (
         panels=P.tensors("q.{h}", "k.{h}", "v.{h}"),
         inputs=P.tensors("x_norm"),
         per_block=True,
+        as_run=stage_formulas.qkv,
+        more_reads=("b_Q", "b_K", "b_V"),
     ),
     Stage(
         "scores",
@@ -138,6 +147,7 @@ STAGES: tuple[Stage, ...] = (
         stage_texts.scores,
         panels=P.tensors("scores.{h}"),
         inputs=P.tensors("q.{h}", "k.{h}"),
+        as_run=stage_formulas.scores,
         facts=stage_facts.scores,
         per_block=True,
     ),
@@ -174,6 +184,7 @@ STAGES: tuple[Stage, ...] = (
         as_run=stage_formulas.combine,
         facts=stage_facts.combine,
         per_block=True,
+        more_reads=("b_O",),
     ),
     Stage(
         "residual1",
@@ -206,6 +217,7 @@ STAGES: tuple[Stage, ...] = (
         as_run=stage_formulas.ffn,
         facts=stage_facts.ffn,
         per_block=True,
+        more_reads=("ln2_g", "ln2_b"),
     ),
     Stage(
         "residual2",
@@ -234,7 +246,9 @@ STAGES: tuple[Stage, ...] = (
         stage_texts.final_norm,
         panels=P.tensors("z"),
         inputs=P.tensors("y"),
+        as_run=stage_formulas.final_norm,
         facts=stage_facts.final_norm,
+        more_reads=("lnf_g", "lnf_b"),
     ),
     Stage(
         "unembed",
@@ -276,6 +290,7 @@ STAGES: tuple[Stage, ...] = (
         (),
         stage_texts.count_params,
         panels=(P.counts(),),
+        as_run=stage_formulas.count_params,
         facts=stage_facts.count_params,
     ),
 )
@@ -294,6 +309,14 @@ GROUPS: dict[str, tuple[int, ...]] = {
 }
 
 
-def formula_as_run(stage: Stage, switches: Switches) -> str:
-    """The stage's formula as the switches make the model compute it (the chapter's when all are default)."""
-    return stage.as_run(stage.formula, switches)
+def params_read(stage: Stage, cfg: ModelConfig) -> tuple[str, ...]:
+    """The weights (block-local names) the step reads in this model: the chapter's, then GPT-2's that
+    the config switches on (step 3: P; step 5: ln1_g, ln1_b; step 6: b_Q, b_K, b_V; …)."""
+    has = set(param_shapes(cfg)) | set(block_param_shapes(cfg))
+    return tuple(n for n in (*stage.reads, *stage.more_reads) if n in names.ALL_PARAMS and n in has)
+
+
+def formula_as_run(stage: Stage, switches: Switches, cfg: ModelConfig | None = None) -> str:
+    """The stage's formula as the switches and the model's architecture make it compute (the chapter's
+    when all switches are default and cfg is the chapter's or None)."""
+    return stage.as_run(stage.formula, switches, cfg)

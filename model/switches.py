@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tinytui.model.config import ModelConfig
 
 ACTIVATIONS = ("relu", "gelu")
 NORM_PLACEMENTS = ("pre", "post")
@@ -97,6 +101,12 @@ class Switches:
             parts.append("ablated " + ",".join(f"b{b + 1}h{h}" for b, h in sorted(self.ablated)))
         parts += [self.activation.upper(), f"{self.norm}-norm", f"residual {on[self.residual]}"]
         return parts
+
+
+def defaults(cfg: ModelConfig) -> Switches:
+    """The switches a model starts with: the chapter's, with the model's own activation (GELU for
+    GPT-2), so a fresh session computes what the model was trained to compute."""
+    return Switches(activation=cfg.activation)
 
 
 if tuple(f.name for f in fields(Switches)) != NAMES or set(WORDS) != set(NAMES):

@@ -5,6 +5,12 @@ mask (1 = may attend, 0 = blocked), attn.h, head.h, mha, x_mid, x_mid_norm, hidd
 y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_stepped.
 A block's names carry its prefix, "blocks.<b>." (blocks.0.attn.2; see names.py); z is computed
 from the last block's y.
+
+What GPT-2 adds, each when its ModelConfig switch is on (the chapter's model has none of them):
+learned positions (pe = P[:T]), layer norms with gain and bias (x_norm = LN(x)·ln1_g + ln1_b, likewise
+ln2 for x_mid_norm and lnf for z; post-norm puts ln1 after the first residual add and ln2 after the
+second), and biases on Q, K, V (b_Q[h], …) and on the attention output (b_O). The tensor names stay
+the same: x_norm is the norm's output, gain and bias applied.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from tinytui.model import ops
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import prefix
 from tinytui.model.params import Params
-from tinytui.model.switches import Switches
+from tinytui.model.switches import Switches, defaults
 
 DEFAULT_LR = 0.5
 
@@ -108,13 +114,15 @@ def run(
     lr: float = DEFAULT_LR,
 ) -> Trace:
     cfg = params.cfg
-    switches = switches or Switches()
+    switches = switches or defaults(cfg)
     prompt = tuple(prompt)
     if not prompt:
         raise ValueError("the prompt is empty")
     for tok in (*prompt, target):
-        if tok not in cfg.vocab:
+        if not cfg.has_token(tok):
             raise ValueError(f"{tok!r} is not in the vocabulary")
+    if cfg.learned_positions and len(prompt) > cfg.n_ctx:
+        raise ValueError(f"{len(prompt)} tokens is longer than the model's {cfg.n_ctx} learned positions")
     T = len(prompt)
     tokens = Axis("tokens", tuple(f"{p}:{tok}" for p, tok in enumerate(prompt)))
     keys = Axis("keys", tokens.labels)
@@ -133,7 +141,7 @@ def run(
     ids = np.array([cfg.token_id(t) for t in prompt])
     put("ids", ids, tokens)
     emb = put("emb", params["E"][ids], tokens, dims)  # (T, d)
-    pe = ops.positional_encoding(T, cfg.d_model)
+    pe = params["P"][:T] if cfg.learned_positions else ops.positional_encoding(T, cfg.d_model)
     if not switches.positional_encoding:
         pe = np.zeros_like(pe)
     put("pe", pe, tokens, dims)
@@ -146,7 +154,9 @@ def run(
             params.block(b), x, allowed, cfg, switches, prefix(b), put, (tokens, keys, dims, k_axis, units)
         )
 
-    z, _, _ = ops.layer_norm(x[-1], cfg.eps)  # (d,)
+    z = ops.layer_norm(x[-1], cfg.eps)[0]  # (d,)
+    if cfg.norm_affine:
+        z = z * params["lnf_g"] + params["lnf_b"]
     put("z", z, dims)
     logits = put("logits", z @ params["E"].T, vocab)  # (V,)
     put("probs", ops.softmax(logits), vocab)
@@ -160,12 +170,20 @@ def run(
     return Trace(cfg, prompt, target, switches, float(lr), out)
 
 
+def affine(x_hat: np.ndarray, w, which: str) -> np.ndarray:
+    """x̂·g + b with the block's gain and bias of norm `which` ("ln1", "ln2"); x̂ itself when the
+    model's norms have none (the chapter's: then nothing is computed, so its figures stay bit for bit)."""
+    gain = w.get(which + "_g")
+    return x_hat if gain is None else x_hat * gain + w[which + "_b"]
+
+
 def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, pre: str, put, axes) -> np.ndarray:
     """One transformer block on the residual stream x (T, d); returns the new stream (T, d)."""
     tokens, keys, dims, k_axis, units = axes
     eps = cfg.eps
     if sw.norm == "pre":
-        x_norm, mean, var = ops.layer_norm(x, eps)
+        x_hat, mean, var = ops.layer_norm(x, eps)
+        x_norm = affine(x_hat, w, "ln1")
     else:  # post-norm: the sublayer reads the raw stream
         x_norm, mean, var = x, x.mean(axis=-1), x.var(axis=-1)
     put(pre + "ln1.mean", mean, tokens)
@@ -174,28 +192,35 @@ def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, pre: str, put, axes) -
 
     scale = np.sqrt(cfg.d_head)
     mask = np.where(allowed > 0, 0.0, ops.NEG_INF)
+    bias = cfg.attn_bias
     heads = []
     for h in range(cfg.n_heads):
         n = h + 1
-        q = put(f"{pre}q.{n}", x_norm @ w["W_Q"][h], tokens, k_axis)  # (T, k)
-        k = put(f"{pre}k.{n}", x_norm @ w["W_K"][h], tokens, k_axis)
-        v = put(f"{pre}v.{n}", x_norm @ w["W_V"][h], tokens, k_axis)
+        q, k, v = (x_norm @ w[f"W_{c}"][h] for c in "QKV")  # (T, k) each
+        if bias:
+            q, k, v = q + w["b_Q"][h], k + w["b_K"][h], v + w["b_V"][h]
+        q = put(f"{pre}q.{n}", q, tokens, k_axis)
+        k = put(f"{pre}k.{n}", k, tokens, k_axis)
+        v = put(f"{pre}v.{n}", v, tokens, k_axis)
         s = put(f"{pre}scores.{n}", q @ k.T / scale, tokens, keys)  # (T, T)
         a = put(f"{pre}attn.{n}", ops.softmax(s + mask), tokens, keys)
         head = np.zeros_like(v) if sw.is_ablated(int(pre.split(".")[1]), n) else a @ v
         heads.append(put(f"{pre}head.{n}", head, tokens, k_axis))
-    mha = put(pre + "mha", np.concatenate(heads, axis=-1) @ w["W_O"], tokens, dims)  # (T, d)
+    mha = np.concatenate(heads, axis=-1) @ w["W_O"]
+    if bias:
+        mha = mha + w["b_O"]
+    mha = put(pre + "mha", mha, tokens, dims)  # (T, d)
     x_mid = x + mha if sw.residual else mha
     if sw.norm == "post":
-        x_mid = ops.layer_norm(x_mid, eps)[0]
+        x_mid = affine(ops.layer_norm(x_mid, eps)[0], w, "ln1")
     put(pre + "x_mid", x_mid, tokens, dims)
 
-    f_in = ops.layer_norm(x_mid, eps)[0] if sw.norm == "pre" else x_mid
+    f_in = affine(ops.layer_norm(x_mid, eps)[0], w, "ln2") if sw.norm == "pre" else x_mid
     put(pre + "x_mid_norm", f_in, tokens, dims)
     hidden_pre = put(pre + "hidden_pre", f_in @ w["W_1"] + w["b_1"], tokens, units)  # (T, ff)
     hidden = put(pre + "hidden", ops.ACTIVATIONS[sw.activation](hidden_pre), tokens, units)
     ffn = put(pre + "ffn", hidden @ w["W_2"] + w["b_2"], tokens, dims)  # (T, d)
     y = x_mid + ffn if sw.residual else ffn
     if sw.norm == "post":
-        y = ops.layer_norm(y, eps)[0]
+        y = affine(ops.layer_norm(y, eps)[0], w, "ln2")
     return put(pre + "y", y, tokens, dims)

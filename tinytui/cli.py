@@ -7,16 +7,18 @@ import json
 import os
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 import numpy as np
 
 from tinytui.commands import gallery, new, serve, train
-from tinytui.model import ModelFile, ModelFileError, Switches, checks, load, load_default, run
+from tinytui.model import ModelFile, ModelFileError, checks, load_default, run
 from tinytui.model.backward import gradients
+from tinytui.model.checkpoint import CheckpointModel, load_model
 from tinytui.model.presets import resolve
 from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
+from tinytui.model.switches import defaults
 from tinytui.model.trace import DEFAULT_LR, Trace
 from tinytui.session import Refused, Session, State
 
@@ -48,9 +50,22 @@ def _run_options(for_subcommand: bool = False) -> argparse.ArgumentParser:
     def add(*names: str, default=None, **kw) -> None:
         g.add_argument(*names, default=argparse.SUPPRESS if for_subcommand else default, **kw)
 
-    add("--model", metavar="FILE", help="a tinytui model file (default: the chapter's model)")
-    add("--prompt", metavar="TEXT", help='space-separated tokens, e.g. "woodchuck a would chuck"')
-    add("--target", metavar="TOKEN", help="the token the loss is measured against")
+    add(
+        "--model",
+        metavar="PATH",
+        help="a tinytui model file, a preset's name, or a GPT-2 checkpoint folder (default: the chapter's)",
+    )
+    add(
+        "--prompt",
+        metavar="TEXT",
+        help='space-separated tokens, e.g. "woodchuck a would chuck"; any text for a GPT-2 checkpoint '
+        "(split by its own BPE)",
+    )
+    add(
+        "--target",
+        metavar="TOKEN",
+        help="the token the loss is measured against (GPT-2: a piece such as Ġwood, or a one-piece word)",
+    )
     add("--no-mask", action="store_true", default=False, help="switch the causal mask off")
     add("--no-pe", action="store_true", default=False, help="switch the positional encoding off")
     # text, checked by tinytui.model.checks.lr like the app's box: 1/4 works, 0 and -5 are refused
@@ -90,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
         "trace", parents=[run_options], help="write every intermediate tensor and every gradient as JSON"
     )
     tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
+    tr.add_argument(
+        "--only",
+        metavar="NAME,…",
+        help="only these tensors, gradients and weights, e.g. blocks.0.attn.1,logits,grad.E",
+    )
     wy = sub.add_parser(
         "why", parents=[run_options], help="explain one number: its formula, the numbers it is made of"
     )
@@ -122,16 +142,22 @@ def _option(flag: str, check, *values):
 def setup_from(args: argparse.Namespace) -> Setup:
     """The model and first state the options ask for, checked by the same functions as the app's; the
     model is run once here, so one that overflows is one line now rather than a traceback later."""
-    model = load(resolve(args.model)) if args.model else load_default()
+    model = load_model(resolve(args.model)) if args.model else load_default()
     cfg = model.cfg
-    prompt = model.prompt
-    if args.prompt is not None:
-        prompt = _option("--prompt", checks.prompt, args.prompt.split(), cfg.vocab, cfg.n_ctx)
-    target = (
-        model.target if args.target is None else _option("--target", checks.target, args.target, cfg.vocab)
-    )
+    prompt, target = model.prompt, model.target
+    if isinstance(model, CheckpointModel):  # text, split by the checkpoint's own BPE
+        if args.prompt is not None:
+            prompt = _option("--prompt", model.prompt_pieces, args.prompt)
+        if args.target is not None:
+            target = _option("--target", model.target_piece, args.target)
+    else:
+        if args.prompt is not None:
+            prompt = _option("--prompt", checks.prompt, args.prompt.split(), cfg.vocab, cfg.n_ctx)
+        if args.target is not None:
+            target = _option("--target", checks.target, args.target, cfg.vocab)
     lr = DEFAULT_LR if args.lr is None else _option("--lr", checks.lr, args.lr)
-    switches = Switches(causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
+    # the model's own activation (GELU for GPT-2), with the options' switches
+    switches = replace(defaults(cfg), causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
     state = State(model.params, prompt, target, switches, lr)
     try:
         Session(model, state)  # the session refuses a run with a non-finite intermediate
@@ -184,21 +210,67 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
     setup = setup_from(args)
     trace = setup.trace()
-    doc = {"model": setup.model.name, **trace.to_json()}
-    # grad.<param> and grad.<tensor> (model/backward.py names them) sit beside the forward tensors
-    grads = gradients(setup.model.params, trace)
-    bad = [name for name, g in grads.tensors.items() if not np.all(np.isfinite(g.values))]
-    if bad:  # JSON has no NaN or Infinity: refuse rather than write what other tools cannot read
-        where = args.model or "the model"
-        raise UsageError(f"{where}: its gradient {bad[0]} overflows to a non-finite number")
-    doc["tensors"].update(grads.to_json())
-    doc["weights"] = weights_json(setup.state.params, trace)
+    params = setup.state.params
+    only = None if getattr(args, "only", None) is None else only_names(args.only, trace, params)
+    if only is None:
+        doc = {"model": setup.model.name, **trace.to_json()}
+    else:  # the trace's own fields, and of its tensors only those asked for
+        doc = {
+            "model": setup.model.name,
+            "prompt": list(trace.prompt),
+            "target": trace.target,
+            "switches": trace.switches.to_dict(),
+            "lr": trace.lr,
+            "prediction": trace.prediction,
+            "tensors": {n: trace.tensor(n).to_json() for n in only if n in trace.tensors},
+        }
+    # grad.<param> and grad.<tensor> (model/backward.py names them) sit beside the forward tensors;
+    # with --only they are computed only when one is asked for (GPT-2's are hundreds of MB)
+    if only is None or any(name.startswith("grad.") for name in only):
+        grads = gradients(setup.model.params, trace)
+        asked = [n for n in grads.tensors if only is None or n in only]
+        bad = [name for name in asked if not np.all(np.isfinite(grads.tensors[name].values))]
+        if bad:  # JSON has no NaN or Infinity: refuse rather than write what other tools cannot read
+            where = args.model or "the model"
+            raise UsageError(f"{where}: its gradient {bad[0]} overflows to a non-finite number")
+        doc["tensors"].update({name: grads.tensors[name].to_json() for name in asked})
+    doc["weights"] = weights_json(params, trace, only)
+    if only is not None:  # in the order asked
+        doc["tensors"] = {name: doc["tensors"][name] for name in only if name in doc["tensors"]}
     text = json.dumps(doc, indent=1, allow_nan=False)  # allow_nan=False: never NaN/Infinity in the output
     out.write(text + "\n")
     return 0
 
 
-def weights_json(params, trace: Trace) -> dict:
+def only_names(text: str, trace: Trace, params) -> list[str]:
+    """--only's names, each a tensor of the trace, a gradient or a weight (any spelling names.canonical
+    reads: attn.2 is blocks.0.attn.2); an unknown one is a UsageError naming it."""
+    from tinytui.model.backward import grad_name
+    from tinytui.model.names import canonical
+
+    known_grads = {grad_name(n) for n in (*trace.tensors, *params)} | {"grad.E.lookup", "grad.E.unembed"}
+    names: list[str] = []
+    for raw in text.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        found = next(
+            (n for n in (name, canonical(name)) if n in trace.tensors or n in params or n in known_grads),
+            None,
+        )
+        if found is None:
+            raise UsageError(
+                f"--only: {checks.shown(name)} is not a tensor, gradient or weight of this model "
+                f"(e.g. x, {canonical('attn.1')}, logits, grad.logits, E; `tinytui trace` lists them all)"
+            )
+        if found not in names:
+            names.append(found)
+    if not names:
+        raise UsageError("--only: name at least one tensor, e.g. --only logits,loss")
+    return names
+
+
+def weights_json(params, trace: Trace, only: list[str] | None = None) -> dict:
     """Every parameter's values with the axis labels the app's grids use (display_names.param_axes):
     {"blocks.0.W_O": {"label": "W_O", "shape": [4, 4], "axes": [["h1.k0", …], ["thing", …]],
     "values": [[…], …]}}: one list of labels per dimension of values (a per-head weight's first is
@@ -209,6 +281,8 @@ def weights_json(params, trace: Trace) -> dict:
     cfg = trace.cfg
     out = {}
     for name, arr in params.items():
+        if only is not None and name not in only:
+            continue
         _, rows, cols = param_axes(cfg, name, arr.ndim, arr.shape[-1])
         axes = [list(cols)] if arr.ndim == 1 else [list(rows), list(cols)]
         if arr.ndim == 3:

@@ -77,6 +77,10 @@ def param_axes(cfg: Any, name: str, ndim: int, length: int = 0) -> Axes:
         return "heads", heads, tuple(cfg.dims)
     if short == "W_1":
         return "dims", tuple(cfg.dims), tuple(cfg.unit_labels())
+    if short == "P":  # GPT-2's learned positions: one row per position of the context
+        return "positions", tuple(cfg.position_labels()), tuple(cfg.dims)
+    if short in ("b_Q", "b_K", "b_V"):  # GPT-2's attention biases: one row per head
+        return "heads", tuple(cfg.head_labels()), tuple(cfg.head_dim_labels())
     return "units", tuple(cfg.unit_labels()), tuple(cfg.dims)
 
 

@@ -1,9 +1,10 @@
 """The session log (lesson.jsonl) both ways: what the recorder writes and what replay accepts.
 
-Line 1 is the start (the whole model file, the undo history, the cursor, the step, a check of the state);
-then one object per event: {"seq", "kind", "data", ["edits",] "check"}. Each kind's data is described
-once, in KINDS: the fields it has, which may be missing, and the decoder that checks every one of them.
-The encoder writes only those fields, so anything the recorder writes, replay reads back.
+Line 1 is the start (the whole model file, or a GPT-2 checkpoint's folder and sha256: see
+tinytui.recorded_model; the undo history, the cursor, the step, a check of the state); then one object
+per event: {"seq", "kind", "data", ["edits",] "check"}. Each kind's data is described once, in KINDS:
+the fields it has, which may be missing, and the decoder that checks every one of them. The encoder
+writes only those fields, so anything the recorder writes, replay reads back.
 
 Decoding never trusts the file: numbers are bounded before Python turns them into ints, NaN and
 Infinity are refused, strings that could reach a transcript carry no control characters, and every
@@ -38,12 +39,11 @@ from tinytui.log_values import (
     token,
     tokens,
 )
-from tinytui.model import ModelFile, ModelFileError, Params, checks
-from tinytui.model.files import parse as parse_model
-from tinytui.model.files import to_document
+from tinytui.model import ModelFile, Params, checks
 from tinytui.model.names import label
 from tinytui.model.stages import FIRST, LAST
 from tinytui.model.switches import NAMES
+from tinytui.recorded_model import model_from_json, model_json
 from tinytui.session import WALK_FIRST, WALK_LAST, Event, Mode, Session, State
 from tinytui.state_digest import is_legacy_digest, legacy_params_digest, params_digest
 
@@ -128,7 +128,7 @@ def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "recorded": recorded,
-        "model": to_document(session.model),
+        "model": model_json(session.model),  # a checkpoint: its folder and sha256, not its weights
         "history": [state_json(s, base) for s in session.history],
         "cursor": session.cursor,
         "step": session.step,
@@ -182,10 +182,7 @@ def decode_start(head: Any) -> Start:
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise BadLine(f"not a tinytui session (the first line should be a {FORMAT} object)")
     keys(head, START_KEYS, ("recorded", "block", "mode"), "the start")  # older files have no mode, block
-    try:
-        model = parse_model(head["model"], source="model")
-    except ModelFileError as exc:
-        raise BadLine(str(exc)) from None
+    model = model_from_json(head["model"])
     history = head["history"]
     if not isinstance(history, list) or not history:
         raise BadLine("history: expected a non-empty list of states")

@@ -13,7 +13,7 @@ from tinytui.model import count, names, steps
 from tinytui.model.backward import BackwardStage, Gradients
 from tinytui.model.facts import stage_facts
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
-from tinytui.model.stages import Stage, formula_as_run
+from tinytui.model.stages import Stage, formula_as_run, params_read
 from tinytui.model.trace import TensorMap, Trace
 
 TENSOR_TITLES = {
@@ -123,7 +123,7 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel, where)]
     focused = steps.focus(trace, where)
     facts = tuple(stage_facts(focused, stage))
-    formula = formula_as_run(stage, trace.switches)
+    formula = formula_as_run(stage, trace.switches, trace.cfg)
     weights = () if params is None else weight_tables(trace, params, stage, where)
     heading = steps.of_all(where, n_blocks, "/")
     return StageReport(stage, tuple(tables), facts, formula, stage.explain(focused), weights, heading)
@@ -132,7 +132,7 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
 def weight_tables(trace: Trace, params, stage: Stage, where: steps.Step | None = None) -> tuple[Table, ...]:
     """The weights a step uses (its reads that are parameters), one table each (W_Q: one per head)."""
     where = where or steps.at(stage.number, 0, trace.cfg.n_blocks)
-    reads = [steps.name(n, where, trace.cfg.n_blocks) for n in stage.reads if n in names.PARAMS]
+    reads = [steps.name(n, where, trace.cfg.n_blocks) for n in params_read(stage, trace.cfg)]
     return tuple(t for name in reads for t in param_table(trace, params, name))
 
 
@@ -192,7 +192,7 @@ def count_tables(trace: Trace) -> list[Table]:
     per = Table(per.title, per.corner, (*per.rows, "total"), per.cols, (*per.cells, (str(sizes[0].total()),)))
     comps = tuple(ours)
     four = Table(
-        f"four sizes, one formula: {count.FORMULA}",
+        f"four sizes, one formula: {count.formula(trace.cfg)}",
         "",
         ("vocab", "d_model", "blocks", "heads", "d_ff", *comps, "total"),
         tuple(s.name for s in sizes),

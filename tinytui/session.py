@@ -19,6 +19,7 @@ from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, checks,
 from tinytui.model.backward import BACKWARD_STAGES, Gradients, gradients
 from tinytui.model.names import canonical, label
 from tinytui.model.stages import FIRST, LAST
+from tinytui.model.switches import defaults as default_switches
 from tinytui.model.trace import DEFAULT_LR
 
 # The steps of the backward walk in the order it visits them: from the loss (15) back to the embedding (2).
@@ -87,7 +88,7 @@ def _checked(check: Callable[..., Any], *args: Any) -> Any:
 class Session:
     def __init__(self, model: ModelFile, state: State | None = None):
         self.model = model
-        first = state or State(model.params, model.prompt, model.target, Switches())
+        first = state or State(model.params, model.prompt, model.target, default_switches(model.cfg))
         self.history: list[State] = [first]
         self.cursor = 0
         self.step = FIRST  # the stage number of the step shown (1–16)
@@ -331,7 +332,8 @@ class Session:
 
     def reset_state(self) -> State:
         """What reset() goes back to: the model file as loaded, default switches, the starting lr."""
-        return State(self.model.params, self.model.prompt, self.model.target, Switches(), self.history[0].lr)
+        start = default_switches(self.model.cfg)
+        return State(self.model.params, self.model.prompt, self.model.target, start, self.history[0].lr)
 
     def reset(self) -> Event:
         """Back to the model file as loaded, kept as one more undoable change."""

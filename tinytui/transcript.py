@@ -112,7 +112,7 @@ def step_text(trace: Trace, step: int, params: Params | None = None, block: int 
 
 def backward_text(session: Session, step: int, block: int | None = None) -> str:
     """A step of the backward walk: its rules as run and the gradients that arrive, arise and leave."""
-    stage = backward_stage_for(step, session.trace.switches)
+    stage = backward_stage_for(step, session.trace.switches, session.trace.cfg)
     report = backward_report(session.gradients, stage, session.model.cfg.n_heads, block or 0)
     return plain_backward_report(report, WIDTH)
 

@@ -63,6 +63,14 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
         mu = v.mean(axis=-1, keepdims=True)
         return (v - mu) / np.sqrt(((v - mu) ** 2).mean(axis=-1, keepdims=True) + cfg.eps)
 
+    def norm(v, w, which):  # LN with the gain and bias when the model has them (w: (1 or B, d))
+        if not cfg.norm_affine:
+            return ln(v)
+        g, b = w[which + "_g"], w[which + "_b"]
+        if v.ndim == 3:
+            g, b = g[:, None], b[:, None]
+        return ln(v) * g + b
+
     def softmax(s):
         e = np.exp(s - s.max(axis=-1, keepdims=True))
         return e / e.sum(axis=-1, keepdims=True)
@@ -72,7 +80,9 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
     E = param("E")
     emb = node("emb", E[:, ids])
     pe = np.zeros((T, d))
-    if sw.positional_encoding:
+    if cfg.positions == "learned":  # GPT-2's table: its first T rows, or zeros with PE off
+        pe = node("pe", param("P")[:, :T] if sw.positional_encoding else pe[None])
+    elif sw.positional_encoding:
         for p in range(T):
             for i in range(d):
                 angle = p / 10000 ** ((i - i % 2) / d)
@@ -82,21 +92,23 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
     allowed = np.tril(np.ones((T, T))) > 0 if sw.causal_mask else np.ones((T, T)) > 0
     for b in range(cfg.n_blocks):
         pre = f"blocks.{b}."
-        w = {n: param(f"blocks.{b}.{n}") for n in ("W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2")}
-        xn = node(pre + "x_norm", ln(x) if pre_norm else x)
+        w = {n.removeprefix(pre): param(n) for n in arrays if n.startswith(pre)}
+        xn = node(pre + "x_norm", norm(x, w, "ln1") if pre_norm else x)
         heads = []
         for h in range(cfg.n_heads):
             n = h + 1
-            q = node(f"{pre}q.{n}", xn @ w["W_Q"][:, h])
-            k = node(f"{pre}k.{n}", xn @ w["W_K"][:, h])
-            v = node(f"{pre}v.{n}", xn @ w["W_V"][:, h])
+            bq, bk, bv = (w[f"b_{c}"][:, h][:, None] if cfg.attn_bias else 0.0 for c in "QKV")
+            q = node(f"{pre}q.{n}", xn @ w["W_Q"][:, h] + bq)
+            k = node(f"{pre}k.{n}", xn @ w["W_K"][:, h] + bk)
+            v = node(f"{pre}v.{n}", xn @ w["W_V"][:, h] + bv)
             s = node(f"{pre}scores.{n}", q @ k.swapaxes(-1, -2) / np.sqrt(cfg.d_head))
             a = node(f"{pre}attn.{n}", softmax(np.where(allowed, s, -np.inf)))
             heads.append(node(f"{pre}head.{n}", 0 * v if n in sw.ablated_heads else a @ v))
-        mha = node(pre + "mha", np.concatenate(np.broadcast_arrays(*heads), axis=-1) @ w["W_O"])
+        b_o = w["b_O"][:, None] if cfg.attn_bias else 0.0
+        mha = node(pre + "mha", np.concatenate(np.broadcast_arrays(*heads), axis=-1) @ w["W_O"] + b_o)
         mid = x + mha if sw.residual else mha
-        x_mid = node(pre + "x_mid", mid if pre_norm else ln(mid))
-        f_in = node(pre + "x_mid_norm", ln(x_mid) if pre_norm else x_mid)
+        x_mid = node(pre + "x_mid", mid if pre_norm else norm(mid, w, "ln1"))
+        f_in = node(pre + "x_mid_norm", norm(x_mid, w, "ln2") if pre_norm else x_mid)
         hp = node(pre + "hidden_pre", f_in @ w["W_1"] + w["b_1"][:, None])
         if sw.activation == "relu":
             act = np.maximum(hp, 0.0)
@@ -105,8 +117,9 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
         hid = node(pre + "hidden", act)
         ffn = node(pre + "ffn", hid @ w["W_2"] + w["b_2"][:, None])
         out = x_mid + ffn if sw.residual else ffn
-        x = node(pre + "y", out if pre_norm else ln(out))
-    z = node("z", ln(x[:, -1]))
+        x = node(pre + "y", out if pre_norm else norm(out, w, "ln2"))
+    final = {n: param(n) for n in ("lnf_g", "lnf_b") if n in arrays}
+    z = node("z", norm(x[:, -1], final, "lnf"))
     logits = node("logits", np.einsum("bd,bvd->bv", z, E))
     top = logits.max(axis=-1, keepdims=True)
     lse = np.log(np.exp(logits - top).sum(axis=-1)) + top[:, 0]
@@ -125,9 +138,12 @@ def finite_differences(arrays, cfg, prompt, target, sw, name, shape) -> np.ndarr
 # ---- the models ----------------------------------------------------------------------------------
 
 
-def random_model(seed: int, d: int, heads: int, d_head: int, d_ff: int, vocab: int, blocks: int, T: int):
+def random_model(
+    seed: int, d: int, heads: int, d_head: int, d_ff: int, vocab: int, blocks: int, T: int, **gpt2
+):
+    """gpt2: the architecture switches of ModelConfig (positions, norm_affine, attn_bias, activation)."""
     rng = np.random.default_rng(seed)
-    cfg = config(d, heads, d_head, d_ff, vocab, blocks)
+    cfg = config(d, heads, d_head, d_ff, vocab, blocks, **gpt2)
     params = weights(rng, cfg, 0.8)
     prompt = tuple(cfg.vocab[i] for i in rng.integers(0, vocab, T))
     target = cfg.vocab[int(rng.integers(0, vocab))]
@@ -140,6 +156,13 @@ RANDOM = {
     "random-chapter-shape": (11, 4, 2, 2, 8, 8, 1, 5),
     "random-5d-3heads": (12, 5, 3, 2, 6, 7, 1, 3),
     "random-2blocks": (13, 3, 2, 3, 4, 5, 2, 6),
+}
+# What GPT-2 adds, all on (two blocks, learned positions with more rows than the prompt uses) and mixed.
+GPT2_ALL = {"positions": "learned", "norm_affine": True, "attn_bias": True, "activation": "gelu", "n_ctx": 7}
+GPT2 = {
+    "random-gpt2-all": ((14, 5, 3, 2, 6, 7, 2, 4), GPT2_ALL),
+    "random-gpt2-mixed": ((15, 4, 2, 3, 5, 6, 1, 5), {"norm_affine": True, "attn_bias": True}),
+    "random-learned-positions": ((16, 3, 2, 2, 4, 5, 1, 3), {"positions": "learned", "n_ctx": 3}),
 }
 
 SWITCHES = {
@@ -156,10 +179,13 @@ SWITCHES = {
 }
 
 
-@pytest.fixture(scope="module", params=["chapter", *RANDOM])
+@pytest.fixture(scope="module", params=["chapter", *RANDOM, *GPT2])
 def model(request, chapter):
     if request.param == "chapter":
         return chapter.params, chapter.prompt, chapter.target
+    if request.param in GPT2:
+        shape, switches = GPT2[request.param]
+        return random_model(*shape, **switches)
     return random_model(*RANDOM[request.param])
 
 
@@ -195,7 +221,8 @@ def test_every_parameter_gradient_matches_finite_differences(case):
 def test_every_intermediate_gradient_matches_finite_differences(case):
     params, prompt, target, sw, trace, grads = case
     nodes, _ = forward(dict(params), params.cfg, prompt, target, sw)
-    assert len(nodes) == 4 + params.cfg.n_blocks * (8 + 6 * params.cfg.n_heads)
+    learned = params.cfg.positions == "learned"  # then pe is a node too (it comes from P)
+    assert len(nodes) == 4 + learned + params.cfg.n_blocks * (8 + 6 * params.cfg.n_heads)
     for name in nodes:
         g = grads[grad_name(name)]
         assert grads.tensor(grad_name(name)).axes == trace.tensor(name).axes
@@ -316,16 +343,29 @@ def test_backward_walk_covers_15_to_2_in_order():
 
 
 def test_backward_walk_names_exist_and_chain(chapter, trace):
-    grads = gradients(chapter.params, trace)
+    _check_the_walk(gradients(chapter.params, trace), BACKWARD_STAGES)
+
+
+@pytest.mark.parametrize("shape", ["random-gpt2-all", "random-gpt2-mixed", "random-learned-positions"])
+@pytest.mark.parametrize("sw", [Switches(), Switches(norm="post"), Switches(positional_encoding=False)])
+def test_the_walk_names_gpt2s_gradients_where_they_arise(shape, sw):
+    dims, switches = GPT2[shape]
+    one_block = (*dims[:6], 1, dims[7])  # the walk shows one block's gradients
+    params, prompt, target = random_model(*one_block, **switches)
+    grads = gradients(params, run(params, prompt, target, sw))
+    _check_the_walk(grads, backward_stages(sw, params.cfg), params.cfg.n_heads)
+
+
+def _check_the_walk(grads, stages, n_heads=2) -> None:
     finished: set[str] = set()
     produced: list[str] = []
-    for s in BACKWARD_STAGES:
-        for name in _names(s.incoming):
+    for s in stages:
+        for name in _names(s.incoming, n_heads):
             assert name in finished, f"step {s.number} reads {name} before a later step finished it"
-        for name in _names((*s.within, *s.params, *s.outgoing)):
+        for name in _names((*s.within, *s.params, *s.outgoing), n_heads):
             assert name in grads, name
-        finished.update(_names((*s.within, *s.outgoing)))
-        produced.extend(_names((*s.within, *s.outgoing, *s.params)))
+        finished.update(_names((*s.within, *s.outgoing), n_heads))
+        produced.extend(_names((*s.within, *s.outgoing, *s.params), n_heads))
     assert sorted(produced) == sorted(grads), "every gradient appears exactly once in the walk"
 
 
@@ -340,3 +380,29 @@ def test_backward_rules_follow_the_switches():
     off = {s.number: s for s in backward_stages(Switches(residual=False))}
     assert "no skip" in off[10].rules[1] and "skip share" not in off[5].rules[0]
     assert "skip share" in default[5].rules[0]
+
+
+def test_gpt2_parameters_have_their_gradients_by_name():
+    params, prompt, target = random_model(*GPT2["random-gpt2-all"][0], **GPT2_ALL)
+    trace = run(params, prompt, target)
+    grads = gradients(params, trace)
+    T, d = len(prompt), params.cfg.d_model
+    assert set(grads.for_params()) == set(params)
+    assert grads["grad.P"].shape == (7, d) and grads.tensor("grad.P").axes[0].labels[-1] == "pos 6"
+    assert np.array_equal(grads["grad.P"][:T], grads["grad.pe"]) and not grads["grad.P"][T:].any()
+    assert np.array_equal(grads["grad.pe"], grads["grad.x"])
+    assert grads["grad.blocks.1.b_Q"].shape == (3, 2) and grads["grad.blocks.0.b_O"].shape == (d,)
+    # a bias's gradient is its output's, summed over positions; a gain's pairs it with the normalised row
+    np.testing.assert_allclose(grads["grad.blocks.0.b_K"][1], grads["grad.blocks.0.k.2"].sum(axis=0))
+    np.testing.assert_allclose(grads["grad.lnf_b"], grads["grad.z"])
+    y = trace["blocks.1.y"][-1]
+    z_hat = (y - y.mean()) / np.sqrt(y.var() + params.cfg.eps)
+    np.testing.assert_allclose(grads["grad.lnf_g"], grads["grad.z"] * z_hat, rtol=1e-12)
+    off = gradients(params, run(params, prompt, target, Switches(positional_encoding=False)))
+    assert not off["grad.P"].any() and off["grad.pe"].any()
+
+
+def test_the_chapter_model_has_none_of_gpt2s_gradients(chapter, trace):
+    grads = gradients(chapter.params, trace)
+    gpt2_only = ("grad.P", "ln1_", "ln2_", "lnf_", "b_Q", "b_O", "pe")
+    assert not [n for n in grads if any(k in n for k in gpt2_only)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.model.test_backward import RANDOM, SWITCHES, H, assert_matches_fd, forward, random_model
+from tests.model.test_backward import GPT2, RANDOM, SWITCHES, H, assert_matches_fd, forward, random_model
 from tinytui.model import Switches, run
 from tinytui.model.backward import gradients
 from tinytui.model.corpus import (
@@ -38,6 +38,9 @@ def reference_losses(arrays, cfg, tokens, sw: Switches, nudge=None) -> np.ndarra
     y = nodes[f"blocks.{cfg.n_blocks - 1}.y"]  # (B, T, d)
     mu = y.mean(axis=-1, keepdims=True)
     z = (y - mu) / np.sqrt(((y - mu) ** 2).mean(axis=-1, keepdims=True) + cfg.eps)
+    if cfg.norm_affine:  # GPT-2's final norm has a gain and a bias
+        g, b = (arrays[n][None] + (nudge[1] if nudge and nudge[0] == n else 0.0) for n in ("lnf_g", "lnf_b"))
+        z = z * g[:, None] + b[:, None]
     E = arrays["E"][None]
     if nudge and nudge[0] == "E":
         E = E + nudge[1]
@@ -56,11 +59,15 @@ def fd(arrays, cfg, tokens, sw, name, shape) -> np.ndarray:
     return ((losses[:n] - losses[n:]) / (2 * H)).reshape(shape)
 
 
-@pytest.fixture(scope="module", params=["chapter-long", "chapter-short", *RANDOM])
+@pytest.fixture(scope="module", params=["chapter-long", "chapter-short", *RANDOM, *GPT2])
 def line(request, chapter):
     if request.param.startswith("chapter"):
         return chapter.params, CHAPTER_LINES[request.param == "chapter-short"]
-    params, prompt, target = random_model(*RANDOM[request.param])
+    if request.param in GPT2:
+        dims, switches = GPT2[request.param]
+        params, prompt, target = random_model(*dims, **switches)
+    else:
+        params, prompt, target = random_model(*RANDOM[request.param])
     return params, (*prompt, target)
 
 
@@ -97,7 +104,8 @@ def test_every_intermediate_gradient_matches_finite_differences(case):
         g = lg.tensors[name]
         assert_matches_fd(g, fd(dict(params), params.cfg, tokens, sw, name, g.shape), lg.loss, name)
         checked += 1
-    assert checked == 2 + params.cfg.n_blocks * (8 + 6 * params.cfg.n_heads)
+    learned = params.cfg.positions == "learned"  # pe is a node too
+    assert checked == 2 + learned + params.cfg.n_blocks * (8 + 6 * params.cfg.n_heads)
 
 
 def test_every_row_of_y_reaches_the_loss(case):

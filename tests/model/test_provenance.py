@@ -15,12 +15,13 @@ import itertools
 import numpy as np
 import pytest
 
-from tests.model.test_backward import RANDOM, SWITCHES, random_model
+from tests.model.test_backward import GPT2, RANDOM, SWITCHES, random_model
 from tinytui.model import (
     Switches,
     provenance_attention,
     provenance_block,
     provenance_grad_block,
+    provenance_grad_params,
     provenance_grads,
     provenance_stream,
     run,
@@ -119,7 +120,7 @@ def test_the_walk_covers_every_tensor_and_gradient(chapter, trace):
 
 def test_the_rule_tables_are_disjoint():
     tables = [m.RULES for m in (provenance_stream, provenance_attention, provenance_block)]
-    tables += [provenance_grads.RULES, provenance_grad_block.RULES]
+    tables += [provenance_grads.RULES, provenance_grad_block.RULES, provenance_grad_params.RULES]
     assert sum(len(t) for t in tables) == len(RULES)
 
 
@@ -127,6 +128,18 @@ def test_the_rule_tables_are_disjoint():
 @pytest.mark.parametrize("sw_name", list(MORE))
 def test_every_cell_of_random_models(shape, sw_name):
     params, prompt, target = random_model(*RANDOM[shape])
+    sw = MORE[sw_name]
+    if any(h > params.cfg.n_heads for h in sw.ablated_heads):
+        sw = Switches(**{**sw.to_dict(), "ablated_heads": {1}})
+    assert walk(params, prompt, target, sw) > 0
+
+
+@pytest.mark.parametrize("shape", list(GPT2))
+@pytest.mark.parametrize("sw_name", list(MORE))
+def test_every_cell_of_random_gpt2_models(shape, sw_name):
+    """GPT-2's terms on (all of them, and mixed): P, the norms' gains and biases, the attention biases."""
+    dims, switches = GPT2[shape]
+    params, prompt, target = random_model(*dims, **switches)
     sw = MORE[sw_name]
     if any(h > params.cfg.n_heads for h in sw.ablated_heads):
         sw = Switches(**{**sw.to_dict(), "ablated_heads": {1}})

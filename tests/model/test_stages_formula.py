@@ -22,5 +22,5 @@ def test_switches_change_the_formula_shown():
 
 def test_a_stage_carries_its_formula_as_run():
     scores = STAGE_BY_NUMBER[7]
-    own = replace(scores, as_run=lambda formula, sw: f"{formula}   (mask {sw.causal_mask})")
+    own = replace(scores, as_run=lambda formula, sw, cfg: f"{formula}   (mask {sw.causal_mask})")
     assert formula_as_run(own, Switches()) == f"{scores.formula}   (mask True)"

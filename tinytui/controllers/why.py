@@ -15,6 +15,7 @@ from tinytui.display_names import display, in_formula
 from tinytui.model import names, steps
 from tinytui.model.backward import backward_stages
 from tinytui.model.provenance import CellError, Operand, Why, explain
+from tinytui.model.stages import params_read
 from tinytui.widgets.cells import Source
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.grid_labels import label_line
@@ -186,7 +187,7 @@ class WhyController:
         s = self.host.session
         n_heads, n_blocks = s.trace.cfg.n_heads, s.trace.cfg.n_blocks
         if name.startswith(names.GRAD):
-            walked = {b.number: b for b in backward_stages(s.trace.switches)}
+            walked = {b.number: b for b in backward_stages(s.trace.switches, s.trace.cfg)}
             for step in s.path(backward=True):
                 stage = walked[step.number]
                 if name in steps.resolve(
@@ -199,7 +200,7 @@ class WhyController:
             if name in steps.resolve(step.stage.writes, n_heads, step, n_blocks):
                 return step, False
         for step in path:  # a weight: the first step that uses it (its table is under "Weights it uses")
-            weights = tuple(r for r in step.stage.reads if r in names.PARAMS)
+            weights = params_read(step.stage, s.trace.cfg)
             if name in steps.resolve(weights, n_heads, step, n_blocks):
                 return step, False
         return None, False

@@ -55,12 +55,12 @@ def walk_steps(view: View) -> tuple[int, ...]:
 
 
 def _stages(view: View) -> tuple[BackwardStage, ...]:
-    return backward_stages(view.trace.switches)
+    return backward_stages(view.trace.switches, view.trace.cfg)
 
 
 def backward_stage(view: View) -> BackwardStage:
     """The stage of the walk at the view's step (the rules spelled for the trace's switches)."""
-    return backward_stage_for(view.step, view.trace.switches)
+    return backward_stage_for(view.step, view.trace.switches, view.trace.cfg)
 
 
 def in_walk(view: View) -> bool:

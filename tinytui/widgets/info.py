@@ -92,7 +92,8 @@ class StepInfo(ViewPart, Static):
         eq = f"   (equation {stage.equation})" if stage.equation else ""
         where = steps.of_all(view.here, view.trace.cfg.n_blocks)
         title = Text(f"{where} · {stage.title}{eq}\n", self._style("info--title"))
-        formula = Text(f"  {formula_as_run(stage, view.trace.switches)}\n", self._style("info--formula"))
+        as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)
+        formula = Text(f"  {as_run}\n", self._style("info--formula"))
         explain = stage.explain(view.focused)
         facts = list(stage_facts(view.focused, stage))
         full = Text.assemble(title, formula, explain)
