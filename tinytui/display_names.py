@@ -110,3 +110,52 @@ _PROSE = re.compile(r"(?<![\w.])(" + "|".join(_IN_PROSE) + r")(?![\w])")
 def in_words(text: str) -> str:
     """Text with any internal tensor name in it shown by its display name: '∂L/∂mha' -> '∂L/∂MHA'."""
     return _PROSE.sub(lambda m: DISPLAY[m.group(1)], text)
+
+
+# ---- formulas (model.provenance writes them with internal names) --------------------------------------
+
+# Names that are never English words: shown by their display name wherever they stand.
+_ALWAYS = (
+    "x_mid_norm",
+    "x_mid",
+    "x_norm",
+    "hidden_pre",
+    "mha",
+    "ffn",
+    "emb",
+    "ids",
+    "loss_stepped",
+    *_IN_PROSE[3:],
+)
+# Names that are also words ("the logits", "the loss"): shown by display name only as a cell, NAME[…].
+_INDEXED = ("logits", "probs", "loss", "pe", "hidden")
+_SHARES = {"E.lookup": "E_lookup", "E.unembed": "E_unembed"}  # E's two gradient shares, inside a formula
+_NAME = re.compile(
+    r"(?<![\w.′])(?P<grad>grad\.)?"
+    r"(?P<name>E\.lookup|E\.unembed|ln1\.mean|ln1\.var|(?:q|k|v|scores|attn|head)\.\d+|"
+    + "|".join(sorted(_ALWAYS, key=len, reverse=True))
+    + r"|(?P<word>"
+    + "|".join(_INDEXED)
+    + r"|[A-Za-z]\w*))(?![\w.′])(?P<cell>\[)?"
+)
+
+_OWN_NAME = re.compile(r"([a-z][\w.]*)(?= = )")
+
+
+def in_formula(text: str) -> str:
+    """A provenance formula with the display names the tables use: 'x_mid[3,3] = x[3,3] + mha[3,3]' ->
+    'x′[3,3] = x[3,3] + MHA[3,3]', 'attn.2[3] · v.2[:,1]' -> 'A_2[3] · V_2[:,1]', 'grad.logits[7]' ->
+    '∂L/∂ℓ[7]'. A word that is also a name ("the loss") is left as it is unless it names a cell."""
+
+    def shown(m: re.Match) -> str:
+        name, cell, grad = m.group("name"), m.group("cell") or "", m.group("grad")
+        word = m.group("word") is not None and not grad  # grad.NAME is always a gradient's name
+        if word and (not cell or (name not in _INDEXED and name not in DISPLAY)):
+            return m.group(0)  # a word (the loss, sin, LN), an index (k), or a cell of a weight (E[v,3])
+        out = _SHARES.get(name) or display(name)
+        return ("∂L/∂" if grad else "") + out + cell
+
+    head = _OWN_NAME.match(text)  # the cell the formula is of, a scalar: 'loss = …' -> 'L = …'
+    if head is not None and head.group(1) in DISPLAY:
+        text = display(head.group(1)) + text[head.end(1) :]
+    return _NAME.sub(shown, text)

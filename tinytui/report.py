@@ -16,6 +16,7 @@ from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Pa
 from tinytui.model.stages import Stage, formula_as_run, params_read
 from tinytui.model.trace import TensorMap, Trace
 
+# Table titles in the display names (tinytui.display_names): the app, the transcript and print share them.
 TENSOR_TITLES = {
     "emb": "E[id] — embedding rows",
     "pe": "PE — positional encoding",
@@ -23,18 +24,18 @@ TENSOR_TITLES = {
     "x_norm": "LN(x)",
     "mask": "mask (1 = may attend)",
     "mha": "MHA(LN(x)) = [head_1; head_2] W_O",
-    "x_mid": "x' = x + MHA(LN(x))",
-    "x_mid_norm": "LN(x')",
-    "hidden_pre": "x_n' W_1 + b_1 (before the activation)",
-    "hidden": "hidden = activation(x_n' W_1 + b_1)",
+    "x_mid": "x′ = x + MHA(LN(x))",
+    "x_mid_norm": "LN(x′)",
+    "hidden_pre": "h_pre = x′_n W_1 + b_1 (before the activation)",
+    "hidden": "hidden = activation(h_pre)",
     "ffn": "FFN = hidden W_2 + b_2",
-    "y": "y = x' + FFN",
+    "y": "y = x′ + FFN",
     "z": "z = LN(y_last)",
     "logits": "ℓ = z Eᵀ",
     "probs": "p = softmax(ℓ)",
-    "grad_logits": "∂L/∂ℓ = p − y",
-    "logits_stepped": "ℓ − lr·∂L/∂ℓ",
-    "probs_stepped": "softmax after the step",
+    "grad_logits": "∂L/∂ℓ = p − onehot(target)",
+    "logits_stepped": "ℓ′ = ℓ − lr·∂L/∂ℓ",
+    "probs_stepped": "p′ = softmax(ℓ′), after the step",
 }
 
 

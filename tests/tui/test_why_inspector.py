@@ -34,8 +34,8 @@ async def test_a_score_shows_its_formula_and_lights_its_operands(app):
         g = await on_cell(pilot, app, SCORES, 1, 4)  # head 2's columns follow head 1's four
         assert g.source == ("blocks.0.scores.2", (1, 0))
         text = inspector(app)
-        assert text.startswith("scores.2[1,0] = (q.2[1] · k.2[0]) / √2 = (−1.3145·0.5773 + 0.7194·0.5773)")
-        assert "= −0.2429" in text and "f: follow q.2[1,0]" in text
+        assert text.startswith("S_2[1,0] = (Q_2[1] · K_2[0]) / √2 = (−1.3145·0.5773 + 0.7194·0.5773)")
+        assert "= −0.2429" in text and "f: follow Q_2[1,0]" in text
         assert len(text.split("\n")) <= 3
         # q.2[1,:] and k.2[0,:], head 2's columns (2, 3) of the side-by-side tables
         assert grid(app, Q_IN).lit == {(1, 2), (1, 3)}
@@ -55,7 +55,7 @@ async def test_the_inspector_fits_two_lines_at_80x24(app):
         await on_cell(pilot, app, "output:blocks.0.attn.{h}", 3, 0)
         lines = inspector(app).split("\n")
         assert len(lines) <= 2 and all(len(line) <= 78 for line in lines)
-        assert lines[0].startswith("attn.1[3,0] = ")
+        assert lines[0].startswith("A_1[3,0] = ")
         assert "…" in inspector(app)  # the long softmax sum is cut to fit
 
 
@@ -68,7 +68,7 @@ async def test_following_an_operand_goes_to_the_step_that_makes_it(app):
         assert app.session.step == 6
         here = app.focused
         assert here.spec.key == "output:blocks.0.q.{h}" and here.source == ("blocks.0.q.2", (1, 0))
-        assert inspector(app).startswith("q.2[1,0] = x_norm[1] · W_Q[1,:,0] = ")
+        assert inspector(app).startswith("Q_2[1,0] = x_n[1] · W_Q[1,:,0] = ")  # the tables' names
         assert "= −1.3145" in inspector(app)
         # its operands are on this step: x_norm's row 1 and W_Q's column for head 2, k0
         assert grid(app, "input:blocks.0.x_norm").lit == {(1, 0), (1, 1), (1, 2), (1, 3)}
@@ -88,7 +88,7 @@ async def test_with_the_mask_off_attention_is_the_unmasked_softmax(app):
         await press(pilot, "8", "m")
         await on_cell(pilot, app, "output:blocks.0.attn.{h}", 0, 3)
         text = inspector(app)
-        assert text.startswith("attn.1[0,3] = exp(scores.1[0,3]) / Σ_k exp(scores.1[0,k])")
+        assert text.startswith("A_1[0,3] = exp(S_1[0,3]) / Σ_k exp(S_1[0,k])")
         assert "mask off: every key" in text
         assert "(was 0.0000, Δ +0.2599)" in text  # and what it was with the mask on
         assert grid(app, "input:blocks.0.scores.{h}").lit == {(0, c) for c in range(4)}
@@ -102,7 +102,7 @@ async def test_the_backward_walk_shows_the_chain_rule(app):
         await press(pilot, "8", "b")
         await on_cell(pilot, app, "grad:grad.blocks.0.scores.{h}", 1, 0)
         text = inspector(app)
-        chain = "grad.scores.1[1,0] = attn.1[1,0]·(grad.attn.1[1,0] − Σ_k attn.1[1,k]·grad.attn.1[1,k])"
+        chain = "∂L/∂S_1[1,0] = A_1[1,0]·(∂L/∂A_1[1,0] − Σ_k A_1[1,k]·∂L/∂A_1[1,k])"
         assert text.startswith(chain)
         assert grid(app, "grad:grad.blocks.0.attn.{h}").lit == {(1, c) for c in range(4)}
         # its gradient operands come from walk step 9; f on one goes there and stays in the walk
@@ -110,7 +110,7 @@ async def test_the_backward_walk_shows_the_chain_rule(app):
         await settle(pilot)
         assert app.session.mode.backward and app.session.step == 9
         assert app.focused.source == ("grad.blocks.0.attn.1", (1, 0))
-        assert inspector(app).startswith("grad.attn.1[1,0] = grad.head.1[1] · v.1[0]")
+        assert inspector(app).startswith("∂L/∂A_1[1,0] = ∂L/∂head_1[1] · V_1[0]")
 
 
 async def test_weights_and_tokens_keep_their_own_line(app):
@@ -143,6 +143,6 @@ async def test_follow_is_in_the_palette_and_the_help_has_a_glossary(app):
         tables = [w.content for w in app.screen.query(Static) if isinstance(w.content, Table)]
         words = next(t for t in tables if t.title == "Glossary")  # terms in one column, meanings beside
         assert len(words.rows) == len(app.screen.glossary) and len(words.columns) == 2
-        for term in ("h1.k0", "unit 3", "x′", "x_mid", "Δ59", "▲ ▼ ◆", "* ×", "lr, SGD", "nats",
+        for term in ("h1.k0", "unit 3", "x′", "h_pre", "MHA", "A_1", "Δ59", "▲ ▼ ◆", "* ×", "lr, SGD", "nats",
                      "ablated", "pre-norm", "Follow"):  # fmt: skip
             assert term in shown, term

@@ -175,11 +175,13 @@ class EditController:
 
     # ---- the palette's families ----------------------------------------------------------------
     def palette(self) -> Iterable[PaletteCommand]:
-        for name in names.PARAMS:
+        params = self.host.session.params
+        for full in params:  # every block's weights
+            shown = names.label(full, params.cfg.n_blocks)
             yield PaletteCommand(
-                f"Edit parameter {name}",
-                f"Open {name} in the parameter browser",
-                lambda n=name: self.edit_parameter(n),
+                f"Edit parameter {shown}",
+                f"Open {shown} in the parameter browser",
+                lambda n=full: self.edit_parameter(n),
             )
         prompt = self.host.session.state.prompt
         for p, tok in enumerate(prompt):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tinytui.display_names import DISPLAY, PER_HEAD
 from tinytui.model import names, steps
 from tinytui.model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
 from tinytui.model.panels import LOGITS_GRADIENT
@@ -32,19 +33,8 @@ from tinytui.widgets.cells import (
 from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
 
-# How the rules write each tensor (model.backward's rules use these symbols).
-SYMBOLS = {
-    "logits": "ℓ",
-    "hidden_pre": "h_pre",
-    "x_mid_norm": "x'_n",
-    "x_mid": "x'",
-    "attn": "A",
-    "v": "V",
-    "scores": "S",
-    "q": "Q",
-    "k": "K",
-    "x_norm": "x_n",
-}
+# A gradient is named after its tensor's display name (tinytui.display_names: x′, h_pre, MHA, ℓ), as the
+# transcript and the handouts name it; a per-head tensor by its letter (∂L/∂Q, its heads side by side).
 # E's two shares of gradient (model.backward): what a share is called after its symbol
 SHARES = {"E.lookup": "lookup share, step 2", "E.unembed": "unembedding share, step 14"}
 
@@ -81,7 +71,7 @@ def symbol(gname: str) -> str:
     """'grad.y' -> '∂L/∂y', 'grad.q.{h}' -> '∂L/∂Q', 'grad.W_2' -> '∂L/∂W_2', 'grad.E.lookup' -> '∂L/∂E'."""
     stem, _ = _split(gname.replace(".{h}", ".0"))
     stem = stem.split(".")[0] if stem in SHARES else stem
-    return f"∂L/∂{SYMBOLS.get(stem, stem)}"
+    return f"∂L/∂{PER_HEAD.get(stem) or DISPLAY.get(stem, stem)}"
 
 
 def title_of(gname: str) -> str:

@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
+from tinytui.display_names import display
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import STAGE_BY_NUMBER, Stage
@@ -367,7 +368,8 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     key = ("tensor", role, name)
     if unmarked and (hit := _kept(key, made_of)) is not None:
         return hit
-    table = tensor_table(trace, name)
+    shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
+    table = tensor_table(trace, name, shown=shown)
     grid_values = _as_table(arr, by_tokens)
     n_rows, n_cols = len(table.rows), len(table.cols)
     codes = _mark_codes(view, name, (n_rows, n_cols), by_tokens)
@@ -386,7 +388,6 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         )
     else:
         sources = tuple(tuple((full, (r, c)) for c in range(n_cols)) for r in range(n_rows))
-    shown = names.label(name, trace.cfg.n_blocks)
 
     def detail_row(r: int) -> list[str]:
         row_label, cells = table.rows[r], table.cells[r]
@@ -426,7 +427,7 @@ def columns_grid(
         for label, name, by_row in cols:
             idx = (r,) if by_row else ()
             v = float(view.trace[name][idx])
-            shown = names.label(name, view.trace.cfg.n_blocks)
+            shown = display(name, view.trace.cfg.n_blocks)
             detail = f"{label} ({shown}) for {row_label} = {fmt(v)}{_was(view, name, idx)}"
             marks = frozenset(_change_marks(view, name, idx))
             row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(name), idx)))
@@ -525,7 +526,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
             for j, dim in enumerate(dims):
                 v = float(trace[vec][p, j])
                 marks = frozenset(_change_marks(view, vec, (p, j)))
-                detail = f"{vec}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}"
+                detail = f"{display(vec)}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}"
                 row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(vec), (p, j))))
         cells.append(row)
     groups: tuple[tuple[str, int], ...] = ()
