@@ -316,6 +316,23 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+MAX_CIRCUIT_CELLS = 2**27  # 1 GB of float64: the chapter's models need a few thousand cells
+
+
+def circuits_fit(setup: Setup) -> Setup:
+    """The setup, if its circuits (two vocabulary × vocabulary tables per head) fit in memory; GPT-2's
+    would be terabytes, so it is refused in one line rather than run out of memory."""
+    cfg = setup.model.cfg
+    heads = cfg.n_blocks * cfg.n_heads
+    cells = 2 * heads * cfg.n_vocab**2
+    if cells > MAX_CIRCUIT_CELLS:
+        raise UsageError(
+            f"circuits: {heads} heads' QK and OV tables of {cfg.n_vocab:,} × {cfg.n_vocab:,} tokens would "
+            f"take {cells * 8 / 2**30:,.0f} GB; `tinytui why` and `trace --only` read single heads' numbers"
+        )
+    return setup
+
+
 def no_color(environ=os.environ) -> bool:
     """NO_COLOR set to anything but the empty string (https://no-color.org)."""
     return bool(environ.get("NO_COLOR"))
@@ -412,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "trace":
             return cmd_trace(args, sys.stdout)
         if args.command == "circuits":
-            return gallery.run_circuits(setup_from(args), args, sys.stdout)
+            return gallery.run_circuits(circuits_fit(setup_from(args)), args, sys.stdout)
         if args.command == "attribution":
             return gallery.run_attribution(setup_from(args), args, sys.stdout)
         if args.command == "serve":
