@@ -93,3 +93,11 @@ def test_circuits_of_a_large_vocabulary_are_refused_not_run(capsys, monkeypatch)
     err = capsys.readouterr().err
     assert err.startswith("tinytui: error: circuits: 8 heads' QK and OV tables of 360 × 360 tokens would")
     assert err.count("\n") == 1
+
+
+def test_train_says_a_checkpoint_is_not_trained_on_a_corpus(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("the river runs\n")
+    assert main(["train", str(tmp_path / "c.txt"), "-o", str(tmp_path / "o.json"), "--model", str(TINY)]) == 2
+    err = capsys.readouterr().err
+    assert f"--model: {TINY} is a GPT-2 checkpoint; tinytui train reads corpora of space-separated" in err
+    assert err.count("\n") == 1 and not (tmp_path / "o.json").exists()
