@@ -189,7 +189,7 @@ def main(argv: list[str]) -> None:
         print(text, flush=True)
         lines.append(text)
 
-    say("\n".join(lines))
+    print("\n".join(lines), flush=True)
     with tempfile.TemporaryDirectory(dir="/tmp", prefix="tinytui-gpt2-") as tmp:
         folder = Path(tmp)
         t0 = time.perf_counter()
