@@ -84,11 +84,11 @@ def test_a_missing_checkpoint_file_is_one_line(tmp_path, capsys):
 
 def test_circuits_of_a_large_vocabulary_are_refused_not_run(capsys, monkeypatch):
     """GPT-2's would be 144 heads × 2 tables of 50,257²: refused in one line before any is computed."""
-    import tinytui.cli as cli
+    from tinytui.commands import gallery
 
     assert main(["--model", str(TINY), "circuits"]) == 0  # 8 heads × 2 × 360²: computed
     capsys.readouterr()
-    monkeypatch.setattr(cli, "MAX_CIRCUIT_CELLS", 2 * 8 * 360**2 - 1)
+    monkeypatch.setattr(gallery, "MAX_CIRCUIT_CELLS", 2 * 8 * 360**2 - 1)
     assert main(["--model", str(TINY), "circuits"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tinytui: error: circuits: 8 heads' QK and OV tables of 360 × 360 tokens would")
