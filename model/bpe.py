@@ -101,7 +101,7 @@ def read_text(path: Path, max_bytes: int = MAX_VOCAB_BYTES) -> str:
     try:
         data = read_regular_file(path, max_bytes)
     except FileNotFoundError:
-        raise TokenizerFileError(f"{path}: missing ({_FOLDER_HAS})") from None
+        raise TokenizerFileError(f"{path}: missing ({FOLDER_HAS})") from None
     except (OSError, ValueError) as exc:
         why = getattr(exc, "strerror", None) or str(exc)
         raise TokenizerFileError(f"{path}: cannot read the file ({why})") from None
@@ -111,7 +111,7 @@ def read_text(path: Path, max_bytes: int = MAX_VOCAB_BYTES) -> str:
         raise TokenizerFileError(f"{path}: not UTF-8 text at byte {exc.start}") from None
 
 
-_FOLDER_HAS = "a GPT-2 checkpoint folder has config.json, model.safetensors, vocab.json and merges.txt"
+FOLDER_HAS = "a GPT-2 checkpoint folder has config.json, model.safetensors, vocab.json and merges.txt"
 
 
 def read_vocab(path: Path) -> dict[str, int]:

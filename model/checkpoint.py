@@ -93,7 +93,7 @@ def load_checkpoint(folder: str | Path) -> CheckpointModel:
             raise CheckpointError(
                 f"{weights}: missing (the weights are split in shards; tinytui reads one file)"
             )
-        raise CheckpointError(f"{weights}: missing ({bpe._FOLDER_HAS})")
+        raise CheckpointError(f"{weights}: missing ({bpe.FOLDER_HAS})")
     bpe.require_tokenizers(folder)  # before the weights are read: a missing package is said at once
     shape = read_config(folder / "config.json")
     tokenizer = bpe.load(folder)
