@@ -17,6 +17,10 @@ Under post-norm every sublayer's output is re-normalised (y = LN(x_mid + ffn)), 
 off the last stream is the last filter's output alone, so the embedding and the heads reach it only
 through the filter's nonlinearity. In both cases the stream is no longer a sum of the parts, and any
 split into them would not add up to the logit; attribution() then returns the reason and no parts.
+
+GPT-2's terms keep it exact: the attention bias b_O is one more part written into the stream, and the
+final norm's gain and bias make z = g ⊙ (y − mean(y)) / σ + b, so each part's share is
+(g ⊙ (c − mean(c)) / σ) · E[t] and the bias b is a part of its own, b · E[t].
 """
 
 from __future__ import annotations
@@ -53,13 +57,17 @@ def why_not_exact(trace: Trace) -> str | None:
     return None
 
 
-def part_names(n_blocks: int, n_heads: int) -> tuple[str, ...]:
-    """The parts, in the order they are written: emb, pe, then per block its heads, hidden·W_2, b_2."""
+def part_names(
+    n_blocks: int, n_heads: int, attn_bias: bool = False, norm_affine: bool = False
+) -> tuple[str, ...]:
+    """The parts, in the order they are written: emb, pe, then per block its heads (and b_O),
+    hidden·W_2, b_2; with the final norm's bias, lnf_b last."""
     names = ["emb", "pe"]
     for b in range(n_blocks):
         names += [f"blocks.{b}.head.{h}" for h in range(1, n_heads + 1)]
+        names += [f"blocks.{b}.b_O"] if attn_bias else []
         names += [f"blocks.{b}.hidden", f"blocks.{b}.b_2"]
-    return tuple(names)
+    return (*names, "lnf_b") if norm_affine else tuple(names)
 
 
 def part_label(name: str, n_blocks: int = 1) -> str:
@@ -68,8 +76,10 @@ def part_label(name: str, n_blocks: int = 1) -> str:
         return "embedding"
     if name == "pe":
         return "positional encoding"
+    if name == "lnf_b":
+        return "final norm's bias"
     _, b, local = name.split(".", 2)
-    words = {"hidden": "FFN hidden·W_2", "b_2": "FFN b_2"}
+    words = {"hidden": "FFN hidden·W_2", "b_2": "FFN b_2", "b_O": "attention b_O"}
     text = words.get(local) or "head " + local.removeprefix("head.") + " ·W_O"
     return text if n_blocks == 1 else f"{text} (block {int(b) + 1})"
 
@@ -83,6 +93,8 @@ def residual_parts(params: Params, trace: Trace, position: int) -> dict[str, np.
         pre = f"blocks.{b}."
         for h in range(1, cfg.n_heads + 1):
             out[f"{pre}head.{h}"] = trace[f"{pre}head.{h}"][position] @ head_out_rows(params, b, h)
+        if cfg.attn_bias:
+            out[pre + "b_O"] = np.asarray(params[pre + "b_O"])
         out[pre + "hidden"] = trace[pre + "hidden"][position] @ params[pre + "W_2"]
         out[pre + "b_2"] = np.asarray(params[pre + "b_2"])
     return out
@@ -129,7 +141,7 @@ def attribution(params: Params, trace: Trace, tokens: Iterable[str] | None = Non
     cfg = params.cfg
     tokens = default_tokens(trace) if tokens is None else tuple(dict.fromkeys(tokens))
     for tok in tokens:
-        if tok not in cfg.vocab:
+        if not cfg.has_token(tok):
             raise ValueError(f"{tok!r} is not in the vocabulary")
     position = len(trace.prompt) - 1
     stream = trace[f"blocks.{cfg.n_blocks - 1}.y"][position]
@@ -140,7 +152,11 @@ def attribution(params: Params, trace: Trace, tokens: Iterable[str] | None = Non
     if reason is not None:
         empty = {t: TokenAttribution(t, float(logits[cfg.token_id(t)]), {}) for t in tokens}
         return Attribution(position, scale, empty, reason)
-    centred = {name: (c - c.mean()) / scale for name, c in residual_parts(params, trace, position).items()}
+    gain = params["lnf_g"] if cfg.norm_affine else 1.0
+    parts = residual_parts(params, trace, position).items()
+    centred = {name: gain * (c - c.mean()) / scale for name, c in parts}
+    if cfg.norm_affine:
+        centred["lnf_b"] = np.asarray(params["lnf_b"])  # added to z as it is: neither centred nor scaled
     E = params["E"]
     out = {}
     for tok in tokens:

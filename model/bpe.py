@@ -3,8 +3,8 @@ package (the optional extra: pip install 'tinytui[gpt2]'), imported only when a 
 
 Text becomes pieces as vocab.json spells them ('The', 'Ġriver', 'Ġruns': Ġ is the byte-level alphabet's
 space), and each piece's id is its number in vocab.json, so a prompt gets the ids transformers' GPT-2
-tokenizer gives. "<|endoftext|>" (and any other <|…|> entry of the vocabulary) is one special token
-wherever it appears in the text, as in GPT-2's tokenizer.
+tokenizer gives. "<|endoftext|>" is one special token wherever it appears in the text, as in GPT-2's
+tokenizer (transformers' GPT2Tokenizer treats no other piece so).
 
 The two files are parsed here, bounded and checked, and handed to `tokenizers` as Python objects: the
 package never opens a file itself. Every problem is a TokenizerFileError naming the file, one line.
@@ -13,7 +13,6 @@ package never opens a file itself. Every problem is a TokenizerFileError naming 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from tinytui.model.safe_io import read_regular_file
 INSTALL = "pip install 'tinytui[gpt2]'"
 MAX_VOCAB_BYTES = 16 * 2**20  # GPT-2's vocab.json is 1 MB, its merges.txt 456 KB
 MAX_TOKEN_CHARS = 128  # a piece shown in a table; GPT-2's longest has 64 characters
-_SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>")  # <|endoftext|>: kept whole, never split by BPE
+SPECIAL = "<|endoftext|>"  # kept whole, never split by BPE
 
 
 class TokenizerFileError(ModelFileError):
@@ -49,7 +48,7 @@ class BPE:
     def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], folder: Path) -> None:
         tk = require_tokenizers(folder)
         self.vocab = vocab
-        self.specials = tuple(t for t in vocab if _SPECIAL.fullmatch(t))
+        self.specials = (SPECIAL,) if SPECIAL in vocab else ()
         try:
             model = tk.models.BPE(vocab=vocab, merges=merges)
         except Exception as exc:  # a merge of pieces vocab.json lacks, say (tokenizers' own exception)
@@ -102,7 +101,7 @@ def read_text(path: Path, max_bytes: int = MAX_VOCAB_BYTES) -> str:
     try:
         data = read_regular_file(path, max_bytes)
     except FileNotFoundError:
-        raise TokenizerFileError(f"{path}: missing ({_FOLDER_HAS})") from None
+        raise TokenizerFileError(f"{path}: missing ({FOLDER_HAS})") from None
     except (OSError, ValueError) as exc:
         why = getattr(exc, "strerror", None) or str(exc)
         raise TokenizerFileError(f"{path}: cannot read the file ({why})") from None
@@ -112,7 +111,7 @@ def read_text(path: Path, max_bytes: int = MAX_VOCAB_BYTES) -> str:
         raise TokenizerFileError(f"{path}: not UTF-8 text at byte {exc.start}") from None
 
 
-_FOLDER_HAS = "a GPT-2 checkpoint folder has config.json, model.safetensors, vocab.json and merges.txt"
+FOLDER_HAS = "a GPT-2 checkpoint folder has config.json, model.safetensors, vocab.json and merges.txt"
 
 
 def read_vocab(path: Path) -> dict[str, int]:

@@ -20,7 +20,7 @@ from typing import Any
 from tinytui.model import bpe, checks
 from tinytui.model.checkpoint_weights import CheckpointError, read
 from tinytui.model.config import ModelConfig
-from tinytui.model.files import LIMITS, ModelFile
+from tinytui.model.files import LIMITS, ModelFile, ModelFileError
 from tinytui.model.files import load as load_file
 
 FILES = ("config.json", "model.safetensors", "vocab.json", "merges.txt")
@@ -67,7 +67,15 @@ def is_checkpoint(path: str | Path) -> bool:
 
 
 def load_model(path: str | Path) -> ModelFile:
-    """What --model names: a checkpoint folder, or a tinytui model file."""
+    """What --model names: a checkpoint folder, or a tinytui model file. A checkpoint's own config.json
+    or model.safetensors named instead of its folder means the folder."""
+    path = Path(path)
+    if path.name in ("config.json", "model.safetensors") and (path.parent / "config.json").is_file():
+        try:
+            if json.loads(bpe.read_text(path.parent / "config.json", MAX_CONFIG_BYTES)).get("model_type"):
+                return load_checkpoint(path.parent)
+        except (ModelFileError, ValueError, AttributeError, RecursionError):
+            pass  # not a checkpoint's config: the model file loader says what is wrong with path
     return load_checkpoint(path) if is_checkpoint(path) else load_file(path)
 
 
@@ -85,7 +93,7 @@ def load_checkpoint(folder: str | Path) -> CheckpointModel:
             raise CheckpointError(
                 f"{weights}: missing (the weights are split in shards; tinytui reads one file)"
             )
-        raise CheckpointError(f"{weights}: missing ({bpe._FOLDER_HAS})")
+        raise CheckpointError(f"{weights}: missing ({bpe.FOLDER_HAS})")
     bpe.require_tokenizers(folder)  # before the weights are read: a missing package is said at once
     shape = read_config(folder / "config.json")
     tokenizer = bpe.load(folder)

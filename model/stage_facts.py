@@ -62,8 +62,9 @@ def softmax(trace: Trace) -> list[str]:
     facts = ["causal mask ON" if on else "causal mask OFF: earlier rows now see later tokens"]
     for h in range(1, trace.cfg.n_heads + 1):
         a = trace[f"blocks.0.attn.{h}"]
-        top = [trace.prompt[int(j)] for j in a.argmax(axis=1)]
-        facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}")
+        top = [trace.prompt[int(j)] for j in a.argmax(axis=1)[:SHOWN]]
+        more = f", … ({len(a)} rows)" if len(a) > SHOWN else ""
+        facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}{more}")
     return facts
 
 

@@ -10,13 +10,18 @@ from tinytui.model.wording import SAME, about, block_tensor, in_words, listed, n
 
 
 def _reads(out: np.ndarray, x_norm: np.ndarray, dims: tuple[str, ...]) -> list[str] | None:
-    """The dims that each column of out copies exactly from x_norm, or None if some column copies none
-    (all columns against all dims in one array: GPT-2's heads have 64 columns and d 768)."""
-    gap = np.abs(out[:, :, None] - x_norm[:, None, :]).max(axis=0)  # (columns of out, dims)
-    same = gap <= SAME
-    if not (same.sum(axis=1) == 1).all():
+    """The dims that each column of out copies exactly from x_norm, or None if some column copies none.
+    The first row picks the candidates (all columns against all dims at once: GPT-2's heads have 64
+    columns and d 768), and only those are checked on every row."""
+    first = np.abs(out[0][:, None] - x_norm[0][None, :]) <= SAME  # (columns of out, dims)
+    if not first.any(axis=1).all():
         return None
-    return [dims[j] for j in same.argmax(axis=1)]
+    cols, js = np.nonzero(first)
+    held = (np.abs(out[:, cols] - x_norm[:, js]) <= SAME).all(axis=0)
+    cols, js = cols[held], js[held]
+    if not np.array_equal(np.bincount(cols, minlength=out.shape[1]), np.ones(out.shape[1], dtype=int)):
+        return None
+    return [dims[j] for j in js[np.argsort(cols)]]
 
 
 def _question(q: list[str] | None, k: list[str] | None) -> str:

@@ -10,9 +10,8 @@ import traceback
 from dataclasses import dataclass, replace
 from typing import TextIO
 
-import numpy as np
-
 from tinytui.commands import gallery, new, serve, train
+from tinytui.commands.new import CommandError
 from tinytui.model import ModelFile, ModelFileError, checks, load_default, run
 from tinytui.model.backward import gradients
 from tinytui.model.checkpoint import CheckpointModel, load_model
@@ -208,88 +207,12 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
-    setup = setup_from(args)
-    trace = setup.trace()
-    params = setup.state.params
-    only = None if getattr(args, "only", None) is None else only_names(args.only, trace, params)
-    if only is None:
-        doc = {"model": setup.model.name, **trace.to_json()}
-    else:  # the trace's own fields, and of its tensors only those asked for
-        doc = {
-            "model": setup.model.name,
-            "prompt": list(trace.prompt),
-            "target": trace.target,
-            "switches": trace.switches.to_dict(),
-            "lr": trace.lr,
-            "prediction": trace.prediction,
-            "tensors": {n: trace.tensor(n).to_json() for n in only if n in trace.tensors},
-        }
-    # grad.<param> and grad.<tensor> (model/backward.py names them) sit beside the forward tensors;
-    # with --only they are computed only when one is asked for (GPT-2's are hundreds of MB)
-    if only is None or any(name.startswith("grad.") for name in only):
-        grads = gradients(setup.model.params, trace)
-        asked = [n for n in grads.tensors if only is None or n in only]
-        bad = [name for name in asked if not np.all(np.isfinite(grads.tensors[name].values))]
-        if bad:  # JSON has no NaN or Infinity: refuse rather than write what other tools cannot read
-            where = args.model or "the model"
-            raise UsageError(f"{where}: its gradient {bad[0]} overflows to a non-finite number")
-        doc["tensors"].update({name: grads.tensors[name].to_json() for name in asked})
-    doc["weights"] = weights_json(params, trace, only)
-    if only is not None:  # in the order asked
-        doc["tensors"] = {name: doc["tensors"][name] for name in only if name in doc["tensors"]}
+    from tinytui.commands.trace import document
+
+    doc = document(setup_from(args), getattr(args, "only", None), args.model or "the model")
     text = json.dumps(doc, indent=1, allow_nan=False)  # allow_nan=False: never NaN/Infinity in the output
     out.write(text + "\n")
     return 0
-
-
-def only_names(text: str, trace: Trace, params) -> list[str]:
-    """--only's names, each a tensor of the trace, a gradient or a weight (any spelling names.canonical
-    reads: attn.2 is blocks.0.attn.2); an unknown one is a UsageError naming it."""
-    from tinytui.model.backward import grad_name
-    from tinytui.model.names import canonical
-
-    known_grads = {grad_name(n) for n in (*trace.tensors, *params)} | {"grad.E.lookup", "grad.E.unembed"}
-    names: list[str] = []
-    for raw in text.split(","):
-        name = raw.strip()
-        if not name:
-            continue
-        found = next(
-            (n for n in (name, canonical(name)) if n in trace.tensors or n in params or n in known_grads),
-            None,
-        )
-        if found is None:
-            raise UsageError(
-                f"--only: {checks.shown(name)} is not a tensor, gradient or weight of this model "
-                f"(e.g. x, {canonical('attn.1')}, logits, grad.logits, E; `tinytui trace` lists them all)"
-            )
-        if found not in names:
-            names.append(found)
-    if not names:
-        raise UsageError("--only: name at least one tensor, e.g. --only logits,loss")
-    return names
-
-
-def weights_json(params, trace: Trace, only: list[str] | None = None) -> dict:
-    """Every parameter's values with the axis labels the app's grids use (display_names.param_axes):
-    {"blocks.0.W_O": {"label": "W_O", "shape": [4, 4], "axes": [["h1.k0", …], ["thing", …]],
-    "values": [[…], …]}}: one list of labels per dimension of values (a per-head weight's first is
-    ["h1", "h2"]). Floats as stored, so the arithmetic can be redone by hand."""
-    from tinytui.display_names import param_axes
-    from tinytui.model.names import label
-
-    cfg = trace.cfg
-    out = {}
-    for name, arr in params.items():
-        if only is not None and name not in only:
-            continue
-        _, rows, cols = param_axes(cfg, name, arr.ndim, arr.shape[-1])
-        axes = [list(cols)] if arr.ndim == 1 else [list(rows), list(cols)]
-        if arr.ndim == 3:
-            axes.insert(0, [f"h{h + 1}" for h in range(arr.shape[0])])
-        out[name] = {"label": label(name, cfg.n_blocks), "shape": list(arr.shape), "axes": axes}
-        out[name]["values"] = arr.tolist()
-    return out
 
 
 def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
@@ -430,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "replay":
             return cmd_replay(args, sys.stdout)
         return cmd_app(args)
-    except (ModelFileError, UsageError) as exc:
+    except (ModelFileError, UsageError, CommandError) as exc:
         print(f"tinytui: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `tinytui print | head` is fine

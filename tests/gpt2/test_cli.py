@@ -80,3 +80,24 @@ def test_a_missing_checkpoint_file_is_one_line(tmp_path, capsys):
         err == f"tinytui: error: {tmp_path / 'model.safetensors'}: missing (a GPT-2 checkpoint folder has "
         "config.json, model.safetensors, vocab.json and merges.txt)\n"
     )
+
+
+def test_circuits_of_a_large_vocabulary_are_refused_not_run(capsys, monkeypatch):
+    """GPT-2's would be 144 heads × 2 tables of 50,257²: refused in one line before any is computed."""
+    from tinytui.commands import gallery
+
+    assert main(["--model", str(TINY), "circuits"]) == 0  # 8 heads × 2 × 360²: computed
+    capsys.readouterr()
+    monkeypatch.setattr(gallery, "MAX_CIRCUIT_CELLS", 2 * 8 * 360**2 - 1)
+    assert main(["--model", str(TINY), "circuits"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tinytui: error: circuits: 8 heads' QK and OV tables of 360 × 360 tokens would")
+    assert err.count("\n") == 1
+
+
+def test_train_says_a_checkpoint_is_not_trained_on_a_corpus(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("the river runs\n")
+    assert main(["train", str(tmp_path / "c.txt"), "-o", str(tmp_path / "o.json"), "--model", str(TINY)]) == 2
+    err = capsys.readouterr().err
+    assert f"--model: {TINY} is a GPT-2 checkpoint; tinytui train reads corpora of space-separated" in err
+    assert err.count("\n") == 1 and not (tmp_path / "o.json").exists()

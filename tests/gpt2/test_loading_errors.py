@@ -137,6 +137,8 @@ def test_broken_tokenizer_files_are_named(tmp_path):
         f.write("a b c\n")
     assert refused(folder).startswith(f"{folder / 'merges.txt'}:")
     assert "expected two pieces separated by one space" in refused(folder)
+    (folder / "merges.txt").write_text("#version: 0.2\nzz qq\n", encoding="utf-8")
+    assert refused(folder).startswith(f"{folder / 'merges.txt'}: does not fit vocab.json (")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")

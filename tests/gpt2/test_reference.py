@@ -98,3 +98,8 @@ def test_param_count_is_the_files_sizes_less_the_tied_head(tmp_path, tiny):
     with_head = {**hf_tensors(), "lm_head.weight": hf_tensors()["transformer.wte.weight"]}
     tied = load_checkpoint(with_tensors(copy(tmp_path), with_head))
     assert tied.params.total() == sum(a.size for a in with_head.values()) - 360 * 16
+
+
+def test_naming_the_checkpoints_config_or_weights_means_its_folder(tiny):
+    for name in ("config.json", "model.safetensors"):
+        assert load_model(TINY / name).params == tiny.params

@@ -16,7 +16,7 @@ from tinytui.model.attribution import (
 )
 from tinytui.model.circuits import OV_IGNORES, QK_IGNORES, circuits, circuits_json, head_circuits
 
-from .test_backward import random_model
+from .test_backward import GPT2, random_model
 
 # (seed, d_model, heads, d_head, d_ff, vocab, blocks, T): none of them has d_model 4 but the chapter's
 # shape; one has two blocks and three heads, one a d_model that is a multiple of 3
@@ -28,10 +28,13 @@ SIZES = {
 }
 
 
-@pytest.fixture(scope="module", params=["chapter", *SIZES])
+@pytest.fixture(scope="module", params=["chapter", *SIZES, *GPT2])
 def model(request, chapter):
     if request.param == "chapter":
         return chapter.params, chapter.prompt, chapter.target
+    if request.param in GPT2:  # b_O and the final norm's gain and bias: the parts still add up
+        dims, switches = GPT2[request.param]
+        return random_model(*dims, **switches)
     return random_model(*SIZES[request.param])
 
 
@@ -102,7 +105,7 @@ def test_attribution_parts_add_up_to_the_logit(model, switches):
     y = trace[f"blocks.{cfg.n_blocks - 1}.y"][-1]
     assert result.scale == pytest.approx(np.sqrt(y.var() + cfg.eps), rel=1e-14)
     for tok, a in result.tokens.items():
-        assert tuple(a.parts) == part_names(cfg.n_blocks, cfg.n_heads)
+        assert tuple(a.parts) == part_names(cfg.n_blocks, cfg.n_heads, cfg.attn_bias, cfg.norm_affine)
         assert a.logit == trace["logits"][cfg.token_id(tok)]
         assert abs(sum(a.parts.values()) - a.logit) < 1e-12, tok
 
@@ -115,6 +118,7 @@ def test_attribution_parts_are_the_pieces_written_into_the_stream(model):
     np.testing.assert_allclose(sum(pieces.values()), trace[f"blocks.{cfg.n_blocks - 1}.y"][-1], atol=1e-12)
     for b in range(cfg.n_blocks):
         heads = sum(pieces[f"blocks.{b}.head.{h}"] for h in range(1, cfg.n_heads + 1))
+        heads = heads + pieces.get(f"blocks.{b}.b_O", 0.0)  # GPT-2's attention bias is a part of its own
         np.testing.assert_allclose(heads, trace[f"blocks.{b}.mha"][-1], atol=1e-12)
         ffn = pieces[f"blocks.{b}.hidden"] + pieces[f"blocks.{b}.b_2"]
         np.testing.assert_allclose(ffn, trace[f"blocks.{b}.ffn"][-1], atol=1e-12)
@@ -122,7 +126,8 @@ def test_attribution_parts_are_the_pieces_written_into_the_stream(model):
     result = attribution(params, trace)
     c = pieces["emb"]
     tok = trace.prediction
-    share = (c - c.mean()) / result.scale @ params["E"][cfg.token_id(tok)]
+    gain = params["lnf_g"] if cfg.norm_affine else 1.0  # GPT-2's final norm scales each column
+    share = gain * (c - c.mean()) / result.scale @ params["E"][cfg.token_id(tok)]
     assert result.tokens[tok].parts["emb"] == pytest.approx(share, abs=1e-14)
 
 

@@ -103,3 +103,14 @@ def test_gpt2s_weight_cells_are_labelled_by_their_axes():
     assert cell(cfg, "P", (3, 1), params["P"].shape) == "P[pos 3, d1]"
     assert cell(cfg, "blocks.1.b_K", (2, 0), params["blocks.1.b_K"].shape) == "b_K (block 2)[head 3, k0]"
     assert cell(cfg, "lnf_g", (4,), params["lnf_g"].shape) == "lnf_g[d4]"
+
+
+def test_a_head_that_copies_dims_is_read_at_any_width():
+    from tinytui.model.stage_texts_attention import _reads
+
+    rng = np.random.default_rng(2)
+    x_norm = rng.normal(size=(5, 40))
+    assert _reads(x_norm[:, [7, 3, 7]], x_norm, tuple(f"d{i}" for i in range(40))) == ["d7", "d3", "d7"]
+    assert _reads(x_norm[:, [7, 3]] + 1e-6, x_norm, tuple(f"d{i}" for i in range(40))) is None
+    twins = np.concatenate([x_norm, x_norm[:, :1]], axis=1)  # a column matching two dims reads as neither
+    assert _reads(twins[:, [0]], twins, tuple(f"d{i}" for i in range(41))) is None

@@ -48,8 +48,18 @@ def _finite_or_refuse(what: str, values, setup: Any) -> None:
 # ---- circuits -------------------------------------------------------------------------------------
 
 
+MAX_CIRCUIT_CELLS = 2**27  # 1 GB of float64: the chapter's models need a few thousand cells
+
+
 def run_circuits(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
     params = setup.model.params
+    cfg = params.cfg
+    heads, cells = cfg.n_blocks * cfg.n_heads, 2 * cfg.n_blocks * cfg.n_heads * cfg.n_vocab**2
+    if cells > MAX_CIRCUIT_CELLS:  # GPT-2's would be terabytes: one line rather than running out of memory
+        raise ModelFileError(
+            f"circuits: {heads} heads' QK and OV tables of {cfg.n_vocab:,} × {cfg.n_vocab:,} tokens would "
+            f"take {cells * 8 / 2**30:,.0f} GB; `tinytui why` and `trace --only` read single heads' numbers"
+        )
     found = circuits(params)
     for c in found:
         _finite_or_refuse(

@@ -16,7 +16,8 @@ from typing import TextIO
 from tinytui.commands import new
 from tinytui.commands.new import CommandError
 from tinytui.model import checks, corpus, make
-from tinytui.model.files import ModelFile, ModelFileError, load, load_default
+from tinytui.model.checkpoint import CheckpointModel, load_model
+from tinytui.model.files import ModelFile, ModelFileError, load_default
 from tinytui.model.presets import resolve
 from tinytui.widgets.sparkline import BLOCKS
 
@@ -90,7 +91,12 @@ def starting_model(args: argparse.Namespace, lines: list[corpus.Line], seed: int
             raise CommandError(
                 "--add-vocab: only with --new (a model's embedding has one row per token it knows)"
             )
-        model = load(resolve(model_arg)) if model_arg else load_default()
+        model = load_model(resolve(model_arg)) if model_arg else load_default()
+        if isinstance(model, CheckpointModel):  # its corpus would need its BPE, not split on spaces
+            raise CommandError(
+                f"--model: {model_arg} is a GPT-2 checkpoint; tinytui train reads corpora of space-separated "
+                "tokens for tinytui's own models (a checkpoint takes single learning steps in the app)"
+            )
         return model, f"the model {model.name}"
     if model_arg:
         raise CommandError("--new: give --model or --new, not both")

@@ -1,0 +1,97 @@
+"""`tinytui trace --json [--only NAME,…]`: every tensor, gradient and weight of a run as one JSON document,
+or only those named (a GPT-2 trace with every gradient is gigabytes of JSON; a user asks for a few).
+
+cli.setup_from checks the run's options and hands the result in, so this module never imports
+tinytui.cli; a bad --only is one CommandError line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tinytui.commands.new import CommandError
+from tinytui.model import checks
+from tinytui.model.backward import grad_name, gradients
+from tinytui.model.names import canonical
+from tinytui.model.trace import Trace
+
+
+def document(setup: Any, only_text: str | None, where: str) -> dict[str, Any]:
+    """The JSON document of the run: the trace's fields, its tensors and gradients, the weights; with
+    only_text, just the names it lists, in its order (gradients computed only if one is asked for)."""
+    trace = setup.trace()
+    params = setup.state.params
+    only = None if only_text is None else only_names(only_text, trace, params)
+    if only is None:
+        doc = {"model": setup.model.name, **trace.to_json()}
+    else:  # the trace's own fields, and of its tensors only those asked for
+        doc = {
+            "model": setup.model.name,
+            "prompt": list(trace.prompt),
+            "target": trace.target,
+            "switches": trace.switches.to_dict(),
+            "lr": trace.lr,
+            "prediction": trace.prediction,
+            "tensors": {n: trace.tensor(n).to_json() for n in only if n in trace.tensors},
+        }
+    # grad.<param> and grad.<tensor> (model/backward.py names them) sit beside the forward tensors
+    if only is None or any(name.startswith("grad.") for name in only):
+        grads = gradients(setup.model.params, trace)
+        asked = [n for n in grads.tensors if only is None or n in only]
+        bad = [name for name in asked if not np.all(np.isfinite(grads.tensors[name].values))]
+        if bad:  # JSON has no NaN or Infinity: refuse rather than write what other tools cannot read
+            raise CommandError(f"{where}: its gradient {bad[0]} overflows to a non-finite number")
+        doc["tensors"].update({name: grads.tensors[name].to_json() for name in asked})
+    doc["weights"] = weights_json(params, trace, only)
+    if only is not None:  # in the order asked
+        doc["tensors"] = {name: doc["tensors"][name] for name in only if name in doc["tensors"]}
+    return doc
+
+
+def only_names(text: str, trace: Trace, params) -> list[str]:
+    """--only's names, each a tensor of the trace, a gradient or a weight (any spelling names.canonical
+    reads: attn.2 is blocks.0.attn.2); an unknown one is a CommandError naming it."""
+    known_grads = {grad_name(n) for n in (*trace.tensors, *params)} | {"grad.E.lookup", "grad.E.unembed"}
+    names: list[str] = []
+    for raw in text.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        found = next(
+            (n for n in (name, canonical(name)) if n in trace.tensors or n in params or n in known_grads),
+            None,
+        )
+        if found is None:
+            raise CommandError(
+                f"--only: {checks.shown(name)} is not a tensor, gradient or weight of this model "
+                f"(e.g. x, {canonical('attn.1')}, logits, grad.logits, E; `tinytui trace` lists them all)"
+            )
+        if found not in names:
+            names.append(found)
+    if not names:
+        raise CommandError("--only: name at least one tensor, e.g. --only logits,loss")
+    return names
+
+
+def weights_json(params, trace: Trace, only: list[str] | None = None) -> dict:
+    """Every parameter's values (or only those named) with the axis labels the app's grids use
+    (display_names.param_axes): {"blocks.0.W_O": {"label": "W_O", "shape": [4, 4], "axes": [["h1.k0", …],
+    ["thing", …]], "values": [[…], …]}}: one list of labels per dimension of values (a per-head weight's
+    first is ["h1", "h2"]). Floats as stored, so the arithmetic can be redone by hand."""
+    from tinytui.display_names import param_axes
+    from tinytui.model.names import label
+
+    cfg = trace.cfg
+    out = {}
+    for name, arr in params.items():
+        if only is not None and name not in only:
+            continue
+        _, rows, cols = param_axes(cfg, name, arr.ndim, arr.shape[-1])
+        axes = [list(cols)] if arr.ndim == 1 else [list(rows), list(cols)]
+        if arr.ndim == 3:
+            axes.insert(0, [f"h{h + 1}" for h in range(arr.shape[0])])
+        out[name] = {"label": label(name, cfg.n_blocks), "shape": list(arr.shape), "axes": axes}
+        out[name]["values"] = arr.tolist()
+    return out
