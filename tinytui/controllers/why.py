@@ -40,7 +40,7 @@ class WhyController:
         source = self.focused_source()
         if source != self._of:
             self._of, self.chosen = source, 0
-        if source is None or names.split(source[0])[1] in names.PARAMS:
+        if source is None or names.split(source[0])[1] in names.ALL_PARAMS:
             return None  # a weight is read from the model file: its own line says which cell it is
         s = self.host.session
         trace, params = s.trace, s.params

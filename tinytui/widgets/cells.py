@@ -17,7 +17,7 @@ import numpy as np
 from tinytui.display_names import display
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
-from tinytui.model.stages import STAGE_BY_NUMBER, Stage
+from tinytui.model.stages import STAGE_BY_NUMBER, Stage, params_read
 from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table, tensor_table
 from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
@@ -652,7 +652,7 @@ def param_grid(view: View, name: str) -> GridSpec:
 
 
 def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
-    return [(param_grid(view, name),) for name in stage.reads if name in PARAM_NAMES]
+    return [(param_grid(view, name),) for name in params_read(stage, view.trace.cfg)]
 
 
 def input_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
