@@ -82,10 +82,10 @@ ACTIONS: tuple[Action, ...] = (
            "Replay the next event", show=True, when="recording.replaying", note="recording.replay_note"),
     Action("presenter-next", "n,right,space", "presenter.next", "Next ›",
            "Presenting: the step's next table, after its last the next step", show=True,
-           when="presenter.presenting"),
+           when="presenter.presenting", narrow=False),  # at 80 columns the table's heading says "n: …"
     Action("presenter-previous", "p,left", "presenter.previous", "‹ Prev",
            "Presenting: the step's previous table, before its first the previous step", show=True,
-           when="presenter.presenting"),
+           when="presenter.presenting", narrow=False),
     Action("next-step", "n,right,space", "steps.next", "Next", "Go to the next step", show=True),
     Action("previous-step", "p,left", "steps.previous", "Prev", "Go to the previous step", show=True),
     Action("first-step", "g,home", "steps.goto", "First", "Go to step 1", args=(1,)),

@@ -2,7 +2,7 @@
 p go through the step's tables and then to the next or previous step; z brings every table back."""
 
 from tests.apps import make_app
-from tests.tui.helpers import info, press
+from tests.tui.helpers import footer_keys, info, press
 from tinytui.cli import build_parser
 from tinytui.commands.serve import app_command
 from tinytui.widgets.grid import Grid
@@ -99,3 +99,17 @@ async def test_at_the_last_step_n_stays_on_its_last_table():
         for _ in range(pages + 1):
             await press(pilot, "n")
         assert app.session.step == 16 and f"table {pages} of {pages}" in on_screen(app)[0]
+
+
+async def test_at_80x24_the_heading_says_n_and_the_footer_keeps_help_and_quit():
+    app = make_app(large=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "G", "p", "p")  # step 15's fourth table of five (p walks back through them)
+        await pilot.pause()
+        heading = next(w for w in app.query(Heading) if w.display)
+        assert app.session.step == 15 and heading.title_text.startswith("Step 15 makes · table 4 of 5")
+        main = app.query_one("#main")
+        assert main.region.y <= heading.region.y < main.region.bottom, "the heading is on screen"
+        keys = footer_keys(app)
+        assert keys[-3:] == ["Help", "Quit", "palette"] and "Next ›" not in keys
+        assert sum(k.size.width for k in app.screen.query("FooterKey")) <= 80

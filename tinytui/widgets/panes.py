@@ -232,7 +232,7 @@ class StepPanes(ViewPart, Vertical):
             self.parent.scroll_home(animate=False)
         grid = shown if isinstance(shown, Grid) else next(iter(shown.query(Grid)), None) if shown else None
         if grid is not None:  # the arrows and the inspector work on the table on screen
-            self.call_after_refresh(grid.focus)
+            self.call_after_refresh(grid.focus, False)  # not scrolled to: the heading stays on screen
 
     def grids(self) -> list[Grid]:
         return [w for w in self.items.values() if isinstance(w, Grid)]
