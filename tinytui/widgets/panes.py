@@ -69,6 +69,12 @@ def make_widget(item: Item, role: str) -> Widget:
     return Grid(item)
 
 
+def _in_role(widget: Widget, role: str) -> bool:
+    """Whether a pooled widget (a table, or a row of them) already carries this role's class."""
+    parts = widget.children if isinstance(widget, SideBySide) else (widget,)
+    return all(part.has_class(role) for part in parts)
+
+
 def _kind(item: Item) -> type[Widget]:
     return LogitBars if isinstance(item, LogitsSpec) else Grid
 
@@ -133,7 +139,7 @@ class StepPanes(ViewPart, Vertical):
                 self._pages.append((section.title, heading, None))
             for row in section.rows:
                 slot = ("row", tuple(_kind(i) for i in row)) if len(row) > 1 else ("item", _kind(row[0]))
-                widget = self._take(pool, slot)
+                widget = self._take(pool, slot, section.role)
                 if widget is None:
                     made = [make_widget(item, section.role) for item in row]
                     widget = SideBySide(*made) if len(made) > 1 else made[0]
@@ -161,12 +167,15 @@ class StepPanes(ViewPart, Vertical):
             if first is not None:
                 self.call_after_refresh(first.focus)
 
-    def _take(self, pool: dict[tuple, list[Widget]], slot: tuple) -> Widget | None:
+    def _take(self, pool: dict[tuple, list[Widget]], slot: tuple, role: str = "") -> Widget | None:
+        """The next widget of the pool for this slot, one already in this role if there is one: a table
+        changing its role class is restyled by Textual from scratch (most of a step change's cost)."""
         widgets = pool.get(slot)
         if not widgets:
             return None
         self.reused += 1
-        return widgets.pop(0)
+        same = next((i for i, w in enumerate(widgets) if role and _in_role(w, role)), 0)
+        return widgets.pop(same)
 
     @staticmethod
     def _slot_of(widget: Widget) -> tuple:
