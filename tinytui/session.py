@@ -131,14 +131,15 @@ class Session:
     def original_trace(self) -> Trace:
         """The model file's own weights on the current prompt, target, switches and lr.
 
-        Held only while it costs nothing (it is the trace or the previous one) or the highlights compare
-        to it; otherwise it would be a third trace that nothing reads. Let go, it is run again when asked
-        for: the same numbers, bit for bit (the same arithmetic on the same inputs), checked finite when
-        first made."""
+        Held while it costs nothing (it is the trace or the previous one), while the highlights compare
+        to it, and once asked for until the next move; otherwise it would be a third trace that nothing
+        reads. Let go, it is run again when asked for: the same numbers, bit for bit (the same arithmetic
+        on the same inputs), checked finite when first made."""
         trace = self._original()
         if trace is None:
             trace = self._run(State(self.model.params, *self._original_key))
-        self._keep_original(trace)
+            self._original = weakref.ref(trace)
+        self._original_kept = trace
         return trace
 
     def _keep_original(self, trace: Trace) -> None:
@@ -364,8 +365,6 @@ class Session:
 
     def set_compare_to_original(self, on: bool) -> None:
         self.compare_to_original = on
-        if not on:
-            self._original_kept = None
 
     # ---- internals -----------------------------------------------------------------------------
     def _run(self, state: State) -> Trace:
@@ -415,12 +414,15 @@ class Session:
     @contextmanager
     def _room_for_a_trace(self) -> Iterator[None]:
         """While a move computes its trace, let go of what nothing reads after the move: the trace before
-        the last change and the current state's edited arrays, so the next trace is made beside one
+        the last change, the current state's edited arrays and (unless the highlights compare to it) the
+        original model's trace, so the next trace is made beside one
         other (two with compare-to-original on), not three (the GPT-2-small benchmark's peak). A
         refused move gets them back: the previous trace as it was if something else still holds it,
         else run again from the state that made it."""
         dropped, made_by = weakref.ref(self.previous), self._previous_state
         self.previous, self._previous_state, self._held = self.trace, self.state, None
+        if not self.compare_to_original:
+            self._original_kept = None
         try:
             yield
         except Exception:

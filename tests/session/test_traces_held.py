@@ -41,6 +41,16 @@ def test_the_original_trace_let_go_runs_again_to_the_same_numbers(chapter, trace
     assert session.base is original  # held while the highlights compare to it
     session.set_compare_to_original(False)
     assert session.base is session.previous
+    del original
+    session.edit("blocks.0.b_2", (2,), 1.0)
+    gc.collect()
+    assert session._original() is None  # let go by the move
+    asked = weakref.ref(session.original_trace)  # run again, and kept until the next move
+    gc.collect()
+    assert asked() is session.original_trace
+    session.edit("blocks.0.b_2", (2,), 0.5)
+    gc.collect()
+    assert asked() is None
 
 
 def test_undo_to_the_file_weights_makes_the_trace_the_original(chapter):
