@@ -10,6 +10,7 @@ import numpy as np
 
 from tinytui.model import count
 from tinytui.model.trace import Trace
+from tinytui.model.wording import tied_groups
 
 
 def _f(x: float) -> str:
@@ -121,13 +122,7 @@ def _ties(trace: Trace) -> list[str]:
     logits = trace["logits"]
     vocab = trace.cfg.vocab
     out = []
-    seen: set[int] = set()
-    for i in range(len(vocab)):
-        if i in seen:
-            continue
-        same = [j for j in range(i + 1, len(vocab)) if logits[j] == logits[i]]
-        if same:
-            seen.update(same)
-            names = " and ".join(vocab[k] for k in (i, *same))
-            out.append(f"{names} tie at logit {_f(logits[i])}")
+    for ids in tied_groups(logits):
+        names = " and ".join(vocab[k] for k in ids)
+        out.append(f"{names} tie at logit {_f(logits[ids[0]])}")
     return out

@@ -7,7 +7,7 @@ import numpy as np
 
 from tinytui.model import count
 from tinytui.model.trace import Trace
-from tinytui.model.wording import block_tensor, listed, sentences
+from tinytui.model.wording import block_tensor, listed, sentences, tied_groups
 
 
 def ffn(trace: Trace) -> str:
@@ -98,16 +98,7 @@ def unembed(trace: Trace) -> str:
         f"The same table E is read the other way: the logit of each of the {cfg.n_vocab} tokens is the "
         "dot product of z with that token's row, so the row that best matches z wins."
     ]
-    logits = trace["logits"]
-    groups: list[list[str]] = []
-    seen: set[int] = set()
-    for i in range(cfg.n_vocab):
-        if i in seen:
-            continue
-        same = [j for j in range(i + 1, cfg.n_vocab) if logits[j] == logits[i]]
-        if same:
-            seen.update(same)
-            groups.append([cfg.vocab[k] for k in (i, *same)])
+    groups = [[cfg.vocab[k] for k in ids] for ids in tied_groups(trace["logits"])]
     if groups:
         tied = "; ".join(f"{listed(g)} tie" for g in groups)
         each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"
