@@ -10,6 +10,7 @@ import numpy as np
 
 from tinytui.model import count
 from tinytui.model.trace import Trace
+from tinytui.model.wording import tied_groups
 
 SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its first entries
 
@@ -127,19 +128,10 @@ def count_params(trace: Trace) -> list[str]:
 
 
 def _ties(trace: Trace) -> list[str]:
+    logits = trace["logits"]
+    vocab = trace.cfg.vocab
     out = []
-    for group in tied_groups(trace["logits"]):
-        names = " and ".join(trace.cfg.vocab[k] for k in group)
-        out.append(f"{names} tie at logit {_f(trace['logits'][group[0]])}")
+    for ids in tied_groups(logits):
+        names = " and ".join(vocab[k] for k in ids)
+        out.append(f"{names} tie at logit {_f(logits[ids[0]])}")
     return out
-
-
-def tied_groups(logits: np.ndarray) -> list[list[int]]:
-    """The tokens whose logits are exactly equal, group by group in the order of each group's first
-    token (a sort, not a pairwise scan: GPT-2 has 50,257 logits)."""
-    order = np.argsort(logits, kind="stable")  # equal values keep their vocabulary order
-    ranked = logits[order]
-    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
-    ends = np.r_[starts[1:], len(ranked)]
-    groups = [order[a:b].tolist() for a, b in zip(starts, ends) if b - a > 1]
-    return sorted(groups, key=lambda g: g[0])

@@ -10,18 +10,18 @@ from tinytui.model.wording import SAME, about, block_tensor, in_words, listed, n
 
 
 def _reads(out: np.ndarray, x_norm: np.ndarray, dims: tuple[str, ...]) -> list[str] | None:
-    """The dims that each column of out copies exactly from x_norm, or None if some column copies none.
-    The first row picks the candidates (all columns against all dims at once: GPT-2's heads have 64
-    columns and d 768), and only those are checked on every row."""
-    first = np.abs(out[0][:, None] - x_norm[0][None, :]) <= SAME  # (columns of out, dims)
-    if not first.any(axis=1).all():
-        return None
-    cols, js = np.nonzero(first)
-    held = (np.abs(out[:, cols] - x_norm[:, js]) <= SAME).all(axis=0)
-    cols, js = cols[held], js[held]
-    if not np.array_equal(np.bincount(cols, minlength=out.shape[1]), np.ones(out.shape[1], dtype=int)):
-        return None
-    return [dims[j] for j in js[np.argsort(cols)]]
+    """The dims that each column of out copies exactly from x_norm, or None if some column copies none."""
+    found = []
+    for c in range(out.shape[1]):
+        col = out[:, c : c + 1]
+        # every dim at once (np.allclose(col, x_norm[:, j], rtol=0, atol=SAME) for each j, as one array)
+        with np.errstate(invalid="ignore"):  # inf − inf: not close by the difference, equal by ==
+            close = (np.abs(x_norm - col) <= SAME) | (x_norm == col)
+        same = np.flatnonzero(close.all(axis=0))
+        if len(same) != 1:
+            return None
+        found.append(dims[same[0]])
+    return found
 
 
 def _question(q: list[str] | None, k: list[str] | None) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytui.model import count, stage_facts
+from tinytui.model import count
 from tinytui.model.trace import Trace
-from tinytui.model.wording import block_tensor, listed, sentences
+from tinytui.model.wording import block_tensor, listed, sentences, tied_groups
 
 
 def ffn(trace: Trace) -> str:
@@ -100,7 +100,7 @@ def unembed(trace: Trace) -> str:
         f"The same table E is read the other way: the logit of each of the {cfg.n_vocab} tokens is the "
         "dot product of z with that token's row, so the row that best matches z wins."
     ]
-    groups = [[cfg.vocab[k] for k in group] for group in stage_facts.tied_groups(trace["logits"])]
+    groups = [[cfg.vocab[k] for k in ids] for ids in tied_groups(trace["logits"])]
     if groups:
         tied = "; ".join(f"{listed(g)} tie" for g in groups)
         each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"

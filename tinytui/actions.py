@@ -49,6 +49,7 @@ class Host(Protocol):
     experiments: Any
     learning: Any
     recording: Any
+    presenter: Any
     theme: str
     focused: Any
 
@@ -73,11 +74,18 @@ class Host(Protocol):
 JUMP = "jump to step 1–9"
 
 # Order matters where two actions share a key: the first that applies takes it (n replays while a
-# replay runs, else steps; b enters the walk, or leaves it; ctrl+t starts recording, or stops it).
+# replay runs, else goes through the presenter's tables while presenting, else steps; b enters the
+# walk, or leaves it; ctrl+t starts recording, or stops it).
 ACTIONS: tuple[Action, ...] = (
     Action("next-event", "n", "recording.next_event", "Next event",
            "While replaying: apply the next recorded event (then n goes back to the next step)",
            "Replay the next event", show=True, when="recording.replaying", note="recording.replay_note"),
+    Action("presenter-next", "n,right,space", "presenter.next", "Next ›",
+           "Presenting: the step's next table, after its last the next step", show=True,
+           when="presenter.presenting", narrow=False),  # at 80 columns the table's heading says "n: …"
+    Action("presenter-previous", "p,left", "presenter.previous", "‹ Prev",
+           "Presenting: the step's previous table, before its first the previous step", show=True,
+           when="presenter.presenting", narrow=False),
     Action("next-step", "n,right,space", "steps.next", "Next", "Go to the next step", show=True),
     Action("previous-step", "p,left", "steps.previous", "Prev", "Go to the previous step", show=True),
     Action("first-step", "g,home", "steps.goto", "First", "Go to step 1", args=(1,)),
@@ -166,6 +174,10 @@ ACTIONS: tuple[Action, ...] = (
            "Keep the prediction's bars (with ghosts of the values before the last change) and block 0's "
            "attention on screen beside every step (W hides)", "Show or hide the watch pane",
            note="watch.note"),
+    Action("presenter", "z", "presenter.toggle", "Present",
+           "Presenter view for a projector: one table at a time with more room, n and p go through the "
+           "step's tables (z again: every table; tinytui --large starts with it)",
+           "Presenter view: one table at a time", note="presenter.note"),
     Action("cycle-theme", "t", "steps.cycle_theme", "Theme",
            "Next theme: dark, light, high contrast, colour-blind, monochrome (remembered)"),
     Action("help", "question_mark", "steps.help", "Help", "List every key", "Keys: show every key",

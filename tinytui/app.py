@@ -30,6 +30,7 @@ from tinytui.controllers.edits import EditController
 from tinytui.controllers.experiments import ExperimentController
 from tinytui.controllers.gallery import GalleryController
 from tinytui.controllers.learning import LearningController
+from tinytui.controllers.presenter import PresenterController
 from tinytui.controllers.recording import RecordingController
 from tinytui.controllers.steps import StepController
 from tinytui.controllers.watch import WatchController
@@ -94,6 +95,7 @@ class TinyTuiApp(App[None]):
         replay: Replayer | None = None,
         record: str | None = None,
         keymap: dict[str, str] | None = None,
+        large: bool = False,  # --large: open in the presenter view
     ) -> None:
         super().__init__()
         self.session = session
@@ -105,6 +107,7 @@ class TinyTuiApp(App[None]):
         self.why = WhyController(self)
         self.gallery = GalleryController(self)
         self.watch = WatchController(self)
+        self.presenter = PresenterController(self, on=large)
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
@@ -197,6 +200,7 @@ class TinyTuiApp(App[None]):
         self._fit(self.size.width, self.size.height)
         self.refresh_views()
         self.query_one(StepList).focus()
+        self.presenter.start()
         self.recording.start_at_mount()
 
     def on_unmount(self) -> None:

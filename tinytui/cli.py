@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="record the session as a plain-text transcript in FILE (events for replay go beside it, "
         "FILE with .jsonl)",
     )
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help="open in the presenter view, for a projector: one table at a time, more room (z toggles it)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     pr = sub.add_parser("print", parents=[run_options], help="print the sixteen steps as tables")
     pr.add_argument("--step", type=int, metavar="N", help="print only step N (1–16)")
@@ -286,7 +291,10 @@ def cmd_app(args: argparse.Namespace) -> int:
     from tinytui.app import TinyTuiApp
 
     session = Session(setup.model, setup.state)
-    return run_app(TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap))
+    large = getattr(args, "large", False)
+    return run_app(
+        TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap, large=large)
+    )
 
 
 def run_app(app) -> int:
@@ -325,7 +333,15 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     session = replayer.new_session()
     record = getattr(args, "record", None)
     return run_app(
-        TinyTuiApp(session, theme=theme, notices=notices, replay=replayer, record=record, keymap=keymap)
+        TinyTuiApp(
+            session,
+            theme=theme,
+            notices=notices,
+            replay=replayer,
+            record=record,
+            keymap=keymap,
+            large=getattr(args, "large", False),  # a lesson replayed on a projector
+        )
     )
 
 

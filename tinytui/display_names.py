@@ -103,13 +103,25 @@ def cell(cfg: Any, name: str, index: tuple[int, ...] | list[int], shape: tuple[i
 
 
 # internal names that prose from the model's tables (the backward rules) may spell out
-_IN_PROSE = ("x_mid_norm", "x_mid", "hidden_pre", "mha", "logits_stepped", "probs_stepped", "grad_logits")
-_PROSE = re.compile(r"(?<![\w.])(" + "|".join(_IN_PROSE) + r")(?![\w])")
+_IN_PROSE = (
+    "x_mid_norm",
+    "x_mid",
+    "hidden_pre",
+    "mha",
+    "logits_stepped",
+    "probs_stepped",
+    "grad_logits",
+    "ffn",
+)
+# a name, alone or with a one-letter subscript (∂L/∂ffn_p: its row p)
+_PROSE = re.compile(r"(?<![\w.])(" + "|".join(_IN_PROSE) + r")(?!(?!_[a-z]\b)\w)")
+_PRIME = re.compile(r"(?<![\w.])x'")  # the chapter's formulas write x' in ASCII; the tables write x′
 
 
 def in_words(text: str) -> str:
-    """Text with any internal tensor name in it shown by its display name: '∂L/∂mha' -> '∂L/∂MHA'."""
-    return _PROSE.sub(lambda m: DISPLAY[m.group(1)], text)
+    """Text with any internal tensor name in it shown by its display name: '∂L/∂mha' -> '∂L/∂MHA',
+    '∂L/∂ffn' -> '∂L/∂FFN', and x' as the tables write it, x′ ('LN(x') W_1' -> 'LN(x′) W_1')."""
+    return _PRIME.sub("x′", _PROSE.sub(lambda m: DISPLAY[m.group(1)], text))
 
 
 # ---- formulas (model.provenance writes them with internal names) --------------------------------------
@@ -158,4 +170,4 @@ def in_formula(text: str) -> str:
     head = _OWN_NAME.match(text)  # the cell the formula is of, a scalar: 'loss = …' -> 'L = …'
     if head is not None and head.group(1) in DISPLAY:
         text = display(head.group(1)) + text[head.end(1) :]
-    return _NAME.sub(shown, text)
+    return _PRIME.sub("x′", _NAME.sub(shown, text))

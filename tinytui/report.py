@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tinytui.display_names import display, param_axes
+from tinytui.display_names import display, in_words, param_axes
 from tinytui.model import count, names, steps
 from tinytui.model.backward import BackwardStage, Gradients
 from tinytui.model.facts import stage_facts
@@ -124,7 +124,7 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel, where)]
     focused = steps.focus(trace, where)
     facts = tuple(stage_facts(focused, stage))
-    formula = formula_as_run(stage, trace.switches, trace.cfg)
+    formula = in_words(formula_as_run(stage, trace.switches, trace.cfg))  # x′ as the tables write it
     weights = () if params is None else weight_tables(trace, params, stage, where)
     heading = steps.of_all(where, n_blocks, "/")
     return StageReport(stage, tuple(tables), facts, formula, stage.explain(focused), weights, heading)

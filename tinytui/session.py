@@ -5,11 +5,16 @@ immutable State and a full recompute, so undo is just moving a cursor. The histo
 model size: States share every array they did not change, and an edited cell is an overlay on the
 arrays (Params.with_edit), so an entry of the history holds (name, index, value), not an array copy.
 The session holds the current state's arrays, so an edited array is built once per move, not per read.
+It holds at most two traces (the current one and the one before the last change; the original model's
+only when it is one of those or the highlights compare to it), and lets the older go while a move
+computes the next: at GPT-2-small shapes a trace of 64 tokens is 91 MB, as much as 14 % of the weights.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -95,11 +100,13 @@ class Session:
         self.block = 0  # which block a block step (5–12) shows, 0-based; kept while outside the blocks
         self.mode = Mode()
         self._original_key = (first.prompt, first.target, first.switches, first.lr)
-        self.original_trace = self._run(State(model.params, *self._original_key))
+        original = self._run(State(model.params, *self._original_key))
         # the file's own state (the usual start) is the original trace itself: one trace, not two alike
-        self.trace = self.original_trace if first.params is model.params else self._run(first)
+        self.trace = original if first.params is model.params else self._run(first)
         self.previous = self.trace  # the trace before the last change (what highlights compare to)
+        self._previous_state = first  # what made previous: a refused move that let it go runs it again
         self.compare_to_original = False
+        self._keep_original(original)
         self.listeners: list[Callable[[Event], None]] = []
         self._gradients: tuple[Trace, Gradients] | None = None
         self._held: tuple[Params, tuple[np.ndarray, ...]] | None = None  # the current params' arrays
@@ -120,6 +127,25 @@ class Session:
     def _hold(self, params: Params, arrays: tuple[np.ndarray, ...]) -> None:
         """Keep the current params' arrays alive: an edited array (built on reading) then stays built."""
         self._held = (params, arrays)
+
+    @property
+    def original_trace(self) -> Trace:
+        """The model file's own weights on the current prompt, target, switches and lr.
+
+        Held while it costs nothing (it is the trace or the previous one), while the highlights compare
+        to it, and once asked for until the next move; otherwise it would be a third trace that nothing
+        reads. Let go, it is run again when asked for: the same numbers, bit for bit (the same arithmetic
+        on the same inputs), checked finite when first made."""
+        trace = self._original()
+        if trace is None:
+            trace = self._run(State(self.model.params, *self._original_key))
+            self._original = weakref.ref(trace)
+        self._original_kept = trace
+        return trace
+
+    def _keep_original(self, trace: Trace) -> None:
+        self._original = weakref.ref(trace)
+        self._original_kept = trace if self.compare_to_original else None
 
     @property
     def base(self) -> Trace:
@@ -352,13 +378,16 @@ class Session:
             raise Refused(f"that makes {shown} overflow to a non-finite number; nothing was changed")
         return trace
 
-    def _compute(self, state: State) -> tuple[Trace, tuple[Any, Trace]]:
+    def _compute(self, state: State) -> tuple[Trace, tuple[Any, Trace] | None]:
         """Everything a move to state needs, computed without touching the session: its trace and the
-        original model's trace on its prompt and switches. Raises Refused (the session unchanged)."""
+        original model's trace on its prompt and switches (None: the one the session has still holds).
+        Raises Refused (the session unchanged)."""
         trace = self._run(state)
         key = (state.prompt, state.target, state.switches, state.lr)
+        if state.params is self.model.params:  # the file's own weights: the trace is the original
+            return trace, (key, trace)
         if key == self._original_key:
-            return trace, (key, self.original_trace)
+            return trace, None
         # "relative to the original model" means the file's weights on today's prompt and switches
         try:
             return trace, (key, self._run(State(self.model.params, *key)))
@@ -366,8 +395,9 @@ class Session:
             raise Refused(f"with the model file's own weights (kept for comparing), {exc}") from None
 
     def _change(self, kind: str, data: dict[str, Any], state: State) -> Event:
-        held = tuple(state.params.values())  # built once: the run and then the session read these
-        trace, original = self._compute(state)  # raises Refused before anything is touched
+        with self._room_for_a_trace():
+            held = tuple(state.params.values())  # built once: the run and then the session read these
+            trace, original = self._compute(state)  # raises Refused before anything is touched
         del self.history[self.cursor + 1 :]
         self.history.append(state)
         self.cursor += 1
@@ -376,17 +406,42 @@ class Session:
 
     def _move(self, cursor: int, kind: str) -> Event:
         state = self.history[cursor]
-        held = tuple(state.params.values())
-        trace, original = self._compute(state)  # before the cursor moves
+        with self._room_for_a_trace():
+            held = tuple(state.params.values())
+            trace, original = self._compute(state)  # before the cursor moves
         self.cursor = cursor
         self._hold(state.params, held)
         return self._settle(kind, {"cursor": cursor}, trace, original)
 
-    def _settle(self, kind: str, data: dict[str, Any], trace: Trace, original: tuple[Any, Trace]) -> Event:
+    @contextmanager
+    def _room_for_a_trace(self) -> Iterator[None]:
+        """While a move computes its trace, let go of what nothing reads after the move: the trace before
+        the last change, the current state's edited arrays and (unless the highlights compare to it) the
+        original model's trace, so the next trace is made beside one
+        other (two with compare-to-original on), not three (the GPT-2-small benchmark's peak). A
+        refused move gets them back: the previous trace as it was if something else still holds it,
+        else run again from the state that made it."""
+        dropped, made_by = weakref.ref(self.previous), self._previous_state
+        self.previous, self._previous_state, self._held = self.trace, self.state, None
+        if not self.compare_to_original:
+            self._original_kept = None
+        try:
+            yield
+        except Exception:
+            previous = dropped()
+            self.previous = self._run(made_by) if previous is None else previous
+            self._previous_state = made_by
+            raise
+
+    def _settle(
+        self, kind: str, data: dict[str, Any], trace: Trace, original: tuple[Any, Trace] | None
+    ) -> Event:
         """Make the move computed by _compute; nothing here can refuse."""
         before = self.trace
         self.previous, self.trace = before, trace
-        self._original_key, self.original_trace = original
+        if original is not None:
+            self._original_key = original[0]
+            self._keep_original(original[1])
         return self._emit(kind, data, before, trace)
 
     def _emit(self, kind: str, data: dict[str, Any], before: Trace, after: Trace) -> Event:

@@ -21,7 +21,7 @@ def test_backward_walk_steps_show_gradients_and_replay(chapter, tmp_path):
     text = path.read_text()
     assert "=== 2 · step 12/16: the backward walk moved to" in text
     assert "Backward step 12/16 · " in text
-    assert "∂L/∂W_2 = hiddenᵀ · ∂L/∂ffn" in text
+    assert "∂L/∂W_2 = hiddenᵀ · ∂L/∂FFN" in text
     assert "∂L/∂W_2 (for this step's weights)" in text
     g = gradients(chapter.params, session.trace)["grad.blocks.0.W_2"]
     assert fmt(float(g[3, 3])) in text  # unit 3 is live on the last position: a real, non-zero number

@@ -79,3 +79,12 @@ async def test_the_first_residual_says_x_prime_in_its_title_and_the_inspector():
         await pilot.pause()
         rows = [g.spec.rows[0] for g in app.query("Grid") if g.spec.title.startswith(("∂L/∂ℓ", "ℓ′", "p′"))]
         assert rows == ["∂L/∂ℓ", "ℓ′", "p′"]
+
+
+def test_prose_and_step_formulas_use_the_same_names():
+    from tinytui.display_names import in_words
+
+    assert in_words("the skip hands ∂L/∂ffn to x' as well") == "the skip hands ∂L/∂FFN to x′ as well"
+    assert in_words("∂L/∂b_2 = Σ_p ∂L/∂ffn_p") == "∂L/∂b_2 = Σ_p ∂L/∂FFN_p"
+    assert in_words("h = GELU(LN(x') W_1 + b_1)") == "h = GELU(LN(x′) W_1 + b_1)"
+    assert in_words("mha_out, x_mid_norm") == "mha_out, x′_n"  # a longer word is not a name

@@ -75,7 +75,7 @@ async def test_gelu_step_11_counts_zeros(app):
         await press(pilot, "a")
         text = info(app)
         assert "GELU" in text and "ReLU would cut 24 of 32" in text
-        assert "h = GELU(LN(x') W_1 + b_1)" in text
+        assert "h = GELU(LN(x′) W_1 + b_1)" in text
 
 
 async def test_status_marks_the_switches_that_differ_from_the_chapter(app):

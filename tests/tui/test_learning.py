@@ -31,7 +31,7 @@ async def test_the_backward_walk_shows_the_gradient_of_w_2_at_its_step(app):
         await press(pilot, "n", "n", "n")  # 15 → 14 → 13 → 12
         assert s.step == 12
         assert "BACKWARD PASS · step 12 · Through W_2 and the second residual" in status(app)
-        assert "∂L/∂W_2 = hiddenᵀ · ∂L/∂ffn" in info(app)
+        assert "∂L/∂W_2 = hiddenᵀ · ∂L/∂FFN" in info(app)
         assert "n: on to step 11 · p: back to step 13" in info(app)
         g = grid(app, GRAD_W_2)
         assert [list(row) for row in g.spec.cells] == expected

@@ -107,3 +107,26 @@ def test_step_15s_gradient_table_has_the_same_rows_and_one_for_the_rest():
     assert spec.rows[-1] == f"⋯ {len(rest)} others"
     assert spec.cells[-1] == (f"{probs[rest].sum():.4f}", f"{grad[rest].sum():.4f}")
     assert spec.sources[-1] == (None, None)  # a sum is no cell of the run: nothing to explain or follow
+
+
+async def test_the_app_at_a_50257_token_vocabulary_shows_the_top_tokens_everywhere():
+    from tinytui.app import TinyTuiApp
+    from tinytui.widgets.panes import StepPanes
+    from tinytui.widgets.watch import WatchPane
+
+    view = gpt2_sized_view()
+    app = TinyTuiApp(view.session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.steps.goto(14)
+        await pilot.pause()
+        lines = logits(app).splitlines()
+        assert len(lines) == 1 + TOP + 1 + 1 and lines[-2].startswith("t50000") and "◀ target" in lines[-2]
+        assert lines[-1].startswith(f"⋯ {50_257 - TOP - 1:,} other tokens, together p = ")
+        await press(pilot, "W")
+        watched = app.query_one(WatchPane).text()
+        assert "t50000" in watched and f"{50_257 - 6:,} more" in watched
+        app.steps.goto(15)
+        await pilot.pause()
+        await press(pilot, "b")
+        walk = app.query_one(StepPanes).grid("grad:grad.logits").spec
+        assert walk.rows[-2:] == ("t50000 (target)", f"⋯ {50_257 - TOP - 1:,} others")

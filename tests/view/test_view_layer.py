@@ -37,9 +37,9 @@ def screen_lines(app) -> list[str]:
 
 
 async def test_an_edit_restyles_only_the_cells_it_changed():
-    from tinytui.widgets import grid as grid_module
+    from tinytui.widgets.grid_draw import STYLE_CACHE
 
-    grid_module._STYLE_CACHE.clear()  # shared by every grid of the process: what earlier tests styled
+    STYLE_CACHE.clear()  # shared by every grid of the process: what earlier tests styled
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "9")

@@ -231,3 +231,14 @@ async def test_a_label_under_the_cursor_is_drawn_reversed_and_a_click_puts_it_th
         await pilot.click(w_o, offset=(w_o.styles.gutter.left + x, w_o.styles.gutter.top + shape.top - 1))
         await pilot.pause()
         assert (w_o.row, w_o.col) == (-1, 3) and w_o.label.text == "wood"
+
+
+async def test_delete_on_the_token_tables_header_removes_the_last_position():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        tokens = await table_at(pilot, "1", "tokens")
+        prompt = app.session.state.prompt
+        await press(pilot, "up")  # above row 0: the column header, not a position
+        assert tokens.row == -1 and tokens.label is not None
+        await press(pilot, "delete")
+        assert app.session.state.prompt == prompt[:-1]  # the last one, as with no row under the cursor

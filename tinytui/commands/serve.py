@@ -18,7 +18,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 # the options a served app takes from the command line (store_true ones carry no value)
 FORWARDED = ("model", "prompt", "target", "lr", "theme", "record")
-FLAGS = ("no_mask", "no_pe")
+FLAGS = ("no_mask", "no_pe", "large")
 
 
 def add_parser(sub, run_options: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -35,6 +35,9 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> argparse.ArgumentPa
     )
     p.add_argument(
         "--record", metavar="FILE", default=argparse.SUPPRESS, help="record each browser session to FILE"
+    )
+    p.add_argument(
+        "--large", action="store_true", default=argparse.SUPPRESS, help="serve the presenter view (z toggles)"
     )
     return p
 

@@ -87,7 +87,8 @@ class EditController:
         """The prompt position under the cursor when the token table has focus."""
         focused = self.host.focused
         spec = getattr(focused, "spec", None)
-        return focused.row if spec is not None and spec.key == "tokens" else None
+        on_row = spec is not None and spec.key == "tokens" and focused.row >= 0  # row -1: the header
+        return focused.row if on_row else None
 
     def change_token(self, position: int) -> None:
         prompt = self.host.session.state.prompt

@@ -7,6 +7,7 @@ model.backward's table of the walk. The walk goes 15 → 2, and "next" in the wa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tinytui.display_names import DISPLAY, PER_HEAD
@@ -16,6 +17,7 @@ from tinytui.model.panels import LOGITS_GRADIENT
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import Tensor
 from tinytui.report import fmt
+from tinytui.widgets import windows
 from tinytui.widgets.cells import (
     MASKED,
     PARAM_NAMES,
@@ -93,24 +95,28 @@ def _matrix_spec(
     role: str,
     step_size: bool,
     head: int | None = None,
+    at: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> GridSpec:
     """A 1-d or 2-d slice of a gradient: values is the slice, index(r, c) where a cell sits in it
-    (as the inspector writes it); head: the slice's first index when the gradient is 3-d."""
+    (as the inspector writes it); head: the slice's first index when the gradient is 3-d; at: only these
+    rows and columns of the slice (windows.py), else all."""
     stem, _ = _split(tensor.name)
     sym = symbol(tensor.name)
     lr = view.session.state.lr
+    table = values[None, :] if values.ndim == 1 else values
+    at_rows, at_cols = at or (range(table.shape[0]), range(table.shape[1]))
+    cols = tuple(tensor.axes[-1].labels[c] for c in at_cols)
     if values.ndim == 1:
-        rows, cols, corner = (sym,), tensor.axes[-1].labels, ""
-        grid_values = [[float(v) for v in values]]
+        rows, corner = (sym,), ""
     else:
-        rows, cols, corner = tensor.axes[-2].labels, tensor.axes[-1].labels, tensor.axes[-2].name
-        grid_values = [[float(v) for v in row] for row in values]
+        rows, corner = tuple(tensor.axes[-2].labels[r] for r in at_rows), tensor.axes[-2].name
+    grid_values = windows.at(table, at_rows, at_cols).astype(float).tolist()
     cells = []
-    for r, row_label in enumerate(rows):
+    for (r, row_label), at_r in zip(enumerate(rows), at_rows):
         row = []
-        for c, col_label in enumerate(cols):
+        for (c, col_label), at_c in zip(enumerate(cols), at_cols):
             v = grid_values[r][c]
-            masked = values.ndim == 2 and _is_masked(view, stem + ".", r, c)  # scores and attn only
+            masked = values.ndim == 2 and _is_masked(view, stem + ".", at_r, at_c)  # scores and attn only
             where = ", ".join(x for x in (row_label if values.ndim == 2 else "", col_label) if x)
             text = f"{sym}[{index(r, c)}{where}] = {fmt(v)}"
             if stem in SHARES:
@@ -119,7 +125,7 @@ def _matrix_spec(
                 text += f"  · a learning step (lr {lr:g}) moves this weight by {fmt(-lr * v)}"
             elif masked:
                 text += "  · masked: nothing flows back through this entry"
-            full = (r, c) if values.ndim == 2 else (c,)
+            full = (at_r, at_c) if values.ndim == 2 else (at_c,)
             source = (tensor.name, full if head is None else (head, *full))
             marks = frozenset({MASKED}) if masked else frozenset()
             row.append(Cell(fmt(v), marks, v, detail=text, source=source))
@@ -127,9 +133,10 @@ def _matrix_spec(
     return grid(key, title, corner, rows, cols, cells, "diverging", role)
 
 
-def gradient_grid(view: View, template: str, role: str) -> GridSpec:
+def gradient_grid(view: View, template: str, role: str, window: windows.Window | None = None) -> GridSpec:
     """One gradient as a grid: 'grad.y', a parameter's 'grad.W_Q' (heads side by side) or a per-head
-    tensor 'grad.attn.{h}' (heads side by side, one shading scale)."""
+    tensor 'grad.attn.{h}' (heads side by side, one shading scale). A big one shows a window of it: the
+    given one (a weight's, as the parameter browser shows it), else the step's (windows.py)."""
     grads = view.gradients
     key = f"grad:{view.name(template)}"
     title = title_of(template)
@@ -138,17 +145,30 @@ def gradient_grid(view: View, template: str, role: str) -> GridSpec:
         parts = []
         for h, name in enumerate(view.names((template,)), start=1):
             t = grads.tensor(name)
-            part = _matrix_spec(view, key, f"head {h}", t, t.values, lambda r, c: "", role, False)
+            win = windows.gradient_window(view, t, None)
+            at = windows.indices(win, *t.values.shape)
+            part = _matrix_spec(
+                view, key, windows.titled(f"head {h}", win), t, t.values, _no_prefix, role, False, at=at
+            )
             parts.append(short_key_labels(part))
         return replace(side_by_side(key, f"{title} — per head", parts), key=key)
     t = grads.tensor(view.name(template))
-    if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head
-        parts = [
-            _matrix_spec(view, key, label, t, t.values[h], lambda r, c, h=h: f"h{h + 1}: ", role, True, h)
-            for h, label in enumerate(t.axes[0].labels)
-        ]
-        return replace(side_by_side(key, title, parts), key=key)
-    return _matrix_spec(view, key, title, t, t.values, lambda r, c: "", role, is_param)
+    win = window or windows.gradient_window(view, t, view.name(_weight_of(template)) if is_param else None)
+    if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head (those the window shows)
+        parts = []
+        for h, label in enumerate(t.axes[0].labels):
+            at = None if win is None else (win.rows, win.head_cols(h))
+            if at is None or at[1]:
+                prefix = lambda r, c, h=h: f"h{h + 1}: "  # noqa: E731
+                parts.append(_matrix_spec(view, key, label, t, t.values[h], prefix, role, True, h, at))
+        title = windows.titled(title, win)
+        return replace(side_by_side(key, title, parts), key=key, title=title)
+    at = None if win is None else (win.rows, win.cols)
+    return _matrix_spec(view, key, windows.titled(title, win), t, t.values, _no_prefix, role, is_param, at=at)
+
+
+def _no_prefix(r: int, c: int) -> str:
+    return ""
 
 
 def logits_gradient_grid(view: View) -> GridSpec:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -18,7 +18,8 @@ from tinytui.display_names import display
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import STAGE_BY_NUMBER, Stage, params_read
-from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table, tensor_table
+from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table
+from tinytui.widgets import windows
 from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
 
@@ -363,16 +364,26 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     by_tokens = arr.ndim == 1 and t.axes[0].name == "tokens"
     d = view.diff.get(name)
     unmarked = d is None or not d.changed.any()
-    masked = _masked_cells(view, name, _as_table(arr, by_tokens).shape)
-    made_of = (arr, t.axes, trace.cfg.n_blocks, masked)
+    whole = _as_table(arr, by_tokens).shape
+    win = windows.tensor_window(view, whole, [a.name for a in t.axes])  # None: the whole tensor
+    masked = _masked_cells(view, name, whole)
+    masked = None if masked is None else windows.part(masked, win)
+    made_of = (
+        arr if win is None else windows.part(_as_table(arr, by_tokens), win),
+        t.axes,
+        trace.cfg.n_blocks,
+        masked,
+        win,
+    )
     key = ("tensor", role, name)
     if unmarked and (hit := _kept(key, made_of)) is not None:
         return hit
     shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
-    table = tensor_table(trace, name, shown=shown)
-    grid_values = _as_table(arr, by_tokens)
+    table = windows.tensor_part_table(trace, name, shown, win)
+    grid_values = windows.part(_as_table(arr, by_tokens), win)
     n_rows, n_cols = len(table.rows), len(table.cols)
-    codes = _mark_codes(view, name, (n_rows, n_cols), by_tokens)
+    at_rows, at_cols = windows.indices(win, n_rows, n_cols)  # the tensor's own rows and columns
+    codes = windows.part(_mark_codes(view, name, whole, by_tokens), win)
     if masked is not None:
         codes = codes + 4 * masked
     marks = tuple(tuple(_MARKS[k] for k in row) for row in codes.tolist())
@@ -382,12 +393,10 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         sources = (((full, ()),),)
     elif arr.ndim == 1:
         sources = (
-            tuple(((full, (r,)),) for r in range(n_rows))
-            if by_tokens
-            else (tuple((full, (c,)) for c in range(n_cols)),)
+            tuple(((full, (r,)),) for r in at_rows) if by_tokens else (tuple((full, (c,)) for c in at_cols),)
         )
     else:
-        sources = tuple(tuple((full, (r, c)) for c in range(n_cols)) for r in range(n_rows))
+        sources = tuple(tuple((full, (r, c)) for c in at_cols) for r in at_rows)
 
     def detail_row(r: int) -> list[str]:
         row_label, cells = table.rows[r], table.cells[r]
@@ -438,8 +447,9 @@ def columns_grid(
 # ---- parameters ------------------------------------------------------------------------------------
 
 
-def param_grids(view: View, name: str) -> list[GridSpec]:
-    """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable."""
+def param_grids(view: View, name: str, win: windows.Window | None = None) -> list[GridSpec]:
+    """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable; win: only
+    its part of a big weight (windows.py)."""
     full = names.canonical(name)
     params = view.session.params
     original = view.session.model.params[full]
@@ -447,17 +457,18 @@ def param_grids(view: View, name: str) -> list[GridSpec]:
     label = names.label(full, params.cfg.n_blocks)
     edited = frozenset(view.edited.get(full, ()))
     out = []
-    for h, table in enumerate(param_table(view.trace, params, full)):
-        n_rows, n_cols = len(table.rows), len(table.cols)
+    whole = partial(param_table, view.trace, params, full)
+    for h, table, at_rows, at_cols in windows.param_tables(view, full, win, whole):
+        n_rows = len(table.rows)  # at_rows, at_cols: the weight's own rows and columns the table shows
         if arr.ndim == 3:
-            idx = [[(h, r, c) for c in range(n_cols)] for r in range(n_rows)]
-            sub = arr[h]
+            idx = [[(h, r, c) for c in at_cols] for r in at_rows]
+            sub = windows.at(arr[h], at_rows, at_cols)
         elif arr.ndim == 1:
-            idx = [[(c,) for c in range(n_cols)]]
-            sub = arr[None, :]
+            idx = [[(c,) for c in at_cols]]
+            sub = windows.at(arr[None, :], at_rows, at_cols)
         else:
-            idx = [[(r, c) for c in range(n_cols)] for r in range(n_rows)]
-            sub = arr
+            idx = [[(r, c) for c in at_cols] for r in at_rows]
+            sub = windows.at(arr, at_rows, at_cols)
         values = tuple(tuple(row) for row in sub.astype(float).tolist())
         marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
 
@@ -513,9 +524,13 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     """Position, token and id, plus the vector the step makes (E[id], PE or x), dims labelled."""
     trace = view.trace
     dims = trace.cfg.dims if vec else ()
+    shape = (len(trace.prompt), len(dims))
+    win = windows.tensor_window(view, shape, ("tokens", "dims")) if vec else None  # None: all of it
+    at_rows, at_cols = windows.indices(win, *shape)
     ids = trace["ids"]
     cells = []
-    for p, tok in enumerate(trace.prompt):
+    for p in at_rows:
+        tok = trace.prompt[p]
         id_marks = frozenset({CHANGED}) if _change_marks(view, "ids", (p,)) else frozenset()
         ref = CellRef("token", "prompt", (p,), f"position {p}")
         row = [
@@ -523,18 +538,18 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
             Cell(str(int(ids[p])), id_marks, detail=f"{tok!r} is id {int(ids[p])}", source=("ids", (p,))),
         ]
         if vec:
-            for j, dim in enumerate(dims):
-                v = float(trace[vec][p, j])
+            for j in at_cols:
+                dim, v = dims[j], float(trace[vec][p, j])
                 marks = frozenset(_change_marks(view, vec, (p, j)))
                 detail = f"{display(vec)}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}"
                 row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(vec), (p, j))))
         cells.append(row)
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
-        groups = (("", 2), (TENSOR_TITLES[vec], len(dims)))
-    title = f"the prompt → target {trace.target!r}"
-    positions = tuple(str(p) for p in range(len(trace.prompt)))
-    cols = ("token", "id", *dims)
+        groups = (("", 2), (TENSOR_TITLES[vec], len(at_cols)))
+    title = windows.titled(f"the prompt → target {trace.target!r}", win)
+    positions = tuple(str(p) for p in at_rows)
+    cols = ("token", "id", *(dims[j] for j in at_cols))
     return grid("tokens", title, "position", positions, cols, cells, "diverging", "output", groups=groups)
 
 
@@ -633,21 +648,34 @@ def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
     return _panel_rows(view, stage.panels, "output")
 
 
-def param_grid(view: View, name: str) -> GridSpec:
+def param_grid(view: View, name: str, window: windows.Window | None = None) -> GridSpec:
     """A weight as one grid (name: short, as a stage reads it, or full); W_Q, W_K and W_V show their heads
-    side by side."""
+    side by side. A big weight shows a window of it: the given one, else the step's (windows.py)."""
     full = view.name(name)
     params = view.session.params
+    win = window or windows.param_window(view, full)  # None: the whole weight
     edited = frozenset(view.edited.get(full, ()))
     original = view.session.model.params[full] if edited else None
-    made_of = (np.array(params[full]), params.cfg, edited, None if original is None else np.array(original))
+    part = windows.weight_part
+    made_of = (
+        part(params[full], win),
+        params.cfg,
+        edited,
+        None if original is None else part(original, win),
+        win,
+    )
     key = ("param", full)
     if (hit := _kept(key, made_of)) is not None:
         return hit
-    parts = param_grids(view, full)
-    if len(parts) > 1:
+    parts = param_grids(view, full, win)
+    if len(parts) > 1 or (win is not None and params[full].ndim == 3):
         parts = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
-        return _keep(key, made_of, side_by_side(f"param:{full}", names.label(full), parts))
+        title = windows.titled(names.label(full), win)
+        return _keep(
+            key,
+            made_of,
+            replace(side_by_side(f"param:{full}", title, parts), key=f"param:{full}", title=title),
+        )
     return _keep(key, made_of, replace(parts[0], key=f"param:{full}"))
 
 

@@ -1,8 +1,9 @@
 """The footer: Textual's, less the keys that only fit a wide screen.
 
 At 80 columns the footer must still end with ? Help and q Quit, so an action that is shown only when it
-applies and is said elsewhere on a narrow screen (f and F: the inspector's line names them) is left out
-of the compact footer (tinytui.actions.Action.narrow)."""
+applies and is said elsewhere on a narrow screen (f and F: the inspector's line names them; the
+presenter's n and p: the table's heading does) is left out of the compact footer
+(tinytui.actions.Action.narrow)."""
 
 from __future__ import annotations
 

@@ -13,69 +13,25 @@ inspector then explains the label.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.color import Color
 from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tinytui.themes.scale import readable_on
-from tinytui.widgets.cells import (
-    DOWN,
-    EDITED,
-    GLYPHS,
-    MASKED,
-    PRECEDENCE,
-    UP,
-    CellRef,
-    GridSpec,
-    Source,
-    glyph,
-)
+from tinytui.widgets.cells import GLYPHS, CellRef, GridSpec, Source
+from tinytui.widgets.grid_draw import ALL, LIT, WHOLE, GridDrawing, Window
 from tinytui.widgets.grid_labels import COLUMN, CORNER, ROW, Label
-from tinytui.widgets.grid_layout import Shape, group_title, is_heatmap
-from tinytui.widgets.grid_style import shade, shading_key
-
-LIT = "▸"  # drawn before a lit cell's number (a cell the focused value reads): a cue that is not colour
-
-_MARK_CLASS = {
-    EDITED: "grid--edited",
-    UP: "grid--changed-up",
-    DOWN: "grid--changed-down",
-    "changed": "grid--changed",
-    MASKED: "grid--masked",
-}
-
-# A cell's style by (theme, marks, shade value, shade, limit): shared by every grid, so a redraw that
-# changes nothing works out no colour, and a table shown again (a step revisited) costs no Lab mixing.
-_STYLE_CACHE: dict[tuple, Style] = {}
-_PLAIN = Style()
-_ALL = 1 << 30  # "every column": a window not cut on the right
+from tinytui.widgets.grid_layout import Shape, is_heatmap
+from tinytui.widgets.grid_style import shading_key
 
 
-class Window(NamedTuple):
-    """What of a table the cached lines were drawn for, in content columns and lines: the row labels
-    at column ox (0: their own place), the header lines from line hy (0: their own place), and the
-    columns up to x1 (those further right are off screen)."""
-
-    ox: int
-    hy: int
-    x1: int
-
-
-WHOLE = Window(0, 0, _ALL)
-Piece = tuple[str, Style]  # text and its style
-Placed = tuple[int, str, Style]  # a piece and the content column it starts at
-
-
-class Grid(Widget, can_focus=True):
+class Grid(GridDrawing, Widget, can_focus=True):
     """One table of numbers. Arrows move the cursor (onto the labels too); Enter or e edits a weight
     (or picks a token)."""
 
@@ -170,7 +126,8 @@ class Grid(Widget, can_focus=True):
         self.border_title = spec.title
         self.legend_text: Text | None = None  # the shading's key, once mounted
         self._shape: Shape | None = None  # label width, column widths, rule positions: see shape()
-        self._lines: dict[int, Strip] = {}  # each drawn content line, until its cells change
+        self._lines: dict[int, Strip] = {}  # each drawn content line, until its cells or the window change
+        self._bodies: dict[int, tuple[int, int, Strip]] = {}  # a row's cells, kept across scrolls (grid_draw)
         self._epoch: tuple = ()  # (theme, base style, focus): the cached lines were drawn with it
         self._styles: dict[str, Style] = {}  # component styles, for this epoch
         self.lit: frozenset[tuple[int, int]] = frozenset()  # cells the focused value reads (the overlay)
@@ -197,7 +154,7 @@ class Grid(Widget, can_focus=True):
         if self.has_focus:
             self.refresh_bindings()  # the cell under the cursor may have become (un)editable
         if not self.is_mounted:
-            self._shape, self._lines = None, {}
+            self._shape, self._lines, self._bodies = None, {}, {}
             return
         before = self._shape
         self._shape = None
@@ -313,7 +270,7 @@ class Grid(Widget, can_focus=True):
             self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out, immediate=True)
 
     def _theme_changed(self) -> None:
-        self._lines = {}
+        self._lines, self._bodies = {}, {}
         self.show_legend()
         self.refresh()
 
@@ -351,10 +308,6 @@ class Grid(Widget, can_focus=True):
             return None
         width = pane.scrollable_content_region.width
         return width - self.styles.gutter.width - self.styles.margin.width if width > 0 else None
-
-    def _widths(self) -> tuple[int, list[int]]:
-        shape = self.shape()
-        return shape.label_w, list(shape.widths)
 
     def natural_width(self) -> int:
         """Columns the grid needs, border and padding included."""
@@ -402,7 +355,7 @@ class Grid(Widget, can_focus=True):
 
     def _redraw(self, layout: bool = False) -> None:
         """Every line again (the table's columns or size changed)."""
-        self._lines = {}
+        self._lines, self._bodies = {}, {}
         self._win = self._window()
         self.refresh(layout=layout)
 
@@ -415,8 +368,11 @@ class Grid(Widget, can_focus=True):
         for y in lines:
             self._refresh_line(y)
 
-    def _refresh_line(self, y: int) -> None:
+    def _refresh_line(self, y: int, cells: bool = True) -> None:
+        """Draw line y again; cells=False: only where it is shown changed (its kept cells stay)."""
         self._lines.pop(y, None)
+        if cells:
+            self._bodies.pop(y, None)
         self.refresh(Region(0, y, max(self.size.width, 1), 1))
 
     # ---- what of the table is on screen ---------------------------------------------------------
@@ -456,7 +412,7 @@ class Grid(Widget, can_focus=True):
         ox = min(max(left, 0), max(shape.table_width - shape.label_w, 0))
         hy = min(max(above, 0), max(shape.rows - 1, 0))
         x1 = max(left + pane.scrollable_content_region.width, 0)
-        return Window(ox, hy, _ALL if x1 >= shape.table_width else x1)
+        return Window(ox, hy, ALL if x1 >= shape.table_width else x1)
 
     @property
     def window(self) -> Window:
@@ -472,173 +428,12 @@ class Grid(Widget, can_focus=True):
             return
         self._win = new
         if (new.ox, new.x1) != (old.ox, old.x1):
-            self._lines = {}  # the row labels moved over other cells: every line
+            self._lines = {}  # the row labels moved over other cells: every line, from its kept cells
             self.refresh()
             return
         top = self._shape.top  # only the header moved: the lines it left and the lines it covers
         for y in {*range(old.hy, old.hy + top), *range(new.hy, new.hy + top)}:
-            self._refresh_line(y)
-
-    # ---- drawing -------------------------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
-        return style
-
-    def _check_epoch(self) -> None:
-        epoch = (self.app.theme, self.visual_style)
-        if epoch != self._epoch:
-            self._epoch, self._lines, self._styles = epoch, {}, {}
-
-    def _cell_style(self, r: int, c: int) -> Style:
-        spec = self.spec
-        return self._styled(spec.marks[r][c], spec.values[r][c] if spec.shade else None)
-
-    def _styled(self, marks: frozenset[str], value: float | None) -> Style:
-        """A cell's style from its marks and shade; cached per theme (a Lab mix is not cheap)."""
-        spec = self.spec
-        key = (self.app.theme, marks, value, spec.shade, spec.limit)
-        style = _STYLE_CACHE.get(key)
-        if style is not None:
-            return style
-        self.restyled += 1
-        for mark in PRECEDENCE:
-            if mark in marks:
-                style = self._style(_MARK_CLASS.get(mark, "grid--changed"))
-                break
-        else:
-            style = Style()
-        if not style.bgcolor and mark_free_shading(marks) and value is not None and spec.shade:
-            variables = self.app.theme_variables
-            bg = shade(variables, spec.shade, value, spec.limit)
-            style = Style(bgcolor=bg.rich_color) + style
-        if style.bgcolor and not style.color:
-            style += Style(color=readable_on(Color.from_rich_color(style.bgcolor)).rich_color)
-        if len(_STYLE_CACHE) > 100_000:
-            _STYLE_CACHE.clear()
-        _STYLE_CACHE[key] = style
-        return style
-
-    def render_line(self, y: int) -> Strip:
-        self._check_epoch()
-        line = self._lines.get(y)
-        if line is None:
-            self.lines_drawn += 1
-            base = self.visual_style.rich_style
-            # as Textual draws Text: each styled piece its own segment, unstyled runs as one; the
-            # widget's colours under them, and where each starts (the offset a mouse selection reads)
-            line = Strip(
-                [Segment(t, base + st + Style.from_meta({"offset": (at, y)})) for t, st, at in self._runs(y)]
-            )
-            self._lines[y] = line
-        return line
-
-    def _runs(self, y: int, win: Window | None = None) -> list[list]:
-        """Content line y as drawn in a window: [text, style, x] runs from column 0, unstyled ones
-        joined. The row label (or the corner) goes at win.ox, over the cells under it; the header
-        lines are drawn from line win.hy; columns from win.x1 on are left out. A cell partly under
-        the labels or past the window's edge is left blank, so no number shows with digits missing."""
-        win = self._win if win is None else win
-        shape = self.shape()
-        line = y - win.hy if win.hy and win.hy <= y < win.hy + shape.top else y
-        label, pieces = self._parts(line, win.ox + shape.label_w, win.x1)
-        # titles and axis ticks may be cut at the edges (a word cut in two is blanked); cells may not
-        cuttable = (line == 0 and bool(self.spec.groups)) or (line == shape.top - 1 and shape.narrow)
-        runs: list[list] = []
-        at = 0
-
-        def put(text: str, style: Style, x: int) -> None:
-            nonlocal at
-            if x > at:
-                put(" " * (x - at), _PLAIN, at)
-            if not style and runs and not runs[-1][1]:
-                runs[-1][0] += text
-            else:
-                runs.append([text, style, x])
-            at = x + len(text)
-
-        if label is not None:
-            put(label[0], label[1], win.ox)
-        for x, text, style in pieces:
-            if label is not None and (x < at or x + len(text) > win.x1):  # (a footer is not windowed)
-                if not cuttable:
-                    continue
-                text, x = _clip(text, x, at, win.x1)
-            if text:
-                put(text, style, x)
-        return runs
-
-    def _parts(self, y: int, x0: int, x1: int) -> tuple[Piece | None, list[Placed]]:
-        """Content line y (in the table's own places) as its label piece and (x, text, style) pieces
-        for the columns in [x0, x1): the group header, the column header, a row, or the footer."""
-        spec, shape = self.spec, self.shape()
-        header, label_style = self._style("grid--header"), self._style("grid--label")
-        widths, starts, xs = shape.widths, shape.starts, shape.xs
-        cursor = self._style("grid--cursor") if self.has_focus and not self.editing else None
-        cols = shape.columns_in(x0, x1)
-        out: list[Placed] = []
-        if spec.groups and y == 0:
-            start = 0
-            for label, span in spec.groups:
-                if start in starts:
-                    out.append((xs[start] - 1, "│", label_style))
-                inner = sum(w + 2 for w in widths[start : start + span])
-                label = group_title(label, inner - 1)  # narrow blocks: cut, not its columns widened
-                if span and xs[start] < x1 and xs[start] + inner > x0:
-                    out.append((xs[start], label.center(inner) if label else " " * inner, header))
-                start += span
-            return (" " * shape.label_w, _PLAIN), out
-        if y == shape.top - 1:
-            for c in cols:
-                if c in starts:
-                    out.append((xs[c] - 1, "│", label_style))
-                on = cursor is not None and (self.row, self.col) == (-1, c)
-                style = header + cursor if on else header
-                if shape.narrow and out and out[-1][2] == style and c not in starts:
-                    # an axis label spans narrow columns: one piece, so it is drawn as one word
-                    x, text, _ = out.pop()
-                    out.append((x, text + shape.headers[c], style))
-                else:
-                    out.append((xs[c], shape.headers[c], style))
-            on = cursor is not None and (self.row, self.col) == (-1, -1)
-            return (spec.corner.ljust(shape.label_w), header + cursor if on else header), out
-        if 0 <= (r := y - shape.top) < len(spec.rows):
-            for c in cols:
-                if c in starts:
-                    out.append((xs[c] - 1, "│", label_style))
-                out.append((xs[c], *self._cell(r, c, widths[c], shape.narrow)))
-            on = cursor is not None and (self.row, self.col) == (r, -1)
-            return (spec.rows[r].ljust(shape.label_w), label_style + cursor if on else label_style), out
-        if 0 <= (i := y - shape.top - len(spec.rows)) < len(shape.footer):
-            out.append((0, shape.footer[i], self._style("grid--error" if i else "grid--hint")))
-        return None, out
-
-    def render(self) -> Text:
-        """The whole table as Rich Text (for text() and copying; the screen is drawn by render_line)."""
-        self._check_epoch()
-        out = Text(no_wrap=True, overflow="ignore", end="")
-        for y in range(self.get_content_height(Size(0, 0), Size(0, 0), 0)):
-            if y:
-                out.append("\n")
-            for text, style, _ in self._runs(y, WHOLE):
-                out.append(text, style)
-        return out
-
-    def _cell(self, r: int, c: int, w: int, narrow: bool = False) -> tuple[str, Style]:
-        here = (r, c) == (self.row, self.col)
-        if self.editing and here:
-            shown = self.buffer + "▏"
-            return " " + shown.rjust(w) + " ", self._style("grid--editor")
-        style = self._cell_style(r, c)
-        lead = " "
-        if (r, c) in self.lit:
-            style += self._style("grid--source")
-            lead = LIT
-        if here and self.has_focus:
-            style += self._style("grid--cursor")
-        text = "" if narrow else self.spec.cells[r][c]  # a narrow block: its shade says the value
-        return lead + text.rjust(w) + glyph(self.spec.marks[r][c]), style
+            self._refresh_line(y, cells=False)
 
     # ---- cursor --------------------------------------------------------------------------------
     def action_move(self, dr: int, dc: int) -> None:
@@ -667,19 +462,23 @@ class Grid(Widget, can_focus=True):
             self._scroll_to_cursor()
 
     def _scroll_to_cursor(self) -> None:
-        shape, win = self.shape(), self._win
-        if self.col < 0:  # a row label stays in view sideways: only its line needs to be
-            x, w = win.ox, shape.label_w
-        else:  # the cell and, left of it, the row labels pinned over the pane's edge
-            x, w = max(shape.xs[self.col] - shape.label_w, 0), shape.label_w + shape.widths[self.col] + 2
-            x = min(x, shape.xs[self.col])
-        if self.row < 0:  # the column header, where it is drawn now
-            y, h = win.hy, shape.top
-        else:  # the row and, above it, the header lines pinned over the pane's top
-            y = max(shape.top + self.row - shape.top, 0)
-            h = shape.top + self.row - y + 1
-        region = Region(x, y, w, h)
-        gutter = self.styles.gutter
+        """Scroll the pane so the cursor's cell shows clear of the pinned labels and header; on the
+        first column or row, so the table's edge (border and title) shows too. A pinned label under
+        the cursor is in view already: the pane stays where it is."""
+        shape, win, gutter = self.shape(), self._win, self.styles.gutter
+        if self.col < 0 and win.ox:
+            x, right = win.ox, win.ox + shape.label_w
+        elif self.col <= 0:
+            x, right = -gutter.left, shape.label_w + (shape.widths[0] + 2 if self.col == 0 else 0)
+        else:
+            x, right = shape.xs[self.col] - shape.label_w, shape.xs[self.col] + shape.widths[self.col] + 2
+        if self.row < 0 and win.hy:
+            y, bottom = win.hy, win.hy + shape.top
+        elif self.row <= 0:
+            y, bottom = -gutter.top, shape.top + max(self.row, 0) + 1
+        else:
+            y, bottom = self.row, shape.top + self.row + 1
+        region = Region(x, y, right - x, bottom - y)
         region = region.translate(self.virtual_region.offset).translate((gutter.left, gutter.top))
         parent = self.parent
         # walk up like Widget.scroll_to_widget, but for one cell rather than the whole grid
@@ -807,27 +606,7 @@ class Grid(Widget, can_focus=True):
             self._relayout()
 
 
-def mark_free_shading(marks: frozenset[str]) -> bool:
-    """Masked cells are drawn flat: their value is not part of the softmax."""
-    return MASKED not in marks
-
-
-__all__ = ["GLYPHS", "Grid"]
-
-
-def _clip(text: str, x: int, lo: int, hi: int) -> tuple[str, int]:
-    """The part of text (starting at column x) inside columns [lo, hi), a word cut at either edge
-    blanked, and where that part starts."""
-    left, right = max(lo - x, 0), max(min(hi - x, len(text)), 0)
-    part = text[left:right] if right > left else ""
-    if part and left and text[left - 1] != " ":
-        cut = part.find(" ")
-        cut = len(part) if cut < 0 else cut
-        part = " " * cut + part[cut:]
-    if part and right < len(text) and text[right] != " ":
-        cut = part.rfind(" ") + 1
-        part = part[:cut] + " " * (len(part) - cut)
-    return part, x + left
+__all__ = ["GLYPHS", "LIT", "Grid"]
 
 
 def _scrolls(widget: Widget) -> bool:

@@ -9,11 +9,13 @@ text is folded the same way: its rules, the first sentence, and the keys on one 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
 from textual.widgets import Static
 
+from tinytui.display_names import in_words
 from tinytui.model import steps
 from tinytui.model.facts import stage_facts
 from tinytui.model.stages import STAGE_BY_NUMBER, formula_as_run
@@ -92,8 +94,9 @@ class StepInfo(ViewPart, Static):
         eq = f"   (equation {stage.equation})" if stage.equation else ""
         where = steps.of_all(view.here, view.trace.cfg.n_blocks)
         title = Text(f"{where} · {stage.title}{eq}\n", self._style("info--title"))
+        # in the tables' names (x′, not the chapter's ASCII x'), as the transcript and print write it
         as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)
-        formula = Text(f"  {as_run}\n", self._style("info--formula"))
+        formula = Text(f"  {in_words(as_run)}\n", self._style("info--formula"))
         explain = stage.explain(view.focused)
         facts = list(stage_facts(view.focused, stage))
         full = Text.assemble(title, formula, explain)
@@ -130,10 +133,11 @@ class StepInfo(ViewPart, Static):
         """The backward walk's heading: where the walk is, the local rules, why, and where n and p go.
         Compact as the forward steps are: the rules, the first sentence and the keys; all of it after."""
         h = heading(view)
-        title = Text(f"◀ {h.title}\n", self._style("info--title"))
+        title = Text(f"◀ {in_words(h.title)}\n", self._style("info--title"))
         rules = Text()
-        for rule in h.rules:
-            rules.append(f"  {rule}\n", self._style("info--formula"))
+        for rule in h.rules:  # the rules in the tables' names (∂L/∂MHA, x′), as the transcript has them
+            rules.append(f"  {in_words(rule)}\n", self._style("info--formula"))
+        h = replace(h, explain=in_words(h.explain))
         hint = Text(f"\n{h.hint}", self._style("info--fact"))
         full = Text.assemble(title, rules, h.explain, hint)
         self.text = full.plain

@@ -4,6 +4,9 @@ After an edit the same widgets get new specs, so focus and cursors stay. When th
 widgets already mounted are reused for the new step's tables (a pool by kind, in screen order): a
 section heading stays a Static, a table a Grid, the bars a LogitBars, a row of heads a SideBySide;
 only what the new step has more of is mounted, and only what it has fewer of is removed.
+
+The presenter view (tinytui.controllers.presenter) shows one page at a time: a page is one row of a
+section (a table, or the heads side by side) under its section's heading; show_page(None) shows them all.
 """
 
 from __future__ import annotations
@@ -66,6 +69,12 @@ def make_widget(item: Item, role: str) -> Widget:
     return Grid(item)
 
 
+def _in_role(widget: Widget, role: str) -> bool:
+    """Whether a pooled widget (a table, or a row of them) already carries this role's class."""
+    parts = widget.children if isinstance(widget, SideBySide) else (widget,)
+    return all(part.has_class(role) for part in parts)
+
+
 def _kind(item: Item) -> type[Widget]:
     return LogitBars if isinstance(item, LogitsSpec) else Grid
 
@@ -90,6 +99,8 @@ class StepPanes(ViewPart, Vertical):
         self.signature: tuple = ()
         self.items: dict[str, Widget] = {}
         self.reused = 0  # widgets kept from the step before at the last step change (tests, benchmarks)
+        self.page: int | None = None  # the presenter's page (None: every table, the usual view)
+        self._pages: list[tuple[str, Heading, Widget | None]] = []  # (section title, its heading, a row)
 
     def show(self, view: View) -> None:
         sections = pane_sections(view)  # the step's own, or the backward walk's, ∂L/∂w beside when asked
@@ -115,6 +126,7 @@ class StepPanes(ViewPart, Vertical):
         self.items = {}
         self.reused = 0
         wanted: list[Widget] = []
+        self._pages = []
         for section in sections:
             heading = self._take(pool, ("section",))
             if heading is None:
@@ -123,9 +135,11 @@ class StepPanes(ViewPart, Vertical):
                 assert isinstance(heading, Heading)
                 heading.say(section.title)
             wanted.append(heading)
+            if not section.rows:
+                self._pages.append((section.title, heading, None))
             for row in section.rows:
                 slot = ("row", tuple(_kind(i) for i in row)) if len(row) > 1 else ("item", _kind(row[0]))
-                widget = self._take(pool, slot)
+                widget = self._take(pool, slot, section.role)
                 if widget is None:
                     made = [make_widget(item, section.role) for item in row]
                     widget = SideBySide(*made) if len(made) > 1 else made[0]
@@ -139,10 +153,13 @@ class StepPanes(ViewPart, Vertical):
                 for item, part in zip(row, parts):
                     self.items[item.key] = part
                 wanted.append(widget)
+                self._pages.append((section.title, heading, widget))
         for left in pool.values():
             for widget in left:
                 widget.remove()
         self._place(wanted)
+        if self.page is not None:  # presenting: a new step opens on its first table
+            self.show_page(0)
         if isinstance(self.parent, ScrollableContainer):  # a new step starts at its top
             self.parent.scroll_home(animate=False)
         if had_focus:
@@ -150,12 +167,15 @@ class StepPanes(ViewPart, Vertical):
             if first is not None:
                 self.call_after_refresh(first.focus)
 
-    def _take(self, pool: dict[tuple, list[Widget]], slot: tuple) -> Widget | None:
+    def _take(self, pool: dict[tuple, list[Widget]], slot: tuple, role: str = "") -> Widget | None:
+        """The next widget of the pool for this slot, one already in this role if there is one: a table
+        changing its role class is restyled by Textual from scratch (most of a step change's cost)."""
         widgets = pool.get(slot)
         if not widgets:
             return None
         self.reused += 1
-        return widgets.pop(0)
+        same = next((i for i, w in enumerate(widgets) if role and _in_role(w, role)), 0)
+        return widgets.pop(same)
 
     @staticmethod
     def _slot_of(widget: Widget) -> tuple:
@@ -182,6 +202,46 @@ class StepPanes(ViewPart, Vertical):
                 self.mount(widget, before=order[0])
             else:
                 self.mount(widget)
+
+    # ---- the presenter's pages --------------------------------------------------------------------
+    def page_count(self) -> int:
+        return len(self._pages)
+
+    def focused_page(self) -> int:
+        """The page of the table that has the focus (0 when none of them has)."""
+        focused = self.app.focused
+        for i, (_, _, widget) in enumerate(self._pages):
+            if (
+                widget is not None
+                and focused is not None
+                and (focused is widget or widget in focused.ancestors)
+            ):
+                return i
+        return 0
+
+    def show_page(self, page: int | None) -> None:
+        """Show one page (its heading says which of how many), or every table again (None)."""
+        self.page = None if page is None else max(0, min(page, len(self._pages) - 1))
+        if self.page is None or not self._pages:
+            for title, heading, widget in self._pages:
+                heading.say(title)
+                heading.display = True
+                if widget is not None:
+                    widget.display = True
+            return
+        title, shown_heading, shown = self._pages[self.page]
+        for _, heading, widget in self._pages:
+            heading.display = heading is shown_heading
+            if widget is not None:
+                widget.display = widget is shown
+        n = len(self._pages)
+        more = " · n: the next" if self.page + 1 < n else " · n: the next step"
+        shown_heading.say(f"{title} · table {self.page + 1} of {n}{more}")
+        if isinstance(self.parent, ScrollableContainer):
+            self.parent.scroll_home(animate=False)
+        grid = shown if isinstance(shown, Grid) else next(iter(shown.query(Grid)), None) if shown else None
+        if grid is not None:  # the arrows and the inspector work on the table on screen
+            self.call_after_refresh(grid.focus, False)  # not scrolled to: the heading stays on screen
 
     def grids(self) -> list[Grid]:
         return [w for w in self.items.values() if isinstance(w, Grid)]

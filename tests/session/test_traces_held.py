@@ -1,0 +1,88 @@
+"""The session holds two traces, not four: what it lets go comes back exactly when it is needed again."""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+from tinytui.session import Refused, Session
+
+
+def same_trace(a, b):
+    assert set(a.tensors) == set(b.tensors)
+    for name in a.tensors:
+        assert a[name].tobytes() == b[name].tobytes(), name
+
+
+def test_an_edit_holds_the_trace_and_the_one_before_it_only(chapter):
+    session = Session(chapter)
+    made = []
+    for k in range(4):
+        session.edit("blocks.0.W_O", (0, k), 0.1 * k)
+        made.append(weakref.ref(session.trace))
+    gc.collect()
+    assert [r() is not None for r in made] == [False, False, True, True]
+    assert session.previous is made[2]() and session.trace is made[3]()
+
+
+def test_the_original_trace_let_go_runs_again_to_the_same_numbers(chapter, trace):
+    session = Session(chapter)
+    session.edit("blocks.0.b_2", (3,), 2.0)
+    session.edit("blocks.0.b_2", (0,), 1.0)
+    gc.collect()
+    assert session._original() is None  # neither the trace nor the previous one: not held
+    session.set_compare_to_original(True)
+    original = session.base
+    same_trace(original, trace)
+    assert session.diff["blocks.0.ffn"].changed[:, [0, 3]].all()
+    session.edit("blocks.0.b_2", (1,), 1.0)
+    gc.collect()
+    assert session.base is original  # held while the highlights compare to it
+    session.set_compare_to_original(False)
+    assert session.base is session.previous
+    del original
+    session.edit("blocks.0.b_2", (2,), 1.0)
+    gc.collect()
+    assert session._original() is None  # let go by the move
+    asked = weakref.ref(session.original_trace)  # run again, and kept until the next move
+    gc.collect()
+    assert asked() is session.original_trace
+    session.edit("blocks.0.b_2", (2,), 0.5)
+    gc.collect()
+    assert asked() is None
+
+
+def test_undo_to_the_file_weights_makes_the_trace_the_original(chapter):
+    session = Session(chapter)
+    session.edit("blocks.0.b_2", (3,), 2.0)
+    session.edit("blocks.0.b_2", (0,), 1.0)
+    session.undo()
+    session.undo()
+    assert session.original_trace is session.trace
+
+
+@pytest.mark.parametrize("held_elsewhere", [True, False])
+def test_a_refused_move_gives_back_the_previous_trace(chapter, held_elsewhere):
+    session = Session(chapter)
+    session.edit("blocks.0.b_2", (3,), 2.0)
+    session.edit("blocks.0.b_2", (0,), 1.0)
+    previous, trace = session.previous, session.trace
+    bits = {name: previous[name].tobytes() for name in previous.tensors}
+    old_diff = session.diff
+    if not held_elsewhere:
+        previous = weakref.ref(previous)
+    with pytest.raises(Refused, match="overflow"):
+        session.edit("E", (5, 3), 1e200)
+    gc.collect()
+    assert session.trace is trace and session.cursor == 2
+    if held_elsewhere:
+        assert session.previous is previous
+    else:
+        assert previous() is None  # it was let go during the move and run again from its state
+    assert {name: session.previous[name].tobytes() for name in session.previous.tensors} == bits
+    for name, d in session.diff.tensors.items():
+        assert np.array_equal(d.delta, old_diff[name].delta), name
+    session.undo()
+    assert session.params["blocks.0.b_2"][0] == chapter.params["blocks.0.b_2"][0]
+    assert session.previous is trace

@@ -1,0 +1,115 @@
+"""The presenter view (z, tinytui --large): one table at a time with more room, the step list hidden; n and
+p go through the step's tables and then to the next or previous step; z brings every table back."""
+
+from tests.apps import make_app
+from tests.tui.helpers import footer_keys, info, press
+from tinytui.cli import build_parser
+from tinytui.commands.serve import app_command
+from tinytui.widgets.grid import Grid
+from tinytui.widgets.panes import Heading, StepPanes
+
+
+def on_screen(app) -> list[str]:
+    """The headings and table titles shown now, in screen order."""
+    out = []
+    for w in app.query_one(StepPanes).walk_children():
+        if not w.display or any(not a.display for a in w.ancestors if a is not app):
+            continue
+        if isinstance(w, Heading):
+            out.append(w.title_text)
+        elif isinstance(w, Grid):
+            out.append(w.spec.title)
+    return out
+
+
+def test_large_is_an_option_of_the_app_and_of_serve():
+    assert build_parser().parse_args(["--large"]).large is True
+    assert build_parser().parse_args([]).large is False
+    assert app_command(build_parser().parse_args(["serve", "--large"])).endswith(" --large")
+
+
+async def test_one_table_at_a_time_and_n_goes_through_them():
+    app = make_app(large=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "8")
+        assert not app.query_one("#sidebar").display
+        assert on_screen(app) == ["Step 8 makes · table 1 of 3 · n: the next", "mask (1 = may attend)"]
+        assert "Later positions get −∞" in info(app)  # the step's text stays above the table
+        await press(pilot, "n")
+        assert on_screen(app) == [
+            "Step 8 makes · table 2 of 3 · n: the next",
+            "A = softmax(S + M) — per head",
+        ]
+        assert isinstance(app.focused, Grid) and app.focused.spec.title == "A = softmax(S + M) — per head"
+        await press(pilot, "n")
+        assert on_screen(app) == [
+            "From earlier steps · table 3 of 3 · n: the next step",
+            "S = QKᵀ/√d_k — per head",
+        ]
+        await press(pilot, "n")  # after the last table: the next step, on its first table
+        assert app.session.step == 9 and on_screen(app)[0] == "Step 9 makes · table 1 of 5 · n: the next"
+        await press(pilot, "p")  # and back: the previous step's last table
+        assert app.session.step == 8 and on_screen(app)[0].startswith("From earlier steps · table 3 of 3")
+        await press(pilot, "z")  # every table again, under their own headings
+        assert on_screen(app) == [
+            "Step 8 makes",
+            "mask (1 = may attend)",
+            "A = softmax(S + M) — per head",
+            "From earlier steps",
+            "S = QKᵀ/√d_k — per head",
+        ]
+        assert app.query_one("#sidebar").display
+        await press(pilot, "n")
+        assert app.session.step == 9  # n steps again
+
+
+async def test_the_presenter_gives_the_table_more_room():
+    plain, large = make_app(), make_app(large=True)
+    sizes = []
+    for app in (plain, large):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await press(pilot, "8")
+            mask = app.query_one(StepPanes).grid("output:mask")
+            sizes.append((mask.styles.padding, mask.region.x - app.query_one("#main").region.x))
+    (pad, x), (big_pad, big_x) = sizes
+    assert big_pad.top >= pad.top + 1 and big_pad.left >= pad.left + 2  # room inside the frame
+    assert big_x >= x + 2  # and around it
+
+
+async def test_presenting_through_the_backward_walk():
+    app = make_app(large=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "b")  # the walk starts at step 15
+        first = on_screen(app)
+        assert len([t for t in first if "table 1 of" in t]) == 1
+        pages = app.query_one(StepPanes).page_count()
+        for _ in range(pages - 1):
+            await press(pilot, "n")
+        assert app.session.step == 15 and f"table {pages} of {pages}" in on_screen(app)[0]
+        await press(pilot, "n")  # the walk goes on to step 14
+        assert app.session.mode.backward and app.session.step == 14
+        assert "table 1 of" in on_screen(app)[0]
+
+
+async def test_at_the_last_step_n_stays_on_its_last_table():
+    app = make_app(large=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "G")
+        pages = app.query_one(StepPanes).page_count()
+        for _ in range(pages + 1):
+            await press(pilot, "n")
+        assert app.session.step == 16 and f"table {pages} of {pages}" in on_screen(app)[0]
+
+
+async def test_at_80x24_the_heading_says_n_and_the_footer_keeps_help_and_quit():
+    app = make_app(large=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "G", "p", "p")  # step 15's fourth table of five (p walks back through them)
+        await pilot.pause()
+        heading = next(w for w in app.query(Heading) if w.display)
+        assert app.session.step == 15 and heading.title_text.startswith("Step 15 makes · table 4 of 5")
+        main = app.query_one("#main")
+        assert main.region.y <= heading.region.y < main.region.bottom, "the heading is on screen"
+        keys = footer_keys(app)
+        assert keys[-3:] == ["Help", "Quit", "palette"] and "Next ›" not in keys
+        assert sum(k.size.width for k in app.screen.query("FooterKey")) <= 80
