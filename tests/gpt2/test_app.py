@@ -5,19 +5,20 @@ GPT-2-only weight reaches the loss."""
 from tests.apps import make_app
 from tests.gpt2.checkpoints import TINY, reference
 from tests.tui.helpers import info, press, status
-from tinytui.model.stages import STAGES
+from tinytui.model import steps
 
 
-async def test_the_checkpoint_walks_all_sixteen_steps():
+async def test_the_checkpoint_walks_every_step_of_both_blocks():
     case = reference()["prompts"][0]
     app = make_app("--model", str(TINY), "--prompt", case["text"], "--target", "to")
     async with app.run_test(size=(120, 40)) as pilot:
         assert "The Ġriver Ġruns → target Ġto" in status(app)
         assert f"loss {case['loss']:.4f}" in status(app) and "GELU" in status(app)
         assert "3 tokens, ids 282 281 304; target 'Ġto' is id 316" in info(app)
-        for stage in STAGES[1:]:
+        for step in steps.forward(2)[1:]:  # the block's steps once per block: 4 + 2 × 8 + 4
             await press(pilot, "n")
-            assert info(app).startswith(f"Step {stage.number} of 16 · {stage.title}")
+            assert app.session.here == step
+            assert info(app).startswith(f"{steps.of_all(step, 2)} · {step.stage.title}")
         assert "12864 parameters" in info(app)
 
 
