@@ -21,6 +21,8 @@ import numpy as np
 
 from tinytui.display_names import param_axes
 from tinytui.model import names
+from tinytui.model.panels import LOGITS
+from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import Axis, Tensor
 from tinytui.report import Table, fmt, tensor_table
 from tinytui.widgets.top_tokens import shown_tokens
@@ -129,16 +131,21 @@ def browser(arr: np.ndarray) -> Window | None:
 
 
 def token_ids(view: View) -> tuple[int, ...]:
-    """The vocabulary rows a step reads: the prompt's ids in order (each once), then the target's; step
-    14 (ℓ = z Eᵀ) adds the tokens its logit pane shows. At most ROWS of them."""
+    """The vocabulary rows a step reads: the prompt's ids in order (each once), then the target's; a step
+    that shows the logit pane (14, ℓ = z Eᵀ) adds the tokens the pane shows. At most ROWS of them."""
     trace = view.trace
     ids = [int(i) for i in trace["ids"]]
     vocab = trace.cfg.vocab
     if trace.target in vocab:
         ids.append(vocab.index(trace.target))
-    if view.step == 14:
+    if _shows_logits(view):
         ids.extend(_pane_ids(view))
     return tuple(dict.fromkeys(ids))[:ROWS]
+
+
+def _shows_logits(view: View) -> bool:
+    stage = STAGE_BY_NUMBER[view.step]
+    return any(panel.kind == LOGITS for panel in (*stage.panels, *stage.inputs))
 
 
 def _pane_ids(view: View) -> tuple[int, ...]:
@@ -155,7 +162,7 @@ def param_window(view: View, full: str) -> Window | None:
     first = _first(n_rows, n_cols, "", width)
     if first is None or names.split(full)[1] != "E":
         return first
-    picked = "prompt, target, top logits" if view.step == 14 else "prompt and target"
+    picked = "prompt, target, top logits" if _shows_logits(view) else "prompt and target"
     return Window(token_ids(view), first.cols, n_rows, n_cols, picked)
 
 
