@@ -113,6 +113,7 @@ def child(what: str, folder: Path) -> dict:
 
         base = rss_bytes()
         s = Session(model)
+        trace = sum(t.values.nbytes for t in s.trace.tensors.values())  # the session holds two of these
         name = "blocks.0.W_1" if model.cfg.n_blocks else "E"
         shape = model.params[name].shape
         rng = np.random.default_rng(1)
@@ -122,7 +123,14 @@ def child(what: str, folder: Path) -> dict:
         for _ in range(25):
             s.undo()
         took = time.perf_counter() - t0
-        return {"s": took, "maxrss": maxrss_bytes(), "base": base, "now": rss_bytes(), "model": nbytes}
+        return {
+            "s": took,
+            "maxrss": maxrss_bytes(),
+            "base": base,
+            "now": rss_bytes(),
+            "model": nbytes,
+            "trace": trace,
+        }
     raise SystemExit(f"unknown measurement {what}")
 
 
@@ -270,6 +278,7 @@ def measure(size: str, lines: list[str]) -> None:
                 f"  25 edits + 25 undos{how}: {u['s']:.2f} s; process peak {mb(u['maxrss'])}:"
                 f" {ratio(u['maxrss'], u['model'])} the weights ({mb(u['model'])}),"
                 f" {ratio(u['maxrss'] - imports, u['model'])} over the imports' {mb(imports)}"
+                f" (one trace {mb(u['trace'])})"
             )
 
 

@@ -143,6 +143,11 @@ class Session:
         self._original_kept = trace
         return trace
 
+    def is_original(self, trace: Trace) -> bool:
+        """Whether trace is the original model's trace, without running it again when it was let go (a
+        trace that was let go is held by nobody, so it cannot be the one asked about)."""
+        return self._original() is trace
+
     def _keep_original(self, trace: Trace) -> None:
         self._original = weakref.ref(trace)
         self._original_kept = trace if self.compare_to_original else None
@@ -439,6 +444,8 @@ class Session:
         """Make the move computed by _compute; nothing here can refuse."""
         before = self.trace
         self.previous, self.trace = before, trace
+        if self._gradients is not None and self._gradients[0] is not trace:
+            self._gradients = None  # of a trace no longer shown: all of ∂L/∂w (GPT-2: ~1 GB) let go
         if original is not None:
             self._original_key = original[0]
             self._keep_original(original[1])

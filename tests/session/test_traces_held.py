@@ -86,3 +86,29 @@ def test_a_refused_move_gives_back_the_previous_trace(chapter, held_elsewhere):
     session.undo()
     assert session.params["blocks.0.b_2"][0] == chapter.params["blocks.0.b_2"][0]
     assert session.previous is trace
+
+
+def test_the_gradients_of_a_trace_no_longer_shown_are_let_go(chapter):
+    session = Session(chapter)
+    grads = weakref.ref(session.gradients)
+    assert session.gradients is grads()  # computed once per trace
+    session.goto(9)  # a step is not a change: the same trace, the same gradients
+    assert session.gradients is grads()
+    session.edit("blocks.0.W_O", (0, 0), 0.5)
+    gc.collect()
+    assert grads() is None
+    assert float(session.gradients["grad.logits"][0]) == float(session.trace["probs"][0]) - (
+        chapter.params.cfg.vocab[0] == session.trace.target
+    )
+
+
+def test_is_original_never_runs_the_model_again(chapter):
+    session = Session(chapter)
+    first = session.trace
+    assert session.is_original(first)
+    for k in range(3):
+        session.edit("blocks.0.W_O", (0, k), 0.1 * k)
+    gc.collect()
+    runs = []
+    session._run = lambda state, run=session._run: runs.append(state) or run(state)
+    assert not session.is_original(session.trace) and runs == []

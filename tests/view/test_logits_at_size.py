@@ -130,3 +130,22 @@ async def test_the_app_at_a_50257_token_vocabulary_shows_the_top_tokens_everywhe
         await press(pilot, "b")
         walk = app.query_one(StepPanes).grid("grad:grad.logits").spec
         assert walk.rows[-2:] == ("t50000 (target)", f"⋯ {50_257 - TOP - 1:,} others")
+
+
+async def test_the_bars_and_their_tags_fit_beside_the_watch_pane():
+    from tinytui.widgets.logits import LogitBars
+
+    app = make_app("--model", "woodland")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "G", "p", "p", "W")
+        await pilot.pause()
+        await pilot.pause()  # the bars are laid out again for the narrower pane
+        bars, main = app.query_one(LogitBars), app.query_one("#main")
+        lines = logits(app).splitlines()
+        assert lines[0].endswith("◀ target ★ predicted") and lines[1].endswith("◀ ★")  # chuck: both
+        assert bars.region.right <= main.scrollable_content_region.right, "nothing cut at the pane's edge"
+        await press(pilot, "W")  # the pane hidden: room for the long tags again
+        await pilot.pause()
+        await pilot.pause()
+        lines = logits(app).splitlines()
+        assert lines[0].endswith("p as a bar") and lines[1].rstrip().endswith("◀ target ★ predicted")

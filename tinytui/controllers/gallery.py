@@ -33,7 +33,7 @@ class GalleryController:
         """The weights that made the view's comparison trace; None when not known (then the marks of
         the weights' own products compare with today's weights)."""
         session = view.session
-        if view.base is session.original_trace:
+        if session.is_original(view.base):  # (never runs the original model again just to compare)
             return session.model.params
         for trace, params in reversed(self._made):
             if trace is view.base:

@@ -692,7 +692,8 @@ def step_sections(view: View) -> list[Section]:
     made = f"{view.heading[0].upper()}{view.heading[1:]} makes"  # "Step 9 makes", "Block 2 · step 9 makes"
     sections = [Section(made, "output", tuple(output_rows(view, stage)))]
     if params := param_rows(view, stage):
-        sections.append(Section("Weights it uses — Enter edits a cell", "param", tuple(params)))
+        title = "Weights it uses — Enter edits a cell" + windows.weights_note(view, stage.reads)
+        sections.append(Section(title, "param", tuple(params)))
     if inputs := input_rows(view, stage):
         sections.append(Section("From earlier steps", "input", tuple(inputs)))
     return sections

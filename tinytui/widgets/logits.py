@@ -17,6 +17,8 @@ from tinytui.widgets.cells import DOWN, UP, LogitsSpec, Source, glyph
 _BLOCKS = " ▏▎▍▌▋▊▉█"
 BAR_WIDTH = 30  # p = 1 fills it, when there is room
 MIN_BAR_WIDTH = 8  # on a narrow screen the bars shrink to this before the tags are cut
+TAGS = "  ◀ target ★ predicted"  # the room the tags after a bar take
+SHORT_TAGS = "  ◀ ★"  # when even the shortest bars leave no room for TAGS (the header says what they mean)
 
 
 class LogitBars(Widget):
@@ -84,27 +86,49 @@ class LogitBars(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.spec.rows) + 1 + bool(self.spec.others)
 
-    def get_content_width(self, container: Size, viewport: Size) -> int:
-        return max(self._fixed_width() + self._bar_width(), len(self.spec.others))
+    def on_mount(self) -> None:
+        # the room is the scrolling pane's, measured once it is laid out: when it changes (the watch pane
+        # shown or hidden, a resize), lay the bars out again for it
+        self._measured = -1
+        self.screen.screen_layout_refresh_signal.subscribe(self, lambda _screen: self._room_changed())
 
-    def _bar_width(self) -> int:
-        """BAR_WIDTH, or less when the visible width is smaller (80 columns): the target and prediction
-        tags after the bars stay on screen (the pane scrolls sideways only below MIN_BAR_WIDTH)."""
+    def _room_changed(self) -> None:
+        room = self._room()
+        if room != self._measured:
+            self._measured = room
+            self.refresh(layout=True)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return max(self._fixed_width(short=self._short()) + self._bar_width(), len(self.spec.others))
+
+    def _room(self) -> int:
+        """The columns the bars' pane shows inside this frame (border, padding, the scrollbar's column);
+        0 before there is a pane to measure."""
         room = next(
             (n.scrollable_content_region.width for n in self.ancestors if isinstance(n, ScrollableContainer)),
             0,
         )
+        return max(0, room - self.styles.gutter.width - 1) if room else 0
+
+    def _short(self) -> bool:
+        """Whether the tags are written short (◀ ★): the long ones leave no room for even a short bar."""
+        room = self._room()
+        return bool(room) and room < self._fixed_width() + MIN_BAR_WIDTH
+
+    def _bar_width(self) -> int:
+        """BAR_WIDTH, or less when the visible width is smaller (80 columns, the watch pane beside), so
+        the target and prediction tags after the bars stay on screen."""
+        room = self._room()
         if not room:
             return BAR_WIDTH
-        frame = self.styles.gutter.width + 1  # border, padding, and the scrollbar's column
-        return max(MIN_BAR_WIDTH, min(BAR_WIDTH, room - frame - self._fixed_width()))
+        return max(MIN_BAR_WIDTH, min(BAR_WIDTH, room - self._fixed_width(short=self._short())))
 
     def _size_of(self, spec: LogitsSpec) -> tuple[int, int, int]:
         return len(spec.rows), self._fixed_width(spec), len(spec.others)
 
-    def _fixed_width(self, spec: LogitsSpec | None = None) -> int:
+    def _fixed_width(self, spec: LogitsSpec | None = None, short: bool = False) -> int:
         rows = (spec or self.spec).rows
-        return max(len(r.token) for r in rows) + 18 + len("  ◀ target ★ predicted")
+        return max(len(r.token) for r in rows) + 18 + len(SHORT_TAGS if short else TAGS)
 
     def _style(self, name: str):
         return self.get_component_rich_style(name, partial=True)
@@ -120,12 +144,15 @@ class LogitBars(Widget):
     def render(self) -> Text:
         rows = self.spec.rows
         tok_w = max(len(r.token) for r in rows)
-        bar_w = (
-            max(MIN_BAR_WIDTH, self.content_region.width - self._fixed_width()) if self.size else BAR_WIDTH
-        )
+        short = self._short()
+        fixed = self._fixed_width(short=short)
+        bar_w = max(MIN_BAR_WIDTH, self.content_region.width - fixed) if self.size else BAR_WIDTH
         bar_w = min(bar_w, BAR_WIDTH)
         out = Text(no_wrap=True, overflow="ignore", end="")
-        out.append(f"{'token':<{tok_w}}    logit    prob  p as a bar", self._style("logits--header"))
+        # short tags: the header says what ◀ and ★ mean, where "p as a bar" would be
+        legend = "◀ target ★ predicted" if short else "p as a bar"
+        header = f"{'token':<{tok_w}}    logit    prob  {legend}"
+        out.append(header, self._style("logits--header"))
         for r in rows:
             out.append("\n")
             label_style = (
@@ -142,9 +169,9 @@ class LogitBars(Widget):
             out.append(_bar(r.p, bar_w), self._style("logits--predicted" if r.predicted else "logits--bar"))
             tags = []
             if r.target:
-                tags.append(("◀ target", "logits--target"))
+                tags.append(("◀" if short else "◀ target", "logits--target"))
             if r.predicted:
-                tags.append(("★ predicted", "logits--predicted"))
+                tags.append(("★" if short else "★ predicted", "logits--predicted"))
             for tag, style in tags:
                 out.append(" " + tag, self._style(style))
         if self.spec.others:

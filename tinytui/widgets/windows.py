@@ -2,7 +2,8 @@
 
 Pure data like cells.py (no Textual). A table of at most CELLS cells is built whole, as it always was;
 a bigger one (GPT-2's E is 50,257 × 768, a block's W_1 768 × 3,072) is built for a window of at most
-ROWS × COLS cells, and its title says which part is shown and how to see the rest. A window holds the
+ROWS × COLS cells; its title says which part is shown, and its title (a tensor's, the parameter
+browser's) or its section's heading (a step's weights) where the rest is. A window holds the
 TRUE indices of its rows and columns, so the cells' sources and refs name the weight's or tensor's own
 cells: an edit in a window lands on the right weight, provenance names the right cell, f finds it.
 
@@ -20,6 +21,8 @@ import numpy as np
 
 from tinytui.display_names import param_axes
 from tinytui.model import names
+from tinytui.model.panels import LOGITS
+from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import Axis, Tensor
 from tinytui.report import Table, fmt, tensor_table
 from tinytui.widgets.top_tokens import shown_tokens
@@ -31,9 +34,11 @@ from tinytui.widgets.view import View
 CELLS = 16_384  # a table of at most this many cells is built whole
 ROWS = 64  # a bigger one: at most this many rows
 COLS = 64  # and columns
-STEP_REST = "the rest: ctrl+p → Edit parameter…"  # how a step's window of a weight says where the rest is
-TENSOR_REST = "the rest: tinytui trace"
+# where the rest is: a window of a tensor says it in its title; of a weight, in its section's heading (a
+# weight's caption is long enough already: E's must fit an 80-column pane)
+TENSOR_REST = "all: tinytui trace"
 BROWSER_REST = "J K: rows · H L: columns"
+WEIGHTS_NOTE = " · all of a big one: ctrl+p → Edit parameter…"
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,7 @@ class Window:
     n_cols: int
     picked: str = ""  # what the picked rows are ("the prompt's tokens and the target"); "" = a range
     picked_cols: str = ""  # the same for picked columns
-    rest: str = ""  # how to see the rest
+    rest: str = ""  # how to see the rest ("": the section's heading says it)
     head_width: int = 0  # a 3-d weight's per-head width (its heads' columns side by side), else 0
 
     def caption(self) -> str:
@@ -89,7 +94,7 @@ class Window:
 
 def _axis(shown: Sequence[int], n: int, noun: str, picked: str) -> str:
     if picked:
-        return f"{noun} of {picked} ({len(shown):,} of {n:,})"
+        return f"{len(shown):,} of {n:,} {noun} ({picked})"
     if len(shown) == n:
         return ""
     return f"{noun} {shown[0]}–{shown[-1]} of {n:,}"
@@ -126,16 +131,21 @@ def browser(arr: np.ndarray) -> Window | None:
 
 
 def token_ids(view: View) -> tuple[int, ...]:
-    """The vocabulary rows a step reads: the prompt's ids in order (each once), then the target's; step
-    14 (ℓ = z Eᵀ) adds the tokens its logit pane shows. At most ROWS of them."""
+    """The vocabulary rows a step reads: the prompt's ids in order (each once), then the target's; a step
+    that shows the logit pane (14, ℓ = z Eᵀ) adds the tokens the pane shows. At most ROWS of them."""
     trace = view.trace
     ids = [int(i) for i in trace["ids"]]
     vocab = trace.cfg.vocab
     if trace.target in vocab:
         ids.append(vocab.index(trace.target))
-    if view.step == 14:
+    if _shows_logits(view):
         ids.extend(_pane_ids(view))
     return tuple(dict.fromkeys(ids))[:ROWS]
+
+
+def _shows_logits(view: View) -> bool:
+    stage = STAGE_BY_NUMBER[view.step]
+    return any(panel.kind == LOGITS for panel in (*stage.panels, *stage.inputs))
 
 
 def _pane_ids(view: View) -> tuple[int, ...]:
@@ -149,12 +159,17 @@ def param_window(view: View, full: str) -> Window | None:
     columns (None: the weight is built whole)."""
     arr = view.session.params[full]
     n_rows, n_cols, width = table_shape(arr)
-    first = _first(n_rows, n_cols, STEP_REST, width)
+    first = _first(n_rows, n_cols, "", width)
     if first is None or names.split(full)[1] != "E":
         return first
-    picked = "the prompt's tokens, the target and the logit pane's" if view.step == 14 else ""
-    picked = picked or "the prompt's tokens and the target"
-    return Window(token_ids(view), first.cols, n_rows, n_cols, picked, rest=STEP_REST)
+    picked = "prompt, target, top logits" if _shows_logits(view) else "prompt and target"
+    return Window(token_ids(view), first.cols, n_rows, n_cols, picked)
+
+
+def weights_note(view: View, reads: Sequence[str]) -> str:
+    """What a step's weights heading adds when one of them is shown in part: where the rest is."""
+    shown = [view.name(n) for n in reads if n in names.PARAMS]
+    return WEIGHTS_NOTE if any(param_window(view, full) for full in shown) else ""
 
 
 def tensor_window(
@@ -166,7 +181,7 @@ def tensor_window(
     if first is None or axes[-1] != "vocab" or shape[0] != 1:
         return first
     ids = _pane_ids(view)
-    return Window(range(1), ids, 1, shape[1], picked_cols="the logit pane's tokens", rest=rest)
+    return Window(range(1), ids, 1, shape[1], picked_cols="top logits and target", rest=rest)
 
 
 def gradient_window(view: View, t: Tensor, weight: str | None) -> Window | None:
@@ -214,7 +229,7 @@ def titled(title: str, win: Window | None) -> str:
     """A table's title with the part it shows and where the rest is ('W_1 — rows 0–63 of 768 · …')."""
     if win is None:
         return title
-    return f"{title} — {win.caption()} · {win.rest}"
+    return f"{title} — {win.caption()}" + (f" · {win.rest}" if win.rest else "")
 
 
 def table(
