@@ -74,8 +74,10 @@ class StepList(ViewPart, Widget, can_focus=True):
         return len(self.rows)
 
     def line(self, row: steps.Step | int, width: int) -> Text:
-        if isinstance(row, int):  # the heading of block row (0-based)
-            text = Text(f"  block {row + 1} of {self.n_blocks}"[:width], no_wrap=True, end="")
+        if isinstance(row, int):  # the heading of block row (0-based), as long as the list has room for
+            words = (f"  block {row + 1} of {self.n_blocks}", f" block {row + 1}", f"b{row + 1}")
+            said = next((w for w in words if len(w) <= width), words[-1])
+            text = Text(said, no_wrap=True, end="")
             text.stylize(self.get_component_rich_style("steps--count", partial=True))
             return text
         stage = row.stage
