@@ -70,7 +70,7 @@ def tensor_table(trace: TensorMap, name: str, title: str | None = None, shown: s
     vals = t.values
     local = names.split(name)[1]
     shown = shown or names.label(name, trace.cfg.n_blocks)
-    title = title or TENSOR_TITLES.get(local) or _head_title(local)
+    title = title or title_of(local, getattr(trace, "cfg", None)) or _head_title(local)
     if vals.ndim == 0:
         return Table(title, "", ("",), (shown,), ((fmt(float(vals)),),))
     if vals.ndim == 1:
@@ -80,6 +80,23 @@ def tensor_table(trace: TensorMap, name: str, title: str | None = None, shown: s
         return Table(title, "", (shown,), ax.labels, (tuple(fmt(v) for v in vals),))
     rows, cols = t.axes
     return Table(title, rows.name, rows.labels, cols.labels, tuple(tuple(fmt(v) for v in r) for r in vals))
+
+
+def title_of(local: str, cfg) -> str | None:
+    """TENSOR_TITLES' title, as this model computes it (its heads, GPT-2's learned positions and bias)."""
+    title = TENSOR_TITLES.get(local)
+    if cfg is None:
+        return title
+    if local == "mha" and (cfg.n_heads != 2 or cfg.attn_bias):
+        heads = (
+            "; ".join(f"head_{h}" for h in range(1, cfg.n_heads + 1))
+            if cfg.n_heads <= 3
+            else (f"head_1; …; head_{cfg.n_heads}")
+        )
+        title = f"MHA(LN(x)) = [{heads}] W_O" + (" + b_O" if cfg.attn_bias else "")
+    elif local == "pe" and cfg.learned_positions:
+        title = "P[p] — learned position embedding"
+    return title
 
 
 def _head_title(name: str) -> str:

@@ -18,7 +18,7 @@ from tinytui.display_names import display
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import STAGE_BY_NUMBER, Stage, params_read
-from tinytui.report import TENSOR_TITLES, count_tables, fmt, param_table
+from tinytui.report import count_tables, fmt, param_table, title_of
 from tinytui.widgets import windows
 from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
@@ -546,7 +546,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
         cells.append(row)
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
-        groups = (("", 2), (TENSOR_TITLES[vec], len(at_cols)))
+        groups = (("", 2), (title_of(vec, trace.cfg), len(at_cols)))
     title = windows.titled(f"the prompt → target {trace.target!r}", win)
     positions = tuple(str(p) for p in at_rows)
     cols = ("token", "id", *(dims[j] for j in at_cols))
