@@ -16,7 +16,27 @@ WIDE_ONLY = frozenset(f"do('{a.id}')" for a in ACTIONS if a.show and not a.narro
 
 
 class TinyFooter(Footer):
+    _composed: tuple | None = None  # what the keys shown were made from (see bindings_changed)
+
+    def _signature(self) -> tuple:
+        shown = tuple(
+            (b.key, b.description, b.action, enabled, tooltip, b.group.description if b.group else None)
+            for (_, b, enabled, tooltip) in self.screen.active_bindings.values()
+            if b.show
+        )
+        return shown, self.compact, self.show_command_palette
+
+    def bindings_changed(self, screen) -> None:
+        # Textual builds every key of the footer again whenever any widget refreshes its bindings (each
+        # edit, each cursor move onto a computed cell): a fifth of an edit's time. Only when what the
+        # footer shows changed is it built again.
+        if self._composed is not None and screen is self.screen and self._signature() == self._composed:
+            return
+        super().bindings_changed(screen)
+
     def compose(self):
+        if self._bindings_ready:
+            self._composed = self._signature()
         for widget in super().compose():
             if self.compact and isinstance(widget, FooterKey) and widget.action in WIDE_ONLY:
                 continue
