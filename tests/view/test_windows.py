@@ -177,3 +177,21 @@ def test_a_50257_token_vocabulary_builds_a_few_rows_of_E():
     assert g.title.startswith("∂L/∂ℓ") and "— 11 of 50,257 columns (top logits and target)" in g.title
     assert len(g.cols) == 11 and g.sources[0][-1] == ("grad_logits", (50_000,))
     assert token_grid(view).shape == (3, 2)
+
+
+async def test_f_to_a_cell_outside_the_window_says_where_it_is():
+    app = app_of(model())
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.steps.goto(11)  # h_pre = x′_n W_1 + b_1, all 300 units shown (1,500 cells)
+        await pilot.pause()
+        pre = grid(app, "output:blocks.0.hidden_pre")
+        pre.focus()
+        await pilot.pause()
+        pre.move_to(0, 100)  # unit 100: its W_1 column is outside W_1's window (columns 0–63)
+        await pilot.pause()
+        await press(pilot, "F", "f")  # the second operand: W_1[0,100]
+        for _ in range(30):
+            await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any("W_1[0,100] is not in the part of its table shown here" in m for m in said), said
+        assert app.session.step == 11

@@ -160,6 +160,12 @@ class WhyController:
             return
         if tries <= 0:
             self._pending = None
+            # a big weight or tensor shows a window of itself: the cell can lie outside it
+            self.host.notify(
+                f"{self.cell_name(*target)} is not in the part of its table shown here; ctrl+p → Edit "
+                "parameter… pages through a weight, tinytui why prints any cell.",
+                timeout=5,
+            )
             return
         self.host.call_after_refresh(self._land_pending, tries - 1)
 
