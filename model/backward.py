@@ -159,7 +159,9 @@ def embedding_backward(params: Params, trace: Trace, dx: np.ndarray, g, pg) -> n
         if trace.switches.positional_encoding:  # 3: pe = P[:T], so row p of P collects ∂L/∂pe_p
             d_p[: dx.shape[0]] = dx
         pg["P"] = d_p
-    e_lookup = np.zeros_like(params["E"])
+    # np.zeros, not zeros_like: the pages of the rows no prompt token uses are never touched (at GPT-2's
+    # 50,257 × 768 that is 300 MB not written); 0.0 + x is never −0.0, so put() need not clean it
+    e_lookup = np.zeros(params["E"].shape)
     np.add.at(e_lookup, trace["ids"].astype(int), dx)
     return e_lookup
 
@@ -206,7 +208,7 @@ def _block_backward(w, trace, x_in, dy, cfg, sw: Switches, pre: str, g, pg, full
     d_heads = d_mha @ w["W_O"].T
     x_norm = t("x_norm")
     d_xn = np.zeros_like(x_norm)
-    dW = {name: np.zeros_like(w[name]) for name in ("W_Q", "W_K", "W_V")}
+    dW = {name: np.empty(w[name].shape) for name in ("W_Q", "W_K", "W_V")}  # every head's slice is set
     db = {name: np.zeros((cfg.n_heads, dk)) for name in ("b_Q", "b_K", "b_V")}
     scale = np.sqrt(dk)
     for h in range(cfg.n_heads):
@@ -245,10 +247,13 @@ def _block_backward(w, trace, x_in, dy, cfg, sw: Switches, pre: str, g, pg, full
 def _package(cfg, trace: Trace, g, pg, e_lookup, e_unembed) -> Gradients:
     out: dict[str, Tensor] = {}
 
-    def put(name: str, arr: np.ndarray, axes) -> None:
+    def put(name: str, arr: np.ndarray, axes, clean: bool = True) -> None:
         # no −0.0 (−0.0 + 0.0 is +0.0, all else unchanged): a blocked gradient reads 0. In place where the
-        # array is this pass's own (GPT-2's E gradients are 300 MB each), else on a copy.
-        if arr.flags.writeable:
+        # array is this pass's own (GPT-2's E gradients are 300 MB each), else on a copy; not at all for
+        # an array made by adding to +0.0 (clean=False), which cannot hold −0.0.
+        if not clean:
+            pass
+        elif arr.flags.writeable:
             np.add(arr, 0.0, out=arr)
         else:
             arr = arr + 0.0
@@ -256,8 +261,8 @@ def _package(cfg, trace: Trace, g, pg, e_lookup, e_unembed) -> Gradients:
         out[name] = Tensor(name, arr, tuple(axes))
 
     vocab_dims = (Axis("vocab", cfg.vocab), Axis("dims", cfg.dims))
-    put(grad_name("E"), pg["E"], vocab_dims)
-    put(PREFIX + "E.lookup", e_lookup, vocab_dims)
+    put(grad_name("E"), pg["E"], vocab_dims, clean=False)  # e_lookup + e_unembed: lookup is +0.0 or more
+    put(PREFIX + "E.lookup", e_lookup, vocab_dims, clean=False)
     put(PREFIX + "E.unembed", e_unembed, vocab_dims)
     axes = _param_axes(cfg)
     for full in param_shapes(cfg):  # the order Params lists them
