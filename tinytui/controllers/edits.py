@@ -11,10 +11,13 @@ from tinytui.model import ModelFile, names, save
 from tinytui.model.change_note import change_note
 from tinytui.paths import safe_stem
 from tinytui.report import fmt
+from tinytui.screens.ask import AskScreen
 from tinytui.screens.confirm import ConfirmScreen
 from tinytui.screens.params import ParamScreen
 from tinytui.screens.pick import PickScreen
 from tinytui.screens.save import SaveScreen
+
+PICK_LIMIT = 500  # a vocabulary longer than this is typed, not picked from a list
 
 
 class EditController:
@@ -83,6 +86,27 @@ class EditController:
     def _vocab_choices(self) -> list[tuple[str, str]]:
         return [(t, f"{i}  {t}") for i, t in enumerate(self.host.session.model.cfg.vocab)]
 
+    def _choose_token(self, title: str, current: str | None, then) -> None:
+        """A token from the vocabulary, then then(token): picked from a list, or, for a vocabulary too
+        long to list (GPT-2's 50,257 pieces), typed (the piece exactly, or its id)."""
+        vocab = self.host.session.model.cfg.vocab
+        if len(vocab) <= PICK_LIMIT:
+            self.host.push_screen(PickScreen(title, self._vocab_choices(), current), then)
+            return
+
+        def submit(text: str) -> str | None:
+            cfg = self.host.session.model.cfg
+            token = vocab[int(text)] if text.strip().isdigit() and int(text) < len(vocab) else text
+            if not cfg.has_token(token):
+                return (
+                    f"{text[:40]!r} is not one of the {len(vocab):,} tokens (type a token exactly, or its id)"
+                )
+            then(token)
+            return None
+
+        hint = f"a token of the {len(vocab):,} exactly (GPT-2's pieces start with Ġ for a space), or its id"
+        self.host.push_screen(AskScreen(title, current or "", hint, submit))
+
     def _cursor_position(self) -> int | None:
         """The prompt position under the cursor when the token table has focus."""
         focused = self.host.focused
@@ -98,8 +122,7 @@ class EditController:
                 new = (*prompt[:position], token, *prompt[position + 1 :])
                 self.host.apply(lambda s: s.set_prompt(new), f"token at position {position}")
 
-        screen = PickScreen(f"Token at position {position}", self._vocab_choices(), prompt[position])
-        self.host.push_screen(screen, chosen)
+        self._choose_token(f"Token at position {position}", prompt[position], chosen)
 
     def insert_position(self, at: int | None = None) -> None:
         prompt = self.host.session.state.prompt
@@ -112,7 +135,7 @@ class EditController:
                 new = (*prompt[:at], token, *prompt[at:])
                 self.host.apply(lambda s: s.set_prompt(new), "insert a position")
 
-        self.host.push_screen(PickScreen(f"Insert a token at position {at}", self._vocab_choices()), chosen)
+        self._choose_token(f"Insert a token at position {at}", None, chosen)
 
     def remove_position(self, at: int | None = None) -> None:
         prompt = self.host.session.state.prompt
@@ -128,8 +151,7 @@ class EditController:
                 self.host.apply(lambda s: s.set_target(token), "target")
 
         target = self.host.session.state.target
-        screen = PickScreen("Target token (what the loss measures)", self._vocab_choices(), target)
-        self.host.push_screen(screen, chosen)
+        self._choose_token("Target token (what the loss measures)", target, chosen)
 
     # ---- parameters ----------------------------------------------------------------------------
     def edit_parameter(self, name: str | None = None) -> None:
