@@ -33,6 +33,13 @@ class BackwardStage:
     explain: str  # our own words
 
 
+def _heads(name: str, n: int) -> str:
+    """'head_1; head_2', or 'head_1; …; head_12' when there are more than three."""
+    if n <= 3:
+        return "; ".join(f"{name}_{h}" for h in range(1, n + 1))
+    return f"{name}_1; …; {name}_{n}"
+
+
 def backward_stages(sw: Switches | None = None, cfg: ModelConfig | None = None) -> tuple[BackwardStage, ...]:
     """The walk from step 15 back to step 2, its rules spelled for the given switches and for the
     model's architecture (cfg; None: the chapter's): GPT-2's gains, biases and position table get
@@ -58,6 +65,10 @@ def backward_stages(sw: Switches | None = None, cfg: ModelConfig | None = None) 
             f"∂L/∂{which}_g = Σ_p ∂L/∂{out}_p ⊙ {x_hat}_p,   ∂L/∂{which}_b = Σ_p ∂L/∂{out}_p",
             f"LN backward reads ∂L/∂{out} ⊙ {which}_g   (the gain scales what reaches the normalised row)",
         )
+
+    # the heads as the rules write them: the chapter's two, or the model's (head_1; …; head_12 for GPT-2)
+    n_heads = 2 if cfg is None else cfg.n_heads
+    heads, d_heads = _heads("head", n_heads), _heads("∂L/∂head", n_heads)
 
     if sw.activation == "relu":
         act = "∂L/∂h_pre = ∂L/∂hidden ⊙ [h_pre > 0]   (a dead unit passes exactly 0)"
@@ -166,9 +177,9 @@ def backward_stages(sw: Switches | None = None, cfg: ModelConfig | None = None) 
             "Through W_O and the heads",
             ("grad.mha",),
             (
-                "∂L/∂W_O = [head_1; head_2]ᵀ · ∂L/∂mha",
+                f"∂L/∂W_O = [{heads}]ᵀ · ∂L/∂mha",
                 *(("∂L/∂b_O = Σ_p ∂L/∂mha_p",) if bias else ()),
-                "[∂L/∂head_1; ∂L/∂head_2] = ∂L/∂mha · W_Oᵀ",
+                f"[{d_heads}] = ∂L/∂mha · W_Oᵀ",
                 "∂L/∂A_h = ∂L/∂head_h · V_hᵀ",
                 "∂L/∂V_h = A_hᵀ · ∂L/∂head_h",
                 "an ablated head outputs a constant 0: its A and V get exactly 0",
