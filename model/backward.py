@@ -126,7 +126,7 @@ def gradients(params: Params, trace: Trace) -> Gradients:
         pre = prefix(b)
         g[pre + "y"] = dy
         x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
-        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, pre, g, pg, pre)
+        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, b, g, pg)
     g["x"] = dy
     e_lookup = embedding_backward(params, trace, dy, g, pg)
     pg["E"] = e_lookup + e_unembed
@@ -166,8 +166,9 @@ def embedding_backward(params: Params, trace: Trace, dx: np.ndarray, g, pg) -> n
     return e_lookup
 
 
-def _block_backward(w, trace, x_in, dy, cfg, sw: Switches, pre: str, g, pg, full: str) -> np.ndarray:
+def _block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg) -> np.ndarray:
     """One block in reverse: from ∂L/∂y to ∂L/∂(block input). Writes gradients into g and pg."""
+    pre = full = prefix(b)  # its tensors' names and its weights' names start alike: "blocks.<b>."
     eps, t = cfg.eps, (lambda name: trace[pre + name])
     x_mid, x_mid_norm = t("x_mid"), t("x_mid_norm")
     ln1, ln2 = full + "ln1_", full + "ln2_"  # where the norms' gain and bias gradients go, if they have them
@@ -215,7 +216,7 @@ def _block_backward(w, trace, x_in, dy, cfg, sw: Switches, pre: str, g, pg, full
         n = h + 1
         g[f"{pre}head.{n}"] = d_head = d_heads[:, h * dk : (h + 1) * dk]
         a, q, k, v = t(f"attn.{n}"), t(f"q.{n}"), t(f"k.{n}"), t(f"v.{n}")
-        if sw.is_ablated(int(pre.split(".")[1]), n):
+        if sw.is_ablated(b, n):
             d_a, d_v = np.zeros_like(a), np.zeros_like(v)
         else:
             d_a, d_v = d_head @ v.T, a.T @ d_head

@@ -157,7 +157,7 @@ def line_gradients(params: Params, tokens: Sequence[str], switches: Switches | N
         pre = prefix(b)
         g[pre + "y"] = dy
         x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
-        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, pre, g, pg, pre)
+        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, b, g, pg)
     g["x"] = dy
     pg["E"] = embedding_backward(params, trace, dy, g, pg) + e_unembed  # and P's, when learned
     grads = {name: pg[name] for name in params}  # the order Params lists them

@@ -151,7 +151,7 @@ def run(
     put("mask", allowed, tokens, keys)
     for b in range(cfg.n_blocks):
         x = _block(
-            params.block(b), x, allowed, cfg, switches, prefix(b), put, (tokens, keys, dims, k_axis, units)
+            params.block(b), x, allowed, cfg, switches, b, put, (tokens, keys, dims, k_axis, units)
         )
 
     z = ops.layer_norm(x[-1], cfg.eps)[0]  # (d,)
@@ -177,10 +177,10 @@ def affine(x_hat: np.ndarray, w, which: str) -> np.ndarray:
     return x_hat if gain is None else x_hat * gain + w[which + "_b"]
 
 
-def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, pre: str, put, axes) -> np.ndarray:
+def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, b: int, put, axes) -> np.ndarray:
     """One transformer block on the residual stream x (T, d); returns the new stream (T, d)."""
     tokens, keys, dims, k_axis, units = axes
-    eps = cfg.eps
+    eps, pre = cfg.eps, prefix(b)  # pre: what every name of block b starts with
     if sw.norm == "pre":
         x_hat, mean, var = ops.layer_norm(x, eps)
         x_norm = affine(x_hat, w, "ln1")
@@ -204,7 +204,7 @@ def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, pre: str, put, axes) -
         v = put(f"{pre}v.{n}", v, tokens, k_axis)
         s = put(f"{pre}scores.{n}", q @ k.T / scale, tokens, keys)  # (T, T)
         a = put(f"{pre}attn.{n}", ops.softmax(s + mask), tokens, keys)
-        head = np.zeros_like(v) if sw.is_ablated(int(pre.split(".")[1]), n) else a @ v
+        head = np.zeros_like(v) if sw.is_ablated(b, n) else a @ v
         heads.append(put(f"{pre}head.{n}", head, tokens, k_axis))
     mha = np.concatenate(heads, axis=-1) @ w["W_O"]
     if bias:
