@@ -150,9 +150,7 @@ def run(
     allowed = np.tril(np.ones((T, T))) if switches.causal_mask else np.ones((T, T))
     put("mask", allowed, tokens, keys)
     for b in range(cfg.n_blocks):
-        x = _block(
-            params.block(b), x, allowed, cfg, switches, b, put, (tokens, keys, dims, k_axis, units)
-        )
+        x = _block(params.block(b), x, allowed, cfg, switches, b, put, (tokens, keys, dims, k_axis, units))
 
     z = ops.layer_norm(x[-1], cfg.eps)[0]  # (d,)
     if cfg.norm_affine:
