@@ -13,8 +13,7 @@ import re
 import numpy as np
 
 from tinytui.model.diff import TraceDiff, diff
-from tinytui.model.names import prefix, resolve
-from tinytui.model.stages import STAGES
+from tinytui.model.names import prefix
 from tinytui.model.trace import Trace
 
 
@@ -31,12 +30,7 @@ def _signed(x: float) -> str:
 def changed_steps(d: TraceDiff, before: Trace, after: Trace) -> list[int]:
     """The stage numbers any of whose tensors changed, in any block."""
     cfg = after.cfg
-    out = []
-    for s in STAGES:
-        names = {n for b in range(cfg.n_blocks) for n in resolve(s.writes, cfg.n_heads, b)}
-        if any(d.get(n) is not None and d[n].n_changed for n in names):
-            out.append(s.number)
-    return out
+    return sorted({step.number for step, n in d.per_step(cfg.n_heads, cfg.n_blocks).items() if n})
 
 
 def _ranges(steps: list[int]) -> str:

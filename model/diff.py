@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model.names import resolve
-from tinytui.model.stages import STAGES
+from tinytui.model import steps
 from tinytui.model.trace import Trace
 
 TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals
@@ -39,12 +38,14 @@ class TraceDiff:
     def get(self, name: str) -> TensorDiff | None:
         return self.tensors.get(name)
 
-    def per_stage(self, n_heads: int) -> dict[int, int]:
-        """Stage number -> how many values that stage wrote changed."""
-        return {
-            s.number: sum(self.tensors[n].n_changed for n in resolve(s.writes, n_heads) if n in self.tensors)
-            for s in STAGES
-        }
+    def per_step(self, n_heads: int, n_blocks: int) -> dict[steps.Step, int]:
+        """How many values each step of the forward path wrote changed (a block's steps once per block;
+        with one block, one Step per stage)."""
+        out: dict[steps.Step, int] = {}
+        for step in steps.forward(n_blocks):
+            written = steps.resolve(step.stage.writes, n_heads, step, n_blocks)
+            out[step] = sum(self.tensors[n].n_changed for n in written if n in self.tensors)
+        return out
 
     @property
     def empty(self) -> bool:

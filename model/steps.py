@@ -12,15 +12,10 @@ the previous block's y after that. Outside the blocks, "y" is the last block's o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from tinytui.model import names
 from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, Stage
 from tinytui.model.trace import Trace
-
-if TYPE_CHECKING:
-    from tinytui.model.diff import TraceDiff
-
 
 FIRST_IN_BLOCK = next(s.number for s in STAGES if s.per_block)  # 5: the block's first step
 
@@ -134,12 +129,3 @@ def focus(trace: Trace, step: Step) -> Trace:
         tensors.update({first + n[len(pre) :]: t for n, t in trace.tensors.items() if n.startswith(pre)})
         tensors["x"] = trace.tensors[names.prefix(b - 1) + "y"]
     return BlockTrace(trace.cfg, trace.prompt, trace.target, trace.switches, trace.lr, tensors, block=b)
-
-
-def changed_per_step(diff: TraceDiff, n_heads: int, n_blocks: int) -> dict[Step, int]:
-    """How many values each step of the forward path wrote changed (the step list's Δ badges)."""
-    out: dict[Step, int] = {}
-    for step in forward(n_blocks):
-        written = resolve(step.stage.writes, n_heads, step, n_blocks)
-        out[step] = sum(diff.tensors[n].n_changed for n in written if n in diff.tensors)
-    return out

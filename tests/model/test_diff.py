@@ -17,7 +17,7 @@ def test_no_edit_no_change(trace):
 def test_b2_edit_touches_steps_12_to_15_only(chapter, trace):
     after = _edit(chapter, "blocks.0.b_2", (0,), 0.5)
     d = diff(trace, after)
-    per = d.per_stage(2)
+    per = {step.number: n for step, n in d.per_step(2, 1).items()}  # one block: a Step per stage
     assert [n for n, c in per.items() if c] == [12, 13, 14, 15]
     assert d["blocks.0.ffn"].changed[:, 0].all() and not d["blocks.0.ffn"].changed[:, 1:].any()
     assert np.allclose(d["blocks.0.ffn"].delta[:, 0], 0.5)
@@ -27,7 +27,7 @@ def test_b2_edit_touches_steps_12_to_15_only(chapter, trace):
 
 def test_E_edit_travels_almost_everywhere(chapter, trace):
     after = _edit(chapter, "E", (5, 3), 0.75)  # woodchuck's wood
-    per = diff(trace, after).per_stage(2)
+    per = {step.number: n for step, n in diff(trace, after).per_step(2, 1).items()}
     assert per[1] == 0 and per[3] == 0  # ids and PE do not depend on E
     assert all(per[n] > 0 for n in range(4, 16))
 

@@ -102,7 +102,7 @@ async def test_an_edit_in_block_3_changes_only_what_follows_it():
             assert np.array_equal(before[name], after[name]), name
         for name in ("blocks.2.hidden_pre", "blocks.2.y", "z", "logits"):
             assert not np.array_equal(before[name], after[name]), name
-        counts = steps.changed_per_step(session.diff, 2, N_BLOCKS)
+        counts = session.diff.per_step(2, N_BLOCKS)
         assert all(counts[steps.Step(n, b)] == 0 for b in (0, 1) for n in range(5, 13))
         assert counts[steps.Step(11, 2)] > 0 and counts[steps.Step(13)] > 0
 

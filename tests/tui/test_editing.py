@@ -262,7 +262,7 @@ async def test_parameter_browser_from_the_palette(app):
         await pilot.press(*"-1")
         await press(pilot, "enter")
         assert app.session.params["blocks.0.b_2"][3] == -1.0
-        per = app.session.diff.per_stage(2)
+        per = {step.number: n for step, n in app.session.diff.per_step(2, 1).items()}
         assert [n for n, k in per.items() if k] == [12, 13, 14, 15]
         assert "1 edited weight" in app.screen.query_one("#params-status").text
         assert g.cell_classes(0, 3) == {EDITED}
