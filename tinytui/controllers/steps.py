@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from tinytui import themes
 from tinytui.actions import Host, PaletteCommand
 from tinytui.model import steps
-from tinytui.model.stages import FIRST, LAST, STAGES
+from tinytui.model.stages import FIRST, LAST
 
 
 class StepController:
@@ -49,7 +49,7 @@ class StepController:
         first block's first step; after them, [ goes to the last block's first step."""
         session = self.host.session
         n_blocks, here = session.model.cfg.n_blocks, session.here
-        first = next(s.number for s in STAGES if s.per_block)
+        first = steps.FIRST_IN_BLOCK
         if here.block is not None:
             number, block = here.number, here.block + delta
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from tinytui.model import Trace, TraceDiff, steps
 from tinytui.model.backward import Gradients
@@ -46,7 +47,7 @@ class View:
         """A stage table's names as the step's canonical names, "{h}" expanded to every head."""
         return steps.resolve(templates, self.trace.cfg.n_heads, self.here, self.trace.cfg.n_blocks)
 
-    @property
+    @cached_property  # read by the step text and by its facts: the remapped names are built once
     def focused(self) -> Trace:
         """The trace as the step's texts read it: a block step's block-0 names mean its own block's."""
         return steps.focus(self.trace, self.here)
