@@ -21,16 +21,27 @@ gain and bias (∂L/∂g = Σ_p ∂L/∂out ⊙ x̂, ∂L/∂b = Σ_p ∂L/∂ou
 backward), the attention biases (∂L/∂b_Q[h] = Σ_p ∂L/∂q_h, …, ∂L/∂b_O = Σ_p ∂L/∂mha). With learned
 positions "grad.pe" is there too.
 
-backward_stages.py holds the table of the backward walk (steps 15 → 2), re-exported here.
+Computed as far as asked (the trace is the forward's cache, as in llm.c): Gradients(params, trace)
+computes nothing until a gradient is read, and then only the parts of the backward that lead to it, in
+order from the loss down, each part once: ∂L/∂ℓ; ∂L/∂z; E's unembedding share (GPT-2: a 50,257 × 768
+outer product, so only when it is asked for); the final norm; each block, from the last; the embedding;
+E's total. Reading block 12's gradients of GPT-2 costs the loss, ∂L/∂z, the final norm and one block,
+not the 124 M weight gradients. gradients(params, trace) computes everything, as the numbers always
+were: each value is the same, bit for bit, whatever was asked first (tests/model/test_lazy_gradients.py).
+
+backward_rules.py holds the chain rule of each part; backward_stages.py the table of the backward walk
+(steps 15 → 2), re-exported here.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model import ops
+from tinytui.model.backward_rules import block_backward, embedding_backward, norm_backward, param_axes
 from tinytui.model.backward_stages import (  # re-exported: callers import the walk from here
     BACKWARD_BY_NUMBER,
     BACKWARD_STAGES,
@@ -39,24 +50,115 @@ from tinytui.model.backward_stages import (  # re-exported: callers import the w
     backward_stages,
 )
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import grad, prefix, split
+from tinytui.model.names import FINAL_NORM_PARAMS, grad, prefix, split
 from tinytui.model.params import Params, param_shapes
-from tinytui.model.switches import Switches
 from tinytui.model.trace import Axis, Tensor, TensorMap, Trace
 
-PREFIX = "grad."
+_block_backward = block_backward  # corpus.py's name for it
 
+PREFIX = "grad."
+E_SHARES = ("grad.E.lookup", "grad.E.unembed")  # E is read twice: its gradient has a share of each
 
 grad_name = grad  # the name of the gradient of a tensor or parameter (names.grad)
 
+# A block's tensors that get a gradient inside the block (its y gets one from the part above it)
+_BLOCK_TENSORS = ("ffn", "hidden", "hidden_pre", "x_mid_norm", "x_mid", "mha", "x_norm")
+_HEAD_TENSORS = ("head", "attn", "v", "scores", "q", "k")
+
 
 @dataclass(frozen=True)
-class Gradients(TensorMap):
-    """dL/d(everything) for one trace. Mapping access by gradient name gives a read-only array."""
+class _Part:
+    """A piece of the backward computed at once: the parts it reads, the gradients it gives, its method."""
 
-    cfg: ModelConfig
-    loss: float
-    tensors: dict[str, Tensor]
+    key: str
+    after: tuple[str, ...]
+    names: tuple[str, ...]
+    run: str
+    block: int | None = None
+
+
+def _parts(cfg: ModelConfig) -> tuple[_Part, ...]:
+    """The backward's parts in the order they can be computed (each after the ones it reads)."""
+    shapes, n = param_shapes(cfg), cfg.n_blocks
+    final_norm = tuple(PREFIX + p for p in FINAL_NORM_PARAMS if p in shapes)
+    parts = [
+        _Part("logits", (), ("grad.logits",), "_loss"),
+        _Part("z", ("logits",), ("grad.z",), "_through_E"),
+        _Part("E.unembed", ("logits",), ("grad.E.unembed",), "_unembed_share"),
+        _Part("final", ("z",), (*final_norm, PREFIX + prefix(n - 1) + "y"), "_final_norm"),
+    ]
+    above = "final"
+    for b in reversed(range(n)):
+        pre = PREFIX + prefix(b)
+        heads = (f"{pre}{t}.{h}" for t in _HEAD_TENSORS for h in range(1, cfg.n_heads + 1))
+        weights = (PREFIX + p for p in shapes if p.startswith(prefix(b)))
+        below = PREFIX + (prefix(b - 1) + "y" if b else "x")  # what the block hands on
+        names = (*(pre + t for t in _BLOCK_TENSORS), *heads, *weights, below)
+        parts.append(_Part(f"block.{b}", (above,), names, "_block", b))
+        above = f"block.{b}"
+    learned = ("grad.pe", "grad.P") if cfg.learned_positions else ()
+    parts.append(_Part("embed", (above,), ("grad.emb", *learned, "grad.E.lookup"), "_embedding"))
+    parts.append(_Part("E", ("embed", "E.unembed"), ("grad.E",), "_E_total"))
+    return tuple(parts)
+
+
+class Gradients(TensorMap):
+    """dL/d(everything) for one trace, each part computed when first read. Mapping access by gradient
+    name gives a read-only array; iterating, len() and `in` list the names without computing anything;
+    .tensors (and to_json, for_params) computes everything."""
+
+    def __init__(self, params: Params, trace: Trace):
+        if trace.cfg != params.cfg:
+            raise ValueError("the trace was computed for a different model shape")
+        self.cfg: ModelConfig = params.cfg
+        self.loss: float = trace.loss
+        self._params, self._trace = params, trace
+        self._parts = {p.key: p for p in _parts(self.cfg)}
+        self._part_of = {name: p.key for p in self._parts.values() for name in p.names}
+        after_e = (grad_name(p) for p in param_shapes(self.cfg) if p != "E")  # the order Params lists them
+        in_trace = (PREFIX + n for n in trace if PREFIX + n in self._part_of)  # so the JSON reads forward
+        self._names = ("grad.E", *E_SHARES, *after_e, *in_trace)
+        self._axes = param_axes(self.cfg)
+        self._done: dict[str, Tensor] = {}
+        self._finished: set[str] = set()
+        self._passed: dict[str, np.ndarray] = {}  # trace name -> its gradient as the next part reads it
+        self._lock = threading.RLock()  # a part is computed once even if two threads ask
+
+    # ---- the mapping ---------------------------------------------------------------------------------
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.tensor(name).values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._part_of
+
+    def tensor(self, name: str) -> Tensor:
+        found = self._done.get(name)
+        if found is None:
+            self._finish(self._part_of[name])  # KeyError for a name this model has no gradient of
+            found = self._done[name]
+        return found
+
+    @property
+    def tensors(self) -> dict[str, Tensor]:
+        """Every gradient, in the order the names list them (computes whatever is not yet)."""
+        self.everything()
+        return {name: self._done[name] for name in self._names}
+
+    def everything(self) -> Gradients:
+        """Compute every part not yet computed; self, for gradients(params, trace)."""
+        for key in self._parts:
+            self._finish(key)
+        return self
+
+    def computed(self) -> tuple[str, ...]:
+        """The gradients computed so far (in the names' order): what the readers so far have needed."""
+        return tuple(name for name in self._names if name in self._done)
 
     def param(self, name: str) -> np.ndarray:
         """The gradient of a parameter given by its full ('blocks.0.W_2') or short ('W_2') name."""
@@ -69,189 +171,23 @@ class Gradients(TensorMap):
     def to_json(self) -> dict:
         return {name: t.to_json() for name, t in self.tensors.items()}
 
+    # ---- computing the parts -------------------------------------------------------------------------
+    def _finish(self, key: str) -> None:
+        with self._lock:
+            if key in self._finished:
+                return
+            part = self._parts[key]
+            for before in part.after:
+                self._finish(before)
+            run = getattr(self, part.run)
+            run() if part.block is None else run(part.block)
+            self._finished.add(key)
 
-def _param_axes(cfg: ModelConfig) -> dict[str, tuple[Axis, ...]]:
-    dims, units = Axis("dims", cfg.dims), Axis("units", cfg.unit_labels())
-    k = Axis("k", cfg.head_dim_labels())
-    heads = Axis("heads", cfg.head_labels())
-    head_rows = Axis("heads", tuple(f"h{h + 1}.{c}" for h in range(cfg.n_heads) for c in k.labels))
-    per_head = (heads, dims, k)
-    vector = (dims,)
-    return {
-        "P": (Axis("positions", cfg.position_labels()), dims),
-        "lnf_g": vector,
-        "lnf_b": vector,
-        "ln1_g": vector,
-        "ln1_b": vector,
-        "W_Q": per_head,
-        "W_K": per_head,
-        "W_V": per_head,
-        "b_Q": (heads, k),
-        "b_K": (heads, k),
-        "b_V": (heads, k),
-        "W_O": (head_rows, dims),
-        "b_O": vector,
-        "ln2_g": vector,
-        "ln2_b": vector,
-        "W_1": (dims, units),
-        "b_1": (units,),
-        "W_2": (units, dims),
-        "b_2": vector,
-    }
-
-
-def gradients(params: Params, trace: Trace) -> Gradients:
-    """Backpropagate trace's loss. trace must be run(params, …): its tensors are the forward cache."""
-    cfg, sw = params.cfg, trace.switches
-    if trace.cfg != cfg:
-        raise ValueError("the trace was computed for a different model shape")
-    eps = cfg.eps
-    g: dict[str, np.ndarray] = {}  # trace name -> gradient
-    pg: dict[str, np.ndarray] = {}  # full parameter name -> gradient
-
-    # 15: L = −log softmax(ℓ)[t]  ->  ∂L/∂ℓ = p − onehot(t)
-    onehot = np.zeros(cfg.n_vocab)
-    onehot[cfg.token_id(trace.target)] = 1.0
-    g["logits"] = trace["probs"] - onehot
-    # 14: ℓ = z Eᵀ  ->  ∂L/∂z = ∂L/∂ℓ E,  ∂L/∂E (unembedding share) = ∂L/∂ℓ ⊗ z
-    E = params["E"]
-    g["z"] = g["logits"] @ E
-    e_unembed = np.outer(g["logits"], trace["z"])
-    # 13: z = LN(y_T)[·g + b] of the last block; the other rows of y do not reach the loss directly
-    last_y = prefix(cfg.n_blocks - 1) + "y"
-    dy = np.zeros_like(trace[last_y])
-    dy[-1] = norm_backward(g["z"], trace[last_y][-1], eps, params, "lnf_", pg, "lnf_")
-    # 12 … 5, block by block from the last
-    for b in reversed(range(cfg.n_blocks)):
-        pre = prefix(b)
-        g[pre + "y"] = dy
-        x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
-        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, b, g, pg)
-    g["x"] = dy
-    e_lookup = embedding_backward(params, trace, dy, g, pg)
-    pg["E"] = e_lookup + e_unembed
-
-    return _package(cfg, trace, g, pg, e_lookup, e_unembed)
-
-
-def norm_backward(grad_out, x, eps: float, w, which: str, pg, full: str) -> np.ndarray:
-    """∂L/∂x through out = LN(x)[·g + b], row by row. With a gain and bias (w has which + "g"), their
-    gradients go into pg under full + "g"/"b" (summed over rows): ∂L/∂g = Σ ∂L/∂out ⊙ x̂, ∂L/∂b = Σ ∂L/∂out,
-    and LN's own backward reads ∂L/∂x̂ = ∂L/∂out ⊙ g. Without them this is LN backward alone."""
-    gain = w.get(which + "g")
-    if gain is None:
-        return ops.layer_norm_backward(grad_out, x, eps)
-    x_hat = ops.layer_norm(x, eps)[0]
-    rows = tuple(range(grad_out.ndim - 1))  # every axis but the last: a (T, d) gradient sums over T
-    pg[full + "g"] = (grad_out * x_hat).sum(axis=rows)
-    pg[full + "b"] = grad_out.sum(axis=rows)
-    return ops.layer_norm_backward(grad_out * gain, x, eps)
-
-
-def embedding_backward(params: Params, trace: Trace, dx: np.ndarray, g, pg) -> np.ndarray:
-    """Steps 4 … 2: x = emb + pe, emb_p = E[id_p]. Fills g["emb"] (and g["pe"], pg["P"] for learned
-    positions) and returns E's lookup share: row id_p collects ∂L/∂emb_p (a token used twice, twice)."""
-    cfg = params.cfg
-    g["emb"] = dx  # 4: a sum passes its gradient to both terms; sinusoids are fixed, they take none
-    if cfg.learned_positions:
-        g["pe"] = dx
-        d_p = np.zeros((cfg.n_ctx, cfg.d_model))
-        if trace.switches.positional_encoding:  # 3: pe = P[:T], so row p of P collects ∂L/∂pe_p
-            d_p[: dx.shape[0]] = dx
-        pg["P"] = d_p
-    # np.zeros, not zeros_like: the pages of the rows no prompt token uses are never touched (at GPT-2's
-    # 50,257 × 768 that is 300 MB not written); 0.0 + x is never −0.0, so put() need not clean it
-    e_lookup = np.zeros(params["E"].shape)
-    np.add.at(e_lookup, trace["ids"].astype(int), dx)
-    return e_lookup
-
-
-def _block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg) -> np.ndarray:
-    """One block in reverse: from ∂L/∂y to ∂L/∂(block input). Writes gradients into g and pg."""
-    pre = full = prefix(b)  # its tensors' names and its weights' names start alike: "blocks.<b>."
-    eps, t = cfg.eps, (lambda name: trace[pre + name])
-    x_mid, x_mid_norm = t("x_mid"), t("x_mid_norm")
-    ln1, ln2 = full + "ln1_", full + "ln2_"  # where the norms' gain and bias gradients go, if they have them
-
-    # 12: y = [LN₂](x' + ffn)  (post-norm puts the norm here; residual off drops x')
-    if sw.norm == "post":
-        raw = x_mid + t("ffn") if sw.residual else t("ffn")
-        dy = norm_backward(dy, raw, eps, w, "ln2_", pg, ln2)
-    g[pre + "ffn"] = d_ffn = dy
-    pg[full + "W_2"] = t("hidden").T @ d_ffn
-    pg[full + "b_2"] = d_ffn.sum(axis=0)
-    g[pre + "hidden"] = d_ffn @ w["W_2"].T
-
-    # 11: hidden = act(x'_n W_1 + b_1),  x'_n = LN₂(x') (pre-norm) or x' itself (post-norm)
-    g[pre + "hidden_pre"] = d_pre = ops.ACTIVATION_BACKWARDS[sw.activation](
-        g[pre + "hidden"], t("hidden_pre")
-    )
-    pg[full + "W_1"] = x_mid_norm.T @ d_pre
-    pg[full + "b_1"] = d_pre.sum(axis=0)
-    g[pre + "x_mid_norm"] = d_fin = d_pre @ w["W_1"].T
-    d_mid = norm_backward(d_fin, x_mid, eps, w, "ln2_", pg, ln2) if sw.norm == "pre" else d_fin.copy()
-    if sw.residual:
-        d_mid += dy
-    g[pre + "x_mid"] = d_mid
-
-    # 10: x' = [LN₁](x + mha)
-    if sw.norm == "post":
-        raw = x_in + t("mha") if sw.residual else t("mha")
-        d_mid = norm_backward(d_mid, raw, eps, w, "ln1_", pg, ln1)
-    g[pre + "mha"] = d_mha = d_mid
-
-    # 9: mha = [head_1; …] W_O [+ b_O],  head_h = A_h V_h (zeros, and so constant, when ablated)
-    dk = cfg.d_head
-    heads = np.concatenate([t(f"head.{h + 1}") for h in range(cfg.n_heads)], axis=-1)
-    pg[full + "W_O"] = heads.T @ d_mha
-    if cfg.attn_bias:
-        pg[full + "b_O"] = d_mha.sum(axis=0)
-    d_heads = d_mha @ w["W_O"].T
-    x_norm = t("x_norm")
-    d_xn = np.zeros_like(x_norm)
-    dW = {name: np.empty(w[name].shape) for name in ("W_Q", "W_K", "W_V")}  # every head's slice is set
-    db = {name: np.zeros((cfg.n_heads, dk)) for name in ("b_Q", "b_K", "b_V")}
-    scale = np.sqrt(dk)
-    for h in range(cfg.n_heads):
-        n = h + 1
-        g[f"{pre}head.{n}"] = d_head = d_heads[:, h * dk : (h + 1) * dk]
-        a, q, k, v = t(f"attn.{n}"), t(f"q.{n}"), t(f"k.{n}"), t(f"v.{n}")
-        if sw.is_ablated(b, n):
-            d_a, d_v = np.zeros_like(a), np.zeros_like(v)
-        else:
-            d_a, d_v = d_head @ v.T, a.T @ d_head
-        g[f"{pre}attn.{n}"], g[f"{pre}v.{n}"] = d_a, d_v
-        # 8: A = softmax(S + M); M is a constant, so ∂L/∂S = ∂L/∂(S + M), exactly 0 where masked
-        g[f"{pre}scores.{n}"] = d_s = ops.softmax_backward(d_a, a)
-        # 7: S = Q Kᵀ / √d_k
-        g[f"{pre}q.{n}"] = d_q = d_s @ k / scale
-        g[f"{pre}k.{n}"] = d_k = d_s.T @ q / scale
-        # 6: Q = x_n W_Q[h] [+ b_Q[h]], K and V likewise
-        for c, d_out in (("Q", d_q), ("K", d_k), ("V", d_v)):
-            dW["W_" + c][h] = x_norm.T @ d_out
-            db["b_" + c][h] = d_out.sum(axis=0)
-            d_xn += d_out @ w["W_" + c][h].T
-    for name, arr in dW.items():
-        pg[full + name] = arr
-    if cfg.attn_bias:
-        for name, arr in db.items():
-            pg[full + name] = arr
-    g[pre + "x_norm"] = d_xn
-
-    # 5: x_n = LN₁(x) (pre-norm) or x itself (post-norm); the residual adds ∂L/∂x' straight through
-    d_x = norm_backward(d_xn, x_in, eps, w, "ln1_", pg, ln1) if sw.norm == "pre" else d_xn.copy()
-    if sw.residual:
-        d_x += d_mid
-    return d_x
-
-
-def _package(cfg, trace: Trace, g, pg, e_lookup, e_unembed) -> Gradients:
-    out: dict[str, Tensor] = {}
-
-    def put(name: str, arr: np.ndarray, axes, clean: bool = True) -> None:
-        # no −0.0 (−0.0 + 0.0 is +0.0, all else unchanged): a blocked gradient reads 0. In place where the
-        # array is this pass's own (GPT-2's E gradients are 300 MB each), else on a copy; not at all for
-        # an array made by adding to +0.0 (clean=False), which cannot hold −0.0.
+    def _put(self, name: str, arr: np.ndarray, clean: bool = True) -> None:
+        """Keep a finished gradient. No −0.0 (−0.0 + 0.0 is +0.0, all else unchanged): a blocked gradient
+        reads 0. In place where the array is this pass's own and no later part reads it (GPT-2's E
+        shares are 300 MB each), else on a copy; not at all for an array made by adding to +0.0
+        (clean=False), which cannot hold −0.0."""
         if not clean:
             pass
         elif arr.flags.writeable:
@@ -259,30 +195,89 @@ def _package(cfg, trace: Trace, g, pg, e_lookup, e_unembed) -> Gradients:
         else:
             arr = arr + 0.0
         arr.setflags(write=False)
-        out[name] = Tensor(name, arr, tuple(axes))
+        self._done[name] = Tensor(name, arr, self._axes_of(name))
 
-    vocab_dims = (Axis("vocab", cfg.vocab), Axis("dims", cfg.dims))
-    put(grad_name("E"), pg["E"], vocab_dims, clean=False)  # e_lookup + e_unembed: lookup is +0.0 or more
-    put(PREFIX + "E.lookup", e_lookup, vocab_dims, clean=False)
-    put(PREFIX + "E.unembed", e_unembed, vocab_dims)
-    axes = _param_axes(cfg)
-    for full in param_shapes(cfg):  # the order Params lists them
-        if full != "E":
-            put(grad_name(full), pg[full], axes[split(full)[1]])
-    for name in trace:  # the trace's own order, so the JSON reads forward
-        if name in g:
-            put(grad_name(name), g[name], trace.tensor(name).axes)
-    return Gradients(cfg, trace.loss, out)
+    def _hand_on(self, name: str, arr: np.ndarray) -> None:
+        """A gradient the next part reads: that part gets it as computed, the mapping a cleaned copy."""
+        self._passed[name] = arr
+        self._put(PREFIX + name, arr + 0.0)
+
+    def _put_all(self, g: dict[str, np.ndarray], pg: dict[str, np.ndarray]) -> None:
+        for name, arr in (*g.items(), *pg.items()):  # trace names and full parameter names alike
+            self._put(PREFIX + name, arr)
+
+    def _axes_of(self, name: str) -> tuple[Axis, ...]:
+        of = name.removeprefix(PREFIX)
+        if of == "E" or name in E_SHARES:
+            return (Axis("vocab", self.cfg.vocab), Axis("dims", self.cfg.dims))
+        if of in self._params:
+            return self._axes[split(of)[1]]
+        return self._trace.tensor(of).axes
+
+    def _loss(self) -> None:
+        """15: L = −log softmax(ℓ)[t]  ->  ∂L/∂ℓ = p − onehot(t)"""
+        onehot = np.zeros(self.cfg.n_vocab)
+        onehot[self.cfg.token_id(self._trace.target)] = 1.0
+        self._hand_on("logits", self._trace["probs"] - onehot)
+
+    def _through_E(self) -> None:
+        """14: ℓ = z Eᵀ  ->  ∂L/∂z = ∂L/∂ℓ E"""
+        self._hand_on("z", self._passed["logits"] @ self._params["E"])
+
+    def _unembed_share(self) -> None:
+        """14: ∂L/∂E (unembedding share) = ∂L/∂ℓ ⊗ z"""
+        self._put("grad.E.unembed", np.outer(self._passed["logits"], self._trace["z"]))
+
+    def _final_norm(self) -> None:
+        """13: z = LN(y_T)[·g + b] of the last block; the other rows of y do not reach the loss directly"""
+        last_y = prefix(self.cfg.n_blocks - 1) + "y"
+        y, pg = self._trace[last_y], {}
+        dy = np.zeros_like(y)
+        dy[-1] = norm_backward(self._passed["z"], y[-1], self.cfg.eps, self._params, "lnf_", pg, "lnf_")
+        self._put_all({}, pg)
+        self._hand_on(last_y, dy)
+
+    def _block(self, b: int) -> None:
+        """12 … 5 of block b, from ∂L/∂y to the gradient of the block's input."""
+        trace, g, pg = self._trace, {}, {}
+        x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
+        dy = self._passed[prefix(b) + "y"]
+        d_x = block_backward(self._params.block(b), trace, x_in, dy, self.cfg, trace.switches, b, g, pg)
+        self._put_all(g, pg)  # after the block: its rules read what they computed, as computed
+        self._hand_on(prefix(b - 1) + "y" if b else "x", d_x)
+
+    def _embedding(self) -> None:
+        """4 … 2: emb and pe (and P, learned) get ∂L/∂x; E's lookup share collects it row by token."""
+        g, pg = {}, {}
+        e_lookup = embedding_backward(self._params, self._trace, self._passed["x"], g, pg)
+        self._put_all(g, pg)
+        self._put("grad.E.lookup", e_lookup, clean=False)  # np.zeros + rows: 0.0 + x is never −0.0
+
+    def _E_total(self) -> None:
+        """2: ∂L/∂E = lookup share + unembedding share. The unembedding share was cleaned of −0.0 first;
+        the sum is the same bit for bit: the lookup share holds no −0.0, and l + (±0.0) is l, +0.0 for
+        l = +0.0 either way."""
+        lookup, unembed = (self._done[n].values for n in E_SHARES)
+        self._put("grad.E", lookup + unembed, clean=False)
+
+
+def gradients(params: Params, trace: Trace) -> Gradients:
+    """Backpropagate trace's loss through everything. trace must be run(params, …): its tensors are the
+    forward cache. Gradients(params, trace) is the same, computed only as far as it is read."""
+    return Gradients(params, trace).everything()
 
 
 __all__ = [
     "BACKWARD_BY_NUMBER",
     "BACKWARD_STAGES",
+    "E_SHARES",
     "PREFIX",
     "BackwardStage",
     "Gradients",
     "backward_stage_for",
     "backward_stages",
+    "embedding_backward",
     "grad_name",
     "gradients",
+    "norm_backward",
 ]
