@@ -19,7 +19,7 @@ from typing import Any
 
 from tinytui.model import checks
 from tinytui.model.files import ModelFileError
-from tinytui.model.safe_io import read_regular_file
+from tinytui.model.safe_io import TextFileError, read_utf8
 
 INSTALL = "pip install 'tinytui[gpt2]'"
 MAX_VOCAB_BYTES = 16 * 2**20  # GPT-2's vocab.json is 1 MB, its merges.txt 456 KB
@@ -99,16 +99,12 @@ def load(folder: Path) -> BPE:
 def read_text(path: Path, max_bytes: int = MAX_VOCAB_BYTES) -> str:
     """A small text file of a checkpoint: regular, bounded, UTF-8; TokenizerFileError otherwise."""
     try:
-        data = read_regular_file(path, max_bytes)
-    except FileNotFoundError:
-        raise TokenizerFileError(f"{path}: missing ({FOLDER_HAS})") from None
-    except (OSError, ValueError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise TokenizerFileError(f"{path}: cannot read the file ({why})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TokenizerFileError(f"{path}: not UTF-8 text at byte {exc.start}") from None
+        return read_utf8(path, max_bytes)
+    except TextFileError as exc:
+        if exc.missing:
+            raise TokenizerFileError(f"{path}: missing ({FOLDER_HAS})") from None
+        why = exc.reason if exc.byte is not None else f"cannot read the file ({exc.reason})"
+        raise TokenizerFileError(f"{path}: {why}") from None
 
 
 FOLDER_HAS = "a GPT-2 checkpoint folder has config.json, model.safetensors, vocab.json and merges.txt"

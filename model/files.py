@@ -30,7 +30,7 @@ from tinytui.model import checks
 from tinytui.model.config import MODEL_ACTIVATIONS, POSITIONS, ModelConfig
 from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM
 from tinytui.model.params import Params, adopt, block_param_shapes, block_params_of, param_shapes
-from tinytui.model.safe_io import atomic_writer, check_writable_target, read_regular_file
+from tinytui.model.safe_io import TextFileError, atomic_writer, check_writable_target, read_utf8
 
 FORMAT = "tinytui-model/1"
 # GPT-2's architecture switches (ModelConfig): written only when not the chapter's, so its file is unchanged
@@ -126,14 +126,10 @@ def load(path: str | Path) -> ModelFile:
 
 def _read_text(path: Path) -> str:
     try:
-        data = read_regular_file(path, MAX_FILE_BYTES)
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise ModelFileError(f"{path}: cannot read the file ({exc.__class__.__name__}: {why})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ModelFileError(f"{path}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
+        return read_utf8(path, MAX_FILE_BYTES)
+    except TextFileError as exc:
+        why = exc.reason if exc.byte is not None else f"{exc.kind}: {exc.reason}"
+        raise ModelFileError(f"{path}: cannot read the file ({why})") from None
 
 
 def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> ModelFile:

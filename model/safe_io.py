@@ -68,6 +68,29 @@ def read_regular_file(path: str | Path, max_bytes: int) -> bytes:
     return data
 
 
+class TextFileError(ValueError):
+    """A text file that cannot be read (.reason: why, in words; .kind: the OSError's class name, .missing:
+    it is not there) or is not UTF-8 (.byte: where the first bad byte is). Each reader says it in its own
+    words (a model file, a tokenizer file, a command's --vocab), so nothing here is a message."""
+
+    def __init__(self, reason: str, kind: str = "", missing: bool = False, byte: int | None = None):
+        super().__init__(reason)
+        self.reason, self.kind, self.missing, self.byte = reason, kind, missing, byte
+
+
+def read_utf8(path: str | Path, max_bytes: int) -> str:
+    """A regular file of at most max_bytes (read_regular_file) as UTF-8 text; TextFileError otherwise."""
+    try:
+        data = read_regular_file(path, max_bytes)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise TextFileError(why, exc.__class__.__name__, isinstance(exc, FileNotFoundError)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TextFileError(f"not UTF-8 text at byte {exc.start}", byte=exc.start) from None
+
+
 def _create_exclusive(path: Path, mode: int) -> int:
     """A new file at path, opened for writing; fails if anything (even a dangling link) is there."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from tinytui.model import checks, make
 from tinytui.model.files import ModelFile, ModelFileError, save
-from tinytui.model.safe_io import read_regular_file
+from tinytui.model.safe_io import TextFileError, read_utf8
 
 MAX_VOCAB_BYTES = 16 * 2**20  # 100,000 tokens of up to 100 characters fit with room to spare
 
@@ -107,14 +107,10 @@ def sizes_from(args: argparse.Namespace) -> make.Sizes:
 def read_text(path: str, limit: int, where: str, what: str) -> str:
     """A regular file of at most limit bytes as UTF-8 text, or one CommandError line starting with where."""
     try:
-        data = read_regular_file(path, limit)
-    except (OSError, ValueError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise CommandError(f"{where}{path}: cannot read {what} ({why})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"{where}{path}: not UTF-8 text at byte {exc.start}") from None
+        return read_utf8(path, limit)
+    except TextFileError as exc:
+        why = exc.reason if exc.byte is not None else f"cannot read {what} ({exc.reason})"
+        raise CommandError(f"{where}{path}: {why}") from None
 
 
 def read_vocab(path: str | None) -> tuple[str, ...]:
