@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from tinytui.model import ModelFile, Params, Switches, Trace, TraceDiff, checks, diff, learn, run, steps
-from tinytui.model.backward import BACKWARD_STAGES, Gradients, gradients
+from tinytui.model.backward import BACKWARD_STAGES, Gradients
 from tinytui.model.names import canonical, label
 from tinytui.model.stages import FIRST, LAST
 from tinytui.model.switches import defaults as default_switches
@@ -171,9 +171,11 @@ class Session:
 
     @property
     def gradients(self) -> Gradients:
-        """∂L/∂(every parameter and intermediate) for the current trace, computed once per trace."""
+        """∂L/∂(every parameter and intermediate) for the current trace, one Gradients per trace: each part
+        of the backward is computed when something first reads one of its gradients (step 15 of the walk
+        reads only ∂L/∂ℓ; GPT-2's 124 M weight gradients take seconds), then kept."""
         if self._gradients is None or self._gradients[0] is not self.trace:
-            self._gradients = (self.trace, gradients(self.params, self.trace))
+            self._gradients = (self.trace, Gradients(self.params, self.trace))
         return self._gradients[1]
 
     def edited_cells(self) -> dict[str, list[tuple[int, ...]]]:
@@ -445,7 +447,7 @@ class Session:
         before = self.trace
         self.previous, self.trace = before, trace
         if self._gradients is not None and self._gradients[0] is not trace:
-            self._gradients = None  # of a trace no longer shown: all of ∂L/∂w (GPT-2: ~1 GB) let go
+            self._gradients = None  # of a trace no longer shown: its computed ∂L/∂w (GPT-2: ≤ 1 GB) let go
         if original is not None:
             self._original_key = original[0]
             self._keep_original(original[1])
