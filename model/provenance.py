@@ -29,7 +29,7 @@ from tinytui.model import (
     provenance_grads,
     provenance_stream,
 )
-from tinytui.model.backward import Gradients, gradients
+from tinytui.model.backward import Gradients
 from tinytui.model.names import GRAD, canonical, label
 from tinytui.model.params import Params
 from tinytui.model.provenance_core import Ctx, Index, Operand, Why, cell_of, num
@@ -62,7 +62,7 @@ def _context(trace: Trace, params: Params, grads: Gradients | None = None) -> tu
         return _last[3], _last[2]
     if trace.cfg != params.cfg:
         raise ValueError("the trace was computed for a different model shape")
-    grads = grads if grads is not None else gradients(params, trace)
+    grads = grads if grads is not None else Gradients(params, trace)  # computed as far as it is read
     cfg = trace.cfg
     ctx = Ctx(trace, params, grads, cfg, trace.switches, trace.prompt, cfg.token_id(trace.target), trace.lr)
     _last = (trace, params, grads, ctx)
@@ -80,8 +80,8 @@ def explain(
 ) -> Why:
     """Why cell `index` of `name` (any spelling names.canonical reads) has its value in this run.
 
-    trace must be run(params, …); grads, if given, gradients(params, trace) (else computed once and
-    kept for the next call on the same trace)."""
+    trace must be run(params, …); grads, if given, Gradients(params, trace) (else one is made, computed
+    as far as the cells asked about need, and kept for the next call on the same trace)."""
     ctx, grads = _context(trace, params, grads)
     full = canonical(name)
     known = names_of(trace, params, grads)
