@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TextIO
 
 from tinytui.commands import gallery, new, serve, train
+from tinytui.commands import trace as trace_command
 from tinytui.commands.new import CommandError
 from tinytui.model import ModelFile, ModelFileError, checks, load_default, run
 from tinytui.model.backward import gradients
@@ -105,15 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         pr.add_argument(f"--{group}", action="store_true", help=_steps_help(steps))
     pr.add_argument("--markdown", action="store_true", help="write a Markdown handout instead")
     pr.add_argument("--plain", action="store_true", help="plain text even in a terminal")
-    tr = sub.add_parser(
-        "trace", parents=[run_options], help="write every intermediate tensor and every gradient as JSON"
-    )
-    tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
-    tr.add_argument(
-        "--only",
-        metavar="NAME,…",
-        help="only these tensors, gradients and weights, e.g. blocks.0.attn.1,logits,grad.E",
-    )
+    trace_command.add_parser(sub, run_options)
     wy = sub.add_parser(
         "why", parents=[run_options], help="explain one number: its formula, the numbers it is made of"
     )
@@ -212,9 +205,10 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
-    from tinytui.commands.trace import document
-
-    doc = document(setup_from(args), getattr(args, "only", None), args.model or "the model")
+    if getattr(args, "list", False):
+        out.write(trace_command.names_text(setup_from(args)))
+        return 0
+    doc = trace_command.document(setup_from(args), getattr(args, "only", None), args.model or "the model")
     text = json.dumps(doc, indent=1, allow_nan=False)  # allow_nan=False: never NaN/Infinity in the output
     out.write(text + "\n")
     return 0

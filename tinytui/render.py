@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 from rich.console import Group, RenderableType
@@ -29,13 +30,15 @@ def plain_table(table: Table, width: int | None = None) -> str:
         title = table.title
         if len(groups) > 1:
             title += f" (columns {cols[0] + 1}–{cols[-1] + 1} of {len(table.cols)})"
-        lines = [title]
+        lines = textwrap.wrap(title, width) if width and len(title) > width else [title]
         header = [table.corner.ljust(widths[0])] + [table.cols[j].rjust(widths[j + 1]) for j in cols]
         lines.append("  ".join(header).rstrip())
         for label, row in zip(table.rows, table.cells):
             cells = [label.ljust(widths[0])] + [row[j].rjust(widths[j + 1]) for j in cols]
             lines.append("  ".join(cells).rstrip())
         out.append("\n".join(lines))
+    if table.note:  # a big table shown in part: what is left out, wrapped to the width like the rest
+        out[-1] += "\n" + ("\n".join(textwrap.wrap(table.note, width)) if width else table.note)
     return "\n\n".join(out)
 
 
@@ -95,7 +98,14 @@ def _wrap(text: str, width: int, indent: str, more: str | None = None) -> list[s
 
 
 def rich_table(table: Table) -> RichTable:
-    out = RichTable(title=table.title, title_justify="left", show_edge=False, pad_edge=False)
+    out = RichTable(
+        title=table.title,
+        title_justify="left",
+        caption=table.note or None,  # a big table shown in part: what is left out
+        caption_justify="left",
+        show_edge=False,
+        pad_edge=False,
+    )
     out.add_column(table.corner, style="bold")
     for col in table.cols:
         out.add_column(col, justify="right")
@@ -129,6 +139,8 @@ def markdown_table(table: Table) -> str:
     lines.append("|" + "---|" + "---:|" * len(table.cols))
     for label, row in zip(table.rows, table.cells):
         lines.append("| " + " | ".join([esc(label)] + [esc(c) for c in row]) + " |")
+    if table.note:  # a big table shown in part: what is left out
+        lines += ["", f"*{esc(table.note)}*"]
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ from tinytui.model.facts import stage_facts
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import Stage, formula_as_run, params_read
 from tinytui.model.trace import TensorMap, Trace
+from tinytui.report_window import Picks, cut, picks_of
 
 # Table titles in the display names (tinytui.display_names): the app, the transcript and print share them.
 TENSOR_TITLES = {
@@ -46,6 +47,7 @@ class Table:
     rows: tuple[str, ...]
     cols: tuple[str, ...]
     cells: tuple[tuple[str, ...], ...]  # formatted, rows × cols
+    note: str = ""  # under a big table shown in part: how much is left out, where all of it is
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,15 @@ def fmt(v: float) -> str:
     return "0.0000" if s == "-0.0000" else s
 
 
-def tensor_table(trace: TensorMap, name: str, title: str | None = None, shown: str | None = None) -> Table:
-    """A tensor as a table; shown names it in its row or column (default: names.label, as the app)."""
+def tensor_table(
+    trace: TensorMap,
+    name: str,
+    title: str | None = None,
+    shown: str | None = None,
+    picks: Picks | None = None,
+) -> Table:
+    """A tensor as a table; shown names it in its row or column (default: names.label, as the app). Given
+    picks (the run's, report_window.picks_of), a big one is shown in part: a printed report's way."""
     t = trace.tensor(name)
     vals = t.values
     local = names.split(name)[1]
@@ -76,10 +85,39 @@ def tensor_table(trace: TensorMap, name: str, title: str | None = None, shown: s
     if vals.ndim == 1:
         ax = t.axes[0]
         if ax.name == "tokens":  # per-token scalar: one column
-            return Table(title, ax.name, ax.labels, (shown,), tuple((fmt(v),) for v in vals))
-        return Table(title, "", (shown,), ax.labels, (tuple(fmt(v) for v in vals),))
+            return windowed(title, ax.name, ax.labels, (shown,), vals[:, None], name, picks, ax.name)
+        return windowed(title, "", (shown,), ax.labels, vals[None, :], name, picks, "", ax.name)
     rows, cols = t.axes
-    return Table(title, rows.name, rows.labels, cols.labels, tuple(tuple(fmt(v) for v in r) for r in vals))
+    return windowed(title, rows.name, rows.labels, cols.labels, vals, name, picks, rows.name, cols.name)
+
+
+def windowed(
+    title: str,
+    corner: str,
+    rows,
+    cols,
+    arr,
+    name: str,
+    picks: Picks | None = None,
+    row_axis: str = "",
+    col_axis: str = "",
+    logits_rows: bool = False,
+) -> Table:
+    """A 2-d array as a table: whole when it is small or no picks are given, else its window
+    (report_window.cut), the window in its title and what is left out in its note; only the cells shown
+    are formatted."""
+    win = cut(arr.shape[0], arr.shape[1], row_axis or corner, col_axis, picks, logits_rows)
+    if win is None:
+        return Table(title, corner, tuple(rows), tuple(cols), tuple(tuple(fmt(v) for v in r) for r in arr))
+    part = arr[win.rows[:, None], win.cols[None, :]]
+    return Table(
+        f"{title} — {win.caption()}",
+        corner,
+        tuple(rows[i] for i in win.rows),
+        tuple(cols[j] for j in win.cols),
+        tuple(tuple(fmt(v) for v in r) for r in part.tolist()),
+        win.note(name),
+    )
 
 
 def title_of(local: str, cfg) -> str | None:
@@ -112,25 +150,27 @@ def _head_title(name: str) -> str:
     return f"head {h}: {what.get(base, base)}" if h.isdigit() else name
 
 
-def param_table(trace: Trace, params, name: str) -> list[Table]:
+def param_table(
+    trace: Trace, params, name: str, picks: Picks | None = None, logits: bool = False
+) -> list[Table]:
     """A parameter as tables, axes labelled as the app's grids (display_names.param_axes): 3-d
-    per-head weights give one table per head."""
+    per-head weights give one table per head. Given picks, a big one is shown in part (report_window;
+    logits: E's rows add the most likely tokens, as at the step that shows the logits)."""
     full = names.canonical(name)
     arr = params[full]
     cfg = trace.cfg
     label = names.label(full, cfg.n_blocks)
     corner, rows, cols = param_axes(cfg, full, arr.ndim, arr.shape[-1])
     if names.split(full)[1] == "E":
-        return [_matrix(f"{label} (vocab × dims)", corner, rows, cols, arr)]
+        return [windowed(f"{label} (vocab × dims)", corner, rows, cols, arr, full, picks, logits_rows=logits)]
     if arr.ndim == 3:
-        return [_matrix(f"{label} head {h + 1}", corner, rows, cols, arr[h]) for h in range(arr.shape[0])]
+        return [
+            windowed(f"{label} head {h + 1}", corner, rows, cols, arr[h], full, picks)
+            for h in range(arr.shape[0])
+        ]
     if arr.ndim == 1:
-        return [Table(label, corner, (label,), cols, (tuple(fmt(v) for v in arr),))]
-    return [_matrix(label, corner, rows, cols, arr)]
-
-
-def _matrix(title, corner, rows, cols, arr) -> Table:
-    return Table(title, corner, tuple(rows), tuple(cols), tuple(tuple(fmt(v) for v in r) for r in arr))
+        return [windowed(label, corner, (label,), cols, arr[None, :], full, picks)]
+    return [windowed(label, corner, rows, cols, arr, full, picks)]
 
 
 def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> StageReport:
@@ -138,20 +178,25 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     step (5–12) is reported for the given block (0-based)."""
     n_blocks = trace.cfg.n_blocks
     where = steps.at(stage.number, block, n_blocks)
-    tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel, where)]
+    picks = picks_of(trace)  # what a big table keeps (report_window): GPT-2's are never printed whole
+    tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel, where, picks)]
     focused = steps.focus(trace, where)
     facts = tuple(stage_facts(focused, stage))
     formula = in_words(formula_as_run(stage, trace.switches, trace.cfg))  # x′ as the tables write it
-    weights = () if params is None else weight_tables(trace, params, stage, where)
+    weights = () if params is None else weight_tables(trace, params, stage, where, picks)
     heading = steps.of_all(where, n_blocks, "/")
     return StageReport(stage, tuple(tables), facts, formula, stage.explain(focused), weights, heading)
 
 
-def weight_tables(trace: Trace, params, stage: Stage, where: steps.Step | None = None) -> tuple[Table, ...]:
-    """The weights a step uses (its reads that are parameters), one table each (W_Q: one per head)."""
+def weight_tables(
+    trace: Trace, params, stage: Stage, where: steps.Step | None = None, picks: Picks | None = None
+) -> tuple[Table, ...]:
+    """The weights a step uses (its reads that are parameters), one table each (W_Q: one per head); given
+    picks, a big one in part (E's rows at the step that shows the logits add the most likely tokens)."""
     where = where or steps.at(stage.number, 0, trace.cfg.n_blocks)
     reads = [steps.name(n, where, trace.cfg.n_blocks) for n in params_read(stage, trace.cfg)]
-    return tuple(t for name in reads for t in param_table(trace, params, name))
+    logits = any(panel.kind == LOGITS for panel in (*stage.panels, *stage.inputs))
+    return tuple(t for name in reads for t in param_table(trace, params, name, picks, logits))
 
 
 # ---- a panel (model.panels) as tables --------------------------------------------------------------
@@ -161,39 +206,42 @@ def _names(trace: Trace, panel: Panel, where: steps.Step) -> tuple[str, ...]:
     return steps.resolve(panel.tensors, trace.cfg.n_heads, where, trace.cfg.n_blocks)
 
 
-def _tensor_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
+def _tensor_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
     n_blocks = trace.cfg.n_blocks
-    return [tensor_table(trace, name, shown=display(name, n_blocks)) for name in _names(trace, panel, where)]
+    return [
+        tensor_table(trace, name, shown=display(name, n_blocks), picks=picks)
+        for name in _names(trace, panel, where)
+    ]
 
 
-def _token_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
+def _token_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
     """The prompt's ids as a table; a step that makes a vector beside them prints only the vector."""
     _, *vector = panel.tensors
     if vector:
-        return _tensor_tables(trace, Panel(TENSOR, tuple(vector)), where)
+        return _tensor_tables(trace, Panel(TENSOR, tuple(vector)), where, picks)
     cells = tuple((tok, str(int(i))) for tok, i in zip(trace.prompt, trace["ids"]))
     return [Table("prompt", "position", tuple(str(p) for p in range(len(cells))), ("token", "id"), cells)]
 
 
-def _stats_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
+def _stats_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
     mean, var = _names(trace, panel, where)
     mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace[mean], trace[var]))
     return [Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)]
 
 
-def _loss_tables(trace: Trace, panel: Panel, where: steps.Step) -> list[Table]:
+def _loss_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
     """The scalars read better together than as 1×1 tables."""
     before, after = (float(trace[n]) for n in _names(trace, panel, where))
     return [Table("loss", "", ("L",), ("before", "after one step"), ((fmt(before), fmt(after)),))]
 
 
-PANEL_TABLES: dict[str, Callable[[Trace, Panel, steps.Step], list[Table]]] = {
+PANEL_TABLES: dict[str, Callable[[Trace, Panel, steps.Step, Picks | None], list[Table]]] = {
     TOKENS: _token_tables,
     TENSOR: _tensor_tables,
     STATS: _stats_tables,
     LOGITS: _tensor_tables,  # printed as the two vectors ℓ and p
     LOSS: _loss_tables,
-    COUNTS: lambda trace, panel, where: count_tables(trace),
+    COUNTS: lambda trace, panel, where, picks: count_tables(trace),
 }
 
 
@@ -245,26 +293,30 @@ BACKWARD_GROUPS = (
 )
 
 
-def backward_report(grads: Gradients, stage: BackwardStage, n_heads: int, block: int = 0) -> BackwardReport:
-    """A step of the backward walk; a block's step (5–12) for the given block (0-based)."""
+def backward_report(
+    grads: Gradients, stage: BackwardStage, n_heads: int, block: int = 0, picks: Picks | None = None
+) -> BackwardReport:
+    """A step of the backward walk; a block's step (5–12) for the given block (0-based). Given the run's
+    picks (report_window.picks_of), a big gradient is shown in part."""
     n_blocks = grads.cfg.n_blocks
     where = steps.at(stage.number, block, n_blocks)
     tables: list[Table] = []
     for field, group in BACKWARD_GROUPS:
         for name in steps.resolve(getattr(stage, field), n_heads, where, n_blocks):
-            tables.extend(gradient_tables(grads, name, group))
+            tables.extend(gradient_tables(grads, name, group, picks))
     return BackwardReport(stage, tuple(tables), steps.of_all(where, n_blocks, "/"))
 
 
-def gradient_tables(grads: Gradients, name: str, group: str) -> list[Table]:
-    """∂L/∂name as tables; a per-head weight gradient (heads × d × d_head) gives one table per head."""
+def gradient_tables(grads: Gradients, name: str, group: str, picks: Picks | None = None) -> list[Table]:
+    """∂L/∂name as tables; a per-head weight gradient (heads × d × d_head) gives one table per head;
+    given picks, a big one in part."""
     shown = display(name, grads.cfg.n_blocks)
     title = f"{shown} ({group})"
     t = grads.tensor(name)
     if t.values.ndim != 3:
-        return [tensor_table(grads, name, title, shown)]
+        return [tensor_table(grads, name, title, shown, picks)]
     _, rows, cols = t.axes
     return [
-        _matrix(f"{title}, head {h + 1}", rows.name, rows.labels, cols.labels, t.values[h])
+        windowed(f"{title}, head {h + 1}", rows.name, rows.labels, cols.labels, t.values[h], name, picks)
         for h in range(t.values.shape[0])
     ]

@@ -31,6 +31,7 @@ from tinytui.model.stages import LAST
 from tinytui.model.switches import WORDS
 from tinytui.render import plain_backward_report, plain_report, plain_table
 from tinytui.report import Table, backward_report, fmt, stage_report
+from tinytui.report_window import picks_of
 from tinytui.session import Event, Mode, Session, State
 
 WIDTH = 100
@@ -113,7 +114,8 @@ def step_text(trace: Trace, step: int, params: Params | None = None, block: int 
 def backward_text(session: Session, step: int, block: int | None = None) -> str:
     """A step of the backward walk: its rules as run and the gradients that arrive, arise and leave."""
     stage = backward_stage_for(step, session.trace.switches, session.trace.cfg)
-    report = backward_report(session.gradients, stage, session.model.cfg.n_heads, block or 0)
+    picks = picks_of(session.trace)  # a big gradient (GPT-2's ∂L/∂E) is shown in part
+    report = backward_report(session.gradients, stage, session.model.cfg.n_heads, block or 0, picks)
     return plain_backward_report(report, WIDTH)
 
 

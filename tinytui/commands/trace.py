@@ -1,5 +1,10 @@
-"""`tinytui trace --json [--only NAME,…]`: every tensor, gradient and weight of a run as one JSON document,
-or only those named (a GPT-2 trace with every gradient is gigabytes of JSON; a user asks for a few).
+"""`tinytui trace --json [--only NAME,…] [--list]`: every tensor, gradient and weight of a run as one JSON
+document, or only those named; --list names them all with their shapes, one a line.
+
+A whole trace of a big model is refused in one line that says how big it would be and suggests --only:
+GPT-2 small's would be ~250 million numbers (its weights, their gradients, every intermediate), some
+5 GB of JSON that took 21 GB of memory before it was stopped, unwritten, after five minutes. The
+chapter's models, the presets and the tiny checkpoint are far below the limit (MAX_NUMBERS).
 
 cli.setup_from checks the run's options and hands the result in, so this module never imports
 tinytui.cli; a bad --only is one CommandError line.
@@ -7,6 +12,7 @@ tinytui.cli; a bad --only is one CommandError line.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 import numpy as np
@@ -17,6 +23,47 @@ from tinytui.model.backward import grad_name, gradients
 from tinytui.model.names import canonical
 from tinytui.model.trace import Trace
 
+# A whole trace of at most this many numbers is written (a few hundred MB of JSON at most); a bigger
+# one is refused, pointing to --only. GPT-2 small's is ~250 million; the largest preset's under a million.
+MAX_NUMBERS = 2**24
+HELP = (
+    "every intermediate tensor, gradient and weight as JSON; a model too big for that (a whole GPT-2 "
+    "trace would be ~5 GB) is refused in one line: name what you want with --only, see --list"
+)
+
+
+def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
+    tr = sub.add_parser("trace", parents=[run_options], help=HELP, description=HELP + ".")
+    tr.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for clarity)")
+    tr.add_argument(
+        "--only",
+        metavar="NAME,…",
+        help="only these tensors, gradients and weights, e.g. blocks.0.attn.1,logits,grad.E (at any size)",
+    )
+    tr.add_argument(
+        "--list", action="store_true", help="list the names --only takes, with their shapes, as plain text"
+    )
+
+
+def numbers(trace: Trace, params) -> int:
+    """How many numbers a whole trace writes: every tensor, a gradient of each weight and (about) of
+    each tensor, and the weights (nothing is computed to count them)."""
+    return sum(int(t.size) for t in trace.values()) * 2 + params.total() * 2
+
+
+def names_text(setup: Any) -> str:
+    """--list: every name --only takes, its shape and kind, one a line, in the JSON's order."""
+    trace, params = setup.trace(), setup.state.params
+    rows = [(name, trace[name].shape, "tensor") for name in trace]
+    shapes = {**{n: trace[n].shape for n in trace}, **{n: params[n].shape for n in params}}
+    for name in gradients(params, trace):  # the names only: nothing is computed
+        source = "E" if name.startswith("grad.E.") else name.removeprefix("grad.")
+        rows.append((name, shapes[source], "gradient"))
+    rows += [(name, params[name].shape, "weight") for name in params]
+    wide = max(len(n) for n, _, _ in rows)
+    lines = [f"{n:<{wide}}  {' × '.join(map(str, shape)) or 'scalar':>14}  {kind}" for n, shape, kind in rows]
+    return "\n".join(lines) + "\n"
+
 
 def document(setup: Any, only_text: str | None, where: str) -> dict[str, Any]:
     """The JSON document of the run: the trace's fields, its tensors and gradients, the weights; with
@@ -24,6 +71,12 @@ def document(setup: Any, only_text: str | None, where: str) -> dict[str, Any]:
     trace = setup.trace()
     params = setup.state.params
     only = None if only_text is None else only_names(only_text, trace, params)
+    if only is None and (n := numbers(trace, params)) > MAX_NUMBERS:
+        raise CommandError(
+            f"{where}: a whole trace of it is about {n / 1e6:,.0f} million numbers "
+            f"(~{n * 20 / 2**30:,.0f} GB of JSON); ask for a few with --only NAME,… "
+            "(e.g. --only logits,probs; --list names them all)"
+        )
     if only is None:
         doc = {"model": setup.model.name, **trace.to_json()}
     else:  # the trace's own fields, and of its tensors only those asked for
@@ -66,7 +119,8 @@ def only_names(text: str, trace: Trace, params) -> list[str]:
         if found is None:
             raise CommandError(
                 f"--only: {checks.shown(name)} is not a tensor, gradient or weight of this model "
-                f"(e.g. x, {canonical('attn.1')}, logits, grad.logits, E; `tinytui trace` lists them all)"
+                f"(e.g. x, {canonical('attn.1')}, logits, grad.logits, E; "
+                "`tinytui trace --list` names them all)"
             )
         if found not in names:
             names.append(found)
