@@ -2,9 +2,9 @@
 
 Pure numpy, no drawing (report.py builds the tables, render.py draws them). A table of at most CELLS
 cells and COLS_WHOLE columns is shown whole, as it always was: every table of the chapter's model and
-the presets is (of the tiny checkpoint, all but its vectors of 360 logits). A bigger one (GPT-2's E is 50,257 × 768, its logits 50,257 long, a
-block's W_1 768 × 3,072) is shown as a window, and its note says honestly how much is left out and
-where all of it is (`tinytui trace --only NAME`):
+the presets is (of the tiny checkpoint, all but its vectors of 360 logits). A bigger one (GPT-2's E is
+50,257 × 768, its logits 50,257 long, a block's W_1 768 × 3,072) is shown as a window, and its note
+says honestly how much is left out and where all of it is (`tinytui trace --only NAME`):
 
 - a vocabulary axis keeps the tokens a reader asks about: E's rows are the prompt's tokens and the
   target (and at a step that shows the logits, the most likely tokens too); a vector over the
