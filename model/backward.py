@@ -254,11 +254,14 @@ class Gradients(TensorMap):
         self._put("grad.E.lookup", e_lookup, clean=False)  # np.zeros + rows: 0.0 + x is never −0.0
 
     def _E_total(self) -> None:
-        """2: ∂L/∂E = lookup share + unembedding share. The unembedding share was cleaned of −0.0 first;
-        the sum is the same bit for bit: the lookup share holds no −0.0, and l + (±0.0) is l, +0.0 for
-        l = +0.0 either way."""
+        """2: ∂L/∂E = lookup share + unembedding share, added only in the rows of the prompt's tokens: in
+        every other row the lookup share is +0.0, and +0.0 + u is u (the unembedding share, cleaned of
+        −0.0 first). The same bits as adding the two tables whole, in a copy instead of a 300 MB sum."""
         lookup, unembed = (self._done[n].values for n in E_SHARES)
-        self._put("grad.E", lookup + unembed, clean=False)
+        total = unembed.copy()
+        rows = np.unique(self._trace["ids"].astype(int))
+        total[rows] = lookup[rows] + unembed[rows]
+        self._put("grad.E", total, clean=False)
 
 
 def gradients(params: Params, trace: Trace) -> Gradients:
