@@ -9,10 +9,15 @@ W_O that head h's output is multiplied by:
 
 They are what the head would do if its input were bare token embeddings, so they depend on the
 weights only; the run's switches (mask, PE, ablation, norm placement, residual) do not enter them.
+
+A vocabulary too big for V × V tables (GPT-2's 50,257² would be 20 GB a table, 5,420 GB for its 144
+heads) is read for a few tokens: given ids, both circuits have those tokens' rows and columns only (the
+prompt's tokens and the target, say): the same numbers as the whole table's at those cells.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +49,7 @@ class HeadCircuits:
     head: int  # 1-based, as in the canonical names ("attn.1")
     qk: Tensor  # (V, V): axes "queries" × "keys"
     ov: Tensor  # (V, V): axes "sources" × "vocab"
+    ids: tuple[int, ...] | None = None  # the tokens of the rows and columns, when not the whole vocabulary
 
     @property
     def ignores(self) -> dict[str, str]:
@@ -68,41 +74,53 @@ def _frozen(values: np.ndarray) -> np.ndarray:
     return arr
 
 
-def head_circuits(params: Params, block: int, head: int) -> HeadCircuits:
-    """The QK and OV circuits of one head (block 0-based, head 1-based)."""
+def head_circuits(params: Params, block: int, head: int, ids: Sequence[int] | None = None) -> HeadCircuits:
+    """The QK and OV circuits of one head (block 0-based, head 1-based); given ids, only those tokens'
+    rows and columns, in that order (the whole tables' cells at them)."""
     cfg = params.cfg
     if not 0 <= block < cfg.n_blocks:
         raise ValueError(f"block {block} is not in the model (0–{cfg.n_blocks - 1})")
     if not 1 <= head <= cfg.n_heads:
         raise ValueError(f"head {head} is not in the model (1–{cfg.n_heads})")
     pre = f"blocks.{block}."
-    E = params["E"]
+    chosen = None if ids is None else tuple(int(i) for i in ids)
+    if chosen is not None and not all(0 <= i < cfg.n_vocab for i in chosen):
+        raise ValueError(f"a token id is not in the vocabulary (0–{cfg.n_vocab - 1})")
+    E = params["E"] if chosen is None else params["E"][list(chosen)]
+    tokens = cfg.vocab if chosen is None else tuple(cfg.vocab[i] for i in chosen)
     q = E @ params[pre + "W_Q"][head - 1]  # (V, k): every token's query
     k = E @ params[pre + "W_K"][head - 1]
     v = E @ params[pre + "W_V"][head - 1]
     qk = q @ k.T / np.sqrt(cfg.d_head)
     ov = v @ head_out_rows(params, block, head) @ E.T
     name = f"{pre}{{}}.{head}"
-    queries, keys = Axis("queries", cfg.vocab), Axis("keys", cfg.vocab)
-    sources, vocab = Axis("sources", cfg.vocab), Axis("vocab", cfg.vocab)
+    queries, keys = Axis("queries", tokens), Axis("keys", tokens)
+    sources, vocab = Axis("sources", tokens), Axis("vocab", tokens)
     return HeadCircuits(
         block,
         head,
         Tensor(name.format("qk"), _frozen(qk), (queries, keys)),
         Tensor(name.format("ov"), _frozen(ov), (sources, vocab)),
+        chosen,
     )
 
 
-def circuits(params: Params) -> list[HeadCircuits]:
-    """Every head's circuits, block by block, head by head."""
+def circuits(params: Params, ids: Sequence[int] | None = None) -> list[HeadCircuits]:
+    """Every head's circuits, block by block, head by head (given ids, over those tokens only)."""
     cfg = params.cfg
-    return [head_circuits(params, b, h) for b in range(cfg.n_blocks) for h in range(1, cfg.n_heads + 1)]
+    heads = [(b, h) for b in range(cfg.n_blocks) for h in range(1, cfg.n_heads + 1)]
+    return [head_circuits(params, b, h, ids) for b, h in heads]
 
 
-def circuits_json(params: Params) -> dict:
-    """{"heads": [{"block", "head", "qk", "ov"}], "vocab": [...], "ignores": {"qk", "ov"}}."""
-    return {
-        "heads": [c.to_json() for c in circuits(params)],
-        "vocab": list(params.cfg.vocab),
+def circuits_json(params: Params, ids: Sequence[int] | None = None) -> dict:
+    """{"heads": [{"block", "head", "qk", "ov"}], "vocab": [...], "ignores": {"qk", "ov"}}; given ids,
+    "vocab" is those tokens (the rows' and columns') and "ids" their ids in the whole vocabulary."""
+    vocab = params.cfg.vocab
+    doc = {
+        "heads": [c.to_json() for c in circuits(params, ids)],
+        "vocab": list(vocab) if ids is None else [vocab[int(i)] for i in ids],
         "ignores": {"qk": QK_IGNORES, "ov": OV_IGNORES},
     }
+    if ids is not None:
+        doc |= {"ids": [int(i) for i in ids], "n_vocab": len(vocab)}
+    return doc

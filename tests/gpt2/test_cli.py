@@ -4,6 +4,7 @@ one-piece word, trace --json --only, one-line errors."""
 import io
 import json
 
+import numpy as np
 import pytest
 
 from tests.gpt2.checkpoints import TINY, reference
@@ -82,17 +83,36 @@ def test_a_missing_checkpoint_file_is_one_line(tmp_path, capsys):
     )
 
 
-def test_circuits_of_a_large_vocabulary_are_refused_not_run(capsys, monkeypatch):
-    """GPT-2's would be 144 heads × 2 tables of 50,257²: refused in one line before any is computed."""
+def test_circuits_of_a_large_vocabulary_are_read_at_the_prompts_tokens(capsys, monkeypatch):
+    """GPT-2's whole tables would be 144 heads × 2 × 50,257²: a vocabulary over the limit gets its
+    circuits at the prompt's tokens and the target, each cell the whole table's."""
     from tinytui.commands import gallery
+    from tinytui.model.checkpoint import load_checkpoint
+    from tinytui.model.circuits import head_circuits
 
-    assert main(["--model", str(TINY), "circuits"]) == 0  # 8 heads × 2 × 360²: computed
-    capsys.readouterr()
+    assert main(["--model", str(TINY), "circuits", "--json"]) == 0  # 8 heads × 2 × 360²: computed whole
+    whole = json.loads(capsys.readouterr().out)
+    assert len(whole["vocab"]) == 360 and "ids" not in whole
     monkeypatch.setattr(gallery, "MAX_CIRCUIT_CELLS", 2 * 8 * 360**2 - 1)
-    assert main(["--model", str(TINY), "circuits"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("tinytui: error: circuits: 8 heads' QK and OV tables of 360 × 360 tokens would")
-    assert err.count("\n") == 1
+    args = ["--model", str(TINY), "--prompt", "The river runs to the river", "--target", "runs", "circuits"]
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    model = load_checkpoint(TINY)
+    pieces = ["The", "Ġriver", "Ġruns", "Ġto", "Ġthe"]  # each once, in order (the target Ġruns among them)
+    assert doc["vocab"] == pieces and doc["ids"] == [model.cfg.token_id(p) for p in pieces]
+    assert doc["n_vocab"] == 360 and len(doc["heads"]) == 8
+    full = head_circuits(model.params, 1, 3)
+    ids = doc["ids"]
+    head = next(h for h in doc["heads"] if (h["block"], h["head"]) == (1, 3))
+    np.testing.assert_allclose(head["qk"], full.qk.values[np.ix_(ids, ids)], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(head["ov"], full.ov.values[np.ix_(ids, ids)], rtol=0, atol=1e-12)
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(
+        "Circuits of tiny-gpt2, only at the prompt's tokens and the target (5 of 360 tokens;"
+    )
+    assert "Both leave out the attention's biases (b_Q, b_K, b_V and b_O) too." in text
+    assert "head 3 of block 2, QK (rows: attending token, columns: attended token)" in text
 
 
 def test_train_says_a_checkpoint_is_not_trained_on_a_corpus(tmp_path, capsys):

@@ -1,6 +1,8 @@
 """`tinytui circuits` and `tinytui attribution`: the model side of the gallery, for the terminal and tools.
 
-    tinytui circuits [--json]      every head's QK and OV circuit, token by token (weights only)
+    tinytui circuits [--json]      every head's QK and OV circuit, token by token (weights only); a
+                                   vocabulary too big for V × V tables (GPT-2's), at the prompt's
+                                   tokens and the target
     tinytui attribution [--json]   the final logit of the prediction and the target, split into the
                                    parts written into the residual stream at the last position
 
@@ -24,7 +26,10 @@ from tinytui.model.files import ModelFileError
 
 def add_parsers(sub, run_options: argparse.ArgumentParser) -> None:
     ci = sub.add_parser(
-        "circuits", parents=[run_options], help="every head's QK and OV circuit, vocabulary × vocabulary"
+        "circuits",
+        parents=[run_options],
+        help="every head's QK and OV circuit, vocabulary × vocabulary (a GPT-2-sized vocabulary: at the "
+        "prompt's tokens and the target)",
     )
     ci.add_argument("--json", action="store_true", help="JSON instead of plain text")
     at = sub.add_parser(
@@ -55,41 +60,55 @@ def run_circuits(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
     params = setup.model.params
     cfg = params.cfg
     heads, cells = cfg.n_blocks * cfg.n_heads, 2 * cfg.n_blocks * cfg.n_heads * cfg.n_vocab**2
-    if cells > MAX_CIRCUIT_CELLS:  # GPT-2's would be terabytes: one line rather than running out of memory
-        raise ModelFileError(
-            f"circuits: {heads} heads' QK and OV tables of {cfg.n_vocab:,} × {cfg.n_vocab:,} tokens would "
-            f"take {cells * 8 / 2**30:,.0f} GB; `tinytui why` and `trace --only` read single heads' numbers"
-        )
-    found = circuits(params)
+    # GPT-2's whole tables would be terabytes: read them at the prompt's tokens and the target instead
+    ids = None if cells <= MAX_CIRCUIT_CELLS else prompt_tokens(setup)
+    found = circuits(params, ids)
     for c in found:
         _finite_or_refuse(
             f"the circuits of head {c.head} of block {c.block + 1}", [c.qk.values, c.ov.values], setup
         )
     if args.json:
-        out.write(json.dumps(circuits_json(params), indent=1, allow_nan=False) + "\n")
+        out.write(json.dumps(circuits_json(params, ids), indent=1, allow_nan=False) + "\n")
         return 0
-    vocab = params.cfg.vocab
-    lines = [
-        f"Circuits of {setup.model.name}: read off the weights alone (the prompt and the switches do not "
-        "enter them).",
+    if ids is None:
+        lines = [
+            f"Circuits of {setup.model.name}: read off the weights alone (the prompt and the switches do "
+            "not enter them)."
+        ]
+    else:
+        lines = [
+            f"Circuits of {setup.model.name}, only at the prompt's tokens and the target ({len(ids)} of "
+            f"{cfg.n_vocab:,} tokens; the whole tables of its {heads} heads would take "
+            f"{cells * 8 / 2**30:,.0f} GB): each cell is the whole table's, read off the weights alone "
+            "(the prompt picks the tokens; it and the switches do not enter the numbers)."
+        ]
+    lines += [
         f"QK = E W_Q W_Kᵀ Eᵀ / √d_head: row attends to column. It ignores {QK_IGNORES}.",
         f"OV = E W_V W_O^(h) Eᵀ: attending to the row token pushes each column token's logit. "
         f"It ignores {OV_IGNORES}.",
     ]
+    if cfg.attn_bias:  # GPT-2's: the circuits are the weights' products, as in the literature
+        lines.append("Both leave out the attention's biases (b_Q, b_K, b_V and b_O) too.")
     for c in found:
-        lines += ["", *_circuit_tables(c, vocab, params.cfg.n_blocks)]
+        lines += ["", *_circuit_tables(c, params.cfg.n_blocks)]
     out.write("\n".join(lines) + "\n")
     return 0
 
 
-def _circuit_tables(c: HeadCircuits, vocab, n_blocks: int) -> list[str]:
+def prompt_tokens(setup: Any) -> tuple[int, ...]:
+    """The ids of the prompt's tokens, each once in order, then the target's (if not among them)."""
+    cfg, state = setup.model.cfg, setup.state
+    return tuple(dict.fromkeys(cfg.token_id(t) for t in (*state.prompt, state.target)))
+
+
+def _circuit_tables(c: HeadCircuits, n_blocks: int) -> list[str]:
     where = f"head {c.head}" + (f" of block {c.block + 1}" if n_blocks > 1 else "")
     return [
         f"{where}, QK (rows: attending token, columns: attended token)",
-        *_table(c.qk.values, vocab),
+        *_table(c.qk.values, c.qk.axes[0].labels),
         "",
         f"{where}, OV (rows: attended token, columns: output token)",
-        *_table(c.ov.values, vocab),
+        *_table(c.ov.values, c.ov.axes[0].labels),
     ]
 
 
