@@ -24,10 +24,11 @@ positions "grad.pe" is there too.
 Computed as far as asked (the trace is the forward's cache, as in llm.c): Gradients(params, trace)
 computes nothing until a gradient is read, and then only the parts of the backward that lead to it, in
 order from the loss down, each part once: ∂L/∂ℓ; ∂L/∂z; E's unembedding share (GPT-2: a 50,257 × 768
-outer product, so only when it is asked for); the final norm; each block, from the last; the embedding;
-E's total. Reading block 12's gradients of GPT-2 costs the loss, ∂L/∂z, the final norm and one block,
-not the 124 M weight gradients. gradients(params, trace) computes everything, as the numbers always
-were: each value is the same, bit for bit, whatever was asked first (tests/model/test_lazy_gradients.py).
+outer product, so only when it is asked for); the final norm; each block, from the last, and apart from
+it the gradients of its weights (nothing further down reads them); the embedding; E's total. Reading
+block 12's gradients of GPT-2 costs the loss, ∂L/∂z, the final norm and one block, not the 124 M weight
+gradients. gradients(params, trace) computes everything, as the numbers always were: each value is
+the same, bit for bit, whatever was asked first (tests/model/test_lazy_gradients.py).
 
 backward_rules.py holds the chain rule of each part; backward_stages.py the table of the backward walk
 (steps 15 → 2), re-exported here.
@@ -41,7 +42,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model.backward_rules import block_backward, embedding_backward, norm_backward, param_axes
+from tinytui.model.backward_rules import (
+    block_backward,
+    block_weight_gradients,
+    embedding_backward,
+    norm_backward,
+    param_axes,
+)
 from tinytui.model.backward_stages import (  # re-exported: callers import the walk from here
     BACKWARD_BY_NUMBER,
     BACKWARD_STAGES,
@@ -64,6 +71,8 @@ grad_name = grad  # the name of the gradient of a tensor or parameter (names.gra
 # A block's tensors that get a gradient inside the block (its y gets one from the part above it)
 _BLOCK_TENSORS = ("ffn", "hidden", "hidden_pre", "x_mid_norm", "x_mid", "mha", "x_norm")
 _HEAD_TENSORS = ("head", "attn", "v", "scores", "q", "k")
+# A block's weights whose gradients nothing further down reads: a part of their own, after the block's
+_MATRICES = ("W_2", "b_2", "W_1", "b_1", "W_O", "b_O", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
 
 
 @dataclass(frozen=True)
@@ -91,10 +100,13 @@ def _parts(cfg: ModelConfig) -> tuple[_Part, ...]:
     for b in reversed(range(n)):
         pre = PREFIX + prefix(b)
         heads = (f"{pre}{t}.{h}" for t in _HEAD_TENSORS for h in range(1, cfg.n_heads + 1))
-        weights = (PREFIX + p for p in shapes if p.startswith(prefix(b)))
+        weights = tuple(PREFIX + p for p in shapes if p.startswith(prefix(b)))
+        matrices = tuple(n for n in weights if split(n.removeprefix(PREFIX))[1] in _MATRICES)
+        norms = tuple(n for n in weights if n not in matrices)  # their gains and biases (GPT-2)
         below = PREFIX + (prefix(b - 1) + "y" if b else "x")  # what the block hands on
-        names = (*(pre + t for t in _BLOCK_TENSORS), *heads, *weights, below)
+        names = (*(pre + t for t in _BLOCK_TENSORS), *heads, *norms, below)
         parts.append(_Part(f"block.{b}", (above,), names, "_block", b))
+        parts.append(_Part(f"weights.{b}", (f"block.{b}",), matrices, "_block_weights", b))
         above = f"block.{b}"
     learned = ("grad.pe", "grad.P") if cfg.learned_positions else ()
     parts.append(_Part("embed", (above,), ("grad.emb", *learned, "grad.E.lookup"), "_embedding"))
@@ -242,9 +254,23 @@ class Gradients(TensorMap):
         trace, g, pg = self._trace, {}, {}
         x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
         dy = self._passed[prefix(b) + "y"]
-        d_x = block_backward(self._params.block(b), trace, x_in, dy, self.cfg, trace.switches, b, g, pg)
+        w, sw = self._params.block(b), trace.switches
+        d_x = block_backward(w, trace, x_in, dy, self.cfg, sw, b, g, pg, weights=False)
         self._put_all(g, pg)  # after the block: its rules read what they computed, as computed
         self._hand_on(prefix(b - 1) + "y" if b else "x", d_x)
+
+    def _block_weights(self, b: int) -> None:
+        """Block b's weight gradients, from its tensors' gradients as kept. Those are cleaned of −0.0, which
+        changes no bit here: a sum of products that differ only in the sign of a zero differs at most in
+        the sign of a zero result, and that is cleaned too."""
+        pre, pg = prefix(b), {}
+        tensors = (
+            *_BLOCK_TENSORS,
+            *(f"{t}.{h}" for t in _HEAD_TENSORS for h in range(1, self.cfg.n_heads + 1)),
+        )
+        g = {pre + t: self._done[PREFIX + pre + t].values for t in tensors}
+        block_weight_gradients(self._trace, b, self.cfg, g, pg)
+        self._put_all({}, pg)
 
     def _embedding(self) -> None:
         """4 … 2: emb and pe (and P, learned) get ∂L/∂x; E's lookup share collects it row by token."""

@@ -80,11 +80,13 @@ def embedding_backward(params: Params, trace: Trace, dx: np.ndarray, g, pg) -> n
     return e_lookup
 
 
-def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg) -> np.ndarray:
-    """One block in reverse: from ∂L/∂y to ∂L/∂(block input). Writes gradients into g and pg."""
+def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg, weights: bool = True) -> np.ndarray:
+    """One block in reverse: from ∂L/∂y to ∂L/∂(block input). Writes gradients into g and pg; those of
+    the block's weights only with weights (else block_weight_gradients makes them when they are asked
+    for: nothing further down the backward reads them). The norms' gains and biases are always made."""
     pre = full = prefix(b)  # its tensors' names and its weights' names start alike: "blocks.<b>."
     eps, t = cfg.eps, (lambda name: trace[pre + name])
-    x_mid, x_mid_norm = t("x_mid"), t("x_mid_norm")
+    x_mid = t("x_mid")
     ln1, ln2 = full + "ln1_", full + "ln2_"  # where the norms' gain and bias gradients go, if they have them
 
     # 12: y = [LN₂](x' + ffn)  (post-norm puts the norm here; residual off drops x')
@@ -92,16 +94,12 @@ def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg) -> np.n
         raw = x_mid + t("ffn") if sw.residual else t("ffn")
         dy = norm_backward(dy, raw, eps, w, "ln2_", pg, ln2)
     g[pre + "ffn"] = d_ffn = dy
-    pg[full + "W_2"] = t("hidden").T @ d_ffn
-    pg[full + "b_2"] = d_ffn.sum(axis=0)
     g[pre + "hidden"] = d_ffn @ w["W_2"].T
 
     # 11: hidden = act(x'_n W_1 + b_1),  x'_n = LN₂(x') (pre-norm) or x' itself (post-norm)
     g[pre + "hidden_pre"] = d_pre = ops.ACTIVATION_BACKWARDS[sw.activation](
         g[pre + "hidden"], t("hidden_pre")
     )
-    pg[full + "W_1"] = x_mid_norm.T @ d_pre
-    pg[full + "b_1"] = d_pre.sum(axis=0)
     g[pre + "x_mid_norm"] = d_fin = d_pre @ w["W_1"].T
     d_mid = norm_backward(d_fin, x_mid, eps, w, "ln2_", pg, ln2) if sw.norm == "pre" else d_fin.copy()
     if sw.residual:
@@ -116,15 +114,9 @@ def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg) -> np.n
 
     # 9: mha = [head_1; …] W_O [+ b_O],  head_h = A_h V_h (zeros, and so constant, when ablated)
     dk = cfg.d_head
-    heads = np.concatenate([t(f"head.{h + 1}") for h in range(cfg.n_heads)], axis=-1)
-    pg[full + "W_O"] = heads.T @ d_mha
-    if cfg.attn_bias:
-        pg[full + "b_O"] = d_mha.sum(axis=0)
     d_heads = d_mha @ w["W_O"].T
     x_norm = t("x_norm")
     d_xn = np.zeros_like(x_norm)
-    dW = {name: np.empty(w[name].shape) for name in ("W_Q", "W_K", "W_V")}  # every head's slice is set
-    db = {name: np.zeros((cfg.n_heads, dk)) for name in ("b_Q", "b_K", "b_V")}
     scale = np.sqrt(dk)
     for h in range(cfg.n_heads):
         n = h + 1
@@ -142,18 +134,41 @@ def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg) -> np.n
         g[f"{pre}k.{n}"] = d_k = d_s.T @ q / scale
         # 6: Q = x_n W_Q[h] [+ b_Q[h]], K and V likewise
         for c, d_out in (("Q", d_q), ("K", d_k), ("V", d_v)):
-            dW["W_" + c][h] = x_norm.T @ d_out
-            db["b_" + c][h] = d_out.sum(axis=0)
             d_xn += d_out @ w["W_" + c][h].T
-    for name, arr in dW.items():
-        pg[full + name] = arr
-    if cfg.attn_bias:
-        for name, arr in db.items():
-            pg[full + name] = arr
     g[pre + "x_norm"] = d_xn
 
     # 5: x_n = LN₁(x) (pre-norm) or x itself (post-norm); the residual adds ∂L/∂x' straight through
     d_x = norm_backward(d_xn, x_in, eps, w, "ln1_", pg, ln1) if sw.norm == "pre" else d_xn.copy()
     if sw.residual:
         d_x += d_mid
+    if weights:
+        block_weight_gradients(trace, b, cfg, g, pg)
     return d_x
+
+
+def block_weight_gradients(trace, b: int, cfg, g, pg) -> None:
+    """Block b's weights' gradients (W_2, W_1, W_O, W_Q, W_K, W_V and their biases) into pg, from the
+    gradients of what each weight made (g, by trace name, as block_backward left them): each weight's
+    is its input rows transposed times its output's gradient, each bias's the output's gradient summed."""
+    pre = prefix(b)
+    t = lambda name: trace[pre + name]  # noqa: E731
+    d_ffn, d_pre, d_mha = g[pre + "ffn"], g[pre + "hidden_pre"], g[pre + "mha"]
+    pg[pre + "W_2"] = t("hidden").T @ d_ffn  # 12
+    pg[pre + "b_2"] = d_ffn.sum(axis=0)
+    pg[pre + "W_1"] = t("x_mid_norm").T @ d_pre  # 11
+    pg[pre + "b_1"] = d_pre.sum(axis=0)
+    heads = np.concatenate([t(f"head.{h + 1}") for h in range(cfg.n_heads)], axis=-1)
+    pg[pre + "W_O"] = heads.T @ d_mha  # 9
+    if cfg.attn_bias:
+        pg[pre + "b_O"] = d_mha.sum(axis=0)
+    x_norm = t("x_norm")
+    for c in ("Q", "K", "V"):  # 6: Q = x_n W_Q[h] [+ b_Q[h]], K and V likewise
+        d_w = np.empty((cfg.n_heads, cfg.d_model, cfg.d_head))  # every head's slice is set
+        d_b = np.zeros((cfg.n_heads, cfg.d_head))
+        for h in range(cfg.n_heads):
+            d_out = g[f"{pre}{c.lower()}.{h + 1}"]
+            d_w[h] = x_norm.T @ d_out
+            d_b[h] = d_out.sum(axis=0)
+        pg[pre + "W_" + c] = d_w
+        if cfg.attn_bias:
+            pg[pre + "b_" + c] = d_b
