@@ -12,12 +12,10 @@ byte of data is trusted, straight into the arrays the model keeps (no second cop
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import math
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from importlib import resources
@@ -30,7 +28,7 @@ from tinytui.model import checks
 from tinytui.model.config import MODEL_ACTIVATIONS, POSITIONS, ModelConfig
 from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM
 from tinytui.model.params import Params, adopt, block_param_shapes, block_params_of, param_shapes
-from tinytui.model.safe_io import TextFileError, atomic_writer, check_writable_target, read_utf8
+from tinytui.model.safe_io import TextFileError, atomic_write_bytes, atomic_writer, read_utf8
 
 FORMAT = "tinytui-model/1"
 # GPT-2's architecture switches (ModelConfig): written only when not the chapter's, so its file is unchanged
@@ -332,27 +330,8 @@ def write_weights(params: Params, path: str | Path) -> None:
     """params as a safetensors file (F64, Params' names), replacing path atomically, never via a link."""
     from safetensors.numpy import save as safetensors_bytes  # only saving a large model needs it
 
-    path = Path(path)
     data = safetensors_bytes({name: np.ascontiguousarray(params[name], dtype="<f8") for name in params})
-    check_writable_target(path)
-    while True:
-        tmp = path.with_name(f".{path.name[:40]}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY, 0o644)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        check_writable_target(path)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(path, data)
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -105,18 +105,41 @@ def atomic_writer(path: str | Path, encoding: str = "utf-8") -> Iterator[TextIO]
     it cannot be a planted link), is fsynced, then renamed over p. p itself must be absent or a
     regular file: a link there is refused, not replaced, so the user sees what was planted.
     """
-    path = Path(path)
-    check_writable_target(path)
+    with _atomic(path, "w", encoding) as f:
+        yield f
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """path gets all of data or (on any error) none of it, as atomic_writer does for text."""
+    with _atomic(path, "wb") as f:
+        f.write(data)
+
+
+def fresh_folder_beside(path: str | Path) -> Path:
+    """A new, empty, randomly named hidden folder beside path (never one that was there, nor a link)."""
+    return _fresh_beside(Path(path), lambda tmp: os.mkdir(tmp, 0o755))[0]
+
+
+def _fresh_beside(path: Path, create):
+    """(tmp, create(tmp)) for a new randomly named hidden name beside path; create must fail with
+    FileExistsError if anything (even a dangling link) is there, and then another name is drawn. A
+    short prefix: the temporary name must fit the file system's limit too."""
     while True:
-        # a short prefix: the temporary name must fit the file system's limit too
         tmp = path.with_name(f".{path.name[:40]}.{secrets.token_hex(6)}.tmp")
         try:
-            fd = _create_exclusive(tmp, 0o644)
-            break
+            return tmp, create(tmp)
         except FileExistsError:
-            continue  # a name collision (or something planted there): draw another name
+            continue
+
+
+@contextmanager
+def _atomic(path: str | Path, mode: str, encoding: str | None = None):
+    path = Path(path)
+    check_writable_target(path)
+    tmp, fd = _fresh_beside(path, lambda p: _create_exclusive(p, 0o644))
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as f:
+        newline = None if "b" in mode else "\n"
+        with os.fdopen(fd, mode, encoding=encoding, newline=newline) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tinytui.actions import Host, PaletteCommand
-from tinytui.model import ModelFile, names, save
+from tinytui.model import names
 from tinytui.model.change_note import change_note
+from tinytui.model.checkpoint_save import save_edited, suggested_name
 from tinytui.paths import safe_stem
 from tinytui.report import fmt
 from tinytui.screens.ask import AskScreen
@@ -179,15 +180,15 @@ class EditController:
     def save(self) -> None:
         host = self.host
         model = host.session.model
-        suggestion = f"{safe_stem(model.name)}-edited.json"  # a name in a file cannot steer the path
+        # a name in a file cannot steer the path; a checkpoint is saved as a folder, tokenizer and all
+        suggestion = suggested_name(model, safe_stem(model.name))
 
         def chosen(path: Path | None) -> None:
             if path is None:
                 return
             s = host.session
-            edited = ModelFile(model.name, model.about, s.params, s.state.prompt, s.state.target)
             try:
-                save(edited, path)
+                path = save_edited(model, s.params, s.state.prompt, s.state.target, path)
             except (OSError, ValueError) as exc:
                 why = getattr(exc, "strerror", None) or exc
                 host.notify(f"Could not write {path}: {why}", severity="error")
