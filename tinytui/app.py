@@ -43,6 +43,7 @@ from tinytui.session import Refused, Session
 from tinytui.widgets.footer import TinyFooter
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
+from tinytui.widgets.lean import Pane
 from tinytui.widgets.panes import StepPanes
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.steps import StepList
@@ -184,9 +185,9 @@ class TinyTuiApp(App[None]):
         yield StatusBar(id="status")
         with Horizontal(id="body"):
             # not focus stops themselves: Tab goes from table to table; PageUp/PageDown scroll
-            with VerticalScroll(id="sidebar", can_focus=False):
+            with Pane(id="sidebar", can_focus=False):
                 yield StepList(id="steps")
-            with VerticalScroll(id="main", can_focus=False):
+            with Pane(id="main", can_focus=False):
                 yield StepInfo(id="info")
                 yield StepPanes(id="panes")
             yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place

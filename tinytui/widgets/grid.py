@@ -29,9 +29,10 @@ from tinytui.widgets.grid_draw import ALL, LIT, WHOLE, GridDrawing, Window
 from tinytui.widgets.grid_labels import COLUMN, CORNER, ROW, Label
 from tinytui.widgets.grid_layout import Shape, is_heatmap
 from tinytui.widgets.grid_style import shading_key
+from tinytui.widgets.lean import SettledSize, SharedComponentStyles
 
 
-class Grid(GridDrawing, Widget, can_focus=True):
+class Grid(SharedComponentStyles, SettledSize, GridDrawing, Widget, can_focus=True):
     """One table of numbers. Arrows move the cursor (onto the labels too); Enter or e edits a weight
     (or picks a token)."""
 

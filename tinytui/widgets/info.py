@@ -20,6 +20,7 @@ from tinytui.model import steps
 from tinytui.model.facts import stage_facts
 from tinytui.model.stages import STAGE_BY_NUMBER, formula_as_run
 from tinytui.widgets.backward import heading, in_walk
+from tinytui.widgets.lean import SettledSize, SharedComponentStyles
 from tinytui.widgets.view import View, ViewPart
 
 SHORT_HEIGHT = 30  # below this many terminal rows the step's text is compact (the rest after the tables)
@@ -41,7 +42,7 @@ class StepMore(Static):
     """
 
 
-class StepInfo(ViewPart, Static):
+class StepInfo(SharedComponentStyles, SettledSize, ViewPart, Static):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"info--title", "info--formula", "info--fact"}
     text = ""  # the whole explanation as plain text (compact or not)
     DEFAULT_CSS = """

@@ -13,6 +13,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from tinytui.widgets.cells import DOWN, UP, LogitsSpec, Source, glyph
+from tinytui.widgets.lean import SettledSize, SharedComponentStyles
 
 _BLOCKS = " ▏▎▍▌▋▊▉█"
 BAR_WIDTH = 30  # p = 1 fills it, when there is room
@@ -21,7 +22,7 @@ TAGS = "  ◀ target ★ predicted"  # the room the tags after a bar take
 SHORT_TAGS = "  ◀ ★"  # when even the shortest bars leave no room for TAGS (the header says what they mean)
 
 
-class LogitBars(Widget):
+class LogitBars(SharedComponentStyles, SettledSize, Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "logits--header",
         "logits--bar",

@@ -3,7 +3,9 @@
 After an edit the same widgets get new specs, so focus and cursors stay. When the step changes the
 widgets already mounted are reused for the new step's tables (a pool by kind, in screen order): a
 section heading stays a Static, a table a Grid, the bars a LogitBars, a row of heads a SideBySide;
-only what the new step has more of is mounted, and only what it has fewer of is removed.
+only what the new step has more of is mounted, and what it has fewer of is hidden, not removed, so
+that once every step has been seen a step change mounts nothing (a mount costs a restyle and a
+layout pass of its own).
 
 The presenter view (tinytui.controllers.presenter) shows one page at a time: a page is one row of a
 section (a table, or the heads side by side) under its section's heading; show_page(None) shows them all.
@@ -18,11 +20,12 @@ from textual.widgets import Static
 from tinytui.widgets.backward import pane_sections
 from tinytui.widgets.cells import Item, LogitsSpec, Section, all_items
 from tinytui.widgets.grid import Grid
+from tinytui.widgets.lean import SettledSize
 from tinytui.widgets.logits import LogitBars
 from tinytui.widgets.view import View, ViewPart
 
 
-class SideBySide(Horizontal):
+class SideBySide(SettledSize, Horizontal):
     """Tables that belong together (one per head) side by side, stacked when they do not fit."""
 
     DEFAULT_CSS = """
@@ -50,7 +53,7 @@ class SideBySide(Horizontal):
         return self.size.width
 
 
-class Heading(Static):
+class Heading(SettledSize, Static):
     """A section's title ("Step 9 makes"); kept across steps, laid out again only when its words change."""
 
     def __init__(self, title: str, **kwargs) -> None:
@@ -87,7 +90,7 @@ def _reuse(widget: Widget, item: Item, role: str) -> None:
         widget.reset(item)  # type: ignore[attr-defined]
 
 
-class StepPanes(ViewPart, Vertical):
+class StepPanes(SettledSize, ViewPart, Vertical):
     DEFAULT_CSS = """
     /* as wide as the widest table, at least the view: #main then scrolls sideways instead of cutting */
     StepPanes { height: auto; width: auto; min-width: 100%; }
@@ -156,7 +159,9 @@ class StepPanes(ViewPart, Vertical):
                 self._pages.append((section.title, heading, widget))
         for left in pool.values():
             for widget in left:
-                widget.remove()
+                widget.display = False  # kept for a later step; hidden widgets take no layout
+        for widget in wanted:
+            widget.display = True
         self._place(wanted)
         if self.page is not None:  # presenting: a new step opens on its first table
             self.show_page(0)

@@ -16,6 +16,7 @@ from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import DEFAULT_LR
 from tinytui.report import fmt
 from tinytui.widgets.backward import backward_stage, in_walk
+from tinytui.widgets.lean import SettledSize, SharedComponentStyles
 from tinytui.widgets.sparkline import sparkline
 from tinytui.widgets.view import View, ViewPart
 
@@ -49,7 +50,7 @@ def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
     return out
 
 
-class StatusBar(ViewPart, Widget):
+class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
     """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"status--key", "status--muted", "status--step"}
@@ -134,7 +135,7 @@ class StatusBar(ViewPart, Widget):
         return self.get_component_rich_style(name, partial=True)
 
 
-class Inspector(Static):
+class Inspector(SettledSize, Static):
     """The cell under the cursor: why it has its value (the formula, the operands' numbers, the result),
     its old value and Δ after a change, and what f follows. At most 3 lines (2 on a small screen)."""
 

@@ -14,10 +14,11 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tinytui.model import steps
+from tinytui.widgets.lean import SettledSize, SharedComponentStyles
 from tinytui.widgets.view import View, ViewPart
 
 
-class StepList(ViewPart, Widget, can_focus=True):
+class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=True):
     """Click a step to go there; with the list focused, up and down move between steps."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

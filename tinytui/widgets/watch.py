@@ -23,6 +23,7 @@ from textual.widgets import Static
 from tinytui.report import fmt
 from tinytui.themes.scale import heat, readable_on
 from tinytui.widgets.cells import CHANGED, DOWN, GLYPHS, MASKED, UP
+from tinytui.widgets.lean import SharedComponentStyles
 from tinytui.widgets.top_tokens import most_likely
 from tinytui.widgets.view import View, ViewPart
 
@@ -168,7 +169,7 @@ def bar_cells(p: float, was: float | None, width: int) -> tuple[str, str, str]:
     return base, blocks(max(0, now - start)) if now > start else "", ""
 
 
-class WatchPane(ViewPart, VerticalScroll, can_focus=False):
+class WatchPane(SharedComponentStyles, ViewPart, VerticalScroll, can_focus=False):
     """The watch pane (W): the prediction's bars and the attention of the block shown (the first outside
     the blocks), redrawn on every change."""
 

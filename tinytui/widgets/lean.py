@@ -1,0 +1,93 @@
+"""Work Textual does for every widget that ours do not need, left out.
+
+SharedComponentStyles: component styles worked out once per widget class and theme, not per restyle.
+
+Textual restyles a widget whenever a class or pseudo-class of it (or of an ancestor) changes: a table
+taking another role at a step change, focus moving, a row of tables stacking. Each restyle also runs
+every one of the widget's COMPONENT_CLASSES through the whole stylesheet as a node of its own — for a
+Grid, twelve of them, most of what a step change cost in style work. Our component rules
+(`Grid > .grid--cursor { … }`) name only the widget's type and theme variables, never one of its
+classes or states, so every widget of a class has the same component styles under one theme: this
+mixin works them out on the first widget of a class that a theme styles and hands the same styles to
+every other widget of that class, without the stylesheet's pass.
+
+A widget whose component rules depend on its classes or on an ancestor's (Textual's FooterKey:
+`.-compact .footer-key--key`) must not use it.
+
+SettledSize: no second layout for a size a layout has just given (below).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual._context import NoActiveAppError
+from textual.containers import VerticalScroll
+from textual.css.styles import RenderStyles
+from textual.dom import DOMNode
+
+# (widget class, ANSI colours, id of the stylesheet's rules) -> (those rules, held so that their id is not
+# reused; each component class's styles). Textual parses its rules again whenever a theme's variables
+# or a newly used widget's default CSS come in, so a new list of rules is a new epoch.
+_SHARED: dict[tuple, tuple[list, dict[str, RenderStyles]]] = {}
+_KEPT = 64  # epochs kept (a theme switch makes one per widget class)
+
+
+class SharedComponentStyles:
+    """Mix in before the Textual widget class: class Grid(SharedComponentStyles, Widget)."""
+
+    def _get_component_classes(self) -> frozenset[str]:  # type: ignore[override]
+        # Textual's stylesheet asks each node for its component classes as it restyles it, then styles
+        # each one; an empty answer (with the styles already in place) skips that work.
+        classes = super()._get_component_classes()  # type: ignore[misc]
+        node: Any = self
+        try:
+            app = node.app
+        except NoActiveAppError:  # not in an app yet: Textual's own way
+            return classes
+        if not classes:
+            return classes
+        rules = app.stylesheet.rules
+        epoch = (type(self), app.ansi_color, id(rules))
+        kept = _SHARED.get(epoch)
+        if kept is None:
+            if len(_SHARED) >= _KEPT:
+                del _SHARED[next(iter(_SHARED))]
+            kept = _SHARED[epoch] = (rules, _work_out(node, app.stylesheet, classes))
+        shared = kept[1]
+        if node._component_styles != shared:
+            node._component_styles.clear()
+            node._component_styles.update(shared)
+            node._rich_style_cache.clear()
+            node.refresh()
+        return frozenset()
+
+
+def _work_out(node: Any, stylesheet: Any, classes: frozenset[str]) -> dict[str, RenderStyles]:
+    """Each component class's styles, as Textual's stylesheet works them out (a virtual node each)."""
+    out: dict[str, RenderStyles] = {}
+    for component in sorted(classes):
+        virtual = DOMNode(classes=component)
+        virtual._attach(node)
+        stylesheet.apply(virtual, animate=False)
+        out[component] = virtual.styles
+    return out
+
+
+class SettledSize:
+    """Mix in before the Textual widget class: a layout that gives this widget a new size needs no
+    second layout for it.
+
+    After each layout Textual records every widget's new size as a reactive that asks for another
+    layout, so every step change (whose tables all change size) was laid out twice or three times,
+    each a full arrangement and repaint of the screen. The layout that set the size already placed
+    the widget; what really changes a layout still asks for one (a scrollbar appearing, new content).
+    """
+
+    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:  # type: ignore[no-untyped-def]
+        return super()._size_updated(size, virtual_size, container_size, layout=False)  # type: ignore[misc]
+
+
+class Pane(SettledSize, VerticalScroll):
+    """A scrolling pane (the step list's, the step's): its content's new size shows in its scrollbars,
+    which ask for their own layout when they come or go."""
