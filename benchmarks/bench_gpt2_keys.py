@@ -12,7 +12,8 @@ in a fresh app (a fresh session, so no gradient is known at its start):
   d@14     at step 14: d shows ∂L/∂w beside E (∂L/∂E: the whole backward), d hides it
   d@b1s7   at block 1's step 7: d, d
   walk d@b1s7  in the walk at block 12's step 7: [ down to block 1 (one more block each), d, d
-After each key: how many of the gradients the session has computed so far (of all of them).
+After each key: of its time, how much went to computing gradients (Gradients' parts), and how many of
+the gradients the session has computed so far (of all of them).
 Results also go to benchmarks/results/gpt2_keys.txt.
 """
 
@@ -31,6 +32,7 @@ from bench_view import SIZE, floor, timed
 
 from tinytui.app import TinyTuiApp
 from tinytui.model import steps
+from tinytui.model.backward import Gradients
 from tinytui.model.checkpoint import load_checkpoint
 from tinytui.model.switches import defaults
 from tinytui.session import Session, State
@@ -46,6 +48,38 @@ def app_for(model) -> TinyTuiApp:
     return TinyTuiApp(Session(model, state))
 
 
+class BackwardClock:
+    """Time spent computing gradients, to print beside a key's: Gradients' parts (outermost calls), or
+    for a tinytui whose gradient is not lazy (to measure before it was), the session's gradients()."""
+
+    def __init__(self) -> None:
+        self.seconds, self._depth = 0.0, 0
+        import tinytui.session as where
+
+        owner, name = (Gradients, "_finish") if hasattr(Gradients, "_finish") else (where, "gradients")
+        inner, clock = getattr(owner, name), self
+
+        def timed(*args):
+            clock._depth += 1
+            t0 = time.perf_counter()
+            try:
+                return inner(*args)
+            finally:
+                clock._depth -= 1
+                if clock._depth == 0:
+                    clock.seconds += time.perf_counter() - t0
+
+        setattr(owner, name, timed)
+
+    def take(self) -> float:
+        seconds, self.seconds = self.seconds, 0.0
+        return seconds
+
+
+CLOCK = BackwardClock()
+TIMES: list[tuple[float, float]] = []  # (each key's time, of it the backward's), every scene
+
+
 def heading(app) -> str:
     return steps.heading(app.session.here, app.session.model.cfg.n_blocks)
 
@@ -56,7 +90,7 @@ def known(app) -> str:
     if held is None:
         return "none computed"
     grads = held[1]
-    done = len(grads.computed()) if hasattr(grads, "computed") else len(grads)  # an eager one: all
+    done = len(grads.computed()) if hasattr(grads, "computed") else len(grads)  # not lazy: all
     return f"{done} of {len(grads)} gradients computed"
 
 
@@ -73,10 +107,17 @@ async def scene(model, name: str, setup: tuple[str, ...], keys: tuple[str, ...],
             await pilot.pause()
         f = await floor(pilot, 20)
         lines.append(f"{name}: pause floor {f * 1e3:.1f} ms (at {heading(app)})")
+        CLOCK.take()
         for key in keys:
             t = await timed(pilot, key)
+            backward = CLOCK.take()
+            TIMES.append((t, backward))
             where = ("walk " if app.session.mode.backward else "") + heading(app)
-            lines.append(f"  {key:<2} {t * 1e3:8.1f} ms  {t / f:6.1f}× floor   → {where}; {known(app)}")
+            shown = "[" if key == "left_square_bracket" else key
+            of_it = f"(backward {backward * 1e3:6.1f} ms)"
+            lines.append(
+                f"  {shown:<2} {t * 1e3:7.1f} ms {t / f:6.1f}× floor {of_it}  → {where}; {known(app)}"
+            )
             print(lines[-1], flush=True)
 
 
@@ -93,6 +134,10 @@ async def measure(folder: Path, lines: list[str]) -> None:
     down = ("left_square_bracket",) * 11
     to_step_7 = ("G", "p", "b", *("n",) * 8)
     await scene(model, "walk d@b1s7", to_step_7, (*down, "d", "d"), lines)
+    slow = [t for t, _ in TIMES if t > 1]
+    worst, backward = max(TIMES)
+    lines.append(f"slowest key {worst * 1e3:.0f} ms (backward {backward * 1e3:.0f} ms of it); {len(slow)} of")
+    lines[-1] += f" {len(TIMES)} keys over 1 s; all keys' backward {sum(b for _, b in TIMES):.2f} s in all"
 
 
 def main(argv: list[str]) -> None:

@@ -101,8 +101,8 @@ def _parts(cfg: ModelConfig) -> tuple[_Part, ...]:
         pre = PREFIX + prefix(b)
         heads = (f"{pre}{t}.{h}" for t in _HEAD_TENSORS for h in range(1, cfg.n_heads + 1))
         weights = tuple(PREFIX + p for p in shapes if p.startswith(prefix(b)))
-        matrices = tuple(n for n in weights if split(n.removeprefix(PREFIX))[1] in _MATRICES)
-        norms = tuple(n for n in weights if n not in matrices)  # their gains and biases (GPT-2)
+        matrices = tuple(w for w in weights if split(w.removeprefix(PREFIX))[1] in _MATRICES)
+        norms = tuple(w for w in weights if w not in matrices)  # their gains and biases (GPT-2)
         below = PREFIX + (prefix(b - 1) + "y" if b else "x")  # what the block hands on
         names = (*(pre + t for t in _BLOCK_TENSORS), *heads, *norms, below)
         parts.append(_Part(f"block.{b}", (above,), names, "_block", b))
@@ -110,7 +110,7 @@ def _parts(cfg: ModelConfig) -> tuple[_Part, ...]:
         above = f"block.{b}"
     learned = ("grad.pe", "grad.P") if cfg.learned_positions else ()
     parts.append(_Part("embed", (above,), ("grad.emb", *learned, "grad.E.lookup"), "_embedding"))
-    parts.append(_Part("E", ("embed", "E.unembed"), ("grad.E",), "_E_total"))
+    parts.append(_Part("E", ("embed", "logits"), ("grad.E",), "_E_total"))
     return tuple(parts)
 
 
@@ -282,11 +282,17 @@ class Gradients(TensorMap):
     def _E_total(self) -> None:
         """2: ∂L/∂E = lookup share + unembedding share, added only in the rows of the prompt's tokens: in
         every other row the lookup share is +0.0, and +0.0 + u is u (the unembedding share, cleaned of
-        −0.0 first). The same bits as adding the two tables whole, in a copy instead of a 300 MB sum."""
-        lookup, unembed = (self._done[n].values for n in E_SHARES)
-        total = unembed.copy()
+        −0.0). The same bits as adding the two tables whole, without a 300 MB sum; and without keeping
+        the unembedding share when nothing asked for it (the overlay at step 14 shows only the total)."""
+        lookup = self._done["grad.E.lookup"].values
+        unembed = self._done.get("grad.E.unembed")
+        if unembed is not None:
+            total = unembed.values.copy()
+        else:  # made as _unembed_share makes it, then cleaned as _put cleans it
+            total = np.outer(self._passed["logits"], self._trace["z"])
+            np.add(total, 0.0, out=total)
         rows = np.unique(self._trace["ids"].astype(int))
-        total[rows] = lookup[rows] + unembed[rows]
+        total[rows] = lookup[rows] + total[rows]
         self._put("grad.E", total, clean=False)
 
 

@@ -147,6 +147,9 @@ def test_reading_a_name_computes_only_what_leads_to_it(case):
     assert not [x for x in done - {handed} for b in range(n - 1) if x.startswith(PREFIX + prefix(b))]
     lazy["grad.E.unembed"]
     assert "grad.E" not in lazy.computed()
+    total = Gradients(params, trace)  # E's total without its unembedding share kept
+    total["grad.E"]
+    assert "grad.E.unembed" not in total.computed() and "grad.E.lookup" in total.computed()
     below = Gradients(params, trace)  # a block's tensors without its weights, which nothing below reads
     below["grad.x"]
     assert "grad.emb" not in below.computed() and "grad.blocks.0.x_norm" in below.computed()
