@@ -29,10 +29,45 @@ class TinyFooter(Footer):
     def bindings_changed(self, screen) -> None:
         # Textual builds every key of the footer again whenever any widget refreshes its bindings (each
         # edit, each cursor move onto a computed cell): a fifth of an edit's time. Only when what the
-        # footer shows changed is it built again.
-        if self._composed is not None and screen is self.screen and self._signature() == self._composed:
-            return
+        # footer shows changed is it built again, and then the keys already mounted are given the new
+        # keys' words (entering the walk mounted some fifty keys, each styled afresh: most of `b`).
+        if self._composed is not None and screen is self.screen:
+            signature = self._signature()
+            if signature == self._composed:
+                return
+            if self.app.app_focus and self._relabel():
+                self._composed = signature
+                return
         super().bindings_changed(screen)
+
+    def _relabel(self) -> bool:
+        """Show the bindings of now in the keys already mounted; False when the footer has groups of
+        keys (Textual's own rebuild handles those)."""
+        shown = [w for w in self.children if isinstance(w, FooterKey)]
+        bindings = self.screen.active_bindings.values()
+        if len(shown) != len(self.children) or any(b.group for (_, b, _, _) in bindings if b.show):
+            return False
+        made = list(self.compose())  # the keys Textual would mount now, not mounted
+        wanted = [w for w in made if isinstance(w, FooterKey)]
+        if len(wanted) != len(made):
+            return False
+        palette = [w for w in shown if w.has_class("-command-palette")]
+        keys = [w for w in shown if not w.has_class("-command-palette")]
+        new_palette = [w for w in wanted if w.has_class("-command-palette")]
+        new_keys = [w for w in wanted if not w.has_class("-command-palette")]
+        if len(palette) != len(new_palette):
+            return False
+        for old, new in zip(keys + palette, new_keys + new_palette):
+            _copy(new, old)
+        if len(new_keys) > len(keys):
+            extra = new_keys[len(keys) :]
+            if palette:
+                self.mount(*extra, before=palette[0])
+            else:
+                self.mount(*extra)
+        for gone in keys[len(new_keys) :]:
+            gone.remove()
+        return True
 
     def compose(self):
         if self._bindings_ready:
@@ -46,3 +81,20 @@ class TinyFooter(Footer):
         # the keys it leaves out depend on it: lay the footer out again when it changes (app._fit sets it)
         if self.is_mounted:
             self.call_after_refresh(self.recompose)
+
+
+def _copy(new: FooterKey, old: FooterKey) -> None:
+    """Give a mounted key another binding's key, words, action and state."""
+    before = (old.key_display, old.description)
+    old.key, old.key_display, old.description, old.action = (
+        new.key,
+        new.key_display,
+        new.description,
+        new.action,
+    )
+    old.tooltip = new.tooltip
+    if old._disabled != new._disabled:
+        old._disabled = new._disabled
+        old.set_class(new._disabled, "-disabled")
+    if before != (old.key_display, old.description):
+        old.refresh(layout=True)
