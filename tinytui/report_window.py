@@ -71,15 +71,16 @@ class Cut:
         return " · ".join(p for p in parts if p)
 
     def note(self, name: str) -> str:
-        """The honest line under the table: '… 50,248 more rows and 752 more columns (all of E, 50,257 ×
-        768: tinytui trace --only E)'."""
+        """The honest line under the table: '… 50,242 more rows and 752 more columns not shown (all of it,
+        50,257 × 768: tinytui trace --only E)'; '… 50,246 more columns not shown (all 50,257: …)'."""
         rest = [
             f"{n - len(kept):,} more {noun}"
             for kept, n, noun in ((self.rows, self.n_rows, "rows"), (self.cols, self.n_cols, "columns"))
             if n > len(kept)
         ]
-        shape = f"{self.n_cols:,}" if self.n_rows == 1 else f"{self.n_rows:,} × {self.n_cols:,}"
-        return f"… {' and '.join(rest)} not shown (all of it, {shape}: tinytui trace --only {name})"
+        shape = f"{self.n_rows:,} × {self.n_cols:,}"
+        whole = f"all {self.n_cols:,}" if self.n_rows == 1 else f"all of it, {shape}"
+        return f"… {' and '.join(rest)} not shown ({whole}: tinytui trace --only {name})"
 
 
 def _axis(kept: np.ndarray, n: int, noun: str, what: str) -> str:

@@ -78,7 +78,7 @@ def test_step_14_keeps_the_most_likely_tokens_and_the_target(big, big_trace):
     assert logits.cols == (*best, TARGET)
     assert logits.cells[0] == tuple(fmt(big_trace["logits"][int(c[1:])]) for c in logits.cols)
     assert logits.title == "ℓ = z Eᵀ — 11 of 3,000 columns (the 10 most likely and the target)"
-    assert logits.note == "… 2,989 more columns not shown (all of it, 3,000: tinytui trace --only logits)"
+    assert logits.note == "… 2,989 more columns not shown (all 3,000: tinytui trace --only logits)"
     e = tables(report)["E (vocab × dims)"]  # the rows step 14 reads: the prompt's, the target's, the top's
     assert e.rows == ("t5", "t17", "t2999", TARGET, *(b for b in best if b not in PROMPT))
 
@@ -120,7 +120,7 @@ def test_the_chapters_tables_are_whole_with_no_note(chapter, trace):
 def test_the_transcript_prints_windows_forward_and_backward(big):
     session = Session(big)
     text = step_text(session.trace, 14, session.params)
-    assert "… 2,989 more columns not shown (all of it, 3,000: tinytui trace --only probs)" in text
+    assert "… 2,989 more columns not shown (all 3,000: tinytui trace --only probs)" in text
     assert max(len(line) for line in text.splitlines()) <= 100
     back = backward_text(session, 2)
     assert "(all of it, 3,000 × 24: tinytui trace --only grad.E)" in back
