@@ -19,7 +19,7 @@ import numpy as np
 
 from tinytui.commands.new import CommandError
 from tinytui.model import checks
-from tinytui.model.backward import grad_name, gradients
+from tinytui.model.backward import Gradients, grad_name, gradients
 from tinytui.model.names import canonical
 from tinytui.model.trace import Trace
 
@@ -56,7 +56,7 @@ def names_text(setup: Any) -> str:
     trace, params = setup.trace(), setup.state.params
     rows = [(name, trace[name].shape, "tensor") for name in trace]
     shapes = {**{n: trace[n].shape for n in trace}, **{n: params[n].shape for n in params}}
-    for name in gradients(params, trace):  # the names only: nothing is computed
+    for name in Gradients(params, trace):  # lazy: its names, nothing computed
         source = "E" if name.startswith("grad.E.") else name.removeprefix("grad.")
         rows.append((name, shapes[source], "gradient"))
     rows += [(name, params[name].shape, "weight") for name in params]
