@@ -91,12 +91,13 @@ def document(setup: Any, only_text: str | None, where: str) -> dict[str, Any]:
         }
     # grad.<param> and grad.<tensor> (model/backward.py names them) sit beside the forward tensors
     if only is None or any(name.startswith("grad.") for name in only):
-        grads = gradients(setup.model.params, trace)
-        asked = [n for n in grads.tensors if only is None or n in only]
-        bad = [name for name in asked if not np.all(np.isfinite(grads.tensors[name].values))]
+        # with --only, a lazy Gradients computes only the parts the names asked for need
+        grads = gradients(setup.model.params, trace) if only is None else Gradients(setup.model.params, trace)
+        asked = [n for n in grads if only is None or n in only]
+        bad = [name for name in asked if not np.all(np.isfinite(grads.tensor(name).values))]
         if bad:  # JSON has no NaN or Infinity: refuse rather than write what other tools cannot read
             raise CommandError(f"{where}: its gradient {bad[0]} overflows to a non-finite number")
-        doc["tensors"].update({name: grads.tensors[name].to_json() for name in asked})
+        doc["tensors"].update({name: grads.tensor(name).to_json() for name in asked})
     doc["weights"] = weights_json(params, trace, only)
     if only is not None:  # in the order asked
         doc["tensors"] = {name: doc["tensors"][name] for name in only if name in doc["tensors"]}
