@@ -57,7 +57,7 @@ class TinyFooter(Footer):
         new_keys = [w for w in wanted if not w.has_class("-command-palette")]
         if len(palette) != len(new_palette):
             return False
-        for old, new in zip(keys + palette, new_keys + new_palette):
+        for old, new in [*zip(keys, new_keys), *zip(palette, new_palette)]:
             _copy(new, old)
         if len(new_keys) > len(keys):
             extra = new_keys[len(keys) :]

@@ -90,4 +90,11 @@ class SettledSize:
 
 class Pane(SettledSize, VerticalScroll):
     """A scrolling pane (the step list's, the step's): its content's new size shows in its scrollbars,
-    which ask for their own layout when they come or go."""
+    which ask for their own layout when they come or go.
+
+    A table that takes the focus is brought into view at once, not by Textual's quarter-second glide:
+    the table under the keys is where the keys act, and what is on screen after a key is settled."""
+
+    def scroll_to_region(self, region, **kwargs):  # type: ignore[no-untyped-def, override]
+        kwargs["animate"] = False
+        return super().scroll_to_region(region, **kwargs)
