@@ -19,13 +19,16 @@ from tinytui.model.trace import Tensor
 from tinytui.report import fmt
 from tinytui.widgets import windows
 from tinytui.widgets.cells import (
+    MASKABLE_PREFIXES,
     MASKED,
     PARAM_NAMES,
     Cell,
+    Details,
     GridSpec,
     Item,
     Section,
-    _is_masked,
+    Source,
+    _limit,
     grid,
     param_grid,
     short_key_labels,
@@ -111,26 +114,66 @@ def _matrix_spec(
     else:
         rows, corner = tuple(tensor.axes[-2].labels[r] for r in at_rows), tensor.axes[-2].name
     grid_values = windows.at(table, at_rows, at_cols).astype(float).tolist()
-    cells = []
-    for (r, row_label), at_r in zip(enumerate(rows), at_rows):
-        row = []
-        for (c, col_label), at_c in zip(enumerate(cols), at_cols):
+    texts = tuple(tuple(fmt(v) for v in row) for row in grid_values)
+    masked = _masked_cells(view, stem, values.ndim, at_rows, at_cols)  # scores and attn only
+    rows_at, cols_at = list(at_rows), list(at_cols)
+
+    def source(r: int, c: int) -> Source:
+        full = (rows_at[r], cols_at[c]) if values.ndim == 2 else (cols_at[c],)
+        return (tensor.name, full if head is None else (head, *full))
+
+    def detail_row(r: int) -> list[str]:
+        """The inspector's lines of row r, written when the cursor first reads them."""
+        out = []
+        for c, col_label in enumerate(cols):
             v = grid_values[r][c]
-            masked = values.ndim == 2 and _is_masked(view, stem + ".", at_r, at_c)  # scores and attn only
-            where = ", ".join(x for x in (row_label if values.ndim == 2 else "", col_label) if x)
-            text = f"{sym}[{index(r, c)}{where}] = {fmt(v)}"
+            where = ", ".join(x for x in (rows[r] if values.ndim == 2 else "", col_label) if x)
+            text = f"{sym}[{index(r, c)}{where}] = {texts[r][c]}"
             if stem in SHARES:
                 text += f"  · {SHARES[stem]}; a learning step follows E's total (step 2)"
             elif step_size:
                 text += f"  · a learning step (lr {lr:g}) moves this weight by {fmt(-lr * v)}"
-            elif masked:
+            elif (r, c) in masked:
                 text += "  · masked: nothing flows back through this entry"
-            full = (at_r, at_c) if values.ndim == 2 else (at_c,)
-            source = (tensor.name, full if head is None else (head, *full))
-            marks = frozenset({MASKED}) if masked else frozenset()
-            row.append(Cell(fmt(v), marks, v, detail=text, source=source))
-        cells.append(row)
-    return grid(key, title, corner, rows, cols, cells, "diverging", role)
+            out.append(text)
+        return out
+
+    n_rows, n_cols = len(rows), len(cols)
+    values_t = tuple(tuple(row) for row in grid_values)
+    marks = tuple(tuple(_MASKED if (r, c) in masked else _NONE for c in range(n_cols)) for r in range(n_rows))
+    return GridSpec(
+        key,
+        title,
+        corner,
+        tuple(rows),
+        cols,
+        texts,
+        marks,
+        values_t,
+        "diverging",
+        _limit(values_t),
+        tuple(tuple(None for _ in range(n_cols)) for _ in range(n_rows)),
+        Details(n_rows, detail_row),
+        role,
+        (),
+        tuple(tuple(source(r, c) for c in range(n_cols)) for r in range(n_rows)),
+    )
+
+
+_MASKED, _NONE = frozenset({MASKED}), frozenset()
+
+
+def _masked_cells(view: View, stem: str, ndim: int, at_rows, at_cols) -> frozenset[tuple[int, int]]:
+    """The (row, column) places of the table that the causal mask hides (attention and scores only)."""
+    local = names.split(stem + ".")[1]
+    if ndim != 2 or not (local == "mask" or local.startswith(MASKABLE_PREFIXES)):
+        return frozenset()
+    mask = view.trace["mask"]
+    if mask.shape != (len(view.trace.prompt),) * 2:
+        return frozenset()
+    return frozenset(
+        (r, c) for r, at_r in enumerate(at_rows) for c, at_c in enumerate(at_cols) if mask[at_r, at_c] == 0
+    )
 
 
 def gradient_grid(view: View, template: str, role: str, window: windows.Window | None = None) -> GridSpec:

@@ -447,10 +447,31 @@ def columns_grid(
 # ---- parameters ------------------------------------------------------------------------------------
 
 
+# A weight's grids, kept while the weight, its model-file original and its edited cells stay the same:
+# an edit of one weight redraws every table of the step, and the others' grids (up to 16,384 cells each,
+# a label and a reference per cell) need not be built again. One entry per weight, and only small ones,
+# since a grid's details read the array (a kept grid keeps its array alive).
+_KEPT_GRIDS: dict[str, tuple[tuple, list[GridSpec]]] = {}
+_KEEP_UP_TO = 1 << 16  # elements
+
+
 def param_grids(view: View, name: str, win: windows.Window | None = None) -> list[GridSpec]:
     """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable; win: only
     its part of a big weight (windows.py)."""
     full = names.canonical(name)
+    arr, original = view.session.params[full], view.session.model.params[full]
+    if arr.size > _KEEP_UP_TO:
+        return _param_grids(view, full, win)
+    key = (arr, original, frozenset(view.edited.get(full, ())), win, view.session.params.cfg)
+    kept = _KEPT_GRIDS.get(full)
+    if kept is not None and kept[0][0] is arr and kept[0][1] is original and kept[0][2:] == key[2:]:
+        return kept[1]
+    specs = _param_grids(view, full, win)
+    _KEPT_GRIDS[full] = (key, specs)
+    return specs
+
+
+def _param_grids(view: View, full: str, win: windows.Window | None) -> list[GridSpec]:
     params = view.session.params
     original = view.session.model.params[full]
     arr = params[full]
