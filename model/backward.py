@@ -27,8 +27,8 @@ order from the loss down, each part once: ∂L/∂ℓ; ∂L/∂z; E's unembeddin
 outer product, so only when it is asked for); the final norm; each block, from the last, and apart from
 it the gradients of its weights (nothing further down reads them); the embedding; E's total. Reading
 block 12's gradients of GPT-2 costs the loss, ∂L/∂z, the final norm and one block, not the 124 M weight
-gradients. gradients(params, trace) computes everything, as the numbers always were: each value is
-the same, bit for bit, whatever was asked first (tests/model/test_lazy_gradients.py).
+gradients. gradients(params, trace) computes everything at once: each value is the same, bit for bit,
+whatever was asked first (tests/model/test_lazy_gradients.py).
 
 backward_rules.py holds the chain rule of each part; backward_stages.py the table of the backward walk
 (steps 15 → 2), re-exported here.

@@ -114,9 +114,11 @@ def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg, weights
 
     # 9: mha = [head_1; …] W_O [+ b_O],  head_h = A_h V_h (zeros, and so constant, when ablated)
     dk = cfg.d_head
-    d_heads = d_mha @ w["W_O"].T
-    x_norm = t("x_norm")
-    d_xn = np.zeros_like(x_norm)
+    # Wᵀ on the right (A @ W.T) is OpenBLAS's threaded path even for these small products, and on a busy
+    # machine each waits for a second core (GPT-2 small: 40 of them a block, up to 0.5 s): W on the left of
+    # a contiguous Aᵀ is its single-threaded small-matrix path, the same numbers bit for bit
+    d_heads = np.ascontiguousarray(_times_w_t(d_mha, w["W_O"]))
+    d_xn_t = np.zeros((cfg.d_model, d_mha.shape[0]))  # ∂L/∂x_n transposed, summed over heads and Q, K, V
     scale = np.sqrt(dk)
     for h in range(cfg.n_heads):
         n = h + 1
@@ -134,8 +136,8 @@ def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg, weights
         g[f"{pre}k.{n}"] = d_k = d_s.T @ q / scale
         # 6: Q = x_n W_Q[h] [+ b_Q[h]], K and V likewise
         for c, d_out in (("Q", d_q), ("K", d_k), ("V", d_v)):
-            d_xn += d_out @ w["W_" + c][h].T
-    g[pre + "x_norm"] = d_xn
+            d_xn_t += w["W_" + c][h] @ np.ascontiguousarray(d_out.T)
+    g[pre + "x_norm"] = d_xn = np.ascontiguousarray(d_xn_t.T)
 
     # 5: x_n = LN₁(x) (pre-norm) or x itself (post-norm); the residual adds ∂L/∂x' straight through
     d_x = norm_backward(d_xn, x_in, eps, w, "ln1_", pg, ln1) if sw.norm == "pre" else d_xn.copy()
@@ -144,6 +146,11 @@ def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg, weights
     if weights:
         block_weight_gradients(trace, b, cfg, g, pg)
     return d_x
+
+
+def _times_w_t(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """a @ wᵀ computed as (w @ aᵀ)ᵀ, aᵀ made contiguous (see block_backward's step 9)."""
+    return (w @ np.ascontiguousarray(a.T)).T
 
 
 def block_weight_gradients(trace, b: int, cfg, g, pg) -> None:
