@@ -43,7 +43,7 @@ from tinytui.session import Refused, Session
 from tinytui.widgets.footer import TinyFooter
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
-from tinytui.widgets.lean import Pane
+from tinytui.widgets.lean import Pane, draw_only_what_changed
 from tinytui.widgets.panes import StepPanes
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.steps import StepList
@@ -99,6 +99,7 @@ class TinyTuiApp(App[None]):
         large: bool = False,  # --large: open in the presenter view
     ) -> None:
         super().__init__()
+        draw_only_what_changed()  # a typed character redraws its line, not every widget (lean.py)
         self.session = session
         self.steps = StepController(self)
         self.edits = EditController(self)

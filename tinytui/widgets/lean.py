@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual._compositor import Compositor
 from textual._context import NoActiveAppError
 from textual.containers import VerticalScroll
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
+from textual.geometry import Region
 
 # (widget class, ANSI colours, id of the stylesheet's rules) -> (those rules, held so that their id is not
 # reused; each component class's styles). Textual parses its rules again whenever a theme's variables
@@ -98,3 +100,30 @@ class Pane(SettledSize, VerticalScroll):
     def scroll_to_region(self, region, **kwargs):  # type: ignore[no-untyped-def, override]
         kwargs["animate"] = False
         return super().scroll_to_region(region, **kwargs)
+
+
+def _renders_in(self, crop: Region | None = None):  # type: ignore[no-untyped-def]
+    """Compositor._get_renders, for the widgets that show in crop only.
+
+    Textual draws a partial update (a cell typed, a cursor moved) by asking every widget whose
+    clipping container overlaps the update for all of its lines — on our screen every widget, for
+    one changed line. A widget none of whose visible part overlaps the update can change nothing
+    in it: each chop the update keeps is covered by the widgets that overlap it."""
+    if crop is None:
+        yield from _TEXTUAL_GET_RENDERS(self, crop)
+        return
+    for widget, (region, clip) in self.visible_widgets.items():
+        shown = region.intersection(clip)
+        if not shown.area or not crop.overlaps(shown):
+            continue
+        part = Region(shown.x - region.x, shown.y - region.y, shown.width, shown.height)
+        yield region, clip, widget.render_lines(part)
+
+
+_TEXTUAL_GET_RENDERS = getattr(Compositor, "_get_renders", None)
+
+
+def draw_only_what_changed() -> None:
+    """Install _renders_in (once, for this process), if this Textual has the method it replaces."""
+    if _TEXTUAL_GET_RENDERS is not None and Compositor._get_renders is _TEXTUAL_GET_RENDERS:
+        Compositor._get_renders = _renders_in  # type: ignore[method-assign]
