@@ -27,7 +27,7 @@ from textual.widget import Widget
 from tinytui.widgets.cells import GLYPHS, CellRef, GridSpec, Source
 from tinytui.widgets.grid_draw import ALL, LIT, WHOLE, GridDrawing, Window
 from tinytui.widgets.grid_labels import COLUMN, CORNER, ROW, Label
-from tinytui.widgets.grid_layout import Shape, is_heatmap
+from tinytui.widgets.grid_layout import Shape, can_be_narrow
 from tinytui.widgets.grid_style import shading_key
 from tinytui.widgets.lean import SettledSize, SharedComponentStyles
 
@@ -386,7 +386,8 @@ class Grid(SharedComponentStyles, SettledSize, GridDrawing, Widget, can_focus=Tr
         if shape is not None:
             room = self._room()
             wide = room is not None and shape.natural > room
-            if wide != shape.narrow and (shape.narrow or is_heatmap(self.spec)):
+            # (a heatmap of few positions pans instead: asking again would lay it out on every frame)
+            if wide != shape.narrow and (shape.narrow or can_be_narrow(self.spec)):
                 self._shape = None  # a heatmap that now fits, or no longer does
                 self.show_legend()
                 self._redraw(layout=True)

@@ -46,6 +46,11 @@ def is_heatmap(spec: GridSpec) -> bool:
     return local == "mask" or local.startswith(HEATMAPS)
 
 
+def can_be_narrow(spec: GridSpec) -> bool:
+    """Whether the table is drawn as narrow shaded blocks when its numbers do not fit."""
+    return is_heatmap(spec) and _positions(spec) >= MIN_BLOCKS
+
+
 @dataclass(frozen=True)
 class Shape:
     """Where a table's parts sit: the label column's width, each column's width and x, the columns
@@ -69,7 +74,7 @@ class Shape:
         """The table's layout; a heatmap of MIN_BLOCKS positions or more that is wider than room
         (content columns) gets narrow blocks."""
         full = cls._measure(spec, editing_col, editor_width, narrow=False)
-        if room is None or full.table_width <= room or not is_heatmap(spec) or _positions(spec) < MIN_BLOCKS:
+        if room is None or full.table_width <= room or not can_be_narrow(spec):
             return full
         return replace(cls._measure(spec, editing_col, editor_width, narrow=True), natural=full.table_width)
 

@@ -1,0 +1,103 @@
+"""What a key costs Textual, counted: no layout while nothing changes, a step change that mounts and
+restyles nothing once every step was seen, a footer that relabels its keys, a typed character that
+draws only the table it is typed in (tinytui.widgets.lean)."""
+
+from contextlib import contextmanager
+
+import textual.css.stylesheet as stylesheet
+import textual.screen as screen
+import textual.widget as widget
+from textual.widgets._footer import FooterKey
+
+from tests.apps import make_app
+from tests.tui.helpers import W_O, grid, panes, press
+from tinytui.widgets import lean
+
+
+@contextmanager
+def counting(cls, method: str, counts: dict, key: str, per=lambda *a: 1):
+    """Count the calls of cls.method (per: what each call adds) into counts[key] while inside."""
+    original = getattr(cls, method)
+
+    def counted(*args, **kwargs):
+        counts[key] = counts.get(key, 0) + per(*args)
+        return original(*args, **kwargs)
+
+    setattr(cls, method, counted)
+    try:
+        yield counts
+    finally:
+        setattr(cls, method, original)
+
+
+async def test_a_step_whose_heatmap_is_wider_than_its_room_is_not_laid_out_on_every_frame():
+    # the chapter's attention at step 8 (four positions: it pans, it never turns into narrow blocks)
+    # once asked for a layout after each layout: the screen was laid out at 60 frames a second, idle
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "8")
+        await pilot.pause()
+        counts: dict = {}
+        with counting(screen.Screen, "_refresh_layout", counts, "layouts"):
+            for _ in range(5):
+                await pilot.pause()
+        assert counts.get("layouts", 0) == 0
+
+
+async def test_once_every_step_was_seen_a_step_change_mounts_and_restyles_nothing():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(15):  # every step once: the pool has every kind of table it will need
+            await press(pilot, "n")
+        await press(pilot, "g")
+        counts: dict = {}
+        with (
+            counting(widget.Widget, "_on_mount", counts, "mounts"),
+            counting(stylesheet.Stylesheet, "apply", counts, "restyled"),
+            counting(lean, "_work_out", counts, "component passes"),
+        ):
+            for _ in range(15):
+                await press(pilot, "n")
+        assert counts.get("mounts", 0) == 0
+        # a table changing role is restyled as one node, without a pass over its twelve component
+        # classes (each of which Textual styles as a node of its own: 16-27 nodes a step change before)
+        assert counts.get("restyled", 0) <= 3 * 15, counts
+        assert counts.get("component passes", 0) == 0
+        cursor = {str(g.get_component_rich_style("grid--cursor", partial=True)) for g in panes(app).grids()}
+        assert cursor == {"bold reverse"}, cursor
+
+
+async def test_entering_the_walk_relabels_the_footer_instead_of_mounting_new_keys():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        before = {id(k) for k in app.screen.query(FooterKey)}
+        words_before = [str(k.description) for k in app.screen.query(FooterKey)]
+        await press(pilot, "b")
+        keys = list(app.screen.query(FooterKey))
+        assert {id(k) for k in keys} <= before, "every key is one already mounted"
+        words = [str(k.description) for k in keys]
+        assert "Forward" in words and "Backward" not in words and "Backward" in words_before, words
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        assert [(k.key, k.description) for k in palette] == [(app.COMMAND_PALETTE_BINDING, "palette")]
+
+
+async def test_a_typed_character_draws_only_the_table_it_is_typed_in():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, W_O)
+        g.focus()
+        await press(pilot, "enter", "0", ".")
+        drawn: dict = {}
+
+        def lines(w, crop) -> int:
+            drawn[type(w).__name__] = drawn.get(type(w).__name__, 0) + crop.height
+            return 0
+
+        with counting(widget.Widget, "render_lines", {}, "lines", per=lines):
+            await press(pilot, "5")
+        assert g.buffer == "0.5"
+        assert drawn.get("Grid", 0) >= 1, drawn
+        for far in ("StepList", "StatusBar", "TinyFooter", "Inspector", "StepInfo"):
+            assert far not in drawn, drawn  # nowhere near the cell: Textual drew them all
