@@ -20,6 +20,7 @@ Results also go to benchmarks/results/gpt2_keys.txt.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import platform
 import sys
@@ -96,6 +97,7 @@ def known(app) -> str:
 
 async def scene(model, name: str, setup: tuple[str, ...], keys: tuple[str, ...], lines: list[str]) -> None:
     app = app_for(model)
+    gc.freeze()  # as tinytui.cli.run_app does before the app runs
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         for key in setup:  # untimed: to where the scene starts
