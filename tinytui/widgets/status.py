@@ -64,9 +64,12 @@ class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
     """
 
     def show(self, view: View) -> None:
+        width = self.content_size.width
+        before = len(self.render_lines_for(width)) if self.view is not None and width else None
         self.view = view
         self.text = self.describe(view).plain  # what is on screen, for tests and transcripts
-        self.refresh(layout=True)
+        # a layout only when the bar's height changes (one line more or less at this width)
+        self.refresh(layout=before is None or len(self.render_lines_for(width)) != before)
 
     def render(self) -> Text:
         return self.describe(self.view, self.content_size.width) if self.view is not None else Text()
@@ -78,9 +81,18 @@ class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
         assert self.view is not None
         return self.describe(self.view, width).plain.split("\n")
 
+    _described: tuple[View, int, str, Text] | None = None  # the last describe(): (view, width, theme, text)
+
     def describe(self, view: View, width: int = 0) -> Text:
-        """Lines of pieces; a piece never breaks, so a narrow terminal gets more lines, not broken words."""
-        return _pack(self.lines(view), width if width > 0 else 10_000, self._style("status--muted"))
+        """Lines of pieces; a piece never breaks, so a narrow terminal gets more lines, not broken words.
+        (Asked three times a refresh — the text, the height, the drawing — and made once.)"""
+        key = (view, width, self.app.theme)
+        kept = self._described
+        if kept is not None and kept[0] is view and kept[1:3] == key[1:]:
+            return kept[3].copy()
+        text = _pack(self.lines(view), width if width > 0 else 10_000, self._style("status--muted"))
+        self._described = (view, width, self.app.theme, text)
+        return text.copy()
 
     def lines(self, view: View) -> list[list[Text]]:
         trace, base, s = view.trace, view.base, view.session
