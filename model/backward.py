@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tinytui.model.backward_rows import e_rows
 from tinytui.model.backward_rules import (
     block_backward,
     block_weight_gradients,
@@ -171,6 +172,18 @@ class Gradients(TensorMap):
     def computed(self) -> tuple[str, ...]:
         """The gradients computed so far (in the names' order): what the readers so far have needed."""
         return tuple(name for name in self._names if name in self._done)
+
+    def rows(self, name: str, rows) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """These rows of a 2-d gradient, the same numbers as self[name][rows]. E's gradient and its
+        unembedding share, when not yet computed, are made for these rows only (backward_rows.py): at
+        GPT-2 each whole table is 300 MB, while the overlay and the inspector read some 64 rows."""
+        return e_rows(self, name, np.asarray(rows, dtype=int))
+
+    def axes(self, name: str) -> tuple[Axis, ...]:
+        """A gradient's axes, without computing it."""
+        if name not in self._part_of:
+            raise KeyError(name)
+        return self._axes_of(name)
 
     def param(self, name: str) -> np.ndarray:
         """The gradient of a parameter given by its full ('blocks.0.W_2') or short ('W_2') name."""

@@ -88,7 +88,7 @@ def explain(
     if full not in known:
         raise CellError(_unknown(name, known, trace.cfg.n_blocks))
     idx = tuple(int(i) for i in index)
-    shape = ctx.array(full).shape
+    shape = ctx.shape(full)
     if len(idx) != len(shape) or any(not 0 <= i < n for i, n in zip(idx, shape)):
         raise CellError(_bad_index(full, idx, axes_of(full, trace, grads), trace.cfg.n_blocks))
     cell = cell_of(full, idx)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tinytui.model.backward_rows import ROWS_OF
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import BLOCK, GRAD, label, prefix, split
 from tinytui.model.switches import Switches
@@ -176,7 +177,17 @@ class Ctx:
         return arr
 
     def value(self, name: str, index: Index) -> float:
+        if name in ROWS_OF and name not in self._arrays and hasattr(self.grads, "rows"):
+            # E's gradient and its unembedding share, one row at a time (300 MB each at GPT-2)
+            return float(self.grads.rows(name, [index[0]])[0][index[1:]])  # type: ignore[attr-defined]
         return float(self.array(name)[index])
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """An array's shape; a gradient's from its axes, without computing it."""
+        axes = getattr(self.grads, "axes", None)
+        if name.startswith(GRAD) and axes is not None and name not in self._arrays:
+            return tuple(len(a.labels) for a in axes(name))
+        return tuple(self.array(name).shape)
 
     def label(self, name: str) -> str:
         return label(name, self.cfg.n_blocks)

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from tinytui.display_names import DISPLAY, PER_HEAD
 from tinytui.model import names, steps
 from tinytui.model.backward import PREFIX, BackwardStage, backward_stage_for, backward_stages, grad_name
+from tinytui.model.backward_rows import ROWS_OF
 from tinytui.model.panels import LOGITS_GRADIENT
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import Tensor
@@ -99,10 +102,12 @@ def _matrix_spec(
     step_size: bool,
     head: int | None = None,
     at: tuple[Sequence[int], Sequence[int]] | None = None,
+    picked: bool = False,
 ) -> GridSpec:
     """A 1-d or 2-d slice of a gradient: values is the slice, index(r, c) where a cell sits in it
     (as the inspector writes it); head: the slice's first index when the gradient is 3-d; at: only these
-    rows and columns of the slice (windows.py), else all."""
+    rows and columns of the slice (windows.py), else all; picked: values holds only at's rows (E's,
+    from Gradients.rows)."""
     stem, _ = _split(tensor.name)
     sym = symbol(tensor.name)
     lr = view.session.state.lr
@@ -113,7 +118,9 @@ def _matrix_spec(
         rows, corner = (sym,), ""
     else:
         rows, corner = tuple(tensor.axes[-2].labels[r] for r in at_rows), tensor.axes[-2].name
-    grid_values = windows.at(table, at_rows, at_cols).astype(float).tolist()
+    # picked: values are already the at rows (of every column), as Gradients.rows gives E's
+    from_rows = range(table.shape[0]) if picked else at_rows
+    grid_values = windows.at(table, from_rows, at_cols).astype(float).tolist()
     texts = tuple(tuple(fmt(v) for v in row) for row in grid_values)
     masked = _masked_cells(view, stem, values.ndim, at_rows, at_cols)  # scores and attn only
     rows_at, cols_at = list(at_rows), list(at_cols)
@@ -195,7 +202,16 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
             )
             parts.append(short_key_labels(part))
         return replace(side_by_side(key, f"{title} — per head", parts), key=key)
-    t = grads.tensor(view.name(template))
+    name = view.name(template)
+    if is_param and name in ROWS_OF and hasattr(grads, "rows"):  # E's: the window's rows only
+        win = window or windows.param_window(view, view.name(_weight_of(template)))
+        if win is not None:
+            named = Tensor(name, np.empty((0, 0)), grads.axes(name))  # its labels (values: picked below)
+            picked = grads.rows(name, win.rows)
+            at = (win.rows, win.cols)
+            titled = windows.titled(title, win)
+            return _matrix_spec(view, key, titled, named, picked, _no_prefix, role, True, at=at, picked=True)
+    t = grads.tensor(name)
     win = window or windows.gradient_window(view, t, view.name(_weight_of(template)) if is_param else None)
     if t.values.ndim == 3:  # W_Q, W_K, W_V: one table per head (those the window shows)
         parts = []
