@@ -549,6 +549,10 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     win = windows.tensor_window(view, shape, ("tokens", "dims")) if vec else None  # None: all of it
     at_rows, at_cols = windows.indices(win, *shape)
     ids = trace["ids"]
+    # read once per table, not once per cell: the vector, its names, whether any of it changed
+    values = trace[vec] if vec else None
+    shown, canon = (display(vec), names.canonical(vec)) if vec else ("", "")
+    changed = vec is not None and view.diff.get(vec) is not None
     cells = []
     for p in at_rows:
         tok = trace.prompt[p]
@@ -559,11 +563,14 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
             Cell(str(int(ids[p])), id_marks, detail=f"{tok!r} is id {int(ids[p])}", source=("ids", (p,))),
         ]
         if vec:
+            row_values = values[p].tolist()
             for j in at_cols:
-                dim, v = dims[j], float(trace[vec][p, j])
-                marks = frozenset(_change_marks(view, vec, (p, j)))
-                detail = f"{display(vec)}[{p}:{tok}, {dim}] = {fmt(v)}{_was(view, vec, (p, j))}"
-                row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(vec), (p, j))))
+                dim, v = dims[j], row_values[j]
+                marks = frozenset(_change_marks(view, vec, (p, j))) if changed else frozenset()
+                was = _was(view, vec, (p, j)) if changed else ""
+                text = fmt(v)
+                detail = f"{shown}[{p}:{tok}, {dim}] = {text}{was}"
+                row.append(Cell(text, marks, v, detail=detail, source=(canon, (p, j))))
         cells.append(row)
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
