@@ -11,6 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer
 from textual.geometry import Size
 from textual.message import Message
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from tinytui.model import steps
@@ -46,6 +48,7 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
         self.counts: dict[steps.Step, int] = {}
         self.n_blocks = 1
         self.rows: tuple[steps.Step | int, ...] = tuple(steps.forward(1))  # a Step, or a block's heading
+        self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
 
     def show(self, view: View) -> None:
         self.here = view.here
@@ -104,6 +107,24 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
     def render(self) -> Text:
         width = self.content_size.width or 30
         return Text("\n", end="").join(self.line(row, width) for row in self.rows)
+
+    def render_line(self, y: int) -> Strip:
+        """Line y, drawn again only when what it shows changed: a step change redraws the two lines the
+        marker left and reached (and those whose Δ count changed), not the list (GPT-2: 116 lines)."""
+        width = self.size.width
+        if not 0 <= y < len(self.rows):
+            return Strip.blank(width, self.visual_style.rich_style)
+        row = self.rows[y]
+        here = row == self.here
+        shows = (row, self.counts.get(row, 0) if isinstance(row, steps.Step) else self.n_blocks, here)
+        key = (shows, here and self.backward, width, self.content_size.width, self.app.theme)
+        kept = self._drawn.get(y)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        text = self.line(row, self.content_size.width or 30)
+        strip = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)[0]
+        self._drawn[y] = (key, strip)
+        return strip
 
     def text(self) -> str:
         return self.render().plain
