@@ -95,7 +95,7 @@ async def test_the_woodland_logit_pane_shows_its_top_tokens_and_the_others_line(
 
 
 def test_step_15s_gradient_table_has_the_same_rows_and_one_for_the_rest():
-    from tinytui.widgets.backward import logits_gradient_grid
+    from tinytui.widgets.gradient_grids import logits_gradient_grid
 
     app = make_app("--model", "woodland")
     view = app.view()

@@ -15,8 +15,8 @@ from textual.widgets import Footer, Static
 
 from tinytui.model.backward import grad_name
 from tinytui.model.names import canonical, label
-from tinytui.widgets.backward import gradient_grid
 from tinytui.widgets.cells import param_grid
+from tinytui.widgets.gradient_grids import gradient_grid
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.view import View, ViewPart
