@@ -1,6 +1,7 @@
 """Learning: the backward walk (b), the gradient overlay (d), a learning step (L), training k steps (T)
 and the learning rate. The walk and the overlay are session modes (Session.mode), so recording and
-replay see them; the numbers come from the session and are drawn by tinytui.widgets.backward (and gradient_grids)."""
+replay see them; the numbers come from the session and are drawn by tinytui.widgets.backward and
+gradient_grids."""
 
 from __future__ import annotations
 
