@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model.backward_rows import e_rows
+from tinytui.model.backward_rows import e_rows, unembed_share
 from tinytui.model.backward_rules import (
     block_backward,
     block_weight_gradients,
@@ -251,7 +251,7 @@ class Gradients(TensorMap):
 
     def _unembed_share(self) -> None:
         """14: ∂L/∂E (unembedding share) = ∂L/∂ℓ ⊗ z"""
-        self._put("grad.E.unembed", np.outer(self._passed["logits"], self._trace["z"]))
+        self._put("grad.E.unembed", unembed_share(self._passed["logits"], self._trace["z"]), clean=False)
 
     def _final_norm(self) -> None:
         """13: z = LN(y_T)[·g + b] of the last block; the other rows of y do not reach the loss directly"""
@@ -301,9 +301,8 @@ class Gradients(TensorMap):
         unembed = self._done.get("grad.E.unembed")
         if unembed is not None:
             total = unembed.values.copy()
-        else:  # made as _unembed_share makes it, then cleaned as _put cleans it
-            total = np.outer(self._passed["logits"], self._trace["z"])
-            np.add(total, 0.0, out=total)
+        else:  # made as _unembed_share makes it
+            total = unembed_share(self._passed["logits"], self._trace["z"])
         rows = np.unique(self._trace["ids"].astype(int))
         total[rows] = lookup[rows] + total[rows]
         self._put("grad.E", total, clean=False)

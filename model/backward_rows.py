@@ -16,6 +16,14 @@ import numpy as np
 ROWS_OF = ("grad.E", "grad.E.unembed")
 
 
+def unembed_share(d_logits: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """∂L/∂ℓ ⊗ z, cleaned of −0.0 in place as Gradients._put cleans: E's unembedding share, or the rows
+    of it that the rows of ∂L/∂ℓ given make (the whole table and its rows share these operations)."""
+    part = np.outer(d_logits, z)
+    np.add(part, 0.0, out=part)
+    return part
+
+
 def e_rows(grads: Any, name: str, at: np.ndarray) -> np.ndarray:
     """grads[name][at], for E's total or unembedding share made for those rows only when the whole
     table is not there yet (any other gradient: its rows, from the whole)."""
@@ -27,9 +35,7 @@ def e_rows(grads: Any, name: str, at: np.ndarray) -> np.ndarray:
         part = np.array(unembed.values[at])
     else:
         grads._finish("logits")
-        # as np.outer(∂L/∂ℓ, z) makes each row, then cleaned of −0.0 as Gradients._put cleans it
-        part = np.outer(grads._passed["logits"][at], grads._trace["z"])
-        np.add(part, 0.0, out=part)
+        part = unembed_share(grads._passed["logits"][at], grads._trace["z"])
     if name == "grad.E.unembed":
         return part
     lookup = grads.tensor("grad.E.lookup").values

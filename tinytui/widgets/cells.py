@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
+from typing import Any
 
 import numpy as np
 
@@ -280,7 +281,7 @@ def _limit(values) -> float:
 # values and nothing to mark are the same GridSpec object as last time, so the Grid redraws nothing.
 # Keyed by what the table is; an entry holds what its spec was made from, and is used only when all of
 # that is equal again. Bounded: the least recently used go first.
-_KEPT: OrderedDict[tuple, tuple[tuple, GridSpec]] = OrderedDict()
+_KEPT: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a weight's list of them
 KEPT_MAX = 256
 
 _NO_MARKS: frozenset[str] = frozenset()
@@ -289,7 +290,7 @@ _EDITED = frozenset({EDITED})
 _MARKS = tuple(frozenset(m | extra) for extra in (set(), {MASKED}) for m in (set(), {UP}, {DOWN}, {CHANGED}))
 
 
-def _kept(key: tuple, made_of: tuple) -> GridSpec | None:
+def _kept(key: tuple, made_of: tuple) -> Any:
     hit = _KEPT.get(key)
     if hit is None or not _same(hit[0], made_of):
         return None
@@ -297,7 +298,7 @@ def _kept(key: tuple, made_of: tuple) -> GridSpec | None:
     return hit[1]
 
 
-def _keep(key: tuple, made_of: tuple, spec: GridSpec) -> GridSpec:
+def _keep(key: tuple, made_of: tuple, spec: Any) -> Any:
     _KEPT[key] = (made_of, spec)
     _KEPT.move_to_end(key)
     while len(_KEPT) > KEPT_MAX:
@@ -447,28 +448,22 @@ def columns_grid(
 # ---- parameters ------------------------------------------------------------------------------------
 
 
-# A weight's grids, kept while the weight, its model-file original and its edited cells stay the same:
-# an edit of one weight redraws every table of the step, and the others' grids (up to 16,384 cells each,
-# a label and a reference per cell) need not be built again. One entry per weight, and only small ones,
-# since a grid's details read the array (a kept grid keeps its array alive).
-_KEPT_GRIDS: dict[str, tuple[tuple, list[GridSpec]]] = {}
-_KEEP_UP_TO = 1 << 16  # elements
-
-
 def param_grids(view: View, name: str, win: windows.Window | None = None) -> list[GridSpec]:
     """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable; win: only
     its part of a big weight (windows.py)."""
     full = names.canonical(name)
     arr, original = view.session.params[full], view.session.model.params[full]
-    if arr.size > _KEEP_UP_TO:
+    if arr.size > _KEEP_UP_TO:  # a kept entry holds what it was made of: no big weight is pinned
         return _param_grids(view, full, win)
-    key = (arr, original, frozenset(view.edited.get(full, ())), win, view.session.params.cfg)
-    kept = _KEPT_GRIDS.get(full)
-    if kept is not None and kept[0][0] is arr and kept[0][1] is original and kept[0][2:] == key[2:]:
-        return kept[1]
-    specs = _param_grids(view, full, win)
-    _KEPT_GRIDS[full] = (key, specs)
-    return specs
+    # an edit of one weight redraws every table of the step: the others' grids are kept (_KEPT)
+    key = ("param", full)
+    made_of = (arr, original, frozenset(view.edited.get(full, ())), win, view.session.params.cfg)
+    if (hit := _kept(key, made_of)) is not None:
+        return hit
+    return _keep(key, made_of, _param_grids(view, full, win))
+
+
+_KEEP_UP_TO = 1 << 16  # elements
 
 
 def _param_grids(view: View, full: str, win: windows.Window | None) -> list[GridSpec]:
