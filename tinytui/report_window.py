@@ -21,12 +21,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CELLS = 16_384  # as the app's tables (widgets/windows.py): every model before GPT-2 fits
+CELLS = 16_384  # the app's tables use the same bound (widgets/windows.py): every model before GPT-2 fits
 COLS_WHOLE = 256  # and at most this many columns (a d 64 preset's hidden layer has 256 units)
 ROWS = 64  # rows of the prompt kept at most
 EDGE = 16  # a plain axis: its first EDGE entries (16 columns of numbers fit a wide terminal)
 TOP = 10  # a vector over the vocabulary: its most likely tokens (the target comes on top)
 PROMPT_AXES = ("tokens", "queries", "keys", "positions")
+
+
+def most_likely(probs: np.ndarray, k: int) -> np.ndarray:
+    """The ids of the k most likely tokens, most likely first (equal probabilities: the lower id first)."""
+    p = np.asarray(probs, dtype=float)
+    k = max(0, min(k, p.size))
+    if k == 0:
+        return np.zeros(0, dtype=int)
+    picked = np.arange(p.size) if k == p.size else np.argpartition(-p, k - 1)[:k]
+    return picked[np.lexsort((picked, -p[picked]))]
 
 
 @dataclass(frozen=True)
@@ -44,10 +54,7 @@ def picks_of(trace) -> Picks:
     vocab = trace.cfg.vocab
     target = [trace.cfg.token_id(trace.target)] if trace.target in vocab else []
     rows = tuple(dict.fromkeys([*(int(i) for i in trace["ids"]), *target]))
-    p = np.asarray(trace["probs"], dtype=float)
-    k = min(TOP, p.size)
-    best = np.argpartition(-p, k - 1)[:k]
-    best = best[np.lexsort((best, -p[best]))]  # by probability, equal ones by id
+    best = most_likely(trace["probs"], TOP)  # by probability, equal ones by id
     top = tuple(dict.fromkeys([*(int(i) for i in best), *target]))
     return Picks(rows, top, len(trace.prompt))
 

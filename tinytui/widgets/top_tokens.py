@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tinytui.report_window import most_likely  # one way of picking the top tokens, shared
+
 LONG_VOCAB = 16  # a vocabulary longer than this shows its most likely tokens only
 TOP = 10  # how many of them (the target comes on top of these when it is not among them)
 
@@ -29,16 +31,6 @@ class Shown:
             return ""
         noun = "token" if self.others == 1 else "tokens"
         return f"⋯ {self.others:,} other {noun}, together p = {self.others_p:.4f}"
-
-
-def most_likely(probs: np.ndarray, k: int) -> np.ndarray:
-    """The ids of the k most likely tokens, most likely first (equal probabilities: the lower id first)."""
-    p = np.asarray(probs, dtype=float)
-    k = max(0, min(k, p.size))
-    if k == 0:
-        return np.zeros(0, dtype=int)
-    picked = np.arange(p.size) if k == p.size else np.argpartition(-p, k - 1)[:k]
-    return picked[np.lexsort((picked, -p[picked]))]
 
 
 def shown_tokens(probs: np.ndarray, target: int | None, limit: int = LONG_VOCAB, top: int = TOP) -> Shown:

@@ -25,13 +25,14 @@ from tinytui.model.panels import LOGITS
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import Axis, Tensor
 from tinytui.report import Table, fmt, tensor_table
+from tinytui.report_window import CELLS
 from tinytui.widgets.top_tokens import shown_tokens
 from tinytui.widgets.view import View
 
 # Measured (benchmarks/bench_windows.py, and cells.param_grid at ~8 µs a cell on a loaded 2-core machine):
 # the biggest tables today's models show (a 2,000-token E at d 8, a d 64 model's 64 × 256 W_1, 64 tokens
 # of its hidden layer) are 16,000-16,384 cells and build in ~110-130 ms; a 64 × 64 window in ~35 ms.
-CELLS = 16_384  # a table of at most this many cells is built whole
+# a table of at most CELLS cells is built whole: the same bound as a printed report's (report_window)
 ROWS = 64  # a bigger one: at most this many rows
 COLS = 64  # and columns
 # where the rest is: a window of a tensor says it in its title; of a weight, in its section's heading (a
