@@ -101,3 +101,39 @@ async def test_a_typed_character_draws_only_the_table_it_is_typed_in():
         assert drawn.get("Grid", 0) >= 1, drawn
         for far in ("StepList", "StatusBar", "TinyFooter", "Inspector", "StepInfo"):
             assert far not in drawn, drawn  # nowhere near the cell: Textual drew them all
+
+
+async def test_a_step_change_draws_the_scrollbars_in_its_layout_not_a_frame_later():
+    # Textual tells each scrollbar its new window after a layout, and each asked for a repaint of its
+    # own: a second drawing of the screen, a frame after the layout, on most step changes
+    from textual._compositor import Compositor
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        bars_alone: list[int] = []
+        in_layout = [False]
+        layout, update = screen.Screen._refresh_layout, Compositor.update_widgets
+
+        def laid_out(self, *args, **kwargs):
+            in_layout[0] = True
+            try:
+                return layout(self, *args, **kwargs)
+            finally:
+                in_layout[0] = False
+
+        def updated(self, widgets):
+            if widgets and not in_layout[0] and all(type(w).__name__ == "ScrollBar" for w in widgets):
+                bars_alone.append(app.session.here.step)
+            return update(self, widgets)
+
+        screen.Screen._refresh_layout, Compositor.update_widgets = laid_out, updated
+        try:
+            for _ in range(15):
+                await press(pilot, "n")
+        finally:
+            screen.Screen._refresh_layout, Compositor.update_widgets = layout, update
+        assert bars_alone == []
+        main = app.query_one("#main")
+        assert main.show_vertical_scrollbar  # step 16's content is taller than the pane at 120×40
+        # the bar drawn shows the step's own content height
+        assert main.vertical_scrollbar.window_virtual_size == main.virtual_size.height

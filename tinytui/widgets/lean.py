@@ -15,6 +15,8 @@ A widget whose component rules depend on its classes or on an ancestor's (Textua
 `.-compact .footer-key--key`) must not use it.
 
 SettledSize: no second layout for a size a layout has just given (below).
+
+Pane: a scrolling pane whose scrollbars are drawn by the layout that changed them, not a frame later.
 """
 
 from __future__ import annotations
@@ -100,6 +102,23 @@ class Pane(SettledSize, VerticalScroll):
     def scroll_to_region(self, region, **kwargs):  # type: ignore[no-untyped-def, override]
         kwargs["animate"] = False
         return super().scroll_to_region(region, **kwargs)
+
+    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:  # type: ignore[no-untyped-def]
+        changed = super()._size_updated(size, virtual_size, container_size, layout=layout)
+        self._bars_drawn_by_this_layout()
+        return changed
+
+    def _bars_drawn_by_this_layout(self) -> None:
+        # Textual tells each scrollbar its new window as it hands out sizes after a layout, and each
+        # asks for a repaint of its own, drawn a frame later. The layout's own drawing comes after this
+        # (Screen._refresh_layout): the bars' regions go into it, and their separate repaint is dropped.
+        compositor = getattr(self.screen, "_compositor", None)
+        for bar in (self._vertical_scrollbar, self._horizontal_scrollbar):
+            if bar is None or not getattr(bar, "_repaint_required", False) or compositor is None:
+                continue
+            if bar in compositor.visible_widgets:
+                compositor.update_widgets({bar})
+                bar._repaint_required = False
 
 
 def _renders_in(self, crop: Region | None = None):  # type: ignore[no-untyped-def]
