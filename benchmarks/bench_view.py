@@ -15,6 +15,7 @@ second window (≈ 2×). Models: the chapter's (172 parameters) and a seeded ran
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import platform
 import statistics
@@ -97,6 +98,7 @@ async def measure(model: ModelFile, repeats: int) -> dict[str, float]:
     from tinytui.widgets.panes import StepPanes
 
     app = make(model)
+    gc.freeze()  # as tinytui.cli.run_app does before the app runs
     out: dict[str, float] = {}
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -137,3 +137,20 @@ async def test_a_step_change_draws_the_scrollbars_in_its_layout_not_a_frame_late
         assert main.show_vertical_scrollbar  # step 16's content is taller than the pane at 120×40
         # the bar drawn shows the step's own content height
         assert main.vertical_scrollbar.window_virtual_size == main.virtual_size.height
+
+
+async def test_entering_and_leaving_the_walk_lay_the_screen_out_once():
+    # b's footer key changes width ("Backward" ↔ "Forward"): relabelled a message after the action and
+    # recording its new size as a reactive, it asked for a second layout of the whole screen
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "6")
+        await press(pilot, "b", "b")  # the walk's tables were made once
+        counts: dict = {}
+        with counting(screen.Screen, "_refresh_layout", counts, "layouts"):
+            await press(pilot, "b")
+            assert counts.get("layouts") == 1, counts
+            await press(pilot, "b")
+            assert counts.get("layouts") == 2, counts
+        words = [str(k.description) for k in app.screen.query(FooterKey)]
+        assert "Backward" in words, words

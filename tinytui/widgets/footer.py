@@ -11,12 +11,32 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 from tinytui.actions import ACTIONS
+from tinytui.widgets.lean import SettledSize
 
 WIDE_ONLY = frozenset(f"do('{a.id}')" for a in ACTIONS if a.show and not a.narrow)
 
 
+class SettledKey(SettledSize, FooterKey):
+    """A footer key whose new width (b's "Backward" becoming "Forward") is placed by the layout that
+    measured it, without a second layout of the whole screen for it (lean.SettledSize)."""
+
+
 class TinyFooter(Footer):
     _composed: tuple | None = None  # what the keys shown were made from (see bindings_changed)
+
+    def on_mount(self) -> None:  # after Footer.on_mount (Textual calls each class's handler, base last)
+        self.call_next(self._relabel_at_once)
+
+    def _relabel_at_once(self) -> None:
+        # Relabel within the change that asked for it (an action calls refresh_bindings), not a message
+        # later: a key whose width changes is then in that change's layout, not in a second one.
+        signal = self.screen.bindings_updated_signal
+        signal.unsubscribe(self)
+        signal.subscribe(self, self._bindings_changed_here, immediate=True)
+
+    def _bindings_changed_here(self, screen) -> None:
+        with self._context():  # as in the footer's own message loop (compose binds data to it)
+            self.bindings_changed(screen)
 
     def _signature(self) -> tuple:
         shown = tuple(
@@ -75,6 +95,8 @@ class TinyFooter(Footer):
         for widget in super().compose():
             if self.compact and isinstance(widget, FooterKey) and widget.action in WIDE_ONLY:
                 continue
+            if type(widget) is FooterKey:
+                widget.__class__ = SettledKey  # the same key (its data bindings kept), settled
             yield widget
 
     def watch_compact(self) -> None:
