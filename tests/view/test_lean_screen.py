@@ -154,3 +154,20 @@ async def test_entering_and_leaving_the_walk_lay_the_screen_out_once():
             assert counts.get("layouts") == 2, counts
         words = [str(k.description) for k in app.screen.query(FooterKey)]
         assert "Backward" in words, words
+
+
+async def test_an_edits_enter_draws_the_screen_once():
+    # Enter drew the editor's row again before the app had the edit: the screen drawn twice, the
+    # second time (the edit's highlights) a frame or two later
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, W_O)
+        g.focus()
+        await press(pilot, "enter", "0", ".", "5")
+        counts: dict = {}
+        with counting(screen.Screen, "_compositor_refresh", counts, "drawn"):
+            await press(pilot, "enter")
+        assert counts.get("drawn") == 1, counts
+        assert not grid(app, W_O).editing
+        assert app.session.state.params["blocks.0.W_O"][0, 0] == 0.5

@@ -584,8 +584,10 @@ class Grid(SharedComponentStyles, SettledSize, GridDrawing, Widget, can_focus=Tr
         event.prevent_default()
         key = event.key
         if key == "enter":
+            # nothing to draw yet: the app draws the edit's outcome (the new tables, or the refusal)
             self._commit()
-        elif key == "escape":
+            return
+        if key == "escape":
             self.cancel_edit()
         elif key == "backspace":
             self.buffer = "" if self.fresh else self.buffer[:-1]
@@ -595,9 +597,8 @@ class Grid(SharedComponentStyles, SettledSize, GridDrawing, Widget, can_focus=Tr
             self.buffer = (event.character if self.fresh else self.buffer + event.character)[:40]
         else:
             return
-        if key != "enter":
-            self.fresh = False
-            self.error = "" if key == "escape" else self.error
+        self.fresh = False
+        self.error = "" if key == "escape" else self.error
         self._relayout()
 
     def on_paste(self, event: events.Paste) -> None:
