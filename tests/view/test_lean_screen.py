@@ -82,13 +82,19 @@ async def test_entering_the_walk_relabels_the_footer_instead_of_mounting_new_key
         assert [(k.key, k.description) for k in palette] == [(app.COMMAND_PALETTE_BINDING, "palette")]
 
 
+async def typing_in_w_o(pilot, app, *keys: str):
+    """W_O's table at step 9 with its editor open and keys typed in it."""
+    await press(pilot, "9")
+    g = grid(app, W_O)
+    g.focus()
+    await press(pilot, "enter", *keys)
+    return g
+
+
 async def test_a_typed_character_draws_only_the_table_it_is_typed_in():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "9")
-        g = grid(app, W_O)
-        g.focus()
-        await press(pilot, "enter", "0", ".")
+        g = await typing_in_w_o(pilot, app, "0", ".")
         drawn: dict = {}
 
         def lines(w, crop) -> int:
@@ -161,10 +167,7 @@ async def test_an_edits_enter_draws_the_screen_once():
     # second time (the edit's highlights) a frame or two later
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "9")
-        g = grid(app, W_O)
-        g.focus()
-        await press(pilot, "enter", "0", ".", "5")
+        await typing_in_w_o(pilot, app, "0", ".", "5")
         counts: dict = {}
         with counting(screen.Screen, "_compositor_refresh", counts, "drawn"):
             await press(pilot, "enter")
