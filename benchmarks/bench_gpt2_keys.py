@@ -20,7 +20,6 @@ Results also go to benchmarks/results/gpt2_keys.txt.
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import platform
 import sys
@@ -31,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_gpt2 import TEXT, make
 from bench_view import SIZE, floor, timed
 
+from tinytui import collector
 from tinytui.app import TinyTuiApp
 from tinytui.model import steps
 from tinytui.model.backward import Gradients
@@ -97,7 +97,7 @@ def known(app) -> str:
 
 async def scene(model, name: str, setup: tuple[str, ...], keys: tuple[str, ...], lines: list[str]) -> None:
     app = app_for(model)
-    gc.freeze()  # as tinytui.cli.run_app does before the app runs
+    collector.settle()  # as tinytui.cli.run_app does before the app runs
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         for key in setup:  # untimed: to where the scene starts

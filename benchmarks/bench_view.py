@@ -15,7 +15,6 @@ second window (≈ 2×). Models: the chapter's (172 parameters) and a seeded ran
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import platform
 import statistics
@@ -29,6 +28,7 @@ import numpy as np
 from textual import events
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 
+from tinytui import collector
 from tinytui.app import TinyTuiApp
 from tinytui.model import ModelFile, Params, Switches, load_default
 from tinytui.model.config import ModelConfig
@@ -98,7 +98,7 @@ async def measure(model: ModelFile, repeats: int) -> dict[str, float]:
     from tinytui.widgets.panes import StepPanes
 
     app = make(model)
-    gc.freeze()  # as tinytui.cli.run_app does before the app runs
+    collector.settle()  # as tinytui.cli.run_app does before the app runs
     out: dict[str, float] = {}
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

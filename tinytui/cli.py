@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
@@ -11,6 +10,7 @@ import traceback
 from dataclasses import dataclass, replace
 from typing import TextIO
 
+from tinytui import collector
 from tinytui.commands import gallery, new, serve, train
 from tinytui.commands import trace as trace_command
 from tinytui.commands.new import CommandError
@@ -295,10 +295,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 def run_app(app) -> int:
     """Run the debugger; after a crash (the recording stopped and the edited model saved by
     TinyTuiApp.rescue) say where both are, on stderr once the terminal is restored, and return 1."""
-    # Everything made so far lives as long as the app: the model, its vocabulary and tokenizer (GPT-2:
-    # some 150,000 strings and tuples). Python's collector would walk them all again in each of the
-    # hundreds of collections a backward pass sets off (at GPT-2 small, ~0.13 s of `d` at step 14).
-    gc.freeze()
+    collector.settle()  # what exists now is frozen; the young are collected less often (collector.py)
     try:
         app.run()
     except Exception as exc:  # one that escaped Textual's own handler (while closing the screens, say)

@@ -1,0 +1,33 @@
+"""The debugger's process freezes what exists before the app runs and collects the young less often."""
+
+import gc
+
+from tinytui import cli, collector
+
+
+def test_settle_freezes_what_exists_and_collects_the_young_every_10000():
+    before = gc.get_threshold()
+    kept = [object() for _ in range(3)], {"a": [1, 2]}  # containers that exist before: frozen
+    try:
+        collector.settle()
+        assert gc.get_threshold() == (10_000, before[1], before[2])
+        assert gc.get_freeze_count() >= 2
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+    assert kept
+
+
+def test_run_app_settles_the_collector_before_the_app_runs(monkeypatch):
+    order: list[str] = []
+    monkeypatch.setattr(collector, "settle", lambda: order.append("settle"))
+
+    class App:
+        crash_report = None
+        return_code = 0
+
+        def run(self):
+            order.append("run")
+
+    assert cli.run_app(App()) == 0
+    assert order == ["settle", "run"]
