@@ -82,8 +82,10 @@ class Shape:
     def _measure(cls, spec: GridSpec, editing_col: int, editor_width: int, narrow: bool) -> Shape:
         label_w = max([len(spec.corner), *(len(r) for r in spec.rows)], default=0)
         widths = []
+        # each column's widest text, read column by column (zip) rather than cell by cell
+        longest = [max(map(len, column)) for column in zip(*spec.cells)] if spec.cells and not narrow else []
         for c, col in enumerate(spec.cols):
-            w = BLOCK_TEXT if narrow else max([len(col), *(len(row[c]) for row in spec.cells)], default=0)
+            w = BLOCK_TEXT if narrow else max(len(col), longest[c] if c < len(longest) else 0)
             if c == editing_col:
                 w = max(w, editor_width)
             widths.append(w)
