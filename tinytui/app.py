@@ -16,7 +16,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
@@ -43,7 +43,7 @@ from tinytui.session import Refused, Session
 from tinytui.widgets.footer import TinyFooter
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
-from tinytui.widgets.lean import Pane, draw_only_what_changed
+from tinytui.widgets.lean import Pane, Row, draw_only_what_changed
 from tinytui.widgets.panes import StepPanes
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.steps import StepList
@@ -184,7 +184,7 @@ class TinyTuiApp(App[None]):
     # ---- the screen ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
-        with Horizontal(id="body"):
+        with Row(id="body"):
             # not focus stops themselves: Tab goes from table to table; PageUp/PageDown scroll
             with Pane(id="sidebar", can_focus=False):
                 yield StepList(id="steps")

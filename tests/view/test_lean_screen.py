@@ -4,6 +4,7 @@ draws only the table it is typed in (tinytui.widgets.lean)."""
 
 from contextlib import contextmanager
 
+import pytest
 import textual.css.stylesheet as stylesheet
 import textual.screen as screen
 import textual.widget as widget
@@ -11,6 +12,7 @@ from textual.widgets._footer import FooterKey
 
 from tests.apps import make_app
 from tests.tui.helpers import W_O, grid, panes, press
+from tests.view.test_view_layer import random_app
 from tinytui.widgets import lean
 
 
@@ -145,10 +147,14 @@ async def test_a_step_change_draws_the_scrollbars_in_its_layout_not_a_frame_late
         assert main.vertical_scrollbar.window_virtual_size == main.virtual_size.height
 
 
-async def test_entering_and_leaving_the_walk_lay_the_screen_out_once():
+@pytest.mark.parametrize(
+    "app_of", [make_app, lambda: random_app(16, d=64, heads=4, vocab=64)], ids=["chapter", "d64"]
+)
+async def test_entering_and_leaving_the_walk_lay_the_screen_out_once(app_of):
     # b's footer key changes width ("Backward" ↔ "Forward"): relabelled a message after the action and
-    # recording its new size as a reactive, it asked for a second layout of the whole screen
-    app = make_app()
+    # recording its new size as a reactive, it asked for a second layout of the whole screen; so did
+    # the body row and the scrollbars when the walk's longer status line took a row from them (d64)
+    app = app_of()
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "6")
         await press(pilot, "b", "b")  # the walk's tables were made once

@@ -25,10 +25,11 @@ from typing import Any
 
 from textual._compositor import Compositor
 from textual._context import NoActiveAppError
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
 from textual.geometry import Region
+from textual.scrollbar import ScrollBar, ScrollBarCorner
 
 # (widget class, ANSI colours, id of the stylesheet's rules) -> (those rules, held so that their id is not
 # reused; each component class's styles). Textual parses its rules again whenever a theme's variables
@@ -92,6 +93,22 @@ class SettledSize:
         return super()._size_updated(size, virtual_size, container_size, layout=False)  # type: ignore[misc]
 
 
+class SettledScrollBar(SettledSize, ScrollBar):
+    """A pane's scrollbar: its new length (the pane grew or shrank) is placed by the layout that gave it."""
+
+
+class SettledCorner(SettledSize, ScrollBarCorner):
+    """The square between a pane's two scrollbars, placed as they are."""
+
+
+_SETTLED = {ScrollBar: SettledScrollBar, ScrollBarCorner: SettledCorner}
+
+
+class Row(SettledSize, Horizontal):
+    """A row of panes (the screen's body) whose new height, when the status bar above it takes a line
+    more or less (the walk's longer first line), is placed by the layout that gave it."""
+
+
 class Pane(SettledSize, VerticalScroll):
     """A scrolling pane (the step list's, the step's): its content's new size shows in its scrollbars,
     which ask for their own layout when they come or go.
@@ -103,6 +120,18 @@ class Pane(SettledSize, VerticalScroll):
         kwargs["animate"] = False
         return super().scroll_to_region(region, **kwargs)
 
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return _settled(super().vertical_scrollbar)
+
+    @property
+    def horizontal_scrollbar(self) -> ScrollBar:
+        return _settled(super().horizontal_scrollbar)
+
+    @property
+    def scrollbar_corner(self) -> ScrollBarCorner:
+        return _settled(super().scrollbar_corner)
+
     def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:  # type: ignore[no-untyped-def]
         changed = super()._size_updated(size, virtual_size, container_size, layout=layout)
         self._bars_drawn_by_this_layout()
@@ -113,12 +142,19 @@ class Pane(SettledSize, VerticalScroll):
         # asks for a repaint of its own, drawn a frame later. The layout's own drawing comes after this
         # (Screen._refresh_layout): the bars' regions go into it, and their separate repaint is dropped.
         compositor = getattr(self.screen, "_compositor", None)
-        for bar in (self._vertical_scrollbar, self._horizontal_scrollbar):
+        for bar in (self._vertical_scrollbar, self._horizontal_scrollbar, self._scrollbar_corner):
             if bar is None or not getattr(bar, "_repaint_required", False) or compositor is None:
                 continue
             if bar in compositor.visible_widgets:
                 compositor.update_widgets({bar})
                 bar._repaint_required = False
+
+
+def _settled(chrome: Any) -> Any:
+    settled = _SETTLED.get(type(chrome))
+    if settled is not None:
+        chrome.__class__ = settled  # the same widget, Textual's own, settled
+    return chrome
 
 
 def _renders_in(self, crop: Region | None = None):  # type: ignore[no-untyped-def]
