@@ -121,3 +121,28 @@ async def test_a_scrolled_64_token_heatmap_shows_the_right_cells():
                 assert lines[y][x : x + w + 2] == " " + text.rjust(w) + glyph(marks)
                 checked += 1
             assert checked, f"cell {row}, {col} is not on the screen"
+
+
+async def test_an_edit_keeps_the_weights_cell_names_and_changes_only_its_number():
+    # a cell's ref names the cell (the inspector's label, the index), never its value: after an edit of
+    # one number of a 64 × 64 weight the refs are the same objects, and only the edited cell reads anew
+    app = random_app(16, d=64, heads=4, vocab=64)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, W_O)
+        before = g.spec
+        g.focus()
+        g.move_to(0, 0)
+        await press(pilot, "enter", "0", ".", "5", "enter")
+        after = grid(app, W_O).spec
+        assert after is not before
+        assert after.refs is before.refs and after.sources is before.sources
+        assert after.refs[0][0].label.startswith("W_O[") and after.refs[0][0].index == (0, 0)
+        assert after.cells[0][0] == "0.5000" and before.cells[0][0] != "0.5000"
+        changed = [
+            (r, c)
+            for r in range(len(after.rows))
+            for c in range(len(after.cols))
+            if after.cells[r][c] != before.cells[r][c]
+        ]
+        assert changed == [(0, 0)]

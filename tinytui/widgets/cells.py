@@ -487,20 +487,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
             sub = windows.at(arr, at_rows, at_cols)
         values = tuple(tuple(row) for row in sub.astype(float).tolist())
         marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
-
-        def where_of(r: int, c: int, table=table, h=h) -> str:
-            row_label, col_label = table.rows[r], table.cols[c]
-            if arr.ndim == 3:
-                return f"h{h + 1}: {row_label}, {col_label}"
-            if arr.ndim == 1:
-                return col_label
-            return f"{row_label}, {col_label}"
-
-        refs = tuple(
-            tuple(CellRef("param", full, i, f"{label}[{where_of(r, c)}]") for c, i in enumerate(row))
-            for r, row in enumerate(idx)
-        )
-        sources = tuple(tuple((full, i) for i in row) for row in idx)
+        refs, sources = _cell_refs(full, label, h, arr.ndim, table, idx)
 
         def detail_row(r: int, table=table, idx=idx, refs=refs) -> list[str]:
             out_row = []
@@ -531,6 +518,39 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
         )
         out.append(spec)
     return out
+
+
+# A weight's cells' refs and sources name its cells, not their values: an edit of one number keeps
+# them (at d_model 64, W_O's 4,096 labelled refs were a third of an edit's redraw). Least recent first.
+_REFS: OrderedDict[tuple, tuple[tuple, tuple]] = OrderedDict()
+REFS_MAX = 64
+
+
+def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tuple[tuple, tuple]:
+    """(refs, sources) of a weight's table: each cell's CellRef, labelled as the inspector names it."""
+    key = (full, label, h, ndim, tuple(table.rows), tuple(table.cols), tuple(map(tuple, idx)))
+    hit = _REFS.get(key)
+    if hit is not None:
+        _REFS.move_to_end(key)
+        return hit
+
+    def where_of(r: int, c: int) -> str:
+        row_label, col_label = table.rows[r], table.cols[c]
+        if ndim == 3:
+            return f"h{h + 1}: {row_label}, {col_label}"
+        if ndim == 1:
+            return col_label
+        return f"{row_label}, {col_label}"
+
+    refs = tuple(
+        tuple(CellRef("param", full, i, f"{label}[{where_of(r, c)}]") for c, i in enumerate(row))
+        for r, row in enumerate(idx)
+    )
+    sources = tuple(tuple((full, i) for i in row) for row in idx)
+    _REFS[key] = refs, sources
+    while len(_REFS) > REFS_MAX:
+        _REFS.popitem(last=False)
+    return refs, sources
 
 
 # ---- the prompt --------------------------------------------------------------------------------------

@@ -169,7 +169,12 @@ class StepPanes(SettledSize, ViewPart, Vertical):
             self.parent.scroll_home(animate=False)
         if had_focus:
             first = next((w for w in self.items.values() if isinstance(w, Grid)), None)
-            if first is not None:
+            if first is not None and first.is_mounted:
+                # a table kept from the pool takes the focus now, in this change's layout (the step
+                # starts at its top, where the first table is): after the refresh, the focus moving
+                # would set off a second layout (the footer's keys, the inspector)
+                first.focus(scroll_visible=False)
+            elif first is not None:
                 self.call_after_refresh(first.focus)
 
     def _take(self, pool: dict[tuple, list[Widget]], slot: tuple, role: str = "") -> Widget | None:
