@@ -180,3 +180,23 @@ async def test_an_edits_enter_draws_the_screen_once():
         assert counts.get("drawn") == 1, counts
         assert not grid(app, W_O).editing
         assert app.session.state.params["blocks.0.W_O"][0, 0] == 0.5
+
+
+async def test_footer_keys_the_walk_does_not_show_are_hidden_and_shown_again_not_remounted():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await typing_in_w_o(pilot, app, "0", ".", "5", "enter")
+        await press(pilot, "d", "9")  # on the heads' output: f and F follow its operands (not in the walk)
+        await press(pilot, "b", "b")
+        counts: dict = {}
+        with (
+            counting(FooterKey, "_on_mount", counts, "mounted"),
+            counting(FooterKey, "remove", counts, "removed"),
+        ):
+            await press(pilot, "b")
+            shown_in_walk = [str(k.description) for k in app.screen.query(FooterKey) if k.display]
+            await press(pilot, "b")
+        assert counts == {}, counts
+        shown = [str(k.description) for k in app.screen.query(FooterKey) if k.display]
+        assert "Forward" in shown_in_walk and "Backward" in shown, (shown_in_walk, shown)
+        assert len(shown) != len(shown_in_walk)  # the two footers differ in their keys, not only words

@@ -79,14 +79,15 @@ class TinyFooter(Footer):
             return False
         for old, new in [*zip(keys, new_keys), *zip(palette, new_palette)]:
             _copy(new, old)
+            old.display = True
         if len(new_keys) > len(keys):
             extra = new_keys[len(keys) :]
             if palette:
                 self.mount(*extra, before=palette[0])
             else:
                 self.mount(*extra)
-        for gone in keys[len(new_keys) :]:
-            gone.remove()
+        for spare in keys[len(new_keys) :]:
+            spare.display = False  # kept for the next time more keys show (a mount is a layout more)
         return True
 
     def compose(self):

@@ -173,7 +173,7 @@ class StepPanes(SettledSize, ViewPart, Vertical):
                 # a table kept from the pool takes the focus now, in this change's layout (the step
                 # starts at its top, where the first table is): after the refresh, the focus moving
                 # would set off a second layout (the footer's keys, the inspector)
-                first.focus(scroll_visible=False)
+                self.screen.set_focus(first, scroll_visible=False)  # now: the inspector reads it next
             elif first is not None:
                 self.call_after_refresh(first.focus)
 

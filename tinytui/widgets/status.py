@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
@@ -184,8 +185,11 @@ class Inspector(SettledSize, Static):
             text = provenance_text(self.why, self.detail or "", self.hint, width, lines)
         if text != self.text:
             taller = text.count("\n") > self.text.count("\n")
+            # as many lines as before, none of either wrapped by the widget: no layout for it
+            same_height = text.count("\n") == self.text.count("\n") and not _wraps(text, width)
+            same_height = same_height and not _wraps(self.text, width)
             self.text = text
-            self.update(Text(text))
+            self.update(Text(text), layout=not same_height)
             if taller:  # the tables' view got shorter: keep the cursor's cell in it
                 self.call_after_refresh(self._keep_cursor_in_view)
 
@@ -193,6 +197,11 @@ class Inspector(SettledSize, Static):
         scroll = getattr(self.app.focused, "scroll_to_cursor", None)
         if scroll is not None:
             scroll()
+
+
+def _wraps(text: str, width: int) -> bool:
+    """Whether a line of text is wider than width (the widget would wrap it onto another line)."""
+    return any(cell_len(line) > width for line in text.split("\n"))
 
 
 def _extra(detail: str) -> str:
