@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -19,7 +20,7 @@ class TensorDiff:
     delta: np.ndarray  # after − before (zeros where the shapes differ)
     reshaped: bool  # the shapes differ (the prompt changed length): every cell counts as changed
 
-    @property
+    @cached_property  # asked by every table of a step and the step list (the arrays never change)
     def n_changed(self) -> int:
         return int(self.changed.sum())
 
@@ -47,7 +48,7 @@ class TraceDiff:
             out[step] = sum(self.tensors[n].n_changed for n in written if n in self.tensors)
         return out
 
-    @property
+    @cached_property
     def empty(self) -> bool:
         return not any(d.n_changed for d in self.tensors.values())
 

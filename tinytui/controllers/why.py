@@ -97,16 +97,17 @@ class WhyController:
             if why is None
             else replace(why, formula=in_formula(why.formula), filled=in_formula(why.filled))
         )
-        for inspector in host.screen.query(Inspector):  # in the tables' names: x′, MHA, A_2, ∂L/∂ℓ
+        for inspector in host.screen.walk_children(Inspector):  # in the tables' names: x′, MHA, A_2, ∂L/∂ℓ
             inspector.describe(detail, shown, self.hint(why))
 
     def light(self, why: Why | None) -> None:
         """Mark the operands' cells in every table on screen (only the rows that change are drawn)."""
         wanted = {(op.name, op.index) for op in why.operands} if why is not None else set()
-        for g in self.host.screen.query(Grid):
+        # walk_children: the same widgets as query(), without matching a selector against every node
+        for g in self.host.screen.walk_children(Grid):
             cells = (g.find(src) for src in wanted) if wanted else ()
             g.set_lit(frozenset(c for c in cells if c is not None))
-        for bars in self.host.screen.query(LogitBars):
+        for bars in self.host.screen.walk_children(LogitBars):
             bars.set_lit(frozenset(wanted & bars.sources()))
 
     # ---- following an operand --------------------------------------------------------------------
@@ -179,7 +180,8 @@ class WhyController:
     def _land(self, target: Source, inputs: bool = True) -> bool:
         """Focus the first table on screen that shows this cell and put the cursor on it (inputs=False:
         not a table of what earlier steps made)."""
-        for g in self.host.screen.query(Grid):
+        # walk_children: the same widgets as query(), without matching a selector against every node
+        for g in self.host.screen.walk_children(Grid):
             at = g.find(target)
             if at is not None and g.is_mounted and g.display and (inputs or g.spec.role != "input"):
                 g.focus()

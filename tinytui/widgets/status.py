@@ -82,17 +82,18 @@ class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
         assert self.view is not None
         return self.describe(self.view, width).plain.split("\n")
 
-    _described: tuple[View, int, str, Text] | None = None  # the last describe(): (view, width, theme, text)
+    _described: tuple[View, str, dict[int, Text]] | None = None  # the last view's texts, by width
 
     def describe(self, view: View, width: int = 0) -> Text:
         """Lines of pieces; a piece never breaks, so a narrow terminal gets more lines, not broken words.
-        (Asked three times a refresh — the text, the height, the drawing — and made once.)"""
-        key = (view, width, self.app.theme)
+        (Asked for the text, the height and the drawing, at two widths, and made once for each.)"""
         kept = self._described
-        if kept is not None and kept[0] is view and kept[1:3] == key[1:]:
-            return kept[3].copy()
-        text = _pack(self.lines(view), width if width > 0 else 10_000, self._style("status--muted"))
-        self._described = (view, width, self.app.theme, text)
+        if kept is None or kept[0] is not view or kept[1] != self.app.theme:
+            kept = self._described = (view, self.app.theme, {})
+        text = kept[2].get(width)
+        if text is None:
+            muted = self._style("status--muted")
+            text = kept[2][width] = _pack(self.lines(view), width if width > 0 else 10_000, muted)
         return text.copy()
 
     def lines(self, view: View) -> list[list[Text]]:
