@@ -24,7 +24,7 @@ from textual.strip import Strip
 from tinytui.themes.scale import readable_on
 from tinytui.widgets.cells import DOWN, EDITED, MASKED, PRECEDENCE, UP, glyph
 from tinytui.widgets.grid_layout import group_title
-from tinytui.widgets.grid_style import shade
+from tinytui.widgets.grid_style import level, shade_at
 
 LIT = "▸"  # drawn before a lit cell's number (a cell the focused value reads): a cue that is not colour
 
@@ -78,9 +78,11 @@ class GridDrawing:
         return self._styled(spec.marks[r][c], spec.values[r][c] if spec.shade else None)
 
     def _styled(self, marks: frozenset[str], value: float | None) -> Style:
-        """A cell's style from its marks and shade; cached per theme (a Lab mix is not cheap)."""
+        """A cell's style from its marks and shade; cached per theme and shading level (a Lab mix is
+        not cheap, and an edit that moves a table's largest value moves every cell's shade)."""
         spec = self.spec
-        key = (self.app.theme, marks, value, spec.shade, spec.limit)
+        at = level(spec.shade, value, spec.limit) if value is not None and spec.shade else None
+        key = (self.app.theme, marks, spec.shade, at)
         style = STYLE_CACHE.get(key)
         if style is not None:
             return style
@@ -91,9 +93,8 @@ class GridDrawing:
                 break
         else:
             style = Style()
-        if not style.bgcolor and mark_free_shading(marks) and value is not None and spec.shade:
-            variables = self.app.theme_variables
-            bg = shade(variables, spec.shade, value, spec.limit)
+        if not style.bgcolor and mark_free_shading(marks) and at is not None:
+            bg = shade_at(self.app.theme_variables, spec.shade, at)
             style = Style(bgcolor=bg.rich_color) + style
         if style.bgcolor and not style.color:
             style += Style(color=readable_on(Color.from_rich_color(style.bgcolor)).rich_color)

@@ -31,14 +31,31 @@ def _mix(a: str, b: str, t: float) -> Color:
     return lab_to_rgb(Lab(*(x + (y - x) * t for x, y in zip(la, lb)))).clamped
 
 
-def shade(variables: dict[str, str], kind: str, value: float, limit: float) -> Color:
-    """The background of a shaded cell: themes.scale.heat or .diverging, computed the same way."""
+LEVELS = 1024  # steps of the shading from 0 to either end: finer than a terminal's 256 per channel
+
+
+def level(kind: str, value: float, limit: float) -> float:
+    """Where a value sits on its shading, in LEVELS steps: 0 … 1 for heat, −1 … 1 for diverging (its
+    value over limit). Cells at the same level share one style, whatever their values or limit."""
     if kind == "heat":
-        return _mix(variables["tt-heat-low"], variables["tt-heat-high"], min(1.0, max(0.0, float(value))))
-    if limit <= 0:
-        return Color.parse(variables["tt-zero"])
-    v = max(-1.0, min(1.0, float(value) / limit))
-    return _mix(variables["tt-zero"], variables["tt-positive" if v >= 0 else "tt-negative"], abs(v))
+        t = min(1.0, max(0.0, float(value)))
+    elif limit <= 0:
+        t = 0.0
+    else:
+        t = max(-1.0, min(1.0, float(value) / limit))
+    return round(t * LEVELS) / LEVELS
+
+
+def shade_at(variables: dict[str, str], kind: str, t: float) -> Color:
+    """The background at a level: themes.scale.heat or .diverging, computed the same way."""
+    if kind == "heat":
+        return _mix(variables["tt-heat-low"], variables["tt-heat-high"], t)
+    return _mix(variables["tt-zero"], variables["tt-positive" if t >= 0 else "tt-negative"], abs(t))
+
+
+def shade(variables: dict[str, str], kind: str, value: float, limit: float) -> Color:
+    """The background of a shaded cell (at its level)."""
+    return shade_at(variables, kind, level(kind, value, limit))
 
 
 @lru_cache(maxsize=256)

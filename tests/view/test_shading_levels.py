@@ -1,0 +1,36 @@
+"""A shaded cell's colour is worked out at its level on the scale (1,024 steps each way): cells at one
+level share one style whatever their values or their table's limit, and the colour is the scale's own
+to within one unit of a channel."""
+
+import numpy as np
+
+from themes import palettes, scale
+from tinytui.widgets.grid_style import LEVELS, level, shade_at
+
+
+def channels(colour) -> np.ndarray:
+    return np.array(colour.rgb, dtype=int)
+
+
+def test_a_level_is_the_value_over_its_limit_in_1024_steps():
+    assert level("diverging", 0.5, 2.0) == 0.25
+    assert level("diverging", -3.0, 2.0) == -1.0  # beyond the limit: the end of the scale
+    assert level("heat", 1.7, 1.0) == 1.0 and level("heat", -0.2, 1.0) == 0.0
+    assert level("diverging", 0.3, 0.0) == 0.0  # no limit: the zero colour
+    close = 0.25 + 0.4 / LEVELS / 2  # under half a step away
+    assert level("diverging", close, 1.0) == level("diverging", 0.25, 1.0)
+    assert level("diverging", 0.25 + 1 / LEVELS, 1.0) != level("diverging", 0.25, 1.0)
+
+
+def test_the_colour_at_a_level_is_the_scales_own_within_one_unit():
+    rng = np.random.default_rng(5)
+    for theme in palettes.ALL:
+        variables = theme.variables
+        for v in rng.uniform(-1.3, 1.3, 200):
+            exact = channels(scale.diverging(variables, v, 1.1))
+            at = channels(shade_at(variables, "diverging", level("diverging", v, 1.1)))
+            assert np.abs(exact - at).max() <= 1, (theme.name, v)
+        for v in rng.uniform(0, 1, 200):
+            exact = channels(scale.heat(variables, v))
+            at = channels(shade_at(variables, "heat", level("heat", v, 1.0)))
+            assert np.abs(exact - at).max() <= 1, (theme.name, v)
