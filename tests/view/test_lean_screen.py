@@ -200,3 +200,16 @@ async def test_footer_keys_the_walk_does_not_show_are_hidden_and_shown_again_not
         shown = [str(k.description) for k in app.screen.query(FooterKey) if k.display]
         assert "Forward" in shown_in_walk and "Backward" in shown, (shown_in_walk, shown)
         assert len(shown) != len(shown_in_walk)  # the two footers differ in their keys, not only words
+
+
+async def test_a_step_change_draws_the_two_lines_of_the_step_list_the_marker_left_and_reached():
+    from tinytui.widgets.steps import StepList
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "n", "n")
+        drawn: list[int] = []
+        with counting(StepList, "render_line", {}, "lines", per=lambda _w, y: drawn.append(y) or 1):
+            await press(pilot, "n")
+        assert sorted(drawn) == [2, 3], drawn  # step 3's line and step 4's (0-based lines)
+        assert app.query_one(StepList).text().splitlines()[3].startswith("▸ 4")

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -59,7 +59,8 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
             self.n_blocks = n_blocks
             self.rows = _rows(n_blocks)
             self.refresh(layout=True)
-        self.refresh()
+        else:
+            self._refresh_changed_lines()
         if n_blocks > 1:
             self.call_after_refresh(self._keep_in_sight)
 
@@ -115,9 +116,7 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
         if not 0 <= y < len(self.rows):
             return Strip.blank(width, self.visual_style.rich_style)
         row = self.rows[y]
-        here = row == self.here
-        shows = (row, self.counts.get(row, 0) if isinstance(row, steps.Step) else self.n_blocks, here)
-        key = (shows, here and self.backward, width, self.content_size.width, self.app.theme)
+        key = self._shows(row, width)
         kept = self._drawn.get(y)
         if kept is not None and kept[0] == key:
             return kept[1]
@@ -125,6 +124,24 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
         strip = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)[0]
         self._drawn[y] = (key, strip)
         return strip
+
+    def _shows(self, row: steps.Step | int, width: int) -> tuple:
+        """What a line is drawn from: when it is the same, the line drawn last time stands."""
+        here = row == self.here
+        shows = (row, self.counts.get(row, 0) if isinstance(row, steps.Step) else self.n_blocks, here)
+        return shows, here and self.backward, width, self.content_size.width, self.app.theme
+
+    def _refresh_changed_lines(self) -> None:
+        """Ask Textual to draw again only the lines whose content changed (its own drawing of a line,
+        even one kept here, costs more than the line: every line was asked for at every step)."""
+        width = self.size.width
+        if not width or not self._drawn:
+            self.refresh()
+            return
+        for y, row in enumerate(self.rows):
+            kept = self._drawn.get(y)
+            if kept is None or kept[0] != self._shows(row, width):
+                self.refresh(Region(0, y, width, 1))
 
     def text(self) -> str:
         return self.render().plain
