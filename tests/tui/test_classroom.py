@@ -92,7 +92,7 @@ def footer_keys(app) -> list[str]:
     return [
         str(getattr(item, "description", ""))
         for item in app.screen.query("FooterKey")
-        if getattr(item, "description", "")
+        if item.display and getattr(item, "description", "")
     ]
 
 
@@ -137,7 +137,7 @@ def first_made_table(app) -> Widget:
     for widget in panes(app).walk_children():
         if isinstance(widget, Heading) and widget.title_text.endswith(" makes"):
             found = True
-        elif found and isinstance(widget, Grid | LogitBars):
+        elif found and isinstance(widget, Grid | LogitBars) and widget.display:  # not one kept hidden
             return widget
     raise AssertionError("no table under “Step N makes”")
 

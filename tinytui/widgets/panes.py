@@ -72,10 +72,15 @@ def make_widget(item: Item, role: str) -> Widget:
     return Grid(item)
 
 
-def _in_role(widget: Widget, role: str) -> bool:
-    """Whether a pooled widget (a table, or a row of them) already carries this role's class."""
+def _in_roles(widget: Widget, roles: tuple[str, ...]) -> bool:
+    """Whether a pooled widget (a table, or a row of them) already carries these roles' classes."""
     parts = widget.children if isinstance(widget, SideBySide) else (widget,)
-    return all(part.has_class(role) for part in parts)
+    return len(parts) == len(roles) and all(part.has_class(role) for part, role in zip(parts, roles))
+
+
+def _role_of(item: Item, role: str) -> str:
+    """The role class a widget showing item takes: a table's own (its spec says), the bars' section's."""
+    return role if isinstance(item, LogitsSpec) else item.role
 
 
 def _kind(item: Item) -> type[Widget]:
@@ -142,7 +147,7 @@ class StepPanes(SettledSize, ViewPart, Vertical):
                 self._pages.append((section.title, heading, None))
             for row in section.rows:
                 slot = ("row", tuple(_kind(i) for i in row)) if len(row) > 1 else ("item", _kind(row[0]))
-                widget = self._take(pool, slot, section.role)
+                widget = self._take(pool, slot, tuple(_role_of(i, section.role) for i in row))
                 if widget is None:
                     made = [make_widget(item, section.role) for item in row]
                     widget = SideBySide(*made) if len(made) > 1 else made[0]
@@ -177,14 +182,17 @@ class StepPanes(SettledSize, ViewPart, Vertical):
             elif first is not None:
                 self.call_after_refresh(first.focus)
 
-    def _take(self, pool: dict[tuple, list[Widget]], slot: tuple, role: str = "") -> Widget | None:
-        """The next widget of the pool for this slot, one already in this role if there is one: a table
-        changing its role class is restyled by Textual from scratch (most of a step change's cost)."""
+    def _take(self, pool: dict[tuple, list[Widget]], slot: tuple, roles: tuple = ()) -> Widget | None:
+        """The next widget of the pool for this slot already in these roles, or None (one is made):
+        a table changing its role class is restyled by Textual from scratch, and once every step was
+        seen the pool holds as many of each kind and role as any step needs."""
         widgets = pool.get(slot)
         if not widgets:
             return None
+        same = next((i for i, w in enumerate(widgets) if not roles or _in_roles(w, roles)), None)
+        if same is None:
+            return None
         self.reused += 1
-        same = next((i for i, w in enumerate(widgets) if role and _in_role(w, role)), 0)
         return widgets.pop(same)
 
     @staticmethod
