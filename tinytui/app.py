@@ -251,6 +251,9 @@ class TinyTuiApp(App[None]):
                 if isinstance(node, ViewPart):
                     node.show(view)
         self.inspect()
+        # the step's pane shows the scrollbars these tables had last time, before they are laid out
+        panes = self.query_one(StepPanes)
+        self.query_one("#main", Pane).expect_bars((panes.signature, self.size, self.has_class("-presenting")))
 
     def inspect(self) -> None:
         """The inspector says what the focused cell is and why it has its value; its operands light up."""

@@ -148,15 +148,18 @@ async def test_a_step_change_draws_the_scrollbars_in_its_layout_not_a_frame_late
 
 
 @pytest.mark.parametrize(
-    "app_of", [make_app, lambda: random_app(16, d=64, heads=4, vocab=64)], ids=["chapter", "d64"]
+    ("app_of", "step"),
+    [(make_app, "6"), (make_app, "9"), (lambda: random_app(16, d=64, heads=4, vocab=64), "6")],
+    ids=["chapter", "chapter-step-9", "d64"],
 )
-async def test_entering_and_leaving_the_walk_lay_the_screen_out_once(app_of):
+async def test_entering_and_leaving_the_walk_lay_the_screen_out_once(app_of, step):
     # b's footer key changes width ("Backward" ↔ "Forward"): relabelled a message after the action and
     # recording its new size as a reactive, it asked for a second layout of the whole screen; so did
-    # the body row and the scrollbars when the walk's longer status line took a row from them (d64)
+    # the body row and the scrollbars when the walk's longer status line took a row from them (d64);
+    # and at step 9 the walk's tables pan sideways (a scrollbar comes) where the forward pass's do not
     app = app_of()
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "6")
+        await press(pilot, step)
         await press(pilot, "b", "b")  # the walk's tables were made once
         counts: dict = {}
         with counting(screen.Screen, "_refresh_layout", counts, "layouts"):

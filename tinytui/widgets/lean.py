@@ -102,6 +102,7 @@ class SettledCorner(SettledSize, ScrollBarCorner):
 
 
 _SETTLED = {ScrollBar: SettledScrollBar, ScrollBarCorner: SettledCorner}
+_BARS_KEPT = 256  # contents whose scrollbars a Pane remembers
 
 
 class Row(SettledSize, Horizontal):
@@ -132,9 +133,33 @@ class Pane(SettledSize, VerticalScroll):
     def scrollbar_corner(self) -> ScrollBarCorner:
         return _settled(super().scrollbar_corner)
 
+    _content: object = None  # what the pane shows now, as expect_bars was told
+    _bars_of: dict | None = None  # content -> (horizontal bar, vertical bar) when it was last laid out
+
+    def expect_bars(self, content: object) -> None:
+        """Before the layout of new content: give the pane the scrollbars this content had the last time
+        it was laid out. Textual decides a pane's scrollbars after a layout, and one coming or going asks
+        for a second layout of the whole screen (the walk's step 9 pans sideways, the forward pass's does
+        not); when the content has changed since, Textual's own check after the layout corrects it."""
+        self._content = content
+        seen = (self._bars_of or {}).get(content)
+        if seen is None or seen == (self.show_horizontal_scrollbar, self.show_vertical_scrollbar):
+            return
+        self.show_horizontal_scrollbar, self.show_vertical_scrollbar = seen
+        if self._horizontal_scrollbar is not None or seen[0]:
+            self.horizontal_scrollbar.display = seen[0]
+        if self._vertical_scrollbar is not None or seen[1]:
+            self.vertical_scrollbar.display = seen[1]
+
     def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:  # type: ignore[no-untyped-def]
         changed = super()._size_updated(size, virtual_size, container_size, layout=layout)
         self._bars_drawn_by_this_layout()
+        if self._content is not None:
+            if self._bars_of is None:
+                self._bars_of = {}
+            elif len(self._bars_of) >= _BARS_KEPT:
+                del self._bars_of[next(iter(self._bars_of))]
+            self._bars_of[self._content] = (self.show_horizontal_scrollbar, self.show_vertical_scrollbar)
         return changed
 
     def _bars_drawn_by_this_layout(self) -> None:
