@@ -95,24 +95,31 @@ class Frames:
 Sample = tuple[float, float, float]  # (key → pause done, key → last frame written, CPU seconds)
 
 
-async def timed(pilot, *keys: str) -> Sample:
-    """Key (or keys) sent → every message handled, the app idle and the screen drawn: one pause."""
-    frames: Frames = pilot.app.frames
-    frames.last = 0.0
+async def sample(pilot, *keys: str) -> Sample:
+    """Key (or keys) sent → every message handled, the app idle and the screen drawn: one pause; with
+    the time to the last frame written (0 when the app has no Frames, or drew nothing) and the CPU."""
+    frames: Frames | None = getattr(pilot.app, "frames", None)
+    if frames is not None:
+        frames.last = 0.0
     t0, cpu = time.perf_counter(), time.process_time()
     for key in keys:
         send(pilot.app, key)
     await pilot.pause()
     done = time.perf_counter()
-    drawn = frames.last - t0 if frames.last else 0.0
+    drawn = frames.last - t0 if frames is not None and frames.last else 0.0
     return done - t0, drawn, time.process_time() - cpu
+
+
+async def timed(pilot, *keys: str) -> float:
+    """Key (or keys) sent → one pause, in seconds (what the other benchmarks time keys with)."""
+    return (await sample(pilot, *keys))[0]
 
 
 def medians(samples: list[Sample]) -> Sample:
     return tuple(statistics.median(column) for column in zip(*samples))  # type: ignore[return-value]
 
 
-async def floor(pilot, repeats: int) -> tuple[float, float]:
+async def floors(pilot, repeats: int) -> tuple[float, float]:
     """One pause with nothing to do: (its wall time, its CPU time), medians."""
     times, cpus = [], []
     for _ in range(repeats):
@@ -121,6 +128,10 @@ async def floor(pilot, repeats: int) -> tuple[float, float]:
         times.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - cpu)
     return statistics.median(times), statistics.median(cpus)
+
+
+async def floor(pilot, repeats: int) -> float:
+    return (await floors(pilot, repeats))[0]
 
 
 async def measure(model: ModelFile, repeats: int) -> dict:
@@ -132,20 +143,20 @@ async def measure(model: ModelFile, repeats: int) -> dict:
     out: dict = {}
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        out["floor"], out["floor cpu"] = await floor(pilot, 30)
+        out["floor"], out["floor cpu"] = await floors(pilot, 30)
         per_step: dict[int, list[Sample]] = {}
         for _ in range(repeats):
-            await timed(pilot, "g")
+            await sample(pilot, "g")
             for step in range(2, 17):
-                per_step.setdefault(step, []).append(await timed(pilot, "n"))
-            per_step.setdefault(1, []).append(await timed(pilot, "g"))
+                per_step.setdefault(step, []).append(await sample(pilot, "n"))
+            per_step.setdefault(1, []).append(await sample(pilot, "g"))
         by_step = {s: medians(v) for s, v in per_step.items()}
         out["n median"] = medians(list(by_step.values()))
         slowest = max(by_step, key=lambda s: by_step[s][0])
         out["n max"] = tuple(max(m[i] for m in by_step.values()) for i in range(3))
         out["n slowest step"] = slowest
         # an edit at step 9 (W_O): open the editor, type, Enter → highlights drawn
-        await timed(pilot, "9")
+        await sample(pilot, "9")
         panes = app.query_one(StepPanes)
         enters, chars = [], []
         for i in range(repeats):
@@ -153,16 +164,16 @@ async def measure(model: ModelFile, repeats: int) -> dict:
             g.focus()
             g.move_to(0, 0)
             await pilot.pause()
-            await timed(pilot, "enter")
+            await sample(pilot, "enter")
             for ch in f"0.{i + 1}5":
-                chars.append(await timed(pilot, ch))
-            enters.append(await timed(pilot, "enter"))
+                chars.append(await sample(pilot, ch))
+            enters.append(await sample(pilot, "enter"))
         out["enter"] = medians(enters)
         out["char"] = medians(chars)
-        out["d"] = medians([await timed(pilot, "d") for _ in range(repeats)])
+        out["d"] = medians([await sample(pilot, "d") for _ in range(repeats)])
         # b enters the walk, b leaves it: time both
-        await timed(pilot, "9")
-        out["b"] = medians([await timed(pilot, "b") for _ in range(2 * repeats)])
+        await sample(pilot, "9")
+        out["b"] = medians([await sample(pilot, "b") for _ in range(2 * repeats)])
     return out
 
 
