@@ -82,7 +82,8 @@ class GridDrawing:
         not cheap, and an edit that moves a table's largest value moves every cell's shade)."""
         spec = self.spec
         at = level(spec.shade, value, spec.limit) if value is not None and spec.shade else None
-        key = (self.app.theme, marks, spec.shade, at)
+        theme = self._epoch[0] if self._epoch else self.app.theme  # the line's (render_line checked it)
+        key = (theme, marks, spec.shade, at)
         style = STYLE_CACHE.get(key)
         if style is not None:
             return style
