@@ -184,7 +184,7 @@ def grad_logits(ctx: Ctx, cell: Cell) -> Why:
     src = "probs"
     return ctx.make(
         cell,
-        f"{here(ctx, cell)} = {ctx.ref(src, t)} − y[{t}],  y = onehot({ctx.cfg.vocab[ctx.target]!r})",
+        f"{here(ctx, cell)} = {ctx.ref(src, t)} − onehot({ctx.cfg.vocab[ctx.target]!r})[{t}]",
         f"{num(ctx.value(src, (t,)))} − {int(one)}",
         [(src, (t,))],
         lambda v: v[0] - one,

@@ -125,7 +125,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("remove-position", "delete", "edits.remove_position", "Remove token",
            "Remove a prompt position (the cursor's row in the token table, else the last)"),
     Action("change-target", "y", "edits.change_target", "Target",
-           "Choose the target token the loss is measured against (y is the one-hot target)",
+           "Choose the target token the loss is measured against (∂L/∂ℓ = p − onehot(target))",
            "Change the target…"),
     Action("edit-parameter", "", "edits.edit_parameter", "Edit parameter",
            "Choose a weight matrix and edit any cell of it", "Edit parameter…"),

@@ -97,7 +97,11 @@ async def test_ctrl_s_in_the_app_saves_the_checkpoint_folder(tmp_path, monkeypat
     async with app.run_test(size=(120, 40)) as pilot:
         app.apply(lambda s: s.edit("blocks.1.b_V", (0, 0), "3"), "edit b_V")
         await pilot.pause()
-        await press(pilot, "ctrl+s", "enter")  # the suggested name
+        await press(pilot, "ctrl+s")
+        dialog = app.screen
+        assert dialog.title_text == "Save the edited model as a checkpoint folder"
+        assert dialog.hint.endswith("tinytui --model FOLDER")
+        await press(pilot, "enter")  # the suggested name
         await pilot.pause()
     back = load_checkpoint(tmp_path / "tiny-gpt2-edited")
     assert back.params["blocks.1.b_V"][0, 0] == 3.0

@@ -9,6 +9,7 @@ from pathlib import Path
 from tinytui.actions import Host, PaletteCommand
 from tinytui.model import names
 from tinytui.model.change_note import change_note
+from tinytui.model.checkpoint import CheckpointModel
 from tinytui.model.checkpoint_save import save_edited, suggested_name
 from tinytui.paths import safe_stem
 from tinytui.report import fmt
@@ -195,7 +196,7 @@ class EditController:
                 return
             host.notify(f"Saved {path}. Open it again with: tinytui --model {path}", title="Saved")
 
-        host.push_screen(SaveScreen(suggestion), chosen)
+        host.push_screen(SaveScreen(suggestion, folder=isinstance(model, CheckpointModel)), chosen)
 
     # ---- the palette's families ----------------------------------------------------------------
     def palette(self) -> Iterable[PaletteCommand]:

@@ -17,11 +17,11 @@ __all__ = ["SaveScreen", "check_save_path", "target_path"]  # the checks live in
 class SaveScreen(InputDialog[Path | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel", id="save-cancel")]
 
-    def __init__(self, suggestion: str) -> None:
-        hint = "Enter saves · Esc cancels · load it back with tinytui --model FILE"
-        super().__init__(
-            "Save the edited model as a model file", suggestion, hint, "save-path", "save-message"
-        )
+    def __init__(self, suggestion: str, folder: bool = False) -> None:
+        # a checkpoint is saved as a checkpoint folder (its tokenizer with it), any other model as a file
+        what, again = ("a checkpoint folder", "FOLDER") if folder else ("a model file", "FILE")
+        hint = f"Enter saves · Esc cancels · load it back with tinytui --model {again}"
+        super().__init__(f"Save the edited model as {what}", suggestion, hint, "save-path", "save-message")
         self.confirmed: Path | None = None
 
     def on_input_changed(self) -> None:
