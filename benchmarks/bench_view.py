@@ -178,9 +178,11 @@ async def measure(model: ModelFile, repeats: int) -> dict:
 
 
 FIRST_FRAME = """
-import time, sys
+import time, sys, gc
 t0 = time.perf_counter()
+gc.disable()  # as the tinytui command (tinytui.launch) does while the program loads
 import asyncio
+from tinytui import collector
 from tinytui.app import TinyTuiApp
 from tinytui.model import load_default
 from tinytui.session import Session, State
@@ -188,6 +190,7 @@ from tinytui.model import Switches
 from tinytui.model.trace import DEFAULT_LR
 m = load_default()
 app = TinyTuiApp(Session(m, State(m.params, m.prompt, m.target, Switches(), DEFAULT_LR)))
+collector.settle()  # as run_app does
 async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         app.screen._on_timer_update()

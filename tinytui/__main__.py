@@ -1,6 +1,6 @@
 import sys
 
-from tinytui.cli import main
+from tinytui.launch import main
 
 if __name__ == "__main__":
     sys.exit(main())

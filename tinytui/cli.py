@@ -344,6 +344,8 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is not None:  # not the app (whose run_app settles the collector): collect as usual
+        collector.resume()
     try:
         if args.command == "print":
             return cmd_print(args, sys.stdout)

@@ -20,8 +20,18 @@ import gc
 YOUNG = 10_000  # new containers between young collections (Python's default: 700)
 
 
+def pause() -> None:
+    """No collection while the program loads (tinytui.launch); settle or resume turns it back on."""
+    gc.disable()
+
+
+def resume() -> None:
+    gc.enable()
+
+
 def settle() -> None:
     """Freeze what exists now and collect the young less often: call once, before the app runs."""
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG, middle, old)
+    gc.enable()

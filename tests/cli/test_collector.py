@@ -31,3 +31,25 @@ def test_run_app_settles_the_collector_before_the_app_runs(monkeypatch):
 
     assert cli.run_app(App()) == 0
     assert order == ["settle", "run"]
+
+
+def test_the_command_pauses_the_collector_while_it_loads_and_any_other_command_resumes_it(capsys):
+    from tinytui import launch
+
+    seen: list[bool] = []
+    real = cli.main
+
+    def main(argv):
+        seen.append(gc.isenabled())  # as the program's modules load and its arguments are read
+        return real(argv)
+
+    try:
+        cli.main = main
+        assert launch.main(["presets"]) == 0
+        after = gc.isenabled()
+    finally:
+        cli.main = real
+        gc.enable()
+    assert seen == [False]
+    assert after  # `presets` is not the app: collection came back on as soon as it was read
+    assert capsys.readouterr().out.count("\n") >= 3  # and it listed the presets
