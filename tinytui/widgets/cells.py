@@ -2,16 +2,15 @@
 
 Pure data (no Textual): the Grid widget only draws a GridSpec, and tests can read specs directly.
 Numbers are the trace's, the session's parameters or tinytui.report's formatting; nothing is computed
-here beyond old − new for the inspector line.
+here beyond old − new for the inspector line. The spec types and the cache of kept specs are in
+grid_spec, a weight's grids in param_grids; this module makes the tensors', the prompt's, the logits'
+and a step's sections.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property, partial
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -19,214 +18,63 @@ from tinytui.display_names import display
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import STAGE_BY_NUMBER, Stage, params_read
-from tinytui.report import count_tables, fmt, param_table, title_of
+from tinytui.report import count_tables, fmt, title_of
 from tinytui.widgets import windows
+from tinytui.widgets.grid_spec import (
+    _KEPT,
+    _MARKS,
+    CHANGED,
+    DOWN,
+    EDITED,
+    GLYPHS,
+    MASKED,
+    PRECEDENCE,
+    UP,
+    Cell,
+    CellRef,
+    Details,
+    GridSpec,
+    Item,
+    LogitRow,
+    LogitsSpec,
+    Section,
+    Source,
+    _keep,
+    _kept,
+    _limit,
+    glyph,
+    grid,
+)
+from tinytui.widgets.param_grids import param_grids
+
+# the spec types and marks live in grid_spec; the app's modules import them from here as before
+__all__ = [
+    "CHANGED",
+    "DOWN",
+    "EDITED",
+    "GLYPHS",
+    "MASKED",
+    "PRECEDENCE",
+    "UP",
+    "Cell",
+    "CellRef",
+    "Details",
+    "GridSpec",
+    "Item",
+    "LogitRow",
+    "LogitsSpec",
+    "Section",
+    "Source",
+    "glyph",
+    "grid",
+    "param_grids",
+]
 from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
-
-# Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
-EDITED = "edited"  # a weight that differs from the model file
-UP = "changed-up"  # went up since the comparison trace
-DOWN = "changed-down"  # went down
-CHANGED = "changed"  # changed without a direction (a token, or the prompt changed length)
-MASKED = "masked"  # blocked by the causal mask
-GLYPHS = {EDITED: "*", UP: "▲", DOWN: "▼", CHANGED: "◆", MASKED: "×"}
-PRECEDENCE = (EDITED, UP, DOWN, CHANGED, MASKED)  # which glyph a cell with several marks shows
 
 PARAM_NAMES = names.PARAMS
 HEAT = frozenset({"mask"})  # tensors in [0, 1], shaded on the sequential scale (plus attn.h below)
 MASKABLE_PREFIXES = ("scores.", "attn.")
-
-
-@dataclass(frozen=True)
-class CellRef:
-    """Where a cell's value lives, so an edit can be sent to the session."""
-
-    kind: str  # "param" (a weight: edit the number) or "token" (a prompt position: pick a token)
-    name: str  # the full parameter name, or "prompt"
-    index: tuple[int, ...]
-    label: str  # as the user reads it, e.g. "W_O[h1.k0, thing]"
-
-
-Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
-
-
-class Details(Sequence):
-    """The inspector lines of a table, rows × cols, each row made the first time it is read.
-
-    Only the focused cell's line is ever shown, so a table's lines are not written out on every change;
-    reads like a tuple of tuples of str (indexing, len, iteration, == with a tuple)."""
-
-    __slots__ = ("_n", "_row", "_rows")
-
-    def __init__(self, n: int, row: Callable[[int], Sequence[str]]) -> None:
-        self._n = n
-        self._row = row  # r -> that row's lines
-        self._rows: dict[int, tuple[str, ...]] = {}
-
-    @classmethod
-    def of(cls, rows) -> Details:
-        """Lines already written (a tuple of rows)."""
-        rows = tuple(tuple(r) for r in rows)
-        return cls(len(rows), rows.__getitem__)
-
-    @classmethod
-    def joined(cls, parts: Sequence[Details | tuple], n: int) -> Details:
-        """Several tables' lines side by side: row r is every part's row r, in order."""
-        return cls(n, lambda r: tuple(x for p in parts for x in p[r]))
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, r):  # type: ignore[override]
-        if isinstance(r, slice):
-            return tuple(self[i] for i in range(self._n)[r])
-        if r < 0:
-            r += self._n
-        if not 0 <= r < self._n:
-            raise IndexError(r)
-        row = self._rows.get(r)
-        if row is None:
-            row = self._rows[r] = tuple(self._row(r))
-        return row
-
-    def __iter__(self) -> Iterator[tuple[str, ...]]:
-        return (self[r] for r in range(self._n))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Details | tuple | list):
-            return tuple(self) == tuple(tuple(r) for r in other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"Details({tuple(self)!r})"
-
-
-@dataclass(frozen=True)
-class GridSpec:
-    key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
-    title: str
-    corner: str
-    rows: tuple[str, ...]
-    cols: tuple[str, ...]
-    cells: tuple[tuple[str, ...], ...]  # formatted text, rows × cols
-    marks: tuple[tuple[frozenset[str], ...], ...]
-    values: tuple[tuple[float | None, ...], ...]  # what the shading reads; None = not shaded
-    shade: str  # "diverging", "heat" or ""
-    limit: float  # the diverging scale's ±end
-    refs: tuple[tuple[CellRef | None, ...], ...]  # editable cells
-    details: Details  # the inspector line for each cell (rows × cols, each row written when first read)
-    role: str  # "output", "param", "input" or "info"
-    groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
-    # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
-    # the app explains the focused cell (model.provenance) and lights up the cells it reads
-    sources: tuple[tuple[Source | None, ...], ...] = ()
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return len(self.rows), len(self.cols)
-
-    @cached_property
-    def shaded(self) -> bool:
-        """Whether any cell carries a shade value."""
-        return any(v is not None for row in self.values for v in row)
-
-    def find(self, text: str) -> tuple[int, int] | None:
-        """The first cell showing exactly this text (for tests and for placing a cursor)."""
-        for r, row in enumerate(self.cells):
-            for c, cell in enumerate(row):
-                if cell == text:
-                    return r, c
-        return None
-
-
-@dataclass(frozen=True)
-class LogitRow:
-    token: str
-    logit: str
-    prob: str
-    p: float  # the probability, for the bar's length
-    logit_mark: frozenset[str]
-    prob_mark: frozenset[str]
-    target: bool
-    predicted: bool
-    logit_source: Source | None = None  # ("logits", (i,)): what the run's cell is
-    prob_source: Source | None = None
-
-
-@dataclass(frozen=True)
-class LogitsSpec:
-    key: str
-    title: str
-    rows: tuple[LogitRow, ...]
-    others: str = ""  # a long vocabulary: the line for the tokens not shown (top_tokens.Shown.line)
-
-
-Item = GridSpec | LogitsSpec
-
-
-@dataclass(frozen=True)
-class Section:
-    title: str
-    role: str  # "output", "param" or "input": how its tables are framed
-    rows: tuple[tuple[Item, ...], ...]  # each row's items sit side by side when they fit
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One cell as a builder makes it; grid() lays a table of these out as a GridSpec's parallel fields."""
-
-    text: str
-    marks: frozenset[str] = frozenset()
-    value: float | None = None  # None = not shaded
-    ref: CellRef | None = None
-    detail: str = ""
-    source: Source | None = None  # the run's cell it shows (see GridSpec.sources)
-
-
-def grid(
-    key: str,
-    title: str,
-    corner: str,
-    rows: tuple[str, ...],
-    cols: tuple[str, ...],
-    cells: list[list[Cell]],
-    shade: str,
-    role: str,
-    limit: float | None = None,  # None: the largest |value|
-    groups: tuple[tuple[str, int], ...] = (),
-) -> GridSpec:
-    def field(name: str) -> tuple:
-        return tuple(tuple(getattr(cell, name) for cell in row) for row in cells)
-
-    values = field("value")
-    return GridSpec(
-        key,
-        title,
-        corner,
-        tuple(rows),
-        tuple(cols),
-        field("text"),
-        field("marks"),
-        values,
-        shade,
-        _limit(values) if limit is None else limit,
-        field("ref"),
-        Details.of(field("detail")),
-        role,
-        groups,
-        field("source"),
-    )
-
-
-def glyph(marks: frozenset[str]) -> str:
-    for mark in PRECEDENCE:
-        if mark in marks:
-            return GLYPHS[mark]
-    return " "
 
 
 # ---- tensors ---------------------------------------------------------------------------------------
@@ -270,57 +118,6 @@ def _is_masked(view: View, name: str, r: int, c: int) -> bool:
 def _shade_of(name: str) -> str:
     local = names.split(name)[1]
     return "heat" if local in HEAT or local.startswith("attn.") else "diverging"
-
-
-def _limit(values) -> float:
-    flat = [abs(v) for row in values for v in row if v is not None]
-    return max(flat) if flat and max(flat) > 0 else 1.0
-
-
-# Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
-# values and nothing to mark are the same GridSpec object as last time, so the Grid redraws nothing.
-# Keyed by what the table is; an entry holds what its spec was made from, and is used only when all of
-# that is equal again. Bounded: the least recently used go first.
-_KEPT: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a weight's list of them
-KEPT_MAX = 256
-
-_NO_MARKS: frozenset[str] = frozenset()
-_EDITED = frozenset({EDITED})
-# a cell's marks by code: 0 none, 1 up, 2 down, 3 changed (+4: masked too)
-_MARKS = tuple(frozenset(m | extra) for extra in (set(), {MASKED}) for m in (set(), {UP}, {DOWN}, {CHANGED}))
-
-
-def _kept(key: tuple, made_of: tuple) -> Any:
-    hit = _KEPT.get(key)
-    if hit is None or not _same(hit[0], made_of):
-        return None
-    _KEPT.move_to_end(key)
-    return hit[1]
-
-
-def _keep(key: tuple, made_of: tuple, spec: Any) -> Any:
-    _KEPT[key] = (made_of, spec)
-    _KEPT.move_to_end(key)
-    while len(_KEPT) > KEPT_MAX:
-        _KEPT.popitem(last=False)
-    return spec
-
-
-def _same(a: tuple, b: tuple) -> bool:
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
-        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            if not (
-                isinstance(x, np.ndarray)
-                and isinstance(y, np.ndarray)
-                and x.dtype == y.dtype
-                and np.array_equal(x, y)
-            ):
-                return False
-        elif x != y:
-            return False
-    return True
 
 
 def _as_table(a: np.ndarray, by_tokens: bool) -> np.ndarray:
@@ -443,114 +240,6 @@ def columns_grid(
             row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(name), idx)))
         cells.append(row)
     return grid(key, title, "", rows, tuple(c[0] for c in cols), cells, "", "output", limit=1.0)
-
-
-# ---- parameters ------------------------------------------------------------------------------------
-
-
-def param_grids(view: View, name: str, win: windows.Window | None = None) -> list[GridSpec]:
-    """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable; win: only
-    its part of a big weight (windows.py)."""
-    full = names.canonical(name)
-    arr, original = view.session.params[full], view.session.model.params[full]
-    if arr.size > _KEEP_UP_TO:  # a kept entry holds what it was made of: no big weight is pinned
-        return _param_grids(view, full, win)
-    # an edit of one weight redraws every table of the step: the others' grids are kept (_KEPT)
-    key = ("param", full)
-    made_of = (arr, original, frozenset(view.edited.get(full, ())), win, view.session.params.cfg)
-    if (hit := _kept(key, made_of)) is not None:
-        return hit
-    return _keep(key, made_of, _param_grids(view, full, win))
-
-
-_KEEP_UP_TO = 1 << 16  # elements
-
-
-def _param_grids(view: View, full: str, win: windows.Window | None) -> list[GridSpec]:
-    params = view.session.params
-    original = view.session.model.params[full]
-    arr = params[full]
-    label = names.label(full, params.cfg.n_blocks)
-    edited = frozenset(view.edited.get(full, ()))
-    out = []
-    whole = partial(param_table, view.trace, params, full)
-    for h, table, at_rows, at_cols in windows.param_tables(view, full, win, whole):
-        n_rows = len(table.rows)  # at_rows, at_cols: the weight's own rows and columns the table shows
-        if arr.ndim == 3:
-            idx = [[(h, r, c) for c in at_cols] for r in at_rows]
-            sub = windows.at(arr[h], at_rows, at_cols)
-        elif arr.ndim == 1:
-            idx = [[(c,) for c in at_cols]]
-            sub = windows.at(arr[None, :], at_rows, at_cols)
-        else:
-            idx = [[(r, c) for c in at_cols] for r in at_rows]
-            sub = windows.at(arr, at_rows, at_cols)
-        values = tuple(tuple(row) for row in sub.astype(float).tolist())
-        marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
-        refs, sources = _cell_refs(full, label, h, arr.ndim, table, idx)
-
-        def detail_row(r: int, table=table, idx=idx, refs=refs) -> list[str]:
-            out_row = []
-            for c, i in enumerate(idx[r]):
-                detail = f"{refs[r][c].label} = {table.cells[r][c]}"
-                if i in edited:
-                    was = float(original[i])
-                    detail += f"  (model file {fmt(was)}, Δ {float(arr[i]) - was:+.4f})"
-                out_row.append(detail + "  · Enter to edit")
-            return out_row
-
-        spec = GridSpec(
-            f"param:{full}:{h}",
-            table.title,
-            table.corner,
-            tuple(table.rows),
-            tuple(table.cols),
-            table.cells,
-            marks,
-            values,
-            "diverging",
-            _limit(values),
-            refs,
-            Details(n_rows, detail_row),
-            "param",
-            (),
-            sources,
-        )
-        out.append(spec)
-    return out
-
-
-# A weight's cells' refs and sources name its cells, not their values: an edit of one number keeps
-# them (at d_model 64, W_O's 4,096 labelled refs were a third of an edit's redraw). Least recent first.
-_REFS: OrderedDict[tuple, tuple[tuple, tuple]] = OrderedDict()
-REFS_MAX = 64
-
-
-def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tuple[tuple, tuple]:
-    """(refs, sources) of a weight's table: each cell's CellRef, labelled as the inspector names it."""
-    key = (full, label, h, ndim, tuple(table.rows), tuple(table.cols), tuple(map(tuple, idx)))
-    hit = _REFS.get(key)
-    if hit is not None:
-        _REFS.move_to_end(key)
-        return hit
-
-    def where_of(r: int, c: int) -> str:
-        row_label, col_label = table.rows[r], table.cols[c]
-        if ndim == 3:
-            return f"h{h + 1}: {row_label}, {col_label}"
-        if ndim == 1:
-            return col_label
-        return f"{row_label}, {col_label}"
-
-    refs = tuple(
-        tuple(CellRef("param", full, i, f"{label}[{where_of(r, c)}]") for c, i in enumerate(row))
-        for r, row in enumerate(idx)
-    )
-    sources = tuple(tuple((full, i) for i in row) for row in idx)
-    _REFS[key] = refs, sources
-    while len(_REFS) > REFS_MAX:
-        _REFS.popitem(last=False)
-    return refs, sources
 
 
 # ---- the prompt --------------------------------------------------------------------------------------
