@@ -146,3 +146,33 @@ async def test_an_edit_keeps_the_weights_cell_names_and_changes_only_its_number(
             if after.cells[r][c] != before.cells[r][c]
         ]
         assert changed == [(0, 0)]
+
+
+async def test_the_walk_keeps_its_gradient_tables_while_the_gradients_are_the_same():
+    # entering and leaving the walk (and d) made every gradient's table again each time; the trace's
+    # gradients did not change, so none of their tables is made again
+    import tinytui.widgets.gradient_grids as gradient_grids
+
+    app = random_app(16, d=64, heads=4, vocab=64)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9", "d", "b", "b")
+        made: list[str] = []
+        original = gradient_grids._made_matrix_spec
+        gradient_grids._made_matrix_spec = lambda *args: made.append(args[1]) or original(*args)
+        try:
+            await press(pilot, "b")
+            in_walk = {g.spec.key: g.spec for g in panes(app).grids()}
+            await press(pilot, "b", "b")
+            assert made == []
+            again = {g.spec.key: g.spec for g in panes(app).grids()}
+            grads = [k for k in in_walk if k.startswith("grad:") and k in again]
+            assert grads and all(again[k].cells == in_walk[k].cells for k in grads)
+            # an edit changes the gradients: their tables are made again, with the new numbers
+            app.apply(lambda s: s.edit("blocks.0.W_O", (0, 0), "0.5"), "edit W_O")
+            await pilot.pause()
+            assert made, "the edit's new gradients made new tables"
+        finally:
+            gradient_grids._made_matrix_spec = original
+        assert any(key.startswith("grad:") for key in in_walk)
+        edited = {g.spec.key: g.spec for g in panes(app).grids()}
+        assert any(edited[k].cells != in_walk[k].cells for k in grads if k in edited)

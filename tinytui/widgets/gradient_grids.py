@@ -7,6 +7,7 @@ tinytui.report's format. What the walk and the overlay show of them is backward.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -32,6 +33,7 @@ from tinytui.widgets.cells import (
     short_key_labels,
     side_by_side,
 )
+from tinytui.widgets.grid_spec import _keep, _kept
 from tinytui.widgets.top_tokens import TOP, shown_tokens
 from tinytui.widgets.view import View
 
@@ -64,6 +66,24 @@ def title_of(gname: str) -> str:
 # ---- one gradient as a grid --------------------------------------------------------------------------
 
 
+KEEP_UP_TO = 1 << 16  # a gradient's slice up to this many numbers has its table kept (no big one pinned)
+
+
+class _Held:
+    """Equal only to a _Held of the same object, which it holds weakly: a kept table compares the
+    gradients it was made from by identity (never as mappings) and does not keep them alive."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, obj: object) -> None:
+        self.ref = weakref.ref(obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Held) and self.ref() is not None and self.ref() is other.ref()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def _matrix_spec(
     view: View,
     key: str,
@@ -80,7 +100,24 @@ def _matrix_spec(
     """A 1-d or 2-d slice of a gradient: values is the slice, index(r, c) where a cell sits in it
     (as the inspector writes it); head: the slice's first index when the gradient is 3-d; at: only these
     rows and columns of the slice (windows.py), else all; picked: values holds only at's rows (E's,
-    from Gradients.rows)."""
+    from Gradients.rows).
+
+    Kept while the trace's gradients and the learning rate are the same: entering the walk, leaving it
+    and showing ∂L/∂w beside the weights (d) made every gradient's table again each time."""
+    args = (view, key, title, tensor, values, index, role, step_size, head, at, picked)
+    if max(values.size, tensor.values.size) > KEEP_UP_TO:  # the table would hold the whole gradient
+        return _made_matrix_spec(*args)
+    where = None if at is None else (tuple(at[0]), tuple(at[1]))
+    kept_as = ("gradient", key, title, tensor.name, head, where, picked, role, step_size)
+    made_of = (_Held(view.gradients), view.session.state.lr)
+    if (hit := _kept(kept_as, made_of)) is not None:
+        return hit
+    return _keep(kept_as, made_of, _made_matrix_spec(*args))
+
+
+def _made_matrix_spec(view: View, key, title, tensor: Tensor, values, index, role, step, head, at, picked):
+    """_matrix_spec's table, made (the same arguments, in order; step: step_size)."""
+    step_size = step
     stem, _ = _split(tensor.name)
     sym = symbol(tensor.name)
     lr = view.session.state.lr
