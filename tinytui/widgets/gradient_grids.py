@@ -115,9 +115,10 @@ def _matrix_spec(
     return _keep(kept_as, made_of, _made_matrix_spec(*args))
 
 
-def _made_matrix_spec(view: View, key, title, tensor: Tensor, values, index, role, step, head, at, picked):
-    """_matrix_spec's table, made (the same arguments, in order; step: step_size)."""
-    step_size = step
+def _made_matrix_spec(  # _matrix_spec's arguments, in its order
+    view: View, key, title, tensor: Tensor, values, index, role, step_size, head, at, picked
+) -> GridSpec:
+    """_matrix_spec's table, made."""
     stem, _ = _split(tensor.name)
     sym = symbol(tensor.name)
     lr = view.session.state.lr

@@ -3,7 +3,6 @@ editable, read off a View (a big weight: the window's part, tinytui.widgets.wind
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from functools import partial
 
 from tinytui.model import names
@@ -85,18 +84,14 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
     return out
 
 
-# A weight's cells' refs and sources name its cells, not their values: an edit of one number keeps
-# them (at d_model 64, W_O's 4,096 labelled refs were a third of an edit's redraw). Least recent first.
-_REFS: OrderedDict[tuple, tuple[tuple, tuple]] = OrderedDict()
-REFS_MAX = 64
-
-
 def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tuple[tuple, tuple]:
-    """(refs, sources) of a weight's table: each cell's CellRef, labelled as the inspector names it."""
-    key = (full, label, h, ndim, tuple(table.rows), tuple(table.cols), tuple(map(tuple, idx)))
-    hit = _REFS.get(key)
-    if hit is not None:
-        _REFS.move_to_end(key)
+    """(refs, sources) of a weight's table: each cell's CellRef, labelled as the inspector names it.
+
+    They name the cells, not their values, so they are kept (grid_spec's cache of kept specs) across
+    edits of the weight's numbers: at d_model 64, W_O's 4,096 labelled refs were a third of an edit's
+    redraw."""
+    key = ("param refs", full, label, h, ndim, tuple(table.rows), tuple(table.cols), tuple(map(tuple, idx)))
+    if (hit := _kept(key, ())) is not None:
         return hit
 
     def where_of(r: int, c: int) -> str:
@@ -112,7 +107,4 @@ def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tu
         for r, row in enumerate(idx)
     )
     sources = tuple(tuple((full, i) for i in row) for row in idx)
-    _REFS[key] = refs, sources
-    while len(_REFS) > REFS_MAX:
-        _REFS.popitem(last=False)
-    return refs, sources
+    return _keep(key, (), (refs, sources))
