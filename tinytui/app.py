@@ -43,7 +43,7 @@ from tinytui.session import Refused, Session
 from tinytui.widgets.footer import TinyFooter
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
-from tinytui.widgets.lean import Pane, Row, draw_only_what_changed
+from tinytui.widgets.lean import Pane, PromptScreen, Row, draw_only_what_changed
 from tinytui.widgets.panes import StepPanes
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.steps import StepList
@@ -182,6 +182,9 @@ class TinyTuiApp(App[None]):
             self.notify(failed, severity="warning")
 
     # ---- the screen ----------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen:
+        return PromptScreen(id="_default")  # a key is drawn as soon as it is handled (lean.py)
+
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Row(id="body"):
