@@ -43,8 +43,9 @@ from tinytui.session import Refused, Session
 from tinytui.widgets.footer import TinyFooter
 from tinytui.widgets.grid import Grid
 from tinytui.widgets.info import StepInfo
-from tinytui.widgets.lean import Pane, PromptScreen, Row, draw_only_what_changed
+from tinytui.widgets.lean import Pane, Row, draw_only_what_changed
 from tinytui.widgets.panes import StepPanes
+from tinytui.widgets.prompt_screen import PromptScreen
 from tinytui.widgets.status import Inspector, StatusBar
 from tinytui.widgets.steps import StepList
 from tinytui.widgets.view import View, ViewPart
@@ -183,7 +184,7 @@ class TinyTuiApp(App[None]):
 
     # ---- the screen ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen:
-        return PromptScreen(id="_default")  # a key is drawn as soon as it is handled (lean.py)
+        return PromptScreen(id="_default")  # a key is drawn as soon as it is taken in (prompt_screen.py)
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")

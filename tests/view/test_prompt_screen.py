@@ -1,5 +1,5 @@
-"""The main screen draws a key as soon as it has taken it in (lean.PromptScreen), and a settled widget's
-first size asks for a layout of its own (lean.SettledSize)."""
+"""The main screen draws a key as soon as it has taken it in (prompt_screen.PromptScreen), and a
+settled widget's first size asks for a layout of its own (lean.SettledSize)."""
 
 import asyncio
 from typing import ClassVar
@@ -7,13 +7,20 @@ from typing import ClassVar
 from rich.cells import cell_len
 from textual.app import App
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from tests.apps import make_app
-from tinytui.widgets import lean
+from tests.tui.helpers import press
+from tests.view.test_lean_screen import counting, typing_in_w_o
+from tinytui.widgets import prompt_screen
 from tinytui.widgets.footer import TinyFooter
+from tinytui.widgets.grid import Grid
+from tinytui.widgets.prompt_screen import PromptScreen
+from tinytui.widgets.steps import StepList
 
 
 class Counter(App[None]):
@@ -22,7 +29,7 @@ class Counter(App[None]):
     BINDINGS: ClassVar = [("x", "bump")]
 
     def get_default_screen(self):
-        return lean.PromptScreen(id="_default")
+        return PromptScreen(id="_default")
 
     def compose(self):
         with Horizontal():
@@ -74,12 +81,12 @@ async def test_a_change_within_a_frame_of_the_last_waits_for_the_timer():
         await pilot.pause()
         written = app.frames_only_when_idle()
         app.screen._last_frame = 100.0  # a frame drawn just now: the clock has not moved since
-        lean_clock, lean.monotonic = lean.monotonic, lambda: 100.0
+        clock, prompt_screen.monotonic = prompt_screen.monotonic, lambda: 100.0
         try:
             await pilot.press("x")
             await settle(pilot)
         finally:
-            lean.monotonic = lean_clock
+            prompt_screen.monotonic = clock
         assert written == []  # left to the timer (this one never ticks)
         assert app.screen._dirty_widgets
 
@@ -99,6 +106,7 @@ async def test_a_footer_key_shown_for_the_first_time_is_measured_in_the_footers_
         assert key.compact  # a new key starts compact, until its binding to the footer's style is in
         app.screen._refresh_layout()  # a frame drawn before the key took the footer's style
         await pilot.pause()
+        await pilot.pause()  # a key drawn at a width not its own has the footer laid out in a frame
         assert not key.compact
         assert key.region.width == cell_len(f" {key.key_display} {key.description} ")
 
@@ -107,4 +115,41 @@ async def test_the_app_draws_on_its_prompt_screen():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert isinstance(app.screen, lean.PromptScreen)
+        assert isinstance(app.screen, PromptScreen)
+
+
+async def test_b_after_edits_lays_the_screen_out_and_draws_it_once_each_way():
+    # the walk's work ran past a tick of the screen's timer, which drew what had come in by then and
+    # the inspector's new line a frame later; and the focus moving into the walk repainted all of it
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for value in ("0.15", "0.25"):
+            await typing_in_w_o(pilot, app, *value)
+            await press(pilot, "enter")
+        await press(pilot, "d", "9", "b", "b")  # the walk's tables were made once
+        for _ in range(2):
+            counts: dict = {}
+            with (
+                counting(Screen, "_refresh_layout", counts, "layouts"),
+                counting(Screen, "_compositor_refresh", counts, "drawn"),
+            ):
+                await press(pilot, "b")
+            assert counts == {"layouts": 1, "drawn": 1}, counts
+
+
+async def test_moving_the_focus_draws_what_it_left_and_reached_not_the_whole_screen():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        drawn: dict = {}
+
+        def lines(w, crop) -> int:
+            drawn[type(w).__name__] = drawn.get(type(w).__name__, 0) + crop.height
+            return 0
+
+        before = app.focused
+        with counting(Widget, "render_lines", {}, "lines", per=lines):
+            await press(pilot, "tab")
+        assert isinstance(before, StepList) and isinstance(app.focused, Grid)
+        assert drawn.get("StepList", 0) >= 1 and drawn.get("Grid", 0) >= 1, drawn
+        assert "StatusBar" not in drawn, drawn  # a screen repainted whole drew it too

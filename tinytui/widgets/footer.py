@@ -20,12 +20,30 @@ class SettledKey(SettledSize, FooterKey):
     """A footer key whose new width (b's "Backward" becoming "Forward") is placed by the layout that
     measured it, without a second layout of the whole screen for it (lean.SettledSize)."""
 
+    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+        # A key measured before its last change of style (a key just mounted is measured compact, then
+        # takes the footer's style) would be drawn cut ("q Qui"): Textual leaves that to the layout
+        # a key's new size asks for, and a settled key asks for none. Drawn at a width not its own, it
+        # asks for a layout itself. (Not in render: a layout calls that to measure the key.)
+        lines = super().render_lines(crop)
+        width = self.content_size.width
+        footer = self.parent
+        if width and self.render().cell_len != width and isinstance(footer, TinyFooter):
+            self.clear_cached_dimensions()
+            footer.call_later(footer.arrange_keys_again)  # (a key just mounted may not pass one on yet)
+        return lines
+
 
 class TinyFooter(Footer):
     _composed: tuple | None = None  # what the keys shown were made from (see bindings_changed)
 
     def on_mount(self) -> None:  # after Footer.on_mount (Textual calls each class's handler, base last)
         self.call_next(self._relabel_at_once)
+
+    def arrange_keys_again(self) -> None:
+        """Measure the keys and lay the footer out again (one was drawn at a width not its own)."""
+        self._clear_arrangement_cache()  # Textual keeps the keys' places while no key asks for a layout
+        self.refresh(layout=True)
 
     def _relabel_at_once(self) -> None:
         # Relabel within the change that asked for it (an action calls refresh_bindings), not a message

@@ -18,13 +18,11 @@ SettledSize: no second layout for a size a layout has just given (below).
 
 Pane: a scrolling pane whose scrollbars are drawn by the layout that changed them, not a frame later.
 
-PromptScreen: a screen drawn as soon as it has taken in what a key changed, not at its timer's next tick.
+The main screen, which draws a key as soon as it has taken it in, is prompt_screen.PromptScreen.
 """
 
 from __future__ import annotations
 
-from math import inf
-from time import monotonic
 from typing import Any
 
 from textual._compositor import Compositor
@@ -33,7 +31,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
 from textual.geometry import Region
-from textual.screen import UPDATE_PERIOD, Screen
 from textual.scrollbar import ScrollBar, ScrollBarCorner
 
 # (widget class, ANSI colours, id of the stylesheet's rules) -> (those rules, held so that their id is not
@@ -219,41 +216,3 @@ def draw_only_what_changed() -> None:
     """Install _renders_in (once, for this process), if this Textual has the method it replaces."""
     if _TEXTUAL_GET_RENDERS is not None and Compositor._get_renders is _TEXTUAL_GET_RENDERS:
         Compositor._get_renders = _renders_in  # type: ignore[method-assign]
-
-
-class PromptScreen(Screen):
-    """A screen that draws when it goes idle with something to draw, if no frame was drawn within a frame.
-
-    Textual draws a screen on a timer that ticks at most MAX_FPS times a second and sleeps while
-    nothing changes: the first change after a quiet moment waits for its next tick, up to 17 ms at
-    60 fps, or two ticks when the timer skipped one. A key pressed after a quiet moment is drawn at
-    once instead, when every widget it changed has said so. Changes that come faster than the frame
-    rate still wait for the timer, so the screen is never drawn more often than Textual would draw it."""
-
-    _last_frame = -inf
-
-    def _on_idle(self, event: Any) -> None:
-        # Screen._on_idle runs after this (it is the next handler in the MRO): with nothing left to
-        # draw it runs the callbacks waiting for a drawn screen, as it would after a timer tick.
-        if monotonic() - self._last_frame >= UPDATE_PERIOD and self._has_something_to_draw():
-            self._on_timer_update()
-
-    def _has_something_to_draw(self) -> bool:
-        if self.app._batch_count or not self.is_current:
-            return False
-        asked = (self._layout_required, self._scroll_required, self._repaint_required, self._dirty_widgets)
-        return any(asked) and self._every_widget_has_asked()
-
-    def _every_widget_has_asked(self) -> bool:
-        # A widget asked to refresh tells the screen when it next goes idle itself. One that has not
-        # told it yet would be drawn a frame later, on its own: the screen waits for it instead.
-        for widget in self._compositor.visible_widgets:
-            if widget is self:  # the screen's own flags say what it will draw (above)
-                continue
-            if widget._repaint_required or widget._layout_required or widget._scroll_required:
-                return False
-        return True
-
-    def _on_timer_update(self) -> None:
-        self._last_frame = monotonic()
-        super()._on_timer_update()
