@@ -20,6 +20,13 @@ class SettledKey(SettledSize, FooterKey):
     """A footer key whose new width (b's "Backward" becoming "Forward") is placed by the layout that
     measured it, without a second layout of the whole screen for it (lean.SettledSize)."""
 
+    _label_width = 0  # of the label last made (to measure the key or to draw it)
+
+    def render(self):  # type: ignore[no-untyped-def]
+        label = super().render()
+        self._label_width = label.cell_len
+        return label
+
     def render_lines(self, crop):  # type: ignore[no-untyped-def]
         # A key measured before its last change of style (a key just mounted is measured compact, then
         # takes the footer's style) would be drawn cut ("q Qui"): Textual leaves that to the layout
@@ -28,7 +35,7 @@ class SettledKey(SettledSize, FooterKey):
         lines = super().render_lines(crop)
         width = self.content_size.width
         footer = self.parent
-        if width and self.render().cell_len != width and isinstance(footer, TinyFooter):
+        if width and self._label_width != width and isinstance(footer, TinyFooter):
             self.clear_cached_dimensions()
             footer.call_later(footer.arrange_keys_again)  # (a key just mounted may not pass one on yet)
         return lines
