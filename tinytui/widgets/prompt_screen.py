@@ -14,6 +14,7 @@ timer, so the screen is never drawn more often than Textual would draw it.
 
 from __future__ import annotations
 
+import asyncio
 from math import inf
 from time import monotonic
 from typing import Any
@@ -35,9 +36,13 @@ class PromptScreen(Screen):
     _ticks_waited = 0
 
     def _on_idle(self, event: Any) -> None:
-        # Screen._on_idle runs after this (it is the next handler in the MRO): with nothing left to
-        # draw it runs the callbacks waiting for a drawn screen, as it would after a timer tick.
+        # Screen._on_idle runs after this (it is the next handler in the MRO) and starts the timer.
         if monotonic() - self._last_frame >= UPDATE_PERIOD and self._has_something_to_draw():
+            # a turn of the event loop first: what other widgets' tasks have to say comes in before
+            asyncio.get_running_loop().call_soon(self._draw_if_all_is_in)
+
+    def _draw_if_all_is_in(self) -> None:
+        if self._message_queue.empty() and self._has_something_to_draw():
             self._on_timer_update()
 
     def _has_something_to_draw(self) -> bool:
