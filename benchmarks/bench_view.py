@@ -11,8 +11,8 @@ with under 1 ms of work, so any key whose drawing still runs after its messages 
 second window (≈ 2×). Beside it, two figures the idle windows do not round: key → the last frame
 written to the terminal (the screen updated), and the process's CPU time for the key. Models: the
 chapter's (172 parameters) and a seeded random one at d_model 64, 4 heads, 2 blocks, vocab 64 and 16
-tokens. Beside them, the least a key that draws anything can measure: a bare Textual app whose key
-changes one number on one line.
+tokens. Beside them, two bare Textual apps (benchmarks/bare_apps.py): the least a key that draws
+anything can measure, and one widget drawing the whole screen anew.
 """
 
 from __future__ import annotations
@@ -26,13 +26,11 @@ import sys
 import time
 import unicodedata
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
+from bare_apps import Canvas, OneLine
 from textual import events
-from textual.app import App
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
-from textual.widgets import Static
 
 from tinytui import collector
 from tinytui.app import TinyTuiApp
@@ -181,27 +179,13 @@ async def measure(model: ModelFile, repeats: int) -> dict:
     return out
 
 
-class OneLine(App[None]):
-    """A bare Textual app: its key x changes one number on its one line."""
-
-    BINDINGS: ClassVar = [("x", "bump")]
-
-    def compose(self):
-        yield Static("0")
-
-    def action_bump(self) -> None:
-        line = self.query_one(Static)
-        line.update(str(int(str(line.content)) + 1))
-
-
-async def least_drawing(repeats: int) -> dict:
-    """A key that draws one changed line, in a bare Textual app: its pause floor and the key's figures."""
-    app = OneLine()
+async def bare(app) -> dict:
+    """A bare app's pause floor and its key x's figures (benchmarks/bare_apps.py), in the same Pilot."""
     app.frames = Frames(app)  # type: ignore[attr-defined]
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         floor, _ = await floors(pilot, 30)
-        key = medians([await sample(pilot, "x") for _ in range(10 * repeats)])
+        key = medians([await sample(pilot, "x") for _ in range(30)])
     return {"floor": floor, "key": key}
 
 
@@ -269,13 +253,16 @@ def main() -> None:
     lines.append(f"  d 64 ÷ chapter (key → pause; target ≤ 1.5): {ratio}")
     ratio = ", ".join(f"{k} {big[k][1] / chapter[k][1]:.2f}" for k in TARGETS)
     lines.append(f"  d 64 ÷ chapter (key → last frame): {ratio}")
-    bare = asyncio.run(least_drawing(repeats))
-    wall, frame, cpu = bare["key"]
-    lines.append(
-        f"least a drawing key measures (a bare Textual app, one line changed): {wall * 1e3:.1f} ms"
-        f" {wall / bare['floor']:.1f}× its floor ({bare['floor'] * 1e3:.1f} ms);"
-        f" last frame {frame * 1e3:.1f} ms; CPU {cpu * 1e3:.1f} ms"
-    )
+    for what, app in (
+        ("least a drawing key measures (a bare Textual app, one line changed)", OneLine()),
+        ("one widget drawing the whole screen anew (a bare Textual app, 40 lines)", Canvas()),
+    ):
+        figures = asyncio.run(bare(app))
+        wall, frame, cpu = figures["key"]
+        lines.append(
+            f"{what}: {wall * 1e3:.1f} ms {wall / figures['floor']:.1f}× its floor"
+            f" ({figures['floor'] * 1e3:.1f} ms); last frame {frame * 1e3:.1f} ms; CPU {cpu * 1e3:.1f} ms"
+        )
     inner, outer = first_frame(3 if quick else 5)
     lines.append(f"first frame: {inner:.2f} s from the first import, {outer:.2f} s from process start")
     lines.append("  (target ≤ 0.5 s)")
