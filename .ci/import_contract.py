@@ -23,6 +23,7 @@ FORBIDDEN = (
     ("tinytui.recorder", ("textual",)),
     ("tinytui.replay", ("textual",)),
     ("tinytui.event_log", ("textual",)),
+    ("tinytui.event_kinds", ("textual",)),
     ("tinytui.transcript", ("textual",)),
     ("tinytui.paths", ("textual",)),
     ("tinytui.actions", ("textual",)),
