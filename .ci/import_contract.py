@@ -18,8 +18,11 @@ PACKAGES = {"tinytui": "tinytui", "model": "tinytui.model", "themes": "tinytui.t
 # (layer, what it must not import): the model is pure numpy; the session layer has no Textual.
 FORBIDDEN = (
     ("tinytui.model", ("textual", "rich", "tinytui.app", "tinytui.widgets", "tinytui.screens",
-                       "tinytui.controllers", "tinytui.session", "tinytui.themes", "tinytui.cli")),
+                       "tinytui.controllers", "tinytui.session", "tinytui.session_history",
+                       "tinytui.session_types", "tinytui.themes", "tinytui.cli")),
     ("tinytui.session", ("textual",)),
+    ("tinytui.session_history", ("textual",)),
+    ("tinytui.session_types", ("textual",)),
     ("tinytui.recorder", ("textual",)),
     ("tinytui.replay", ("textual",)),
     ("tinytui.event_log", ("textual",)),
