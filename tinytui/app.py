@@ -15,9 +15,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import VerticalScroll
-from textual.markup import escape
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import AwaitMount
@@ -36,8 +34,9 @@ from tinytui.controllers.steps import StepController
 from tinytui.controllers.watch import WatchController
 from tinytui.controllers.why import GLOSSARY, WhyController
 from tinytui.crash import CrashReport, rescue
+from tinytui.palette import TinyTuiCommands, binding_of
 from tinytui.replay import Replayer
-from tinytui.screens.help import HelpScreen, help_rows
+from tinytui.screens.help import NOTES, HelpScreen, help_rows
 from tinytui.screens.too_small import MIN_SIZE, TooSmall, TooSmallScreen, is_too_small  # noqa: F401
 from tinytui.session import Refused, Session
 from tinytui.widgets.footer import TinyFooter
@@ -52,35 +51,6 @@ from tinytui.widgets.view import View, ViewPart
 from tinytui.widgets.watch import WatchPane
 
 NARROW_WIDTH = 110  # below this the step list shows numbers only
-
-
-class TinyTuiCommands(Provider):
-    """The command palette's entries, all from TinyTuiApp.palette_commands()."""
-
-    def _commands(self) -> list[PaletteCommand]:
-        app = self.app
-        return list(app.palette_commands()) if isinstance(app, TinyTuiApp) else []
-
-    async def discover(self) -> Hits:
-        for c in self._commands():
-            yield DiscoveryHit(escape(c.title), c.run, help=escape(c.help))  # E[id_p] is not markup
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for c in self._commands():
-            if (score := matcher.match(c.title)) > 0:
-                yield Hit(score, matcher.highlight(c.title), c.run, help=escape(c.help))
-
-
-_GROUPS = {a.group: Binding.Group(a.group) for a in ACTIONS if a.group}
-
-
-def binding_of(action: Action) -> Binding:
-    group = _GROUPS.get(action.group)
-    return Binding(
-        action.keys, f"do('{action.id}')", action.footer, show=action.show, id=action.id,
-        tooltip=action.help, group=group,
-    )  # fmt: skip
 
 
 class TinyTuiApp(App[None]):
@@ -335,15 +305,4 @@ class TinyTuiApp(App[None]):
         ]
 
     def show_help(self) -> None:
-        extra = [
-            "",
-            "ctrl+p opens the command palette: go to any step, edit any parameter, change the prompt, "
-            "save, and more. Marks: ▲ went up, ▼ went down, ◆ changed, * edited weight, × masked.",
-            "While a cell editor is open every key types into it: Enter commits, Esc cancels. "
-            "Numbers such as 0.5, -1, 1e-3 and 1/2 are accepted.",
-            'Keys can be changed in the settings file: "keymap": {"action id": "keys"}; the ids are '
-            "listed in the README.",
-            "Why this number: on any computed cell the inspector shows its formula, the numbers that go in "
-            "and the result, and the cells it reads are marked ▸. f follows one of them, F picks which.",
-        ]
-        self.push_screen(HelpScreen(help_rows(self, self.help_sources()), extra, GLOSSARY))
+        self.push_screen(HelpScreen(help_rows(self, self.help_sources()), NOTES, GLOSSARY))

@@ -20,6 +20,19 @@ def keys_of(app: App, binding: Binding) -> list[str]:
     return [app.get_key_display(binding.with_key(k.strip())) for k in keys.split(",") if k.strip()]
 
 
+NOTES = [  # under the keys: the palette, the marks, the editor, the keymap, the inspector
+    "",
+    "ctrl+p opens the command palette: go to any step, edit any parameter, change the prompt, "
+    "save, and more. Marks: ▲ went up, ▼ went down, ◆ changed, * edited weight, × masked.",
+    "While a cell editor is open every key types into it: Enter commits, Esc cancels. "
+    "Numbers such as 0.5, -1, 1e-3 and 1/2 are accepted.",
+    'Keys can be changed in the settings file: "keymap": {"action id": "keys"}; the ids are '
+    "listed in the README.",
+    "Why this number: on any computed cell the inspector shows its formula, the numbers that go in "
+    "and the result, and the cells it reads are marked ▸. f follows one of them, F picks which.",
+]
+
+
 def help_rows(app: App, sources: Iterable[tuple[str, Iterable[Binding]]]) -> list[tuple[str, str, str, str]]:
     """(where, keys, what, more) per binding; a binding group (1–9) becomes one row."""
     rows: list[tuple[str, str, str, str]] = []
