@@ -1,7 +1,8 @@
 """A table as the Grid draws it: GridSpec and its parts (CellRef, Details, Cell, the marks), the bars'
 LogitsSpec, a step's Section, and the cache of specs kept for tables that did not change.
 
-Pure data (no Textual); tinytui.widgets.cells and param_grids make these from a View.
+Pure data (no Textual); tinytui.widgets.cells (with cells_tensors, cells_tokens) and param_grids make these
+from a View.
 """
 
 from __future__ import annotations
