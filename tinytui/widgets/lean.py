@@ -102,6 +102,38 @@ class SettledSize:
         return super()._size_updated(size, virtual_size, container_size, layout=layout and first)  # type: ignore[misc]
 
 
+class KeptBackground:
+    """Mix in before a Textual container class: its own lines (background and border: what its
+    children leave uncovered) are kept for the sizes and styles it was last drawn at.
+
+    A container's own lines are drawn afresh whenever it is refreshed, which a new size or a scroll
+    does. They depend only on its size, the part asked for and its styles: the walk's longer status
+    line moves the body up and down a line on every b, and each time the two panes' 70 blank lines
+    were drawn again (a fifth of b's drawing)."""
+
+    _kept_lines: dict | None = None
+
+    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+        node: Any = self
+        styles = node.styles
+        key = (
+            crop, node.size, node.rich_style, node.background_colors, styles.border, styles.outline,
+            styles.padding, styles.tint, styles.opacity, styles.border_title_align,
+        )  # fmt: skip
+        kept = self._kept_lines
+        if kept is None:
+            kept = self._kept_lines = {}
+        lines = kept.get(key)
+        if lines is None:
+            if len(kept) >= _LINES_KEPT:
+                del kept[next(iter(kept))]
+            lines = kept[key] = super().render_lines(crop)  # type: ignore[misc]
+        return list(lines)
+
+
+_LINES_KEPT = 8  # (size, part, styles) a container keeps its lines for
+
+
 class SettledScrollBar(SettledSize, ScrollBar):
     """A pane's scrollbar: its new length (the pane grew or shrank) is placed by the layout that gave it."""
 
@@ -114,12 +146,12 @@ _SETTLED = {ScrollBar: SettledScrollBar, ScrollBarCorner: SettledCorner}
 _BARS_KEPT = 256  # contents whose scrollbars a Pane remembers
 
 
-class Row(SettledSize, Horizontal):
+class Row(KeptBackground, SettledSize, Horizontal):
     """A row of panes (the screen's body) whose new height, when the status bar above it takes a line
     more or less (the walk's longer first line), is placed by the layout that gave it."""
 
 
-class Pane(SettledSize, VerticalScroll):
+class Pane(KeptBackground, SettledSize, VerticalScroll):
     """A scrolling pane (the step list's, the step's): its content's new size shows in its scrollbars,
     which ask for their own layout when they come or go.
 

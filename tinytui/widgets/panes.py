@@ -20,7 +20,7 @@ from textual.widgets import Static
 from tinytui.widgets.backward import pane_sections
 from tinytui.widgets.cells import Item, LogitsSpec, Section, all_items
 from tinytui.widgets.grid import Grid
-from tinytui.widgets.lean import SettledSize
+from tinytui.widgets.lean import KeptBackground, SettledSize
 from tinytui.widgets.logits import LogitBars
 from tinytui.widgets.view import View, ViewPart
 
@@ -95,7 +95,7 @@ def _reuse(widget: Widget, item: Item, role: str) -> None:
         widget.reset(item)  # type: ignore[attr-defined]
 
 
-class StepPanes(SettledSize, ViewPart, Vertical):
+class StepPanes(KeptBackground, SettledSize, ViewPart, Vertical):
     DEFAULT_CSS = """
     /* as wide as the widest table, at least the view: #main then scrolls sideways instead of cutting */
     StepPanes { height: auto; width: auto; min-width: 100%; }
