@@ -1,9 +1,11 @@
 """A container's own lines (its background and border) are kept for the sizes and styles it was drawn at
-(lean.KeptBackground), and drawn anew when either changes."""
+(lean.KeptBackground), and a scrollbar's for the windows it showed (lean.SettledScrollBar); each is
+drawn anew when what it shows changes."""
 
 from contextlib import contextmanager
 
 from textual._styles_cache import StylesCache
+from textual.scrollbar import ScrollBar
 
 from tests.apps import make_app
 from tests.tui.helpers import press
@@ -58,3 +60,38 @@ async def test_a_new_theme_draws_the_panes_own_lines_anew():
             await press(pilot, "t")
         assert drawn[0] >= 1
         assert pane_lines(app) != before  # the new theme's background and border colours
+
+
+@contextmanager
+def bars_drawn():
+    """How many times Textual drew a pane's scrollbar while inside."""
+    drawn = [0]
+    original = StylesCache.render_widget
+
+    def counted(self, widget, crop):
+        if isinstance(widget, ScrollBar):
+            drawn[0] += 1
+        return original(self, widget, crop)
+
+    StylesCache.render_widget = counted  # type: ignore[method-assign]
+    try:
+        yield drawn
+    finally:
+        StylesCache.render_widget = original  # type: ignore[method-assign]
+
+
+async def test_a_scrollbar_showing_a_window_it_showed_before_is_not_drawn_again():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, *"n" * 15, "g")  # every step seen once
+        with bars_drawn() as drawn:
+            await press(pilot, *"n" * 15)
+        assert drawn[0] == 0
+        bar = app.query_one("#main", Pane).vertical_scrollbar
+        before = [strip.text + str(strip._segments) for strip in bar.render_lines(bar.size.region)]
+        with bars_drawn() as drawn:
+            await press(pilot, "pagedown")
+        assert bar.position > 0
+        assert drawn[0] >= 1  # a new window: the thumb drawn where it now is
+        after = [strip.text + str(strip._segments) for strip in bar.render_lines(bar.size.region)]
+        assert after != before

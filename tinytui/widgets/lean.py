@@ -135,7 +135,38 @@ _LINES_KEPT = 8  # (size, part, styles) a container keeps its lines for
 
 
 class SettledScrollBar(SettledSize, ScrollBar):
-    """A pane's scrollbar: its new length (the pane grew or shrank) is placed by the layout that gave it."""
+    """A pane's scrollbar: its new length (the pane grew or shrank) is placed by the layout that gave it.
+
+    Its lines are kept for each window it showed: a step change moves the step pane's bar to another
+    step's length and back, and the step list's bar stays as it was, yet both were drawn anew."""
+
+    _kept_lines: dict | None = None
+
+    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+        parent: Any = self.parent
+        if parent is None:
+            return super().render_lines(crop)
+        # what ScrollBar.render reads: its window, its state, and its pane's scrollbar colours
+        styles = parent.styles
+        key = (
+            crop, self.size, self.vertical, self.thickness, self.window_virtual_size, self.window_size,
+            self.position, self.grabbed, self.mouse_over, styles.scrollbar_background,
+            styles.scrollbar_color, styles.scrollbar_background_hover, styles.scrollbar_color_hover,
+            styles.scrollbar_background_active, styles.scrollbar_color_active, parent.background_colors,
+            self.screen.styles.scrollbar_color,
+        )  # fmt: skip
+        kept = self._kept_lines
+        if kept is None:
+            kept = self._kept_lines = {}
+        lines = kept.get(key)
+        if lines is None:
+            if len(kept) >= _BAR_LINES_KEPT:
+                del kept[next(iter(kept))]
+            lines = kept[key] = super().render_lines(crop)
+        return list(lines)
+
+
+_BAR_LINES_KEPT = 40  # windows a scrollbar keeps its lines for (every step's, and the walk's)
 
 
 class SettledCorner(SettledSize, ScrollBarCorner):
