@@ -13,13 +13,13 @@ from tinytui.widgets.lean import Pane
 
 
 @contextmanager
-def panes_drawn():
-    """How many times Textual drew a Pane's own lines while inside."""
+def drawn_of(kind):
+    """How many times Textual drew the lines of a widget of this kind while inside."""
     drawn = [0]
     original = StylesCache.render_widget
 
     def counted(self, widget, crop):
-        if isinstance(widget, Pane):
+        if isinstance(widget, kind):
             drawn[0] += 1
         return original(self, widget, crop)
 
@@ -45,7 +45,7 @@ async def test_the_walk_moving_the_panes_draws_their_own_lines_once_per_size():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "9", "b", "b")
-        with panes_drawn() as drawn:
+        with drawn_of(Pane) as drawn:
             await press(pilot, "b", "b", "b", "b")
         assert drawn[0] == 0
         assert app.session.mode.backward is False
@@ -56,40 +56,22 @@ async def test_a_new_theme_draws_the_panes_own_lines_anew():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         before = pane_lines(app)
-        with panes_drawn() as drawn:
+        with drawn_of(Pane) as drawn:
             await press(pilot, "t")
         assert drawn[0] >= 1
         assert pane_lines(app) != before  # the new theme's background and border colours
-
-
-@contextmanager
-def bars_drawn():
-    """How many times Textual drew a pane's scrollbar while inside."""
-    drawn = [0]
-    original = StylesCache.render_widget
-
-    def counted(self, widget, crop):
-        if isinstance(widget, ScrollBar):
-            drawn[0] += 1
-        return original(self, widget, crop)
-
-    StylesCache.render_widget = counted  # type: ignore[method-assign]
-    try:
-        yield drawn
-    finally:
-        StylesCache.render_widget = original  # type: ignore[method-assign]
 
 
 async def test_a_scrollbar_showing_a_window_it_showed_before_is_not_drawn_again():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, *"n" * 15, "g")  # every step seen once
-        with bars_drawn() as drawn:
+        with drawn_of(ScrollBar) as drawn:
             await press(pilot, *"n" * 15)
         assert drawn[0] == 0
         bar = app.query_one("#main", Pane).vertical_scrollbar
         before = [strip.text + str(strip._segments) for strip in bar.render_lines(bar.size.region)]
-        with bars_drawn() as drawn:
+        with drawn_of(ScrollBar) as drawn:
             await press(pilot, "pagedown")
         assert bar.position > 0
         assert drawn[0] >= 1  # a new window: the thumb drawn where it now is

@@ -120,18 +120,23 @@ class KeptBackground:
             crop, node.size, node.rich_style, node.background_colors, styles.border, styles.outline,
             styles.padding, styles.tint, styles.opacity, styles.border_title_align,
         )  # fmt: skip
-        kept = self._kept_lines
-        if kept is None:
-            kept = self._kept_lines = {}
-        lines = kept.get(key)
-        if lines is None:
-            if len(kept) >= _LINES_KEPT:
-                del kept[next(iter(kept))]
-            lines = kept[key] = super().render_lines(crop)  # type: ignore[misc]
-        return list(lines)
+        return _kept_lines(self, key, _LINES_KEPT, lambda: super(KeptBackground, self).render_lines(crop))  # type: ignore[misc]
 
 
 _LINES_KEPT = 8  # (size, part, styles) a container keeps its lines for
+
+
+def _kept_lines(node: Any, key: tuple, limit: int, draw: Any) -> list:
+    """The lines node drew for key, kept (the oldest of limit dropped), or drawn now by draw()."""
+    kept = node._kept_lines
+    if kept is None:
+        kept = node._kept_lines = {}
+    lines = kept.get(key)
+    if lines is None:
+        if len(kept) >= limit:
+            del kept[next(iter(kept))]
+        lines = kept[key] = draw()
+    return list(lines)  # a list of its own: the same strips
 
 
 class SettledScrollBar(SettledSize, ScrollBar):
@@ -155,15 +160,9 @@ class SettledScrollBar(SettledSize, ScrollBar):
             styles.scrollbar_background_active, styles.scrollbar_color_active, parent.background_colors,
             self.screen.styles.scrollbar_color,
         )  # fmt: skip
-        kept = self._kept_lines
-        if kept is None:
-            kept = self._kept_lines = {}
-        lines = kept.get(key)
-        if lines is None:
-            if len(kept) >= _BAR_LINES_KEPT:
-                del kept[next(iter(kept))]
-            lines = kept[key] = super().render_lines(crop)
-        return list(lines)
+        return _kept_lines(
+            self, key, _BAR_LINES_KEPT, lambda: super(SettledScrollBar, self).render_lines(crop)
+        )
 
 
 _BAR_LINES_KEPT = 40  # windows a scrollbar keeps its lines for (every step's, and the walk's)
