@@ -19,7 +19,8 @@ PACKAGES = {"tinytui": "tinytui", "model": "tinytui.model", "themes": "tinytui.t
 FORBIDDEN = (
     ("tinytui.model", ("textual", "rich", "tinytui.app", "tinytui.widgets", "tinytui.screens",
                        "tinytui.controllers", "tinytui.session", "tinytui.session_history",
-                       "tinytui.session_types", "tinytui.themes", "tinytui.cli")),
+                       "tinytui.session_types", "tinytui.themes", "tinytui.cli", "tinytui.cli_options",
+                       "tinytui.cli_setup", "tinytui.cli_debugger")),
     ("tinytui.session", ("textual",)),
     ("tinytui.session_history", ("textual",)),
     ("tinytui.session_types", ("textual",)),
