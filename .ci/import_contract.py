@@ -26,6 +26,8 @@ FORBIDDEN = (
     ("tinytui.session_types", ("textual",)),
     ("tinytui.recorder", ("textual",)),
     ("tinytui.replay", ("textual",)),
+    ("tinytui.replay_file", ("textual",)),
+    ("tinytui.replay_events", ("textual",)),
     ("tinytui.event_log", ("textual",)),
     ("tinytui.event_kinds", ("textual",)),
     ("tinytui.transcript", ("textual",)),

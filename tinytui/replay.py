@@ -8,237 +8,35 @@ load_recording() validates the whole file before anything is applied to a sessio
 line is decoded by tinytui.event_log against the recorded model, then the events are re-applied to a
 scratch Session and the state each one reaches is compared with the state the recorder saw. Any problem
 is one ReplayError, one line, naming the file and the line. A Recording that loads replays bit for bit.
+
+This module holds the Replayer, which steps a session through a Recording, and the plain text of where
+a replay stands; reading and checking the file is tinytui.replay_file, applying one event and saying
+it in words tinytui.replay_events.
 """
 
 from __future__ import annotations
 
-import os
-import stat
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from tinytui.event_log import Recorded, compare_check
+from tinytui.log_values import BadLine
+from tinytui.replay_events import apply_recorded, describe_event
+from tinytui.replay_file import MAX_FILE_BYTES, Recording, ReplayError, load_recording, log_path
+from tinytui.session import Event, Session
+from tinytui.transcript import state_lines, step_text
 
-from tinytui.event_log import FORMAT, MAX_EVENTS, Recorded, compare_check, decode_event, decode_start
-from tinytui.log_values import BadLine, bits, line_limit, loads
-from tinytui.model import ModelFile
-from tinytui.model.files import MAX_FILE_BYTES as MAX_MODEL_BYTES
-from tinytui.model.safe_io import read_regular_file
-from tinytui.recorder import events_path
-from tinytui.session import Event, Mode, Refused, Session, State
-from tinytui.transcript import (
-    DataLineError,
-    cell_name,
-    has_data,
-    number,
-    read_data,
-    state_lines,
-    step_text,
-    switch_name,
-)
-
-__all__ = ["Recorded", "Recording", "ReplayError", "Replayer", "load_recording", "state_text"]
-
-MAX_FILE_BYTES = 2 * MAX_MODEL_BYTES  # the first line holds a whole model file, the rest its events
-
-
-class ReplayError(ValueError):
-    """A session file that cannot be replayed; str() is one line naming the file and the line."""
-
-
-@dataclass(frozen=True)
-class Recording:
-    source: Path  # the .jsonl file (or the transcript whose event data was read)
-    model: ModelFile
-    history: tuple[State, ...]  # the undo history when recording started
-    cursor: int
-    step: int
-    recorded: str | None
-    events: tuple[Recorded, ...]
-    mode: Mode = field(default_factory=Mode)  # the view at the start (older files: the default)
-    block: int = 0  # the block of the step at the start (models of several blocks)
-
-    def new_session(self) -> Session:
-        """A Session exactly where the recording started (undo history and view included)."""
-        session = Session(self.model, self.history[self.cursor])
-        session.history = list(self.history)  # the constructor ran the current state; the rest is data
-        session.cursor = self.cursor
-        session.step = self.step
-        session.block = self.block
-        session.mode = self.mode
-        return session
-
-
-def log_path(path: str | Path) -> Path:
-    """The file replay reads: the .jsonl itself, or the .jsonl beside a transcript."""
-    p = Path(path)
-    return p if p.suffix == ".jsonl" else events_path(p)
-
-
-def load_recording(path: str | Path) -> Recording:
-    log, numbered = _records(Path(path))
-    lines = [raw for _, raw in numbered]
-    n = numbered[0][0] if numbered else 1
-    try:
-        if not lines or not lines[0].strip():
-            raise BadLine("empty: not a tinytui session")
-        if len(lines) - 1 > MAX_EVENTS:
-            n = numbered[MAX_EVENTS + 1][0]
-            raise BadLine(f"more than {MAX_EVENTS} events: longer than any session tinytui replays")
-        try:
-            head = loads(lines[0], last=len(lines) == 1)
-        except BadLine:
-            if not lines[0].startswith('{"format": "' + FORMAT):
-                raise BadLine(f"not a tinytui session (the first line is not a {FORMAT} object)") from None
-            raise
-        start = decode_start(head)
-        recording = Recording(
-            log,
-            start.model,
-            start.history,
-            start.cursor,
-            start.step,
-            start.recorded,
-            (),
-            start.mode,
-            start.block,
-        )
-        try:
-            scratch = recording.new_session()
-        except Refused as exc:
-            raise BadLine(f"the starting state cannot be run: {exc}") from None
-        compare_check(start.check, scratch, "the start")
-        events: list[Recorded] = []
-        limit = line_limit(start.model)
-        for i, (n, raw) in enumerate(numbered[1:], start=2):
-            if len(raw) > limit:
-                raise BadLine(f"{len(raw)} characters is longer than any event line ({limit})")
-            rec = decode_event(loads(raw, last=i == len(lines)), n, len(events) + 1, start.model)
-            _replay_one(scratch, rec)
-            compare_check(rec.check, scratch, f"this {rec.kind}")
-            events.append(rec)
-    except BadLine as exc:
-        raise ReplayError(f"{log}:{n}: {exc}") from None
-    except (RecursionError, MemoryError) as exc:  # a structure json read but too deep or big to use
-        raise ReplayError(f"{log}:{n}: too deeply nested or too large ({exc.__class__.__name__})") from None
-    return replace(recording, events=tuple(events))
-
-
-def _records(given: Path) -> tuple[Path, list[tuple[int, str]]]:
-    """The file read and its records, each with its line number: the .jsonl's lines, or when a
-    transcript has no .jsonl beside it, the event data the transcript carries."""
-    log = log_path(given)
-    if log == given or os.path.lexists(log) or not os.path.lexists(given):
-        return log, list(enumerate(_read_lines(given, log), start=1))
-    lines = _read_lines(given, given)
-    if not has_data(lines):
-        raise ReplayError(
-            f"{given}: no {log.name} beside it and no event data (#| lines) in it; "
-            "replay reads the events the recorder writes there"
-        )
-    try:
-        return given, read_data(lines)
-    except DataLineError as exc:
-        raise ReplayError(f"{given}:{exc.line}: {exc}") from None
-
-
-def _read_lines(given: Path, log: Path) -> list[str]:
-    """The log's lines; a FIFO, device or folder is refused before it is opened (a FIFO would wait)."""
-    try:
-        st = os.stat(log)
-    except FileNotFoundError:
-        if log != given and given.exists():
-            raise ReplayError(
-                f"{given}: no {log.name} beside it; replay reads the events the recorder writes there"
-            ) from None
-        raise ReplayError(f"{given}: no such file") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise ReplayError(f"{log}: cannot read the file ({exc.__class__.__name__}: {exc})") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO, device or socket"
-        raise ReplayError(f"{log}: cannot read the file (it is {kind}, not a regular file)")
-    try:
-        text = read_regular_file(log, MAX_FILE_BYTES).decode("utf-8")
-    except OSError as exc:
-        raise ReplayError(f"{log}: cannot read the file ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise ReplayError(f"{log}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
-
-
-# ---- applying ------------------------------------------------------------------------------------
-
-
-def apply_recorded(session: Session, rec: Recorded) -> Event:
-    """Re-apply one event through the same Session call the user made. When the session refuses it
-    (the user changed things mid-replay), raises Refused naming the line; nothing changed."""
-    try:
-        return _replay_one(session, rec)
-    except BadLine as exc:
-        raise Refused(f"replay line {rec.line}: {exc}") from None
-
-
-def _replay_one(session: Session, rec: Recorded) -> Event:
-    caught: list[Event] = []
-    session.listeners.append(caught.append)
-    try:
-        _apply(session, rec)
-    except Refused as exc:
-        raise BadLine(f"{rec.kind}: {exc}") from None
-    finally:
-        session.listeners.remove(caught.append)
-    if not caught:
-        raise BadLine(f"{rec.kind}: {_why_nothing(session, rec)}")
-    return caught[-1]
-
-
-def _why_nothing(session: Session, rec: Recorded) -> str:
-    d = rec.data
-    if rec.kind == "step":
-        return f"the session is already at {_where(d)}"
-    if rec.kind == "mode" and d["backward"] and not session.mode.backward:
-        return f"the backward walk cannot be entered at step {session.step}"
-    if rec.kind == "mode":
-        return "the view is already like that"
-    if rec.kind in ("undo", "redo"):
-        return f"there is nothing to {rec.kind} at this point"
-    return "nothing happened"
-
-
-def _apply(session: Session, rec: Recorded) -> None:
-    d = rec.data
-    if rec.kind == "step":
-        # enters or leaves the walk; a recording without a block (one block, or older) means block 1
-        session.goto(d["step"], backward=d.get("backward", False), block=d.get("block", 0))
-    elif rec.kind == "mode":
-        session.set_mode(backward=d["backward"], gradients=d["gradients"])
-    elif rec.kind == "edit":
-        current = float(session.params[d["param"]][tuple(d["index"])])
-        if bits(current) != bits(d["old"]):
-            cell = cell_name(session.params, d["param"], d["index"])
-            raise Refused(f"the recording says {cell} was {number(d['old'])}, here it is {number(current)}")
-        session.edit(d["param"], tuple(d["index"]), d["new"])
-    elif rec.kind == "toggle":
-        if d["switch"] == "all":
-            session.set_switches(d["switches"])
-        else:
-            session.toggle(d["switch"], d["head"])
-    elif rec.kind == "prompt":
-        session.set_prompt(d["new"])
-    elif rec.kind == "target":
-        session.set_target(d["new"])
-    elif rec.kind == "lr":
-        session.set_lr(d["new"])
-    elif rec.kind == "undo":
-        session.undo()
-    elif rec.kind == "redo":
-        session.redo()
-    elif rec.kind == "reset":
-        session.reset()
-    else:
-        assert rec.kind == "learn" and rec.params is not None
-        session.set_params(rec.params, rec.kind, dict(d))
+# The parts are re-exported: the app, the command line and the tests import them from here, where they
+# lived before replay was split.
+__all__ = [
+    "MAX_FILE_BYTES",
+    "Recorded",
+    "Recording",
+    "ReplayError",
+    "Replayer",
+    "apply_recorded",
+    "describe_event",
+    "load_recording",
+    "log_path",
+    "state_text",
+]
 
 
 class Replayer:
@@ -293,36 +91,6 @@ class Replayer:
         while (event := self.apply_next(session)) is not None:
             events.append(event)
         return events
-
-
-def _where(d: dict) -> str:
-    """A step event's step: 'step 8', or 'block 2 · step 8' when it names a block."""
-    return f"block {d['block'] + 1} · step {d['step']}" if "block" in d else f"step {d['step']}"
-
-
-def describe_event(rec: Recorded, params=None) -> str:
-    """One event in words; given the model's params, a cell is named as the app does (W_O[h1.k0, thing])."""
-    d = rec.data
-    if rec.kind == "step":
-        return f"backward walk to {_where(d)}" if d.get("backward") else f"go to {_where(d)}"
-    if rec.kind == "mode":
-        view = "the backward walk" if d["backward"] else "the forward pass"
-        return f"show {view}, ∂L/∂w {'shown' if d['gradients'] else 'hidden'}"
-    if rec.kind == "edit":
-        plain = f"{d['label']}[{','.join(str(i) for i in d['index'])}]"
-        where = cell_name(params, d["param"], d["index"]) if params is not None else plain
-        return f"edit {where}: {number(d['old'])} → {number(d['new'])}"
-    if rec.kind == "toggle":
-        if d["switch"] == "all":
-            return f"switches → {d['switches'].describe()}"
-        return f"toggle {switch_name(d['switch'], d['head'])}"
-    if rec.kind == "prompt":
-        return f"prompt → {' '.join(d['new'])}"
-    if rec.kind == "target":
-        return f"target → {d['new']}"
-    if rec.kind == "lr":
-        return f"learning rate → {number(d['new'])}"
-    return rec.kind
 
 
 def state_text(session: Session, replayer: Replayer) -> str:
