@@ -135,7 +135,6 @@ class Grid(
         self._epoch: tuple = ()  # (theme, base style, focus): the cached lines were drawn with it
         self._styles: dict[str, Style] = {}  # component styles, for this epoch
         self.lit: frozenset[tuple[int, int]] = frozenset()  # cells the focused value reads (the overlay)
-        self._where: tuple[GridSpec, dict[Source, tuple[int, int]]] | None = None  # source -> cell
         self._scroller: Widget | None = None  # the scrolling pane the table sits in (#main), if any
         self._origin: Offset | None = None  # where this table's content starts in that pane's content
         self._win = WHOLE  # what of the table the cached lines show (see Window)
@@ -198,15 +197,8 @@ class Grid(
         return sources[row][col]
 
     def find(self, source: Source) -> tuple[int, int] | None:
-        """Where this grid shows a run's cell (row, col), or None; the lookup is built once per spec."""
-        if self._where is None or self._where[0] is not self.spec:
-            where: dict[Source, tuple[int, int]] = {}
-            for r, row in enumerate(self.spec.sources):
-                for c, src in enumerate(row):
-                    if src is not None:
-                        where.setdefault(src, (r, c))
-            self._where = (self.spec, where)
-        return self._where[1].get(source)
+        """Where this grid shows a run's cell (row, col), or None (the spec's lookup, made once)."""
+        return self.spec.where.get(source)
 
     def set_lit(self, cells: frozenset[tuple[int, int]]) -> None:
         """Light these cells (the focused value's operands); only rows that gain or lose one are drawn."""

@@ -121,6 +121,17 @@ class GridSpec:
         """Whether any cell carries a shade value."""
         return any(v is not None for row in self.values for v in row)
 
+    @cached_property
+    def where(self) -> dict[Source, tuple[int, int]]:
+        """Where the table shows each run's cell (row, col): made once per spec, which a table that did
+        not change keeps, whichever widget shows it (lighting a cell's operands looks them up)."""
+        where: dict[Source, tuple[int, int]] = {}
+        for r, row in enumerate(self.sources):
+            for c, src in enumerate(row):
+                if src is not None:
+                    where.setdefault(src, (r, c))
+        return where
+
     def find(self, text: str) -> tuple[int, int] | None:
         """The first cell showing exactly this text (for tests and for placing a cursor)."""
         for r, row in enumerate(self.cells):
