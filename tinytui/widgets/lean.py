@@ -16,6 +16,9 @@ A widget whose component rules depend on its classes or on an ancestor's (Textua
 
 SettledSize: no second layout for a size a layout has just given (below).
 
+KeptBackground: a container's own lines (background, border) kept per size, part drawn and styles;
+SettledScrollBar keeps a scrollbar's lines per window shown.
+
 Pane: a scrolling pane whose scrollbars are drawn by the layout that changed them, not a frame later.
 
 The main screen, which draws a key as soon as it has taken it in, is prompt_screen.PromptScreen.
