@@ -32,6 +32,19 @@ def counting(cls, method: str, counts: dict, key: str, per=lambda *a: 1):
         setattr(cls, method, original)
 
 
+@contextmanager
+def lines_drawn():
+    """The lines Textual drew while inside, by the type of the widget drawn: {type name: lines}."""
+    drawn: dict[str, int] = {}
+
+    def lines(w, crop) -> int:
+        drawn[type(w).__name__] = drawn.get(type(w).__name__, 0) + crop.height
+        return 0
+
+    with counting(widget.Widget, "render_lines", {}, "lines", per=lines):
+        yield drawn
+
+
 async def test_a_step_whose_heatmap_is_wider_than_its_room_is_not_laid_out_on_every_frame():
     # the chapter's attention at step 8 (four positions: it pans, it never turns into narrow blocks)
     # once asked for a layout after each layout: the screen was laid out at 60 frames a second, idle
@@ -97,13 +110,7 @@ async def test_a_typed_character_draws_only_the_table_it_is_typed_in():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         g = await typing_in_w_o(pilot, app, "0", ".")
-        drawn: dict = {}
-
-        def lines(w, crop) -> int:
-            drawn[type(w).__name__] = drawn.get(type(w).__name__, 0) + crop.height
-            return 0
-
-        with counting(widget.Widget, "render_lines", {}, "lines", per=lines):
+        with lines_drawn() as drawn:
             await press(pilot, "5")
         assert g.buffer == "0.5"
         assert drawn.get("Grid", 0) >= 1, drawn

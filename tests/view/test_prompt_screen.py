@@ -6,16 +6,14 @@ from typing import ClassVar
 
 from rich.cells import cell_len
 from textual.app import App
-from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from tests.apps import make_app
 from tests.tui.helpers import press
-from tests.view.test_lean_screen import counting, typing_in_w_o
+from tests.view.test_lean_screen import counting, lines_drawn, typing_in_w_o
 from tinytui.widgets import prompt_screen
 from tinytui.widgets.footer import TinyFooter
 from tinytui.widgets.grid import Grid
@@ -32,8 +30,7 @@ class Counter(App[None]):
         return PromptScreen(id="_default")
 
     def compose(self):
-        with Horizontal():
-            yield Static("0", id="count")
+        yield Static("0", id="count")
 
     def action_bump(self) -> None:
         line = self.query_one("#count", Static)
@@ -141,14 +138,8 @@ async def test_moving_the_focus_draws_what_it_left_and_reached_not_the_whole_scr
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "9")
-        drawn: dict = {}
-
-        def lines(w, crop) -> int:
-            drawn[type(w).__name__] = drawn.get(type(w).__name__, 0) + crop.height
-            return 0
-
         before = app.focused
-        with counting(Widget, "render_lines", {}, "lines", per=lines):
+        with lines_drawn() as drawn:
             await press(pilot, "tab")
         assert isinstance(before, StepList) and isinstance(app.focused, Grid)
         assert drawn.get("StepList", 0) >= 1 and drawn.get("Grid", 0) >= 1, drawn
