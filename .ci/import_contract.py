@@ -15,28 +15,24 @@ from pathlib import Path
 
 PACKAGES = {"tinytui": "tinytui", "model": "tinytui.model", "themes": "tinytui.themes"}
 
-# (layer, what it must not import): the model is pure numpy; the session layer has no Textual.
+# (layer, what it must not import), by package: the model is pure numpy and knows nothing of the app;
+# the session, recording, report and present layers have no Textual; the widgets draw what present
+# describes and compute nothing (no backward pass, analysis, training or files of their own).
+APP = ("tinytui.cli", "tinytui.session", "tinytui.recording", "tinytui.report", "tinytui.present",
+       "tinytui.tui", "tinytui.settings", "tinytui.themes")  # fmt: skip
 FORBIDDEN = (
-    ("tinytui.model", ("textual", "rich", "tinytui.app", "tinytui.widgets", "tinytui.screens",
-                       "tinytui.controllers", "tinytui.session", "tinytui.session_history",
-                       "tinytui.session_types", "tinytui.themes", "tinytui.cli", "tinytui.cli_options",
-                       "tinytui.cli_setup", "tinytui.cli_debugger")),
-    ("tinytui.session", ("textual",)),
-    ("tinytui.session_history", ("textual",)),
-    ("tinytui.session_types", ("textual",)),
-    ("tinytui.recorder", ("textual",)),
-    ("tinytui.replay", ("textual",)),
-    ("tinytui.replay_file", ("textual",)),
-    ("tinytui.replay_events", ("textual",)),
-    ("tinytui.event_log", ("textual",)),
-    ("tinytui.event_kinds", ("textual",)),
-    ("tinytui.transcript", ("textual",)),
-    ("tinytui.transcript_lines", ("textual",)),
-    ("tinytui.transcript_changes", ("textual",)),
-    ("tinytui.transcript_data", ("textual",)),
-    ("tinytui.paths", ("textual",)),
-    ("tinytui.actions", ("textual",)),
-    ("tinytui.experiments", ("textual",)),
+    ("tinytui.model", ("textual", "rich", *APP)),
+    ("tinytui.session", ("textual", "rich", "tinytui.cli", "tinytui.recording", "tinytui.report",
+                         "tinytui.present", "tinytui.tui", "tinytui.themes")),
+    ("tinytui.recording", ("textual", "tinytui.cli", "tinytui.present", "tinytui.tui", "tinytui.themes")),
+    ("tinytui.report", ("textual", "tinytui.cli", "tinytui.session", "tinytui.recording", "tinytui.present",
+                        "tinytui.tui")),
+    ("tinytui.present", ("textual", "tinytui.cli", "tinytui.recording", "tinytui.tui")),
+    ("tinytui.settings", ("textual", "tinytui.tui", "tinytui.cli")),
+    ("tinytui.tui", ("tinytui.cli",)),
+    ("tinytui.tui.widgets", ("tinytui.model.backward", "tinytui.model.training", "tinytui.model.io",
+                             "tinytui.model.analysis", "tinytui.session.session", "tinytui.session.history",
+                             "tinytui.recording")),
 )  # fmt: skip
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import time
 
-from tinytui.model import load_default, run
-from tinytui.model.backward import gradients
-from tinytui.model.learn import sgd_step, train
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.io.model_file import load_default
+from tinytui.model.trace import run
+from tinytui.model.training.learn import sgd_step, train
 
 
 def per_call(fn, repeats: int) -> float:

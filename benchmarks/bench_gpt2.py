@@ -126,10 +126,10 @@ def child(what: str, folder: Path) -> dict:
         make(folder)
         return {}
     if what == "imports":
-        import tinytui.model.checkpoint
-        import tinytui.session
+        import tinytui.model.io.checkpoint
+        import tinytui.session.session
 
-        assert tinytui.model.checkpoint and tinytui.session
+        assert tinytui.model.io.checkpoint and tinytui.session.session
 
         return {"maxrss": maxrss_bytes()}
     if what == "floor-load":
@@ -139,11 +139,11 @@ def child(what: str, folder: Path) -> dict:
         with safe_open(str(folder / "model.safetensors"), framework="numpy") as f:
             arrays = [f.get_tensor(k).astype(np.float64) for k in f.keys() if not k.endswith("attn.bias")]  # noqa: SIM118
         return {"s": time.perf_counter() - t0, "maxrss": maxrss_bytes(), "n": sum(a.size for a in arrays)}
-    from tinytui.model.backward import gradients
-    from tinytui.model.checkpoint import load_checkpoint
-    from tinytui.model.checkpoint_weights import sha256
+    from tinytui.model.backward.gradients import gradients
+    from tinytui.model.io.checkpoint import load_checkpoint
+    from tinytui.model.io.checkpoint_weights import sha256
     from tinytui.model.trace import run
-    from tinytui.session import Session
+    from tinytui.session.session import Session
 
     out: dict = {"sha256_s": per_call(lambda: sha256(folder / "model.safetensors"), 1)}
     t0 = time.perf_counter()

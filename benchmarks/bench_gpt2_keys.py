@@ -30,13 +30,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_gpt2 import TEXT, make
 from bench_view import SIZE, floor, timed
 
-from tinytui import collector
-from tinytui.app import TinyTuiApp
-from tinytui.model import steps
-from tinytui.model.backward import Gradients
-from tinytui.model.checkpoint import load_checkpoint
+from tinytui.cli import collector
+from tinytui.model import step_path as steps
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.io.checkpoint import load_checkpoint
 from tinytui.model.switches import defaults
-from tinytui.session import Session, State
+from tinytui.session.session import Session
+from tinytui.session.state import State
+from tinytui.tui.app import TinyTuiApp
 
 RESULTS = Path(__file__).parent / "results" / "gpt2_keys.txt"
 TOKENS = 16
@@ -55,7 +56,7 @@ class BackwardClock:
 
     def __init__(self) -> None:
         self.seconds, self._depth = 0.0, 0
-        import tinytui.session as where
+        import tinytui.session.session as where
 
         owner, name = (Gradients, "_finish") if hasattr(Gradients, "_finish") else (where, "gradients")
         inner, clock = getattr(owner, name), self

@@ -44,10 +44,10 @@ def rss_bytes() -> int:
 
 def make(size: str, folder: Path) -> None:
     """Write the model as JSON (if it fits the 256 MB limit) and as safetensors."""
-    from tinytui.model import ModelFile, Params, load_default, save
     from tinytui.model.config import ModelConfig
-    from tinytui.model.files import MAX_FILE_BYTES
-    from tinytui.model.params import param_shapes
+    from tinytui.model.io.document import ModelFile
+    from tinytui.model.io.model_file import MAX_FILE_BYTES, load_default, save
+    from tinytui.model.params import Params, param_shapes
 
     spec = SIZES[size]
     if spec is None:
@@ -77,7 +77,7 @@ def make(size: str, folder: Path) -> None:
 def child(what: str, folder: Path) -> dict:
     """One measurement in this (fresh) process; returns figures as a dict."""
     t0 = time.perf_counter()
-    from tinytui.model import load
+    from tinytui.model.io.model_file import load
 
     if what.startswith("make-"):  # in a child too, so the parent stays small (children inherit maxrss)
         make(what.removeprefix("make-"), folder)
@@ -109,7 +109,7 @@ def child(what: str, folder: Path) -> dict:
     if what == "edit":
         return edit_figures(model)
     if what == "undo":
-        from tinytui.session import Session
+        from tinytui.session.session import Session
 
         base = rss_bytes()
         s = Session(model)
@@ -168,9 +168,10 @@ def bare_forward(params, ids, cfg):
 
 
 def edit_figures(model) -> dict:
-    from tinytui.event_log import check_json, event_json, legacy_params_digest
-    from tinytui.model import diff
-    from tinytui.session import Session
+    from tinytui.model.diff import diff
+    from tinytui.recording.event_log import check_json, event_json
+    from tinytui.recording.state_digest import legacy_params_digest
+    from tinytui.session.session import Session
 
     s = Session(model)
     name = "blocks.0.W_1"

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import time
 
-from tinytui.model import diff, load_default, run
+from tinytui.model.diff import diff
+from tinytui.model.io.model_file import load_default
+from tinytui.model.trace import run
 
 
 def main(repeats: int = 2000) -> None:

@@ -32,13 +32,16 @@ from bare_apps import Canvas, OneLine
 from textual import events
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 
-from tinytui import collector
-from tinytui.app import TinyTuiApp
-from tinytui.model import ModelFile, Params, Switches, load_default
+from tinytui.cli import collector
 from tinytui.model.config import ModelConfig
-from tinytui.model.params import param_shapes
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.model_file import load_default
+from tinytui.model.params import Params, param_shapes
+from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
-from tinytui.session import Session, State
+from tinytui.session.session import Session
+from tinytui.session.state import State
+from tinytui.tui.app import TinyTuiApp
 
 SIZE = (120, 40)
 RESULTS = Path(__file__).parent / "results" / "view.txt"
@@ -137,7 +140,7 @@ async def floor(pilot, repeats: int) -> float:
 
 
 async def measure(model: ModelFile, repeats: int) -> dict:
-    from tinytui.widgets.panes import StepPanes
+    from tinytui.tui.widgets.step_panes import StepPanes
 
     app = make(model)
     app.frames = Frames(app)  # type: ignore[attr-defined]
@@ -192,12 +195,12 @@ async def bare(app) -> dict:
 FIRST_FRAME = """
 import time, sys, gc
 t0 = time.perf_counter()
-gc.disable()  # as the tinytui command (tinytui.launch) does while the program loads
+gc.disable()  # as the tinytui command (tinytui.cli.launch) does while the program loads
 import asyncio
 from tinytui import collector
-from tinytui.app import TinyTuiApp
+from tinytui.tui.app import TinyTuiApp
 from tinytui.model import load_default
-from tinytui.session import Session, State
+from tinytui.session.session import Session, State
 from tinytui.model import Switches
 from tinytui.model.trace import DEFAULT_LR
 m = load_default()

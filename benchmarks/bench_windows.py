@@ -49,12 +49,14 @@ FIGURES = {
 
 async def _measure(path: str, figure: str) -> tuple[float, float, str]:
     """(seconds the figure took, the pause floor, what was on screen) in this process."""
-    from tinytui.app import TinyTuiApp
-    from tinytui.model import Switches, load
+    from tinytui.model.io.model_file import load
+    from tinytui.model.switches import Switches
     from tinytui.model.trace import DEFAULT_LR
-    from tinytui.screens.params import ParamScreen
-    from tinytui.session import Session, State
-    from tinytui.widgets.grid import Grid
+    from tinytui.session.session import Session
+    from tinytui.session.state import State
+    from tinytui.tui.app import TinyTuiApp
+    from tinytui.tui.screens.param_browser import ParamScreen
+    from tinytui.tui.widgets.grid.grid import Grid
 
     model = load(path)
     app = TinyTuiApp(Session(model, State(model.params, model.prompt, model.target, Switches(), DEFAULT_LR)))

@@ -1,28 +1,8 @@
-"""The chapter's transformer in pure numpy. Importing this package never imports textual or rich."""
+"""The chapter's transformer in pure numpy: the forward core at the top, the rest in subpackages.
 
-from tinytui.model.config import ModelConfig
-from tinytui.model.diff import TraceDiff, diff, no_change
-from tinytui.model.files import ModelFile, ModelFileError, load, load_default, save
-from tinytui.model.params import Params
-from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, Stage
-from tinytui.model.switches import Switches
-from tinytui.model.trace import Trace, run
-
-__all__ = [
-    "STAGES",
-    "STAGE_BY_NUMBER",
-    "ModelConfig",
-    "ModelFile",
-    "ModelFileError",
-    "Params",
-    "Stage",
-    "Switches",
-    "Trace",
-    "TraceDiff",
-    "diff",
-    "load",
-    "load_default",
-    "no_change",
-    "run",
-    "save",
-]
+The core: config (a model's shape), names (one name per tensor and parameter), params (immutable
+weights), ops (the forward's small functions), switches, trace (run() and the Trace it returns), stages
+and panels (the stage table and what each stage shows), step_path (the stepper's path through the
+blocks), diff, count and checks (the one validator of typed values). Subpackages: backward, why, texts,
+analysis, io, training. Nothing here imports textual, rich or any part of the app.
+"""

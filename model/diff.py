@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tinytui.model import steps
+from tinytui.model import step_path as steps
 from tinytui.model.trace import Trace
 
 TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals

@@ -118,3 +118,17 @@ def label(name: str, n_blocks: int = 1) -> str:
     if b is None or n_blocks == 1:
         return local
     return f"{local} (block {b + 1})"
+
+
+def part_label(name: str, n_blocks: int = 1) -> str:
+    """How a part is shown: 'embedding', 'head 2 (block 1)', 'FFN hidden·W_2', 'b_2 (block 2)'."""
+    if name == "emb":
+        return "embedding"
+    if name == "pe":
+        return "positional encoding"
+    if name == "lnf_b":
+        return "final norm's bias"
+    _, b, local = name.split(".", 2)
+    words = {"hidden": "FFN hidden·W_2", "b_2": "FFN b_2", "b_O": "attention b_O"}
+    text = words.get(local) or "head " + local.removeprefix("head.") + " ·W_O"
+    return text if n_blocks == 1 else f"{text} (block {int(b) + 1})"

@@ -1,8 +1,9 @@
 """What a stage shows, as data: each Stage (stages.py) lists its panels, the UI modules draw them.
 
 A Panel names a kind and the tensors it shows (block-local names as stages.py writes them, "{h}" for
-one per head). Nothing here draws: tinytui.report, tinytui.widgets.cells and tinytui.widgets.backward
-each map a kind to a builder, so no module outside the stage table asks which step it is drawing.
+one per head). Nothing here draws: tinytui.report.step_report, tinytui.present.cells and
+tinytui.present.backward_tables each map a kind to a builder, so no module outside the stage table asks which
+step it is drawing.
 """
 
 from __future__ import annotations

@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tinytui.model import names, stage_facts, stage_formulas, stage_texts
+from tinytui.model import names
 from tinytui.model import panels as P
 from tinytui.model.config import ModelConfig
 from tinytui.model.panels import Panel
 from tinytui.model.params import block_param_shapes, param_shapes
 from tinytui.model.switches import Switches
+from tinytui.model.texts import attention_texts, output_texts, stage_facts, step_texts
+from tinytui.model.texts import formulas as stage_formulas
 from tinytui.model.trace import Trace
 
 
@@ -32,14 +34,14 @@ class Stage:
     latex: str  # the equation as the chapter writes it, for handouts
     reads: tuple[str, ...]
     writes: tuple[str, ...]
-    explain: Callable[[Trace], str]  # stage_texts.py: what the step does, and what this run shows
+    explain: Callable[[Trace], str]  # step_texts.py: what the step does, and what this run shows
     panels: tuple[Panel, ...] = ()  # what the step makes, in the order it is shown (covers writes)
     inputs: tuple[Panel, ...] = ()  # what it shows of earlier steps' tensors (its weights: from reads)
     passed_back: tuple[Panel, ...] = ()  # the backward walk's "passed back" panels, if not its gradients
     # (formula, switches, config or None) -> the formula as the model computes it
     as_run: Callable[[str, Switches, ModelConfig | None], str] = stage_formulas.as_written
     facts: Callable[[Trace], list[str]] = stage_facts.none  # see model.facts.stage_facts
-    per_block: bool = False  # one of the block's steps (5–12): shown once per block (model/steps.py)
+    per_block: bool = False  # one of the block's steps (5–12): shown once per block (model/step_path.py)
     # GPT-2's weights this step also reads when the model has them (params_read() says which it has)
     more_reads: tuple[str, ...] = ()
 
@@ -54,7 +56,7 @@ STAGES: tuple[Stage, ...] = (
         r"\mathrm{id}_p = \mathrm{vocab}(\text{token}_p)",
         (),
         ("ids",),
-        stage_texts.tokens,
+        step_texts.tokens,
         panels=(P.tokens(),),
         facts=stage_facts.tokens,
     ),
@@ -67,7 +69,7 @@ STAGES: tuple[Stage, ...] = (
         r"e_p = E[\mathrm{id}_p]",
         ("ids", "E"),
         ("emb",),
-        stage_texts.embed,
+        step_texts.embed,
         panels=(P.tokens("emb"),),
     ),
     Stage(
@@ -80,7 +82,7 @@ STAGES: tuple[Stage, ...] = (
         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)",
         ("ids",),
         ("pe",),
-        stage_texts.pe,
+        step_texts.pe,
         panels=(P.tokens("pe"),),
         as_run=stage_formulas.pe,
         facts=stage_facts.pe,
@@ -95,7 +97,7 @@ STAGES: tuple[Stage, ...] = (
         r"x_p = E[\mathrm{id}_p] + PE_p",
         ("emb", "pe"),
         ("x",),
-        stage_texts.add,
+        step_texts.add,
         panels=(P.tokens("x"),),
         inputs=P.tensors("emb", "pe"),
         as_run=stage_formulas.add,
@@ -111,7 +113,7 @@ STAGES: tuple[Stage, ...] = (
         r"\quad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2",
         ("x",),
         ("ln1.mean", "ln1.var", "x_norm"),
-        stage_texts.norm1,
+        step_texts.norm1,
         panels=(P.stats("ln1.mean", "ln1.var"), *P.tensors("x_norm")),
         inputs=P.tensors("x"),
         as_run=stage_formulas.norm1,
@@ -128,7 +130,7 @@ STAGES: tuple[Stage, ...] = (
         r"Q = X_n W^Q, \quad K = X_n W^K, \quad V = X_n W^V",
         ("x_norm", "W_Q", "W_K", "W_V"),
         ("q.{h}", "k.{h}", "v.{h}"),
-        stage_texts.qkv,
+        attention_texts.qkv,
         panels=P.tensors("q.{h}", "k.{h}", "v.{h}"),
         inputs=P.tensors("x_norm"),
         per_block=True,
@@ -144,7 +146,7 @@ STAGES: tuple[Stage, ...] = (
         r"S = \frac{QK^{\top}}{\sqrt{d_k}}",
         ("q.{h}", "k.{h}"),
         ("scores.{h}",),
-        stage_texts.scores,
+        attention_texts.scores,
         panels=P.tensors("scores.{h}"),
         inputs=P.tensors("q.{h}", "k.{h}"),
         as_run=stage_formulas.scores,
@@ -161,7 +163,7 @@ STAGES: tuple[Stage, ...] = (
         r"-\infty & j > i \end{cases}",
         ("scores.{h}",),
         ("mask", "attn.{h}"),
-        stage_texts.softmax,
+        attention_texts.softmax,
         panels=P.tensors("mask", "attn.{h}"),
         inputs=P.tensors("scores.{h}"),
         as_run=stage_formulas.softmax,
@@ -178,7 +180,7 @@ STAGES: tuple[Stage, ...] = (
         r"\mathrm{head}_h = A_h V_h",
         ("attn.{h}", "v.{h}", "W_O"),
         ("head.{h}", "mha"),
-        stage_texts.combine,
+        attention_texts.combine,
         panels=P.tensors("head.{h}", "mha"),
         inputs=P.tensors("attn.{h}", "v.{h}"),
         as_run=stage_formulas.combine,
@@ -195,7 +197,7 @@ STAGES: tuple[Stage, ...] = (
         r"x' = x + \mathrm{MHA}(\mathrm{LN}(x))",
         ("x", "mha"),
         ("x_mid",),
-        stage_texts.residual1,
+        attention_texts.residual1,
         panels=P.tensors("x_mid"),
         inputs=P.tensors("x", "mha"),
         as_run=stage_formulas.residual1,
@@ -211,7 +213,7 @@ STAGES: tuple[Stage, ...] = (
         r"\mathrm{FFN}(z) = \max(0,\, z W_1 + b_1)\, W_2 + b_2",
         ("x_mid", "W_1", "b_1"),
         ("x_mid_norm", "hidden_pre", "hidden"),
-        stage_texts.ffn,
+        output_texts.ffn,
         panels=P.tensors("x_mid_norm", "hidden_pre", "hidden"),
         inputs=P.tensors("x_mid"),
         as_run=stage_formulas.ffn,
@@ -228,7 +230,7 @@ STAGES: tuple[Stage, ...] = (
         r"y = x' + \mathrm{FFN}(\mathrm{LN}(x'))",
         ("hidden", "W_2", "b_2", "x_mid"),
         ("ffn", "y"),
-        stage_texts.residual2,
+        output_texts.residual2,
         panels=P.tensors("ffn", "y"),
         inputs=P.tensors("hidden", "x_mid"),
         as_run=stage_formulas.residual2,
@@ -243,7 +245,7 @@ STAGES: tuple[Stage, ...] = (
         r"z = \mathrm{LN}(y_{T})",
         ("y",),
         ("z",),
-        stage_texts.final_norm,
+        output_texts.final_norm,
         panels=P.tensors("z"),
         inputs=P.tensors("y"),
         as_run=stage_formulas.final_norm,
@@ -259,7 +261,7 @@ STAGES: tuple[Stage, ...] = (
         r"\ell = z E^{\top}, \qquad p = \mathrm{softmax}(\ell)",
         ("z", "E"),
         ("logits", "probs"),
-        stage_texts.unembed,
+        output_texts.unembed,
         panels=(P.logits(),),
         inputs=P.tensors("z"),
         facts=stage_facts.unembed,
@@ -273,7 +275,7 @@ STAGES: tuple[Stage, ...] = (
         r"L = -\log p_{t}, \qquad \frac{\partial L}{\partial \ell} = p - \mathrm{onehot}(t)",
         ("probs", "logits"),
         ("loss", "grad_logits", "logits_stepped", "probs_stepped", "loss_stepped"),
-        stage_texts.loss,
+        output_texts.loss,
         panels=(P.loss(), *P.tensors("grad_logits", "logits_stepped", "probs_stepped")),
         inputs=(P.logits(),),
         passed_back=(P.logits_gradient(),),
@@ -288,7 +290,7 @@ STAGES: tuple[Stage, ...] = (
         r"V d + N\,(4d^2 + 2 d\, d_{ff} + d_{ff} + d)",
         ("E", "W_Q", "W_K", "W_V", "W_O", "W_1", "b_1", "W_2", "b_2"),
         (),
-        stage_texts.count_params,
+        output_texts.count_params,
         panels=(P.counts(),),
         as_run=stage_formulas.count_params,
         facts=stage_facts.count_params,

@@ -1,8 +1,9 @@
 """Apps for tests: the debugger as `tinytui ARGS…` would open it."""
 
-from tinytui.app import TinyTuiApp
-from tinytui.cli import build_parser, setup_from
-from tinytui.session import Session
+from tinytui.cli.options import build_parser
+from tinytui.cli.run_setup import setup_from
+from tinytui.session.session import Session
+from tinytui.tui.app import TinyTuiApp
 
 
 def make_app(*argv: str, **options) -> TinyTuiApp:

@@ -1,6 +1,7 @@
 import pytest
 
-from tinytui.model import load_default, run
+from tinytui.model.io.model_file import load_default
+from tinytui.model.trace import run
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from tinytui.model import Params
 from tinytui.model.config import ModelConfig
-from tinytui.model.params import param_shapes
+from tinytui.model.params import Params, param_shapes
 
 
 def config(d: int, heads: int, d_head: int, d_ff: int, vocab: int, blocks: int = 1, **more) -> ModelConfig:

@@ -1,6 +1,6 @@
 import sys
 
-from tinytui.launch import main
+from tinytui.cli.launch import main
 
 if __name__ == "__main__":
     sys.exit(main())

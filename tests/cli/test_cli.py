@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from tinytui.cli import main
+from tinytui.cli.main import main
 
 
 def run_cli(*args):
@@ -64,7 +64,8 @@ def test_print_in_a_terminal_uses_rich(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("FORCE_COLOR", "1")
     out = Tty()
-    from tinytui.cli import build_parser, cmd_print
+    from tinytui.cli.main import cmd_print
+    from tinytui.cli.options import build_parser
 
     cmd_print(build_parser().parse_args(["print", "--step", "14"]), out)
     assert "0.3107" in out.getvalue() and "\x1b[" in out.getvalue()

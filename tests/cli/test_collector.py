@@ -2,7 +2,8 @@
 
 import gc
 
-from tinytui import cli, collector
+from tinytui.cli import collector, debugger
+from tinytui.cli import main as cli
 
 
 def test_settle_freezes_what_exists_and_collects_the_young_every_10000():
@@ -29,12 +30,12 @@ def test_run_app_settles_the_collector_before_the_app_runs(monkeypatch):
         def run(self):
             order.append("run")
 
-    assert cli.run_app(App()) == 0
+    assert debugger.run_app(App()) == 0
     assert order == ["settle", "run"]
 
 
 def test_the_command_pauses_the_collector_while_it_loads_and_any_other_command_resumes_it(capsys):
-    from tinytui import launch
+    from tinytui.cli import launch
 
     seen: list[bool] = []
     real = cli.main

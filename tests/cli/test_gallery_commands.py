@@ -10,12 +10,14 @@ import sys
 import numpy as np
 import pytest
 
-from tinytui.cli import main
-from tinytui.model import ModelFile, Switches, run, save
-from tinytui.model.attribution import attribution
-from tinytui.model.circuits import circuits
-
-from ..model.test_backward import random_model
+from tests.model.test_backward import random_model
+from tinytui.cli.main import main
+from tinytui.model.analysis.attribution import attribution
+from tinytui.model.analysis.circuits import circuits
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.model_file import save
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 
 def cli(capsys, *args):

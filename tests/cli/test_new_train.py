@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tinytui.cli import main
-from tinytui.commands.train import Progress, curve
-from tinytui.model import load
-from tinytui.model.presets import presets
+from tinytui.cli.main import main
+from tinytui.cli.train_command import Progress, curve
+from tinytui.model.io.model_file import load
+from tinytui.model.io.presets import presets
 
 CORPUS = "a woodchuck would chuck wood .\nhow much wood would a woodchuck chuck .\n\nmuch wood .\n"
 

@@ -13,14 +13,18 @@ import numpy as np
 import pytest
 
 from tests.random_models import config, weights
-from tinytui.cli import build_parser, cmd_trace, main
-from tinytui.commands import trace as trace_command
-from tinytui.model import STAGE_BY_NUMBER, ModelFile, run
-from tinytui.render import markdown_report, plain_report, rich_report
-from tinytui.report import fmt, stage_report
-from tinytui.report_window import TOP, picks_of
-from tinytui.session import Session
-from tinytui.transcript import backward_text, step_text
+from tinytui.cli import trace_command
+from tinytui.cli.main import cmd_trace, main
+from tinytui.cli.options import build_parser
+from tinytui.model.io.document import ModelFile
+from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.trace import run
+from tinytui.recording.transcript_lines import backward_text, step_text
+from tinytui.report.print_window import TOP, picks_of
+from tinytui.report.render import markdown_report, plain_report, rich_report
+from tinytui.report.step_report import stage_report
+from tinytui.report.tables import fmt
+from tinytui.session.session import Session
 
 PROMPT = ("t5", "t17", "t5", "t2999")
 TARGET = "t42"

@@ -3,10 +3,12 @@ import json
 
 import numpy as np
 
-from tinytui.cli import build_parser, cmd_trace
-from tinytui.model import Switches, run
-from tinytui.model.backward import grad_name, gradients
+from tinytui.cli.main import cmd_trace
+from tinytui.cli.options import build_parser
+from tinytui.model.backward.gradients import grad_name, gradients
 from tinytui.model.params import param_shapes
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 
 def trace_json(*args):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tinytui.cli import main
+from tinytui.cli.main import main
 
 
 def why(capsys, *args):

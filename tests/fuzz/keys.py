@@ -24,15 +24,15 @@ import numpy as np
 from textual import events
 
 from tests.apps import make_app
-from tinytui.actions import ACTIONS
-from tinytui.model import run
-from tinytui.screens.confirm import ConfirmScreen
-from tinytui.screens.help import HelpScreen
-from tinytui.screens.params import ParamScreen
-from tinytui.screens.path import PathScreen
-from tinytui.screens.pick import PickScreen
-from tinytui.widgets.grid import Grid
-from tinytui.widgets.steps import StepList
+from tinytui.model.trace import run
+from tinytui.tui.actions import ACTIONS
+from tinytui.tui.screens.confirm_screen import ConfirmScreen
+from tinytui.tui.screens.help_screen import HelpScreen
+from tinytui.tui.screens.param_browser import ParamScreen
+from tinytui.tui.screens.path_screen import PathScreen
+from tinytui.tui.screens.pick_screen import PickScreen
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.step_list import StepList
 
 SIZES = [(120, 40), (80, 24), (40, 12), (20, 6)]
 QUIT = {"q", "ctrl+q", "ctrl+c"}

@@ -5,7 +5,7 @@ GPT-2-only weight reaches the loss."""
 from tests.apps import make_app
 from tests.gpt2.checkpoints import TINY, reference
 from tests.tui.helpers import info, press, status
-from tinytui.model import steps
+from tinytui.model import step_path as steps
 
 
 async def test_the_checkpoint_walks_every_step_of_both_blocks():

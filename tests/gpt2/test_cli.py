@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tests.gpt2.checkpoints import TINY, reference
-from tinytui.cli import build_parser, cmd_trace, main
+from tinytui.cli.main import cmd_trace, main
+from tinytui.cli.options import build_parser
 
 
 def trace_json(*args) -> dict:
@@ -86,9 +87,9 @@ def test_a_missing_checkpoint_file_is_one_line(tmp_path, capsys):
 def test_circuits_of_a_large_vocabulary_are_read_at_the_prompts_tokens(capsys, monkeypatch):
     """GPT-2's whole tables would be 144 heads × 2 × 50,257²: a vocabulary over the limit gets its
     circuits at the prompt's tokens and the target, each cell the whole table's."""
-    from tinytui.commands import gallery
-    from tinytui.model.checkpoint import load_checkpoint
-    from tinytui.model.circuits import head_circuits
+    from tinytui.cli import analysis_commands as gallery
+    from tinytui.model.analysis.circuits import head_circuits
+    from tinytui.model.io.checkpoint import load_checkpoint
 
     assert main(["--model", str(TINY), "circuits", "--json"]) == 0  # 8 heads × 2 × 360²: computed whole
     whole = json.loads(capsys.readouterr().out)

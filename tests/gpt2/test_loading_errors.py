@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tests.gpt2.checkpoints import copy, hf_tensors, with_config, with_tensors
-from tinytui.model.checkpoint import load_checkpoint
-from tinytui.model.files import ModelFileError
+from tinytui.model.io.checkpoint import load_checkpoint
+from tinytui.model.io.field_checks import ModelFileError
 
 FOUR = "config.json, model.safetensors, vocab.json and merges.txt"
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.gpt2.checkpoints import TINY, copy, hf_tensors, reference, with_tensors
-from tinytui.model.checkpoint import CheckpointModel, load_checkpoint, load_model
+from tinytui.model.io.checkpoint import CheckpointModel, load_checkpoint, load_model
 from tinytui.model.trace import run
 
 PROMPTS = reference()["prompts"]
@@ -82,7 +82,7 @@ def test_the_hubs_spelling_reads_the_same(tmp_path, tiny):
 
 
 def test_load_model_reads_a_folder_or_a_model_file(tiny):
-    from tinytui.model.files import default_model_path
+    from tinytui.model.io.model_file import default_model_path
 
     assert isinstance(load_model(TINY), CheckpointModel)
     chapter = load_model(default_model_path())

@@ -11,10 +11,10 @@ from safetensors import safe_open
 from tests.apps import make_app
 from tests.gpt2.checkpoints import TINY, copy
 from tests.tui.helpers import press
-from tinytui.model.checkpoint import load_checkpoint
-from tinytui.model.checkpoint_save import hf_tensors, save_checkpoint, save_edited, suggested_name
-from tinytui.model.checkpoint_weights import to_params
-from tinytui.session import Session
+from tinytui.model.io.checkpoint import load_checkpoint
+from tinytui.model.io.checkpoint_save import hf_tensors, save_checkpoint, save_edited, suggested_name
+from tinytui.model.io.checkpoint_weights import to_params
+from tinytui.session.session import Session
 
 TEXT = "The river runs to the mill again"
 

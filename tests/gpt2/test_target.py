@@ -5,7 +5,7 @@ import pytest
 
 from tests.gpt2.checkpoints import TINY
 from tinytui.model import checks
-from tinytui.model.checkpoint import load_checkpoint
+from tinytui.model.io.checkpoint import load_checkpoint
 
 BPE = load_checkpoint(TINY).tokenizer
 

@@ -14,16 +14,13 @@ import numpy as np
 import pytest
 
 from tests.random_models import config, weights
-from tinytui.model import ModelConfig, Switches, run
-from tinytui.model.backward import (
-    BACKWARD_BY_NUMBER,
-    BACKWARD_STAGES,
-    backward_stages,
-    grad_name,
-    gradients,
-)
+from tinytui.model.backward.gradients import grad_name, gradients
+from tinytui.model.backward.walk_stages import BACKWARD_BY_NUMBER, BACKWARD_STAGES, backward_stages
+from tinytui.model.config import ModelConfig
 from tinytui.model.names import resolve
 from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 H = 1e-6
 REL, NOISE = 1e-6, 2e-9

@@ -8,8 +8,9 @@ import pytest
 from safetensors.numpy import load_file, save_file
 
 from tests.model.test_params_sharing import random_params
-from tinytui.model import ModelFile, ModelFileError, load, save
-from tinytui.model.files import BINARY_ABOVE, parse, to_document
+from tinytui.model.io.document import ModelFile, parse, to_document
+from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.model_file import BINARY_ABOVE, load, save
 
 
 def random_model(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tests.model.test_backward import RANDOM, SWITCHES, random_model
-from tinytui.model import Switches, run
-from tinytui.model.change_note import change_note
+from tinytui.model.switches import Switches
+from tinytui.model.texts.change_note import change_note
+from tinytui.model.trace import run
 
 
 @pytest.fixture(scope="module")

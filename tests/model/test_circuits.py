@@ -5,18 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tinytui.model import Switches, run
-from tinytui.model.attribution import (
+from tests.model.test_backward import GPT2, random_model
+from tinytui.model.analysis.attribution import (
     NOT_EXACT,
     attribution,
     default_tokens,
-    part_label,
     part_names,
     residual_parts,
 )
-from tinytui.model.circuits import OV_IGNORES, QK_IGNORES, circuits, circuits_json, head_circuits
-
-from .test_backward import GPT2, random_model
+from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, circuits, circuits_json, head_circuits
+from tinytui.model.names import part_label
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 # (seed, d_model, heads, d_head, d_ff, vocab, blocks, T): none of them has d_model 4 but the chapter's
 # shape; one has two blocks and three heads, one a d_model that is a multiple of 3

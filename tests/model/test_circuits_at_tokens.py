@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tinytui.model.circuits import circuits, circuits_json, head_circuits
+from tinytui.model.analysis.circuits import circuits, circuits_json, head_circuits
 
 
 def test_circuits_at_some_tokens_are_the_whole_tables_cells(chapter):

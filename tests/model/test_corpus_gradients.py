@@ -1,4 +1,4 @@
-"""The every-position loss of model/corpus.py: its hand-written backward against central finite
+"""The every-position loss of model/training/corpus.py: its hand-written backward against central finite
 differences, on the chapter model and random models, with the tolerance of test_backward.py.
 
 The reference is test_backward's independent forward pass (checked there against model.trace), with the
@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from tests.model.test_backward import GPT2, RANDOM, SWITCHES, H, assert_matches_fd, forward, random_model
-from tinytui.model import Switches, run
-from tinytui.model.backward import gradients
-from tinytui.model.corpus import (
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
+from tinytui.model.training.corpus import (
     batch_gradients,
     check_lines,
     corpus_loss,

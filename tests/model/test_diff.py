@@ -1,8 +1,10 @@
 import numpy as np
 
-from tinytui.model import Switches, diff, run
+from tinytui.model.diff import diff
 from tinytui.model.names import resolve
 from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 
 def _edit(chapter, name, index, value):

@@ -5,8 +5,9 @@ import sys
 
 import pytest
 
-from tinytui.model import ModelFileError, load, load_default, save
-from tinytui.model.files import default_model_path, to_document
+from tinytui.model.io.document import to_document
+from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.model_file import default_model_path, load, load_default, save
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def test_preset_matches_the_shared_chapter_model(doc):
 
 def test_save_round_trips(tmp_path, chapter):
     edited = chapter.params.with_edit("blocks.0.W_O", (2, 3), 0.25)
-    from tinytui.model.files import ModelFile
+    from tinytui.model.io.document import ModelFile
 
     p = tmp_path / "edited.json"
     save(ModelFile("edited", "", edited, chapter.prompt, chapter.target), p)
@@ -97,7 +98,7 @@ def test_top_level_not_an_object(tmp_path):
 
 
 def test_doc_round_trip_is_stable(chapter):
-    from tinytui.model.files import ModelFile, parse
+    from tinytui.model.io.document import ModelFile, parse
 
     again = parse(to_document(ModelFile("x", "", chapter.params, chapter.prompt, chapter.target)))
     assert again.params == chapter.params
@@ -107,7 +108,8 @@ def test_model_package_imports_no_ui():
     import subprocess
 
     code = (
-        "import model, model.facts, model.count, model.diff; import sys; "
+        "import tinytui.model, tinytui.model.texts.facts, tinytui.model.count, tinytui.model.diff; "
+        "import sys; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

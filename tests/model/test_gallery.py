@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from tinytui.model import Switches, run
-from tinytui.model.gallery import (
+from tests.model.test_backward import random_model
+from tinytui.model.analysis.gallery_reading import (
     GPT3,
     artist_rules,
     captions,
@@ -18,8 +18,8 @@ from tinytui.model.gallery import (
     scale_card,
     shade,
 )
-
-from .test_backward import random_model
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 SIZES = {  # (seed, d_model, heads, d_head, d_ff, vocab, blocks, T)
     "d5-3heads": (31, 5, 3, 2, 6, 7, 1, 4),

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from tests.random_models import config, weights
-from tinytui.model import ModelFileError, load, run, save
-from tinytui.model.files import ModelFile, default_model_path, parse, to_document
+from tinytui.model.io.document import ModelFile, parse, to_document
+from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.model_file import default_model_path, load, save
+from tinytui.model.trace import run
 
 GPT2 = {"positions": "learned", "norm_affine": True, "attn_bias": True, "activation": "gelu"}
 

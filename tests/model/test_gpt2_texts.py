@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from tests.random_models import config, weights
-from tinytui.model import Switches, run
-from tinytui.model.facts import stage_facts
-from tinytui.model.files import ModelFile
-from tinytui.model.stage_facts import tied_groups
+from tinytui.model.io.document import ModelFile
 from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, formula_as_run, params_read
-from tinytui.model.switches import defaults
-from tinytui.session import Session
+from tinytui.model.switches import Switches, defaults
+from tinytui.model.texts.facts import stage_facts
+from tinytui.model.texts.wording import tied_groups
+from tinytui.model.trace import run
+from tinytui.session.session import Session
 
 GPT2 = {"positions": "learned", "norm_affine": True, "attn_bias": True, "activation": "gelu"}
 
@@ -96,7 +96,7 @@ def test_a_model_starts_with_its_own_activation():
 
 
 def test_gpt2s_weight_cells_are_labelled_by_their_axes():
-    from tinytui.display_names import cell
+    from tinytui.report.display_names import cell
 
     params, _ = gpt2_trace()
     cfg = params.cfg
@@ -106,7 +106,7 @@ def test_gpt2s_weight_cells_are_labelled_by_their_axes():
 
 
 def test_a_head_that_copies_dims_is_read_at_any_width():
-    from tinytui.model.stage_texts_attention import _reads
+    from tinytui.model.texts.attention_texts import _reads
 
     rng = np.random.default_rng(2)
     x_norm = rng.normal(size=(5, 40))

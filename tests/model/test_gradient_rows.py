@@ -1,12 +1,11 @@
 """Rows of E's gradient and of its unembedding share without the whole table (Gradients.rows,
-model/backward_rows.py): the same bits as the rows of the whole, and nothing 300 MB made at GPT-2 size
+model/backward/rows.py): the same bits as the rows of the whole, and nothing 300 MB made at GPT-2 size
 when only a window's rows are read (the overlay at step 14, the inspector on one of its cells)."""
 
 import numpy as np
 
-from tests.model.test_lazy_gradients import SWITCHES, case, model  # noqa: F401  (fixtures)
-from tinytui.model.backward import Gradients
-from tinytui.model.provenance import explain
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.why.explain import explain
 
 
 def picked_rows(params, trace) -> np.ndarray:
@@ -17,8 +16,8 @@ def picked_rows(params, trace) -> np.ndarray:
     return np.array([ids[-1], *others, cfg.token_id(trace.target), ids[0]])
 
 
-def test_rows_are_the_rows_of_the_whole_table_bit_for_bit(case):  # noqa: F811
-    params, trace, _ = case
+def test_rows_are_the_rows_of_the_whole_table_bit_for_bit(gradient_case):
+    params, trace, _ = gradient_case
     rows = picked_rows(params, trace)
     for name in ("grad.E", "grad.E.unembed", "grad.E.lookup"):
         lazy = Gradients(params, trace)
@@ -33,8 +32,8 @@ def test_rows_are_the_rows_of_the_whole_table_bit_for_bit(case):  # noqa: F811
     assert lazy.rows("grad.E", rows).tobytes() == Gradients(params, trace)["grad.E"][rows].tobytes()
 
 
-def test_the_inspector_on_a_cell_of_e_gradient_reads_its_row_only(case):  # noqa: F811
-    params, trace, _ = case
+def test_the_inspector_on_a_cell_of_e_gradient_reads_its_row_only(gradient_case):
+    params, trace, _ = gradient_case
     lazy = Gradients(params, trace)
     t = int(trace["ids"][0])
     why = explain(trace, params, "grad.E", (t, 1), lazy)

@@ -7,9 +7,11 @@ import os
 import numpy as np
 import pytest
 
-from tinytui.model import ModelConfig, ModelFileError, load, run
-from tinytui.model.files import MAX_FILE_BYTES, default_model_path
+from tinytui.model.config import ModelConfig
+from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.model_file import MAX_FILE_BYTES, default_model_path, load
 from tinytui.model.params import block_param_shapes
+from tinytui.model.trace import run
 
 
 def preset() -> dict:
@@ -155,7 +157,7 @@ def test_not_utf8(tmp_path):
 
 
 def test_gpt2_small_shapes_are_within_the_limits():
-    from tinytui.model.files import LIMITS
+    from tinytui.model.io.field_checks import LIMITS
 
     gpt2 = {"d_model": 768, "n_heads": 12, "d_head": 64, "d_ff": 3072, "n_ctx": 1024, "vocab": 50257}
     assert all(v <= LIMITS[k] for k, v in gpt2.items()) and LIMITS["weights.blocks"] >= 12

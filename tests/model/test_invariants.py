@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from tinytui.model import Switches, run
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 
 def test_layer_norm_rows(trace):

@@ -6,47 +6,10 @@ first; and reading a name computes only the parts that lead to it."""
 import numpy as np
 import pytest
 
-from tests.gpt2.checkpoints import TINY
-from tests.random_models import config, weights
-from tinytui.model import Switches
-from tinytui.model.backward import PREFIX, Gradients, gradients
-from tinytui.model.backward_rules import block_backward, embedding_backward, norm_backward, param_axes
-from tinytui.model.checkpoint import load_checkpoint
+from tinytui.model.backward.gradients import Gradients, gradients
+from tinytui.model.backward.parts import PREFIX
 from tinytui.model.names import prefix, split
-from tinytui.model.params import param_shapes
-from tinytui.model.trace import Axis, run
-
-
-def eager(params, trace) -> dict:
-    """The backward in one pass, as model/backward.py computed it before it was lazy: name -> (axes,
-    array)."""
-    cfg, sw, eps = params.cfg, trace.switches, params.cfg.eps
-    g, pg = {}, {}
-    onehot = np.zeros(cfg.n_vocab)
-    onehot[cfg.token_id(trace.target)] = 1.0
-    g["logits"] = trace["probs"] - onehot
-    g["z"] = g["logits"] @ params["E"]
-    e_unembed = np.outer(g["logits"], trace["z"])
-    last_y = prefix(cfg.n_blocks - 1) + "y"
-    dy = np.zeros_like(trace[last_y])
-    dy[-1] = norm_backward(g["z"], trace[last_y][-1], eps, params, "lnf_", pg, "lnf_")
-    for b in reversed(range(cfg.n_blocks)):
-        g[prefix(b) + "y"] = dy
-        x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
-        dy = block_backward(params.block(b), trace, x_in, dy, cfg, sw, b, g, pg)
-    g["x"] = dy
-    e_lookup = embedding_backward(params, trace, dy, g, pg)
-    pg["E"] = e_lookup + e_unembed
-    vocab = (Axis("vocab", cfg.vocab), Axis("dims", cfg.dims))
-    axes = param_axes(cfg)
-    out = {
-        "grad.E": (vocab, pg["E"]),
-        "grad.E.lookup": (vocab, e_lookup),
-        "grad.E.unembed": (vocab, e_unembed),
-    }
-    out |= {PREFIX + p: (axes[split(p)[1]], pg[p]) for p in param_shapes(cfg) if p != "E"}
-    out |= {PREFIX + n: (trace.tensor(n).axes, g[n]) for n in trace if n in g}
-    return {name: (ax, arr + 0.0) for name, (ax, arr) in out.items()}  # −0.0 + 0.0 is +0.0, all else kept
+from tinytui.model.trace import run
 
 
 def same(lazy: Gradients, reference: dict) -> None:
@@ -59,56 +22,14 @@ def same(lazy: Gradients, reference: dict) -> None:
         assert not got.values.flags.writeable, name
 
 
-def chapter_case(chapter):
-    return chapter.params, chapter.prompt, chapter.target
-
-
-def three_blocks(**gpt2):
-    rng = np.random.default_rng(23)
-    cfg = config(6, 3, 2, 5, 9, blocks=3, **gpt2)
-    params = weights(rng, cfg, 0.8)
-    return params, tuple(cfg.vocab[i] for i in rng.integers(0, 9, 5)), cfg.vocab[4]
-
-
-def tiny_gpt2():
-    model = load_checkpoint(TINY)
-    return model.params, model.prompt_pieces("the miller rows the boat to the"), "Ġwater"
-
-
-GPT2_LIKE = {"positions": "learned", "norm_affine": True, "attn_bias": True, "activation": "gelu", "n_ctx": 6}
-SWITCHES = {
-    "default": Switches(),
-    "post-norm, no skip, head 2 ablated": Switches(norm="post", residual=False, ablated_heads={2}),
-    "mask and PE off, GELU": Switches(causal_mask=False, positional_encoding=False, activation="gelu"),
-}
-
-
-@pytest.fixture(
-    scope="module", params=["chapter", "three blocks", "three blocks, GPT-2's terms", "tiny GPT-2"]
-)
-def model(request, chapter):
-    if request.param == "chapter":
-        return chapter_case(chapter)
-    if request.param == "tiny GPT-2":
-        return tiny_gpt2()
-    return three_blocks(**(GPT2_LIKE if "GPT-2" in request.param else {}))
-
-
-@pytest.fixture(params=list(SWITCHES))
-def case(request, model):
-    params, prompt, target = model
-    trace = run(params, prompt, target, SWITCHES[request.param])
-    return params, trace, eager(params, trace)
-
-
-def test_everything_equals_the_one_pass_backward(case):
-    params, trace, reference = case
+def test_everything_equals_the_one_pass_backward(gradient_case):
+    params, trace, reference = gradient_case
     same(gradients(params, trace), reference)
 
 
 @pytest.mark.parametrize("order", ["the walk's", "the input's first", "shuffled"])
-def test_any_order_of_reading_gives_the_same_bits(case, order):
-    params, trace, reference = case
+def test_any_order_of_reading_gives_the_same_bits(gradient_case, order):
+    params, trace, reference = gradient_case
     names = list(reference)
     if order == "the input's first":  # grad.x first: every part at once, from the bottom's request
         names = ["grad.x", *names]
@@ -122,8 +43,8 @@ def test_any_order_of_reading_gives_the_same_bits(case, order):
     same(lazy, reference)
 
 
-def test_reading_a_name_computes_only_what_leads_to_it(case):
-    params, trace, reference = case
+def test_reading_a_name_computes_only_what_leads_to_it(gradient_case):
+    params, trace, reference = gradient_case
     lazy = Gradients(params, trace)
     assert len(lazy) == len(reference) and "grad.E" in lazy and "grad.probs" not in lazy
     assert lazy.computed() == ()  # names, length and membership compute nothing
@@ -158,7 +79,7 @@ def test_reading_a_name_computes_only_what_leads_to_it(case):
         lazy["grad.no.such"]
 
 
-def test_a_trace_of_another_shape_is_refused(chapter):
-    params, prompt, target = three_blocks()
+def test_a_trace_of_another_shape_is_refused(chapter, three_block_model):
+    params, prompt, target = three_block_model
     with pytest.raises(ValueError, match="different model shape"):
         Gradients(chapter.params, run(params, prompt, target))

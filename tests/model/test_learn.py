@@ -2,9 +2,10 @@ import numpy as np
 import pytest
 
 from tests.model.test_backward import RANDOM, SWITCHES, random_model
-from tinytui.model import Switches, run
-from tinytui.model.backward import gradients
-from tinytui.model.learn import MAX_STEPS, sgd_step, train
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
+from tinytui.model.training.learn import MAX_STEPS, sgd_step, train
 
 
 def test_one_step_is_params_minus_lr_grad_exactly(chapter, trace):

@@ -1,4 +1,5 @@
-"""model/make.py (new models of any size), model/presets.py (presets by name) and the trained presets."""
+"""model/training/seeded_model.py (new models of any size), model/io/presets.py (presets by name) and the
+trained presets."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinytui.model import checks, corpus, load, make, save
-from tinytui.model.files import LIMITS, ModelFileError
-from tinytui.model.presets import presets, resolve
+from tinytui.model import checks
+from tinytui.model.io.field_checks import LIMITS, ModelFileError
+from tinytui.model.io.model_file import load, save
+from tinytui.model.io.presets import presets, resolve
+from tinytui.model.training import corpus
+from tinytui.model.training import seeded_model as make
 
 PRESETS = Path(__file__).resolve().parents[2] / "model" / "presets"
 

@@ -1,8 +1,9 @@
 """One name for every tensor, parameter and gradient; one label for each on screen."""
 
-from tinytui.model import names, run
-from tinytui.model.backward import gradients
+from tinytui.model import names
+from tinytui.model.backward.gradients import gradients
 from tinytui.model.stages import STAGES
+from tinytui.model.trace import run
 
 
 def test_every_block_tensor_and_weight_carries_its_block(chapter, trace):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from tests.random_models import config, weights
-from tinytui.model import ModelFile, Params
-from tinytui.model.params import FLATTEN_DEPTH, adopt
+from tinytui.model.io.document import ModelFile
+from tinytui.model.params import FLATTEN_DEPTH, Params, adopt
 
 
 def random_params(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):
@@ -104,7 +104,7 @@ def test_contains_does_not_build_arrays(chapter):
 
 
 def test_model_file_keeps_working_with_overlays(chapter, tmp_path):
-    from tinytui.model import load, save
+    from tinytui.model.io.model_file import load, save
 
     q = chapter.params.with_edit("blocks.0.W_O", (2, 3), 0.25)
     save(ModelFile("m", "", q, chapter.prompt, chapter.target), tmp_path / "m.json")

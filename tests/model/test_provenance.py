@@ -16,20 +16,18 @@ import numpy as np
 import pytest
 
 from tests.model.test_backward import GPT2, RANDOM, SWITCHES, random_model
-from tinytui.model import (
-    Switches,
-    provenance_attention,
-    provenance_block,
-    provenance_grad_block,
-    provenance_grad_params,
-    provenance_grads,
-    provenance_stream,
-    run,
-)
-from tinytui.model.backward import gradients
+from tinytui.model.backward.gradients import gradients
 from tinytui.model.names import label
-from tinytui.model.provenance import RULES, CellError, explain, names_of, parse_cell
-from tinytui.model.provenance_core import num
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
+from tinytui.model.why import attention_cells as provenance_attention
+from tinytui.model.why import block_cells as provenance_block
+from tinytui.model.why import grad_block_cells as provenance_grad_block
+from tinytui.model.why import grad_cells as provenance_grads
+from tinytui.model.why import grad_param_cells as provenance_grad_params
+from tinytui.model.why import stream_cells as provenance_stream
+from tinytui.model.why.explain import RULES, CellError, explain, names_of, parse_cell
+from tinytui.model.why.rule_pieces import num
 
 RTOL, ATOL = 1e-9, 1e-12
 

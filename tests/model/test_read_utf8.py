@@ -4,11 +4,11 @@ import os
 
 import pytest
 
-from tinytui.commands.new import CommandError, read_text
-from tinytui.model import bpe
-from tinytui.model.files import ModelFileError
-from tinytui.model.files import load as load_file
-from tinytui.model.safe_io import TextFileError, read_utf8
+from tinytui.cli.new_command import CommandError, read_text
+from tinytui.model.io import bpe
+from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.model_file import load as load_file
+from tinytui.model.io.safe_io import TextFileError, read_utf8
 
 
 def test_reads_a_small_utf8_file(tmp_path):

@@ -3,8 +3,8 @@
 import pytest
 
 from tinytui.model import names, panels
-from tinytui.model.facts import stage_facts
 from tinytui.model.stages import STAGES
+from tinytui.model.texts.facts import stage_facts
 
 
 def _shown(stage_panels):

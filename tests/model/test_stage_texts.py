@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 
 from tests.model.test_backward import RANDOM, SWITCHES, random_model
-from tinytui.model import STAGES, Switches, run
 from tinytui.model import count as counting
+from tinytui.model.stages import STAGES
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 MORE = {
     "mask and PE off": Switches(causal_mask=False, positional_encoding=False),

@@ -1,7 +1,7 @@
 from dataclasses import replace
 
-from tinytui.model import Switches
 from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, formula_as_run
+from tinytui.model.switches import Switches
 
 
 def test_default_switches_give_the_chapters_formulas():

@@ -34,7 +34,7 @@ def test_the_wheel_installs_only_the_tinytui_package(tmp_path):
     top = {n.split("/")[0] for n in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {"tinytui"}
     # the mapped folders, their data and the app's stylesheet are inside it
-    needed = ("model/trace.py", "model/presets/chapter17.json", "themes/scale.py", "app.tcss")
+    needed = ("model/trace.py", "model/presets/chapter17.json", "themes/scale.py", "tui/app.tcss")
     assert all(f"tinytui/{n}" in names for n in needed)
     # every module of the source tree is in the wheel (a subpackage missing from pyproject is not)
     for folder, inside in (("tinytui", "tinytui"), ("model", "tinytui/model"), ("themes", "tinytui/themes")):

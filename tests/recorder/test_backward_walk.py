@@ -1,10 +1,11 @@
 """Backward-walk steps are recorded as such: the transcript shows gradients, replay keeps the flag."""
 
-from tinytui.model.backward import gradients
-from tinytui.recorder import Recorder
-from tinytui.replay import Replayer, load_recording
-from tinytui.report import fmt
-from tinytui.session import Session
+from tinytui.model.backward.gradients import gradients
+from tinytui.recording.recorder import Recorder
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import load_recording
+from tinytui.report.tables import fmt
+from tinytui.session.session import Session
 
 
 def test_backward_walk_steps_show_gradients_and_replay(chapter, tmp_path):

@@ -7,8 +7,8 @@ After a deliberate change to the transcript's format, regenerate it and read the
 import os
 from pathlib import Path
 
-from tinytui.recorder import Recorder
-from tinytui.session import Session
+from tinytui.recording.recorder import Recorder
+from tinytui.session.session import Session
 
 GOLDEN = Path(__file__).parent / "golden" / "short_session.txt"
 

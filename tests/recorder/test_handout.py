@@ -4,9 +4,11 @@ import io
 
 from markdown_it import MarkdownIt
 
-from tinytui.cli import build_parser, cmd_print
-from tinytui.model import STAGES, load_default
-from tinytui.report import stage_report
+from tinytui.cli.main import cmd_print
+from tinytui.cli.options import build_parser
+from tinytui.model.io.model_file import load_default
+from tinytui.model.stages import STAGES
+from tinytui.report.step_report import stage_report
 
 
 def trace_params():

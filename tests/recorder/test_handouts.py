@@ -5,11 +5,13 @@ import json
 
 import pytest
 
-from tinytui.cli import build_parser, cmd_print, cmd_trace
-from tinytui.recorder import Recorder
-from tinytui.replay import Replayer, ReplayError, load_recording
-from tinytui.session import Session
-from tinytui.state_digest import params_digest
+from tinytui.cli.main import cmd_print, cmd_trace
+from tinytui.cli.options import build_parser
+from tinytui.recording.recorder import Recorder
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import ReplayError, load_recording
+from tinytui.recording.state_digest import params_digest
+from tinytui.session.session import Session
 
 INTERNAL = ("x_mid", "hidden_pre", "mha", "logits_stepped", "grad.")
 
@@ -120,10 +122,11 @@ def test_print_and_markdown_show_the_weights_of_their_steps():
 def test_rich_report_shows_the_weights():
     from rich.console import Console
 
-    from tinytui.model import STAGE_BY_NUMBER, load_default
-    from tinytui.model import run as run_model
-    from tinytui.render import rich_report
-    from tinytui.report import stage_report
+    from tinytui.model.io.model_file import load_default
+    from tinytui.model.stages import STAGE_BY_NUMBER
+    from tinytui.model.trace import run as run_model
+    from tinytui.report.render import rich_report
+    from tinytui.report.step_report import stage_report
 
     m = load_default()
     trace = run_model(m.params, m.prompt, m.target)

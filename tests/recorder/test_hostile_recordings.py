@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from tinytui.event_log import MAX_EVENTS
-from tinytui.recorder import Recorder
-from tinytui.replay import ReplayError, load_recording
-from tinytui.session import Session
+from tinytui.recording.event_kinds import MAX_EVENTS
+from tinytui.recording.recorder import Recorder
+from tinytui.recording.replay_file import ReplayError, load_recording
+from tinytui.session.session import Session
 
 ESC = "\x1b[2J\x1b[31m"  # clear the screen, turn it red: what a transcript must never carry
 

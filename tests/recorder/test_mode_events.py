@@ -3,10 +3,12 @@ set_mode; walk steps enter the walk and forward steps leave it; a recording star
 
 import pytest
 
-from tinytui.event_log import KINDS
-from tinytui.recorder import Recorder
-from tinytui.replay import Replayer, load_recording
-from tinytui.session import Mode, Session
+from tinytui.recording.event_kinds import KINDS
+from tinytui.recording.recorder import Recorder
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import load_recording
+from tinytui.session.session import Session
+from tinytui.session.state import Mode
 
 
 def test_mode_events_are_told_in_words_and_replay(chapter, tmp_path):

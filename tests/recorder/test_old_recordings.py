@@ -4,8 +4,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tinytui.replay import Replayer, load_recording
-from tinytui.session import Session
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import load_recording
+from tinytui.session.session import Session
 
 FIXTURE = Path(__file__).parent / "fixtures" / "before-names.jsonl"
 

@@ -7,10 +7,12 @@ import sys
 import numpy as np
 import pytest
 
-from tinytui.recorder import Recorder, events_path
-from tinytui.replay import Replayer, load_recording
-from tinytui.report import fmt
-from tinytui.session import Refused, Session
+from tinytui.recording.recorder import Recorder, events_path
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import load_recording
+from tinytui.report.tables import fmt
+from tinytui.session.session import Session
+from tinytui.session.state import Refused
 
 
 def scripted(session):
@@ -61,7 +63,7 @@ def test_record_then_replay_reaches_the_same_trace_exactly(chapter, tmp_path):
     assert "switches    mask on → mask off" in text and "switches    mask off → mask on" in text
     # the first edit's effect on the prediction and the loss, old → new
     edited = live.history[1]
-    from tinytui.model import run
+    from tinytui.model.trace import run
 
     after_first = run(edited.params, edited.prompt, edited.target, edited.switches)
     assert wood_before.prediction == "wood" and after_first.prediction == "chuck"
@@ -280,9 +282,9 @@ def test_a_user_change_mid_replay_is_refused_or_reported(chapter, tmp_path):
 
 CHILD = """
 import sys
-from tinytui.model import load_default
-from tinytui.recorder import Recorder
-from tinytui.session import Session
+from tinytui.model.io.model_file import load_default
+from tinytui.recording.recorder import Recorder
+from tinytui.session.session import Session
 session = Session(load_default())
 Recorder(sys.argv[1], clock=None).attach(session)
 for n, change in enumerate([lambda: session.goto(9), lambda: session.edit("W_O", (2, 0), "2"),

@@ -7,10 +7,12 @@ import sys
 
 import pytest
 
-from tinytui.cli import build_parser, main, setup_from
-from tinytui.recorder import Recorder
-from tinytui.replay import ReplayError, load_recording
-from tinytui.session import Session
+from tinytui.cli.main import main
+from tinytui.cli.options import build_parser
+from tinytui.cli.run_setup import setup_from
+from tinytui.recording.recorder import Recorder
+from tinytui.recording.replay_file import ReplayError, load_recording
+from tinytui.session.session import Session
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from tests.apps import make_app
-from tinytui import cli
-from tinytui.controllers.steps import StepController
-from tinytui.crash import rescue
-from tinytui.model import load
-from tinytui.replay import load_recording
+from tinytui.cli import main as cli
+from tinytui.model.io.model_file import load
+from tinytui.recording.replay_file import load_recording
+from tinytui.tui.controllers.step_controller import StepController
+from tinytui.tui.crash import rescue
 
 
 class Boom(RuntimeError):
@@ -68,8 +68,8 @@ def crash_in(argv: list[str], monkeypatch) -> int:
     next event of a replay)."""
     from textual.app import App
 
-    from tinytui.app import TinyTuiApp
-    from tinytui.controllers.recording import RecordingController
+    from tinytui.tui.app import TinyTuiApp
+    from tinytui.tui.controllers.recording_controller import RecordingController
 
     monkeypatch.setattr(StepController, "next", explode)
     monkeypatch.setattr(RecordingController, "next_event", explode)
@@ -131,7 +131,7 @@ def test_an_unwritable_folder_falls_back_to_the_next(tmp_path):
 
 
 def test_a_recording_in_memory_only_is_written_beside_the_model(tmp_path):
-    from tinytui.recorder import Recorder
+    from tinytui.recording.recorder import Recorder
 
     app = make_app("--prompt", "a wood chuck")  # edited
     recorder = Recorder(None)
@@ -150,9 +150,9 @@ def test_a_real_process_exits_non_zero(tmp_path):
     script = textwrap.dedent(
         """
         import sys
-        from tinytui import cli
-        from tinytui.app import TinyTuiApp
-        from tinytui.controllers.steps import StepController
+        from tinytui.cli import main as cli
+        from tinytui.tui.app import TinyTuiApp
+        from tinytui.tui.controllers.step_controller import StepController
 
         def explode(self):
             raise RuntimeError("forced crash")
@@ -182,7 +182,7 @@ def test_a_real_process_exits_non_zero(tmp_path):
 
 
 def test_the_message_never_sends_a_control_character_to_the_terminal(tmp_path):
-    from tinytui.crash import CrashReport
+    from tinytui.tui.crash import CrashReport
 
     report = CrashReport("Boom: \x1b[2J", tmp_path / "m\x07.json", recording=tmp_path / "rec\x1b]0;x.txt")
     assert all(line.isprintable() for line in report.lines())

@@ -5,9 +5,9 @@ Textual's option list at 20×6)."""
 import pytest
 
 from tests.apps import make_app
-from tinytui.screens.pick import PickScreen
-from tinytui.screens.too_small import TooSmallScreen
-from tinytui.widgets.steps import StepList
+from tinytui.tui.screens.pick_screen import PickScreen
+from tinytui.tui.screens.too_small_screen import TooSmallScreen
+from tinytui.tui.widgets.step_list import StepList
 
 SMALL = [(20, 6), (40, 12), (59, 40), (120, 15)]
 

@@ -6,7 +6,7 @@ import pytest
 from textual import events
 
 from tests.apps import make_app
-from tinytui.paths import check_record_path, check_save_path, check_screenshot_path
+from tinytui.tui.output_paths import check_record_path, check_save_path, check_screenshot_path
 
 NAMES = ["x\x1b[31mred", "bell\x07", "tab\there", "\u202etxt.exe", "cr\rlf", "del\x7f"]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tinytui.cli import build_parser
-from tinytui.commands.serve import app_command, check_port, is_loopback
+from tinytui.cli.options import build_parser
+from tinytui.cli.serve_command import app_command, check_port, is_loopback
 
 
 def free_port() -> int:

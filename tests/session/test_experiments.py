@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from tinytui.experiments import EXPERIMENT_BY_ID, EXPERIMENTS
-from tinytui.session import Session
+from tinytui.session.session import Session
+from tinytui.tui.switch_table import EXPERIMENT_BY_ID, EXPERIMENTS
 
 
 @pytest.fixture

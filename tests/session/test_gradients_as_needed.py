@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from tests.random_models import config, weights
-from tinytui.model import ModelFile
-from tinytui.model.backward import gradients
-from tinytui.session import Session
-from tinytui.widgets.backward import pane_sections
-from tinytui.widgets.view import View
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.io.document import ModelFile
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.view import View
+from tinytui.session.session import Session
 
 
 @pytest.fixture

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from tests.random_models import config, weights
-from tinytui.model import ModelFile, Params
-from tinytui.session import Session
+from tinytui.model.io.document import ModelFile
+from tinytui.model.params import Params
+from tinytui.session.session import Session
 
 
 def random_model(seed=0, d=32, heads=4, d_head=8, d_ff=96, vocab=40, blocks=3, tokens=6):

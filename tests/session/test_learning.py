@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
 
-from tinytui.model.backward import gradients
-from tinytui.session import Refused, Session
+from tinytui.model.backward.gradients import gradients
+from tinytui.session.session import Session
+from tinytui.session.state import Refused
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The backward walk and the gradient overlay are the session's: events say when they change."""
 
-from tinytui.session import WALK, Mode, Session
+from tinytui.session.session import Session
+from tinytui.session.state import WALK, Mode
 
 
 def _events(session):

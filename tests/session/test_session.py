@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from tinytui.session import Refused, Session, parse_value
+from tinytui.session.session import Session, parse_value
+from tinytui.session.state import Refused
 
 
 @pytest.fixture

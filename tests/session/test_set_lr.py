@@ -2,10 +2,12 @@
 
 import pytest
 
-from tinytui.recorder import Recorder
-from tinytui.replay import Replayer, load_recording
-from tinytui.report import fmt
-from tinytui.session import Refused, Session
+from tinytui.recording.recorder import Recorder
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import load_recording
+from tinytui.report.tables import fmt
+from tinytui.session.session import Session
+from tinytui.session.state import Refused
 
 
 @pytest.fixture

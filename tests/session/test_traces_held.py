@@ -6,7 +6,8 @@ import weakref
 import numpy as np
 import pytest
 
-from tinytui.session import Refused, Session
+from tinytui.session.session import Session
+from tinytui.session.state import Refused
 
 
 def same_trace(a, b):

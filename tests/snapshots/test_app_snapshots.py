@@ -3,8 +3,8 @@
 import pytest
 
 from tests.apps import make_app
-from tinytui.app import TinyTuiApp
-from tinytui.widgets.panes import StepPanes
+from tinytui.tui.app import TinyTuiApp
+from tinytui.tui.widgets.step_panes import StepPanes
 
 W_O = "param:blocks.0.W_O"
 

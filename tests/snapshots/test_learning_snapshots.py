@@ -3,7 +3,7 @@
 import pytest
 
 from tests.apps import make_app
-from tinytui.app import TinyTuiApp
+from tinytui.tui.app import TinyTuiApp
 
 
 @pytest.fixture(autouse=True)

@@ -1,12 +1,13 @@
 """A model at size: 16 tokens of prompt, 4 heads, 2 blocks, d_model 16, a 40-word vocabulary (seeded random
-weights from tinytui.model.make). Its attention step (block 2's step 8) and its logit pane (step 14) at
-120×40 and 80×24. Regenerate with `pytest tests/snapshots --snapshot-update`, then look at each as a PNG."""
+weights from tinytui.model.training.seeded_model). Its attention step (block 2's step 8) and its logit pane
+(step 14) at 120×40 and 80×24. Regenerate with `pytest tests/snapshots --snapshot-update`, then look at each
+as a PNG."""
 
 import pytest
 
-from tinytui.app import TinyTuiApp
-from tinytui.model.make import new_model, sizes
-from tinytui.session import Session
+from tinytui.model.training.seeded_model import new_model, sizes
+from tinytui.session.session import Session
+from tinytui.tui.app import TinyTuiApp
 
 SENTENCE = [
     "the",

@@ -6,7 +6,7 @@ import pytest
 
 from tests.apps import make_app
 from tests.view.test_view_layer import random_app
-from tinytui.widgets.panes import StepPanes
+from tinytui.tui.widgets.step_panes import StepPanes
 
 
 @pytest.fixture(autouse=True)

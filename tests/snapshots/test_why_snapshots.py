@@ -4,7 +4,7 @@ Regenerate with `pytest tests/snapshots --snapshot-update`, then look at each.""
 import pytest
 
 from tests.apps import make_app
-from tinytui.widgets.panes import StepPanes
+from tinytui.tui.widgets.step_panes import StepPanes
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tinytui.actions import ACTIONS
+from tinytui.tui.actions import ACTIONS
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 

@@ -2,9 +2,9 @@
 
 from tinytui.model.panels import KINDS, LOGITS_GRADIENT
 from tinytui.model.stages import STAGES
-from tinytui.report import PANEL_TABLES
-from tinytui.widgets.backward import PASSED_BACK
-from tinytui.widgets.cells import PANEL_ROWS
+from tinytui.present.backward_tables import PASSED_BACK
+from tinytui.present.cells import PANEL_ROWS
+from tinytui.report.step_report import PANEL_TABLES
 
 
 def test_the_printer_and_the_grids_draw_every_forward_panel_kind():

@@ -8,8 +8,8 @@ from textual.widgets import Footer
 
 from tests.apps import make_app
 from tinytui import themes
-from tinytui.app import TinyTuiApp
-from tinytui.config import load_settings
+from tinytui.settings import load_settings
+from tinytui.tui.app import TinyTuiApp
 
 
 @pytest.fixture(autouse=True)

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from tinytui import config
-from tinytui.config import Settings, ThemeMemory, load_settings, remember, save_settings, settings_path
+from tinytui import settings as config
+from tinytui.settings import Settings, ThemeMemory, load_settings, remember, save_settings, settings_path
 
 
 @pytest.fixture(autouse=True)

@@ -62,6 +62,6 @@ def test_the_scanner_reads_tcss(tmp_path):
 def test_app_widgets_and_screens_name_no_colours():
     files = app_files(ROOT)
     if not files:
-        pytest.skip("the Textual app (tinytui/app.py, widgets/, screens/) is not there yet")
+        pytest.skip("the Textual app (tinytui/tui/app.py, widgets/, screens/) is not there yet")
     problems = [p for f in files for p in file_problems(f)]
     assert problems == [], "\n".join(problems)

@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from tinytui import themes
-from tinytui.cli import build_parser, no_color, theme_choice
-from tinytui.config import Settings, load_settings, save_settings
+from tinytui.cli.debugger import no_color, theme_choice
+from tinytui.cli.options import build_parser
+from tinytui.settings import Settings, load_settings, save_settings
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,11 @@
 """Small readers for what the app shows, so tests assert on screen content rather than internals."""
 
-from tinytui.widgets.grid import Grid
-from tinytui.widgets.info import StepInfo
-from tinytui.widgets.logits import LogitBars
-from tinytui.widgets.panes import StepPanes
-from tinytui.widgets.status import StatusBar
-from tinytui.widgets.steps import StepList
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.logits_pane import LogitBars
+from tinytui.tui.widgets.status_bar import StatusBar
+from tinytui.tui.widgets.step_info import StepInfo
+from tinytui.tui.widgets.step_list import StepList
+from tinytui.tui.widgets.step_panes import StepPanes
 
 W_O = "param:blocks.0.W_O"  # the key of W_O's table (step 9)
 

@@ -5,12 +5,14 @@ import json
 
 from tests.apps import make_app
 from tests.tui.helpers import info, press
-from tinytui.actions import ACTION_BY_ID, ACTIONS, check_keymap
-from tinytui.app import TinyTuiApp
-from tinytui.cli import app_options, build_parser
-from tinytui.recorder import Recorder
-from tinytui.replay import Replayer, load_recording
-from tinytui.screens.help import help_rows
+from tinytui.cli.debugger import app_options
+from tinytui.cli.options import build_parser
+from tinytui.recording.recorder import Recorder
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import load_recording
+from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, check_keymap
+from tinytui.tui.app import TinyTuiApp
+from tinytui.tui.screens.help_screen import help_rows
 
 
 def test_each_action_is_described_once_and_runs_a_controller_method(app):
@@ -103,7 +105,7 @@ async def test_replaying_a_recorded_walk_enters_the_walk(chapter, tmp_path):
 async def test_palette_help_shows_brackets_as_written(app):
     from textual.content import Content
 
-    from tinytui.app import TinyTuiCommands
+    from tinytui.tui.palette import TinyTuiCommands
 
     async with app.run_test(size=(120, 40)):
         provider = TinyTuiCommands(app.screen)

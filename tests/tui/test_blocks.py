@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from tests.tui.helpers import info, press, status, steplist
-from tinytui.app import TinyTuiApp
-from tinytui.model import steps
-from tinytui.model.make import new_model
-from tinytui.model.make import sizes as make_sizes
+from tinytui.model import step_path as steps
 from tinytui.model.stages import STAGES
-from tinytui.session import Session
+from tinytui.model.training.seeded_model import new_model
+from tinytui.model.training.seeded_model import sizes as make_sizes
+from tinytui.session.session import Session
+from tinytui.tui.app import TinyTuiApp
 
 N_BLOCKS = 3
 
@@ -126,8 +126,8 @@ async def test_the_backward_walk_reaches_block_1():
 
 
 def test_print_gives_each_block_its_own_report(tmp_path, capsys):
-    from tinytui.cli import main
-    from tinytui.model import save
+    from tinytui.cli.main import main
+    from tinytui.model.io.model_file import save
 
     path = tmp_path / "three.model.json"
     save(three_blocks(), path)
@@ -139,8 +139,9 @@ def test_print_gives_each_block_its_own_report(tmp_path, capsys):
 
 
 def test_a_recording_of_block_steps_replays_to_the_same_block(tmp_path):
-    from tinytui.recorder import Recorder
-    from tinytui.replay import Replayer, load_recording
+    from tinytui.recording.recorder import Recorder
+    from tinytui.recording.replay import Replayer
+    from tinytui.recording.replay_file import load_recording
 
     model = three_blocks()
     session = Session(model)
@@ -163,8 +164,8 @@ def test_a_recording_of_block_steps_replays_to_the_same_block(tmp_path):
 def test_ablating_one_head_of_one_block_zeroes_it_there_only():
     from dataclasses import replace
 
-    from tinytui.model.backward import gradients
-    from tinytui.model.provenance import explain
+    from tinytui.model.backward.gradients import gradients
+    from tinytui.model.why.explain import explain
 
     session = Session(three_blocks())
     plain = session.trace
@@ -188,7 +189,7 @@ def test_ablating_one_head_of_one_block_zeroes_it_there_only():
 
 @pytest.mark.asyncio
 async def test_the_parameter_browser_lists_every_blocks_weights():
-    from tinytui.screens.pick import PickScreen
+    from tinytui.tui.screens.pick_screen import PickScreen
 
     app = app_of(three_blocks())
     async with app.run_test(size=(120, 40)) as pilot:
@@ -203,7 +204,7 @@ async def test_the_parameter_browser_lists_every_blocks_weights():
 
 @pytest.mark.asyncio
 async def test_the_watch_pane_shows_the_attention_of_the_block_shown():
-    from tinytui.widgets.watch import WatchPane
+    from tinytui.tui.widgets.watch_pane import WatchPane
 
     app = app_of(three_blocks())
     async with app.run_test(size=(120, 40)) as pilot:

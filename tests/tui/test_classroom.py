@@ -7,10 +7,10 @@ from textual.widgets import Static
 from tests.apps import make_app
 from tests.tui.helpers import W_O, grid, info, open_editor, panes, press
 from tinytui.model.stages import LAST
-from tinytui.widgets.grid import Grid
-from tinytui.widgets.info import StepInfo, StepMore
-from tinytui.widgets.logits import LogitBars
-from tinytui.widgets.panes import Heading
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.logits_pane import LogitBars
+from tinytui.tui.widgets.step_info import StepInfo, StepMore
+from tinytui.tui.widgets.step_panes import Heading
 
 
 def errors(app) -> list[str]:

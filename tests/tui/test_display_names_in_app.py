@@ -1,15 +1,17 @@
-"""The app's tables and inspector name tensors as the transcript and the handouts do (tinytui.display_names):
-x′ not x_mid, h_pre, MHA, A_1, ∂L/∂ℓ; one naming for the app, the transcript and print."""
+"""The app's tables and inspector name tensors as the transcript and the handouts do
+(tinytui.report.display_names): x′ not x_mid, h_pre, MHA, A_1, ∂L/∂ℓ; one naming for the app, the transcript
+and print."""
 
 import re
 
 from tests.apps import make_app
 from tests.tui.helpers import grid
-from tinytui.display_names import in_formula
-from tinytui.report import TENSOR_TITLES
-from tinytui.widgets.backward import pane_sections
-from tinytui.widgets.cells import GridSpec, all_items
-from tinytui.widgets.status import Inspector
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.cells import all_items
+from tinytui.present.grid_spec import GridSpec
+from tinytui.report.display_names import in_formula
+from tinytui.report.tables import TENSOR_TITLES
+from tinytui.tui.widgets.status_bar import Inspector
 
 INTERNAL = re.compile(
     r"(?<![\w.])(x_mid_norm|x_mid|x_norm|hidden_pre|mha|ffn|emb|grad_logits|logits_stepped|probs_stepped|"
@@ -82,7 +84,7 @@ async def test_the_first_residual_says_x_prime_in_its_title_and_the_inspector():
 
 
 def test_prose_and_step_formulas_use_the_same_names():
-    from tinytui.display_names import in_words
+    from tinytui.report.display_names import in_words
 
     assert in_words("the skip hands ∂L/∂ffn to x' as well") == "the skip hands ∂L/∂FFN to x′ as well"
     assert in_words("∂L/∂b_2 = Σ_p ∂L/∂ffn_p") == "∂L/∂b_2 = Σ_p ∂L/∂FFN_p"

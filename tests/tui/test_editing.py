@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tests.tui.helpers import W_O, grid, logits, open_editor, press, status, steplist, type_into_cell
-from tinytui.model import load
-from tinytui.report import fmt
-from tinytui.widgets.cells import DOWN, EDITED, UP
+from tinytui.model.io.model_file import load
+from tinytui.present.grid_spec import DOWN, EDITED, UP
+from tinytui.report.tables import fmt
 
 
 async def edit_w_o(pilot, app, text: str):
@@ -187,7 +187,7 @@ async def test_reset_asks_first_when_there_are_edits(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await edit_w_o(pilot, app, "0.5")
         await press(pilot, "R")
-        from tinytui.screens.confirm import ConfirmScreen
+        from tinytui.tui.screens.confirm_screen import ConfirmScreen
 
         assert isinstance(app.screen, ConfirmScreen)
         await press(pilot, "n")
@@ -205,7 +205,7 @@ async def test_reset_asks_first_after_a_prompt_change_and_says_when_nothing_to_d
         assert any("Already the model file" in n.message for n in app._notifications)
         app.apply(lambda s: s.set_target("a"))
         await press(pilot, "R")
-        from tinytui.screens.confirm import ConfirmScreen
+        from tinytui.tui.screens.confirm_screen import ConfirmScreen
 
         assert isinstance(app.screen, ConfirmScreen)
         assert "the prompt and target" in app.screen.question
@@ -252,7 +252,7 @@ async def test_parameter_browser_from_the_palette(app):
             assert f"Edit parameter {name}" in titles
         app.edits.edit_parameter("b_2")
         await pilot.pause()
-        from tinytui.screens.params import ParamScreen
+        from tinytui.tui.screens.param_browser import ParamScreen
 
         assert isinstance(app.screen, ParamScreen)
         g = app.focused
@@ -279,7 +279,7 @@ async def test_edit_parameter_picker_reaches_every_matrix(app):
     async with app.run_test(size=(120, 40)) as pilot:
         app.edits.edit_parameter()
         await pilot.pause()
-        from tinytui.screens.pick import PickScreen
+        from tinytui.tui.screens.pick_screen import PickScreen
 
         assert isinstance(app.screen, PickScreen)
         assert [v for v, _ in app.screen.choices] == ["E"] + [
@@ -298,7 +298,7 @@ async def test_save_asks_for_a_path_and_never_overwrites_silently(app, tmp_path,
     async with app.run_test(size=(120, 40)) as pilot:
         await edit_w_o(pilot, app, "0.5")
         await press(pilot, "ctrl+s")
-        from tinytui.screens.save import SaveScreen
+        from tinytui.tui.screens.save_screen import SaveScreen
 
         assert isinstance(app.screen, SaveScreen)
         await press(pilot, "enter")  # the suggested name
@@ -315,8 +315,8 @@ async def test_save_asks_for_a_path_and_never_overwrites_silently(app, tmp_path,
 
 
 async def test_save_refuses_the_preset(app):
-    from tinytui.model.files import default_model_path
-    from tinytui.screens.save import check_save_path
+    from tinytui.model.io.model_file import default_model_path
+    from tinytui.tui.output_paths import check_save_path
 
     path, why = check_save_path(str(default_model_path()), confirmed=default_model_path().resolve())
     assert path is None and "never overwritten" in why

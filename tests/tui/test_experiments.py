@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tests.tui.helpers import cell, grid, info, press, status
-from tinytui.experiments import EXPERIMENTS
+from tinytui.tui.switch_table import EXPERIMENTS
 
 KEYED = [e for e in EXPERIMENTS if e.key]
 SHOWN = {  # what the status line says after pressing the key once
@@ -79,7 +79,7 @@ async def test_gelu_step_11_counts_zeros(app):
 
 
 async def test_status_marks_the_switches_that_differ_from_the_chapter(app):
-    from tinytui.widgets.status import StatusBar
+    from tinytui.tui.widgets.status_bar import StatusBar
 
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "m", "a")

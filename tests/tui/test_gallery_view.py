@@ -9,13 +9,14 @@ import pytest
 
 from tests.apps import make_app
 from tests.tui.helpers import press
-from tinytui.cli import main
-from tinytui.model.attribution import NOT_EXACT, attribution
-from tinytui.model.circuits import OV_IGNORES, QK_IGNORES, head_circuits
-from tinytui.model.gallery import captions, day
-from tinytui.screens.gallery import GalleryScreen
-from tinytui.widgets.gallery import GalleryPanel
-from tinytui.widgets.gallery_pages import CELL, LABEL, WHAT, day_stages, number, picture_lines
+from tinytui.cli.main import main
+from tinytui.model.analysis.attribution import NOT_EXACT, attribution
+from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, head_circuits
+from tinytui.model.analysis.gallery_reading import captions, day
+from tinytui.tui.screens.gallery_screen import GalleryScreen
+from tinytui.tui.widgets.gallery.canvas import GalleryPanel
+from tinytui.tui.widgets.gallery.day_page import day_stages
+from tinytui.tui.widgets.gallery.drawing import CELL, LABEL, WHAT, number, picture_lines
 
 
 def panel(app) -> GalleryPanel:

@@ -3,14 +3,14 @@
 import numpy as np
 
 from tests.tui.helpers import cell, grid, info, panes, press, status
-from tinytui.model import learn
-from tinytui.model.backward import gradients
-from tinytui.report import fmt
-from tinytui.screens.ask import AskScreen
-from tinytui.screens.help import help_rows
-from tinytui.widgets.cells import EDITED
-from tinytui.widgets.sparkline import sparkline
-from tinytui.widgets.steps import StepList
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.training import learn
+from tinytui.present.grid_spec import EDITED
+from tinytui.present.sparkline import sparkline
+from tinytui.report.tables import fmt
+from tinytui.tui.screens.ask_screen import AskScreen
+from tinytui.tui.screens.help_screen import help_rows
+from tinytui.tui.widgets.step_list import StepList
 
 W_2 = "param:blocks.0.W_2"
 GRAD_W_2 = "grad:grad.blocks.0.W_2"

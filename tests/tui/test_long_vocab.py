@@ -5,10 +5,10 @@ import numpy as np
 
 from tests.random_models import config, weights
 from tests.tui.helpers import press
-from tinytui.app import TinyTuiApp
-from tinytui.model import ModelFile
-from tinytui.screens.ask import AskScreen
-from tinytui.session import Session
+from tinytui.model.io.document import ModelFile
+from tinytui.session.session import Session
+from tinytui.tui.app import TinyTuiApp
+from tinytui.tui.screens.ask_screen import AskScreen
 
 
 def long_vocab() -> TinyTuiApp:

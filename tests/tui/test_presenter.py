@@ -3,10 +3,10 @@ p go through the step's tables and then to the next or previous step; z brings e
 
 from tests.apps import make_app
 from tests.tui.helpers import footer_keys, info, press
-from tinytui.cli import build_parser
-from tinytui.commands.serve import app_command
-from tinytui.widgets.grid import Grid
-from tinytui.widgets.panes import Heading, StepPanes
+from tinytui.cli.options import build_parser
+from tinytui.cli.serve_command import app_command
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.step_panes import Heading, StepPanes
 
 
 def on_screen(app) -> list[str]:

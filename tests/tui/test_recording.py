@@ -7,12 +7,15 @@ import pytest
 
 from tests.apps import make_app
 from tests.tui.helpers import W_O, press, status, type_into_cell
-from tinytui.app import TinyTuiApp
-from tinytui.cli import build_parser, main, setup_from
-from tinytui.recorder import prediction_text, rule
-from tinytui.replay import Replayer, load_recording
-from tinytui.report import fmt
-from tinytui.screens.path import PathScreen
+from tinytui.cli.main import main
+from tinytui.cli.options import build_parser
+from tinytui.cli.run_setup import setup_from
+from tinytui.recording.replay import Replayer
+from tinytui.recording.replay_file import load_recording
+from tinytui.recording.transcript_lines import prediction_text, rule
+from tinytui.report.tables import fmt
+from tinytui.tui.app import TinyTuiApp
+from tinytui.tui.screens.path_screen import PathScreen
 
 
 async def edit_cell(pilot, app, row: int, col: int, text: str) -> None:
@@ -232,9 +235,9 @@ async def test_screenshot_to_a_chosen_path_asks_before_overwriting(app, tmp_path
 
 @pytest.mark.parametrize("to_end", [False, True])
 def test_replay_command_opens_the_app(tmp_path, monkeypatch, to_end):
-    from tinytui.recorder import Recorder
-    from tinytui.replay import Recording
-    from tinytui.session import Session
+    from tinytui.recording.recorder import Recorder
+    from tinytui.recording.replay_file import Recording
+    from tinytui.session.session import Session
 
     session = Session(setup_from(build_parser().parse_args([])).model)
     recorder = Recorder(tmp_path / "lesson.txt")

@@ -117,7 +117,7 @@ async def test_next_at_the_last_step_is_a_quiet_notice(app):
 async def test_help_screen_is_generated_from_the_bindings(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "question_mark")
-        from tinytui.screens.help import HelpScreen
+        from tinytui.tui.screens.help_screen import HelpScreen
 
         assert isinstance(app.screen, HelpScreen)
         rows = app.screen.rows

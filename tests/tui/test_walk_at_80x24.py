@@ -3,9 +3,9 @@ line) and the whole of it follows the tables, so each walk step's first table st
 
 from tests.apps import make_app
 from tests.tui.helpers import panes, press
-from tinytui.display_names import in_words
-from tinytui.widgets.backward import heading
-from tinytui.widgets.info import MORE_HINT, StepInfo, StepMore, first_sentence
+from tinytui.present.backward_tables import heading
+from tinytui.report.display_names import in_words
+from tinytui.tui.widgets.step_info import MORE_HINT, StepInfo, StepMore, first_sentence
 
 
 async def test_every_walk_step_shows_its_first_table_and_keeps_the_whole_text_after():

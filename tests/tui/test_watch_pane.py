@@ -3,8 +3,9 @@ an edit at step 6 shows in them with ▲▼ and the old value as a ghost, the ta
 at 80×24 the pane takes the step list's place without covering the step's first table."""
 
 from tests.tui.helpers import panes, press
-from tinytui.widgets.cells import DOWN, UP
-from tinytui.widgets.watch import GHOST, WatchPane, bar_cells, watch_spec
+from tinytui.present.grid_spec import DOWN, UP
+from tinytui.present.watch_data import GHOST, bar_cells, watch_spec
+from tinytui.tui.widgets.watch_pane import WatchPane
 
 
 def pane(app) -> WatchPane:

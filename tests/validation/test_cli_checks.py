@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tinytui.cli import main
-from tinytui.model.files import default_model_path
+from tinytui.cli.main import main
+from tinytui.model.io.model_file import default_model_path
 
 
 def run(capsys, *args):

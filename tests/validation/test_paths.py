@@ -1,10 +1,10 @@
-"""tinytui.paths: every typed-path check answers with a reason and never raises."""
+"""tinytui.tui.output_paths: every typed-path check answers with a reason and never raises."""
 
 import os
 
 import pytest
 
-from tinytui.paths import (
+from tinytui.tui.output_paths import (
     check_record_path,
     check_save_path,
     check_screenshot_path,

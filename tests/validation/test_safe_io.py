@@ -4,11 +4,12 @@ import os
 
 import pytest
 
-from tinytui.config import Settings, save_settings
-from tinytui.model import ModelFile, load, save
-from tinytui.model.safe_io import atomic_writer, open_for_append
-from tinytui.recorder import Recorder
-from tinytui.session import Session
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.model_file import load, save
+from tinytui.model.io.safe_io import atomic_writer, open_for_append
+from tinytui.recording.recorder import Recorder
+from tinytui.session.session import Session
+from tinytui.settings import Settings, save_settings
 
 
 @pytest.fixture

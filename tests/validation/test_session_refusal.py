@@ -5,8 +5,9 @@ import copy
 import numpy as np
 import pytest
 
-from tinytui.model import ModelFile
-from tinytui.session import Refused, Session
+from tinytui.model.io.document import ModelFile
+from tinytui.session.session import Session
+from tinytui.session.state import Refused
 
 
 @pytest.fixture

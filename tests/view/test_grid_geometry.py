@@ -2,14 +2,14 @@
 their parts sit, the columns a window needs, and the glossary line of each kind of label."""
 
 from tests.view.test_view_layer import random_app
-from tinytui.controllers.why import GLOSSARY
 from tinytui.model.stages import STAGE_BY_NUMBER
-from tinytui.widgets.backward import pane_sections
-from tinytui.widgets.cells import all_items
-from tinytui.widgets.grid_draw import _clip
-from tinytui.widgets.grid_labels import COLUMN, CORNER, ROW, Label, label_line
-from tinytui.widgets.grid_layout import MIN_BLOCKS, Shape, group_title, is_heatmap
-from tinytui.widgets.view import View
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.cells import all_items
+from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label, label_line
+from tinytui.present.grid_layout import MIN_BLOCKS, Shape, group_title, is_heatmap
+from tinytui.present.view import View
+from tinytui.tui.controllers.why_controller import GLOSSARY
+from tinytui.tui.widgets.grid.drawing_lines import _clip
 
 MEANING = dict(GLOSSARY)
 

@@ -9,7 +9,7 @@ from textual.scrollbar import ScrollBar
 
 from tests.apps import make_app
 from tests.tui.helpers import press
-from tinytui.widgets.lean import Pane
+from tinytui.tui.widgets.lean import Pane
 
 
 @contextmanager

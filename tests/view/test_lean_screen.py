@@ -1,6 +1,6 @@
 """What a key costs Textual, counted: no layout while nothing changes, a step change that mounts and
 restyles nothing once every step was seen, a footer that relabels its keys, a typed character that
-draws only the table it is typed in (tinytui.widgets.lean)."""
+draws only the table it is typed in (tinytui.tui.widgets.lean)."""
 
 from contextlib import contextmanager
 
@@ -13,7 +13,7 @@ from textual.widgets._footer import FooterKey
 from tests.apps import make_app
 from tests.tui.helpers import W_O, grid, panes, press
 from tests.view.test_view_layer import random_app
-from tinytui.widgets import lean
+from tinytui.tui.widgets import lean
 
 
 @contextmanager
@@ -213,7 +213,7 @@ async def test_footer_keys_the_walk_does_not_show_are_hidden_and_shown_again_not
 
 
 async def test_a_step_change_draws_the_two_lines_of_the_step_list_the_marker_left_and_reached():
-    from tinytui.widgets.steps import StepList
+    from tinytui.tui.widgets.step_list import StepList
 
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -8,13 +8,16 @@ import numpy as np
 from tests.apps import make_app
 from tests.random_models import config, weights
 from tests.tui.helpers import logits, press
-from tinytui.model import ModelFile, Switches
+from tinytui.model.io.document import ModelFile
+from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
-from tinytui.session import Session, State
-from tinytui.widgets.cells import logits_spec
-from tinytui.widgets.top_tokens import LONG_VOCAB, TOP, most_likely, shown_tokens
-from tinytui.widgets.view import View
-from tinytui.widgets.watch import watch_spec
+from tinytui.present.token_cells import logits_spec
+from tinytui.present.top_tokens import LONG_VOCAB, TOP, shown_tokens
+from tinytui.present.view import View
+from tinytui.present.watch_data import watch_spec
+from tinytui.report.print_window import most_likely
+from tinytui.session.session import Session
+from tinytui.session.state import State
 
 
 def test_most_likely_is_the_sorted_top_without_sorting_everything():
@@ -95,7 +98,7 @@ async def test_the_woodland_logit_pane_shows_its_top_tokens_and_the_others_line(
 
 
 def test_step_15s_gradient_table_has_the_same_rows_and_one_for_the_rest():
-    from tinytui.widgets.gradient_grids import logits_gradient_grid
+    from tinytui.present.gradient_grids import logits_gradient_grid
 
     app = make_app("--model", "woodland")
     view = app.view()
@@ -110,9 +113,9 @@ def test_step_15s_gradient_table_has_the_same_rows_and_one_for_the_rest():
 
 
 async def test_the_app_at_a_50257_token_vocabulary_shows_the_top_tokens_everywhere():
-    from tinytui.app import TinyTuiApp
-    from tinytui.widgets.panes import StepPanes
-    from tinytui.widgets.watch import WatchPane
+    from tinytui.tui.app import TinyTuiApp
+    from tinytui.tui.widgets.step_panes import StepPanes
+    from tinytui.tui.widgets.watch_pane import WatchPane
 
     view = gpt2_sized_view()
     app = TinyTuiApp(view.session)
@@ -133,7 +136,7 @@ async def test_the_app_at_a_50257_token_vocabulary_shows_the_top_tokens_everywhe
 
 
 async def test_the_bars_and_their_tags_fit_beside_the_watch_pane():
-    from tinytui.widgets.logits import LogitBars
+    from tinytui.tui.widgets.logits_pane import LogitBars
 
     app = make_app("--model", "woodland")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -14,11 +14,11 @@ from textual.widgets._footer import FooterKey
 from tests.apps import make_app
 from tests.tui.helpers import press
 from tests.view.test_lean_screen import counting, lines_drawn, typing_in_w_o
-from tinytui.widgets import prompt_screen
-from tinytui.widgets.footer import TinyFooter
-from tinytui.widgets.grid import Grid
-from tinytui.widgets.prompt_screen import PromptScreen
-from tinytui.widgets.steps import StepList
+from tinytui.tui.screens import main_screen as prompt_screen
+from tinytui.tui.screens.main_screen import PromptScreen
+from tinytui.tui.widgets.footer import TinyFooter
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.step_list import StepList
 
 
 class Counter(App[None]):

@@ -9,11 +9,13 @@ from rich.console import Console
 from tests.apps import make_app
 from tests.random_models import config, weights
 from tests.tui.helpers import W_O, grid, panes, press
-from tinytui.app import TinyTuiApp
-from tinytui.model import ModelFile, Switches
+from tinytui.model.io.document import ModelFile
+from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
-from tinytui.session import Session, State
-from tinytui.widgets.cells import EDITED, glyph
+from tinytui.present.grid_spec import EDITED, glyph
+from tinytui.session.session import Session
+from tinytui.session.state import State
+from tinytui.tui.app import TinyTuiApp
 
 
 def random_app(tokens: int, d: int = 8, heads: int = 2, vocab: int = 16) -> TinyTuiApp:
@@ -37,7 +39,7 @@ def screen_lines(app) -> list[str]:
 
 
 async def test_an_edit_restyles_only_the_cells_it_changed():
-    from tinytui.widgets.grid_draw import STYLE_CACHE
+    from tinytui.tui.widgets.grid.drawing_lines import STYLE_CACHE
 
     STYLE_CACHE.clear()  # shared by every grid of the process: what earlier tests styled
     app = make_app()
@@ -151,7 +153,7 @@ async def test_an_edit_keeps_the_weights_cell_names_and_changes_only_its_number(
 async def test_the_walk_keeps_its_gradient_tables_while_the_gradients_are_the_same():
     # entering and leaving the walk (and d) made every gradient's table again each time; the trace's
     # gradients did not change, so none of their tables is made again
-    import tinytui.widgets.gradient_grids as gradient_grids
+    import tinytui.present.gradient_grids as gradient_grids
 
     app = random_app(16, d=64, heads=4, vocab=64)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -10,11 +10,11 @@ from rich.color import Color as RichColor
 from tests.apps import make_app
 from tests.tui.helpers import W_O, grid, panes, press
 from tests.view.test_view_layer import random_app, screen_lines
-from tinytui.controllers.why import GLOSSARY
-from tinytui.report import fmt
-from tinytui.widgets.grid import Grid
-from tinytui.widgets.grid_style import shade
-from tinytui.widgets.status import Inspector
+from tinytui.report.tables import fmt
+from tinytui.tui.controllers.why_controller import GLOSSARY
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.grid.style import shade
+from tinytui.tui.widgets.status_bar import Inspector
 
 ATTN = "output:blocks.0.attn.{h}"
 MEANING = dict(GLOSSARY)

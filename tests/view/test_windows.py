@@ -1,4 +1,4 @@
-"""Big weights and tensors are built as a window (tinytui/widgets/windows.py): E's rows of the prompt's
+"""Big weights and tensors are built as a window (tinytui/present/windows.py): E's rows of the prompt's
 tokens at step 2, the first 64 × 64 of W_1, the parameter browser paging to any cell; each window's cells
 name the weight's own cells, so an edit, the inspector and f land on the right one.
 
@@ -9,17 +9,19 @@ import numpy as np
 
 from tests.random_models import config, weights
 from tests.tui.helpers import grid, press
-from tinytui.app import TinyTuiApp
-from tinytui.model import ModelFile, Switches
+from tinytui.model.io.document import ModelFile
+from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
-from tinytui.report import fmt
-from tinytui.screens.params import ParamScreen
-from tinytui.session import Session, State
-from tinytui.widgets import windows
-from tinytui.widgets.cells import token_grid
-from tinytui.widgets.grid import Grid
-from tinytui.widgets.status import Inspector
-from tinytui.widgets.view import View
+from tinytui.present import windows
+from tinytui.present.token_cells import token_grid
+from tinytui.present.view import View
+from tinytui.report.tables import fmt
+from tinytui.session.session import Session
+from tinytui.session.state import State
+from tinytui.tui.app import TinyTuiApp
+from tinytui.tui.screens.param_browser import ParamScreen
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.status_bar import Inspector
 
 PROMPT_IDS = (5, 250, 17, 5, 99)  # t5 twice: its row is shown once
 TARGET = 299
@@ -163,7 +165,8 @@ def test_a_50257_token_vocabulary_builds_a_few_rows_of_E():
     m = ModelFile("wide", "", params, prompt, "t50000")
     session = Session(m, State(m.params, prompt, m.target, Switches(), DEFAULT_LR))
     view = View.of(session)
-    from tinytui.widgets.cells import param_grid, tensor_grid
+    from tinytui.present.cells import param_grid
+    from tinytui.present.tensor_cells import tensor_grid
 
     session.goto(2)
     e = param_grid(View.of(session), "E")

@@ -1,0 +1,152 @@
+"""Direct logit attribution: a token's final logit split into the pieces written into the residual stream.
+
+With the layer norm before each sublayer (pre-norm) and the residual connections on, the stream at the
+last position is a plain sum of what was written into it:
+
+    y = emb + pe + Σ_b ( Σ_h head_h · W_O^(h)  +  hidden · W_2  +  b_2 )
+
+and the logit of a token t is z · E[t] with z = (y − mean(y)) / σ, σ = √(var(y) + ε). The mean is
+linear and σ is one number for the position, so, holding σ at its value in the run,
+
+    logit(t) = Σ_c ((c − mean(c)) / σ) · E[t]         over the parts c above
+
+exactly (up to rounding, ~1e-15). Holding σ fixed is the one approximation in the reading: a part's
+share is not what the logit would lose if that part were removed, because removing it would change σ.
+
+Under post-norm every sublayer's output is re-normalised (y = LN(x_mid + ffn)), and with the residual
+off the last stream is the last filter's output alone, so the embedding and the heads reach it only
+through the filter's nonlinearity. In both cases the stream is no longer a sum of the parts, and any
+split into them would not add up to the logit; attribution() then returns the reason and no parts.
+
+GPT-2's terms keep it exact: the attention bias b_O is one more part written into the stream, and the
+final norm's gain and bias make z = g ⊙ (y − mean(y)) / σ + b, so each part's share is
+(g ⊙ (c − mean(c)) / σ) · E[t] and the bias b is a part of its own, b · E[t].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.model import ops
+from tinytui.model.analysis.circuits import head_out_rows
+from tinytui.model.params import Params
+from tinytui.model.trace import Trace
+
+NOT_EXACT = {
+    "post-norm": (
+        "post-norm re-normalises the stream after every sublayer, so the stream that reaches the "
+        "logits is not a sum of the pieces written into it and their parts would not add up to the logit"
+    ),
+    "residual off": (
+        "with the residual connections off the last stream is the last filter's output alone; the "
+        "embedding, position and heads reach it only through the filter's nonlinearity, so they have "
+        "no direct part"
+    ),
+}
+
+
+def why_not_exact(trace: Trace) -> str | None:
+    """None when the run's logits split exactly into parts, else the reason they do not."""
+    if trace.switches.norm != "pre":
+        return NOT_EXACT["post-norm"]
+    if not trace.switches.residual:
+        return NOT_EXACT["residual off"]
+    return None
+
+
+def part_names(
+    n_blocks: int, n_heads: int, attn_bias: bool = False, norm_affine: bool = False
+) -> tuple[str, ...]:
+    """The parts, in the order they are written: emb, pe, then per block its heads (and b_O),
+    hidden·W_2, b_2; with the final norm's bias, lnf_b last."""
+    names = ["emb", "pe"]
+    for b in range(n_blocks):
+        names += [f"blocks.{b}.head.{h}" for h in range(1, n_heads + 1)]
+        names += [f"blocks.{b}.b_O"] if attn_bias else []
+        names += [f"blocks.{b}.hidden", f"blocks.{b}.b_2"]
+    return (*names, "lnf_b") if norm_affine else tuple(names)
+
+
+def residual_parts(params: Params, trace: Trace, position: int) -> dict[str, np.ndarray]:
+    """The pieces written into the residual stream at one position, by part name (each (d,)).
+    Under pre-norm with the residual on they add up to the last block's y there."""
+    cfg = params.cfg
+    out = {"emb": np.asarray(trace["emb"][position]), "pe": np.asarray(trace["pe"][position])}
+    for b in range(cfg.n_blocks):
+        pre = f"blocks.{b}."
+        for h in range(1, cfg.n_heads + 1):
+            out[f"{pre}head.{h}"] = trace[f"{pre}head.{h}"][position] @ head_out_rows(params, b, h)
+        if cfg.attn_bias:
+            out[pre + "b_O"] = np.asarray(params[pre + "b_O"])
+        out[pre + "hidden"] = trace[pre + "hidden"][position] @ params[pre + "W_2"]
+        out[pre + "b_2"] = np.asarray(params[pre + "b_2"])
+    return out
+
+
+@dataclass(frozen=True)
+class TokenAttribution:
+    token: str
+    logit: float  # the run's logit for the token
+    parts: dict[str, float]  # part name -> its share; the shares add up to logit (empty if not exact)
+
+    def to_json(self) -> dict:
+        return {"logit": self.logit, "parts": dict(self.parts)}
+
+
+@dataclass(frozen=True)
+class Attribution:
+    position: int  # the last prompt position, where the logits are read
+    scale: float  # σ = √(var + ε) of the final layer norm at that position, held fixed
+    tokens: dict[str, TokenAttribution]
+    reason: str | None = None  # why there are no parts (post-norm, residual off); None when exact
+
+    @property
+    def exact(self) -> bool:
+        return self.reason is None
+
+    def to_json(self) -> dict:
+        return {
+            "position": self.position,
+            "scale": self.scale,
+            "exact": self.exact,
+            "reason": self.reason,
+            "tokens": {t: a.to_json() for t, a in self.tokens.items()},
+        }
+
+
+def default_tokens(trace: Trace) -> tuple[str, ...]:
+    """The predicted token and the target (once if they are the same)."""
+    return tuple(dict.fromkeys((trace.prediction, trace.target)))
+
+
+def attribution(params: Params, trace: Trace, tokens: Iterable[str] | None = None) -> Attribution:
+    """Each token's logit (default: the prediction and the target) split into the residual parts."""
+    cfg = params.cfg
+    tokens = default_tokens(trace) if tokens is None else tuple(dict.fromkeys(tokens))
+    for tok in tokens:
+        if not cfg.has_token(tok):
+            raise ValueError(f"{tok!r} is not in the vocabulary")
+    position = len(trace.prompt) - 1
+    stream = trace[f"blocks.{cfg.n_blocks - 1}.y"][position]
+    _, _, var = ops.layer_norm(stream, cfg.eps)  # the very computation run() makes for z
+    scale = float(np.sqrt(var + cfg.eps))
+    logits = trace["logits"]
+    reason = why_not_exact(trace)
+    if reason is not None:
+        empty = {t: TokenAttribution(t, float(logits[cfg.token_id(t)]), {}) for t in tokens}
+        return Attribution(position, scale, empty, reason)
+    gain = params["lnf_g"] if cfg.norm_affine else 1.0
+    parts = residual_parts(params, trace, position).items()
+    centred = {name: gain * (c - c.mean()) / scale for name, c in parts}
+    if cfg.norm_affine:
+        centred["lnf_b"] = np.asarray(params["lnf_b"])  # added to z as it is: neither centred nor scaled
+    E = params["E"]
+    out = {}
+    for tok in tokens:
+        i = cfg.token_id(tok)
+        parts = {name: float(c @ E[i]) for name, c in centred.items()}
+        out[tok] = TokenAttribution(tok, float(logits[i]), parts)
+    return Attribution(position, scale, out)

@@ -1,0 +1,288 @@
+"""The gallery reading of a run (the project's second source): paintings, artists, filters, as data.
+
+Each prompt position is a painting: its vector in the residual stream. A block is a day. In the
+morning each head (an artist) adds strokes to every painting: at position p head h adds
+head_h[p] · W_O^(h), and the strokes of all artists add up to mha[p]. In the evening the FFN (a filter)
+changes each painting on its own, by ffn[p]. The last painting of the finished gallery gives the
+logits, so the gallery's prediction is the run's.
+
+day()           every painting at every moment of the run (Gallery, Painting, Day)
+captions()      plain sentences about the run, every number in them a value of the run (Caption)
+artist_rules()  one head's two rules, B = M W_V W_O^(h) and A = softmax((M W_Q)(M W_K)ᵀ/√d_k + mask),
+                with A·B, that head's strokes (ArtistRules)
+scale_card()    GPT-3's sizes from the source beside this model's (ScaleRow)
+picture_shape(), Gallery.picture()   a d_model vector as a small RGB image, when d_model is 3·h·w
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.model import ops
+from tinytui.model.analysis.circuits import head_out_rows
+from tinytui.model.config import ModelConfig
+from tinytui.model.params import Params
+from tinytui.model.trace import Trace
+
+MAX_ASPECT = 4  # a picture wider than this many times its height is drawn as a one-row strip
+
+
+def picture_shape(d_model: int) -> tuple[int, int, int] | None:
+    """(h, w, 3) with h·w·3 = d_model, as square as it factors (12288 -> 64×64); a 1×n strip when the
+    closest factoring is more than MAX_ASPECT times wider than high; None unless 3 divides d_model."""
+    if d_model <= 0 or d_model % 3:
+        return None
+    n = d_model // 3
+    h = max(k for k in range(1, math.isqrt(n) + 1) if n % k == 0)
+    w = n // h
+    return (h, w, 3) if w <= MAX_ASPECT * h else (1, n, 3)
+
+
+def shade(vector: np.ndarray, scale: float, shape: tuple[int, int, int]) -> np.ndarray:
+    """The vector as RGB values in [0, 1]: 0.5 is zero, 0 and 1 are −scale and +scale (clipped)."""
+    v = np.asarray(vector, dtype=np.float64)
+    if scale <= 0 or not np.isfinite(scale):
+        return np.full(shape, 0.5)
+    return np.clip(0.5 + 0.5 * v / scale, 0.0, 1.0).reshape(shape)
+
+
+@dataclass(frozen=True)
+class Day:
+    """One block, seen from one painting: the morning's strokes, then the evening's filter."""
+
+    block: int  # 0-based, as in the canonical names
+    strokes: tuple[np.ndarray, ...]  # per head, head 1 first: head_h[p] · W_O^(h), each (d,)
+    morning: np.ndarray  # all the strokes together: mha[p]
+    canvas: np.ndarray  # the painting after the morning: x_mid[p]
+    filter_change: np.ndarray  # what the filter adds: ffn[p]
+    evening: np.ndarray  # the painting at the end of the day: y[p]
+
+
+@dataclass(frozen=True)
+class Painting:
+    position: int
+    token: str
+    label: str  # as the app labels rows: "1:woodchuck"
+    stock: np.ndarray  # the token's stock image: emb[p]
+    mark: np.ndarray  # the position mark: pe[p] (zero with PE off)
+    start: np.ndarray  # the painting on opening day: x[p] = emb + pe
+    days: tuple[Day, ...]
+
+    @property
+    def finished(self) -> np.ndarray:
+        return self.days[-1].evening
+
+    def vectors(self) -> list[np.ndarray]:
+        out = [self.stock, self.mark, self.start]
+        for day in self.days:
+            out += [*day.strokes, day.morning, day.canvas, day.filter_change, day.evening]
+        return out
+
+
+@dataclass(frozen=True)
+class Prediction:
+    token: str  # the painting the gallery predicts: the run's top token
+    probability: float
+    runner_up: str | None  # the next most likely token (None with a one-token vocabulary)
+    runner_up_probability: float | None
+
+
+@dataclass(frozen=True)
+class Gallery:
+    paintings: tuple[Painting, ...]
+    prediction: Prediction
+    picture_shape: tuple[int, int, int] | None  # None unless 3 divides d_model
+    scale: float  # one normalisation for every picture: the largest |value| of any vector above
+    switches: str  # the run's switches, one line
+
+    def picture(self, vector: np.ndarray) -> np.ndarray | None:
+        """A vector of this gallery as shaded RGB (h, w, 3) in [0, 1]; None when there is no shape."""
+        if self.picture_shape is None:
+            return None
+        return shade(vector, self.scale, self.picture_shape)
+
+
+def day(params: Params, trace: Trace) -> Gallery:
+    """Every painting at every moment of the run."""
+    cfg = params.cfg
+    out_rows = [[head_out_rows(params, b, h) for h in range(1, cfg.n_heads + 1)] for b in range(cfg.n_blocks)]
+    paintings = []
+    for p, token in enumerate(trace.prompt):
+        days = []
+        for b in range(cfg.n_blocks):
+            pre = f"blocks.{b}."
+            strokes = tuple(
+                trace[f"{pre}head.{h}"][p] @ out_rows[b][h - 1] for h in range(1, cfg.n_heads + 1)
+            )
+            days.append(
+                Day(b, strokes, trace[pre + "mha"][p], trace[pre + "x_mid"][p], trace[pre + "ffn"][p],
+                    trace[pre + "y"][p])
+            )  # fmt: skip
+        label = trace.token_labels[p]
+        paintings.append(
+            Painting(p, token, label, trace["emb"][p], trace["pe"][p], trace["x"][p], tuple(days))
+        )
+    probs = trace["probs"]
+    order = np.argsort(-probs, kind="stable")
+    top = int(order[0])
+    second = int(order[1]) if len(order) > 1 else None
+    prediction = Prediction(
+        cfg.vocab[top],
+        float(probs[top]),
+        None if second is None else cfg.vocab[second],
+        None if second is None else float(probs[second]),
+    )
+    scale = max(float(np.max(np.abs(v), initial=0.0)) for pt in paintings for v in pt.vectors())
+    return Gallery(tuple(paintings), prediction, picture_shape(cfg.d_model), scale, trace.switches.describe())
+
+
+# ---- captions ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Caption:
+    kind: str  # "artist", "filter" or "prediction"
+    position: int | None  # the painting it is about (None for the prediction)
+    text: str
+    numbers: dict[str, float]  # every number the text quotes, unrounded, by what it is
+
+
+def _size(v: float) -> str:
+    return f"{v:.2f}"
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:.0f}%"
+
+
+def captions(gallery: Gallery) -> list[Caption]:
+    """Sentences for a reader who is not technical: per painting, which artist added the most and how
+    much the filter changed it; then what the finished gallery predicts and how sure it is."""
+    out = [_artist_caption(pt) for pt in gallery.paintings]
+    out += [_filter_caption(pt) for pt in gallery.paintings]
+    out.append(_prediction_caption(gallery.prediction))
+    return out
+
+
+def _artist_caption(pt: Painting) -> Caption:
+    sizes = [(float(np.linalg.norm(s)), d.block, h) for d in pt.days for h, s in enumerate(d.strokes, 1)]
+    size, block, head = max(sizes, key=lambda t: t[0])  # the first of equals: earliest day, lowest head
+    if size == 0.0:
+        text = f"Painting {pt.label}: no artist added anything to it."
+        return Caption("artist", pt.position, text, {})
+    total = float(np.linalg.norm(sum(d.morning for d in pt.days)))
+    text = (
+        f"Painting {pt.label}: artist {head} of day {block + 1} painted the most on it, strokes of size "
+        f"{_size(size)}; all the artists' strokes on it together come to a size of {_size(total)}."
+    )
+    return Caption("artist", pt.position, text, {"strokes": size, "all strokes": total})
+
+
+def _filter_caption(pt: Painting) -> Caption:
+    ratios = []
+    for d in pt.days:
+        change, canvas = float(np.linalg.norm(d.filter_change)), float(np.linalg.norm(d.canvas))
+        ratios.append((change / canvas if canvas > 0 else math.inf, change, canvas, d.block))
+    ratio, change, canvas, block = max(ratios, key=lambda t: t[0])
+    evening = f"the evening of day {block + 1}"
+    if change == 0.0:
+        text = f"Painting {pt.label}: the filters left it exactly as it was."
+        return Caption("filter", pt.position, text, {})
+    if canvas == 0.0:
+        text = f"Painting {pt.label}: on {evening} the canvas was blank, so the filter made all of it."
+        return Caption("filter", pt.position, text, {})
+    text = (
+        f"Painting {pt.label}: the filter changed it most on {evening}, by {_percent(ratio)} of the "
+        f"size of the canvas (a change of {_size(change)} on a canvas of {_size(canvas)})."
+    )
+    return Caption("filter", pt.position, text, {"change": change, "canvas": canvas, "ratio": ratio})
+
+
+def _prediction_caption(pr: Prediction) -> Caption:
+    p = pr.probability
+    if p >= 0.9:
+        sure = "it is very sure"
+    elif p >= 0.6:
+        sure = "it is fairly sure"
+    elif p >= 0.3:
+        sure = "it is far from sure"
+    else:
+        sure = "it is guessing"
+    text = f"The finished gallery says the next painting is “{pr.token}”, and {sure}: {_percent(p)}"
+    numbers = {"probability": p}
+    if pr.runner_up is not None:
+        text += f", with “{pr.runner_up}” next at {_percent(pr.runner_up_probability)}"
+        numbers["runner-up probability"] = pr.runner_up_probability
+    return Caption("prediction", None, text + ".", numbers)
+
+
+# ---- an artist's two rules ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArtistRules:
+    """Head `head` of block `block` as the source's artist with two rules, on this run's paintings."""
+
+    block: int  # 0-based
+    head: int  # 1-based
+    tokens: tuple[str, ...]  # row labels ("0:a", …)
+    paintings: np.ndarray  # M (T, d): the paintings as the head reads them, x_norm (the raw x in post-norm)
+    value_rule: np.ndarray  # B = M W_V[h] W_O^(h) (T, d): what each painting would add to the others
+    pre_attention: np.ndarray  # (M W_Q)(M W_K)ᵀ / √d_k (T, T): how much row attends to column, raw
+    attention: np.ndarray  # A = softmax(pre_attention + mask) (T, T), each row summing to 1
+    product: np.ndarray  # A·B (T, d): what the artist paints on each painting
+    ablated: bool  # the head is switched off in this run: it paints nothing
+
+    @property
+    def strokes(self) -> np.ndarray:
+        """What the head adds to the canvas in this run: A·B, or zeros when it is ablated."""
+        return np.zeros_like(self.product) if self.ablated else self.product
+
+
+def artist_rules(params: Params, trace: Trace, block: int, head: int) -> ArtistRules:
+    cfg = params.cfg
+    pre = f"blocks.{block}."
+    M = trace[pre + "x_norm"]
+    w_o = head_out_rows(params, block, head)
+    B = M @ params[pre + "W_V"][head - 1] @ w_o
+    S = (M @ params[pre + "W_Q"][head - 1]) @ (M @ params[pre + "W_K"][head - 1]).T / np.sqrt(cfg.d_head)
+    A = ops.softmax(S + np.where(trace["mask"] > 0, 0.0, ops.NEG_INF))
+    ablated = trace.switches.is_ablated(block, head)
+    return ArtistRules(block, head, trace.token_labels, M, B, S, A, A @ B, ablated)
+
+
+# ---- the scale card -------------------------------------------------------------------------------
+
+GPT3 = {  # the source's figures for GPT-3
+    "paintings": 2048,
+    "days": 96,
+    "artists": 96,
+    "painting size": 12288,
+    "picture": (64, 64, 3),
+    "filter width": 49152,
+    "head width": 128,
+}
+
+
+@dataclass(frozen=True)
+class ScaleRow:
+    key: str  # the gallery's word, a key of GPT3
+    term: str  # the transformer's word for it
+    gpt3: int | tuple[int, int, int]
+    ours: int | tuple[int, int, int] | None  # None: this model has no such thing (no picture shape)
+
+
+def scale_card(cfg: ModelConfig) -> list[ScaleRow]:
+    ours = {
+        "paintings": ("n_ctx, the longest prompt", cfg.n_ctx),
+        "days": ("blocks (layers)", cfg.n_blocks),
+        "artists": ("attention heads per block", cfg.n_heads),
+        "painting size": ("d_model", cfg.d_model),
+        "picture": ("d_model as an RGB image", picture_shape(cfg.d_model)),
+        "filter width": ("d_ff, the FFN's hidden width", cfg.d_ff),
+        "head width": ("d_head", cfg.d_head),
+    }
+    return [ScaleRow(key, term, GPT3[key], value) for key, (term, value) in ours.items()]

@@ -1,0 +1,187 @@
+"""The backward's parts: which gradients each part gives, what it reads first, and how it is computed.
+
+parts(cfg) lists them in an order they can be computed in, each after the parts it reads: ∂L/∂ℓ; ∂L/∂z;
+E's unembedding share; the final norm; each block from the last, with the gradients of its weights as a
+part of their own (nothing further down reads them); the embedding; E's total. BackwardParts is the
+mixin of Gradients (backward.py) that computes one part from the trace (the forward's cache, as in
+llm.c) and keeps what it gives; backward_rules.py holds the chain rule each part applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.model.backward.chain_rules import (
+    block_backward,
+    block_weight_gradients,
+    embedding_backward,
+    norm_backward,
+)
+from tinytui.model.backward.rows import unembed_share
+from tinytui.model.config import ModelConfig
+from tinytui.model.names import FINAL_NORM_PARAMS, prefix, split
+from tinytui.model.params import Params, param_shapes
+from tinytui.model.trace import Axis, Tensor, Trace
+
+PREFIX = "grad."
+E_SHARES = ("grad.E.lookup", "grad.E.unembed")  # E is read twice: its gradient has a share of each
+
+# A block's tensors that get a gradient inside the block (its y gets one from the part above it)
+_BLOCK_TENSORS = ("ffn", "hidden", "hidden_pre", "x_mid_norm", "x_mid", "mha", "x_norm")
+_HEAD_TENSORS = ("head", "attn", "v", "scores", "q", "k")
+# A block's weights whose gradients nothing further down reads: a part of their own, after the block's
+_MATRICES = ("W_2", "b_2", "W_1", "b_1", "W_O", "b_O", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of the backward computed at once: the parts it reads, the gradients it gives, its method."""
+
+    key: str
+    after: tuple[str, ...]
+    names: tuple[str, ...]
+    run: str
+    block: int | None = None
+
+
+def parts(cfg: ModelConfig) -> tuple[Part, ...]:
+    """The backward's parts in the order they can be computed (each after the ones it reads)."""
+    shapes, n = param_shapes(cfg), cfg.n_blocks
+    final_norm = tuple(PREFIX + p for p in FINAL_NORM_PARAMS if p in shapes)
+    found = [
+        Part("logits", (), ("grad.logits",), "_loss"),
+        Part("z", ("logits",), ("grad.z",), "_through_E"),
+        Part("E.unembed", ("logits",), ("grad.E.unembed",), "_unembed_share"),
+        Part("final", ("z",), (*final_norm, PREFIX + prefix(n - 1) + "y"), "_final_norm"),
+    ]
+    above = "final"
+    for b in reversed(range(n)):
+        pre = PREFIX + prefix(b)
+        heads = (f"{pre}{t}.{h}" for t in _HEAD_TENSORS for h in range(1, cfg.n_heads + 1))
+        weights = tuple(PREFIX + p for p in shapes if p.startswith(prefix(b)))
+        matrices = tuple(w for w in weights if split(w.removeprefix(PREFIX))[1] in _MATRICES)
+        norms = tuple(w for w in weights if w not in matrices)  # their gains and biases (GPT-2)
+        below = PREFIX + (prefix(b - 1) + "y" if b else "x")  # what the block hands on
+        names = (*(pre + t for t in _BLOCK_TENSORS), *heads, *norms, below)
+        found.append(Part(f"block.{b}", (above,), names, "_block", b))
+        found.append(Part(f"weights.{b}", (f"block.{b}",), matrices, "_block_weights", b))
+        above = f"block.{b}"
+    learned = ("grad.pe", "grad.P") if cfg.learned_positions else ()
+    found.append(Part("embed", (above,), ("grad.emb", *learned, "grad.E.lookup"), "_embedding"))
+    found.append(Part("E", ("embed", "logits"), ("grad.E",), "_E_total"))
+    return tuple(found)
+
+
+class BackwardParts:
+    """Gradients' computing of each part (the method a Part names) and keeping of what a part gives.
+
+    Gradients.__init__ sets what these read: the model's cfg, params and trace, the parameters' axes,
+    _done (gradient name -> its finished Tensor) and _passed (trace name -> its gradient as computed)."""
+
+    cfg: ModelConfig
+    _params: Params
+    _trace: Trace
+    _axes: dict[str, tuple[Axis, ...]]
+    _done: dict[str, Tensor]
+    _passed: dict[str, np.ndarray]
+
+    def _put(self, name: str, arr: np.ndarray, clean: bool = True) -> None:
+        """Keep a finished gradient. No −0.0 (−0.0 + 0.0 is +0.0, all else unchanged): a blocked gradient
+        reads 0. In place where the array is this pass's own and no later part reads it (GPT-2's E
+        shares are 300 MB each), else on a copy; not at all for an array made by adding to +0.0
+        (clean=False), which cannot hold −0.0."""
+        if not clean:
+            pass
+        elif arr.flags.writeable:
+            np.add(arr, 0.0, out=arr)
+        else:
+            arr = arr + 0.0
+        arr.setflags(write=False)
+        self._done[name] = Tensor(name, arr, self._axes_of(name))
+
+    def _hand_on(self, name: str, arr: np.ndarray) -> None:
+        """A gradient the next part reads: that part gets it as computed, the mapping a cleaned copy."""
+        self._passed[name] = arr
+        self._put(PREFIX + name, arr + 0.0)
+
+    def _put_all(self, g: dict[str, np.ndarray], pg: dict[str, np.ndarray]) -> None:
+        for name, arr in (*g.items(), *pg.items()):  # trace names and full parameter names alike
+            self._put(PREFIX + name, arr)
+
+    def _axes_of(self, name: str) -> tuple[Axis, ...]:
+        of = name.removeprefix(PREFIX)
+        if of == "E" or name in E_SHARES:
+            return (Axis("vocab", self.cfg.vocab), Axis("dims", self.cfg.dims))
+        if of in self._params:
+            return self._axes[split(of)[1]]
+        return self._trace.tensor(of).axes
+
+    def _loss(self) -> None:
+        """15: L = −log softmax(ℓ)[t]  ->  ∂L/∂ℓ = p − onehot(t)"""
+        onehot = np.zeros(self.cfg.n_vocab)
+        onehot[self.cfg.token_id(self._trace.target)] = 1.0
+        self._hand_on("logits", self._trace["probs"] - onehot)
+
+    def _through_E(self) -> None:
+        """14: ℓ = z Eᵀ  ->  ∂L/∂z = ∂L/∂ℓ E"""
+        self._hand_on("z", self._passed["logits"] @ self._params["E"])
+
+    def _unembed_share(self) -> None:
+        """14: ∂L/∂E (unembedding share) = ∂L/∂ℓ ⊗ z"""
+        self._put("grad.E.unembed", unembed_share(self._passed["logits"], self._trace["z"]), clean=False)
+
+    def _final_norm(self) -> None:
+        """13: z = LN(y_T)[·g + b] of the last block; the other rows of y do not reach the loss directly"""
+        last_y = prefix(self.cfg.n_blocks - 1) + "y"
+        y, pg = self._trace[last_y], {}
+        dy = np.zeros_like(y)
+        dy[-1] = norm_backward(self._passed["z"], y[-1], self.cfg.eps, self._params, "lnf_", pg, "lnf_")
+        self._put_all({}, pg)
+        self._hand_on(last_y, dy)
+
+    def _block(self, b: int) -> None:
+        """12 … 5 of block b, from ∂L/∂y to the gradient of the block's input."""
+        trace, g, pg = self._trace, {}, {}
+        x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
+        dy = self._passed[prefix(b) + "y"]
+        w, sw = self._params.block(b), trace.switches
+        d_x = block_backward(w, trace, x_in, dy, self.cfg, sw, b, g, pg, weights=False)
+        self._put_all(g, pg)  # after the block: its rules read what they computed, as computed
+        self._hand_on(prefix(b - 1) + "y" if b else "x", d_x)
+
+    def _block_weights(self, b: int) -> None:
+        """Block b's weight gradients, from its tensors' gradients as kept. Those are cleaned of −0.0, which
+        changes no bit here: a sum of products that differ only in the sign of a zero differs at most in
+        the sign of a zero result, and that is cleaned too."""
+        pre, pg = prefix(b), {}
+        tensors = (
+            *_BLOCK_TENSORS,
+            *(f"{t}.{h}" for t in _HEAD_TENSORS for h in range(1, self.cfg.n_heads + 1)),
+        )
+        g = {pre + t: self._done[PREFIX + pre + t].values for t in tensors}
+        block_weight_gradients(self._trace, b, self.cfg, g, pg)
+        self._put_all({}, pg)
+
+    def _embedding(self) -> None:
+        """4 … 2: emb and pe (and P, learned) get ∂L/∂x; E's lookup share collects it row by token."""
+        g, pg = {}, {}
+        e_lookup = embedding_backward(self._params, self._trace, self._passed["x"], g, pg)
+        self._put_all(g, pg)
+        self._put("grad.E.lookup", e_lookup, clean=False)  # np.zeros + rows: 0.0 + x is never −0.0
+
+    def _E_total(self) -> None:
+        """2: ∂L/∂E = lookup share + unembedding share, added only in the rows of the prompt's tokens: in
+        every other row the lookup share is +0.0, and +0.0 + u is u (the unembedding share, cleaned of
+        −0.0). The same bits as adding the two tables whole, without a 300 MB sum; and without keeping
+        the unembedding share when nothing asked for it (the overlay at step 14 shows only the total)."""
+        lookup = self._done["grad.E.lookup"].values
+        unembed = self._done.get("grad.E.unembed")
+        if unembed is not None:
+            total = unembed.values.copy()
+        else:  # made as _unembed_share makes it
+            total = unembed_share(self._passed["logits"], self._trace["z"])
+        rows = np.unique(self._trace["ids"].astype(int))
+        total[rows] = lookup[rows] + total[rows]
+        self._put("grad.E", total, clean=False)

@@ -1,0 +1,209 @@
+"""A GPT-2 checkpoint folder, as Hugging Face writes it, -> a ModelFile tinytui steps through.
+
+The folder holds config.json, model.safetensors, vocab.json and merges.txt (what `huggingface-cli
+download gpt2 --include "*.json" "*.safetensors" "*.txt"` fetches). tinytui reads them and nothing
+else: it never downloads, and never reads pytorch_model.bin (a pickle, which can run code when loaded).
+The config switches on what GPT-2 has and the chapter's model leaves out: learned positions, layer
+norms with gain and bias, biases on Q, K, V and W_O, GELU (tanh form). checkpoint_weights maps the
+tensors, bpe reads the tokenizer. Every problem is one line naming the file (a ModelFileError, which
+the command line already prints as one line).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tinytui.model import checks
+from tinytui.model.config import ModelConfig
+from tinytui.model.io import bpe
+from tinytui.model.io.checkpoint_weights import CheckpointError, read
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.field_checks import LIMITS, ModelFileError
+from tinytui.model.io.model_file import load as load_file
+
+FILES = ("config.json", "model.safetensors", "vocab.json", "merges.txt")
+PICKLES = ("pytorch_model.bin", "model.bin", "pytorch_model.pt", "model.ckpt")
+ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")
+# GELU in its tanh form under the names transformers gives it; "gelu" there is the exact (erf) form
+TANH_GELU = ("gelu_new", "gelu_pytorch_tanh")
+MAX_CONFIG_BYTES = 2**20
+# the prompt a checkpoint opens with: every piece but the last, which is the target
+DEFAULT_TEXT = "The capital of France is Paris"
+
+
+@dataclass(frozen=True)
+class CheckpointModel(ModelFile):
+    """A ModelFile read from a checkpoint folder: where it came from, the weights file's sha256 (what
+    a recording names instead of copying the weights), and the tokenizer for typed text."""
+
+    folder: Path = Path()
+    weights_sha256: str = ""
+    tokenizer: bpe.BPE | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def weights_path(self) -> Path:
+        return self.folder / "model.safetensors"
+
+    def prompt_pieces(self, text: str) -> tuple[str, ...]:
+        """Typed text as the checkpoint's BPE pieces, checked like any prompt (1 to n_ctx pieces)."""
+        assert self.tokenizer is not None
+        return checks.prompt(self.tokenizer.pieces(text), self.cfg.vocab, self.cfg.n_ctx)
+
+    def target_piece(self, text: str) -> str:
+        assert self.tokenizer is not None
+        return self.tokenizer.target(text)
+
+
+def is_checkpoint(path: str | Path) -> bool:
+    """A folder is a checkpoint; a file is a tinytui model file."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def load_model(path: str | Path) -> ModelFile:
+    """What --model names: a checkpoint folder, or a tinytui model file. A checkpoint's own config.json
+    or model.safetensors named instead of its folder means the folder."""
+    path = Path(path)
+    if path.name in ("config.json", "model.safetensors") and (path.parent / "config.json").is_file():
+        try:
+            if json.loads(bpe.read_text(path.parent / "config.json", MAX_CONFIG_BYTES)).get("model_type"):
+                return load_checkpoint(path.parent)
+        except (ModelFileError, ValueError, AttributeError, RecursionError):
+            pass  # not a checkpoint's config: the model file loader says what is wrong with path
+    return load_checkpoint(path) if is_checkpoint(path) else load_file(path)
+
+
+def load_checkpoint(folder: str | Path) -> CheckpointModel:
+    folder = Path(folder)
+    weights = folder / "model.safetensors"
+    if not weights.exists():
+        pickle = next((folder / p for p in PICKLES if (folder / p).exists()), None)
+        if pickle is not None:
+            raise CheckpointError(
+                f"{pickle}: tinytui reads model.safetensors, never a .bin (a pickle can run code when "
+                "loaded); download the checkpoint's model.safetensors instead"
+            )
+        if (folder / "model.safetensors.index.json").exists():
+            raise CheckpointError(
+                f"{weights}: missing (the weights are split in shards; tinytui reads one file)"
+            )
+        raise CheckpointError(f"{weights}: missing ({bpe.FOLDER_HAS})")
+    bpe.require_tokenizers(folder)  # before the weights are read: a missing package is said at once
+    shape = read_config(folder / "config.json")
+    tokenizer = bpe.load(folder)
+    vocab = tuple(sorted(tokenizer.vocab, key=tokenizer.vocab.__getitem__))
+    if len(vocab) != shape["vocab_size"]:
+        says = f"config.json says vocab_size {shape['vocab_size']}"
+        raise CheckpointError(f"{folder / 'vocab.json'}: {len(vocab)} pieces, but {says}")
+    cfg = config(shape, vocab)
+    params, digest = read(weights, cfg)
+    pieces = tokenizer.pieces(DEFAULT_TEXT)[: cfg.n_ctx + 1]
+    prompt, target = (pieces[:-1], pieces[-1]) if len(pieces) > 1 else (pieces, pieces[0])
+    blocks = f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
+    return CheckpointModel(
+        name=folder.resolve().name or "checkpoint",
+        about=(
+            f"A GPT-2 checkpoint ({blocks}, {cfg.n_heads} heads of {cfg.d_head}, d {cfg.d_model}, "
+            f"{cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
+        ),
+        params=params,
+        prompt=tuple(prompt),
+        target=target,
+        folder=folder,
+        weights_sha256=digest,
+        tokenizer=tokenizer,
+    )
+
+
+def config(shape: dict[str, Any], vocab: tuple[str, ...]) -> ModelConfig:
+    """The ModelConfig of a GPT-2 of that shape: every GPT-2 switch on."""
+    d, heads = shape["n_embd"], shape["n_head"]
+    return ModelConfig(
+        vocab=vocab,
+        dims=tuple(f"d{i}" for i in range(d)),
+        d_model=d,
+        n_heads=heads,
+        d_head=d // heads,
+        d_ff=shape["n_inner"],
+        n_blocks=shape["n_layer"],
+        eps=shape["layer_norm_epsilon"],
+        n_ctx=shape["n_positions"],
+        positions="learned",
+        norm_affine=True,
+        attn_bias=True,
+        activation="gelu",
+    )
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """The sizes config.json gives, checked: a GPT-2, of sizes tinytui can hold, computing what
+    tinytui computes (scaled attention, tanh GELU, no cross-attention)."""
+
+    def fail(why: str) -> CheckpointError:
+        return CheckpointError(f"{path}: {why}")
+
+    try:
+        doc = json.loads(bpe.read_text(path, MAX_CONFIG_BYTES))
+    except bpe.TokenizerFileError as exc:
+        raise CheckpointError(str(exc)) from None
+    except (json.JSONDecodeError, RecursionError):
+        raise fail("not a JSON object") from None
+    if not isinstance(doc, dict):
+        raise fail("not a JSON object")
+    architectures = doc.get("architectures") or []
+    names = ", ".join(map(str, architectures)) if isinstance(architectures, list) else str(architectures)
+    if (
+        doc.get("model_type") != "gpt2"
+        or not isinstance(architectures, list)
+        or (architectures and not set(architectures) & set(ARCHITECTURES))
+    ):
+        what = f"model_type {checks.shown(str(doc.get('model_type')))}" + (
+            f", architectures {names}" if names else ""
+        )
+        raise fail(f"{what}: tinytui reads GPT-2 checkpoints only (model_type 'gpt2', GPT2LMHeadModel)")
+    shape = {
+        key: _size(doc.get(key), key, limit, fail)
+        for key, limit in (
+            ("vocab_size", LIMITS["vocab"]),
+            ("n_embd", LIMITS["d_model"]),
+            ("n_head", LIMITS["n_heads"]),
+            ("n_layer", LIMITS["weights.blocks"]),
+            ("n_positions", LIMITS["n_ctx"]),
+        )
+    }
+    if shape["n_embd"] % shape["n_head"]:
+        raise fail(f"n_embd {shape['n_embd']} is not a multiple of n_head {shape['n_head']}")
+    inner = doc.get("n_inner")
+    shape["n_inner"] = 4 * shape["n_embd"] if inner is None else _size(inner, "n_inner", LIMITS["d_ff"], fail)
+    eps = doc.get("layer_norm_epsilon", 1e-5)
+    if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not math.isfinite(eps) or eps <= 0:
+        raise fail(f"layer_norm_epsilon {eps!r}: expected a positive number")
+    shape["layer_norm_epsilon"] = float(eps)
+    activation = doc.get("activation_function", "gelu_new")
+    if activation not in TANH_GELU:
+        raise fail(
+            f"activation_function {checks.shown(str(activation))}: tinytui computes GELU's tanh form "
+            f"({' or '.join(TANH_GELU)})"
+        )
+    for key, wanted in (
+        ("scale_attn_weights", True),
+        ("scale_attn_by_inverse_layer_idx", False),
+        ("add_cross_attention", False),
+    ):
+        if doc.get(key, wanted) is not wanted:
+            raise fail(f"{key} {doc[key]!r}: tinytui computes GPT-2's attention, which has {key} {wanted}")
+    return shape
+
+
+def _size(x: Any, key: str, limit: int, fail) -> int:
+    if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
+        raise fail(f"{key}: expected a positive whole number, got {checks.shown(str(x))}")
+    if x > limit:
+        raise fail(f"{key} {x} is larger than tinytui allows ({limit})")
+    return x

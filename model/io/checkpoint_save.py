@@ -1,0 +1,131 @@
+"""An edited GPT-2 checkpoint saved as a checkpoint folder again, so it can be tokenized and opened again.
+
+A checkpoint's tokenizer lives in its folder (vocab.json, merges.txt), not in a tinytui model file, so
+an edited checkpoint saved as a model file could not split typed text any more. It is saved as a new
+folder instead, as checkpoint.py reads it: config.json, vocab.json and merges.txt copied byte for byte
+from the folder it was loaded from (their ids and pieces checked against the model's first), and
+model.safetensors in the Hugging Face layout (checkpoint_weights.to_params inverted) holding the
+edited weights: float32 as GPT-2's own file when every weight is exactly a float32 (an unedited one, or
+an edit to a value float32 holds), else float64, so a saved edit always reads back exactly.
+
+The folder is written whole or not at all: the four files go into a new hidden folder beside it
+(created, never reused, so nothing in it can be a planted link), each fsynced, and that folder is
+renamed to the name asked for, which must not exist: a folder is never overwritten or merged into.
+The prompt and target are not saved: a checkpoint folder opens with its default text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from tinytui.model.io import bpe
+from tinytui.model.io.checkpoint import CheckpointModel
+from tinytui.model.io.checkpoint_weights import CheckpointError
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.model_file import save
+from tinytui.model.io.safe_io import atomic_write_bytes, fresh_folder_beside, read_regular_file, refuse
+from tinytui.model.params import Params
+
+COPIED = ("config.json", "vocab.json", "merges.txt")  # the folder's own files, as they are
+MAX_COPY_BYTES = bpe.MAX_VOCAB_BYTES
+
+
+def suggested_name(model: ModelFile, stem: str) -> str:
+    """What the save box offers: 'gpt2-edited' (a folder) for a checkpoint, else 'stem-edited.json'."""
+    return f"{stem}-edited" if isinstance(model, CheckpointModel) else f"{stem}-edited.json"
+
+
+def save_edited(model: ModelFile, params: Params, prompt, target: str, path: str | Path) -> Path:
+    """The app's save, and where it went: a checkpoint as a checkpoint folder (save_checkpoint; the .json
+    the save box adds to a name without a suffix is dropped, a folder is not a JSON file), any other model
+    as a model file with its prompt and target (files.save). OSError or ValueError say why not."""
+    path = Path(path)
+    if isinstance(model, CheckpointModel):
+        folder = path.with_suffix("") if path.suffix == ".json" else path
+        save_checkpoint(model, params, folder)
+        return folder
+    save(ModelFile(model.name, model.about, params, tuple(prompt), target), path)
+    return path
+
+
+def hf_tensors(params: Params) -> dict[str, np.ndarray]:
+    """The Hugging Face tensors of GPT-2 weights (names without "transformer."): the inverse of
+    checkpoint_weights.to_params (W_Q[h] is c_attn's columns h·dk…(h+1)·dk of its first third, …)."""
+    cfg = params.cfg
+    d = cfg.d_model
+
+    def columns(per_head: np.ndarray) -> np.ndarray:
+        """(H, d, dk) -> (d, H·dk); a bias (H, dk) -> (H·dk,)."""
+        if per_head.ndim == 2:
+            return per_head.reshape(-1)
+        return per_head.transpose(1, 0, 2).reshape(d, -1)
+
+    out = {"wte.weight": params["E"], "wpe.weight": params["P"]}
+    for b in range(cfg.n_blocks):
+        h, p = f"h.{b}.", f"blocks.{b}."
+        for ln, short in (("ln_1", "ln1"), ("ln_2", "ln2")):
+            out[f"{h}{ln}.weight"], out[f"{h}{ln}.bias"] = params[f"{p}{short}_g"], params[f"{p}{short}_b"]
+        out[f"{h}attn.c_attn.weight"] = np.concatenate([columns(params[f"{p}W_{x}"]) for x in "QKV"], axis=1)
+        out[f"{h}attn.c_attn.bias"] = np.concatenate([columns(params[f"{p}b_{x}"]) for x in "QKV"])
+        out[f"{h}attn.c_proj.weight"], out[f"{h}attn.c_proj.bias"] = params[f"{p}W_O"], params[f"{p}b_O"]
+        out[f"{h}mlp.c_fc.weight"], out[f"{h}mlp.c_fc.bias"] = params[f"{p}W_1"], params[f"{p}b_1"]
+        out[f"{h}mlp.c_proj.weight"], out[f"{h}mlp.c_proj.bias"] = params[f"{p}W_2"], params[f"{p}b_2"]
+    out["ln_f.weight"], out["ln_f.bias"] = params["lnf_g"], params["lnf_b"]
+    return out
+
+
+def weights_bytes(params: Params) -> bytes:
+    """model.safetensors' bytes: float32 when that holds every weight exactly, else float64."""
+    from safetensors.numpy import save as safetensors_bytes
+
+    tensors = hf_tensors(params)
+    exact = all(np.array_equal(a.astype(np.float32), a) for a in tensors.values())
+    dtype = "<f4" if exact else "<f8"
+    data = {name: np.ascontiguousarray(a, dtype=dtype) for name, a in tensors.items()}
+    return safetensors_bytes(data, metadata={"format": "pt"})
+
+
+def save_checkpoint(model: CheckpointModel, params: Params, folder: str | Path) -> None:
+    """The edited weights as a new checkpoint folder (see the module's docstring); OSError with a
+    sentence in strerror if the folder exists or cannot be written, CheckpointError if the source
+    folder's tokenizer no longer matches the model."""
+    folder = Path(folder)
+    if os.path.lexists(folder):
+        raise _exists(folder)
+    copies = {name: _source_bytes(model, name) for name in COPIED}
+    vocab = bpe.read_vocab(model.folder / "vocab.json")  # as it is now: still the model's pieces?
+    if tuple(sorted(vocab, key=vocab.__getitem__)) != model.cfg.vocab:
+        raise CheckpointError(f"{model.folder / 'vocab.json'}: changed since the checkpoint was loaded")
+    weights = weights_bytes(params)
+    tmp = fresh_folder_beside(folder)
+    try:
+        for name, data in (*copies.items(), ("model.safetensors", weights)):
+            atomic_write_bytes(tmp / name, data)
+        if os.path.lexists(folder):  # again, just before the rename
+            raise _exists(folder)
+        os.rename(tmp, folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(tmp)
+        raise
+
+
+def _exists(folder: Path) -> OSError:
+    return refuse(
+        folder, errno.EEXIST, f"{folder.name} exists; an edited checkpoint is saved as a new folder"
+    )
+
+
+def _source_bytes(model: CheckpointModel, name: str) -> bytes:
+    path = model.folder / name
+    try:
+        return read_regular_file(path, MAX_COPY_BYTES)
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise CheckpointError(f"{path}: cannot copy it into the saved folder ({why})") from None

@@ -1,0 +1,235 @@
+"""A model file's JSON document (format "tinytui-model/1") and the ModelFile it describes, both ways.
+
+parse() checks every key and field of a document already read from JSON, including the weights inline
+or, through "weights_file" and "n_blocks", in a safetensors file beside it (model/io/weights_file.py);
+to_document() is its inverse, writing the architecture switches only when they are not the chapter's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tinytui.model import checks
+from tinytui.model.config import MODEL_ACTIVATIONS, POSITIONS, ModelConfig
+from tinytui.model.io.field_checks import (
+    LIMITS,
+    MAX_TEXT,
+    Fail,
+    ModelFileError,
+    describe,
+    finite,
+    is_number,
+    plain_text,
+    positive_int,
+    strings,
+    weight_array,
+)
+from tinytui.model.io.weights_file import read_weights, weights_path
+from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM
+from tinytui.model.params import Params, adopt, block_param_shapes, block_params_of, param_shapes
+
+FORMAT = "tinytui-model/1"
+# GPT-2's architecture switches (ModelConfig): written only when not the chapter's, so its file is unchanged
+ARCHITECTURE = ("positions", "norm_affine", "attn_bias", "activation")
+REQUIRED = ("format", "vocab", "dims", "d_model", "n_heads", "d_head", "d_ff", "prompt", "target")
+WEIGHTS = ("weights", "weights_file")  # exactly one: inline, or a safetensors file beside the JSON
+OPTIONAL = ("name", "about", "eps", "n_ctx", "n_blocks", *ARCHITECTURE)
+
+CHAPTER = {"positions": "sinusoid", "norm_affine": False, "attn_bias": False, "activation": "relu"}
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    name: str
+    about: str
+    params: Params
+    prompt: tuple[str, ...]
+    target: str
+
+    @property
+    def cfg(self) -> ModelConfig:
+        return self.params.cfg
+
+
+def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> ModelFile:
+    """The model a document describes. folder: where a "weights_file" is looked up (the JSON's folder;
+    None: a document that is not a file on disk, such as one inside a recording, cannot name one)."""
+
+    def fail(field: str, why: str) -> ModelFileError:
+        return ModelFileError(f"{source}: {field}: {why}")
+
+    if not isinstance(doc, dict):
+        raise fail("(top level)", "expected a JSON object")
+    for key in REQUIRED:
+        if key not in doc:
+            raise fail(key, "missing")
+    unknown = sorted(set(doc) - set(REQUIRED) - set(WEIGHTS) - set(OPTIONAL))
+    if unknown:
+        raise fail(unknown[0], f"unknown key (allowed: {', '.join(REQUIRED + WEIGHTS + OPTIONAL)})")
+    if not any(key in doc for key in WEIGHTS):
+        raise fail("weights", "missing")
+    if all(key in doc for key in WEIGHTS):
+        raise fail("weights_file", "a model has either 'weights' or 'weights_file', not both")
+    if doc["format"] != FORMAT:
+        raise fail("format", f"expected {FORMAT!r}, got {describe(doc['format'])}")
+
+    for key in ("name", "about"):
+        if key in doc:
+            plain_text(doc[key], key, MAX_TEXT[key], fail)
+    vocab = strings(doc["vocab"], "vocab", fail)
+    if len(vocab) > LIMITS["vocab"]:
+        raise fail("vocab", f"{len(vocab)} tokens is more than tinytui allows ({LIMITS['vocab']})")
+    if len(set(vocab)) != len(vocab):
+        raise fail("vocab", "tokens must be distinct")
+    dims = strings(doc["dims"], "dims", fail)
+    # n_heads × d_head need not equal d_model: W_Q/W_K/W_V map d_model to n_heads × d_head and W_O back
+    sizes = {k: positive_int(doc[k], k, fail) for k in ("d_model", "n_heads", "d_head", "d_ff")}
+    if len(dims) != sizes["d_model"]:
+        raise fail("dims", f"{len(dims)} labels for d_model {sizes['d_model']}")
+    eps = doc.get("eps", 1e-5)
+    if not is_number(eps) or not finite(eps) or eps <= 0:
+        raise fail("eps", f"expected a positive finite number, got {describe(eps)}")
+    n_ctx = positive_int(doc.get("n_ctx", 16), "n_ctx", fail)
+    sizes |= _architecture(doc, fail)
+    if "weights_file" in doc:
+        if "n_blocks" not in doc:
+            raise fail("n_blocks", "missing (a model with a weights_file says how many blocks it has)")
+        n_blocks = positive_int(doc["n_blocks"], "n_blocks", fail)
+        if n_blocks > LIMITS["weights.blocks"]:
+            raise fail("n_blocks", f"{n_blocks} is larger than tinytui allows ({LIMITS['weights.blocks']})")
+        cfg = ModelConfig(
+            vocab=tuple(vocab), dims=tuple(dims), n_blocks=n_blocks, eps=float(eps), n_ctx=n_ctx, **sizes
+        )
+        where = weights_path(doc["weights_file"], folder, fail)
+        return _finish(doc, cfg, read_weights(where, cfg), vocab, n_ctx, source, fail)
+
+    weights = doc["weights"]
+    if not isinstance(weights, dict):
+        raise fail("weights", "expected an object with 'E' and 'blocks'")
+    wide = _model_wide(sizes)
+    for key in (*wide, "blocks"):
+        if key not in weights:
+            raise fail(f"weights.{key}", "missing")
+    extra = sorted(set(weights) - {*wide, "blocks"})
+    if extra:
+        raise fail(f"weights.{extra[0]}", "unknown key")
+    blocks = weights["blocks"]
+    if not isinstance(blocks, list) or not blocks:
+        raise fail("weights.blocks", "expected a non-empty list of blocks")
+    if len(blocks) > LIMITS["weights.blocks"]:
+        raise fail(
+            "weights.blocks", f"{len(blocks)} blocks is more than tinytui allows ({LIMITS['weights.blocks']})"
+        )
+    if "n_blocks" in doc and positive_int(doc["n_blocks"], "n_blocks", fail) != len(blocks):
+        raise fail("n_blocks", f"{doc['n_blocks']}, but weights.blocks has {len(blocks)} blocks")
+
+    cfg = ModelConfig(
+        vocab=tuple(vocab),
+        dims=tuple(dims),
+        n_blocks=len(blocks),
+        eps=float(eps),
+        n_ctx=n_ctx,
+        **sizes,
+    )
+    every = param_shapes(cfg)
+    arrays = {name: weight_array(weights[name], every[name], f"weights.{name}", fail) for name in wide}
+    shapes = block_param_shapes(cfg)
+    own = block_params_of(cfg)
+    for b, block in enumerate(blocks):
+        where = f"weights.blocks[{b}]"
+        if not isinstance(block, dict):
+            raise fail(where, "expected an object")
+        for name in own:
+            if name not in block:
+                raise fail(f"{where}.{name}", "missing")
+        extra = sorted(set(block) - set(own))
+        if extra:
+            raise fail(f"{where}.{extra[0]}", "unknown key")
+        for name in own:
+            arrays[f"blocks.{b}.{name}"] = weight_array(block[name], shapes[name], f"{where}.{name}", fail)
+    return _finish(doc, cfg, adopt(cfg, arrays), vocab, n_ctx, source, fail)
+
+
+def _architecture(doc: dict, fail: Fail) -> dict[str, Any]:
+    """GPT-2's switches the document sets (each absent one is the chapter's)."""
+    out: dict[str, Any] = {}
+    for key, options in (("positions", POSITIONS), ("activation", MODEL_ACTIVATIONS)):
+        if key in doc:
+            if doc[key] not in options:
+                raise fail(key, f"expected one of {', '.join(options)}, got {describe(doc[key])}")
+            out[key] = doc[key]
+    for key in ("norm_affine", "attn_bias"):
+        if key in doc:
+            if not isinstance(doc[key], bool):
+                raise fail(key, f"expected true or false, got {describe(doc[key])}")
+            out[key] = doc[key]
+    return out
+
+
+def _model_wide(arch: dict[str, Any]) -> tuple[str, ...]:
+    """The weights outside the blocks: E, and P and the final norm's when the architecture has them."""
+    positions = (POSITION_PARAM,) if arch.get("positions") == "learned" else ()
+    return ("E", *positions, *(FINAL_NORM_PARAMS if arch.get("norm_affine") else ()))
+
+
+def _finish(doc, cfg: ModelConfig, params: Params, vocab, n_ctx: int, source: str, fail: Fail) -> ModelFile:
+    try:
+        prompt = checks.prompt(strings(doc["prompt"], "prompt", fail), vocab, n_ctx)
+    except checks.Invalid as exc:
+        raise fail(f"prompt{exc.where}", str(exc)) from None
+    try:
+        target = checks.target(doc["target"], vocab)
+    except checks.Invalid as exc:
+        raise fail("target", str(exc)) from None
+    name = doc.get("name", Path(source).stem)
+    return ModelFile(
+        name=name,
+        about=doc.get("about", ""),
+        params=params,
+        prompt=tuple(prompt),
+        target=target,
+    )
+
+
+def to_document(model: ModelFile, weights_file: str | None = None) -> dict[str, Any]:
+    """The JSON document of a model: weights inline, or (weights_file given) a reference to them."""
+    cfg, params = model.cfg, model.params
+
+    def plain(arr: np.ndarray) -> Any:
+        # ints stay ints so a saved preset reads like the chapter's tables
+        return [plain(a) for a in arr] if arr.ndim else _plain_number(float(arr))
+
+    doc = {
+        "format": FORMAT,
+        "name": model.name,
+        "about": model.about,
+        "vocab": list(cfg.vocab),
+        "dims": list(cfg.dims),
+        "d_model": cfg.d_model,
+        "n_heads": cfg.n_heads,
+        "d_head": cfg.d_head,
+        "d_ff": cfg.d_ff,
+        "eps": cfg.eps,
+        "n_ctx": cfg.n_ctx,
+        **{key: getattr(cfg, key) for key in ARCHITECTURE if getattr(cfg, key) != CHAPTER[key]},
+        "prompt": list(model.prompt),
+        "target": model.target,
+    }
+    if weights_file is not None:
+        doc["n_blocks"] = cfg.n_blocks
+        doc["weights_file"] = weights_file
+        return doc
+    own = block_params_of(cfg)
+    blocks = [{name: plain(params[f"blocks.{b}.{name}"]) for name in own} for b in range(cfg.n_blocks)]
+    wide = {name: plain(params[name]) for name in param_shapes(cfg) if not name.startswith("blocks.")}
+    doc["weights"] = {"E": wide.pop("E"), "blocks": blocks, **wide}
+    return doc
+
+
+def _plain_number(x: float) -> int | float:
+    # a whole number beyond 2**53 stays a float: as an int it could run to hundreds of digits
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x

@@ -1,0 +1,89 @@
+"""The JSON model file (format "tinytui-model/1") on disk: load with full validation, save atomically.
+
+Every problem becomes one ModelFileError whose message names the file and the field, on one line — also
+for hostile files: huge or deeply nested numbers, FIFOs and devices, oversized shapes, control characters.
+
+A large model keeps its weights beside the JSON in a safetensors file (every tensor F64, named as Params
+names them: "E", "blocks.0.W_Q", …): the JSON then has "weights_file" (a path relative to its folder)
+and "n_blocks" instead of "weights". save() writes that form above BINARY_ABOVE weights.
+
+This module reads and writes the files; the document's keys and fields are checked in
+model/io/document.py (parse, to_document, ModelFile), each field's check and bound in
+model/io/field_checks.py (ModelFileError, LIMITS), the safetensors file in model/io/weights_file.py; the
+names callers import from those are offered here too, so `from tinytui.model.io.model_file import …` reaches
+all.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from tinytui.model.io.document import (
+    ModelFile,
+    parse,
+    to_document,
+)
+from tinytui.model.io.field_checks import (
+    ModelFileError,
+    UnusableNumber,
+    read_float,
+    read_int,
+)
+from tinytui.model.io.safe_io import TextFileError, atomic_writer, read_utf8
+from tinytui.model.io.weights_file import write_weights
+
+BINARY_ABOVE = 100_000  # save() writes the weights as safetensors above this many (JSON below)
+MAX_FILE_BYTES = 256 * 2**20  # far above any model a person steps through; stops a runaway read
+
+
+def default_model_path() -> Path:
+    return Path(str(resources.files("tinytui.model") / "presets" / "chapter17.json"))
+
+
+def load_default() -> ModelFile:
+    return load(default_model_path())
+
+
+def load(path: str | Path) -> ModelFile:
+    path = Path(path)
+    text = _read_text(path)
+    try:
+        doc = json.loads(text, parse_int=read_int, parse_float=read_float, parse_constant=UnusableNumber)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"{path}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ModelFileError(f"{path}: (top level): lists or objects nested too deeply") from None
+    except MemoryError:
+        raise ModelFileError(f"{path}: (top level): too large to hold in memory") from None
+    try:
+        return parse(doc, source=str(path), folder=path.parent)
+    except MemoryError:
+        raise ModelFileError(f"{path}: weights: too large to hold in memory") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return read_utf8(path, MAX_FILE_BYTES)
+    except TextFileError as exc:
+        why = exc.reason if exc.byte is not None else f"{exc.kind}: {exc.reason}"
+        raise ModelFileError(f"{path}: cannot read the file ({why})") from None
+
+
+def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None:
+    """Write atomically (a crash mid-write never leaves half a model file) and never through a symbolic
+    link: OSError with a sentence in strerror if path is a link or not a regular file.
+
+    binary (default: above BINARY_ABOVE weights): the weights go to <stem>.safetensors beside the JSON,
+    written (atomically too) before the JSON that names it."""
+    path = Path(path)
+    if binary is None:
+        binary = model.params.total() > BINARY_ABOVE
+    weights_file = None
+    if binary:
+        weights_file = path.stem + ".safetensors"
+        write_weights(model.params, path.with_name(weights_file))
+    text = json.dumps(to_document(model, weights_file), indent=2) + "\n"
+    with atomic_writer(path) as f:
+        f.write(text)

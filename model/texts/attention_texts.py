@@ -1,0 +1,186 @@
+"""The texts of steps 6–10: queries, keys and values, the scores, the mask and softmax, the heads
+combined, the first residual (see stage_texts.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tinytui.model.texts.wording import SAME, about, block_tensor, in_words, listed, num, sentences
+from tinytui.model.trace import Trace
+
+
+def _reads(out: np.ndarray, x_norm: np.ndarray, dims: tuple[str, ...]) -> list[str] | None:
+    """The dims that each column of out copies exactly from x_norm, or None if some column copies none."""
+    found = []
+    for c in range(out.shape[1]):
+        col = out[:, c : c + 1]
+        # every dim at once (np.allclose(col, x_norm[:, j], rtol=0, atol=SAME) for each j, as one array)
+        with np.errstate(invalid="ignore"):  # inf − inf: not close by the difference, equal by ==
+            close = (np.abs(x_norm - col) <= SAME) | (x_norm == col)
+        same = np.flatnonzero(close.all(axis=0))
+        if len(same) != 1:
+            return None
+        found.append(dims[same[0]])
+    return found
+
+
+def _question(q: list[str] | None, k: list[str] | None) -> str:
+    """The chapter's reading of a head, when its query and key copy the dims that reading needs."""
+    if q is None or k is None:
+        return ""
+    if "action" in q and "thing" in k:
+        return "'which thing is being acted on?'"
+    if "wood" in q and "wood" in k:
+        return "'what else here is about wood?'"
+    return ""
+
+
+def qkv(trace: Trace) -> str:
+    cfg = trace.cfg
+    x_norm = block_tensor(trace, "x_norm")
+    rows = "normalised rows" if trace.switches.norm == "pre" else "rows"
+    who = (
+        f"Each of the {in_words(cfg.n_heads)} heads reads the {rows} through its own"
+        if cfg.n_heads > 1
+        else (f"The single head reads the {rows} through its")
+    )
+    general = (
+        f"{who} three matrices, turning {cfg.d_model} numbers into {cfg.d_head} for its query, its key "
+        "and its value" + (", and adds a learned bias to each (b_Q, b_K, b_V)." if cfg.attn_bias else ".")
+    )
+    said = []
+    for h in range(1, cfg.n_heads + 1):
+        q = _reads(block_tensor(trace, f"q.{h}"), x_norm, cfg.dims)
+        k = _reads(block_tensor(trace, f"k.{h}"), x_norm, cfg.dims)
+        question = _question(q, k)
+        if question and q and k:
+            said.append(
+                f"Head {h} asks {question}: its query copies {listed(sorted(set(q), key=cfg.dims.index))}, "
+                f"its key {listed(sorted(set(k), key=cfg.dims.index))}."
+            )
+    if not said:
+        said.append("What each head asks is decided by its matrices; step 8 shows where each one looks.")
+    return sentences(general, *said)
+
+
+def scores(trace: Trace) -> str:
+    dk = trace.cfg.d_head
+    root = np.sqrt(dk)
+    why = "what keeps the softmax from settling on one key before training has begun"
+    if dk == 1:
+        scale = "so the scaling changes nothing"
+    elif dk <= 4:
+        scale = (
+            f"a division by {num(root)}, small here; in models with heads dozens of numbers wide it is {why}"
+        )
+    else:
+        scale = f"a division by {num(root)}; dot products of {dk} terms spread wide, and this is {why}"
+    return (
+        f"Every query is compared with every key by a dot product, then divided by √d_k. Here d_k = {dk}: "
+        f"{scale}."
+    )
+
+
+def softmax(trace: Trace) -> str:
+    cfg = trace.cfg
+    T = len(trace.prompt)
+    heads = range(1, cfg.n_heads + 1)
+    attn = {h: block_tensor(trace, f"attn.{h}") for h in heads}
+    out = []
+    if trace.switches.causal_mask:
+        out.append(
+            "Later positions get −∞ before the softmax, so they end up with exactly zero weight, and each "
+            "row becomes weights that sum to one."
+        )
+        if all(attn[h][0, 0] == 1.0 for h in heads):
+            every = "every head" if cfg.n_heads > 1 else "the head"
+            out.append(
+                f"The first row is {num(attn[1][0, 0])} in {every}: the first token has nothing to look at "
+                "but itself."
+            )
+    else:
+        first = ", ".join(num(attn[h][0, 0]) for h in heads)
+        out.append(
+            f"The mask is off, so no score is blocked: each row spreads weights summing to one over all "
+            f"{T} positions, the first row too (its weight on itself: {first})."
+        )
+    if T >= 2:
+        looks = []
+        for h in heads:
+            j = int(attn[h][1].argmax())
+            w = num(attn[h][1, j])
+            where = f"keeps {w} on {trace.prompt[1]} itself" if j == 1 else f"puts {w} on {trace.prompt[j]}"
+            looks.append(f"head {h} {where}")
+        lead = "the heads spread their weight differently: " if cfg.n_heads > 1 else ""
+        out.append(f"Looking from {trace.prompt[1]}, {lead}{listed(looks)}.")
+        last = [int(attn[h][-1].argmax()) for h in heads]
+        if all(j == T - 1 for j in last) and T > 2:
+            who = "every head puts" if cfg.n_heads > 1 else "the head puts"
+            out.append(f"In the last row {who} its largest weight on {trace.prompt[-1]} itself.")
+    off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
+    if off:
+        names = listed([f"head {h}" for h in off])
+        verb = "is" if len(off) == 1 else "are"
+        out.append(
+            f"{names[0].upper()}{names[1:]} {verb} ablated: weights computed, output dropped at step 9."
+        )
+    return sentences(*out)
+
+
+def combine(trace: Trace) -> str:
+    cfg = trace.cfg
+    H, dh, d = cfg.n_heads, cfg.d_head, cfg.d_model
+    wide = H * dh
+    again = f" ({wide} wide, d_model again)" if wide == d else f" ({wide} wide)"
+    out = [
+        "Each head returns a weighted average of its value vectors.",
+        (
+            f"The {in_words(H)} results, {dh} wide each, are set side by side{again} and W_O mixes them into "
+            f"the {d} numbers attention adds at each position."
+            if H > 1
+            else f"Its {dh}-wide result is mixed by W_O into the {d} numbers attention adds at each position."
+        ),
+    ]
+    if cfg.attn_bias:
+        out.append("A learned bias b_O is added to every position's result, whatever the heads found.")
+    off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
+    if off and len(off) == H:
+        zero = not block_tensor(trace, "mha").any()
+        out.append(
+            "Every head is ablated, so "
+            + ("attention adds nothing at all." if zero else "attention's update is zero at every position.")
+        )
+    elif off:
+        out.append(
+            f"Ablated ({listed([f'head {h}' for h in off])}): that slot of the concatenation is zeros."
+        )
+    return sentences(*out)
+
+
+def residual1(trace: Trace) -> str:
+    sw = trace.switches
+    cfg = trace.cfg
+    if sw.residual:
+        how = "Attention's output is added onto the input it read, which passes through untouched"
+        how += "; then the sum is normalised (post-norm)." if sw.norm == "post" else "."
+    else:
+        how = (
+            "With the residual off, x' is attention's output alone: the input is not added back, so a "
+            "token keeps only what attention hands it."
+        )
+    col = len(cfg.dims) - 1
+    tok = trace.prompt[-1]
+    before, after = float(trace["x"][-1, col]), float(block_tensor(trace, "x_mid")[-1, col])
+    dim = cfg.dims[col]
+    watch = f"At the last position, {tok}'s {dim} column goes from about {about(before)} to {about(after)}"
+    if sw.residual and sw.norm == "pre":
+        moved = float(block_tensor(trace, "mha")[-1, col])
+        if moved > 0.005:
+            watch += f", because attention brought {dim} in from the positions it reads."
+        elif moved < -0.005:
+            watch += f", because attention took some {dim} away."
+        else:
+            watch += ": attention left it almost as it was."
+    else:
+        watch += "."
+    return sentences(how, watch, "Moving information between positions is the one job attention has.")

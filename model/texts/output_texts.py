@@ -1,0 +1,146 @@
+"""The texts of steps 11–16: the feed-forward, the second residual, the final norm, the unembedding,
+the loss and the parameter count (see stage_texts.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tinytui.model import count
+from tinytui.model.texts.wording import block_tensor, listed, sentences, tied_groups
+from tinytui.model.trace import Trace
+
+
+def ffn(trace: Trace) -> str:
+    cfg = trace.cfg
+    sw = trace.switches
+    h = block_tensor(trace, "hidden")
+    zeros, size = int((h == 0).sum()), h.size
+    how = (
+        "is normalised and widened"
+        if sw.norm == "pre"
+        else "(already normalised after the residual add) is widened"
+    )
+    out = [f"Each position on its own {how} from {cfg.d_model} to {cfg.d_ff} feature detectors."]
+    if sw.activation == "relu":
+        out.append("The ReLU sets every detector that did not fire to zero.")
+        tally = f"Count the zeros: {zeros} of {size} hidden values are zero"
+        if zeros * 2 > size:
+            tally += ", so most of the hidden layer is silent."
+        elif zeros == 0:
+            tally = f"Here every one of the {size} hidden values fired, so the ReLU cut nothing."
+        else:
+            tally += ", fewer than half."
+        out.append(tally)
+    else:
+        out.append(
+            "GELU (what GPT uses) lets small negative values through instead of cutting them off, so "
+            + (
+                "none of the hidden values is exactly zero."
+                if zeros == 0
+                else f"only {zeros} of {size} hidden values are exactly zero."
+            )
+        )
+    return sentences(*out)
+
+
+def residual2(trace: Trace) -> str:
+    cfg = trace.cfg
+    sw = trace.switches
+    add = (
+        "the result is added to the stream"
+        if sw.residual
+        else "the result replaces the stream (residual off)"
+    )
+    post = "; then the sum is normalised (post-norm)" if sw.norm == "post" and sw.residual else ""
+    out = [f"W_2 narrows the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
+    if sw.activation == "relu":
+        dead = int((block_tensor(trace, "hidden") == 0).all(axis=0).sum())
+        if dead:
+            out.append(
+                f"{dead} of the {cfg.d_ff} units are zero at every position, so their "
+                "rows of W_2 contribute nothing here."
+            )
+    repeat = (
+        "big models repeat this pair."
+        if cfg.n_blocks == 1
+        else f"this model repeats the pair {cfg.n_blocks} times (the tables show the first)."
+    )
+    out.append(f"Equations 17.8 and 17.10 together make one whole block; {repeat}")
+    return sentences(*out)
+
+
+# ---- 13–16: back to words ---------------------------------------------------------------------------
+
+
+def final_norm(trace: Trace) -> str:
+    T = len(trace.prompt)
+    again = (
+        " It is normalised once more (under post-norm it already was, so this changes it very little)."
+        if trace.switches.norm == "post"
+        else " It is normalised once more."
+    )
+    if trace.cfg.norm_affine:
+        again += " The final norm has its own gain and bias (lnf_g, lnf_b), applied column by column."
+    if T == 1:
+        return "The prompt has one token, so its row is the one the prediction is read from." + again
+    if trace.switches.causal_mask:
+        return (
+            "With the mask on, the last position is the only one that has read every token of the prompt, "
+            f"so the prediction is taken from it alone.{again} The other rows were there to build it."
+        )
+    return (
+        "With the mask off, every row has read the whole prompt, but the prediction is still taken from "
+        f"the last position only.{again}"
+    )
+
+
+def unembed(trace: Trace) -> str:
+    cfg = trace.cfg
+    out = [
+        f"The same table E is read the other way: the logit of each of the {cfg.n_vocab} tokens is the "
+        "dot product of z with that token's row, so the row that best matches z wins."
+    ]
+    groups = [[cfg.vocab[k] for k in ids] for ids in tied_groups(trace["logits"])]
+    if groups:
+        tied = "; ".join(f"{listed(g)} tie" for g in groups)
+        each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"
+        out.append(f"Tokens with identical rows always tie; here {tied}, {each}.")
+    else:
+        out.append("No two tokens get the same logit here.")
+    return sentences(*out)
+
+
+def loss(trace: Trace) -> str:
+    g = trace["grad_logits"]
+    t = trace.cfg.token_id(trace.target)
+    others = np.delete(g, t)
+    rest = "positive for every other token" if (others > 0).all() else "zero or positive for the others"
+    target = (
+        "negative for the target" if g[t] < 0 else "zero for the target (it already has all the probability)"
+    )
+    after = float(trace["loss_stepped"])
+    if after < trace.loss:
+        step = f"One step against it (size lr = {trace.lr:g}) lowers the loss."
+    else:
+        step = f"A step against it (size lr = {trace.lr:g}) cannot lower the loss any further."
+    return sentences(
+        "Cross-entropy asks one thing: how much probability went to the right answer.",
+        f"Its gradient on the logits is p minus the one-hot target: {target}, {rest}.",
+        step,
+    )
+
+
+def count_params(trace: Trace) -> str:
+    cfg = trace.cfg
+    out = [
+        "One formula counts this model and GPT-3 alike; only the width, the depth and the vocabulary differ.",
+        f"Tying the unembedding to E saves V·d = {cfg.n_vocab}·{cfg.d_model} = {count.tying_saves(cfg)} "
+        "parameters.",
+    ]
+    wide = cfg.n_heads * cfg.d_head
+    if wide != cfg.d_model:
+        out.append(
+            f"Here the heads together are {wide} wide rather than d = {cfg.d_model}, so the attention terms "
+            f"use {wide} where the formula writes d."
+        )
+    return sentences(*out)

@@ -1,0 +1,137 @@
+"""Each stage's short sentences of numbers, read off a trace (e.g. '24 of 32 … are zero').
+
+stages.py gives every Stage one of these; model.facts.stage_facts(trace, stage) is how callers ask.
+Computed here, not in the UI, so the app, the printer and the recorder all say the same thing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tinytui.model import count
+from tinytui.model.texts.wording import tied_groups
+from tinytui.model.trace import Trace
+
+SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its first entries
+
+
+def _f(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def _vector(v) -> str:
+    """'(0.1, 0.2, 0.3, 0.4)'; past SHOWN entries the first ones and how many there are."""
+    shown = ", ".join(_f(x) for x in v[:SHOWN])
+    return f"({shown})" if len(v) <= SHOWN else f"({shown}, … {len(v)} numbers)"
+
+
+def none(trace: Trace) -> list[str]:
+    return []
+
+
+def tokens(trace: Trace) -> list[str]:
+    ids = " ".join(str(int(i)) for i in trace["ids"])
+    target = trace.target
+    return [f"{len(trace.prompt)} tokens, ids {ids}; target {target!r} is id {trace.cfg.token_id(target)}"]
+
+
+def pe(trace: Trace) -> list[str]:
+    if trace.switches.positional_encoding:
+        return []
+    return ["positional encoding is OFF: every PE row is zero, so word order is invisible"]
+
+
+def add(trace: Trace) -> list[str]:
+    last = trace["x"][-1]
+    return [f"last position ({trace.prompt[-1]}) enters the block as {_vector(last)}"]
+
+
+def norm1(trace: Trace) -> list[str]:
+    mean, var = trace["blocks.0.ln1.mean"][0], trace["blocks.0.ln1.var"][0]
+    return [
+        f"row {trace.prompt[0]}: mean {_f(mean)}, variance {_f(var)}, "
+        f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
+    ]
+
+
+def scores(trace: Trace) -> list[str]:
+    return [f"√d_k = {_f(np.sqrt(trace.cfg.d_head))}"]
+
+
+def softmax(trace: Trace) -> list[str]:
+    on = trace.switches.causal_mask
+    facts = ["causal mask ON" if on else "causal mask OFF: earlier rows now see later tokens"]
+    for h in range(1, trace.cfg.n_heads + 1):
+        a = trace[f"blocks.0.attn.{h}"]
+        top = [trace.prompt[int(j)] for j in a.argmax(axis=1)[:SHOWN]]
+        more = f", … ({len(a)} rows)" if len(a) > SHOWN else ""
+        facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}{more}")
+    return facts
+
+
+def combine(trace: Trace) -> list[str]:
+    off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
+    return [f"head {h} is ablated: its output is replaced by zeros" for h in off]
+
+
+def residual1(trace: Trace) -> list[str]:
+    cfg = trace.cfg
+    wood = len(cfg.dims) - 1
+    return [
+        f"last column ({cfg.dims[wood]}) for {trace.prompt[-1]}: {_f(trace['x'][-1, wood])} → "
+        f"{_f(trace['blocks.0.x_mid'][-1, wood])}"
+    ]
+
+
+def ffn(trace: Trace) -> list[str]:
+    h = trace["blocks.0.hidden"]
+    zeros = int((h == 0).sum())
+    relu_zeros = int((trace["blocks.0.hidden_pre"] <= 0).sum())  # what ReLU cuts, whichever is active
+    if trace.switches.activation == "relu":
+        return [
+            f"{zeros} of {h.size} hidden values are exactly zero: ReLU cut every negative "
+            "pre-activation (GELU would leave none exactly zero)"
+        ]
+    near = int((np.abs(h) < 0.05).sum())
+    return [
+        f"GELU leaves {zeros} of {h.size} hidden values exactly zero and {near} within 0.05 of "
+        f"zero; ReLU would cut {relu_zeros} of {h.size} to zero"
+    ]
+
+
+def final_norm(trace: Trace) -> list[str]:
+    return [f"z = {_vector(trace['z'])}"]
+
+
+def unembed(trace: Trace) -> list[str]:
+    p = trace["probs"]
+    t = trace.cfg.token_id(trace.target)
+    facts = [f"prediction: {trace.prediction} at {_f(p.max())}; target {trace.target} at {_f(p[t])}"]
+    return facts + _ties(trace)
+
+
+def loss(trace: Trace) -> list[str]:
+    g = trace["grad_logits"]
+    before, after = trace.loss, float(trace["loss_stepped"])
+    return [
+        f"loss = −log {_f(np.exp(-before))} = {_f(before)} nats",
+        f"∂L/∂ℓ has {int((g < 0).sum())} negative and {int((g > 0).sum())} positive entries",
+        f"one step of size {trace.lr:g} on the logits: loss {_f(before)} → {_f(after)} "
+        f"(improvement {_f(before - after)})",
+    ]
+
+
+def count_params(trace: Trace) -> list[str]:
+    cfg = trace.cfg
+    total = count.this_model(cfg).total()
+    return [f"{total} parameters; tying the unembedding saves {count.tying_saves(cfg)}", count.left_out(cfg)]
+
+
+def _ties(trace: Trace) -> list[str]:
+    logits = trace["logits"]
+    vocab = trace.cfg.vocab
+    out = []
+    for ids in tied_groups(logits):
+        names = " and ".join(vocab[k] for k in ids)
+        out.append(f"{names} tie at logit {_f(logits[ids[0]])}")
+    return out

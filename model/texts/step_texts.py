@@ -1,0 +1,119 @@
+"""Each stage's explanation, written from the trace: what the step does, then what this run shows.
+
+stages.py gives every Stage one of these as `explain`; call it with the current trace. A sentence that
+quotes a number reads it off the trace; a sentence that only holds for some runs (the chapter's
+"the first row is 1.0000", "how and much tie", "24 of 32 are zero") is said only when the numbers make
+it true, and something correct is said otherwise. Sizes and labels come from the model's config.
+Our own words throughout (the chapter's figures carry over, its sentences do not).
+"""
+
+from __future__ import annotations
+
+from tinytui.model.texts.wording import NUMBERED, first_block, in_words, listed, sentences
+from tinytui.model.trace import Trace
+
+
+def tokens(trace: Trace) -> str:
+    v = trace.cfg.n_vocab
+    return (
+        f"The model never sees letters. Each word of the prompt is looked up in the vocabulary of "
+        f"{in_words(v)} tokens and replaced by its index in that list; after this step everything is "
+        "arithmetic on numbers."
+    )
+
+
+def embed(trace: Trace) -> str:
+    dims = trace.cfg.dims
+    shown = listed(list(dims)) if len(dims) <= 6 else f"{dims[0]} to {dims[-1]}"
+    if all(NUMBERED.match(d) for d in dims):
+        names = (
+            f"The {in_words(len(dims))} columns are only numbered ({shown}), so no column has a "
+            "meaning fixed in advance."
+        )
+    else:
+        names = (
+            f"The columns carry names ({listed(list(dims))}), so you can read off what each token stands for."
+        )
+    return sentences(
+        "Each id picks out one row of E and copies it: no arithmetic happens at this step.",
+        names,
+    )
+
+
+def pe(trace: Trace) -> str:
+    cfg = trace.cfg
+    d, T = cfg.d_model, len(trace.prompt)
+    general = (
+        "Attention on its own treats the prompt as an unordered set, so each position's place has to be "
+        "written into its vector."
+    )
+    if not trace.switches.positional_encoding:
+        return sentences(
+            general,
+            "Here the encoding is switched off: every PE row is zero, so nothing in the vectors says "
+            "which token came first.",
+        )
+    if cfg.learned_positions:
+        return sentences(
+            general,
+            f"This model learned its positions: PE is the first {in_words(T)} of the {cfg.n_ctx} rows of "
+            f"its table P ({cfg.n_ctx} × {d}), trained like any other weight, so no formula says what a "
+            "row holds and the backward pass sends P a gradient.",
+        )
+    waves = (d + 1) // 2
+    if waves == 1:
+        return sentences(
+            general,
+            f"With d = {d} there is a single wave, advancing one radian per token, which tells "
+            "neighbours apart but repeats every few tokens.",
+        )
+    slow = 10000.0 ** (2 * (waves - 1) / d)
+    ratio = f"{slow:.0f}" if slow >= 10 else f"{slow:.1f}"
+    moves = "hardly moves" if T / slow < 0.2 else "moves only a little"
+    return sentences(
+        general,
+        f"With d = {d} there are {in_words(waves)} waves: the fastest advances one radian per token and "
+        f"tells neighbours apart, the slowest turns {ratio}× more slowly and {moves} across "
+        f"{in_words(T)} token{'s' if T != 1 else ''}.",
+    )
+
+
+def add(trace: Trace) -> str:
+    cfg = trace.cfg
+    T, d = len(trace.prompt), cfg.d_model
+    how = (
+        f"Meaning and position are summed into the same {in_words(d)} numbers per token rather than placed "
+        "side by side."
+        if trace.switches.positional_encoding
+        else "With the positional encoding off, nothing is added: x is the embedding rows as they are."
+    )
+    return sentences(
+        how,
+        f"These {T * d} numbers ({T} positions × {d}) are all that {first_block(trace)} is given; "
+        "everything later is computed from them.",
+    )
+
+
+# ---- 5–12: the block --------------------------------------------------------------------------------
+
+
+def norm1(trace: Trace) -> str:
+    if trace.switches.norm == "post":
+        return (
+            "Post-norm (the 2017 arrangement): the sublayer reads the stream x as it is, so this table is x "
+            "unchanged beside its mean and variance; the normalising happens after each residual add "
+            "instead, which puts a norm on the residual path."
+        )
+    gain = (
+        "Then each column is scaled by its gain (ln1_g) and shifted by its bias (ln1_b), learned weights "
+        "that let the model undo the normalising where it helps."
+        if trace.cfg.norm_affine
+        else ""
+    )
+    return sentences(
+        "Each row is rescaled on its own to mean 0 and variance 1, looking at no other token; ε keeps a "
+        "row of equal values from dividing by zero.",
+        gain,
+        "Normalising before the sublayer (pre-norm) keeps the residual path free of norms, which is what "
+        "lets deep stacks train.",
+    )

@@ -1,0 +1,206 @@
+"""The shapes most rules share: a dot product (plus bias), a plain sum, a softmax entry, a layer norm
+entry and its backward, a copy, a zero. Each gives the filled-in text, the operands and the compute
+function together, so the three cannot drift apart."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from tinytui.model.why.rule_pieces import (
+    MINUS,
+    SHOW,
+    Cell,
+    Compute,
+    Ctx,
+    Ref,
+    Why,
+    const,
+    dot,
+    factor,
+    num,
+    product_terms,
+    sum_text,
+)
+
+Rule = Callable[[Ctx, Cell], Why]
+
+
+def here(ctx: Ctx, cell: Cell) -> str:
+    return ctx.ref(cell.name, *cell.index)
+
+
+def row_of(name: str, p: int, n: int) -> list[Ref]:
+    return [(name, (p, j)) for j in range(n)]
+
+
+def values_of(ctx: Ctx, refs: list[Ref]) -> np.ndarray:
+    return np.array([ctx.value(*r) for r in refs])
+
+
+def softmax(v: np.ndarray) -> np.ndarray:
+    e = np.exp(v - v.max())
+    return e / e.sum()
+
+
+def softmax_filled(ctx: Ctx, refs: list[Ref], at: int) -> str:
+    vals = [ctx.value(*r) for r in refs]
+    exps = [math.exp(v) for v in vals]
+    return (
+        f"exp({num(vals[at])}) / ({sum_text([f'exp({num(v)})' for v in vals])})"
+        f" = {num(exps[at])} / {num(sum(exps))}"
+    )
+
+
+def linear(
+    ctx: Ctx, pairs: Sequence[tuple[Ref, Ref]], bias: Ref | None = None
+) -> tuple[str, list[Ref], Compute]:
+    """Σ left·right (+ bias): the filled text, the operands (pairs interleaved, then the bias), compute."""
+    refs: list[Ref] = [r for pair in pairs for r in pair]
+    n = len(pairs)
+    text = sum_text(product_terms([(ctx.value(*a), ctx.value(*b)) for a, b in pairs[:SHOW]]), n)
+    if bias is None:
+        return text, refs, lambda v: dot(v, n)
+    b = num(ctx.value(*bias))
+    text = f"{text} {MINUS} {b[1:]}" if b.startswith(MINUS) else f"{text} + {b}"
+    return text, [*refs, bias], lambda v: dot(v, n) + v[2 * n]
+
+
+def plain_sum(ctx: Ctx, refs: Sequence[Ref]) -> tuple[str, Compute]:
+    text = sum_text([num(ctx.value(*r)) for r in refs[:SHOW]], len(refs))
+    return text, lambda v: float(np.sum(np.asarray(v, dtype=np.float64)))
+
+
+def ln_entry(row: np.ndarray, j: int, eps: float) -> float:
+    """LN(row)[j], the way ops.layer_norm computes it."""
+    mean = row.mean()
+    var = ((row - mean) ** 2).mean()
+    return float((row[j] - mean) / np.sqrt(var + eps))
+
+
+def ln_filled(row: np.ndarray, j: int, eps: float, what: str) -> str:
+    mean = row.mean()
+    var = ((row - mean) ** 2).mean()
+    return (
+        f"μ = mean({what}) = {num(mean)},  σ² = {num(var)}:  "
+        f"({num(row[j])} {MINUS} {factor(mean)}) / √({num(var)} + {const(eps)})"
+    )
+
+
+def ln_backward_entry(g: np.ndarray, row: np.ndarray, j: int, eps: float) -> float:
+    """(LN backward of g through the row)[j]: (g_j − mean(g) − x̂_j·mean(g·x̂)) / √(σ² + ε)."""
+    mean = row.mean()
+    var = ((row - mean) ** 2).mean()
+    x_hat = (row - mean) / np.sqrt(var + eps)
+    return float((g[j] - g.mean() - x_hat[j] * (g * x_hat).mean()) / np.sqrt(var + eps))
+
+
+def ln_backward_filled(g: np.ndarray, row: np.ndarray, j: int, eps: float) -> str:
+    mean = row.mean()
+    var = ((row - mean) ** 2).mean()
+    x_hat = (row - mean) / np.sqrt(var + eps)
+    return (
+        f"({num(g[j])} {MINUS} {factor(g.mean())} {MINUS} {factor(x_hat[j])}·{factor((g * x_hat).mean())})"
+        f" / √({num(var)} + {const(eps)})"
+    )
+
+
+LN_BACKWARD = "(g_j − mean(g) − x̂_j·mean(g·x̂)) / √(σ² + ε)"
+
+
+def zero(ctx: Ctx, cell: Cell, why: str) -> Why:
+    return ctx.make(cell, f"{here(ctx, cell)} = 0   ({why})", "0", (), lambda v: 0.0)
+
+
+def copy_of(ctx: Ctx, cell: Cell, src: Ref, note: str = "") -> Why:
+    return ctx.make(
+        cell,
+        f"{here(ctx, cell)} = {ctx.ref(src[0], *src[1])}{note}",
+        num(ctx.value(*src)),
+        [src],
+        lambda v: v[0],
+    )
+
+
+def ln_back(
+    ctx: Ctx,
+    cell: Cell,
+    g: str,
+    rows: list[str],
+    skip: Ref | None,
+    note: str,
+    p: int | None = None,
+    gain: str | None = None,
+) -> Why:
+    """LN backward of the gradient row g[p] through the row LN read (the sum of rows[…][p]), entry j,
+    plus an optional skip share. With the norm's gain (a (d,) weight), LN's backward reads g ⊙ gain.
+    Operands: g's row, the gain, each summed row, then the skip."""
+    p = cell.index[0] if p is None else p
+    j = cell.index[-1]
+    d, eps = ctx.cfg.d_model, ctx.cfg.eps
+    g_refs = row_of(g, p, d) if ctx.array(g).ndim == 2 else [(g, (jj,)) for jj in range(d)]
+    gain_refs = [(gain, (jj,)) for jj in range(d)] if gain is not None else []
+    row_refs = [row_of(r, p, d) for r in rows]
+    refs = [*g_refs, *gain_refs] + [r for rr in row_refs for r in rr]
+    n_rows = len(rows)
+    row = sum(values_of(ctx, rr) for rr in row_refs)
+    through = " + ".join(ctx.ref(r, p) for r in rows)  # post-norm with the residual: LN read x + mha
+    gr = ctx.ref(g, p) if ctx.array(g).ndim == 2 else ctx.ref(g)
+    rule = LN_BACKWARD.replace("_j", f"_{j}")
+    formula = f"{here(ctx, cell)} = {rule}"
+    if gain is not None:
+        where = f",  g = {gr} ⊙ {ctx.ref(gain)}, x̂ = LN({through})"
+        g_vals = values_of(ctx, g_refs) * values_of(ctx, gain_refs)
+    else:
+        where = f",  g = {gr}, x̂ = LN({through})"
+        g_vals = values_of(ctx, g_refs)
+    filled = ln_backward_filled(g_vals, row, j, eps)
+    if skip is not None:
+        formula += f" + {ctx.ref(skip[0], *skip[1])}"
+        sv = num(ctx.value(*skip))
+        filled += f" {MINUS} {sv[1:]}" if sv.startswith(MINUS) else f" + {sv}"
+        refs.append(skip)
+    first = d * (2 if gain is not None else 1)  # where the rows start among the operands
+
+    def compute(v) -> float:
+        v = np.asarray(v, dtype=np.float64)
+        gv = v[:d] * v[d : 2 * d] if gain is not None else v[:d]
+        xs = sum(v[first + d * k : first + d * (k + 1)] for k in range(n_rows))
+        out = ln_backward_entry(gv, xs, j, eps)
+        return out + (float(v[-1]) if skip is not None else 0.0)
+
+    return ctx.make(cell, formula + where + note, filled, refs, compute)
+
+
+def gain_of(ctx: Ctx, b: int | None, which: str) -> str | None:
+    """The gain of norm `which` ("ln1", "ln2"; "lnf" model-wide) when the model's norms have one."""
+    if not ctx.cfg.norm_affine:
+        return None
+    return f"{which}_g" if b is None else ctx.name(b, f"{which}_g")
+
+
+def with_affine(ctx: Ctx, b: int | None, which: str, j: int, formula: str, filled: str, refs, compute):
+    """A norm's entry j, then ·g[j] + b[j] when the model's norms have a gain and bias: the formula and
+    filled text grow by the two terms, the operands by the two weights (last), compute applies them."""
+    gain = gain_of(ctx, b, which)
+    if gain is None:
+        return formula, filled, list(refs), compute
+    bias = gain[:-1] + "b"
+    g, bv = ctx.value(gain, (j,)), ctx.value(bias, (j,))
+    refs = [*refs, (gain, (j,)), (bias, (j,))]
+    sign = f"{MINUS} {num(bv)[1:]}" if num(bv).startswith(MINUS) else f"+ {num(bv)}"
+    return (
+        f"{formula}·{ctx.ref(gain, j)} + {ctx.ref(bias, j)}",
+        f"({filled})·{factor(g)} {sign}",
+        refs,
+        lambda v: compute(v[:-2]) * v[-2] + v[-1],
+    )
+
+
+def pairs_rule(ctx: Ctx, cell: Cell, formula: str, pairs, scale: float = 1.0) -> Why:
+    text, refs, compute = linear(ctx, pairs)
+    if scale != 1.0:
+        return ctx.make(cell, formula, f"({text}) / {num(scale)}", refs, lambda v: compute(v) / scale)
+    return ctx.make(cell, formula, text, refs, compute)

@@ -1,0 +1,114 @@
+"""The commands that open the debugger: `tinytui` itself and `tinytui replay` (or its --print), the
+theme, notices and keymap they start with, and run_app, which runs the app and reports a crash."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import TextIO
+
+from tinytui.cli import collector
+from tinytui.cli.run_setup import UsageError, setup_from
+from tinytui.session.session import Session
+
+
+def no_color(environ=os.environ) -> bool:
+    """NO_COLOR set to anything but the empty string (https://no-color.org)."""
+    return bool(environ.get("NO_COLOR"))
+
+
+def theme_choice(args: argparse.Namespace, environ=os.environ) -> tuple[str, list[str]]:
+    """The debugger's starting theme and notices for the user: NO_COLOR > --theme > remembered > default.
+
+    A --theme choice is also remembered for next time.
+    """
+    theme, notices, _ = app_options(args, environ)
+    return theme, notices
+
+
+def app_options(args: argparse.Namespace, environ=os.environ) -> tuple[str, list[str], dict[str, str]]:
+    """The debugger's theme (see theme_choice), the notices for the user, and the user's keymap
+    (the entries that can be used; a notice for each one that cannot)."""
+    from tinytui import themes
+    from tinytui.settings import load_settings, remember
+    from tinytui.tui.actions import check_keymap
+
+    requested = None
+    if getattr(args, "theme", None) is not None:
+        try:
+            requested = themes.resolve(args.theme)
+        except ValueError as exc:
+            raise UsageError(f"--theme: {exc}") from None
+    settings, notice = load_settings()
+    notices = [notice] if notice else []
+    name, choice_notice = themes.choose(requested, settings.theme, no_color(environ))
+    notices += [choice_notice] if choice_notice else []
+    if requested is not None and requested != settings.theme:
+        failed = remember(theme=requested)
+        notices += [failed] if failed else []
+    keymap, keymap_notices = check_keymap(settings.keymap)
+    return name, notices + keymap_notices, keymap
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    setup = setup_from(args)
+    theme, notices, keymap = app_options(args)  # checks --theme before the screen is taken over
+    from tinytui.tui.app import TinyTuiApp
+
+    session = Session(setup.model, setup.state)
+    large = getattr(args, "large", False)
+    return run_app(
+        TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap, large=large)
+    )
+
+
+def run_app(app) -> int:
+    """Run the debugger; after a crash (the recording stopped and the edited model saved by
+    TinyTuiApp.rescue) say where both are, on stderr once the terminal is restored, and return 1."""
+    collector.settle()  # what exists now is frozen; the young are collected less often (collector.py)
+    try:
+        app.run()
+    except Exception as exc:  # one that escaped Textual's own handler (while closing the screens, say)
+        traceback.print_exception(exc)
+        app.rescue(exc)
+    if app.crash_report is not None:
+        for line in app.crash_report.lines():
+            print(line, file=sys.stderr)
+        return 1
+    return app.return_code or 0
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """The whole file is checked before anything is applied; a bad one is one line and exit 2."""
+    from tinytui.recording.replay import Replayer, state_text
+    from tinytui.recording.replay_file import ReplayError, load_recording
+
+    try:
+        replayer = Replayer(load_recording(args.file), to_end=args.to_end)
+    except ReplayError as exc:
+        raise UsageError(str(exc)) from None
+    if args.print:
+        session = replayer.new_session()
+        if args.to_end:
+            replayer.apply_all(session)
+        out.write(state_text(session, replayer))
+        return 0
+    theme, notices, keymap = app_options(args)
+    from tinytui.tui.app import TinyTuiApp
+
+    # the app opens where the recording started (its undo history included)
+    session = replayer.new_session()
+    record = getattr(args, "record", None)
+    return run_app(
+        TinyTuiApp(
+            session,
+            theme=theme,
+            notices=notices,
+            replay=replayer,
+            record=record,
+            keymap=keymap,
+            large=getattr(args, "large", False),  # a lesson replayed on a projector
+        )
+    )

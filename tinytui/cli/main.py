@@ -1,0 +1,139 @@
+"""The `tinytui` command: the app by default, `print`, `trace` and `why` for the terminal and for tools.
+
+This module reads the arguments and runs the command they name (main), and holds the commands that
+print a run. The rest is beside it and re-exported here: the parser in tinytui.cli.options, the
+Setup the options ask for in tinytui.cli.run_setup, and the commands that open the debugger (the app,
+replay) in tinytui.cli.debugger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TextIO
+
+from tinytui.cli import analysis_commands as gallery
+from tinytui.cli import collector, trace_command
+from tinytui.cli import new_command as new
+from tinytui.cli import serve_command as serve
+from tinytui.cli import train_command as train
+from tinytui.cli.debugger import cmd_app, cmd_replay
+from tinytui.cli.new_command import CommandError
+from tinytui.cli.options import build_parser
+from tinytui.cli.run_setup import UsageError, setup_from
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
+
+
+def selected_steps(args: argparse.Namespace) -> list[int]:
+    if args.step is not None:
+        if args.step not in STAGE_BY_NUMBER:
+            raise UsageError(f"--step: {args.step} is not a step (1–16)")
+        return [args.step]
+    chosen = [n for group, steps in GROUPS.items() if getattr(args, group) for n in steps]
+    return sorted(set(chosen)) or [s.number for s in STAGES]
+
+
+def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.model import step_path as steps
+    from tinytui.report.render import markdown_document, plain_report, rich_report
+    from tinytui.report.step_report import stage_report
+
+    setup = setup_from(args)
+    trace = setup.trace()
+    params = setup.state.params  # each step's report also shows the weights it reads
+    chosen = set(selected_steps(args))  # a block's step is printed once per block, in the stepper's order
+    path = [s for s in steps.forward(trace.cfg.n_blocks) if s.number in chosen]
+    reports = [stage_report(trace, s.stage, params, s.block or 0) for s in path]
+    if args.markdown:
+        s = setup.state
+        intro = (
+            f"Prompt: **{' '.join(s.prompt)}**, target **{s.target}**; "
+            f"model `{setup.model.name}`; switches: {s.switches.describe()}. "
+            f"{setup.model.about}"
+        )
+        out.write(markdown_document("tinytui walk-through", intro, reports))
+        return 0
+    if args.plain or os.environ.get("NO_COLOR") or not out.isatty():
+        out.write("\n\n\n".join(plain_report(r) for r in reports) + "\n")
+        return 0
+    from rich.console import Console
+
+    console = Console(file=out)
+    for r in reports:
+        console.print(rich_report(r))
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
+    if getattr(args, "list", False):
+        out.write(trace_command.names_text(setup_from(args)))
+        return 0
+    doc = trace_command.document(setup_from(args), getattr(args, "only", None), args.model or "the model")
+    text = json.dumps(doc, indent=1, allow_nan=False)  # allow_nan=False: never NaN/Infinity in the output
+    out.write(text + "\n")
+    return 0
+
+
+def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
+    """tinytui why NAME[i,j]: the formula, the operands filled in, the result and each operand's cell."""
+    from tinytui.model.names import label
+    from tinytui.model.why.explain import CellError, axes_of, explain, parse_cell
+    from tinytui.model.why.rule_pieces import num
+
+    setup = setup_from(args)
+    trace, params = setup.trace(), setup.state.params
+    grads = gradients(params, trace)
+    try:
+        name, index = parse_cell(args.cell, trace, params, grads)
+    except CellError as exc:
+        raise UsageError(str(exc)) from None
+    why = explain(trace, params, name, index, grads)
+    if args.json:
+        out.write(json.dumps(why.to_json(), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+        return 0
+    lines = [why.formula, f"  = {why.filled}", f"  = {why.result}", ""]
+    lines.append("operands:" if why.operands else "operands: none (nothing else goes into it)")
+    for op in why.operands:
+        base, sep, block = label(op.name, trace.cfg.n_blocks).partition(" (")
+        at = base + (f"[{','.join(map(str, op.index))}]" if op.index else "") + (f" ({block}" if sep else "")
+        where = ", ".join(a.labels[i] for a, i in zip(axes_of(op.name, trace, grads), op.index))
+        lines.append(f"  {at:<24} {num(op.value):>10}   {where}".rstrip())
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is not None:  # not the app (whose run_app settles the collector): collect as usual
+        collector.resume()
+    try:
+        if args.command == "print":
+            return cmd_print(args, sys.stdout)
+        if args.command == "trace":
+            return cmd_trace(args, sys.stdout)
+        if args.command == "circuits":
+            return gallery.run_circuits(setup_from(args), args, sys.stdout)
+        if args.command == "attribution":
+            return gallery.run_attribution(setup_from(args), args, sys.stdout)
+        if args.command == "serve":
+            setup_from(args)  # a bad model or option is refused here, not in every browser tab
+            return serve.run(args, sys.stdout, sys.stderr)
+        if args.command in ("new", "train", "presets"):
+            return {"new": new.run, "train": train.run, "presets": new.run_presets}[args.command](
+                args, sys.stdout, sys.stderr
+            )
+        if args.command == "why":
+            return cmd_why(args, sys.stdout)
+        if args.command == "replay":
+            return cmd_replay(args, sys.stdout)
+        return cmd_app(args)
+    except (ModelFileError, UsageError, CommandError) as exc:
+        print(f"tinytui: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `tinytui print | head` is fine
+        return 0

@@ -1,0 +1,71 @@
+"""What the command line asks to run: the model and the session's first state (Setup), built from the
+parsed options and checked by the same functions as the app's; UsageError, a bad option in one line."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, replace
+
+from tinytui.model import checks
+from tinytui.model.io.checkpoint import CheckpointModel, load_model
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.model_file import load_default
+from tinytui.model.io.presets import resolve
+from tinytui.model.switches import defaults
+from tinytui.model.trace import DEFAULT_LR, Trace, run
+from tinytui.session.session import Session
+from tinytui.session.state import Refused, State
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the command line asks to run: the model and the session's first state (weights, prompt,
+    target, switches, learning rate)."""
+
+    model: ModelFile
+    state: State
+    record: str | None = None  # --record FILE: the app attaches a tinytui.recorder.Recorder at start
+
+    def trace(self) -> Trace:
+        s = self.state
+        return run(s.params, s.prompt, s.target, s.switches, s.lr)
+
+
+def _option(flag: str, check, *values):
+    """check(*values) from tinytui.model.checks; its message becomes "FLAG: message" (exit 2)."""
+    try:
+        return check(*values)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
+def setup_from(args: argparse.Namespace) -> Setup:
+    """The model and first state the options ask for, checked by the same functions as the app's; the
+    model is run once here, so one that overflows is one line now rather than a traceback later."""
+    model = load_model(resolve(args.model)) if args.model else load_default()
+    cfg = model.cfg
+    prompt, target = model.prompt, model.target
+    if isinstance(model, CheckpointModel):  # text, split by the checkpoint's own BPE
+        if args.prompt is not None:
+            prompt = _option("--prompt", model.prompt_pieces, args.prompt)
+        if args.target is not None:
+            target = _option("--target", model.target_piece, args.target)
+    else:
+        if args.prompt is not None:
+            prompt = _option("--prompt", checks.prompt, args.prompt.split(), cfg.vocab, cfg.n_ctx)
+        if args.target is not None:
+            target = _option("--target", checks.target, args.target, cfg.vocab)
+    lr = DEFAULT_LR if args.lr is None else _option("--lr", checks.lr, args.lr)
+    # the model's own activation (GELU for GPT-2), with the options' switches
+    switches = replace(defaults(cfg), causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
+    state = State(model.params, prompt, target, switches, lr)
+    try:
+        Session(model, state)  # the session refuses a run with a non-finite intermediate
+    except Refused as exc:
+        why = str(exc).removesuffix("; nothing was changed").removeprefix("that ")
+        raise UsageError(f"{args.model or 'the model'}: running it {why}") from None
+    return Setup(model, state, getattr(args, "record", None))

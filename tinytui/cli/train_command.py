@@ -1,0 +1,232 @@
+"""`tinytui train CORPUS.txt`: train a model file on plain text, next-token prediction at every position
+of every line (tinytui.model.training.corpus), and write the trained model to a new file.
+
+Progress goes to stderr: a line every tenth of the run, or one `\\r` bar kept up to date when stderr is
+a terminal. The loss curve, the corpus loss before and after, and the file written go to stdout. The
+same corpus, starting model and options give the same file, byte for byte.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TextIO
+
+from tinytui.cli import new_command as new
+from tinytui.cli.new_command import CommandError
+from tinytui.model import checks
+from tinytui.model.io.checkpoint import CheckpointModel, load_model
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.model_file import load_default
+from tinytui.model.io.presets import resolve
+from tinytui.model.training import corpus
+from tinytui.model.training import seeded_model as make
+from tinytui.present.sparkline import BLOCKS
+
+MAX_CORPUS_BYTES = 64 * 2**20
+DEFAULT_LR = {"adam": 0.01, "sgd": 0.1}
+DEFAULT_STEPS = 500
+DEFAULT_BATCH = 8
+CURVE_WIDTH = 60
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "train",
+        help="train a model file on a plain-text corpus (next-token prediction) and write the result",
+        description="Train on CORPUS: every line's tokens (split on whitespace), predicting the next "
+        "token at every position. Starts from --model (default the chapter's) or --new.",
+    )
+    p.add_argument("corpus", metavar="CORPUS", help="a text file, one sentence (or any token run) a line")
+    # SUPPRESS: `tinytui --model F train …` keeps the --model given before the subcommand
+    p.add_argument(
+        "--model", metavar="FILE", default=argparse.SUPPRESS, help="start from this model file or preset"
+    )
+    p.add_argument("--new", action="store_true", help="start from random weights (sizes as tinytui new)")
+    p.add_argument(
+        "--add-vocab",
+        action="store_true",
+        help="with --new: add the corpus's tokens that the vocabulary lacks (otherwise they are refused)",
+    )
+    p.add_argument("--optimizer", choices=corpus.OPTIMIZERS, default="adam", help="default adam")
+    p.add_argument(
+        "--lr", metavar="RATE", default=argparse.SUPPRESS, help="step size (default 0.01 Adam, 0.1 SGD)"
+    )
+    p.add_argument("--steps", metavar="N", default=str(DEFAULT_STEPS), help=f"default {DEFAULT_STEPS}")
+    p.add_argument(
+        "--batch", metavar="N", default=str(DEFAULT_BATCH), help=f"lines per step (default {DEFAULT_BATCH})"
+    )
+    p.add_argument(
+        "--seed", metavar="N", default="0", help="the batch order, and with --new the weights (default 0)"
+    )
+    new.add_size_options(p)
+    new.add_output_options(p, "the starting model's; with --new the output file's stem")
+    return p
+
+
+SIZE_OPTIONS = ("d", "heads", "blocks", "ff", "d_head", "ctx", "vocab")
+
+
+def read_corpus(path: str) -> list[corpus.Line]:
+    text = new.read_text(path, MAX_CORPUS_BYTES, "", "the corpus")
+    try:
+        return corpus.read_lines(text, path)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _whole(args, name: str, flag: str, high: int, low: int = 1) -> int:
+    try:
+        return make.whole(getattr(args, name), name, low, high)
+    except checks.Invalid as exc:
+        raise CommandError(f"{flag}: {exc}") from None
+
+
+def starting_model(args: argparse.Namespace, lines: list[corpus.Line], seed: int) -> tuple[ModelFile, str]:
+    """The model to train and how to say where it came from."""
+    given = [f"--{n.replace('_', '-')}" for n in SIZE_OPTIONS if getattr(args, n, None) is not None]
+    model_arg = getattr(args, "model", None)
+    if not args.new:
+        if given:
+            raise CommandError(f"{given[0]}: only with --new (a model file has its sizes)")
+        if args.add_vocab:
+            raise CommandError(
+                "--add-vocab: only with --new (a model's embedding has one row per token it knows)"
+            )
+        model = load_model(resolve(model_arg)) if model_arg else load_default()
+        if isinstance(model, CheckpointModel):  # its corpus would need its BPE, not split on spaces
+            raise CommandError(
+                f"--model: {model_arg} is a GPT-2 checkpoint; tinytui train reads corpora of space-separated "
+                "tokens for tinytui's own models (a checkpoint takes single learning steps in the app)"
+            )
+        return model, f"the model {model.name}"
+    if model_arg:
+        raise CommandError("--new: give --model or --new, not both")
+    s = new.sizes_from(args)
+    vocab = new.read_vocab(getattr(args, "vocab", None))
+    if args.add_vocab:
+        vocab = vocab + corpus.new_tokens(lines, vocab)
+    first = lines[0].tokens[: s.n_ctx + 1]
+    prompt = new.prompt_from(args) or first[:-1]
+    target = getattr(args, "target", None) or first[-1]
+    name = args.name if args.name is not None else new.default_name(Path(args.output))
+    try:
+        model = make.new_model(s, vocab, prompt, target, seed, name)
+    except checks.Invalid as exc:
+        raise new._field(exc) from None
+    return model, f"random weights, N(0, 1/fan_in) with zero biases (seed {seed})"
+
+
+class Progress:
+    """Plain lines on a pipe, one `\\r` bar on a terminal."""
+
+    def __init__(self, err: TextIO, steps: int) -> None:
+        self.err, self.steps = err, steps
+        self.tty = bool(getattr(err, "isatty", lambda: False)())
+        self.every = max(1, steps // 10)
+        self.last = 0.0
+
+    def __call__(self, step: int, loss: float) -> None:
+        if self.tty:
+            now = time.monotonic()
+            if step != self.steps and now - self.last < 0.1:
+                return
+            self.last = now
+            width = 24
+            done = round(width * step / self.steps)
+            bar = "#" * done + "-" * (width - done)
+            self.err.write(f"\r[{bar}] step {step}/{self.steps}  loss {loss:.4f}")
+            if step == self.steps:
+                self.err.write("\n")
+            self.err.flush()
+        elif step % self.every == 0 or step == self.steps:
+            print(f"step {step}/{self.steps}  loss {loss:.4f}", file=self.err, flush=True)
+
+
+def curve(losses: tuple[float, ...], width: int = CURVE_WIDTH) -> str:
+    """The batch losses as block characters, each the mean of an equal share of the steps (so the
+    noise of single batches is smoothed); lowest ▁, highest █."""
+    n = len(losses)
+    cells = min(width, n)
+    shares = [losses[i * n // cells : (i + 1) * n // cells] for i in range(cells)]
+    means = [sum(share) / len(share) for share in shares]
+    lo, hi = min(means), max(means)
+    if hi == lo:
+        return BLOCKS[3] * cells
+    top = len(BLOCKS) - 1
+    return "".join(BLOCKS[round((v - lo) / (hi - lo) * top)] for v in means)
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        path = new.output_path(args)
+        lines = read_corpus(args.corpus)
+        seed = _whole(args, "seed", "--seed", make.MAX_SEED, low=0)
+        steps = _whole(args, "steps", "--steps", corpus.MAX_STEPS)
+        batch = _whole(args, "batch", "--batch", corpus.MAX_BATCH)
+        lr_text = getattr(args, "lr", None)
+        lr = DEFAULT_LR[args.optimizer] if lr_text is None else _checked(checks.lr, "--lr", lr_text)
+        model, start = starting_model(args, lines, seed)
+        cfg = model.cfg
+        try:
+            corpus.check_lines(lines, cfg.vocab, cfg.n_ctx, args.corpus)
+        except ValueError as exc:
+            hint = "; --new --add-vocab makes a model that knows them" if "vocabulary" in str(exc) else ""
+            raise CommandError(f"{exc}{hint}") from None
+        prompt, target = model.prompt, model.target
+        if getattr(args, "prompt", None) is not None:
+            prompt = _checked(checks.prompt, "--prompt", args.prompt.split(), cfg.vocab, cfg.n_ctx)
+        if getattr(args, "target", None) is not None:
+            target = _checked(checks.target, "--target", args.target, cfg.vocab)
+        print(
+            f"training {model.params.total():,} parameters on {len(lines)} lines of {args.corpus}: "
+            f"{args.optimizer}, lr {lr:g}, {steps} steps of {min(batch, len(lines))} lines",
+            file=err,
+            flush=True,
+        )
+        try:
+            result = corpus.train(
+                model.params, lines, steps, lr, args.optimizer, batch, seed, on_step=Progress(err, steps)
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        about = (
+            f"Trained by tinytui train on {Path(args.corpus).name} ({len(lines)} lines): {args.optimizer}, "
+            f"lr {lr:g}, {steps} steps of {min(batch, len(lines))} lines, seed {seed}, from {start}. "
+            f"Mean next-token loss over the corpus {result.loss_before:.4f} → {result.loss_after:.4f}."
+        )
+        name = args.name if args.name is not None else (model.name if not args.new else None)
+        name = name if name is not None else new.default_name(path)
+        try:
+            about = checks.plain_text(about, "about", 5000)
+            name = checks.plain_text(name, "--name", 200)
+        except checks.Invalid as exc:
+            raise CommandError(str(exc)) from None
+        trained = ModelFile(name, about, result.params, tuple(prompt), target)
+        new.write(trained, path)
+    except (CommandError, ModelFileError) as exc:
+        print(f"tinytui: error: {exc}", file=err)
+        return 2
+    except MemoryError:
+        print("tinytui: error: the model is too large to train in memory here", file=err)
+        return 2
+    losses = result.losses
+    print(
+        f"loss curve ({steps} steps, batch loss): {curve(losses)} {losses[0]:.4f} → {losses[-1]:.4f}",
+        file=out,
+    )
+    print(
+        f"corpus loss (mean next-token cross-entropy): {result.loss_before:.4f} → {result.loss_after:.4f}",
+        file=out,
+    )
+    print(f"wrote {path}", file=out)
+    return 0
+
+
+def _checked(check, flag: str, *values):
+    try:
+        return check(*values)
+    except ValueError as exc:
+        raise CommandError(f"{flag}: {exc}") from None

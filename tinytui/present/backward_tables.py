@@ -1,0 +1,158 @@
+"""What the backward walk and the gradient overlay show, read off a View: gradients as labelled grids.
+
+Pure data like cells.py (no Textual). Every number is the session's Gradients (model.backward) in
+tinytui.report.step_report's format; the rules, the explanations and which gradient belongs to which step
+come from model.backward's table of the walk. The walk goes 15 → 2, and "next" in the walk is the step before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from tinytui.model import step_path as steps
+from tinytui.model.backward.gradients import grad_name
+from tinytui.model.backward.walk_stages import BackwardStage, backward_stage_for, backward_stages
+from tinytui.model.panels import LOGITS_GRADIENT
+from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.present.cells import param_grid, step_sections
+from tinytui.present.gradient_grids import _weight_of, gradient_grid, logits_gradient_grid
+from tinytui.present.grid_spec import GridSpec, Item, Section
+from tinytui.present.view import View
+
+
+def walk_steps(view: View) -> tuple[int, ...]:
+    """The forward steps the walk visits, in walk order (15, 14, …, 2)."""
+    return tuple(s.number for s in _stages(view))
+
+
+def _stages(view: View) -> tuple[BackwardStage, ...]:
+    return backward_stages(view.trace.switches, view.trace.cfg)
+
+
+def backward_stage(view: View) -> BackwardStage:
+    """The stage of the walk at the view's step (the rules spelled for the trace's switches)."""
+    return backward_stage_for(view.step, view.trace.switches, view.trace.cfg)
+
+
+def in_walk(view: View) -> bool:
+    return view.mode.backward and view.step in walk_steps(view)
+
+
+# ---- naming ------------------------------------------------------------------------------------------
+
+
+# The panels (model.panels) a forward stage can show in place of its walk step's outgoing gradients.
+PASSED_BACK = {LOGITS_GRADIENT: logits_gradient_grid}
+
+
+# ---- the walk's sections -----------------------------------------------------------------------------
+
+
+def _sources(stages: tuple[BackwardStage, ...], stage: BackwardStage, grads: tuple[str, ...]) -> list[int]:
+    """The walk steps before this one (higher numbers) whose outgoing gradients are these."""
+    return sorted({s.number for s in stages if s.number > stage.number and set(s.outgoing) & set(grads)})
+
+
+def _destinations(stages: tuple[BackwardStage, ...], stage: BackwardStage) -> list[int]:
+    """The steps later in the walk (lower numbers) that start from this step's outgoing gradients."""
+    out = set(stage.outgoing)
+    return sorted(
+        {s.number for s in stages if s.number < stage.number and set(s.incoming) & out}, reverse=True
+    )
+
+
+def _steps(numbers: list[int]) -> str:
+    words = [str(n) for n in numbers]
+    if len(words) == 1:
+        return f"step {words[0]}"
+    return "steps " + ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def backward_sections(view: View) -> list[Section]:
+    stages = _stages(view)
+    stage = backward_stage(view)
+    grids = lambda grads, role: tuple((gradient_grid(view, n, role),) for n in grads)  # noqa: E731
+    sections: list[Section] = []
+    if stage.incoming:
+        sources = _sources(stages, stage, stage.incoming)
+        title = f"Arriving from {_steps(sources)}" if sources else "Arriving"
+        sections.append(Section(title, "input", grids(stage.incoming, "input")))
+    if stage.within:
+        sections.append(Section("Worked out on the way", "input", grids(stage.within, "input")))
+    if stage.params:
+        rows: list[tuple[Item, ...]] = []
+        paired: set[str] = set()
+        for name in stage.params:
+            row: list[Item] = [gradient_grid(view, name, "param")]
+            weight = _weight_of(name)
+            if view.mode.gradients and weight not in paired:  # d: the weight itself beside its gradient
+                paired.add(weight)
+                row.append(param_grid(view, weight))
+            rows.append(tuple(row))
+        hint = "the weight beside each (d hides it)" if view.mode.gradients else "d shows each weight beside"
+        sections.append(Section(f"Gradients of this step's weights — {hint}", "param", tuple(rows)))
+    if stage.outgoing:
+        title = f"Passed back to {_steps(_destinations(stages, stage))}"
+        shown = STAGE_BY_NUMBER[stage.number].passed_back  # the forward stage's own panels, if any
+        items = tuple((PASSED_BACK[p.kind](view),) for p in shown) or grids(stage.outgoing, "output")
+        sections.append(Section(title, "output", items))
+    if not sections:
+        sections.append(Section("No gradient is made or changed at this step", "info", ()))
+    return sections
+
+
+# ---- the overlay in the forward steps ----------------------------------------------------------------
+
+
+def with_gradients(view: View, sections: list[Section]) -> list[Section]:
+    """Every weight table gets its gradient ∂L/∂w beside it (stacked below when they do not fit)."""
+    out = []
+    for section in sections:
+        if section.role != "param":
+            out.append(section)
+            continue
+        rows = []
+        for row in section.rows:
+            extra = [
+                gradient_grid(view, grad_name(item.key.removeprefix("param:")), "param")
+                for item in row
+                if isinstance(item, GridSpec) and item.key.startswith("param:")
+            ]
+            rows.append((*row, *extra))
+        out.append(replace(section, title=section.title + " · ∂L/∂w beside each (d hides)", rows=tuple(rows)))
+    return out
+
+
+def pane_sections(view: View) -> list[Section]:
+    """What the step panes show: the walk's sections in the backward pass, else the step's own."""
+    if in_walk(view):
+        return backward_sections(view)
+    sections = step_sections(view)
+    return with_gradients(view, sections) if view.mode.gradients else sections
+
+
+# ---- the heading ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Heading:
+    title: str
+    rules: tuple[str, ...]
+    explain: str
+    hint: str
+
+
+def heading(view: View) -> Heading:
+    stage = backward_stage(view)
+    numbers = walk_steps(view)
+    path, n_blocks = view.session.path(backward=True), view.trace.cfg.n_blocks
+    at = path.index(view.here) if view.here in path else 0
+    title = f"Backward pass · {view.heading} (walking {numbers[0]} → {numbers[-1]}) · {stage.title}"
+    moves = []
+    if at + 1 < len(path):
+        moves.append(f"n: on to {steps.heading(path[at + 1], n_blocks)}")
+    if at > 0:
+        moves.append(f"p: back to {steps.heading(path[at - 1], n_blocks)}")
+    moves.append("b or Esc: back to the forward pass")
+    moves.append("L: one learning step down this gradient")
+    return Heading(title, stage.rules, stage.explain, " · ".join(moves))

@@ -1,0 +1,202 @@
+"""What the grids show: labelled cells with their marks, shading and source, read off a View.
+
+Pure data (no Textual): the Grid widget only draws a GridSpec, and tests can read specs directly.
+Numbers are the trace's, the session's parameters or tinytui.report.step_report's formatting; nothing is
+computed here beyond old − new for the inspector line. The spec types and the cache of kept specs are in
+grid_spec, a weight's grids in param_grids, a tensor's grid in cells_tensors, the prompt's and the
+logits' in cells_tokens; this module makes a step's sections from them, a panel's rows by its kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from tinytui.model import names
+from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
+from tinytui.model.stages import STAGE_BY_NUMBER, Stage, params_read
+from tinytui.present import windows
+from tinytui.present.grid_spec import (
+    _KEPT,
+    Cell,
+    Details,
+    GridSpec,
+    Item,
+    Section,
+    _keep,
+    _kept,
+    grid,
+)
+from tinytui.present.param_grids import param_grids
+from tinytui.present.tensor_cells import columns_grid, tensor_grid
+from tinytui.present.token_cells import logits_spec, token_grid
+from tinytui.present.view import View
+from tinytui.report.step_report import count_tables
+
+PARAM_NAMES = names.PARAMS
+
+
+# ---- a step's sections ---------------------------------------------------------------------------------
+
+
+def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
+    """Several grids with the same rows as one, each under its own group header (one per head)."""
+    first = parts[0]
+    if len(parts) == 1:
+        return first
+
+    def joined(field: str) -> tuple:
+        return tuple(sum((tuple(getattr(p, field)[r]) for p in parts), ()) for r in range(len(first.rows)))
+
+    return GridSpec(
+        key,
+        title,
+        first.corner,
+        first.rows,
+        sum((p.cols for p in parts), ()),
+        joined("cells"),
+        joined("marks"),
+        joined("values"),
+        first.shade,
+        max(p.limit for p in parts),  # one scale, so the heads can be compared by shade
+        joined("refs"),
+        Details.joined([p.details for p in parts], len(first.rows)),
+        first.role,
+        tuple((p.title, len(p.cols)) for p in parts),
+        joined("sources") if all(p.sources for p in parts) else (),
+    )
+
+
+def short_key_labels(part: GridSpec) -> GridSpec:
+    """A query × key grid with the keys' labels stripped of their position ("0:a" -> "a"): the row
+    labels carry it, and the heads must fit side by side."""
+    if part.rows != part.cols:
+        return part
+    return replace(part, cols=tuple(c.partition(":")[2] or c for c in part.cols))
+
+
+def head_grid(view: View, template: str, role: str) -> GridSpec:
+    """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
+    made = tuple(tensor_grid(view, n, role) for n in view.names((template,)))
+    key = ("heads", role, view.name(template))
+    hit = _KEPT.get(key)
+    if hit is not None and len(hit[0]) == len(made) and all(a is b for a, b in zip(hit[0], made)):
+        _KEPT.move_to_end(key)
+        return hit[1]  # every head's table is the one kept: so is the row of them
+    parts = [short_key_labels(p) for p in made]
+    title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
+    return _keep(key, made, side_by_side(f"{role}:{view.name(template)}", title, parts))
+
+
+def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
+    return _panel_rows(view, stage.panels, "output")
+
+
+def param_grid(view: View, name: str, window: windows.Window | None = None) -> GridSpec:
+    """A weight as one grid (name: short, as a stage reads it, or full); W_Q, W_K and W_V show their heads
+    side by side. A big weight shows a window of it: the given one, else the step's (windows.py)."""
+    full = view.name(name)
+    params = view.session.params
+    win = window or windows.param_window(view, full)  # None: the whole weight
+    edited = frozenset(view.edited.get(full, ()))
+    original = view.session.model.params[full] if edited else None
+    part = windows.weight_part
+    made_of = (
+        part(params[full], win),
+        params.cfg,
+        edited,
+        None if original is None else part(original, win),
+        win,
+    )
+    key = ("param", full)
+    if (hit := _kept(key, made_of)) is not None:
+        return hit
+    parts = param_grids(view, full, win)
+    if len(parts) > 1 or (win is not None and params[full].ndim == 3):
+        parts = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
+        title = windows.titled(names.label(full), win)
+        return _keep(
+            key,
+            made_of,
+            replace(side_by_side(f"param:{full}", title, parts), key=f"param:{full}", title=title),
+        )
+    return _keep(key, made_of, replace(parts[0], key=f"param:{full}"))
+
+
+def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
+    return [(param_grid(view, name),) for name in params_read(stage, view.trace.cfg)]
+
+
+def input_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
+    return _panel_rows(view, stage.inputs, "input")
+
+
+def step_sections(view: View) -> list[Section]:
+    stage = STAGE_BY_NUMBER[view.step]
+    made = f"{view.heading[0].upper()}{view.heading[1:]} makes"  # "Step 9 makes", "Block 2 · step 9 makes"
+    sections = [Section(made, "output", tuple(output_rows(view, stage)))]
+    if params := param_rows(view, stage):
+        title = "Weights it uses — Enter edits a cell" + windows.weights_note(view, stage.reads)
+        sections.append(Section(title, "param", tuple(params)))
+    if inputs := input_rows(view, stage):
+        sections.append(Section("From earlier steps", "input", tuple(inputs)))
+    return sections
+
+
+def all_items(sections: list[Section]) -> list[Item]:
+    return [item for s in sections for row in s.rows for item in row]
+
+
+# ---- a panel (model.panels) as grids ----------------------------------------------------------------
+
+
+def _panel_rows(view: View, panels: tuple[Panel, ...], role: str) -> list[tuple[Item, ...]]:
+    return [row for panel in panels for row in PANEL_ROWS[panel.kind](view, panel, role)]
+
+
+def _tensor_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    """One grid per name; a per-head name ("q.{h}") gives one grid with every head side by side."""
+    return [(head_grid(view, template, role),) for template in panel.tensors]
+
+
+def _token_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    _, *vector = panel.tensors
+    return [(token_grid(view, *vector),)]
+
+
+def _stats_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    trace = view.trace
+    mean, var = view.names(panel.tensors)
+    key = f"{role}:{mean.rpartition('.')[0]}.stats"  # "output:blocks.0.ln1.stats"
+    cols = (("mean μ", mean, True), ("variance σ²", var, True))
+    return [(columns_grid(view, key, "row statistics", trace.token_labels, cols),)]
+
+
+def _loss_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    before, after = view.names(panel.tensors)
+    stepped = f"after one step of lr {view.trace.lr:g}"  # the chapter's step on the logits alone
+    cols = (("before", before, False), (stepped, after, False))
+    return [(columns_grid(view, f"{role}:loss", "loss L = −log p_target", ("L",), cols),)]
+
+
+def info_grid(key: str, table) -> GridSpec:
+    """A table of plain text (the parameter counts): no marks, no shading, nothing to edit."""
+    cells = [
+        [Cell(cell, detail=f"{table.title}: {r}, {c} = {cell}") for c, cell in zip(table.cols, row)]
+        for r, row in zip(table.rows, table.cells)
+    ]
+    return grid(key, table.title, table.corner, table.rows, table.cols, cells, "", "info", limit=1.0)
+
+
+def _count_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    return [(info_grid(f"count:{i}", t),) for i, t in enumerate(count_tables(view.trace))]
+
+
+PANEL_ROWS: dict[str, Callable[[View, Panel, str], list[tuple[Item, ...]]]] = {
+    TOKENS: _token_rows,
+    TENSOR: _tensor_rows,
+    STATS: _stats_rows,
+    LOGITS: lambda view, panel, role: [(logits_spec(view),)],
+    LOSS: _loss_rows,
+    COUNTS: _count_rows,
+}

@@ -1,0 +1,93 @@
+"""What the gallery's pages compare: this run and the one the marks compare with, and the marks between them.
+
+No Textual here. A value's mark is UP, DOWN or CHANGED (the two runs' shapes differ), as in the grids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.model.analysis.attribution import Attribution, attribution
+from tinytui.model.analysis.circuits import HeadCircuits, head_circuits
+from tinytui.model.analysis.gallery_reading import (
+    ArtistRules,
+    Caption,
+    Gallery,
+    ScaleRow,
+    artist_rules,
+    captions,
+    day,
+    scale_card,
+)
+from tinytui.model.diff import TOLERANCE
+from tinytui.model.params import Params
+from tinytui.model.trace import Trace
+from tinytui.present.grid_spec import CHANGED, DOWN, UP
+from tinytui.present.view import View
+
+
+@dataclass(frozen=True)
+class Runs:
+    """This run and the one the marks compare with, each with its weights and its gallery."""
+
+    trace: Trace
+    params: Params
+    gallery: Gallery
+    base: Trace
+    base_params: Params
+    base_gallery: Gallery
+
+    @classmethod
+    def of(cls, view: View, base_params: Params | None) -> Runs:
+        params = view.session.params
+        bp = params if base_params is None else base_params
+        return cls(view.trace, params, day(params, view.trace), view.base, bp, day(bp, view.base))
+
+    @property
+    def same_shape(self) -> bool:
+        return len(self.base.prompt) == len(self.trace.prompt)
+
+    def artist_rules(self, block: int, head: int) -> tuple[ArtistRules, ArtistRules | None]:
+        """Head `head` of `block`'s rules in this run, and in the compared run when the prompts match."""
+        now = artist_rules(self.params, self.trace, block, head)
+        was = artist_rules(self.base_params, self.base, block, head) if self.same_shape else None
+        return now, was
+
+    def circuits(self, block: int, head: int) -> tuple[HeadCircuits, HeadCircuits]:
+        """Head `head` of `block`'s QK and OV circuits, now and in the compared run's weights."""
+        return head_circuits(self.params, block, head), head_circuits(self.base_params, block, head)
+
+    def attribution(self) -> tuple[Attribution, Attribution | None]:
+        """The last position's logits split into parts, now and (same prompt, same tokens) before."""
+        now = attribution(self.params, self.trace)
+        if not now.exact or not self.same_shape:
+            return now, None
+        try:
+            return now, attribution(self.base_params, self.base, list(now.tokens))
+        except ValueError:
+            return now, None
+
+    def captions(self) -> list[Caption]:
+        return captions(self.gallery)
+
+    def scale_card(self) -> list[ScaleRow]:
+        return scale_card(self.params.cfg)
+
+
+def marks_of(new: np.ndarray, old: np.ndarray | None) -> np.ndarray:
+    """Per value: UP, DOWN, CHANGED (the shapes differ) or "" (unchanged)."""
+    new = np.asarray(new, dtype=np.float64)
+    out = np.full(new.shape, "", dtype=object)
+    if old is None or np.shape(old) != new.shape:
+        out[...] = CHANGED
+        return out
+    delta = new - np.asarray(old, dtype=np.float64)
+    out[delta > TOLERANCE] = UP
+    out[delta < -TOLERANCE] = DOWN
+    return out
+
+
+def n_marked(marks: np.ndarray) -> int:
+    return int(np.count_nonzero(marks != ""))

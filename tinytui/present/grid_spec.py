@@ -1,0 +1,278 @@
+"""A table as the Grid draws it: GridSpec and its parts (CellRef, Details, Cell, the marks), the bars'
+LogitsSpec, a step's Section, and the cache of specs kept for tables that did not change.
+
+Pure data (no Textual); tinytui.present.cells (with cells_tensors, cells_tokens) and param_grids make these
+from a View.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+# Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
+EDITED = "edited"  # a weight that differs from the model file
+UP = "changed-up"  # went up since the comparison trace
+DOWN = "changed-down"  # went down
+CHANGED = "changed"  # changed without a direction (a token, or the prompt changed length)
+MASKED = "masked"  # blocked by the causal mask
+GLYPHS = {EDITED: "*", UP: "▲", DOWN: "▼", CHANGED: "◆", MASKED: "×"}
+PRECEDENCE = (EDITED, UP, DOWN, CHANGED, MASKED)  # which glyph a cell with several marks shows
+
+
+@dataclass(frozen=True)
+class CellRef:
+    """Where a cell's value lives, so an edit can be sent to the session."""
+
+    kind: str  # "param" (a weight: edit the number) or "token" (a prompt position: pick a token)
+    name: str  # the full parameter name, or "prompt"
+    index: tuple[int, ...]
+    label: str  # as the user reads it, e.g. "W_O[h1.k0, thing]"
+
+
+Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
+
+
+class Details(Sequence):
+    """The inspector lines of a table, rows × cols, each row made the first time it is read.
+
+    Only the focused cell's line is ever shown, so a table's lines are not written out on every change;
+    reads like a tuple of tuples of str (indexing, len, iteration, == with a tuple)."""
+
+    __slots__ = ("_n", "_row", "_rows")
+
+    def __init__(self, n: int, row: Callable[[int], Sequence[str]]) -> None:
+        self._n = n
+        self._row = row  # r -> that row's lines
+        self._rows: dict[int, tuple[str, ...]] = {}
+
+    @classmethod
+    def of(cls, rows) -> Details:
+        """Lines already written (a tuple of rows)."""
+        rows = tuple(tuple(r) for r in rows)
+        return cls(len(rows), rows.__getitem__)
+
+    @classmethod
+    def joined(cls, parts: Sequence[Details | tuple], n: int) -> Details:
+        """Several tables' lines side by side: row r is every part's row r, in order."""
+        return cls(n, lambda r: tuple(x for p in parts for x in p[r]))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, r):  # type: ignore[override]
+        if isinstance(r, slice):
+            return tuple(self[i] for i in range(self._n)[r])
+        if r < 0:
+            r += self._n
+        if not 0 <= r < self._n:
+            raise IndexError(r)
+        row = self._rows.get(r)
+        if row is None:
+            row = self._rows[r] = tuple(self._row(r))
+        return row
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return (self[r] for r in range(self._n))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Details | tuple | list):
+            return tuple(self) == tuple(tuple(r) for r in other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Details({tuple(self)!r})"
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
+    title: str
+    corner: str
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    cells: tuple[tuple[str, ...], ...]  # formatted text, rows × cols
+    marks: tuple[tuple[frozenset[str], ...], ...]
+    values: tuple[tuple[float | None, ...], ...]  # what the shading reads; None = not shaded
+    shade: str  # "diverging", "heat" or ""
+    limit: float  # the diverging scale's ±end
+    refs: tuple[tuple[CellRef | None, ...], ...]  # editable cells
+    details: Details  # the inspector line for each cell (rows × cols, each row written when first read)
+    role: str  # "output", "param", "input" or "info"
+    groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
+    # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
+    # the app explains the focused cell (model.provenance) and lights up the cells it reads
+    sources: tuple[tuple[Source | None, ...], ...] = ()
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.rows), len(self.cols)
+
+    @cached_property
+    def shaded(self) -> bool:
+        """Whether any cell carries a shade value."""
+        return any(v is not None for row in self.values for v in row)
+
+    @cached_property
+    def where(self) -> dict[Source, tuple[int, int]]:
+        """Where the table shows each run's cell (row, col): made once per spec, which a table that did
+        not change keeps, whichever widget shows it (lighting a cell's operands looks them up)."""
+        where: dict[Source, tuple[int, int]] = {}
+        for r, row in enumerate(self.sources):
+            for c, src in enumerate(row):
+                if src is not None:
+                    where.setdefault(src, (r, c))
+        return where
+
+    def find(self, text: str) -> tuple[int, int] | None:
+        """The first cell showing exactly this text (for tests and for placing a cursor)."""
+        for r, row in enumerate(self.cells):
+            for c, cell in enumerate(row):
+                if cell == text:
+                    return r, c
+        return None
+
+
+@dataclass(frozen=True)
+class LogitRow:
+    token: str
+    logit: str
+    prob: str
+    p: float  # the probability, for the bar's length
+    logit_mark: frozenset[str]
+    prob_mark: frozenset[str]
+    target: bool
+    predicted: bool
+    logit_source: Source | None = None  # ("logits", (i,)): what the run's cell is
+    prob_source: Source | None = None
+
+
+@dataclass(frozen=True)
+class LogitsSpec:
+    key: str
+    title: str
+    rows: tuple[LogitRow, ...]
+    others: str = ""  # a long vocabulary: the line for the tokens not shown (top_tokens.Shown.line)
+
+
+Item = GridSpec | LogitsSpec
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    role: str  # "output", "param" or "input": how its tables are framed
+    rows: tuple[tuple[Item, ...], ...]  # each row's items sit side by side when they fit
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell as a builder makes it; grid() lays a table of these out as a GridSpec's parallel fields."""
+
+    text: str
+    marks: frozenset[str] = frozenset()
+    value: float | None = None  # None = not shaded
+    ref: CellRef | None = None
+    detail: str = ""
+    source: Source | None = None  # the run's cell it shows (see GridSpec.sources)
+
+
+def grid(
+    key: str,
+    title: str,
+    corner: str,
+    rows: tuple[str, ...],
+    cols: tuple[str, ...],
+    cells: list[list[Cell]],
+    shade: str,
+    role: str,
+    limit: float | None = None,  # None: the largest |value|
+    groups: tuple[tuple[str, int], ...] = (),
+) -> GridSpec:
+    def field(name: str) -> tuple:
+        return tuple(tuple(getattr(cell, name) for cell in row) for row in cells)
+
+    values = field("value")
+    return GridSpec(
+        key,
+        title,
+        corner,
+        tuple(rows),
+        tuple(cols),
+        field("text"),
+        field("marks"),
+        values,
+        shade,
+        _limit(values) if limit is None else limit,
+        field("ref"),
+        Details.of(field("detail")),
+        role,
+        groups,
+        field("source"),
+    )
+
+
+def glyph(marks: frozenset[str]) -> str:
+    for mark in PRECEDENCE:
+        if mark in marks:
+            return GLYPHS[mark]
+    return " "
+
+
+def _limit(values) -> float:
+    flat = [abs(v) for row in values for v in row if v is not None]
+    return max(flat) if flat and max(flat) > 0 else 1.0
+
+
+# Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
+# values and nothing to mark are the same GridSpec object as last time, so the Grid redraws nothing.
+# Keyed by what the table is; an entry holds what its spec was made from, and is used only when all of
+# that is equal again. Bounded: the least recently used go first.
+_KEPT: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a weight's list of them
+KEPT_MAX = 256
+
+_NO_MARKS: frozenset[str] = frozenset()
+_EDITED = frozenset({EDITED})
+# a cell's marks by code: 0 none, 1 up, 2 down, 3 changed (+4: masked too)
+_MARKS = tuple(frozenset(m | extra) for extra in (set(), {MASKED}) for m in (set(), {UP}, {DOWN}, {CHANGED}))
+
+
+def _kept(key: tuple, made_of: tuple) -> Any:
+    hit = _KEPT.get(key)
+    if hit is None or not _same(hit[0], made_of):
+        return None
+    _KEPT.move_to_end(key)
+    return hit[1]
+
+
+def _keep(key: tuple, made_of: tuple, spec: Any) -> Any:
+    _KEPT[key] = (made_of, spec)
+    _KEPT.move_to_end(key)
+    while len(_KEPT) > KEPT_MAX:
+        _KEPT.popitem(last=False)
+    return spec
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not (
+                isinstance(x, np.ndarray)
+                and isinstance(y, np.ndarray)
+                and x.dtype == y.dtype
+                and np.array_equal(x, y)
+            ):
+                return False
+        elif x != y:
+            return False
+    return True

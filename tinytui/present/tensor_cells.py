@@ -1,0 +1,177 @@
+"""A tensor's grid, read off a View: its cells' numbers, change marks, mask and shading, whole or a window.
+
+Pure data (no Textual), like the rest of cells. Numbers are the trace's or tinytui.report.step_report's
+formatting; nothing is computed here beyond old − new for the inspector line. Also the grid whose columns
+come from several per-row tensors (a layer norm's row statistics, the loss before and after a step).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tinytui.model import names
+from tinytui.present import windows
+from tinytui.present.grid_spec import (
+    _MARKS,
+    CHANGED,
+    DOWN,
+    UP,
+    Cell,
+    Details,
+    GridSpec,
+    _keep,
+    _kept,
+    _limit,
+    grid,
+)
+from tinytui.present.view import View
+from tinytui.report.display_names import display
+from tinytui.report.tables import fmt
+
+HEAT = frozenset({"mask"})  # tensors in [0, 1], shaded on the sequential scale (plus attn.h below)
+MASKABLE_PREFIXES = ("scores.", "attn.")
+
+
+def _change_marks(view: View, name: str, index: tuple[int, ...]) -> set[str]:
+    d = view.diff.get(name)
+    if d is None or not d.changed[index]:
+        return set()
+    if d.reshaped:
+        return {CHANGED}
+    return {UP if d.delta[index] > 0 else DOWN}
+
+
+def _was(view: View, name: str, index: tuple[int, ...]) -> str:
+    """' (was 0.9000, Δ −0.0382)' when the cell changed since the comparison trace, else ''."""
+    d = view.diff.get(name)
+    if d is None or not d.changed[index] or d.reshaped or name not in view.base.tensors:
+        return ""
+    old = float(view.base[name][index])
+    return f"  (was {fmt(old)}, Δ {float(d.delta[index]):+.4f})"
+
+
+def _shade_of(name: str) -> str:
+    local = names.split(name)[1]
+    return "heat" if local in HEAT or local.startswith("attn.") else "diverging"
+
+
+def _as_table(a: np.ndarray, by_tokens: bool) -> np.ndarray:
+    """A tensor's values laid out as its table (tensor_table): a scalar 1 × 1, a per-token vector one
+    column, any other vector one row."""
+    if a.ndim == 0:
+        return a.reshape(1, 1)
+    if a.ndim == 1:
+        return a[:, None] if by_tokens else a[None, :]
+    return a
+
+
+def _mark_codes(view: View, name: str, shape: tuple[int, int], by_tokens: bool) -> np.ndarray:
+    """Each table cell's change mark as a code of _MARKS (0 none, 1 up, 2 down, 3 changed)."""
+    codes = np.zeros(shape, np.int8)
+    d = view.diff.get(name)
+    if d is None:
+        return codes
+    changed = _as_table(d.changed, by_tokens)
+    if d.reshaped:
+        codes[changed] = 3
+    else:
+        codes[changed] = np.where(_as_table(d.delta, by_tokens) > 0, 1, 2)[changed]
+    return codes
+
+
+def _masked_cells(view: View, name: str, shape: tuple[int, int]) -> np.ndarray | None:
+    """Where the causal mask blocks a cell of a scores / attention / mask table (None: not such a table)."""
+    local = names.split(name)[1]
+    if not (local == "mask" or local.startswith(MASKABLE_PREFIXES)):
+        return None
+    mask = view.trace["mask"]
+    if mask.shape != (len(view.trace.prompt),) * 2:
+        return np.zeros(shape, bool)
+    return (mask == 0)[: shape[0], : shape[1]]
+
+
+def tensor_grid(view: View, name: str, role: str) -> GridSpec:
+    trace = view.trace
+    t = trace.tensor(name)
+    arr = t.values
+    by_tokens = arr.ndim == 1 and t.axes[0].name == "tokens"
+    d = view.diff.get(name)
+    unmarked = d is None or not d.changed.any()
+    whole = _as_table(arr, by_tokens).shape
+    win = windows.tensor_window(view, whole, [a.name for a in t.axes])  # None: the whole tensor
+    masked = _masked_cells(view, name, whole)
+    masked = None if masked is None else windows.part(masked, win)
+    made_of = (
+        arr if win is None else windows.part(_as_table(arr, by_tokens), win),
+        t.axes,
+        trace.cfg.n_blocks,
+        masked,
+        win,
+    )
+    key = ("tensor", role, name)
+    if unmarked and (hit := _kept(key, made_of)) is not None:
+        return hit
+    shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
+    table = windows.tensor_part_table(trace, name, shown, win)
+    grid_values = windows.part(_as_table(arr, by_tokens), win)
+    n_rows, n_cols = len(table.rows), len(table.cols)
+    at_rows, at_cols = windows.indices(win, n_rows, n_cols)  # the tensor's own rows and columns
+    codes = windows.part(_mark_codes(view, name, whole, by_tokens), win)
+    if masked is not None:
+        codes = codes + 4 * masked
+    marks = tuple(tuple(_MARKS[k] for k in row) for row in codes.tolist())
+    values = tuple(tuple(row) for row in grid_values.astype(float).tolist())
+    full = names.canonical(name)
+    if arr.ndim == 0:
+        sources = (((full, ()),),)
+    elif arr.ndim == 1:
+        sources = (
+            tuple(((full, (r,)),) for r in at_rows) if by_tokens else (tuple((full, (c,)) for c in at_cols),)
+        )
+    else:
+        sources = tuple(tuple((full, (r, c)) for c in at_cols) for r in at_rows)
+
+    def detail_row(r: int) -> list[str]:
+        row_label, cells = table.rows[r], table.cells[r]
+        out = []
+        for c, col_label in enumerate(table.cols):
+            where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
+            out.append(f"{shown}[{where}] = {cells[c]}{_was(view, name, sources[r][c][1])}")
+        return out
+
+    spec = GridSpec(
+        f"{role}:{name}",
+        table.title,
+        table.corner,
+        tuple(table.rows),
+        tuple(table.cols),
+        table.cells,
+        marks,
+        values,
+        _shade_of(name),
+        _limit(values),
+        ((None,) * n_cols,) * n_rows,
+        Details(n_rows, detail_row),
+        role,
+        (),
+        sources,
+    )
+    return _keep(key, made_of, spec) if unmarked else spec
+
+
+def columns_grid(
+    view: View, key: str, title: str, rows: tuple[str, ...], cols: tuple[tuple[str, str, bool], ...]
+) -> GridSpec:
+    """A grid whose columns come from several per-row tensors: (label, tensor name, indexed by row)."""
+    cells = []
+    for r, row_label in enumerate(rows):
+        row = []
+        for label, name, by_row in cols:
+            idx = (r,) if by_row else ()
+            v = float(view.trace[name][idx])
+            shown = display(name, view.trace.cfg.n_blocks)
+            detail = f"{label} ({shown}) for {row_label} = {fmt(v)}{_was(view, name, idx)}"
+            marks = frozenset(_change_marks(view, name, idx))
+            row.append(Cell(fmt(v), marks, v, detail=detail, source=(names.canonical(name), idx)))
+        cells.append(row)
+    return grid(key, title, "", rows, tuple(c[0] for c in cols), cells, "", "output", limit=1.0)

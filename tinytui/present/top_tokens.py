@@ -1,0 +1,46 @@
+"""Which vocabulary tokens a probability list shows: all of a short vocabulary, the most likely of a long one.
+
+Pure numpy (no Textual). A vocabulary of 50,257 tokens is never turned into 50,257 rows: argpartition finds
+the few most likely in one pass, and only those are sorted. The target is always shown (after the top ones
+when it is not among them), and what is left out is summed up in one line: how many, and their total
+probability, so the bars still account for all of p.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.report.print_window import most_likely  # one way of picking the top tokens, shared
+
+LONG_VOCAB = 16  # a vocabulary longer than this shows its most likely tokens only
+TOP = 10  # how many of them (the target comes on top of these when it is not among them)
+
+
+@dataclass(frozen=True)
+class Shown:
+    ids: tuple[int, ...]  # the token ids shown, in the order shown
+    ranked: bool  # by probability (a long vocabulary), else in vocabulary order
+    others: int  # tokens left out
+    others_p: float  # their probability together
+
+    def line(self) -> str:
+        """The line that stands for the tokens left out ('' when none is)."""
+        if not self.others:
+            return ""
+        noun = "token" if self.others == 1 else "tokens"
+        return f"⋯ {self.others:,} other {noun}, together p = {self.others_p:.4f}"
+
+
+def shown_tokens(probs: np.ndarray, target: int | None, limit: int = LONG_VOCAB, top: int = TOP) -> Shown:
+    """All tokens when there are at most `limit`; else the `top` most likely, then the target if it is not
+    one of them, and how many are left out with their total probability."""
+    p = np.asarray(probs, dtype=float)
+    if p.size <= limit:
+        return Shown(tuple(range(p.size)), False, 0, 0.0)
+    ids = [int(i) for i in most_likely(p, top)]
+    if target is not None and target not in ids:
+        ids.append(int(target))
+    rest = float(p.sum() - p[ids].sum())
+    return Shown(tuple(ids), True, p.size - len(ids), max(0.0, rest))

@@ -1,0 +1,222 @@
+"""The session log (lesson.jsonl) both ways: what the recorder writes and what replay accepts.
+
+Line 1 is the start (the whole model file, or a GPT-2 checkpoint's folder and sha256: see
+tinytui.recording.recorded_model; the undo history, the cursor, the step, a check of the state); then one
+object per event: {"seq", "kind", "data", ["edits",] "check"}. Each kind's data is described once, in KINDS
+(tinytui.recording.event_kinds, which also decodes the event lines): the fields it has, which may be missing,
+and the decoder that checks every one of them. The encoder here writes only those fields, so anything the
+recorder writes, replay reads back. This module holds the encoder, the start line both ways and the
+check that a replayed event reached the recorded state.
+
+Decoding never trusts the file: numbers are bounded before Python turns them into ints, NaN and
+Infinity are refused, strings that could reach a transcript carry no control characters, and every
+problem is one BadLine whose text names the field (the reader adds the file and the line).
+Floats are written with repr (json's way), so every value round-trips bit for bit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tinytui.model.io.document import ModelFile
+from tinytui.model.params import Params
+from tinytui.model.stages import FIRST, LAST
+from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, decode_mode
+from tinytui.recording.log_values import (
+    BadLine,
+    bits,
+    edited,
+    integer,
+    keys,
+    number,
+    plain,
+    switches_of,
+    token,
+    tokens,
+)
+from tinytui.recording.recorded_model import model_from_json, model_json
+from tinytui.recording.state_digest import is_legacy_digest, legacy_params_digest, params_digest
+from tinytui.session.session import Session
+from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Mode, State
+
+FORMAT = "tinytui-session/1"
+
+
+@dataclass(frozen=True)
+class Start:
+    """The decoded first line: where the recording began."""
+
+    model: ModelFile
+    history: tuple[State, ...]
+    cursor: int
+    step: int
+    mode: Mode
+    recorded: str | None
+    check: Any
+    block: int = 0  # the block of a block step (0-based); recordings of one-block models leave it out
+
+
+# ---- encoding -----------------------------------------------------------------------------------
+
+
+def changed_cells(params: Params, base: Params) -> list[tuple[str, tuple[int, ...], float]]:
+    """(name, index, value) where params differ from base bit for bit (so −0.0 vs 0.0 counts)."""
+    out = []
+    for name in params:
+        a, b = params[name], base[name]
+        if a is b:  # shared, unchanged (Params never copies an array it does not change)
+            continue
+        for idx in np.argwhere(a.view(np.int64) != b.view(np.int64)):
+            index = tuple(int(i) for i in idx)
+            out.append((name, index, float(a[index])))
+    return out
+
+
+def edits_json(params: Params, base: Params) -> list[list[Any]]:
+    return [[name, list(index), value] for name, index, value in changed_cells(params, base)]
+
+
+def state_json(state: State, base: Params) -> dict[str, Any]:
+    return {
+        "prompt": list(state.prompt),
+        "target": state.target,
+        "switches": state.switches.to_dict(),
+        "lr": float(state.lr),
+        "edits": edits_json(state.params, base),
+    }
+
+
+def check_json(session: Session) -> dict[str, Any]:
+    """The state an event reached; replay must reach exactly the same."""
+    s = session.state
+    return {
+        "cursor": session.cursor,
+        "step": session.step,
+        "params": params_digest(s.params),
+        "prompt": list(s.prompt),
+        "target": s.target,
+        "switches": s.switches.to_dict(),
+        "lr": float(s.lr),
+        "loss": session.trace.loss,
+    }
+
+
+def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
+    base = session.model.params
+    return {
+        "format": FORMAT,
+        "recorded": recorded,
+        "model": model_json(session.model),  # a checkpoint: its folder and sha256, not its weights
+        "history": [state_json(s, base) for s in session.history],
+        "cursor": session.cursor,
+        "step": session.step,
+        **({"block": session.block} if session.model.cfg.n_blocks > 1 else {}),
+        "mode": {"backward": session.mode.backward, "gradients": session.mode.gradients},
+        "check": check_json(session),
+    }
+
+
+def event_json(seq: int, event: Event, session: Session) -> dict[str, Any]:
+    """One event as the log holds it; session is where the event left it."""
+    spec = KINDS.get(event.kind)
+    data = event.data if spec is None else {k: v for k, v in event.data.items() if k in spec.fields}
+    doc: dict[str, Any] = {"seq": seq, "kind": event.kind, "data": _plain(data)}
+    if spec is None or spec.carries_params:
+        doc["edits"] = edits_json(session.params, session.model.params)
+    doc["check"] = check_json(session)
+    return doc
+
+
+def _plain(value: Any) -> Any:
+    """Event data as JSON values (numpy numbers and arrays become numbers and lists)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else value
+        return [_plain(v) for v in items]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# ---- decoding the start -------------------------------------------------------------------------
+
+START_KEYS = ("format", "recorded", "model", "history", "cursor", "step", "block", "mode", "check")
+
+
+def decode_start(head: Any) -> Start:
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise BadLine(f"not a tinytui session (the first line should be a {FORMAT} object)")
+    keys(head, START_KEYS, ("recorded", "block", "mode"), "the start")  # older files have no mode, block
+    model = model_from_json(head["model"])
+    history = head["history"]
+    if not isinstance(history, list) or not history:
+        raise BadLine("history: expected a non-empty list of states")
+    if len(history) > MAX_EVENTS:
+        raise BadLine(f"history: {len(history)} states is more than the {MAX_EVENTS} replay holds")
+    states = tuple(_state(s, model, f"history[{i}]") for i, s in enumerate(history))
+    cursor = integer(head["cursor"], "cursor", 0, len(states) - 1)
+    step = integer(head["step"], "step", FIRST, LAST)
+    mode = Mode()
+    if "mode" in head:
+        if not isinstance(head["mode"], dict):
+            raise BadLine("mode: expected an object")
+        keys(head["mode"], ("backward", "gradients"), (), "mode")
+        mode = Mode(**decode_mode(head["mode"], model))
+        if mode.backward and not WALK_LAST <= step <= WALK_FIRST:
+            raise BadLine(f"mode: the backward walk has no step {step} ({WALK_LAST}–{WALK_FIRST})")
+    recorded = head.get("recorded")
+    if recorded is not None:
+        recorded = plain(recorded, "recorded")
+    block = integer(head.get("block", 0), "block", 0, model.cfg.n_blocks - 1)
+    return Start(model, states, cursor, step, mode, recorded, head["check"], block)
+
+
+def _state(doc: Any, model: ModelFile, where: str) -> State:
+    if not isinstance(doc, dict):
+        raise BadLine(f"{where}: expected an object")
+    keys(doc, ("prompt", "target", "switches", "lr", "edits"), (), where)
+    cfg = model.cfg
+    prompt = tokens(doc["prompt"], model, f"{where}.prompt")
+    target = token(doc["target"], model, f"{where}.target")
+    switches = switches_of(doc["switches"], model, f"{where}.switches")
+    lr = number(doc["lr"], f"{where}.lr")
+    params = edited(model.params, doc["edits"], f"{where}.edits")
+    if not 1 <= len(prompt) <= cfg.n_ctx:
+        raise BadLine(f"{where}.prompt: needs 1 to {cfg.n_ctx} tokens, has {len(prompt)}")
+    return State(params, prompt, target, switches, lr)
+
+
+def compare_check(check: Any, session: Session, what: str) -> None:
+    """The state the session reached must be the one recorded, bit for bit."""
+    if not isinstance(check, dict):
+        raise BadLine(f"{what}: check: expected an object")
+    now = check_json(session)
+    if is_legacy_digest(check.get("params")):  # recorded before DIGEST: compare in its own format
+        now["params"] = legacy_params_digest(session.params)
+    for key, value in now.items():
+        if key not in check:
+            raise BadLine(f"{what}: check: {key}: missing")
+        recorded = check[key]
+        if isinstance(value, float) and isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+            same = bits(value) == bits(float(recorded))
+        else:
+            same = type(recorded) is type(value) and recorded == value
+        if not same:
+            raise BadLine(f"replaying {what} does not reach the recorded state ({key} is different)")

@@ -1,0 +1,176 @@
+"""Record a Session as it happens: a plain-text transcript for people, a JSON-lines log for replay.
+
+`lesson.txt` gets the transcript (tinytui.recording.transcript makes its text). `lesson.jsonl` (beside it,
+same stem) is what `tinytui replay` reads; tinytui.recording.event_log says what each of its lines holds. Each
+block of the transcript also ends with its .jsonl record on "#| " lines, so lesson.txt alone replays too.
+
+Each event is appended to both files, flushed and fsync'd before the listener returns, so a killed
+terminal loses nothing already shown. Everything is also kept in memory: when a path cannot be written
+the recorder says so at once, keeps going in memory, and set_path() writes all of it to a better one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TextIO
+
+from tinytui.model.io.safe_io import open_for_append
+from tinytui.recording.event_log import dumps, event_json, start_json
+from tinytui.recording.transcript import event_text, header_text
+from tinytui.recording.transcript_data import data_lines
+from tinytui.recording.transcript_lines import rule
+from tinytui.session.session import Session
+from tinytui.session.state import Event, Mode, State
+
+
+def default_clock() -> str:
+    return datetime.now().strftime("%Y-%m-%d %H:%M")
+
+
+def events_path(path: str | Path) -> Path:
+    """The machine-readable log beside a transcript: lesson.txt -> lesson.jsonl."""
+    return Path(path).with_suffix(".jsonl")
+
+
+# ---- the recorder -------------------------------------------------------------------------------
+
+
+class Recorder:
+    """Listens to one Session and writes every event to path (and path's .jsonl) as it happens.
+
+    Recorder(None) records in memory only. set_path() returns None when everything so far is on disk,
+    or a one-line message (also kept in .problem) when the path cannot be written; recording goes on
+    in memory either way. on_problem(message) is called if writing fails later (a full disk, say).
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        clock: Callable[[], str] | None = default_clock,
+        on_problem: Callable[[str], None] | None = None,
+    ):
+        self.clock = clock
+        self.on_problem = on_problem
+        self.path: Path | None = None
+        self.problem: str | None = None
+        self.session: Session | None = None
+        self.events = 0
+        self._texts: list[str] = []  # header, then one block per event
+        self._lines: list[str] = []  # JSON lines, the same
+        self._files: tuple[TextIO, TextIO] | None = None
+        self._written = (0, 0)
+        self._last: State | None = None
+        self._mode = Mode()  # the view before the next event: a mode event's text says what changed
+        if path is not None:
+            self.set_path(path)
+
+    @property
+    def recording(self) -> bool:
+        return self.session is not None
+
+    def text(self) -> str:
+        """The whole transcript so far (also when nothing could be written)."""
+        return "".join(self._texts)
+
+    def jsonl(self) -> str:
+        return "".join(self._lines)
+
+    def attach(self, session: Session) -> None:
+        """Start recording: write the header (where the session stands now) and follow its events."""
+        if self.session is not None:
+            raise RuntimeError("this recorder is already recording a session")
+        if self._texts:
+            raise RuntimeError("this recorder has finished a recording; make a new one")
+        recorded = self.clock() if self.clock else None
+        self.session = session
+        self._last = session.state
+        self._mode = session.mode
+        start = start_json(session, recorded)
+        self._texts.append(header_text(session, recorded) + data_lines(start))
+        self._lines.append(dumps(start))
+        session.listeners.append(self._on_event)
+        self._write_pending()
+
+    def stop(self) -> None:
+        """Stop following the session, close the files; the transcript says how many events it holds."""
+        if self.session is None:
+            return
+        self.session.listeners.remove(self._on_event)
+        self.session = None
+        noun = "event" if self.events == 1 else "events"
+        self._texts.append("\n" + rule(f"recording stopped after {self.events} {noun}") + "\n")
+        self._write_pending()
+        self._close()
+
+    def set_path(self, path: str | Path) -> str | None:
+        """Write everything recorded so far to path (replacing the file) and keep appending there."""
+        p = Path(path)
+        if p.suffix == ".jsonl":
+            return self._fail(
+                f"{p}: name the transcript, e.g. {p.with_suffix('.txt').name}; "
+                f"the events are written beside it as {p.name}"
+            )
+        if p.is_dir():
+            return self._fail(f"{p} is a folder; name a file such as {p / 'lesson.txt'}")
+        self._close()
+        try:
+            # fresh files, never through a (dangling) symbolic link planted at either name
+            files = (open_for_append(p, fresh=True), open_for_append(events_path(p), fresh=True))
+        except OSError as exc:
+            return self._fail(f"cannot record to {p}: {exc.strerror or exc}")
+        self._files, self._written, self.path = files, (0, 0), p
+        self.problem = None
+        self._write_pending(report=False)  # the caller gets the message as the return value
+        if self.session is None and self._texts:  # a finished recording: nothing more will come
+            self._close()
+        return self.problem
+
+    # ---- internals -----------------------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        session = self.session
+        assert session is not None and self._last is not None
+        self.events += 1
+        after = session.state
+        doc = event_json(self.events, event, session)
+        self._lines.append(dumps(doc))
+        self._texts.append(event_text(self.events, event, self._last, session, self._mode) + data_lines(doc))
+        self._last, self._mode = after, session.mode
+        self._write_pending()
+
+    def _write_pending(self, report: bool = True) -> None:
+        if self._files is None:
+            return
+        text, log = self._files
+        done_text, done_log = self._written
+        try:
+            # the log first: anything the transcript shows can then be replayed
+            log.write("".join(self._lines[done_log:]))
+            log.flush()
+            os.fsync(log.fileno())
+            text.write("".join(self._texts[done_text:]))
+            text.flush()
+            os.fsync(text.fileno())
+        except OSError as exc:
+            where, self.path = self.path, None
+            self._close()
+            message = self._fail(f"cannot write {where}: {exc.strerror or exc}")
+            if report and self.on_problem:
+                self.on_problem(message)
+            return
+        self._written = (len(self._texts), len(self._lines))
+
+    def _fail(self, message: str) -> str:
+        self.problem = f"{message}; still recording in memory, choose another file to save it"
+        return self.problem
+
+    def _close(self) -> None:
+        if self._files is not None:
+            for f in self._files:
+                with contextlib.suppress(OSError):  # closing a file on a failed disk can fail too
+                    f.close()
+        self._files = None

@@ -1,0 +1,168 @@
+"""Stage reports as plain text (pipes, NO_COLOR, transcripts), Rich tables (terminals) or Markdown."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+
+from rich.console import Group, RenderableType
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from tinytui.report.display_names import in_words
+from tinytui.report.step_report import BackwardReport, StageReport
+from tinytui.report.tables import Table
+
+
+def stage_heading(report: StageReport) -> str:
+    s = report.stage
+    eq = f"  ({s.equation})" if s.equation else ""
+    return f"{report.heading or f'Step {s.number}/16'} · {s.title}{eq}"
+
+
+def plain_table(table: Table, width: int | None = None) -> str:
+    """Aligned columns; with a width, a table too wide for it is split into column groups."""
+    widths = [max(len(table.corner), *(len(r) for r in table.rows))]
+    for j, col in enumerate(table.cols):
+        widths.append(max(len(col), *(len(row[j]) for row in table.cells)))
+    groups = _column_groups(widths, width)
+    out = []
+    for cols in groups:
+        title = table.title
+        if len(groups) > 1:
+            title += f" (columns {cols[0] + 1}–{cols[-1] + 1} of {len(table.cols)})"
+        lines = textwrap.wrap(title, width) if width and len(title) > width else [title]
+        header = [table.corner.ljust(widths[0])] + [table.cols[j].rjust(widths[j + 1]) for j in cols]
+        lines.append("  ".join(header).rstrip())
+        for label, row in zip(table.rows, table.cells):
+            cells = [label.ljust(widths[0])] + [row[j].rjust(widths[j + 1]) for j in cols]
+            lines.append("  ".join(cells).rstrip())
+        out.append("\n".join(lines))
+    if table.note:  # a big table shown in part: what is left out, wrapped to the width like the rest
+        out[-1] += "\n" + ("\n".join(textwrap.wrap(table.note, width)) if width else table.note)
+    return "\n\n".join(out)
+
+
+def _column_groups(widths: list[int], width: int | None) -> list[list[int]]:
+    """Column indices in runs that fit the width beside the row labels (at least one column each)."""
+    n = len(widths) - 1
+    if width is None or sum(widths) + 2 * n <= width:
+        return [list(range(n))]
+    groups: list[list[int]] = [[]]
+    used = widths[0]
+    for j in range(n):
+        if groups[-1] and used + 2 + widths[j + 1] > width:
+            groups.append([])
+            used = widths[0]
+        groups[-1].append(j)
+        used += 2 + widths[j + 1]
+    return groups
+
+
+def plain_report(report: StageReport, width: int | None = None) -> str:
+    """The step as text; prose is wrapped to 100 columns, tables are split to fit width when given."""
+    parts = [stage_heading(report), "  " + report.formula, *_wrap(report.explain, 98, "  ")]
+    for fact in report.facts:
+        parts += _wrap(fact, 98, "  • ", "    ")
+    body = "\n\n".join(plain_table(t, width) for t in report.tables)
+    if report.weights:
+        weights = "\n\n".join(plain_table(t, width) for t in report.weights)
+        body += ("\n\n" if body else "") + f"{WEIGHTS_HEADING}\n\n{weights}"
+    return "\n".join(parts) + ("\n\n" + body if body else "")
+
+
+WEIGHTS_HEADING = "The weights this step uses (as in this run):"
+
+
+def plain_backward_report(report: BackwardReport, width: int | None = None) -> str:
+    """A backward-walk step as text: the rules as run, our explanation, then the gradient tables."""
+    s = report.stage
+    where = report.heading[:1].lower() + report.heading[1:] if report.heading else f"step {s.number}/16"
+    parts = [f"Backward {where} · {in_words(s.title)}", *(f"  {in_words(r)}" for r in s.rules)]
+    parts += _wrap(in_words(s.explain), 98, "  ")
+    body = "\n\n".join(plain_table(t, width) for t in report.tables)
+    return "\n".join(parts) + ("\n\n" + body if body else "")
+
+
+def _wrap(text: str, width: int, indent: str, more: str | None = None) -> list[str]:
+    """Word-wrap text; the first line starts with indent, later ones with more (default: indent)."""
+    more = indent if more is None else more
+    lines, line = [], indent
+    for word in text.split():
+        if len(line) + len(word) + 1 > width and line.strip(" •"):
+            lines.append(line.rstrip())
+            line = more
+        line += word + " "
+    if line.strip(" •"):
+        lines.append(line.rstrip())
+    return lines
+
+
+def rich_table(table: Table) -> RichTable:
+    out = RichTable(
+        title=table.title,
+        title_justify="left",
+        caption=table.note or None,  # a big table shown in part: what is left out
+        caption_justify="left",
+        show_edge=False,
+        pad_edge=False,
+    )
+    out.add_column(table.corner, style="bold")
+    for col in table.cols:
+        out.add_column(col, justify="right")
+    for label, row in zip(table.rows, table.cells):
+        out.add_row(label, *row)
+    return out
+
+
+def rich_report(report: StageReport) -> RenderableType:
+    items: list[RenderableType] = [
+        Text(stage_heading(report), style="bold"),
+        Text("  " + report.formula, style="italic"),
+        Text(report.explain, style="dim"),
+    ]
+    items += [Text(f"  • {f}") for f in report.facts]
+    for t in report.tables:
+        items += [Text(""), rich_table(t)]
+    if report.weights:
+        items += [Text(""), Text(WEIGHTS_HEADING, style="bold")]
+    for t in report.weights:
+        items += [Text(""), rich_table(t)]
+    return Group(*items, Text(""))
+
+
+def markdown_table(table: Table) -> str:
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
+    lines = [f"**{esc(table.title)}**", ""]
+    lines.append("| " + " | ".join([esc(table.corner)] + [esc(c) for c in table.cols]) + " |")
+    lines.append("|" + "---|" + "---:|" * len(table.cols))
+    for label, row in zip(table.rows, table.cells):
+        lines.append("| " + " | ".join([esc(label)] + [esc(c) for c in row]) + " |")
+    if table.note:  # a big table shown in part: what is left out
+        lines += ["", f"*{esc(table.note)}*"]
+    return "\n".join(lines)
+
+
+def markdown_report(report: StageReport) -> str:
+    s = report.stage
+    eq = f" (Equation {s.equation})" if s.equation else ""
+    # "Step 9", "Block 2/3 · step 9"
+    where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"
+    parts = [f"## {where}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
+    parts += [f"- {f}" for f in report.facts]
+    if report.facts:
+        parts.append("")
+    for t in report.tables:
+        parts += [markdown_table(t), ""]
+    if report.weights:
+        parts += [f"### {WEIGHTS_HEADING.rstrip(':')}", ""]
+    for t in report.weights:
+        parts += [markdown_table(t), ""]
+    return "\n".join(parts)
+
+
+def markdown_document(title: str, intro: str, reports: Iterable[StageReport]) -> str:
+    head = [f"# {title}", "", intro, "", ""]  # a blank line before the first step's heading
+    return "\n".join(head) + "\n".join(markdown_report(r) for r in reports)

@@ -1,0 +1,160 @@
+"""A tensor or a parameter as a labelled table of formatted numbers: the Table every report is made of.
+
+One format for every number the app, the transcript and print show (fmt), the tensors' titles in the
+display names, and the window a big table is cut to when the run's picks are given (report_window).
+report.py makes a step's report, forward or backward, from these tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tinytui.model import names
+from tinytui.model.trace import TensorMap, Trace
+from tinytui.report.display_names import param_axes
+from tinytui.report.print_window import Picks, cut
+
+# Table titles in the display names (tinytui.report.display_names): the app, the transcript and print share
+# them.
+TENSOR_TITLES = {
+    "emb": "E[id] — embedding rows",
+    "pe": "PE — positional encoding",
+    "x": "x = E[id] + PE",
+    "x_norm": "LN(x)",
+    "mask": "mask (1 = may attend)",
+    "mha": "MHA(LN(x)) = [head_1; head_2] W_O",
+    "x_mid": "x′ = x + MHA(LN(x))",
+    "x_mid_norm": "LN(x′)",
+    "hidden_pre": "h_pre = x′_n W_1 + b_1 (before the activation)",
+    "hidden": "hidden = activation(h_pre)",
+    "ffn": "FFN = hidden W_2 + b_2",
+    "y": "y = x′ + FFN",
+    "z": "z = LN(y_last)",
+    "logits": "ℓ = z Eᵀ",
+    "probs": "p = softmax(ℓ)",
+    "grad_logits": "∂L/∂ℓ = p − onehot(target)",
+    "logits_stepped": "ℓ′ = ℓ − lr·∂L/∂ℓ",
+    "probs_stepped": "p′ = softmax(ℓ′), after the step",
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    corner: str  # header above the row labels
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    cells: tuple[tuple[str, ...], ...]  # formatted, rows × cols
+    note: str = ""  # under a big table shown in part: how much is left out, where all of it is
+
+
+def fmt(v: float) -> str:
+    s = f"{v:.4f}"
+    return "0.0000" if s == "-0.0000" else s
+
+
+def tensor_table(
+    trace: TensorMap,
+    name: str,
+    title: str | None = None,
+    shown: str | None = None,
+    picks: Picks | None = None,
+) -> Table:
+    """A tensor as a table; shown names it in its row or column (default: names.label, as the app). Given
+    picks (the run's, report_window.picks_of), a big one is shown in part: a printed report's way."""
+    t = trace.tensor(name)
+    vals = t.values
+    local = names.split(name)[1]
+    shown = shown or names.label(name, trace.cfg.n_blocks)
+    title = title or title_of(local, getattr(trace, "cfg", None)) or _head_title(local)
+    if vals.ndim == 0:
+        return Table(title, "", ("",), (shown,), ((fmt(float(vals)),),))
+    if vals.ndim == 1:
+        ax = t.axes[0]
+        if ax.name == "tokens":  # per-token scalar: one column
+            return windowed(title, ax.name, ax.labels, (shown,), vals[:, None], name, picks, ax.name)
+        return windowed(title, "", (shown,), ax.labels, vals[None, :], name, picks, "", ax.name)
+    rows, cols = t.axes
+    return windowed(title, rows.name, rows.labels, cols.labels, vals, name, picks, rows.name, cols.name)
+
+
+def windowed(
+    title: str,
+    corner: str,
+    rows,
+    cols,
+    arr,
+    name: str,
+    picks: Picks | None = None,
+    row_axis: str = "",
+    col_axis: str = "",
+    logits_rows: bool = False,
+) -> Table:
+    """A 2-d array as a table: whole when it is small or no picks are given, else its window
+    (report_window.cut), the window in its title and what is left out in its note; only the cells shown
+    are formatted."""
+    win = cut(arr.shape[0], arr.shape[1], row_axis or corner, col_axis, picks, logits_rows)
+    if win is None:
+        return Table(title, corner, tuple(rows), tuple(cols), tuple(tuple(fmt(v) for v in r) for r in arr))
+    part = arr[win.rows[:, None], win.cols[None, :]]
+    return Table(
+        f"{title} — {win.caption()}",
+        corner,
+        tuple(rows[i] for i in win.rows),
+        tuple(cols[j] for j in win.cols),
+        tuple(tuple(fmt(v) for v in r) for r in part.tolist()),
+        win.note(name),
+    )
+
+
+def title_of(local: str, cfg) -> str | None:
+    """TENSOR_TITLES' title, as this model computes it (its heads, GPT-2's learned positions and bias)."""
+    title = TENSOR_TITLES.get(local)
+    if cfg is None:
+        return title
+    if local == "mha" and (cfg.n_heads != 2 or cfg.attn_bias):
+        heads = (
+            "; ".join(f"head_{h}" for h in range(1, cfg.n_heads + 1))
+            if cfg.n_heads <= 3
+            else (f"head_1; …; head_{cfg.n_heads}")
+        )
+        title = f"MHA(LN(x)) = [{heads}] W_O" + (" + b_O" if cfg.attn_bias else "")
+    elif local == "pe" and cfg.learned_positions:
+        title = "P[p] — learned position embedding"
+    return title
+
+
+def _head_title(name: str) -> str:
+    base, _, h = name.rpartition(".")
+    what = {
+        "q": "Q",
+        "k": "K",
+        "v": "V",
+        "scores": "S = QKᵀ/√d_k",
+        "attn": "A = softmax(S + M)",
+        "head": "A V",
+    }
+    return f"head {h}: {what.get(base, base)}" if h.isdigit() else name
+
+
+def param_table(
+    trace: Trace, params, name: str, picks: Picks | None = None, logits: bool = False
+) -> list[Table]:
+    """A parameter as tables, axes labelled as the app's grids (display_names.param_axes): 3-d
+    per-head weights give one table per head. Given picks, a big one is shown in part (report_window;
+    logits: E's rows add the most likely tokens, as at the step that shows the logits)."""
+    full = names.canonical(name)
+    arr = params[full]
+    cfg = trace.cfg
+    label = names.label(full, cfg.n_blocks)
+    corner, rows, cols = param_axes(cfg, full, arr.ndim, arr.shape[-1])
+    if names.split(full)[1] == "E":
+        return [windowed(f"{label} (vocab × dims)", corner, rows, cols, arr, full, picks, logits_rows=logits)]
+    if arr.ndim == 3:
+        return [
+            windowed(f"{label} head {h + 1}", corner, rows, cols, arr[h], full, picks)
+            for h in range(arr.shape[0])
+        ]
+    if arr.ndim == 1:
+        return [windowed(label, corner, (label,), cols, arr[None, :], full, picks)]
+    return [windowed(label, corner, rows, cols, arr, full, picks)]

@@ -1,1 +1,0 @@
-"""Modal screens: help, pickers, confirmation, saving, and the parameter browser."""

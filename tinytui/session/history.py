@@ -1,0 +1,238 @@
+"""The undo history behind a Session and the traces it keeps: every move computes before it touches.
+
+A move (a change, an undo or a redo) first computes its trace and, when the highlights may need it, the
+original model's trace on the new prompt and switches; only then does it enter the history, settle the
+traces and emit one Event, so a refused move (Refused) changes nothing. The history stays small at any
+model size: States share every array they did not change, and an edited cell is an overlay on the
+arrays (Params.with_edit), so an entry of the history holds (name, index, value), not an array copy.
+The session holds the current state's arrays, so an edited array is built once per move, not per read.
+It holds at most two traces (the current one and the one before the last change; the original model's
+only when it is one of those or the highlights compare to it), and lets the older go while a move
+computes the next: at GPT-2-small shapes a trace of 64 tokens is 91 MB, as much as 14 % of the weights.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from tinytui.model import step_path as steps
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.diff import TraceDiff, diff
+from tinytui.model.io.document import ModelFile
+from tinytui.model.names import label
+from tinytui.model.params import Params
+from tinytui.model.stages import FIRST
+from tinytui.model.switches import defaults as default_switches
+from tinytui.model.trace import Trace, run
+from tinytui.session.state import Event, Mode, Refused, State
+
+
+class TracedHistory:
+    """The states a session has been in (undo and redo move a cursor), where it is (step, block, mode),
+    the traces it holds and the listeners its events go to. tinytui.session.Session builds on it with
+    what a user can ask for."""
+
+    def __init__(self, model: ModelFile, state: State | None = None):
+        self.model = model
+        first = state or State(model.params, model.prompt, model.target, default_switches(model.cfg))
+        self.history: list[State] = [first]
+        self.cursor = 0
+        self.step = FIRST  # the stage number of the step shown (1–16)
+        self.block = 0  # which block a block step (5–12) shows, 0-based; kept while outside the blocks
+        self.mode = Mode()
+        self._original_key = (first.prompt, first.target, first.switches, first.lr)
+        original = self._run(State(model.params, *self._original_key))
+        # the file's own state (the usual start) is the original trace itself: one trace, not two alike
+        self.trace = original if first.params is model.params else self._run(first)
+        self.previous = self.trace  # the trace before the last change (what highlights compare to)
+        self._previous_state = first  # what made previous: a refused move that let it go runs it again
+        self.compare_to_original = False
+        self._keep_original(original)
+        self.listeners: list[Callable[[Event], None]] = []
+        self._gradients: tuple[Trace, Gradients] | None = None
+        self._held: tuple[Params, tuple[np.ndarray, ...]] | None = None  # the current params' arrays
+        self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
+
+    # ---- reading -------------------------------------------------------------------------------
+    @property
+    def state(self) -> State:
+        return self.history[self.cursor]
+
+    @property
+    def params(self) -> Params:
+        params = self.state.params
+        if self._held is None or self._held[0] is not params:
+            self._hold(params, tuple(params.values()))
+        return params
+
+    def _hold(self, params: Params, arrays: tuple[np.ndarray, ...]) -> None:
+        """Keep the current params' arrays alive: an edited array (built on reading) then stays built."""
+        self._held = (params, arrays)
+
+    @property
+    def original_trace(self) -> Trace:
+        """The model file's own weights on the current prompt, target, switches and lr.
+
+        Held while it costs nothing (it is the trace or the previous one), while the highlights compare
+        to it, and once asked for until the next move; otherwise it would be a third trace that nothing
+        reads. Let go, it is run again when asked for: the same numbers, bit for bit (the same arithmetic
+        on the same inputs), checked finite when first made."""
+        trace = self._original()
+        if trace is None:
+            trace = self._run(State(self.model.params, *self._original_key))
+            self._original = weakref.ref(trace)
+        self._original_kept = trace
+        return trace
+
+    def is_original(self, trace: Trace) -> bool:
+        """Whether trace is the original model's trace, without running it again when it was let go (a
+        trace that was let go is held by nobody, so it cannot be the one asked about)."""
+        return self._original() is trace
+
+    def _keep_original(self, trace: Trace) -> None:
+        self._original = weakref.ref(trace)
+        self._original_kept = trace if self.compare_to_original else None
+
+    @property
+    def base(self) -> Trace:
+        """What highlights are relative to: the trace before the last change, or the original model."""
+        return self.original_trace if self.compare_to_original else self.previous
+
+    @property
+    def diff(self) -> TraceDiff:
+        return diff(self.base, self.trace)
+
+    @property
+    def can_undo(self) -> bool:
+        return self.cursor > 0
+
+    @property
+    def can_redo(self) -> bool:
+        return self.cursor < len(self.history) - 1
+
+    @property
+    def gradients(self) -> Gradients:
+        """∂L/∂(every parameter and intermediate) for the current trace, one Gradients per trace: each part
+        of the backward is computed when something first reads one of its gradients (step 15 of the walk
+        reads only ∂L/∂ℓ; GPT-2's 124 M weight gradients take seconds), then kept."""
+        if self._gradients is None or self._gradients[0] is not self.trace:
+            self._gradients = (self.trace, Gradients(self.params, self.trace))
+        return self._gradients[1]
+
+    def edited_cells(self) -> dict[str, list[tuple[int, ...]]]:
+        """Parameter cells that differ from the model file (they stay marked as edited).
+
+        Computed once per change, not per call: from the edited cells alone while the params are the
+        file's with cells edited, by comparing arrays (the changed ones only) after a learning step."""
+        params = self.params
+        if self._edited is None or self._edited[0] is not params:
+            self._edited = (params, params.changed_cells(self.model.params))
+        return {name: list(cells) for name, cells in self._edited[1].items()}
+
+    @property
+    def here(self) -> steps.Step:
+        """The step shown: its stage number and, for a block's step, the block."""
+        return steps.at(self.step, self.block, self.model.cfg.n_blocks)
+
+    # ---- moves: computed first, then entered in the history and settled ------------------------
+    def _run(self, state: State) -> Trace:
+        with np.errstate(all="ignore"):  # overflow is checked below and refused with a message
+            trace = run(state.params, state.prompt, state.target, state.switches, state.lr)
+        if not _all_finite(trace):
+            bad = next(n for n, t in trace.tensors.items() if not np.isfinite(t.values).all())
+            shown = label(bad, state.params.cfg.n_blocks)
+            raise Refused(f"that makes {shown} overflow to a non-finite number; nothing was changed")
+        return trace
+
+    def _compute(self, state: State) -> tuple[Trace, tuple[Any, Trace] | None]:
+        """Everything a move to state needs, computed without touching the session: its trace and the
+        original model's trace on its prompt and switches (None: the one the session has still holds).
+        Raises Refused (the session unchanged)."""
+        trace = self._run(state)
+        key = (state.prompt, state.target, state.switches, state.lr)
+        if state.params is self.model.params:  # the file's own weights: the trace is the original
+            return trace, (key, trace)
+        if key == self._original_key:
+            return trace, None
+        # "relative to the original model" means the file's weights on today's prompt and switches
+        try:
+            return trace, (key, self._run(State(self.model.params, *key)))
+        except Refused as exc:
+            raise Refused(f"with the model file's own weights (kept for comparing), {exc}") from None
+
+    def _change(self, kind: str, data: dict[str, Any], state: State) -> Event:
+        with self._room_for_a_trace():
+            held = tuple(state.params.values())  # built once: the run and then the session read these
+            trace, original = self._compute(state)  # raises Refused before anything is touched
+        del self.history[self.cursor + 1 :]
+        self.history.append(state)
+        self.cursor += 1
+        self._hold(state.params, held)
+        return self._settle(kind, data, trace, original)
+
+    def _move(self, cursor: int, kind: str) -> Event:
+        state = self.history[cursor]
+        with self._room_for_a_trace():
+            held = tuple(state.params.values())
+            trace, original = self._compute(state)  # before the cursor moves
+        self.cursor = cursor
+        self._hold(state.params, held)
+        return self._settle(kind, {"cursor": cursor}, trace, original)
+
+    @contextmanager
+    def _room_for_a_trace(self) -> Iterator[None]:
+        """While a move computes its trace, let go of what nothing reads after the move: the trace before
+        the last change, the current state's edited arrays and (unless the highlights compare to it) the
+        original model's trace, so the next trace is made beside one
+        other (two with compare-to-original on), not three (the GPT-2-small benchmark's peak). A
+        refused move gets them back: the previous trace as it was if something else still holds it,
+        else run again from the state that made it."""
+        dropped, made_by = weakref.ref(self.previous), self._previous_state
+        self.previous, self._previous_state, self._held = self.trace, self.state, None
+        if not self.compare_to_original:
+            self._original_kept = None
+        try:
+            yield
+        except Exception:
+            previous = dropped()
+            self.previous = self._run(made_by) if previous is None else previous
+            self._previous_state = made_by
+            raise
+
+    def _settle(
+        self, kind: str, data: dict[str, Any], trace: Trace, original: tuple[Any, Trace] | None
+    ) -> Event:
+        """Make the move computed by _compute; nothing here can refuse."""
+        before = self.trace
+        self.previous, self.trace = before, trace
+        if self._gradients is not None and self._gradients[0] is not trace:
+            self._gradients = None  # of a trace no longer shown: its computed ∂L/∂w (GPT-2: ≤ 1 GB) let go
+        if original is not None:
+            self._original_key = original[0]
+            self._keep_original(original[1])
+        return self._emit(kind, data, before, trace)
+
+    def _emit(self, kind: str, data: dict[str, Any], before: Trace, after: Trace) -> Event:
+        event = Event(kind, data, before, after, self.step, self.here.block)
+        for listener in list(self.listeners):
+            listener(event)
+        return event
+
+
+def _all_finite(trace: Trace) -> bool:
+    """Every value of every tensor finite, without one isfinite pass (and bool array) per tensor.
+
+    A small trace: one isfinite over all of it. A large one: sums, which allocate nothing. A sum is
+    inf or NaN whenever any value is (finite + inf is inf, inf − inf and anything + NaN are NaN), so a
+    finite total proves all finite; a non-finite total (also: finite values overflowing) is checked."""
+    values = [t.values for t in trace.tensors.values()]
+    if sum(v.size for v in values) <= 1 << 16:
+        return bool(np.isfinite(np.concatenate([v.ravel() for v in values])).all()) if values else True
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = sum(np.add.reduce(v, axis=None) for v in values)
+    return bool(np.isfinite(total)) or all(np.isfinite(v).all() for v in values)

@@ -1,0 +1,225 @@
+"""The debugger's state without any UI: params history (undo/redo), switches, prompt, traces, events.
+
+The app and the replayer drive a Session; the recorder listens to its events. Every change makes a new
+immutable State and a full recompute, so undo is just moving a cursor. This module holds what a user
+can ask for (moving between steps, changes, learning) and checks every request in one place; the
+history, the traces it keeps and the events it emits are in tinytui.session.history, the value types
+(State, Mode, Event, Training, Refused) in tinytui.session.state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from tinytui.model import checks
+from tinytui.model import step_path as steps
+from tinytui.model.names import canonical, label
+from tinytui.model.params import Params
+from tinytui.model.stages import FIRST, LAST
+from tinytui.model.switches import Switches
+from tinytui.model.switches import defaults as default_switches
+from tinytui.model.training import learn
+from tinytui.session.history import TracedHistory
+from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Mode, Refused, State, Training
+
+
+def parse_value(text: str) -> float:
+    """A cell value as typed: '0.5', '-1', '1e-3', '1/2'. Anything else raises Refused with the reason."""
+    return _checked(checks.number, text)
+
+
+def _checked(check: Callable[..., Any], *args: Any) -> Any:
+    """check(*args) from tinytui.model.checks, its ValueError turned into Refused (same message)."""
+    try:
+        return check(*args)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+
+
+class Session(TracedHistory):
+    """A debugger session: step through the forward pass or the backward walk, and change the model,
+    prompt, target, switches or learning rate as one undoable move each (refused moves change nothing)."""
+
+    # ---- navigation ----------------------------------------------------------------------------
+    def path(self, backward: bool | None = None) -> tuple[steps.Step, ...]:
+        """Every step of the forward pass (or of the backward walk) in the order n visits them."""
+        n_blocks = self.model.cfg.n_blocks
+        walking = self.mode.backward if backward is None else backward
+        return steps.backward(n_blocks, WALK) if walking else steps.forward(n_blocks)
+
+    def goto(self, step: int, backward: bool = False, block: int | None = None) -> bool:
+        """Move to a step (1–16) of the forward pass, or with backward of the backward walk (2–15);
+        block (0-based) says which block's copy of a block step (5–12), the current block if None.
+
+        False (and nothing happens) when the step or block is out of range or already shown that way.
+        A step of the walk enters the walk and a forward step leaves it, so a replayed step shows what
+        it showed.
+        """
+        lowest, highest = (WALK_LAST, WALK_FIRST) if backward else (FIRST, LAST)
+        n_blocks = self.model.cfg.n_blocks
+        block = self.block if block is None else block
+        if not lowest <= step <= highest or not 0 <= block < n_blocks:
+            return False
+        where = steps.at(step, block, n_blocks)
+        if (where, backward) == (self.here, self.mode.backward):
+            return False
+        self.step = step
+        if where.block is not None:
+            self.block = where.block
+        self.mode = replace(self.mode, backward=backward)
+        data: dict[str, Any] = {"step": step}
+        if where.block is not None and n_blocks > 1:  # one-block recordings stay as they were
+            data["block"] = where.block
+        if backward:
+            data["backward"] = True
+        self._emit("step", data, self.trace, self.trace)
+        return True
+
+    def move(self, delta: int) -> bool:
+        """delta steps along the path shown (the forward pass, or the walk); False past either end."""
+        path = self.path()
+        here = self.here
+        at = path.index(here) if here in path else 0
+        if not 0 <= at + delta < len(path):
+            return False
+        to = path[at + delta]
+        return self.goto(to.number, self.mode.backward, to.block)
+
+    def set_mode(self, backward: bool | None = None, gradients: bool | None = None) -> bool:
+        """Enter or leave the backward walk where the session is, or show or hide ∂L/∂w; False when
+        nothing changes. A walk can only be entered at one of its steps (goto(…, backward=True) moves)."""
+        mode = Mode(
+            self.mode.backward if backward is None else backward,
+            self.mode.gradients if gradients is None else gradients,
+        )
+        if mode == self.mode or (mode.backward and not WALK_LAST <= self.step <= WALK_FIRST):
+            return False
+        self.mode = mode
+        data = {"backward": mode.backward, "gradients": mode.gradients}
+        self._emit("mode", data, self.trace, self.trace)
+        return True
+
+    def next(self) -> bool:
+        return self.move(1)
+
+    def prev(self) -> bool:
+        return self.move(-1)
+
+    # ---- changes -------------------------------------------------------------------------------
+    def edit(self, name: str, index: tuple[int, ...], value: float | str) -> Event:
+        """Set one parameter cell. name is canonical ("blocks.0.W_O") or an older spelling ("W_O")."""
+        full = canonical(name)
+        if isinstance(value, str):
+            value = parse_value(value)
+        try:
+            params = self.params.with_edit(full, tuple(index), value)
+            old = float(self.params[full][tuple(index)])
+        except (ValueError, IndexError) as exc:
+            raise Refused(str(exc)) from None
+        data = {"param": full, "label": label(full), "index": list(index), "old": old, "new": value}
+        return self._change("edit", data, replace(self.state, params=params))
+
+    def toggle(self, switch: str, head: int | None = None) -> Event:
+        try:
+            switches = self.state.switches.toggled(switch, head)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+        if head is not None:
+            _checked(checks.head, head, self.model.cfg.n_heads)
+        data = {"switch": switch, "head": head, "switches": switches.to_dict(), "now": switches.describe()}
+        return self._change("toggle", data, replace(self.state, switches=switches))
+
+    def set_switches(self, switches: Switches) -> Event:
+        data = {"switch": "all", "head": None, "switches": switches.to_dict(), "now": switches.describe()}
+        return self._change("toggle", data, replace(self.state, switches=switches))
+
+    def set_prompt(self, prompt: tuple[str, ...] | list[str]) -> Event:
+        prompt = _checked(checks.prompt, prompt, self.model.cfg.vocab, self.model.cfg.n_ctx)
+        data = {"old": list(self.state.prompt), "new": list(prompt)}
+        return self._change("prompt", data, replace(self.state, prompt=prompt))
+
+    def swap_positions(self, i: int, j: int) -> Event:
+        prompt = list(self.state.prompt)
+        if not (0 <= i < len(prompt) and 0 <= j < len(prompt)) or i == j:
+            raise Refused(f"cannot swap positions {i} and {j} of a {len(prompt)}-token prompt")
+        prompt[i], prompt[j] = prompt[j], prompt[i]
+        return self.set_prompt(prompt)
+
+    def set_target(self, target: str) -> Event:
+        target = _checked(checks.target, target, self.model.cfg.vocab)
+        data = {"old": self.state.target, "new": target}
+        return self._change("target", data, replace(self.state, target=target))
+
+    def set_lr(self, lr: float | str) -> Event:
+        """The SGD step size for learning steps (and step 15's "after one step"); finite and > 0."""
+        value = _checked(checks.lr, lr)
+        if value == self.state.lr:
+            raise Refused(f"the learning rate is already {value:g}")
+        data = {"old": self.state.lr, "new": value}
+        return self._change("lr", data, replace(self.state, lr=value))
+
+    def set_params(self, params: Params, kind: str, data: dict[str, Any]) -> Event:
+        """Replace all parameters at once (a learning step, a loaded file)."""
+        return self._change(kind, data, replace(self.state, params=params))
+
+    def learn_step(self, lr: float | None = None) -> Event:
+        """One SGD step on all parameters (lr defaults to the session's); undoable, a "learn" event."""
+        return self.train(1, lr)
+
+    def train(self, k: int, lr: float | None = None) -> Event:
+        """k SGD steps as one undoable change. The event's data has lr, steps, loss_old, loss_new and
+        losses (the k + 1 losses, for a sparkline)."""
+        return self.apply_training(self.plan_training(k, lr))
+
+    def plan_training(self, k: int, lr: float | None = None) -> Training:
+        """Compute k SGD steps from the current state without changing anything.
+
+        Reads only the immutable current State, so the app can run it in a thread; apply_training()
+        then makes it one undoable change (or refuses, if the state moved on meanwhile).
+        """
+        s = self.state
+        lr = s.lr if lr is None else lr
+        try:
+            result = learn.train(s.params, s.prompt, s.target, s.switches, k, lr)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+        return Training(s, int(k), float(lr), result)
+
+    def apply_training(self, training: Training) -> Event:
+        if self.state is not training.start:
+            raise Refused(
+                "the model changed while the training ran, so its result was not applied; train again"
+            )
+        r = training.result
+        data = {
+            "lr": training.lr,
+            "steps": training.k,
+            "loss_old": r.loss_old,
+            "loss_new": r.loss_new,
+            "losses": list(r.losses),
+        }
+        return self.set_params(r.params, kind="learn", data=data)
+
+    def undo(self) -> Event | None:
+        if not self.can_undo:
+            return None
+        return self._move(self.cursor - 1, "undo")
+
+    def redo(self) -> Event | None:
+        if not self.can_redo:
+            return None
+        return self._move(self.cursor + 1, "redo")
+
+    def reset_state(self) -> State:
+        """What reset() goes back to: the model file as loaded, default switches, the starting lr."""
+        start = default_switches(self.model.cfg)
+        return State(self.model.params, self.model.prompt, self.model.target, start, self.history[0].lr)
+
+    def reset(self) -> Event:
+        """Back to the model file as loaded, kept as one more undoable change."""
+        return self._change("reset", {}, self.reset_state())
+
+    def set_compare_to_original(self, on: bool) -> None:
+        self.compare_to_original = on

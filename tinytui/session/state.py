@@ -1,0 +1,64 @@
+"""The session's value types, shared by the session, the recorder, replay and the app: a State of the undo
+history, the Mode the steps are shown in, an Event the session emits, a Training planned but not yet
+applied, Refused for a change the session will not make, and the steps of the backward walk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tinytui.model.backward.walk_stages import BACKWARD_STAGES
+from tinytui.model.params import Params
+from tinytui.model.switches import Switches
+from tinytui.model.trace import DEFAULT_LR, Trace
+from tinytui.model.training import learn
+
+# The steps of the backward walk in the order it visits them: from the loss (15) back to the embedding (2).
+WALK = tuple(s.number for s in BACKWARD_STAGES)
+WALK_FIRST, WALK_LAST = WALK[0], WALK[-1]
+
+
+class Refused(ValueError):
+    """A change the session will not make; str() is the message to show the user. Nothing changed."""
+
+
+@dataclass(frozen=True)
+class State:
+    params: Params
+    prompt: tuple[str, ...]
+    target: str
+    switches: Switches
+    lr: float = DEFAULT_LR
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How the steps are shown: the session's, so recording and replay see it (not in the undo history:
+    undo takes back changes to the model, not where the user is looking)."""
+
+    backward: bool = False  # walking the gradient back (steps 15 → 2); the walk is at Session.step
+    gradients: bool = False  # ∂L/∂w beside each weight matrix
+
+
+@dataclass(frozen=True)
+class Training:
+    """k SGD steps computed from start, not yet applied (see Session.plan_training)."""
+
+    start: State
+    k: int
+    lr: float
+    result: learn.TrainResult
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the user did. kind: step, mode, edit, toggle, prompt, target, lr, undo, redo,
+    reset, learn."""
+
+    kind: str
+    data: dict[str, Any]
+    before: Trace
+    after: Trace
+    step: int  # the current step after the event (its stage number)
+    block: int | None = None  # the block of that step when it is one of a block's steps (0-based)

@@ -1,0 +1,216 @@
+"""The app's actions as data: each one once, with its id, default keys, what it runs and its words.
+
+The footer, the ? screen, the command palette and the user's keymap all read ACTIONS (tinytui/tui/app.py
+builds its bindings from it; the keymap in the settings file maps an action id to other keys).
+`run` and `when` name a controller method as "controller.method" (the controllers are attributes of
+the app: steps, edits, experiments, learning, recording); `args` are passed to run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from tinytui.session.session import Session
+from tinytui.tui.switch_table import EXPERIMENTS
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str  # the binding id and the keymap's name for it: "next-step"
+    keys: str  # default keys, comma-separated; "" = reached from the palette only
+    run: str  # "controller.method" it runs
+    footer: str  # the short label in the footer and the ? screen
+    help: str  # one sentence: the ? screen's "more", the footer's tooltip and the palette's help
+    palette: str = ""  # the palette's title; "" = not in the palette
+    show: bool = False  # shown in the footer (80 columns must still show ? Help and q Quit)
+    when: str = ""  # "controller.method" -> bool: whether the action applies now ("" = always)
+    args: tuple[Any, ...] = ()  # passed to run (and to note)
+    note: str = ""  # "controller.method" -> str: the palette's word on the state now ("now on", …)
+    group: str = ""  # several actions shown as one row of the ? screen ("jump to step 1–9")
+    narrow: bool = True  # shown in the footer at 80 columns too (False: only on a wide screen)
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    title: str
+    help: str
+    run: Callable[[], object]
+
+
+class Host(Protocol):
+    """What a controller may use of the app (the Textual App provides all of it), so controllers
+    never import the app module. The other controllers are reached through it."""
+
+    session: Session
+    steps: Any
+    edits: Any
+    experiments: Any
+    learning: Any
+    recording: Any
+    presenter: Any
+    theme: str
+    focused: Any
+
+    def apply(self, change: Callable[[Session], object], describe: str = "", on_refused=None) -> object: ...
+    def notify(self, message: str, *, title: str = "", severity: str = "information", timeout=None): ...
+    def bell(self) -> None: ...
+    def push_screen(self, screen, callback=None): ...
+    def refresh_views(self) -> None: ...
+    def refresh_bindings(self) -> None: ...
+    def view(self) -> Any: ...
+    def exit(self) -> None: ...
+    def scroll_main(self, pages: int) -> None: ...
+    def show_help(self) -> None: ...
+    def inspect(self) -> None: ...
+    def run_worker(self, work, **kwargs) -> Any: ...
+    def call_from_thread(self, callback, *args, **kwargs) -> Any: ...
+    def call_after_refresh(self, callback, *args) -> Any: ...
+    def save_screenshot(self, filename: str, path: str) -> str: ...
+    def clear_notifications(self) -> None: ...
+
+
+JUMP = "jump to step 1–9"
+
+# Order matters where two actions share a key: the first that applies takes it (n replays while a
+# replay runs, else goes through the presenter's tables while presenting, else steps; b enters the
+# walk, or leaves it; ctrl+t starts recording, or stops it).
+ACTIONS: tuple[Action, ...] = (
+    Action("next-event", "n", "recording.next_event", "Next event",
+           "While replaying: apply the next recorded event (then n goes back to the next step)",
+           "Replay the next event", show=True, when="recording.replaying", note="recording.replay_note"),
+    Action("presenter-next", "n,right,space", "presenter.next", "Next ›",
+           "Presenting: the step's next table, after its last the next step", show=True,
+           when="presenter.presenting", narrow=False),  # at 80 columns the table's heading says "n: …"
+    Action("presenter-previous", "p,left", "presenter.previous", "‹ Prev",
+           "Presenting: the step's previous table, before its first the previous step", show=True,
+           when="presenter.presenting", narrow=False),
+    Action("next-step", "n,right,space", "steps.next", "Next", "Go to the next step", show=True),
+    Action("previous-step", "p,left", "steps.previous", "Prev", "Go to the previous step", show=True),
+    Action("first-step", "g,home", "steps.goto", "First", "Go to step 1", args=(1,)),
+    Action("last-step", "G,end", "steps.goto", "Last", "Go to step 16", args=(16,)),
+    Action("next-block", "right_square_bracket", "steps.block", "Next block",
+           "The same step in the next block (a model of several blocks shows steps 5–12 once per block)",
+           "Same step, next block", show=True, args=(1,), when="steps.many_blocks", narrow=False),
+    Action("previous-block", "left_square_bracket", "steps.block", "Prev block",
+           "The same step in the previous block", "Same step, previous block", args=(-1,),
+           when="steps.many_blocks"),
+    *(
+        Action(f"goto-{n}", str(n), "steps.goto", f"Step {n}", "Jump straight to that step", args=(n,),
+               group=JUMP)
+        for n in range(1, 10)
+    ),
+    Action("page-down", "pagedown", "steps.scroll", "Scroll down", "Scroll the step's tables down a page",
+           args=(1,)),
+    Action("page-up", "pageup", "steps.scroll", "Scroll up", "Scroll the step's tables up a page",
+           args=(-1,)),
+    Action("undo", "u,ctrl+z", "edits.undo", "Undo", "Undo the last change (unlimited)", "Undo", show=True),
+    Action("redo", "ctrl+r,ctrl+y", "edits.redo", "Redo", "Redo what was undone", "Redo"),
+    Action("reset", "R", "edits.reset", "Reset", "Back to the model file (asks first if edited; undoable)",
+           "Reset to the model file"),
+    Action("compare", "c", "edits.toggle_compare", "Compare",
+           "Highlight changes since the last change, or relative to the original model",
+           "Highlight changes relative to the other reference", show=True, note="edits.compare_note"),
+    Action("follow-operand", "f", "why.follow", "Follow",
+           "Jump to the cell the inspector's formula reads (F picks which): on this step if a table shows "
+           "it, else on the step that makes it", "Follow an operand of the focused cell", show=True,
+           when="why.can_follow", narrow=False),
+    Action("next-operand", "F", "why.cycle", "Operand",
+           "Choose which operand f follows (the inspector names it)", "Choose the next operand to follow",
+           show=True, when="why.can_cycle", narrow=False),
+    Action("insert-position", "i", "edits.insert_position", "Insert token",
+           "Insert a prompt position after the token table's cursor row (else at the end)",
+           "Insert a position…"),
+    Action("remove-position", "delete", "edits.remove_position", "Remove token",
+           "Remove a prompt position (the cursor's row in the token table, else the last)"),
+    Action("change-target", "y", "edits.change_target", "Target",
+           "Choose the target token the loss is measured against (∂L/∂ℓ = p − onehot(target))",
+           "Change the target…"),
+    Action("edit-parameter", "", "edits.edit_parameter", "Edit parameter",
+           "Choose a weight matrix and edit any cell of it", "Edit parameter…"),
+    Action("save", "ctrl+s", "edits.save", "Save", "Save the edited model as a model file",
+           "Save the model…"),
+    *(
+        Action(e.id, e.key, "experiments.run", e.footer or e.palette, e.help, e.palette,
+               show=e.id in ("toggle-mask", "toggle-pe"), args=(e.id,), note="experiments.note")
+        for e in EXPERIMENTS
+    ),
+    Action("backward-walk", "b", "learning.enter_walk", "Backward",
+           "Walk the gradient backwards, step 15 → 2, with n and p (b or Esc leaves)",
+           "Walk the gradient backwards", show=True, when="learning.can_enter_walk"),
+    Action("leave-backward", "b,escape", "learning.leave_walk", "Forward",
+           "Leave the backward walk: back to the forward pass at the same step",
+           "Leave the backward walk", show=True, when="learning.walking"),
+    Action("gradient-overlay", "d", "learning.toggle_gradients", "∂L/∂w",
+           "Show the gradient ∂L/∂w beside every weight matrix, shaded by sign and size (d hides)",
+           "Show or hide the gradient ∂L/∂w beside the weights", note="learning.gradients_note"),
+    Action("learning-step", "L", "learning.learning_step", "Learn",
+           "One SGD step of size lr on every weight (undoable); ctrl+p → Set learning rate…",
+           "Learning step", note="learning.lr_note"),
+    Action("train", "T", "learning.train", "Train",
+           "Train k steps as one undoable change (asks for k) and show the loss curve", "Train k steps…",
+           note="learning.lr_note"),
+    Action("set-lr", "", "learning.set_lr", "Learning rate", "The SGD step size of L and T",
+           "Set learning rate…", note="learning.lr_note"),
+    Action("start-recording", "ctrl+t", "recording.start", "Record",
+           "Start recording this session to a text file (asks for the file)", "Start recording to a file…",
+           when="recording.can_start"),
+    Action("stop-recording", "ctrl+t", "recording.stop", "Stop rec",
+           "Stop recording; the transcript and its .jsonl stay on disk", "Stop recording", show=True,
+           when="recording.recording"),
+    Action("save-recording", "", "recording.save_to", "Save recording",
+           "The recording is only in memory: write it to a file", "Save recording to…",
+           when="recording.in_memory"),
+    Action("save-screenshot", "w", "recording.screenshot", "Screenshot",
+           "Save the screen as an SVG named after the step, in the current folder",
+           "Save a screenshot (SVG)", note="recording.screenshot_note"),
+    Action("save-screenshot-as", "", "recording.screenshot_as", "Screenshot as",
+           "Save the screen as an SVG under a name you choose", "Save a screenshot (SVG) to…"),
+    Action("gallery", "v", "gallery.open", "Gallery",
+           "The run as a gallery of paintings, for a reader who is not technical (v or Esc returns)",
+           "Open the gallery view"),
+    Action("watch-pane", "W", "watch.toggle", "Watch",
+           "Keep the prediction's bars (with ghosts of the values before the last change) and block 0's "
+           "attention on screen beside every step (W hides)", "Show or hide the watch pane",
+           note="watch.note"),
+    Action("presenter", "z", "presenter.toggle", "Present",
+           "Presenter view for a projector: one table at a time with more room, n and p go through the "
+           "step's tables (z again: every table; tinytui --large starts with it)",
+           "Presenter view: one table at a time", note="presenter.note"),
+    Action("cycle-theme", "t", "steps.cycle_theme", "Theme",
+           "Next theme: dark, light, high contrast, colour-blind, monochrome (remembered)"),
+    Action("help", "question_mark", "steps.help", "Help", "List every key", "Keys: show every key",
+           show=True),
+    Action("quit", "q", "steps.quit", "Quit", "Leave tinytui", show=True),
+)  # fmt: skip
+
+ACTION_BY_ID = {a.id: a for a in ACTIONS}
+
+
+def check_keymap(keymap: object) -> tuple[dict[str, str], list[str]]:
+    """The user's keymap ({"action id": "keys"}) cleaned: the entries that can be used, and one notice
+    per entry that cannot (that action keeps its default keys)."""
+    if not isinstance(keymap, dict):
+        return {}, ["Ignored the keymap in the settings file: it must be an object of action id → keys."]
+    good: dict[str, str] = {}
+    notices: list[str] = []
+    for action_id, keys in keymap.items():
+        why = _keymap_problem(action_id, keys)
+        if why:
+            notices.append(f"Ignored keymap entry {str(action_id)[:40]!r}: {why}; it keeps its default keys.")
+        else:
+            good[action_id] = ",".join(k.strip() for k in keys.split(","))
+    return good, notices
+
+
+def _keymap_problem(action_id: object, keys: object) -> str:
+    if action_id not in ACTION_BY_ID:
+        return "no action has that id (the ? screen and the README list them)"
+    if not isinstance(keys, str) or not keys.strip() or len(keys) > 100:
+        return 'the keys must be a short string such as "j" or "ctrl+j,down"'
+    for key in keys.split(","):
+        key = key.strip()
+        if not key or not key.isprintable() or " " in key:
+            return f"{key!r} is not a key name (examples: j, J, f5, ctrl+j, shift+tab)"
+    return ""

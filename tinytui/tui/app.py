@@ -1,0 +1,309 @@
+"""The Textual app: one Session, the controllers that act on it, and the panes that draw it.
+
+A key press flows: Textual finds the binding (built from tinytui.actions.ACTIONS, remapped by the
+user's keymap) → check_action asks the action's `when` whether it applies now → action_do runs the
+controller method the table names → the controller changes the session through apply() → apply()
+redraws every ViewPart from one View of (trace, diff, step, mode). To add a feature: a row in ACTIONS
+and a method on a controller; widgets that subclass ViewPart are redrawn without further wiring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import ClassVar
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.notifications import Notification, Notify
+from textual.screen import Screen
+from textual.widget import AwaitMount
+from textual.widgets import Footer
+
+from tinytui import themes
+from tinytui.present.view import View, ViewPart
+from tinytui.recording.replay import Replayer
+from tinytui.session.session import Session
+from tinytui.session.state import Refused
+from tinytui.settings import ThemeMemory
+from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, Action, PaletteCommand
+from tinytui.tui.controllers.edit_controller import EditController
+from tinytui.tui.controllers.experiment_controller import ExperimentController
+from tinytui.tui.controllers.gallery_controller import GalleryController
+from tinytui.tui.controllers.learning_controller import LearningController
+from tinytui.tui.controllers.presenter_controller import PresenterController
+from tinytui.tui.controllers.recording_controller import RecordingController
+from tinytui.tui.controllers.step_controller import StepController
+from tinytui.tui.controllers.watch_controller import WatchController
+from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
+from tinytui.tui.crash import CrashReport, rescue
+from tinytui.tui.palette import TinyTuiCommands, binding_of
+from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
+from tinytui.tui.screens.main_screen import PromptScreen
+from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
+from tinytui.tui.widgets.footer import TinyFooter
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.lean import Pane, Row, draw_only_what_changed
+from tinytui.tui.widgets.status_bar import Inspector, StatusBar
+from tinytui.tui.widgets.step_info import StepInfo
+from tinytui.tui.widgets.step_list import StepList
+from tinytui.tui.widgets.step_panes import StepPanes
+from tinytui.tui.widgets.watch_pane import WatchPane
+
+NARROW_WIDTH = 110  # below this the step list shows numbers only
+
+
+class TinyTuiApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "tinytui"
+    COMMANDS = App.COMMANDS | {TinyTuiCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [binding_of(a) for a in ACTIONS if a.keys]
+
+    def __init__(
+        self,
+        session: Session,
+        theme: str = themes.DEFAULT,
+        notices: Sequence[str] = (),
+        replay: Replayer | None = None,
+        record: str | None = None,
+        keymap: dict[str, str] | None = None,
+        large: bool = False,  # --large: open in the presenter view
+    ) -> None:
+        super().__init__()
+        draw_only_what_changed()  # a typed character redraws its line, not every widget (lean.py)
+        self.session = session
+        self.steps = StepController(self)
+        self.edits = EditController(self)
+        self.experiments = ExperimentController(self)
+        self.learning = LearningController(self)
+        self.recording = RecordingController(self, record, replay)
+        self.why = WhyController(self)
+        self.gallery = GalleryController(self)
+        self.watch = WatchController(self)
+        self.presenter = PresenterController(self, on=large)
+        themes.register(self)
+        self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
+        self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
+        self.theme = theme
+        if keymap:
+            self.set_keymap(keymap)
+        self.crash_report: CrashReport | None = None  # set by a crash: where the work was saved
+
+    # ---- a crash -------------------------------------------------------------------------------
+    def _handle_exception(self, error: Exception) -> None:  # Textual's hook for any unhandled exception
+        self.rescue(error)
+        super()._handle_exception(error)  # the traceback, return code 1, and the app exits
+
+    def rescue(self, error: BaseException) -> CrashReport:
+        """Stop the recording cleanly and save the edited model to a fresh file (once; never raises).
+        tinytui.cli.main prints the report's lines once the terminal is restored and exits 1."""
+        if self.crash_report is None:
+            self.crash_report = rescue(self.session, self.recording.recorder, error)
+        return self.crash_report
+
+    # ---- actions -------------------------------------------------------------------------------
+    def _method(self, path: str) -> Callable[..., object]:
+        controller, method = path.split(".")
+        return getattr(getattr(self, controller), method)
+
+    def action_do(self, action_id: str) -> None:
+        action = ACTION_BY_ID[action_id]
+        self._method(action.run)(*action.args)
+
+    def applies(self, action: Action) -> bool:
+        return not action.when or bool(self._method(action.when)())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides the binding from the footer and lets the key fall through to the next binding
+        if action == "do" and parameters and parameters[0] in ACTION_BY_ID:
+            return self.applies(ACTION_BY_ID[str(parameters[0])])
+        return True
+
+    def palette_commands(self) -> Iterable[PaletteCommand]:
+        yield from self.steps.palette()
+        for action in ACTIONS:
+            if action.palette and self.applies(action):
+                yield PaletteCommand(action.palette, self._palette_help(action), self._runner(action))
+        yield from self.edits.palette()
+        yield from self.experiments.palette()
+
+    def _runner(self, action: Action) -> Callable[[], None]:
+        return lambda: self.action_do(action.id)
+
+    def _palette_help(self, action: Action) -> str:
+        note = self._method(action.note)(*action.args) if action.note else ""
+        keys = self._keymap.get(action.id, action.keys).split(",")[0]
+        key = f"key {self.get_key_display(Binding(keys, ''))}" if keys else ""
+        return " · ".join(part for part in (action.help, note, key) if part)
+
+    def get_system_commands(self, screen):  # Textual's signature
+        # Textual's own "Screenshot" saves to Downloads under a date; ours names the file after the step.
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":
+                yield command
+
+    # ---- themes --------------------------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return themes.variable_defaults(self.current_theme)
+
+    def watch_theme(self, name: str) -> None:
+        # Any change after start (t, or the palette's theme picker) is remembered for next time.
+        failed = self._theme_memory.changed(name)
+        if failed:
+            self.notify(failed, severity="warning")
+
+    # ---- the screen ----------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen:
+        return PromptScreen(id="_default")  # a key is drawn as soon as it is taken in (prompt_screen.py)
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Row(id="body"):
+            # not focus stops themselves: Tab goes from table to table; PageUp/PageDown scroll
+            with Pane(id="sidebar", can_focus=False):
+                yield StepList(id="steps")
+            with Pane(id="main", can_focus=False):
+                yield StepInfo(id="info")
+                yield StepPanes(id="panes")
+            yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place
+        yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
+        yield Inspector(Inspector.HINT, id="inspector")
+        yield TinyFooter()  # Textual's Footer, less the keys only a wide screen has room for
+
+    def on_mount(self) -> None:
+        for notice in self._notices:
+            self.notify(notice, severity="warning", timeout=8)
+        self._fit(self.size.width, self.size.height)
+        self.refresh_views()
+        self.query_one(StepList).focus()
+        self.presenter.start()
+        self.recording.start_at_mount()
+
+    def on_unmount(self) -> None:
+        self.recording.close()
+
+    # ---- the one way to change anything --------------------------------------------------------
+    def apply(
+        self,
+        change: Callable[[Session], object],
+        describe: str = "",
+        on_refused: Callable[[str], None] | None = None,
+    ) -> object | None:
+        """Run one change on the session and redraw everything; a refusal is shown and changes nothing.
+
+        Returns what the change returned, or None when the session refused it.
+        """
+        try:
+            result = change(self.session)
+        except Refused as exc:
+            message = str(exc)
+            if on_refused is not None:
+                on_refused(message)
+            self.refuse(message, title=f"Not done: {describe}" if describe else "Not done")
+            return None
+        self.refresh_views()
+        return result
+
+    _refusal: Notification | None = None  # the refusal notice on screen: the next one replaces it
+
+    def refuse(self, message: str, title: str = "Not done", severity: str = "error") -> None:
+        """Say why something was not done, in place of the last such notice (three bad values typed at
+        a cell leave one notice, naming the last, rather than a pile over the table being edited)."""
+        if self._refusal is not None:
+            self._unnotify(self._refusal)  # Textual's own removal (a notice already gone is a no-op)
+        self._refusal = Notification(message, title, severity, self.NOTIFICATION_TIMEOUT)  # type: ignore[arg-type]
+        self.post_message(Notify(self._refusal))
+
+    def view(self) -> View:
+        notes = tuple(self.recording.status())
+        return View.of(self.session, self.learning.loss_curves.current(), notes)
+
+    def refresh_views(self) -> None:
+        view = self.view()
+        for screen in self.screen_stack:
+            for node in list(screen.walk_children(with_self=True)):
+                if isinstance(node, ViewPart):
+                    node.show(view)
+        self.inspect()
+        # the step's pane shows the scrollbars these tables had last time, before they are laid out
+        panes = self.query_one(StepPanes)
+        self.query_one("#main", Pane).expect_bars((panes.signature, self.size, self.has_class("-presenting")))
+
+    def inspect(self) -> None:
+        """The inspector says what the focused cell is and why it has its value; its operands light up."""
+        self.why.show()
+
+    # ---- layout --------------------------------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.set_class(width < NARROW_WIDTH, "-narrow")
+        for footer in self.query(Footer):
+            footer.compact = width < NARROW_WIDTH
+        # Too small: -too-small hides every screen's content (app.tcss) and TooSmallScreen covers them
+        # all, dialogs and the palette included, so no key acts on what cannot be seen.
+        too_small = is_too_small(width, height)
+        if too_small != self.has_class("-too-small"):
+            self.set_class(too_small, "-too-small")
+            for screen in self.screen_stack:  # Textual restyles only the screens it sees; all need it
+                screen.update_node_styles(animate=False)
+        covered = isinstance(self.screen, TooSmallScreen)
+        if too_small and not covered:
+            super().push_screen(TooSmallScreen())
+        elif covered and not too_small:
+            self.pop_screen()
+        for notice in self.screen.query(TooSmall):
+            notice.refresh()
+
+    @property
+    def too_small(self) -> bool:
+        return self.has_class("-too-small")
+
+    def push_screen(self, screen, callback=None, wait_for_dismiss=False, *, mode=None):  # Textual's
+        # No dialog and no palette opens in a window too small for it (the notice says how large).
+        if self.too_small and not wait_for_dismiss:
+            self.bell()
+            return AwaitMount(self.screen, [])
+        return super().push_screen(screen, callback, wait_for_dismiss, mode=mode)
+
+    def scroll_main(self, pages: int) -> None:
+        main = self.query_one("#main", VerticalScroll)
+        if pages > 0:
+            main.scroll_page_down(animate=False)
+        else:
+            main.scroll_page_up(animate=False)
+
+    # ---- messages from the widgets -------------------------------------------------------------
+    def on_step_list_chosen(self, message: StepList.Chosen) -> None:
+        self.steps.goto(message.step, message.block)
+
+    def on_grid_edit_submitted(self, message: Grid.EditSubmitted) -> None:
+        self.edits.edit_cell(message.ref, message.text, message.grid)
+
+    def on_grid_pick_requested(self, message: Grid.PickRequested) -> None:
+        self.edits.change_token(message.ref.index[0])
+
+    def on_grid_cursor_moved(self, message: Grid.CursorMoved) -> None:
+        self.inspect()
+
+    def on_descendant_focus(self) -> None:
+        self.inspect()
+
+    # ---- help ----------------------------------------------------------------------------------
+    def help_sources(self) -> list[tuple[str, list[Binding]]]:
+        bindings = [b for b in type(self).BINDINGS if isinstance(b, Binding)]
+        # what applies now first: outside a replay, "Next event" goes below the keys that work
+        now = sorted(
+            bindings, key=lambda b: not self.applies(ACTION_BY_ID[b.id]) if b.id in ACTION_BY_ID else 0
+        )
+        return [
+            ("anywhere", now),
+            ("in a table", list(Grid.BINDINGS)),  # type: ignore[arg-type]
+            ("in the step list", list(StepList.BINDINGS)),  # type: ignore[arg-type]
+            ("panes", [b for b in Screen.BINDINGS if isinstance(b, Binding)]),
+        ]
+
+    def show_help(self) -> None:
+        self.push_screen(HelpScreen(help_rows(self, self.help_sources()), NOTES, GLOSSARY))

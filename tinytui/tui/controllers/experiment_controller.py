@@ -1,0 +1,69 @@
+"""The experiment switches (rows of tinytui.experiments.EXPERIMENTS) and reordering the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import combinations
+
+from tinytui.model.texts.change_note import change_note
+from tinytui.tui.actions import Host, PaletteCommand
+from tinytui.tui.switch_table import EXPERIMENT_BY_ID
+
+
+class ExperimentController:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    def run(self, experiment_id: str) -> None:
+        exp = EXPERIMENT_BY_ID[experiment_id]
+        before = self.host.session.trace
+        if self.host.apply(exp.apply, exp.palette) is not None:
+            after = self.host.session.trace
+            now = after.switches.describe()
+            was, sw = before.switches, after.switches
+            what = [x for x in sw.labels() if x not in was.labels()]
+            what += ["no head ablated"] if was.ablated_heads and not sw.ablated_heads else []
+            note = change_note(before, after, ", ".join(what) or "switches as they were")
+            self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8)
+
+    def ablate_in_block(self, block: int, head: int) -> None:
+        """Zero one head's output in one block only (block 0-based, head 1-based), or bring it back."""
+        host = self.host
+        before = host.session.trace
+        now = before.switches.with_block_head(block, head)
+        off = now.is_ablated(block, head)
+        what = f"head {head} of block {block + 1} {'ablated' if off else 'back'}"
+        if host.apply(lambda s: s.set_switches(now), what) is not None:
+            note = change_note(before, host.session.trace, what)
+            host.notify(
+                f"{host.session.trace.switches.describe()}\n{note}", title=what.capitalize(), timeout=8
+            )
+
+    def note(self, experiment_id: str) -> str:
+        """For the palette: whether the switch is now as the chapter has it."""
+        exp = EXPERIMENT_BY_ID[experiment_id]
+        return "now the chapter's setting" if exp.is_on(self.host.session.state.switches) else "now changed"
+
+    def swap_positions(self, i: int, j: int) -> None:
+        host = self.host
+        if host.apply(lambda s: s.swap_positions(i, j), f"swap positions {i} and {j}") is not None:
+            host.notify(f"Prompt is now: {' '.join(host.session.state.prompt)}", title="Swapped", timeout=3)
+
+    def palette(self) -> Iterable[PaletteCommand]:
+        cfg, sw = self.host.session.model.cfg, self.host.session.state.switches
+        if cfg.n_blocks > 1:  # one head of one block (H and the head toggles act on every block)
+            for block in range(cfg.n_blocks):
+                for head in range(1, cfg.n_heads + 1):
+                    state = "now ablated" if (block, head) in sw.ablated else "now on"
+                    yield PaletteCommand(
+                        f"Ablate head {head} of block {block + 1} only (toggle)",
+                        f"Its output in that block becomes zeros; the other blocks keep theirs · {state}",
+                        lambda b=block, h=head: self.ablate_in_block(b, h),
+                    )
+        prompt = self.host.session.state.prompt
+        for i, j in combinations(range(len(prompt)), 2):
+            yield PaletteCommand(
+                f"Swap positions {i} and {j} ({prompt[i]} ↔ {prompt[j]})",
+                "Reorder the prompt: with PE and the mask off, only the order of the outputs changes",
+                lambda i=i, j=j: self.swap_positions(i, j),
+            )

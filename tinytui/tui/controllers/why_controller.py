@@ -1,0 +1,248 @@
+"""Why this number: the focused cell's provenance in the inspector, its operands lit, and f to follow one.
+
+The grids know which run cell each of theirs shows (GridSpec.sources); model.provenance explains one
+cell at a time, so only the focused cell is explained (a wide table has thousands). f jumps to the
+chosen operand: in a table on this step when one shows it, else on the step that makes it (the forward
+stage that writes it, or the backward walk's step that works out a gradient); F picks the next operand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tinytui.model import names
+from tinytui.model import step_path as steps
+from tinytui.model.backward.walk_stages import backward_stages
+from tinytui.model.stages import params_read
+from tinytui.model.why.explain import CellError, explain
+from tinytui.model.why.rule_pieces import Operand, Why
+from tinytui.present.grid_labels import label_line
+from tinytui.present.grid_spec import Source
+from tinytui.report.display_names import display, in_formula
+from tinytui.tui.actions import Host
+from tinytui.tui.widgets.grid.grid import Grid
+from tinytui.tui.widgets.logits_pane import LogitBars
+
+
+class WhyController:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.chosen = 0  # which operand f follows (F cycles); back to the first on another cell
+        self._of: Source | None = None  # the cell `chosen` belongs to
+        self._cache: tuple[object, object, Source, Why | None] | None = None  # (trace, params, cell, why)
+        self._pending: Source | None = None  # where f is going once the new step's tables are mounted
+
+    # ---- the focused cell ------------------------------------------------------------------------
+    def focused_source(self) -> Source | None:
+        focused = self.host.focused
+        return focused.source if isinstance(focused, Grid) else None
+
+    def current(self) -> Why | None:
+        """The Why of the focused cell, or None (no grid focused, a label or a token cell)."""
+        source = self.focused_source()
+        if source != self._of:
+            self._of, self.chosen = source, 0
+        if source is None or names.split(source[0])[1] in names.ALL_PARAMS:
+            return None  # a weight is read from the model file: its own line says which cell it is
+        s = self.host.session
+        trace, params = s.trace, s.params
+        cached = self._cache
+        if cached is not None and cached[0] is trace and cached[1] is params and cached[2] == source:
+            return cached[3]
+        try:
+            why: Why | None = explain(trace, params, source[0], source[1], s.gradients)
+        except (CellError, KeyError, ValueError, IndexError):
+            why = None
+        self._cache = (trace, params, source, why)
+        return why
+
+    def operand(self, why: Why | None) -> Operand | None:
+        if why is None or not why.operands:
+            return None
+        return why.operands[self.chosen % len(why.operands)]
+
+    def cell_name(self, name: str, index: tuple[int, ...]) -> str:
+        """'Q_2[1,0]' (and '(block 2)' for a later block), as the inspector's formulas write a cell."""
+        base, sep, block = display(name, self.host.session.trace.cfg.n_blocks).partition(" (")
+        return base + (f"[{','.join(map(str, index))}]" if index else "") + (f" ({block}" if sep else "")
+
+    def can_follow(self) -> bool:
+        """Whether f has somewhere to go: the focused cell's formula reads at least one operand (the
+        footer shows f then, and F when it reads several)."""
+        return self.operand(self.current()) is not None
+
+    def can_cycle(self) -> bool:
+        why = self.current()
+        return why is not None and len(why.operands) > 1
+
+    def hint(self, why: Why | None) -> str:
+        op = self.operand(why)
+        if why is None or op is None:
+            return ""
+        n = len(why.operands)
+        more = f" ({self.chosen % n + 1} of {n}; F: next)" if n > 1 else ""
+        return f"f: follow {self.cell_name(op.name, op.index)}{more}"
+
+    def show(self) -> None:
+        """The inspector and the lit cells for the focused cell (TinyTuiApp.inspect calls this)."""
+        from tinytui.tui.widgets.status_bar import Inspector
+
+        host = self.host
+        focused = host.focused
+        detail = focused.detail if isinstance(focused, Grid) else None
+        if isinstance(focused, Grid) and focused.label is not None:  # a label: its glossary line
+            detail = label_line(focused.label, GLOSSARY, host.session.trace.cfg.dims)
+        why = self.current()
+        self.light(why)
+        shown = (
+            None
+            if why is None
+            else replace(why, formula=in_formula(why.formula), filled=in_formula(why.filled))
+        )
+        for inspector in host.screen.walk_children(Inspector):  # in the tables' names: x′, MHA, A_2, ∂L/∂ℓ
+            inspector.describe(detail, shown, self.hint(why))
+
+    def light(self, why: Why | None) -> None:
+        """Mark the operands' cells in every table on screen (only the rows that change are drawn)."""
+        wanted = {(op.name, op.index) for op in why.operands} if why is not None else set()
+        # walk_children: the same widgets as query(), without matching a selector against every node
+        for g in self.host.screen.walk_children(Grid):
+            cells = (g.find(src) for src in wanted) if wanted else ()
+            g.set_lit(frozenset(c for c in cells if c is not None))
+        for bars in self.host.screen.walk_children(LogitBars):
+            bars.set_lit(frozenset(wanted & bars.sources()))
+
+    # ---- following an operand --------------------------------------------------------------------
+    def cycle(self) -> None:
+        why = self.current()
+        if why is None or len(why.operands) < 2:
+            self.host.bell()
+            return
+        self.chosen = (self.chosen + 1) % len(why.operands)
+        self.host.inspect()
+
+    def follow(self) -> None:
+        why = self.current()
+        op = self.operand(why)
+        if op is None:
+            self.host.bell()
+            what = (
+                "Nothing goes into it"
+                if why is not None
+                else "Put the cursor on a computed cell (not a weight)"
+            )
+            self.host.notify(what + ": f follows a cell the value is computed from.", timeout=3)
+            return
+        target = (op.name, op.index)
+        s = self.host.session
+        step, backward = self.step_of(op.name)
+        here = (step, backward) == (s.here, s.mode.backward)
+        # on this step when it makes the cell, or shows it in a table of its own (a weight, another head);
+        # a copy under "From earlier steps" sends you to the step that makes it, where its operands show
+        if self._land(target, inputs=here or step is None):
+            return
+        if step is None:
+            self.host.notify(f"{self.cell_name(*target)} is not shown on any step.", timeout=3)
+            return
+        where = steps.heading(step, s.model.cfg.n_blocks)
+        if backward:
+            self.host.learning.walk_to(step.number, step.block)
+        else:
+            self.host.apply(lambda session: session.goto(step.number, block=step.block), f"go to {where}")
+        if (s.here, s.mode.backward) != (step, backward):
+            return
+        self._pending = target
+        self.host.call_after_refresh(self._land_pending, 20)
+
+    def _land_pending(self, tries: int) -> None:
+        target = self._pending
+        if target is None:
+            return
+        if self._land(target):
+            self.host.call_after_refresh(self._stay, target, 3)
+            return
+        if tries <= 0:
+            self._pending = None
+            # a big weight or tensor shows a window of itself: the cell can lie outside it
+            self.host.notify(
+                f"{self.cell_name(*target)} is not in the part of its table shown here; ctrl+p → Edit "
+                "parameter… pages through a weight, tinytui why prints any cell.",
+                timeout=5,
+            )
+            return
+        self.host.call_after_refresh(self._land_pending, tries - 1)
+
+    def _stay(self, target: Source, tries: int) -> None:
+        """The new step's tables focus their first one once mounted: land again if that took the cursor."""
+        if self.focused_source() != target:
+            self._land(target)
+        if tries > 0:
+            self.host.call_after_refresh(self._stay, target, tries - 1)
+
+    def _land(self, target: Source, inputs: bool = True) -> bool:
+        """Focus the first table on screen that shows this cell and put the cursor on it (inputs=False:
+        not a table of what earlier steps made)."""
+        # walk_children: the same widgets as query(), without matching a selector against every node
+        for g in self.host.screen.walk_children(Grid):
+            at = g.find(target)
+            if at is not None and g.is_mounted and g.display and (inputs or g.spec.role != "input"):
+                g.focus()
+                g.move_to(*at)
+                self._pending = None
+                return True
+        return False
+
+    def step_of(self, name: str) -> tuple[steps.Step | None, bool]:
+        """The step that makes this cell (with its block): (step, in the backward walk)."""
+        s = self.host.session
+        n_heads, n_blocks = s.trace.cfg.n_heads, s.trace.cfg.n_blocks
+        if name.startswith(names.GRAD):
+            walked = {b.number: b for b in backward_stages(s.trace.switches, s.trace.cfg)}
+            for step in s.path(backward=True):
+                stage = walked[step.number]
+                if name in steps.resolve(
+                    (*stage.within, *stage.params, *stage.outgoing), n_heads, step, n_blocks
+                ):
+                    return step, True
+            return None, True
+        path = s.path(backward=False)
+        for step in path:
+            if name in steps.resolve(step.stage.writes, n_heads, step, n_blocks):
+                return step, False
+        for step in path:  # a weight: the first step that uses it (its table is under "Weights it uses")
+            weights = params_read(step.stage, s.trace.cfg)
+            if name in steps.resolve(weights, n_heads, step, n_blocks):
+                return step, False
+        return None, False
+
+
+# Every label the screens use, one line each (the ? screen lists them).
+GLOSSARY: tuple[tuple[str, str], ...] = (
+    ("position, 0:how", "a place in the prompt; a row label 1:much is position 1, the token much"),
+    ("thing action quantifier wood", "the four named dimensions of every vector (d_model = 4)"),
+    ("k0, k1", "a head's own dimensions: each head's q, k and v rows have d_head = 2 of them"),
+    ("h1.k0", "row k0 of head 1 inside W_O: where head 1's k0 output enters the model's vector"),
+    ("h1, h2, head 1", "the two attention heads; each reads its own q, k and v"),
+    ("unit 3", "one of the feed-forward layer's d_ff = 8 hidden units (a column of W_1, a row of W_2)"),
+    ("E[id], PE, x", "a token's embedding row, its position's vector, and their sum x = E[id] + PE"),
+    ("x_n, x′_n", "a row after layer norm: mean 0, variance 1 across the dimensions"),
+    ("Q_1 K_1 V_1, S_1, A_1", "head 1's queries, keys and values, its scores, its attention weights"),
+    ("MHA, x′", "the heads' outputs mixed by W_O, and the vector after the first residual add: x + MHA"),
+    ("h_pre, hidden, FFN", "the feed-forward layer before its activation, after it, and its output"),
+    ("y, z", "the block's output, and its last position after the final norm"),
+    ("ℓ, logits; p, probs", "a score per vocabulary token, and those scores turned into probabilities"),
+    ("L, loss, nats", "−log of the target's probability; natural-log units, so 0 nats is certainty"),
+    ("∂L/∂w", "how fast the loss moves when that cell moves: a gradient"),
+    ("lr, SGD", "the learning rate, and the plain learning step: each weight moves by −lr × its gradient"),
+    ("Δ59 (step list)", "59 cells of that step changed since the comparison trace (c switches it)"),
+    ("▸ / ◀ (step list)", "the step you are on; ◀ while walking the gradient backwards"),
+    ("▲ ▼ ◆", "went up, went down, changed (no direction: a token or the prompt's length)"),
+    ("* ×", "a weight edited away from the model file; an entry blocked by the causal mask"),
+    ("▸ before a number", "a cell the focused value is computed from (f follows one, F picks which)"),
+    ("mask on/off, PE on/off", "the causal mask, the positional encoding: each can be switched off (m, o)"),
+    ("ablated h1", "head 1's output replaced by zeros, to see what it alone contributes"),
+    ("RELU, GELU", "the feed-forward layer's rectifier: negatives to 0 (RELU) or smoothly near 0"),
+    ("pre-norm, post-norm", "layer norm before each sub-layer (the chapter's) or after its residual add"),
+    ("residual on/off", "whether each sub-layer's output is added to its input or replaces it"),
+    ("(was …, Δ …)", "the cell's value before the last change (or in the original model) and the difference"),
+)

@@ -1,0 +1,181 @@
+"""Every check of a path the user types (save the model, record, screenshot) and every file name the app
+suggests, in one place and without Textual.
+
+A check returns (path, "") to go ahead, (path, question) to go ahead on a second Enter, or (None, the
+reason) to refuse. It never raises: an OSError from the file system (a name too long, a folder that
+cannot be read) or a ValueError (a NUL byte) becomes a reason the user can act on.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import re
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+from tinytui.model.io.model_file import default_model_path
+from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.recording.recorder import events_path
+
+Check = tuple[Path | None, str]
+MAX_STEM = 64  # a suggested file name stays short and far below any file system's limit
+
+
+def problem_text(exc: BaseException) -> str:
+    """What went wrong, for a user who typed a path."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        return "That name is too long for the file system; choose a shorter one"
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
+        return "Permission denied: tinytui may not look there; choose another folder"
+    if isinstance(exc, ValueError):  # os functions refuse a NUL byte this way
+        return "A file name cannot contain a NUL character"
+    if isinstance(exc, RuntimeError):  # Path.expanduser() without a home folder
+        return "Cannot tell which home folder ~ means here; type the full path"
+    return f"Cannot use that path: {getattr(exc, 'strerror', None) or exc}"
+
+
+def never_raises(check: Callable[..., Check]) -> Callable[..., Check]:
+    """Any OSError, ValueError or RuntimeError from the file system becomes (None, the reason)."""
+
+    @functools.wraps(check)
+    def checked(*args, **kwargs) -> Check:
+        try:
+            return check(*args, **kwargs)
+        except (OSError, ValueError, RuntimeError) as exc:
+            return None, problem_text(exc)
+
+    return checked
+
+
+def _lexists(path: Path) -> bool:
+    """Anything at path, a dangling symbolic link included (Path.exists() follows links)."""
+    return os.path.lexists(path)
+
+
+def safe_stem(text: str | None, fallback: str = "model") -> str:
+    """A file-name stem from a model's name: "../victim/x" -> "victim-x". Path separators, control
+    characters and anything but letters, digits, '.', '_' and '-' become '-'; no leading dots (hidden
+    files, '..'); at most MAX_STEM characters; fallback when nothing is left."""
+    text = unicodedata.normalize("NFKC", text or "")
+    text = "".join(c if (c.isalnum() or c in "._-") and c.isprintable() else "-" for c in text)
+    text = re.sub(r"-{2,}", "-", text).strip("-.")[:MAX_STEM].strip("-.")
+    return text or fallback
+
+
+def screenshot_name(step: int) -> str:
+    """tinytui-step08-causal-mask-and-softmax.svg"""
+    slug = re.sub(r"[^a-z0-9]+", "-", STAGE_BY_NUMBER[step].title.lower()).strip("-")
+    return f"tinytui-step{step:02d}-{slug}.svg"
+
+
+def free_path(folder: Path, name: str) -> Path:
+    """folder/name, or name-2, name-3 … when it is taken: the quick screenshot never overwrites, and a
+    dangling symbolic link counts as taken, so nothing is ever written through one."""
+    path = folder / name
+    n = 2
+    while _lexists(path):
+        path = folder / f"{Path(name).stem}-{n}{Path(name).suffix}"
+        n += 1
+    return path
+
+
+def unprintable(text: str) -> str:
+    """Why a typed name is refused for a control or invisible formatting character (ESC, BEL, a
+    right-to-left override…), which would reach file names, notices and the terminal; else ""."""
+    bad = next((c for c in text if not c.isprintable() and c != "\0"), None)  # NUL: problem_text says
+    if bad is None:
+        return ""
+    return f"A file name cannot contain {ascii(bad)[1:-1]} (a control or invisible character); type it again"
+
+
+def _where(text: str, suffix: str, example: str) -> Check:
+    if not text.strip():
+        return None, f"Type a file name, e.g. {example}"
+    if unprintable(text):
+        return None, unprintable(text)
+    path = Path(text.strip()).expanduser()
+    path = path if path.suffix else path.with_suffix(suffix)
+    if path.is_dir():
+        return None, f"{path} is a folder; add a file name such as {path / example}"
+    if not path.resolve().parent.is_dir():
+        return None, f"There is no folder {path.resolve().parent}"
+    if os.path.islink(path):
+        return None, f"{path.name} is a symbolic link; tinytui does not write through links"
+    return path, ""
+
+
+@never_raises
+def check_record_path(text: str) -> Check:
+    """A transcript path for PathScreen: lesson.txt, with lesson.jsonl beside it."""
+    path, why = _where(text, ".txt", "lesson.txt")
+    if path is None:
+        return None, why
+    if path.suffix == ".jsonl":
+        return None, f"Name the transcript, e.g. {path.with_suffix('.txt').name}; the events go beside it"
+    if os.path.islink(events_path(path)):
+        return None, f"{events_path(path).name} is a symbolic link; tinytui does not write through links"
+    taken = [p.name for p in (path, events_path(path)) if _lexists(p)]
+    if taken:
+        verb = "exists" if len(taken) == 1 else "exist"
+        return path, f"{' and '.join(taken)} {verb}. Press Enter again to overwrite, or change the name."
+    return path, ""
+
+
+@never_raises
+def check_screenshot_path(text: str) -> Check:
+    path, why = _where(text, ".svg", "screen.svg")
+    if path is None:
+        return None, why
+    if path.suffix.lower() != ".svg":
+        return None, f"A screenshot is an SVG file: end the name with .svg (e.g. {path.stem}.svg)"
+    if _lexists(path):
+        return path, f"{path.name} exists. Press Enter again to overwrite it, or change the name."
+    return path, ""
+
+
+def target_path(text: str) -> Path:
+    """Where a typed save name points: ~ expanded, .json added when there is no suffix."""
+    path = Path(text.strip()).expanduser()
+    return path if path.suffix else path.with_suffix(".json")
+
+
+@never_raises
+def check_save_path(text: str, confirmed: Path | None) -> Check:
+    """(path, "") when the model file may be written now, else (None, the reason or the question).
+
+    confirmed is an existing file the user already agreed to overwrite (by pressing Enter twice).
+    """
+    if not text.strip():
+        return None, "Type a file name, e.g. edited.json"
+    if unprintable(text):
+        return None, unprintable(text)
+    path = target_path(text)
+    resolved = path.resolve()
+    preset = default_model_path().resolve()
+    if resolved == preset or resolved.parent == preset.parent:
+        return (
+            None,
+            "That is the built-in preset's folder: the preset is never overwritten. Choose another path.",
+        )
+    if os.path.islink(path):  # resolve() followed it; the file itself would be written through it
+        return None, f"{path.name} is a symbolic link; tinytui does not write through links"
+    if resolved.is_dir():
+        return None, f"{path} is a folder; add a file name"
+    if not resolved.parent.is_dir():
+        return None, f"There is no folder {resolved.parent}"
+    if _lexists(resolved) and resolved != confirmed:
+        return None, f"{path} exists. Press Enter again to overwrite it, or change the name."
+    return path, ""
+
+
+def existing_file(text: str) -> Path | None:
+    """The resolved regular file a typed save name points at, if there is one (never raises): what a
+    second Enter would overwrite."""
+    try:
+        resolved = target_path(text).resolve() if text.strip() else None
+        return resolved if resolved is not None and resolved.is_file() else None
+    except (OSError, ValueError, RuntimeError):
+        return None

@@ -1,0 +1,59 @@
+"""The gallery's one drawing widget: the page chosen (and the day's stage) as text, redrawn from the View.
+
+The pages themselves are tinytui.tui.widgets.gallery.pages; this widget picks one, wraps its prose to the
+window and draws it again after every change, a new theme or a new window size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tinytui.model.params import Params
+from tinytui.present.gallery_runs import Runs
+from tinytui.present.view import View, ViewPart
+from tinytui.tui.widgets.gallery.day_page import day_stages
+from tinytui.tui.widgets.gallery.pages import PAGES, page_lines
+
+
+class GalleryPanel(ViewPart, Static):
+    DEFAULT_CSS = "GalleryPanel { width: auto; height: auto; padding: 0 1; }"
+
+    def __init__(self, view: View, base_params: Callable[[View], Params | None], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.view = view
+        self.base_params = base_params  # the weights of the run the marks compare with
+        self.page = PAGES[0][0]
+        self.stage = 0
+        self.text = ""  # what is drawn, as plain text (tests read it)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
+        self.redraw()
+
+    def show(self, view: View) -> None:
+        self.view = view
+        self.redraw()
+
+    @property
+    def n_stages(self) -> int:
+        return len(day_stages(self.view.session.params.cfg.n_blocks))
+
+    def choose(self, page: str | None = None, stage: int | None = None) -> None:
+        if page is not None:
+            self.page = page
+        if stage is not None:
+            self.stage = max(0, min(stage, self.n_stages - 1))
+        self.redraw()
+
+    def redraw(self) -> None:
+        if not self.is_mounted:
+            return
+        self.stage = max(0, min(self.stage, self.n_stages - 1))
+        width = max(40, min(100, self.app.size.width - 6))
+        runs = Runs.of(self.view, self.base_params(self.view))
+        drawn: Text = page_lines(self.page, runs, self.stage, self.app.theme_variables, width)
+        self.text = drawn.plain
+        self.update(drawn)

@@ -1,0 +1,228 @@
+"""The gallery's first page, the day: the run retold stage by stage, from the stock images to the painting it
+predicts, each stage's vectors as shaded strips (and small pictures) beside its plain-words caption.
+
+No Textual here; every number is this run's (model.gallery), every mark against the comparison run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from rich.style import Style
+from rich.text import Text
+
+from tinytui.present.gallery_runs import Runs, marks_of, n_marked
+from tinytui.present.grid_spec import GLYPHS
+from tinytui.tui.widgets.gallery.drawing import (
+    BAR,
+    LABEL,
+    WHAT,
+    Ink,
+    cells_line,
+    header_line,
+    marked_note,
+    picture_lines,
+    prose,
+    span,
+)
+
+_BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+# ---- the stages of the day -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DayStage:
+    kind: str  # "stock", "mark", "morning", "evening", "finished", "prediction"
+    block: int | None  # the day (0-based) of a morning or an evening
+    title: str
+
+
+def day_stages(n_blocks: int) -> tuple[DayStage, ...]:
+    out = [DayStage("stock", None, "Opening: the stock images"), DayStage("mark", None, "The position marks")]
+    for b in range(n_blocks):
+        out.append(DayStage("morning", b, f"Day {b + 1}, morning: the artists paint"))
+        out.append(DayStage("evening", b, f"Day {b + 1}, evening: the filter"))
+    out.append(DayStage("finished", None, "The finished gallery"))
+    out.append(DayStage("prediction", None, "The painting it predicts"))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Strip:
+    label: str  # the painting
+    what: str  # what this vector is
+    vector: np.ndarray
+    old: np.ndarray | None
+
+
+def _strips(runs: Runs, stage: DayStage) -> list[list[Strip]]:
+    """Per painting, the vectors this stage shows (each beside its value in the comparison run)."""
+    old_paintings = runs.base_gallery.paintings if runs.same_shape else (None,) * len(runs.gallery.paintings)
+    out = []
+    b = stage.block if stage.block is not None else 0
+    for pt, was in zip(runs.gallery.paintings, old_paintings):
+
+        def s(what: str, get, pt=pt, was=was) -> Strip:
+            return Strip(pt.label, what, get(pt), None if was is None else get(was))
+
+        if stage.kind == "stock":
+            rows = [s("stock image", lambda p: p.stock)]
+        elif stage.kind == "mark":
+            rows = [s("position mark", lambda p: p.mark), s("painting now", lambda p: p.start)]
+        elif stage.kind == "morning":
+            n = len(pt.days[b].strokes)
+            rows = [s(f"artist {h + 1}", lambda p, h=h: p.days[b].strokes[h]) for h in range(n)]
+            rows += [
+                s("all artists", lambda p: p.days[b].morning),
+                s("after morning", lambda p: p.days[b].canvas),
+            ]
+        elif stage.kind == "evening":
+            rows = [s("filter change", lambda p: p.days[b].filter_change),
+                    s("after evening", lambda p: p.days[b].evening)]  # fmt: skip
+        else:
+            rows = [s("finished", lambda p: p.finished)]
+        out.append(rows)
+    return out
+
+
+def _norm(v: np.ndarray) -> float:
+    return float(np.linalg.norm(v))
+
+
+def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
+    """The stage's plain-words sentences, every number in them from this run."""
+    g, sw = runs.gallery, runs.trace.switches
+    found = runs.captions()
+    if stage.kind == "stock":
+        big = max(g.paintings, key=lambda p: _norm(p.stock))
+        return [
+            "Each word of the prompt is hung as a plain stock picture: the same word always starts from "
+            f"the same picture, wherever it hangs. The boldest one is {big.label}, of size "
+            f"{_norm(big.stock):.2f}."
+        ]
+    if stage.kind == "mark":
+        if not sw.positional_encoding:
+            return [
+                "The position marks are switched off (PE off): nothing on a painting says where it hangs, "
+                "so the artists cannot tell the order of the words."
+            ]
+        big = max(g.paintings, key=lambda p: _norm(p.mark))
+        return [
+            "Every painting gets a small mark saying where it hangs in the row, added on top of its stock "
+            f"picture. The biggest mark, of size {_norm(big.mark):.2f}, is on {big.label}."
+        ]
+    if stage.kind == "morning":
+        out = [
+            f"On the morning of day {stage.block + 1} each artist (an attention head) looks across the "
+            "gallery and adds brush strokes to every painting; all the strokes together are added on top."
+        ]
+        if sw.ablated_heads:
+            heads = ", ".join(str(h) for h in sorted(sw.ablated_heads))
+            out.append(f"Artist {heads} stayed at home today (ablated): no strokes from them.")
+        if not sw.residual:
+            out.append("With the residual off the strokes replace each painting instead of adding to it.")
+        return out + [c.text for c in found if c.kind == "artist"]
+    if stage.kind == "evening":
+        out = [
+            f"On the evening of day {stage.block + 1} the filter (the feed-forward network) goes over each "
+            "painting on its own, never looking at the others, and adds its change."
+        ]
+        return out + [c.text for c in found if c.kind == "filter"]
+    if stage.kind == "finished":
+        last = g.paintings[-1]
+        return [
+            f"The gallery is finished. Only the last painting, {last.label}, is read to choose what comes "
+            f"next; it has grown to a size of {_norm(last.finished):.2f}."
+        ]
+    return [next(c.text for c in found if c.kind == "prediction")]
+
+
+def day_page(runs: Runs, stage: DayStage, index: int, ink: Ink, width: int) -> list[Text]:
+    stages = day_stages(runs.params.cfg.n_blocks)
+    out = [
+        Text(f"Stage {index + 1} of {len(stages)} · {stage.title}", ink.title),
+        Text("← → or n p: the next or previous stage", ink.muted),
+        Text(""),
+    ]
+    out += [prose(line, width) for line in stage_caption(runs, stage)]
+    out.append(Text(""))
+    if stage.kind == "prediction":
+        return out + _prediction(runs, ink)
+    dims = runs.params.cfg.dims
+    strips = _strips(runs, stage)
+    limit = runs.gallery.scale if runs.gallery.scale > 0 else 1.0
+    out.append(header_line(ink, ("painting", "what"), dims))
+    count = 0
+    last = len(strips) - 1
+    for p, rows in enumerate(strips):
+        for i, strip in enumerate(rows):
+            marks = marks_of(strip.vector, strip.old)
+            count += n_marked(marks)
+            line = span(f"{strip.label if i == 0 else '':<{LABEL}}", ink.title if i == 0 else Style())
+            line.append(f"{strip.what:<{WHAT}}", ink.muted)
+            line.append_text(cells_line(ink, strip.vector, marks, limit, "diverging"))
+            picture = runs.gallery.picture(strip.vector)
+            lines = picture_lines(picture) if picture is not None else []
+            if len(lines) == 1:
+                line.append("  ").append_text(lines[0])
+            if stage.kind == "finished" and p == last:
+                line.append("  ◀ read to choose the next word", ink.var("tt-predicted"))
+            out.append(line)
+            if len(lines) > 1:
+                out += [Text(" " * (LABEL + WHAT)).append_text(pl) for pl in lines]
+        out.append(Text(""))
+    key = f"shade: −{limit:.2f} … 0 … +{limit:.2f}, one scale for every painting of the run"
+    if runs.gallery.picture_shape:
+        key += " · small pictures: the painting's numbers as red, green, blue"
+    out.append(Text(key, ink.muted))
+    out.append(marked_note(ink, count, "values"))
+    return out
+
+
+def _prediction(runs: Runs, ink: Ink) -> list[Text]:
+    trace, cfg = runs.trace, runs.params.cfg
+    probs = np.asarray(trace["probs"], dtype=np.float64)
+    old = np.asarray(runs.base["probs"]) if runs.base["probs"].shape == probs.shape else None
+    marks = marks_of(probs, old)
+    order = np.argsort(-probs, kind="stable")[:5]
+    width = max(len(t) for t in cfg.vocab)
+    out = [Text("How likely each word is to hang next (the five likeliest):", ink.muted)]
+    for i in order:
+        tok = cfg.vocab[int(i)]
+        line = Text(f"  {tok:<{width}} ")
+        m = marks[int(i)]
+        line.append(
+            f"{100 * probs[int(i)]:5.1f}%{GLYPHS.get(m, ' ') if m else ' '} ", ink.mark(m) if m else ""
+        )
+        line.append(
+            _bar(float(probs[int(i)]), BAR), ink.var("tt-predicted" if tok == trace.prediction else "primary")
+        )
+        if tok == trace.prediction:
+            line.append(" ★ predicted", ink.var("tt-predicted"))
+        if tok == trace.target:
+            line.append(" ◀ target", ink.var("tt-target"))
+        out.append(line)
+    out.append(Text(""))
+    tok = runs.gallery.prediction.token
+    vec = np.asarray(runs.params["E"][cfg.token_id(tok)])
+    old_vec = np.asarray(runs.base_params["E"][cfg.token_id(tok)])
+    out.append(Text(f"The painting it predicts: the stock picture of “{tok}”", ink.title))
+    out.append(header_line(ink, ("painting", "what"), cfg.dims))
+    line = span(f"{tok[: LABEL - 1]:<{LABEL}}", ink.title).append(f"{'stock image':<{WHAT}}", ink.muted)
+    limit = runs.gallery.scale if runs.gallery.scale > 0 else 1.0
+    line.append_text(cells_line(ink, vec, marks_of(vec, old_vec), limit, "diverging"))
+    out.append(line)
+    picture = runs.gallery.picture(vec)
+    if picture is not None:
+        out += [Text(" " * (LABEL + WHAT)).append_text(pl) for pl in picture_lines(picture)]
+    out.append(marked_note(ink, n_marked(marks), "chances"))
+    return out
+
+
+def _bar(p: float, width: int) -> str:
+    eighths = round(max(0.0, min(1.0, p)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_BLOCKS[part] if part else "")).ljust(width)

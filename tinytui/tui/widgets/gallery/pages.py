@@ -1,0 +1,223 @@
+"""The gallery's pages as Rich Text, read off a View: the day in stages, the artists' rules, the circuits,
+the attribution and the scale card.
+
+No Textual here: each page is a function of (view, the base run's weights, the theme's variables,
+the width to wrap prose to), so tests can read a page's text directly. The day's page is in
+gallery_day, what the pages compare in gallery_runs and how they draw in gallery_draw; this module
+holds the other four pages and page_lines(), which picks one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from rich.style import Style
+from rich.text import Text
+
+from tinytui.model.names import part_label
+from tinytui.present.gallery_runs import Runs, marks_of, n_marked
+from tinytui.present.grid_spec import CHANGED, GLYPHS
+from tinytui.tui.widgets.gallery.day_page import day_page, day_stages
+from tinytui.tui.widgets.gallery.drawing import (
+    BAR,
+    Ink,
+    marked_note,
+    matrix,
+    number,
+    prose,
+    shade_limit,
+    span,
+)
+
+PAGES: tuple[tuple[str, str], ...] = (
+    ("day", "The day"),
+    ("artists", "Artists' rules"),
+    ("circuits", "Circuits"),
+    ("attribution", "Attribution"),
+    ("scale", "Scale"),
+)
+
+
+# ---- page 2: the artists' rules ------------------------------------------------------------------
+
+
+def artists_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+    cfg = runs.params.cfg
+    out = [
+        Text("Each artist's two rules", ink.title),
+        prose(
+            "An artist (an attention head) works by two rules. The value rule B says what each painting "
+            "would paint onto any painting that looks at it. The attention rule A says how strongly each "
+            "painting (a row) looks at each painting (a column); every row shares out 1 in all, and "
+            "× marks a painting it may not look at yet (the mask). The artist paints A·B: each painting gets "
+            "the value strokes of the paintings it looks at, as strong as it looks at them.",
+            width,
+        ),
+        Text(""),
+    ]
+    dims = cfg.dims
+    count = 0
+    for b in range(cfg.n_blocks):
+        for h in range(1, cfg.n_heads + 1):
+            now, was = runs.artist_rules(b, h)
+            where = f"Artist {h}" + (f" of day {b + 1}" if cfg.n_blocks > 1 else "")
+            if now.ablated:
+                out.append(Text(f"{where} is switched off in this run (ablated): it paints nothing.",
+                                ink.mark(CHANGED)))  # fmt: skip
+            blocked = np.asarray(runs.trace["mask"]) == 0
+            parts = [
+                (f"{where} · value rule B (what each painting would paint)", now.value_rule,
+                 None if was is None else was.value_rule, dims, "diverging", None),
+                (f"{where} · attention rule A (row looks at column)", now.attention,
+                 None if was is None else was.attention, now.tokens, "heat", blocked),
+                (f"{where} · A·B (the strokes it paints on each painting)", now.strokes,
+                 None if was is None else was.strokes, dims, "diverging", None),
+            ]  # fmt: skip
+            for title, values, old, cols, shade, mask in parts:
+                out += matrix(ink, title, now.tokens, cols, values, old, shade, mask)
+                count += n_marked(marks_of(values, old))
+                out.append(Text(""))
+    out.append(marked_note(ink, count, "values"))
+    return out
+
+
+# ---- page 3: the circuits ------------------------------------------------------------------------
+
+
+def circuits_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+    cfg = runs.params.cfg
+    out = [
+        Text("Each head's circuits, read off the weights alone", ink.title),
+        prose(
+            "These two tables ask what a head would do if every painting were just a word's stock "
+            "picture. QK: how much a word (row) wants to look at another word (column). OV: when a head "
+            "looks at a word (row), which next words (columns) it makes more likely (+) or less likely (−). "
+            "The prompt and the switches play no part in them.",
+            width,
+        ),
+        Text(""),
+    ]
+    vocab = cfg.vocab
+    count = 0
+    for b in range(cfg.n_blocks):
+        for h in range(1, cfg.n_heads + 1):
+            now, was = runs.circuits(b, h)
+            where = f"Head {h}" + (f" of block {b + 1}" if cfg.n_blocks > 1 else "")
+            ign = now.ignores
+            for key, title, t, old in (
+                ("qk", f"{where} · QK circuit (row: the word looking, column: the word looked at)", now.qk,
+                 was.qk),
+                ("ov", f"{where} · OV circuit (row: the word looked at, column: the next word it pushes)",
+                 now.ov, was.ov),
+            ):  # fmt: skip
+                out += matrix(ink, title, vocab, vocab, t.values, old.values)
+                out.append(prose(f"It ignores {ign[key]}.", width, ink.muted, "  "))
+                count += n_marked(marks_of(t.values, old.values))
+                out.append(Text(""))
+    out.append(marked_note(ink, count, "values"))
+    return out
+
+
+# ---- page 4: the attribution ---------------------------------------------------------------------
+
+
+def attribution_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+    cfg, trace = runs.params.cfg, runs.trace
+    now, was = runs.attribution()
+    label = trace.token_labels[now.position]
+    out = [
+        Text(f"Who pushed the answer: the last painting ({label}) split into its parts", ink.title),
+        prose(
+            "The last painting is a sum of everything written onto it: the stock picture, the position "
+            "mark, each artist's strokes and each filter's change. Each part's bar is how much that part "
+            "alone pushes a word's score (its logit) up or down; the bars add up to the score. "
+            f"The final layer norm divides by one number, σ = {now.scale:.4f}, which is held at its value "
+            "in this run (taking a part away would change it).",
+            width,
+        ),
+        Text(""),
+    ]
+    if not now.exact:
+        out.append(prose(f"No split this time: {now.reason}.", width, ink.mark(CHANGED)))
+        for tok, a in now.tokens.items():
+            out.append(Text(f"  “{tok}”: logit {number(a.logit, 4)}"))
+        return out
+    count = 0
+    for tok, a in now.tokens.items():
+        roles = [r for r, t in (("predicted", trace.prediction), ("target", trace.target)) if t == tok]
+        old = was.tokens.get(tok) if was is not None and was.exact else None
+        out.append(Text(f"“{tok}” ({' and '.join(roles)}): logit {number(a.logit, 4)}", ink.title))
+        names = list(a.parts)
+        limit = shade_limit(np.array(list(a.parts.values())))
+        lw = max(len(part_label(n, cfg.n_blocks)) for n in names) + 2
+        for name in names:
+            v = a.parts[name]
+            m = marks_of(np.array([v]), None if old is None else np.array([old.parts.get(name, np.nan)]))[0]
+            count += bool(m)
+            line = Text(f"  {part_label(name, cfg.n_blocks):<{lw}}")
+            line.append(f"{number(v, 4):>8}{GLYPHS.get(m, ' ') if m else ' '} ", ink.mark(m) if m else "")
+            n = round(abs(v) / limit * BAR)
+            neg = ("█" * n).rjust(BAR) if v < 0 else " " * BAR
+            pos = ("█" * n).ljust(BAR) if v >= 0 else " " * BAR
+            line.append(neg, ink.var("tt-negative")).append("│", ink.muted).append(
+                pos, ink.var("tt-positive")
+            )
+            out.append(line)
+        total = sum(a.parts.values())
+        sums = f"  {'sum of the parts':<{lw}}{number(total, 4):>8}  = the logit {number(a.logit, 4)}"
+        out.append(Text(sums, ink.muted + Style(bold=True)))
+        out.append(Text(""))
+    out.append(marked_note(ink, count, "parts"))
+    return out
+
+
+# ---- page 5: the scale card ----------------------------------------------------------------------
+
+
+def _size(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, tuple):
+        return "×".join(str(x) for x in v)
+    return f"{v:,}"
+
+
+def scale_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+    cfg = runs.params.cfg
+    rows = runs.scale_card()
+    out = [
+        Text("The scale card: GPT-3's gallery beside this one", ink.title),
+        prose(
+            "The same plan at two sizes. GPT-3 hangs up to 2048 paintings, each made of 12288 numbers "
+            "(just enough for a 64×64 picture in red, green and blue), and works on them for 96 days with "
+            "96 artists a day. This model does the same with a handful.",
+            width,
+        ),
+        Text(""),
+    ]
+    kw = max(len(r.key) for r in rows) + 2
+    tw = max(len(r.term) for r in rows) + 2
+    out.append(Text(f"{'in the gallery':<{kw}}{'in the transformer':<{tw}}{'GPT-3':>12}{'this model':>12}",
+                    ink.muted + Style(bold=True)))  # fmt: skip
+    for r in rows:
+        line = span(f"{r.key:<{kw}}", ink.title).append(f"{r.term:<{tw}}", ink.muted)
+        line.append(f"{_size(r.gpt3):>12}").append(f"{_size(r.ours):>12}", ink.var("tt-predicted"))
+        out.append(line)
+    if runs.gallery.picture_shape is None:
+        out.append(Text(""))
+        out.append(prose(f"d_model = {cfg.d_model} is not a multiple of 3, so this model's paintings have "
+                         "no RGB picture; the shaded strips show them.", width, ink.muted))  # fmt: skip
+    return out
+
+
+def page_lines(page: str, runs: Runs, stage_index: int, variables: Mapping[str, str], width: int) -> Text:
+    ink = Ink(variables)
+    if page == "day":
+        stages = day_stages(runs.params.cfg.n_blocks)
+        i = max(0, min(stage_index, len(stages) - 1))
+        lines = day_page(runs, stages[i], i, ink, width)
+    else:
+        lines = {"artists": artists_page, "circuits": circuits_page, "attribution": attribution_page,
+                 "scale": scale_page}[page](runs, ink, width)  # fmt: skip
+    return Text("\n", no_wrap=True, overflow="ignore", end="").join(lines)

@@ -1,0 +1,243 @@
+"""The status line (prediction, probability, loss, switches — always on screen) and the cell inspector."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.geometry import Size
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tinytui.model import step_path as steps
+from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.switches import Switches
+from tinytui.model.trace import DEFAULT_LR
+from tinytui.model.why.rule_pieces import Why
+from tinytui.present.backward_tables import backward_stage, in_walk
+from tinytui.present.sparkline import sparkline
+from tinytui.present.view import View, ViewPart
+from tinytui.report.tables import fmt
+from tinytui.tui.widgets.lean import SettledSize, SharedComponentStyles
+
+CHAPTER_SWITCHES = Switches()
+
+
+def _arrow(old: float, new: float) -> str:
+    if new > old:
+        return " ▲"
+    if new < old:
+        return " ▼"
+    return ""
+
+
+def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
+    out = Text(end="")
+    rule = "  │  "
+    for n, pieces in enumerate(lines):
+        if n:
+            out.append("\n")
+        used = 0
+        for i, piece in enumerate(pieces):
+            if i and used + len(rule) + len(piece) > width:
+                out.append("\n")
+                used = 0
+            elif i:
+                out.append(rule, rule_style)
+                used += len(rule)
+            out.append_text(piece)
+            used += len(piece)
+    return out
+
+
+class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
+    """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"status--key", "status--muted", "status--step"}
+    text = ""
+    view: View | None = None
+    DEFAULT_CSS = """
+    StatusBar { height: auto; width: 100%; background: $panel; padding: 0 1; }
+    StatusBar > .status--key { color: $accent; text-style: bold; }
+    StatusBar > .status--muted { color: $foreground-muted; }
+    StatusBar > .status--step { color: $primary; text-style: bold; }
+    """
+
+    def show(self, view: View) -> None:
+        width = self.content_size.width
+        before = len(self.render_lines_for(width)) if self.view is not None and width else None
+        self.view = view
+        self.text = self.describe(view).plain  # what is on screen, for tests and transcripts
+        # a layout only when the bar's height changes (one line more or less at this width)
+        self.refresh(layout=before is None or len(self.render_lines_for(width)) != before)
+
+    def render(self) -> Text:
+        return self.describe(self.view, self.content_size.width) if self.view is not None else Text()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.render_lines_for(width)) if self.view is not None else 1
+
+    def render_lines_for(self, width: int) -> list[str]:
+        assert self.view is not None
+        return self.describe(self.view, width).plain.split("\n")
+
+    _described: tuple[View, str, dict[int, Text]] | None = None  # the last view's texts, by width
+
+    def describe(self, view: View, width: int = 0) -> Text:
+        """Lines of pieces; a piece never breaks, so a narrow terminal gets more lines, not broken words.
+        (Asked for the text, the height and the drawing, at two widths, and made once for each.)"""
+        kept = self._described
+        if kept is None or kept[0] is not view or kept[1] != self.app.theme:
+            kept = self._described = (view, self.app.theme, {})
+        text = kept[2].get(width)
+        if text is None:
+            muted = self._style("status--muted")
+            text = kept[2][width] = _pack(self.lines(view), width if width > 0 else 10_000, muted)
+        return text.copy()
+
+    def lines(self, view: View) -> list[list[Text]]:
+        trace, base, s = view.trace, view.base, view.session
+        key, muted = self._style("status--key"), self._style("status--muted")
+        stage = STAGE_BY_NUMBER[view.step]
+        where = f"{steps.of_all(view.here, trace.cfg.n_blocks, '/')} {stage.title}"
+        if in_walk(view):  # the backward pass says so first, where the step's name would be
+            where = f"◀ BACKWARD PASS · {view.heading} · {backward_stage(view).title}"
+        first = [
+            Text(where, self._style("status--step")),
+            Text(" ".join(trace.prompt) + f" → target {trace.target}"),
+        ]
+        p, p_old = float(trace["probs"].max()), float(base["probs"].max())
+        prediction = Text("prediction ", muted)
+        if view.changed and (base.prediction != trace.prediction or fmt(p) != fmt(p_old)):
+            prediction.append(f"{base.prediction} {fmt(p_old)} → ", muted)
+        prediction.append(f"{trace.prediction} {fmt(p)}", key)
+        loss = Text("loss ", muted)
+        if view.changed and fmt(base.loss) != fmt(trace.loss):
+            loss.append(f"{fmt(base.loss)} → ", muted)
+            loss.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
+        else:
+            loss.append(fmt(trace.loss), key)
+        second = [prediction, loss]
+        if (curve := view.curve) is not None:  # the current weights came from learning steps
+            run = f"{curve.steps} step{'s' if curve.steps != 1 else ''} of {curve.lr:g}"
+            spark = f" {sparkline(curve.losses)} " if len(curve.losses) > 2 else " → "
+            second.append(Text(f"learned {run}: {fmt(curve.losses[0])}{spark}{fmt(curve.losses[-1])}", key))
+        n_edited = sum(len(v) for v in view.edited.values())
+        if n_edited:
+            second.append(Text(f"{n_edited} edited weight{'s' if n_edited != 1 else ''}", key))
+        if s.can_undo or s.can_redo:
+            second.append(Text(f"undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted))
+        against = "original model" if s.compare_to_original else "last change"
+        third = [self._switches(view), Text(f"▲▼ vs {against} (c)", muted)]
+        if s.state.lr != DEFAULT_LR:
+            third.insert(1, Text(f"lr {s.state.lr:g}", key))
+        third += [Text(piece, key) for piece in view.notes]  # the app's: recording, replay
+        return [first, second, third]
+
+    def _switches(self, view: View) -> Text:
+        """The switches, each one that differs from the chapter's setting in the key style."""
+        chapter = set(CHAPTER_SWITCHES.labels())
+        out = Text()
+        for i, label in enumerate(view.session.state.switches.labels()):
+            if i:
+                out.append(" · ")
+            out.append(label, None if label in chapter else self._style("status--key"))
+        return out
+
+    def _style(self, name: str):
+        return self.get_component_rich_style(name, partial=True)
+
+
+class Inspector(SettledSize, Static):
+    """The cell under the cursor: why it has its value (the formula, the operands' numbers, the result),
+    its old value and Δ after a change, and what f follows. At most 3 lines (2 on a small screen)."""
+
+    DEFAULT_CSS = """
+    Inspector { height: auto; max-height: 3; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    HINT = "Tab: next table · arrows: cursor · Enter: edit a weight · ?: all keys"
+
+    text = HINT
+    detail: str | None = None
+    why: Why | None = None
+    hint = ""
+
+    def describe(self, detail: str | None, why: Why | None = None, hint: str = "") -> None:
+        """Show a cell: its own line (detail), and with a Why its provenance; hint says what f does."""
+        self.detail, self.why, self.hint = detail, why, hint
+        self._show()
+
+    def on_resize(self) -> None:
+        if self.why is not None:
+            self._show()
+
+    def lines_allowed(self) -> int:
+        width, height = self.app.size
+        return 3 if width >= 100 and height >= 30 else 2
+
+    def _show(self) -> None:
+        lines = self.lines_allowed()
+        self.styles.max_height = lines
+        width = self.content_size.width or max(self.app.size.width - 2, 20)
+        text = self.detail or self.HINT
+        if self.why is not None:
+            text = provenance_text(self.why, self.detail or "", self.hint, width, lines)
+        if text != self.text:
+            taller = text.count("\n") > self.text.count("\n")
+            # as many lines as before, none of either wrapped by the widget: no layout for it
+            same_height = text.count("\n") == self.text.count("\n") and not _wraps(text, width)
+            same_height = same_height and not _wraps(self.text, width)
+            self.text = text
+            self.update(Text(text), layout=not same_height)
+            if taller:  # the tables' view got shorter: keep the cursor's cell in it
+                self.call_after_refresh(self._keep_cursor_in_view)
+
+    def _keep_cursor_in_view(self) -> None:
+        scroll = getattr(self.app.focused, "scroll_to_cursor", None)
+        if scroll is not None:
+            scroll()
+
+
+def _wraps(text: str, width: int) -> bool:
+    """Whether a line of text is wider than width (the widget would wrap it onto another line)."""
+    return any(cell_len(line) > width for line in text.split("\n"))
+
+
+def _extra(detail: str) -> str:
+    """What the cell's own line adds to the formula: '(was …, Δ …)', '(model file …)', '· Enter to edit'."""
+    at = [i for i in (detail.find("  ("), detail.find("  ·")) if i >= 0]
+    return detail[min(at) :] if at else ""
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def provenance_text(why: Why, detail: str, hint: str, width: int, lines: int) -> str:
+    """formula = filled = result (was …), wrapped to width in at most `lines` lines: `filled` is cut
+    with "…" until it fits, then the whole; the follow hint goes where a line is left."""
+    width = max(width, 10)
+    tail = f" = {why.result}{_extra(detail)}"
+
+    def main(filled: str | None) -> str:
+        return why.formula + (f" = {filled}" if filled is not None else "") + tail
+
+    filled: str | None = why.filled if why.filled != why.result else None
+    text = main(filled)
+    while filled is not None and len(_wrap(text, width)) > lines:
+        cut = len(filled) - max(8, len(filled) // 6)
+        filled = filled[: max(cut, 0)].rstrip() + "…" if cut > 0 else None
+        text = main(filled)
+    wrapped = _wrap(text, width)
+    if len(wrapped) > lines:
+        wrapped = _wrap(text[: lines * width - lines * 4] + "…", width)[:lines]
+    if hint:
+        joined = _wrap(text + "   · " + hint, width)
+        if len(joined) <= len(wrapped):  # on the formula's last line, when it fits there
+            wrapped = joined
+        elif len(wrapped) < lines:
+            wrapped.append(hint if len(hint) <= width else hint[: width - 1] + "…")
+    return "\n".join(wrapped)

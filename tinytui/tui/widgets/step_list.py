@@ -1,0 +1,171 @@
+"""The list of the steps (the block's steps once per block): the current one marked, and how many values
+each step's output changed."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.containers import ScrollableContainer
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.strip import Strip
+from textual.visual import Visual, visualize
+from textual.widget import Widget
+
+from tinytui.model import step_path as steps
+from tinytui.present.view import View, ViewPart
+from tinytui.tui.widgets.lean import SettledSize, SharedComponentStyles
+
+
+class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=True):
+    """Click a step to go there; with the list focused, up and down move between steps."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "Previous step", show=False, id="steps-up"),
+        Binding("down", "move(1)", "Next step", show=False, id="steps-down"),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"steps--current", "steps--count", "steps--title"}
+    DEFAULT_CSS = """
+    StepList { height: auto; width: 100%; }
+    StepList > .steps--current { background: $tt-current-step; text-style: bold; }
+    StepList > .steps--count { color: $warning; text-style: bold; }
+    StepList > .steps--title { color: $foreground; }
+    """
+
+    class Chosen(Message):
+        def __init__(self, step: int, block: int | None = None) -> None:
+            super().__init__()
+            self.step = step
+            self.block = block  # 0-based, for a block's step of a model with several blocks
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.here = steps.Step(1)
+        self.backward = False
+        self.counts: dict[steps.Step, int] = {}
+        self.n_blocks = 1
+        self.rows: tuple[steps.Step | int, ...] = tuple(steps.forward(1))  # a Step, or a block's heading
+        self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
+
+    def show(self, view: View) -> None:
+        self.here = view.here
+        self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
+        n_blocks = view.trace.cfg.n_blocks
+        self.counts = view.diff.per_step(view.trace.cfg.n_heads, n_blocks)
+        if n_blocks != self.n_blocks:
+            self.n_blocks = n_blocks
+            self.rows = _rows(n_blocks)
+            self.refresh(layout=True)
+        else:
+            self._refresh_changed_lines()
+        if n_blocks > 1:
+            self.call_after_refresh(self._keep_in_sight)
+
+    def _keep_in_sight(self) -> None:
+        """A long list (many blocks) scrolls so the current step stays in the middle of the sidebar."""
+        box = self.parent
+        if self.here in self.rows and isinstance(box, ScrollableContainer):
+            y = self.rows.index(self.here)
+            box.scroll_to(y=max(0, y - box.size.height // 2), animate=False)
+
+    @property
+    def step(self) -> int:
+        return self.here.number
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.rows)
+
+    def line(self, row: steps.Step | int, width: int) -> Text:
+        if isinstance(row, int):  # the heading of block row (0-based), as long as the list has room for
+            words = (f"  block {row + 1} of {self.n_blocks}", f" block {row + 1}", f"b{row + 1}")
+            said = next((w for w in words if len(w) <= width), words[-1])
+            text = Text(said, no_wrap=True, end="")
+            text.stylize(self.get_component_rich_style("steps--count", partial=True))
+            return text
+        stage = row.stage
+        count = self.counts.get(row, 0)
+        badge = f" Δ{count}" if count else ""
+        here = row == self.here
+        head = f"{('◀' if self.backward else '▸') if here else ' '}{row.number:>2} "
+        room = max(width - len(head) - len(badge), 0)
+        if room < 8:  # a narrow list shows numbers and counts only; the status line names the step
+            title = ""
+        elif len(stage.title) > room:
+            title = stage.title[: room - 1] + "…"
+        else:
+            title = stage.title
+        text = Text(no_wrap=True, overflow="ignore", end="")
+        text.append(head)
+        text.append(title.ljust(room), self.get_component_rich_style("steps--title", partial=True))
+        text.append(badge, self.get_component_rich_style("steps--count", partial=True))
+        if here:
+            text.stylize(self.get_component_rich_style("steps--current", partial=True))
+        return text
+
+    def render(self) -> Text:
+        width = self.content_size.width or 30
+        return Text("\n", end="").join(self.line(row, width) for row in self.rows)
+
+    def render_line(self, y: int) -> Strip:
+        """Line y, drawn again only when what it shows changed: a step change redraws the two lines the
+        marker left and reached (and those whose Δ count changed), not the list (GPT-2: 116 lines)."""
+        width = self.size.width
+        if not 0 <= y < len(self.rows):
+            return Strip.blank(width, self.visual_style.rich_style)
+        row = self.rows[y]
+        key = self._shows(row, width)
+        kept = self._drawn.get(y)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        text = self.line(row, self.content_size.width or 30)
+        strip = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)[0]
+        self._drawn[y] = (key, strip)
+        return strip
+
+    def _shows(self, row: steps.Step | int, width: int) -> tuple:
+        """What a line is drawn from: when it is the same, the line drawn last time stands."""
+        here = row == self.here
+        shows = (row, self.counts.get(row, 0) if isinstance(row, steps.Step) else self.n_blocks, here)
+        return shows, here and self.backward, width, self.content_size.width, self.app.theme
+
+    def _refresh_changed_lines(self) -> None:
+        """Ask Textual to draw again only the lines whose content changed (its own drawing of a line,
+        even one kept here, costs more than the line: every line was asked for at every step)."""
+        width = self.size.width
+        if not width or not self._drawn:
+            self.refresh()
+            return
+        for y, row in enumerate(self.rows):
+            kept = self._drawn.get(y)
+            if kept is None or kept[0] != self._shows(row, width):
+                self.refresh(Region(0, y, width, 1))
+
+    def text(self) -> str:
+        return self.render().plain
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None and 0 <= offset.y < len(self.rows):
+            row = self.rows[offset.y]
+            if isinstance(row, steps.Step):
+                self.post_message(self.Chosen(row.number, row.block))
+
+    def action_move(self, delta: int) -> None:
+        path = steps.forward(self.n_blocks)
+        at = path.index(self.here) if self.here in path else 0
+        to = path[min(max(at + delta, 0), len(path) - 1)]
+        self.post_message(self.Chosen(to.number, to.block))
+
+
+def _rows(n_blocks: int) -> tuple[steps.Step | int, ...]:
+    """The list's lines: every step of the path, with a heading line before each block's steps when the
+    model has several blocks."""
+    rows: list[steps.Step | int] = []
+    for step in steps.forward(n_blocks):
+        if n_blocks > 1 and step.block is not None and step.number == steps.FIRST_IN_BLOCK:
+            rows.append(step.block)
+        rows.append(step)
+    return tuple(rows)

@@ -1,0 +1,217 @@
+"""The watch pane: the prediction and one block's attention kept on screen whatever step is shown.
+
+An edit at step 6 can then be watched reaching the prediction: the pane shows the top tokens and the
+target as probability bars, each with a ghost of its value before the last change (the bar's lost part
+drawn ░, and "was 0.3107" under it), and each head's attention as a small heatmap, one character per
+cell, shaded on the theme's heat scale. What changed carries ▲ ▼ ◆ like every other table.
+
+watch_spec() (watch_data.py, re-exported here) reads a View into plain data, which tests read directly;
+WatchPane draws it. The app hides the pane until W (tinytui.tui.controllers.watch_controller) shows it; at 80
+columns it takes the step list's place.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, MASKED, UP
+from tinytui.present.view import View, ViewPart
+from tinytui.present.watch_data import (
+    WatchSpec,
+    bar_cells,
+    watch_spec,
+)
+from tinytui.report.tables import fmt
+from tinytui.themes.scale import heat, readable_on
+from tinytui.tui.widgets.lean import SharedComponentStyles
+
+BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
+NARROW_BAR = 6
+
+
+class WatchPane(SharedComponentStyles, ViewPart, VerticalScroll, can_focus=False):
+    """The watch pane (W): the prediction's bars and the attention of the block shown (the first outside
+    the blocks), redrawn on every change."""
+
+    SCOPED_CSS = False  # the rules below also say where the pane goes in the app's layout
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "watch--header",
+        "watch--muted",
+        "watch--bar",
+        "watch--ghost",
+        "watch--target",
+        "watch--predicted",
+        "watch--up",
+        "watch--down",
+        "watch--changed",
+    }
+    DEFAULT_CSS = """
+    WatchPane {
+        display: none;
+        width: 34;
+        height: 100%;
+        border-left: vkey $panel-lighten-2;
+        padding: 0 0 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    .-watching WatchPane { display: block; }
+    /* at 80 columns the pane takes the step list's place (the step is still reached with n, p, 1–9) */
+    .-narrow WatchPane { width: 28; }  /* the step keeps 52 columns: room for its first tables */
+    .-narrow.-watching #sidebar { display: none; }
+    WatchPane > Static { width: 100%; height: auto; }
+    WatchPane > .watch--header { color: $primary; text-style: bold; }
+    WatchPane > .watch--muted { color: $foreground-muted; }
+    WatchPane > .watch--bar { color: $primary; }
+    WatchPane > .watch--ghost { color: $foreground-muted; }
+    WatchPane > .watch--target { color: $tt-target; text-style: bold; }
+    WatchPane > .watch--predicted { color: $tt-predicted; text-style: bold; }
+    WatchPane > .watch--up { color: $tt-changed-up; text-style: bold; }
+    WatchPane > .watch--down { color: $tt-changed-down; text-style: bold; }
+    WatchPane > .watch--changed { text-style: bold underline; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.view: View | None = None
+        self.spec: WatchSpec | None = None
+        self._drawn: tuple | None = None
+
+    def compose(self):
+        yield Static(id="watch-body")
+
+    def show(self, view: View) -> None:
+        self.view = view
+        if self.display:
+            self.redraw()
+
+    def on_show(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self.view is None or not self.is_mounted:
+            return
+        self.spec = watch_spec(self.view)
+        width = NARROW_BAR if self.app.has_class("-narrow") else BAR
+        key = (self.spec, width, self.app.theme)
+        if key != self._drawn:
+            self._drawn = key
+            self.query_one("#watch-body", Static).update(self.render_spec(self.spec, width))
+
+    def on_resize(self) -> None:
+        self.redraw()
+
+    # ---- drawing -------------------------------------------------------------------------------
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def _mark_style(self, mark: str) -> Style:
+        return {UP: self._style("watch--up"), DOWN: self._style("watch--down")}.get(
+            mark, self._style("watch--changed") if mark else Style()
+        )
+
+    def render_spec(self, spec: WatchSpec, bar: int = BAR) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        header, muted = self._style("watch--header"), self._style("watch--muted")
+        out.append("Watch: the prediction", header)
+        out.append("\n")
+        tok_w = min(9 if bar >= BAR else 7, max(len(b.token) for b in spec.bars))
+        out.append(f"{'p(next token)':<{tok_w + 2 + bar}}prob", muted)
+        for b in spec.bars:
+            if not b.top:
+                out.append("\n" + "⋯".center(tok_w), muted)
+            out.append("\n")
+            label = self._style("watch--target" if b.target else "watch--predicted" if b.predicted else "")
+            out.append(f"{b.token[:tok_w]:<{tok_w}} ", label)
+            solid, grown, ghost = bar_cells(b.p, b.was, bar)
+            out.append(solid, self._style("watch--predicted" if b.predicted else "watch--bar"))
+            out.append(grown, self._style("watch--up"))
+            out.append(ghost, self._style("watch--ghost"))
+            out.append(" " * max(0, bar - len(solid) - len(grown) - len(ghost)))
+            out.append(f" {fmt(b.p)}{GLYPHS.get(b.mark, ' ')}", self._mark_style(b.mark))
+            tags = ("◀" if b.target else "") + ("★" if b.predicted else "")
+            if tags:
+                out.append(tags, label)
+            if b.was is not None:
+                out.append("\n" + " " * (tok_w + 1))
+                delta = b.p - b.was
+                out.append(
+                    f"was {fmt(b.was)}  Δ {delta:+.4f}"
+                    if abs(delta) >= 5e-5
+                    else f"was {fmt(b.was)}  Δ {delta:+.0e}",
+                    muted,
+                )
+        if spec.others:
+            out.append("\n")  # the tokens without a bar, and their probability together
+            out.append(f"{'⋯':^{tok_w}} {f'{spec.others:,} more':<{bar}} {fmt(spec.others_p)}", muted)
+        out.append("\n")
+        out.append("◀ target  ★ predicted  ░ lost", muted)
+        out.append("\n")
+        out.append(f"loss {fmt(spec.loss)}", self._mark_style(spec.loss_mark))
+        out.append(GLYPHS.get(spec.loss_mark, ""), self._mark_style(spec.loss_mark))
+        if spec.loss_was is not None:
+            out.append(f" was {fmt(spec.loss_was)}", muted)
+        out.append("\n\n")
+        out.append_text(self._heatmaps(spec))
+        return out
+
+    def _heatmaps(self, spec: WatchSpec) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        header, muted = self._style("watch--header"), self._style("watch--muted")
+        out.append(spec.heading, header)
+        out.append("\n")
+        out.append("query ↓ · key → · ░ 0 … █ 1", muted)
+        n = len(spec.positions)
+        lab_w = min(6, max(len(p) for p in spec.positions))
+        room = (self.content_region.width or 30) - lab_w - 1
+        per_row = max(1, room // (n + 2))
+        variables = self.app.theme_variables
+        for start in range(0, len(spec.heads), per_row):
+            heads = spec.heads[start : start + per_row]
+            out.append("\n" + " " * (lab_w + 1))
+            for head in heads:
+                out.append(f"{head.title:<{n + 2}}", muted)
+            out.append("\n" + " " * (lab_w + 1))
+            for _ in heads:
+                keys = "".join((label.partition(":")[2] or label)[:1] for label in spec.positions)
+                out.append(f"{keys:<{n + 2}}", muted)
+            for r, label in enumerate(spec.positions):
+                out.append("\n")
+                out.append(f"{label[:lab_w]:<{lab_w}} ", muted)
+                for head in heads:
+                    for c in range(n):
+                        mark = head.marks[r][c]
+                        bg = heat(variables, head.values[r][c])
+                        fg = readable_on(bg)
+                        style = Style(bgcolor=bg.rich_color, color=fg.rich_color)
+                        if mark in (UP, DOWN, CHANGED):
+                            style += Style(bold=True)
+                        out.append(GLYPHS.get(mark, " ") if mark != MASKED else "·", style)
+                    out.append("  ")
+        changed = [
+            (head.title, spec.positions[r], spec.positions[c], head.values[r][c], was)
+            for head in spec.heads
+            for r, row in enumerate(head.was)
+            for c, was in enumerate(row)
+            if was is not None
+        ]
+        if changed:
+            out.append("\n")
+            out.append(f"▲▼ {len(changed)} weight{'s' if len(changed) != 1 else ''} changed", muted)
+            title, q, k, now, was = max(changed, key=lambda x: abs(x[3] - x[4]))
+            out.append("\n")
+            out.append(f"most: head {title[1:]} {q}→{k}", muted)
+            out.append("\n")
+            out.append(f"  {fmt(now)} was {fmt(was)}", muted)
+        return out
+
+    def text(self) -> str:
+        """What the pane shows, as plain text (for tests)."""
+        if self.spec is None:
+            return ""
+        width = NARROW_BAR if self.app.has_class("-narrow") else BAR
+        return self.render_spec(self.spec, width).plain
