@@ -31,7 +31,7 @@ from bench_gpt2 import TEXT, make
 from bench_view import SIZE, floor, timed
 
 from tinytui.cli import collector
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.io.checkpoint import load_checkpoint
 from tinytui.model.switches import defaults
@@ -83,7 +83,7 @@ TIMES: list[tuple[float, float]] = []  # (each key's time, of it the backward's)
 
 
 def heading(app) -> str:
-    return steps.heading(app.session.here, app.session.model.cfg.n_blocks)
+    return step_path.heading(app.session.here, app.session.model.cfg.n_blocks)
 
 
 def known(app) -> str:

@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.trace import Trace
 
 TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals
@@ -39,12 +39,12 @@ class TraceDiff:
     def get(self, name: str) -> TensorDiff | None:
         return self.tensors.get(name)
 
-    def per_step(self, n_heads: int, n_blocks: int) -> dict[steps.Step, int]:
+    def per_step(self, n_heads: int, n_blocks: int) -> dict[step_path.Step, int]:
         """How many values each step of the forward path wrote changed (a block's steps once per block;
         with one block, one Step per stage)."""
-        out: dict[steps.Step, int] = {}
-        for step in steps.forward(n_blocks):
-            written = steps.resolve(step.stage.writes, n_heads, step, n_blocks)
+        out: dict[step_path.Step, int] = {}
+        for step in step_path.forward(n_blocks):
+            written = step_path.resolve(step.stage.writes, n_heads, step, n_blocks)
             out[step] = sum(self.tensors[n].n_changed for n in written if n in self.tensors)
         return out
 

@@ -19,8 +19,7 @@ from tinytui.model.config import ModelConfig
 from tinytui.model.panels import Panel
 from tinytui.model.params import block_param_shapes, param_shapes
 from tinytui.model.switches import Switches
-from tinytui.model.texts import attention_texts, output_texts, stage_facts, step_texts
-from tinytui.model.texts import formulas as stage_formulas
+from tinytui.model.texts import attention_texts, formulas, output_texts, stage_facts, step_texts
 from tinytui.model.trace import Trace
 
 
@@ -39,7 +38,7 @@ class Stage:
     inputs: tuple[Panel, ...] = ()  # what it shows of earlier steps' tensors (its weights: from reads)
     passed_back: tuple[Panel, ...] = ()  # the backward walk's "passed back" panels, if not its gradients
     # (formula, switches, config or None) -> the formula as the model computes it
-    as_run: Callable[[str, Switches, ModelConfig | None], str] = stage_formulas.as_written
+    as_run: Callable[[str, Switches, ModelConfig | None], str] = formulas.as_written
     facts: Callable[[Trace], list[str]] = stage_facts.none  # see model.facts.stage_facts
     per_block: bool = False  # one of the block's steps (5–12): shown once per block (model/step_path.py)
     # GPT-2's weights this step also reads when the model has them (params_read() says which it has)
@@ -84,7 +83,7 @@ STAGES: tuple[Stage, ...] = (
         ("pe",),
         step_texts.pe,
         panels=(P.tokens("pe"),),
-        as_run=stage_formulas.pe,
+        as_run=formulas.pe,
         facts=stage_facts.pe,
         more_reads=("P",),
     ),
@@ -100,7 +99,7 @@ STAGES: tuple[Stage, ...] = (
         step_texts.add,
         panels=(P.tokens("x"),),
         inputs=P.tensors("emb", "pe"),
-        as_run=stage_formulas.add,
+        as_run=formulas.add,
         facts=stage_facts.add,
     ),
     Stage(
@@ -116,7 +115,7 @@ STAGES: tuple[Stage, ...] = (
         step_texts.norm1,
         panels=(P.stats("ln1.mean", "ln1.var"), *P.tensors("x_norm")),
         inputs=P.tensors("x"),
-        as_run=stage_formulas.norm1,
+        as_run=formulas.norm1,
         facts=stage_facts.norm1,
         per_block=True,
         more_reads=("ln1_g", "ln1_b"),
@@ -134,7 +133,7 @@ STAGES: tuple[Stage, ...] = (
         panels=P.tensors("q.{h}", "k.{h}", "v.{h}"),
         inputs=P.tensors("x_norm"),
         per_block=True,
-        as_run=stage_formulas.qkv,
+        as_run=formulas.qkv,
         more_reads=("b_Q", "b_K", "b_V"),
     ),
     Stage(
@@ -149,7 +148,7 @@ STAGES: tuple[Stage, ...] = (
         attention_texts.scores,
         panels=P.tensors("scores.{h}"),
         inputs=P.tensors("q.{h}", "k.{h}"),
-        as_run=stage_formulas.scores,
+        as_run=formulas.scores,
         facts=stage_facts.scores,
         per_block=True,
     ),
@@ -166,7 +165,7 @@ STAGES: tuple[Stage, ...] = (
         attention_texts.softmax,
         panels=P.tensors("mask", "attn.{h}"),
         inputs=P.tensors("scores.{h}"),
-        as_run=stage_formulas.softmax,
+        as_run=formulas.softmax,
         facts=stage_facts.softmax,
         per_block=True,
     ),
@@ -183,7 +182,7 @@ STAGES: tuple[Stage, ...] = (
         attention_texts.combine,
         panels=P.tensors("head.{h}", "mha"),
         inputs=P.tensors("attn.{h}", "v.{h}"),
-        as_run=stage_formulas.combine,
+        as_run=formulas.combine,
         facts=stage_facts.combine,
         per_block=True,
         more_reads=("b_O",),
@@ -200,7 +199,7 @@ STAGES: tuple[Stage, ...] = (
         attention_texts.residual1,
         panels=P.tensors("x_mid"),
         inputs=P.tensors("x", "mha"),
-        as_run=stage_formulas.residual1,
+        as_run=formulas.residual1,
         facts=stage_facts.residual1,
         per_block=True,
     ),
@@ -216,7 +215,7 @@ STAGES: tuple[Stage, ...] = (
         output_texts.ffn,
         panels=P.tensors("x_mid_norm", "hidden_pre", "hidden"),
         inputs=P.tensors("x_mid"),
-        as_run=stage_formulas.ffn,
+        as_run=formulas.ffn,
         facts=stage_facts.ffn,
         per_block=True,
         more_reads=("ln2_g", "ln2_b"),
@@ -233,7 +232,7 @@ STAGES: tuple[Stage, ...] = (
         output_texts.residual2,
         panels=P.tensors("ffn", "y"),
         inputs=P.tensors("hidden", "x_mid"),
-        as_run=stage_formulas.residual2,
+        as_run=formulas.residual2,
         per_block=True,
     ),
     Stage(
@@ -248,7 +247,7 @@ STAGES: tuple[Stage, ...] = (
         output_texts.final_norm,
         panels=P.tensors("z"),
         inputs=P.tensors("y"),
-        as_run=stage_formulas.final_norm,
+        as_run=formulas.final_norm,
         facts=stage_facts.final_norm,
         more_reads=("lnf_g", "lnf_b"),
     ),
@@ -292,7 +291,7 @@ STAGES: tuple[Stage, ...] = (
         (),
         output_texts.count_params,
         panels=(P.counts(),),
-        as_run=stage_formulas.count_params,
+        as_run=formulas.count_params,
         facts=stage_facts.count_params,
     ),
 )

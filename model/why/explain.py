@@ -25,22 +25,24 @@ from tinytui.model.backward.gradients import Gradients
 from tinytui.model.names import GRAD, canonical, label
 from tinytui.model.params import Params
 from tinytui.model.trace import Axis, Trace
-from tinytui.model.why import attention_cells as provenance_attention
-from tinytui.model.why import block_cells as provenance_block
-from tinytui.model.why import grad_block_cells as provenance_grad_block
-from tinytui.model.why import grad_cells as provenance_grads
-from tinytui.model.why import grad_param_cells as provenance_grad_params
-from tinytui.model.why import stream_cells as provenance_stream
+from tinytui.model.why import (
+    attention_cells,
+    block_cells,
+    grad_block_cells,
+    grad_cells,
+    grad_param_cells,
+    stream_cells,
+)
 from tinytui.model.why.rule_pieces import Ctx, Index, Why, cell_of
 
 # Every table: (block-local) name -> rule. They cover disjoint names; a test checks every name has one.
 RULES = {
-    **provenance_stream.RULES,
-    **provenance_attention.RULES,
-    **provenance_block.RULES,
-    **provenance_grads.RULES,
-    **provenance_grad_block.RULES,
-    **provenance_grad_params.RULES,
+    **stream_cells.RULES,
+    **attention_cells.RULES,
+    **block_cells.RULES,
+    **grad_cells.RULES,
+    **grad_block_cells.RULES,
+    **grad_param_cells.RULES,
 }
 
 

@@ -5,7 +5,7 @@ GPT-2-only weight reaches the loss."""
 from tests.apps import make_app
 from tests.gpt2.checkpoints import TINY, reference
 from tests.tui.helpers import info, press, status
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 
 
 async def test_the_checkpoint_walks_every_step_of_both_blocks():
@@ -15,10 +15,10 @@ async def test_the_checkpoint_walks_every_step_of_both_blocks():
         assert "The Ġriver Ġruns → target Ġto" in status(app)
         assert f"loss {case['loss']:.4f}" in status(app) and "GELU" in status(app)
         assert "3 tokens, ids 282 281 304; target 'Ġto' is id 316" in info(app)
-        for step in steps.forward(2)[1:]:  # the block's steps once per block: 4 + 2 × 8 + 4
+        for step in step_path.forward(2)[1:]:  # the block's steps once per block: 4 + 2 × 8 + 4
             await press(pilot, "n")
             assert app.session.here == step
-            assert info(app).startswith(f"{steps.of_all(step, 2)} · {step.stage.title}")
+            assert info(app).startswith(f"{step_path.of_all(step, 2)} · {step.stage.title}")
         assert "12864 parameters" in info(app)
 
 

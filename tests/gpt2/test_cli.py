@@ -87,14 +87,14 @@ def test_a_missing_checkpoint_file_is_one_line(tmp_path, capsys):
 def test_circuits_of_a_large_vocabulary_are_read_at_the_prompts_tokens(capsys, monkeypatch):
     """GPT-2's whole tables would be 144 heads × 2 × 50,257²: a vocabulary over the limit gets its
     circuits at the prompt's tokens and the target, each cell the whole table's."""
-    from tinytui.cli import analysis_commands as gallery
+    from tinytui.cli import analysis_commands
     from tinytui.model.analysis.circuits import head_circuits
     from tinytui.model.io.checkpoint import load_checkpoint
 
     assert main(["--model", str(TINY), "circuits", "--json"]) == 0  # 8 heads × 2 × 360²: computed whole
     whole = json.loads(capsys.readouterr().out)
     assert len(whole["vocab"]) == 360 and "ids" not in whole
-    monkeypatch.setattr(gallery, "MAX_CIRCUIT_CELLS", 2 * 8 * 360**2 - 1)
+    monkeypatch.setattr(analysis_commands, "MAX_CIRCUIT_CELLS", 2 * 8 * 360**2 - 1)
     args = ["--model", str(TINY), "--prompt", "The river runs to the river", "--target", "runs", "circuits"]
     assert main([*args, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -14,8 +14,7 @@ from tinytui.model import checks
 from tinytui.model.io.field_checks import LIMITS, ModelFileError
 from tinytui.model.io.model_file import load, save
 from tinytui.model.io.presets import presets, resolve
-from tinytui.model.training import corpus
-from tinytui.model.training import seeded_model as make
+from tinytui.model.training import corpus, seeded_model
 
 PRESETS = Path(__file__).resolve().parents[2] / "model" / "presets"
 
@@ -24,11 +23,11 @@ PRESETS = Path(__file__).resolve().parents[2] / "model" / "presets"
 
 
 def test_sizes_defaults_and_d_head():
-    s = make.sizes(16, 4, 64, 2)
+    s = seeded_model.sizes(16, 4, 64, 2)
     assert (s.d_model, s.n_heads, s.d_head, s.d_ff, s.n_blocks, s.n_ctx) == (16, 4, 4, 64, 2, 16)
-    assert make.sizes("5", "2", "8", "1", d_head="3", n_ctx="32").d_head == 3
+    assert seeded_model.sizes("5", "2", "8", "1", d_head="3", n_ctx="32").d_head == 3
     with pytest.raises(checks.Invalid, match="not divisible by 2 heads") as exc:
-        make.sizes(5, 2, 8, 1)
+        seeded_model.sizes(5, 2, 8, 1)
     assert exc.value.where == "divisible"
 
 
@@ -45,33 +44,33 @@ def test_sizes_defaults_and_d_head():
 )
 def test_sizes_keep_the_model_file_bounds(field, limit):
     args = {"d_model": 4, "n_heads": 1, "d_ff": 4, "n_blocks": 1, "d_head": 2, "n_ctx": 4}
-    make.sizes(**{**args, field: LIMITS[limit]})  # at the bound: fine
+    seeded_model.sizes(**{**args, field: LIMITS[limit]})  # at the bound: fine
     with pytest.raises(checks.Invalid, match=f"larger than tinytui allows \\({LIMITS[limit]}\\)") as exc:
-        make.sizes(**{**args, field: LIMITS[limit] + 1})
+        seeded_model.sizes(**{**args, field: LIMITS[limit] + 1})
     assert exc.value.where == field
 
 
 @pytest.mark.parametrize("bad", ["4.5", "x", "", "1e3", "٤", True, 4.0, "0", "-3", "+-4", "9" * 30])
 def test_sizes_refuse_what_is_not_a_positive_whole_number(bad):
     with pytest.raises(checks.Invalid) as exc:
-        make.sizes(bad, 1, 4, 1)
+        seeded_model.sizes(bad, 1, 4, 1)
     assert exc.value.where == "d_model" and "\n" not in str(exc.value)
 
 
 def test_every_size_at_its_bound_at_once_is_too_many_parameters():
-    s = make.sizes(4096, 64, 16384, 48)
+    s = seeded_model.sizes(4096, 64, 16384, 48)
     with pytest.raises(checks.Invalid, match="9,664,692,224 parameters, more than tinytui makes") as exc:
-        make.new_model(s)
+        seeded_model.new_model(s)
     assert exc.value.where == "sizes"
-    small = make.sizes(5, 2, 8, 3, d_head=3)
-    assert make.parameter_count(small, 8) == make.new_model(small).params.total() == 679
+    small = seeded_model.sizes(5, 2, 8, 3, d_head=3)
+    assert seeded_model.parameter_count(small, 8) == seeded_model.new_model(small).params.total() == 679
 
 
 # ---- vocabularies --------------------------------------------------------------------------------
 
 
 def test_parse_vocab():
-    assert make.parse_vocab("a\nb\r\n c \n") == ("a", "b", "c")
+    assert seeded_model.parse_vocab("a\nb\r\n c \n") == ("a", "b", "c")
     for text, why in [
         ("a\n\nb\n", "line 2: blank line"),
         ("a\nb\na\n", "line 3: 'a' repeats line 1"),
@@ -81,17 +80,21 @@ def test_parse_vocab():
         ("", "no tokens"),
     ]:
         with pytest.raises(ValueError, match=re.escape(why)):
-            make.parse_vocab(text, "words.txt")
+            seeded_model.parse_vocab(text, "words.txt")
 
 
 # ---- weights -------------------------------------------------------------------------------------
 
 
 def test_weights_are_n0_over_fan_in_with_zero_biases():
-    s = make.sizes(64, 4, 256, 2, d_head=8)
-    m = make.new_model(s, seed=3)
+    s = seeded_model.sizes(64, 4, 256, 2, d_head=8)
+    m = seeded_model.new_model(s, seed=3)
     p = m.params
-    assert p.cfg.vocab == make.DEFAULT_VOCAB and m.prompt == make.DEFAULT_PROMPT and m.target == "wood"
+    assert (
+        p.cfg.vocab == seeded_model.DEFAULT_VOCAB
+        and m.prompt == seeded_model.DEFAULT_PROMPT
+        and m.target == "wood"
+    )
     for name, fan_in in [("E", 64), ("blocks.1.W_Q", 64), ("blocks.0.W_O", 32), ("blocks.0.W_1", 64)]:
         assert np.std(p[name]) == pytest.approx(1 / np.sqrt(fan_in), rel=0.1), name
     assert np.std(p["blocks.1.W_2"]) == pytest.approx(1 / np.sqrt(256), rel=0.05)
@@ -99,26 +102,26 @@ def test_weights_are_n0_over_fan_in_with_zero_biases():
 
 
 def test_the_same_seed_gives_the_same_file_and_another_seed_does_not(tmp_path):
-    s = make.sizes(16, 4, 64, 2)
+    s = seeded_model.sizes(16, 4, 64, 2)
     for i, seed in enumerate((0, 0, 1)):
-        save(make.new_model(s, seed=seed, name="x"), tmp_path / f"{i}.json")
+        save(seeded_model.new_model(s, seed=seed, name="x"), tmp_path / f"{i}.json")
     assert (tmp_path / "0.json").read_bytes() == (tmp_path / "1.json").read_bytes()
     assert (tmp_path / "0.json").read_bytes() != (tmp_path / "2.json").read_bytes()
     back = load(tmp_path / "0.json")
-    assert back.params == make.new_model(s, seed=0).params and back.cfg.dims[15] == "d15"
+    assert back.params == seeded_model.new_model(s, seed=0).params and back.cfg.dims[15] == "d15"
 
 
 def test_new_model_refuses_a_prompt_or_target_outside_the_vocabulary():
-    s = make.sizes(4, 2, 8, 1)
+    s = seeded_model.sizes(4, 2, 8, 1)
     with pytest.raises(checks.Invalid, match="lacks the chapter's prompt") as exc:
-        make.new_model(s, ("x", "y"))
+        seeded_model.new_model(s, ("x", "y"))
     assert exc.value.where == "prompt"
     with pytest.raises(checks.Invalid, match="'q' is not in the vocabulary") as exc:
-        make.new_model(s, ("x", "y"), ("x",), "q")
+        seeded_model.new_model(s, ("x", "y"), ("x",), "q")
     assert exc.value.where == "target"
     with pytest.raises(checks.Invalid, match="longer than the context"):
-        make.new_model(make.sizes(4, 2, 8, 1, n_ctx=2), prompt=("a", "a", "a"))
-    assert make.new_model(s, ("x", "y"), ("x", "y"), "x").cfg.n_vocab == 2
+        seeded_model.new_model(seeded_model.sizes(4, 2, 8, 1, n_ctx=2), prompt=("a", "a", "a"))
+    assert seeded_model.new_model(s, ("x", "y"), ("x", "y"), "x").cfg.n_vocab == 2
 
 
 # ---- presets ---------------------------------------------------------------------------------------

@@ -20,12 +20,14 @@ from tinytui.model.backward.gradients import gradients
 from tinytui.model.names import label
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
-from tinytui.model.why import attention_cells as provenance_attention
-from tinytui.model.why import block_cells as provenance_block
-from tinytui.model.why import grad_block_cells as provenance_grad_block
-from tinytui.model.why import grad_cells as provenance_grads
-from tinytui.model.why import grad_param_cells as provenance_grad_params
-from tinytui.model.why import stream_cells as provenance_stream
+from tinytui.model.why import (
+    attention_cells,
+    block_cells,
+    grad_block_cells,
+    grad_cells,
+    grad_param_cells,
+    stream_cells,
+)
 from tinytui.model.why.explain import RULES, CellError, explain, names_of, parse_cell
 from tinytui.model.why.rule_pieces import num
 
@@ -117,8 +119,8 @@ def test_the_walk_covers_every_tensor_and_gradient(chapter, trace):
 
 
 def test_the_rule_tables_are_disjoint():
-    tables = [m.RULES for m in (provenance_stream, provenance_attention, provenance_block)]
-    tables += [provenance_grads.RULES, provenance_grad_block.RULES, provenance_grad_params.RULES]
+    tables = [m.RULES for m in (stream_cells, attention_cells, block_cells)]
+    tables += [grad_cells.RULES, grad_block_cells.RULES, grad_param_cells.RULES]
     assert sum(len(t) for t in tables) == len(RULES)
 
 

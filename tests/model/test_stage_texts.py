@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.model.test_backward import RANDOM, SWITCHES, random_model
-from tinytui.model import count as counting
+from tinytui.model import count
 from tinytui.model.stages import STAGES
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
@@ -64,13 +64,13 @@ def constants(trace) -> set[float]:
     products = {a * b for a in sizes for b in sizes}
     hidden = trace["blocks.0.hidden"]
     tallies = {int((hidden == 0).sum()), int((hidden == 0).all(axis=0).sum())}
-    total = counting.this_model(cfg).total()
+    total = count.this_model(cfg).total()
     waves = (cfg.d_model + 1) // 2
     pe_ratio = 10000.0 ** (2 * (waves - 1) / cfg.d_model)
     chapter = {17.8, 17.10, 2017.0} | set(map(float, range(1, 17)))  # equations, the 2017 paper, steps
     small = set(range(0, T + 1)) | set(range(1, cfg.n_heads + 1))  # positions, head numbers, 0 and 1
     return (
-        {float(x) for x in sizes | products | tallies | small | {total, counting.tying_saves(cfg)}}
+        {float(x) for x in sizes | products | tallies | small | {total, count.tying_saves(cfg)}}
         | chapter
         | {trace.lr, math.sqrt(cfg.d_head), cfg.eps, round(pe_ratio), round(pe_ratio, 1)}
     )

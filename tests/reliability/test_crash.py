@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.apps import make_app
-from tinytui.cli import main as cli
+from tinytui.cli import main
 from tinytui.model.io.model_file import load
 from tinytui.recording.replay_file import load_recording
 from tinytui.tui.controllers.step_controller import StepController
@@ -81,7 +81,7 @@ def crash_in(argv: list[str], monkeypatch) -> int:
         App.run(app, headless=True, size=(120, 40), auto_pilot=keys)
 
     monkeypatch.setattr(TinyTuiApp, "run", run)
-    return cli.main(argv)
+    return main.main(argv)
 
 
 def test_tinytui_exits_1_and_says_where_everything_is(tmp_path, monkeypatch, capsys):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.tui.helpers import info, press, status, steplist
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.stages import STAGES
 from tinytui.model.training.seeded_model import new_model
 from tinytui.model.training.seeded_model import sizes as make_sizes
@@ -25,31 +25,31 @@ def app_of(model) -> TinyTuiApp:
 
 
 def test_the_path_repeats_the_block_steps_once_per_block():
-    path = steps.forward(N_BLOCKS)
+    path = step_path.forward(N_BLOCKS)
     assert len(path) == 4 + 8 * N_BLOCKS + 4
     assert [s.number for s in path[:5]] == [1, 2, 3, 4, 5]
     assert [s.block for s in path[4:12]] == [0] * 8 and [s.block for s in path[20:28]] == [2] * 8
     assert [s.number for s in path[-4:]] == [13, 14, 15, 16]
-    walk = steps.backward(N_BLOCKS, (15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2))
-    assert walk[3] == steps.Step(12, 2) and walk[-4] == steps.Step(5, 0)
+    walk = step_path.backward(N_BLOCKS, (15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2))
+    assert walk[3] == step_path.Step(12, 2) and walk[-4] == step_path.Step(5, 0)
 
 
 def test_a_block_step_reads_the_stream_that_enters_its_block():
-    assert steps.resolve(("x", "attn.{h}", "W_Q"), 2, steps.Step(5, 2), 3) == (
+    assert step_path.resolve(("x", "attn.{h}", "W_Q"), 2, step_path.Step(5, 2), 3) == (
         "blocks.1.y",
         "blocks.2.attn.1",
         "blocks.2.attn.2",
         "blocks.2.W_Q",
     )
-    assert steps.resolve(("x",), 2, steps.Step(5, 0), 3) == ("x",)
-    assert steps.resolve(("y", "grad.y"), 2, steps.Step(13), 3) == ("blocks.2.y", "grad.blocks.2.y")
+    assert step_path.resolve(("x",), 2, step_path.Step(5, 0), 3) == ("x",)
+    assert step_path.resolve(("y", "grad.y"), 2, step_path.Step(13), 3) == ("blocks.2.y", "grad.blocks.2.y")
 
 
 def test_the_step_texts_quote_the_block_they_show():
     model = three_blocks()
     session = Session(model)
     session.goto(10, block=2)
-    trace = steps.focus(session.trace, session.here)
+    trace = step_path.focus(session.trace, session.here)
     residual = STAGES[9]
     assert residual.id == "residual1"
     # the fact quotes the last column at the last position: from the stream entering block 3 (block 2's
@@ -66,7 +66,7 @@ async def test_stepping_through_every_block_in_pilot():
     app = app_of(three_blocks())
     async with app.run_test(size=(120, 40)) as pilot:
         seen = []
-        for _ in range(len(steps.forward(N_BLOCKS)) - 1):
+        for _ in range(len(step_path.forward(N_BLOCKS)) - 1):
             await press(pilot, "n")
             seen.append(status(app).splitlines()[0])
         assert any("Block 1/3 · step 5/16 Layer norm" in line for line in seen)
@@ -79,14 +79,14 @@ async def test_stepping_through_every_block_in_pilot():
         await press(pilot, *["p"] * 16)  # from step 16 (index 31 of 32) to block 2·8 (index 15)
         assert "Block 2/3 · step 8/16" in status(app)
         assert "Block 2 of 3 · step 8 of 16" in info(app)
-        assert app.session.here == steps.Step(8, 1)
+        assert app.session.here == step_path.Step(8, 1)
         # ] and [ keep the step and change the block
         await press(pilot, "right_square_bracket")
-        assert app.session.here == steps.Step(8, 2)
+        assert app.session.here == step_path.Step(8, 2)
         await press(pilot, "left_square_bracket", "left_square_bracket")
-        assert app.session.here == steps.Step(8, 0)
+        assert app.session.here == step_path.Step(8, 0)
         await press(pilot, "left_square_bracket")
-        assert app.session.here == steps.Step(8, 0)  # no block before the first: a bell, nothing moves
+        assert app.session.here == step_path.Step(8, 0)  # no block before the first: a bell, nothing moves
 
 
 @pytest.mark.asyncio
@@ -103,8 +103,8 @@ async def test_an_edit_in_block_3_changes_only_what_follows_it():
         for name in ("blocks.2.hidden_pre", "blocks.2.y", "z", "logits"):
             assert not np.array_equal(before[name], after[name]), name
         counts = session.diff.per_step(2, N_BLOCKS)
-        assert all(counts[steps.Step(n, b)] == 0 for b in (0, 1) for n in range(5, 13))
-        assert counts[steps.Step(11, 2)] > 0 and counts[steps.Step(13)] > 0
+        assert all(counts[step_path.Step(n, b)] == 0 for b in (0, 1) for n in range(5, 13))
+        assert counts[step_path.Step(11, 2)] > 0 and counts[step_path.Step(13)] > 0
 
 
 @pytest.mark.asyncio
@@ -118,10 +118,10 @@ async def test_the_backward_walk_reaches_block_1():
             await press(pilot, "n")
         assert app.session.step == 2
         await press(pilot, *["p"] * 3)
-        assert app.session.here == steps.Step(5, 0)
+        assert app.session.here == step_path.Step(5, 0)
         assert "BACKWARD PASS · block 1 · step 5" in status(app)
         await press(pilot, *["p"] * 8)
-        assert app.session.here == steps.Step(5, 1)
+        assert app.session.here == step_path.Step(5, 1)
         assert "block 2 · step 5" in info(app)
 
 
@@ -157,7 +157,7 @@ def test_a_recording_of_block_steps_replays_to_the_same_block(tmp_path):
     recording = load_recording(tmp_path / "blocks.jsonl")
     replayed = recording.new_session()
     Replayer(recording).apply_all(replayed)
-    assert replayed.here == steps.Step(9, 1)
+    assert replayed.here == step_path.Step(9, 1)
     assert float(replayed.params["blocks.2.W_Q"][0, 0, 0]) == 0.25
 
 
@@ -181,10 +181,10 @@ def test_ablating_one_head_of_one_block_zeroes_it_there_only():
     assert "ablated" in why.formula and why.result.startswith("0")
     assert "ablated b2h2" in trace.switches.describe()
     session.goto(9, block=1)
-    facts = STAGES[8].facts(steps.focus(trace, session.here))
+    facts = STAGES[8].facts(step_path.focus(trace, session.here))
     assert facts == ["head 2 is ablated: its output is replaced by zeros"]
     session.goto(9, block=0)
-    assert STAGES[8].facts(steps.focus(trace, session.here)) == []
+    assert STAGES[8].facts(step_path.focus(trace, session.here)) == []
 
 
 @pytest.mark.asyncio
@@ -209,7 +209,7 @@ async def test_the_watch_pane_shows_the_attention_of_the_block_shown():
     app = app_of(three_blocks())
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "W", "8", "right_square_bracket", "right_square_bracket")
-        assert app.session.here == steps.Step(8, 2)
+        assert app.session.here == step_path.Step(8, 2)
         text = app.query_one(WatchPane).text()
         assert "Attention, block 3 of 3" in text
         spec = app.query_one(WatchPane).spec

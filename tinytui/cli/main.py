@@ -14,11 +14,7 @@ import os
 import sys
 from typing import TextIO
 
-from tinytui.cli import analysis_commands as gallery
-from tinytui.cli import collector, trace_command
-from tinytui.cli import new_command as new
-from tinytui.cli import serve_command as serve
-from tinytui.cli import train_command as train
+from tinytui.cli import analysis_commands, collector, new_command, serve_command, trace_command, train_command
 from tinytui.cli.debugger import cmd_app, cmd_replay
 from tinytui.cli.new_command import CommandError
 from tinytui.cli.options import build_parser
@@ -117,16 +113,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "trace":
             return cmd_trace(args, sys.stdout)
         if args.command == "circuits":
-            return gallery.run_circuits(setup_from(args), args, sys.stdout)
+            return analysis_commands.run_circuits(setup_from(args), args, sys.stdout)
         if args.command == "attribution":
-            return gallery.run_attribution(setup_from(args), args, sys.stdout)
+            return analysis_commands.run_attribution(setup_from(args), args, sys.stdout)
         if args.command == "serve":
             setup_from(args)  # a bad model or option is refused here, not in every browser tab
-            return serve.run(args, sys.stdout, sys.stderr)
+            return serve_command.run(args, sys.stdout, sys.stderr)
         if args.command in ("new", "train", "presets"):
-            return {"new": new.run, "train": train.run, "presets": new.run_presets}[args.command](
-                args, sys.stdout, sys.stderr
-            )
+            return {"new": new_command.run, "train": train_command.run, "presets": new_command.run_presets}[
+                args.command
+            ](args, sys.stdout, sys.stderr)
         if args.command == "why":
             return cmd_why(args, sys.stdout)
         if args.command == "replay":

@@ -17,7 +17,7 @@ from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.io.model_file import save
 from tinytui.model.io.safe_io import TextFileError, read_utf8
-from tinytui.model.training import seeded_model as make
+from tinytui.model.training import seeded_model
 
 MAX_VOCAB_BYTES = 16 * 2**20  # 100,000 tokens of up to 100 characters fit with room to spare
 
@@ -38,7 +38,7 @@ FLAGS = {
     "sizes": "",
 }
 # the chapter's shape, used when a size is not given
-DEFAULT_SIZES = {"d": 4, "heads": 2, "blocks": 1, "ff": 8, "ctx": make.DEFAULT_N_CTX}
+DEFAULT_SIZES = {"d": 4, "heads": 2, "blocks": 1, "ff": 8, "ctx": seeded_model.DEFAULT_N_CTX}
 
 
 class CommandError(Exception):
@@ -55,7 +55,9 @@ def add_size_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--blocks", metavar="N", help="transformer blocks")
     g.add_argument("--ff", metavar="N", help="d_ff, the feed-forward hidden width")
     g.add_argument("--d-head", metavar="N", help="each head's width (default d / heads)")
-    g.add_argument("--ctx", metavar="N", help=f"n_ctx, the longest prompt (default {make.DEFAULT_N_CTX})")
+    g.add_argument(
+        "--ctx", metavar="N", help=f"n_ctx, the longest prompt (default {seeded_model.DEFAULT_N_CTX})"
+    )
     g.add_argument(
         "--vocab", metavar="FILE", help="a word list, one token per line (default: the chapter's 8 tokens)"
     )
@@ -90,13 +92,13 @@ def _field(exc: checks.Invalid) -> CommandError:
     return CommandError(f"{flag}: {exc}" if flag else str(exc))
 
 
-def sizes_from(args: argparse.Namespace) -> make.Sizes:
+def sizes_from(args: argparse.Namespace) -> seeded_model.Sizes:
     def given(name: str):
         value = getattr(args, name, None)
         return DEFAULT_SIZES[name] if value is None and name in DEFAULT_SIZES else value
 
     try:
-        return make.sizes(
+        return seeded_model.sizes(
             given("d"),
             given("heads"),
             given("ff"),
@@ -119,10 +121,10 @@ def read_text(path: str, limit: int, where: str, what: str) -> str:
 
 def read_vocab(path: str | None) -> tuple[str, ...]:
     if path is None:
-        return make.DEFAULT_VOCAB
+        return seeded_model.DEFAULT_VOCAB
     text = read_text(path, MAX_VOCAB_BYTES, "--vocab: ", "the file")
     try:
-        return make.parse_vocab(text, path)
+        return seeded_model.parse_vocab(text, path)
     except ValueError as exc:
         raise CommandError(f"--vocab: {exc}") from None
 
@@ -175,12 +177,12 @@ def build(args: argparse.Namespace) -> tuple[ModelFile, Path]:
     s = sizes_from(args)
     vocab = read_vocab(getattr(args, "vocab", None))
     try:
-        seed = make.whole(args.seed, "seed", 0, make.MAX_SEED)
+        seed = seeded_model.whole(args.seed, "seed", 0, seeded_model.MAX_SEED)
         about = (
             f"Random weights from tinytui new (seed {seed}): every weight matrix N(0, 1/fan_in), "
             "biases zero. Untrained: its predictions mean nothing yet."
         )
-        model = make.new_model(
+        model = seeded_model.new_model(
             s,
             vocab,
             prompt_from(args),

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from tinytui.cli import analysis_commands as gallery
-from tinytui.cli import new_command as new
-from tinytui.cli import serve_command as serve
-from tinytui.cli import trace_command
-from tinytui.cli import train_command as train
+from tinytui.cli import analysis_commands, new_command, serve_command, trace_command, train_command
 from tinytui.model.stages import GROUPS
 from tinytui.model.trace import DEFAULT_LR
 
@@ -89,11 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")
     rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
     rp.add_argument("--print", action="store_true", help="print the state as plain text instead of the app")
-    serve.add_parser(sub, run_options)
-    new.add_parser(sub)
-    train.add_parser(sub)
-    new.add_presets_parser(sub)
-    gallery.add_parsers(sub, run_options)
+    serve_command.add_parser(sub, run_options)
+    new_command.add_parser(sub)
+    train_command.add_parser(sub)
+    new_command.add_presets_parser(sub)
+    analysis_commands.add_parsers(sub, run_options)
     return parser
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from tinytui.cli import new_command as new
+from tinytui.cli import new_command
 from tinytui.cli.new_command import CommandError
 from tinytui.model import checks
 from tinytui.model.io.checkpoint import CheckpointModel, load_model
@@ -21,8 +21,7 @@ from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.io.model_file import load_default
 from tinytui.model.io.presets import resolve
-from tinytui.model.training import corpus
-from tinytui.model.training import seeded_model as make
+from tinytui.model.training import corpus, seeded_model
 from tinytui.present.sparkline import BLOCKS
 
 MAX_CORPUS_BYTES = 64 * 2**20
@@ -61,8 +60,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", metavar="N", default="0", help="the batch order, and with --new the weights (default 0)"
     )
-    new.add_size_options(p)
-    new.add_output_options(p, "the starting model's; with --new the output file's stem")
+    new_command.add_size_options(p)
+    new_command.add_output_options(p, "the starting model's; with --new the output file's stem")
     return p
 
 
@@ -70,7 +69,7 @@ SIZE_OPTIONS = ("d", "heads", "blocks", "ff", "d_head", "ctx", "vocab")
 
 
 def read_corpus(path: str) -> list[corpus.Line]:
-    text = new.read_text(path, MAX_CORPUS_BYTES, "", "the corpus")
+    text = new_command.read_text(path, MAX_CORPUS_BYTES, "", "the corpus")
     try:
         return corpus.read_lines(text, path)
     except ValueError as exc:
@@ -79,7 +78,7 @@ def read_corpus(path: str) -> list[corpus.Line]:
 
 def _whole(args, name: str, flag: str, high: int, low: int = 1) -> int:
     try:
-        return make.whole(getattr(args, name), name, low, high)
+        return seeded_model.whole(getattr(args, name), name, low, high)
     except checks.Invalid as exc:
         raise CommandError(f"{flag}: {exc}") from None
 
@@ -104,18 +103,18 @@ def starting_model(args: argparse.Namespace, lines: list[corpus.Line], seed: int
         return model, f"the model {model.name}"
     if model_arg:
         raise CommandError("--new: give --model or --new, not both")
-    s = new.sizes_from(args)
-    vocab = new.read_vocab(getattr(args, "vocab", None))
+    s = new_command.sizes_from(args)
+    vocab = new_command.read_vocab(getattr(args, "vocab", None))
     if args.add_vocab:
         vocab = vocab + corpus.new_tokens(lines, vocab)
     first = lines[0].tokens[: s.n_ctx + 1]
-    prompt = new.prompt_from(args) or first[:-1]
+    prompt = new_command.prompt_from(args) or first[:-1]
     target = getattr(args, "target", None) or first[-1]
-    name = args.name if args.name is not None else new.default_name(Path(args.output))
+    name = args.name if args.name is not None else new_command.default_name(Path(args.output))
     try:
-        model = make.new_model(s, vocab, prompt, target, seed, name)
+        model = seeded_model.new_model(s, vocab, prompt, target, seed, name)
     except checks.Invalid as exc:
-        raise new._field(exc) from None
+        raise new_command._field(exc) from None
     return model, f"random weights, N(0, 1/fan_in) with zero biases (seed {seed})"
 
 
@@ -161,9 +160,9 @@ def curve(losses: tuple[float, ...], width: int = CURVE_WIDTH) -> str:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        path = new.output_path(args)
+        path = new_command.output_path(args)
         lines = read_corpus(args.corpus)
-        seed = _whole(args, "seed", "--seed", make.MAX_SEED, low=0)
+        seed = _whole(args, "seed", "--seed", seeded_model.MAX_SEED, low=0)
         steps = _whole(args, "steps", "--steps", corpus.MAX_STEPS)
         batch = _whole(args, "batch", "--batch", corpus.MAX_BATCH)
         lr_text = getattr(args, "lr", None)
@@ -198,14 +197,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"Mean next-token loss over the corpus {result.loss_before:.4f} → {result.loss_after:.4f}."
         )
         name = args.name if args.name is not None else (model.name if not args.new else None)
-        name = name if name is not None else new.default_name(path)
+        name = name if name is not None else new_command.default_name(path)
         try:
             about = checks.plain_text(about, "about", 5000)
             name = checks.plain_text(name, "--name", 200)
         except checks.Invalid as exc:
             raise CommandError(str(exc)) from None
         trained = ModelFile(name, about, result.params, tuple(prompt), target)
-        new.write(trained, path)
+        new_command.write(trained, path)
     except (CommandError, ModelFileError) as exc:
         print(f"tinytui: error: {exc}", file=err)
         return 2

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.backward.gradients import grad_name
 from tinytui.model.backward.walk_stages import BackwardStage, backward_stage_for, backward_stages
 from tinytui.model.panels import LOGITS_GRADIENT
@@ -150,9 +150,9 @@ def heading(view: View) -> Heading:
     title = f"Backward pass · {view.heading} (walking {numbers[0]} → {numbers[-1]}) · {stage.title}"
     moves = []
     if at + 1 < len(path):
-        moves.append(f"n: on to {steps.heading(path[at + 1], n_blocks)}")
+        moves.append(f"n: on to {step_path.heading(path[at + 1], n_blocks)}")
     if at > 0:
-        moves.append(f"p: back to {steps.heading(path[at - 1], n_blocks)}")
+        moves.append(f"p: back to {step_path.heading(path[at - 1], n_blocks)}")
     moves.append("b or Esc: back to the forward pass")
     moves.append("L: one learning step down this gradient")
     return Heading(title, stage.rules, stage.explain, " · ".join(moves))

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.diff import diff
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.switches import WORDS
@@ -162,10 +162,10 @@ def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
     d = diff(before, after)
     rows, cells = [], []
     n_blocks = after.cfg.n_blocks
-    path = steps.forward(n_blocks)
+    path = step_path.forward(n_blocks)
     for step in path:
-        number = steps.short(step, n_blocks)  # "8", or "2·8" for block 2's step 8
-        written = [n for n in steps.resolve(step.stage.writes, n_heads, step, n_blocks) if n in d.tensors]
+        number = step_path.short(step, n_blocks)  # "8", or "2·8" for block 2's step 8
+        written = [n for n in step_path.resolve(step.stage.writes, n_heads, step, n_blocks) if n in d.tensors]
         moved = [d[n] for n in written if d[n].n_changed]
         if not moved:
             continue

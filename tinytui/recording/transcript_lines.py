@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tinytui.model import names
-from tinytui.model import step_path as steps
+from tinytui.model import names, step_path
 from tinytui.model.backward.walk_stages import backward_stage_for
 from tinytui.model.params import Params
 from tinytui.model.stages import LAST, STAGE_BY_NUMBER
@@ -80,7 +79,7 @@ def state_lines(session: Session) -> list[str]:
     out += line("weights", weights_summary(s.params, m.params))
     out += line("prediction", prediction_text(t))
     out += line("loss", fmt(t.loss))
-    where = steps.of_all(session.here, session.model.cfg.n_blocks, "/").removeprefix("Step ")
+    where = step_path.of_all(session.here, session.model.cfg.n_blocks, "/").removeprefix("Step ")
     out += line("at step", f"{where} · {STAGE_BY_NUMBER[session.step].title}")
     return out
 
@@ -109,6 +108,6 @@ def backward_text(session: Session, step: int, block: int | None = None) -> str:
 
 def step_heading(n_blocks: int, step: int, block: int | None, of_all: bool = True) -> str:
     """'step 8/16' (or 'step 8'); 'block 2 · step 8/16' for a block's step of a model with several."""
-    where = steps.Step(step, block)
-    text = steps.heading(where, n_blocks)
+    where = step_path.Step(step, block)
+    text = step_path.heading(where, n_blocks)
     return text + f"/{LAST}" if of_all else text

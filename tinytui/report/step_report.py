@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tinytui.model import count
-from tinytui.model import step_path as steps
+from tinytui.model import count, step_path
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.backward.walk_stages import BackwardStage
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
@@ -39,24 +38,24 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     """The step's tables with display names; given the run's params, also the weights it reads. A block's
     step (5–12) is reported for the given block (0-based)."""
     n_blocks = trace.cfg.n_blocks
-    where = steps.at(stage.number, block, n_blocks)
+    where = step_path.at(stage.number, block, n_blocks)
     picks = picks_of(trace)  # what a big table keeps (report_window): GPT-2's are never printed whole
     tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel, where, picks)]
-    focused = steps.focus(trace, where)
+    focused = step_path.focus(trace, where)
     facts = tuple(stage_facts(focused, stage))
     formula = in_words(formula_as_run(stage, trace.switches, trace.cfg))  # x′ as the tables write it
     weights = () if params is None else weight_tables(trace, params, stage, where, picks)
-    heading = steps.of_all(where, n_blocks, "/")
+    heading = step_path.of_all(where, n_blocks, "/")
     return StageReport(stage, tuple(tables), facts, formula, stage.explain(focused), weights, heading)
 
 
 def weight_tables(
-    trace: Trace, params, stage: Stage, where: steps.Step | None = None, picks: Picks | None = None
+    trace: Trace, params, stage: Stage, where: step_path.Step | None = None, picks: Picks | None = None
 ) -> tuple[Table, ...]:
     """The weights a step uses (its reads that are parameters), one table each (W_Q: one per head); given
     picks, a big one in part (E's rows at the step that shows the logits add the most likely tokens)."""
-    where = where or steps.at(stage.number, 0, trace.cfg.n_blocks)
-    reads = [steps.name(n, where, trace.cfg.n_blocks) for n in params_read(stage, trace.cfg)]
+    where = where or step_path.at(stage.number, 0, trace.cfg.n_blocks)
+    reads = [step_path.name(n, where, trace.cfg.n_blocks) for n in params_read(stage, trace.cfg)]
     logits = any(panel.kind == LOGITS for panel in (*stage.panels, *stage.inputs))
     return tuple(t for name in reads for t in param_table(trace, params, name, picks, logits))
 
@@ -64,11 +63,11 @@ def weight_tables(
 # ---- a panel (model.panels) as tables --------------------------------------------------------------
 
 
-def _names(trace: Trace, panel: Panel, where: steps.Step) -> tuple[str, ...]:
-    return steps.resolve(panel.tensors, trace.cfg.n_heads, where, trace.cfg.n_blocks)
+def _names(trace: Trace, panel: Panel, where: step_path.Step) -> tuple[str, ...]:
+    return step_path.resolve(panel.tensors, trace.cfg.n_heads, where, trace.cfg.n_blocks)
 
 
-def _tensor_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
+def _tensor_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Picks | None) -> list[Table]:
     n_blocks = trace.cfg.n_blocks
     return [
         tensor_table(trace, name, shown=display(name, n_blocks), picks=picks)
@@ -76,7 +75,7 @@ def _tensor_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks |
     ]
 
 
-def _token_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
+def _token_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Picks | None) -> list[Table]:
     """The prompt's ids as a table; a step that makes a vector beside them prints only the vector."""
     _, *vector = panel.tensors
     if vector:
@@ -85,19 +84,19 @@ def _token_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | 
     return [Table("prompt", "position", tuple(str(p) for p in range(len(cells))), ("token", "id"), cells)]
 
 
-def _stats_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
+def _stats_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Picks | None) -> list[Table]:
     mean, var = _names(trace, panel, where)
     mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace[mean], trace[var]))
     return [Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)]
 
 
-def _loss_tables(trace: Trace, panel: Panel, where: steps.Step, picks: Picks | None) -> list[Table]:
+def _loss_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Picks | None) -> list[Table]:
     """The scalars read better together than as 1×1 tables."""
     before, after = (float(trace[n]) for n in _names(trace, panel, where))
     return [Table("loss", "", ("L",), ("before", "after one step"), ((fmt(before), fmt(after)),))]
 
 
-PANEL_TABLES: dict[str, Callable[[Trace, Panel, steps.Step, Picks | None], list[Table]]] = {
+PANEL_TABLES: dict[str, Callable[[Trace, Panel, step_path.Step, Picks | None], list[Table]]] = {
     TOKENS: _token_tables,
     TENSOR: _tensor_tables,
     STATS: _stats_tables,
@@ -161,12 +160,12 @@ def backward_report(
     """A step of the backward walk; a block's step (5–12) for the given block (0-based). Given the run's
     picks (report_window.picks_of), a big gradient is shown in part."""
     n_blocks = grads.cfg.n_blocks
-    where = steps.at(stage.number, block, n_blocks)
+    where = step_path.at(stage.number, block, n_blocks)
     tables: list[Table] = []
     for field, group in BACKWARD_GROUPS:
-        for name in steps.resolve(getattr(stage, field), n_heads, where, n_blocks):
+        for name in step_path.resolve(getattr(stage, field), n_heads, where, n_blocks):
             tables.extend(gradient_tables(grads, name, group, picks))
-    return BackwardReport(stage, tuple(tables), steps.of_all(where, n_blocks, "/"))
+    return BackwardReport(stage, tuple(tables), step_path.of_all(where, n_blocks, "/"))
 
 
 def gradient_tables(grads: Gradients, name: str, group: str, picks: Picks | None = None) -> list[Table]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff, diff
 from tinytui.model.io.document import ModelFile
@@ -135,9 +135,9 @@ class TracedHistory:
         return {name: list(cells) for name, cells in self._edited[1].items()}
 
     @property
-    def here(self) -> steps.Step:
+    def here(self) -> step_path.Step:
         """The step shown: its stage number and, for a block's step, the block."""
-        return steps.at(self.step, self.block, self.model.cfg.n_blocks)
+        return step_path.at(self.step, self.block, self.model.cfg.n_blocks)
 
     # ---- moves: computed first, then entered in the history and settled ------------------------
     def _run(self, state: State) -> Trace:

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tinytui.model import checks
-from tinytui.model import step_path as steps
+from tinytui.model import checks, step_path
 from tinytui.model.names import canonical, label
 from tinytui.model.params import Params
 from tinytui.model.stages import FIRST, LAST
@@ -43,11 +42,11 @@ class Session(TracedHistory):
     prompt, target, switches or learning rate as one undoable move each (refused moves change nothing)."""
 
     # ---- navigation ----------------------------------------------------------------------------
-    def path(self, backward: bool | None = None) -> tuple[steps.Step, ...]:
+    def path(self, backward: bool | None = None) -> tuple[step_path.Step, ...]:
         """Every step of the forward pass (or of the backward walk) in the order n visits them."""
         n_blocks = self.model.cfg.n_blocks
         walking = self.mode.backward if backward is None else backward
-        return steps.backward(n_blocks, WALK) if walking else steps.forward(n_blocks)
+        return step_path.backward(n_blocks, WALK) if walking else step_path.forward(n_blocks)
 
     def goto(self, step: int, backward: bool = False, block: int | None = None) -> bool:
         """Move to a step (1–16) of the forward pass, or with backward of the backward walk (2–15);
@@ -62,7 +61,7 @@ class Session(TracedHistory):
         block = self.block if block is None else block
         if not lowest <= step <= highest or not 0 <= block < n_blocks:
             return False
-        where = steps.at(step, block, n_blocks)
+        where = step_path.at(step, block, n_blocks)
         if (where, backward) == (self.here, self.mode.backward):
             return False
         self.step = step

@@ -40,7 +40,7 @@ from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
 from tinytui.tui.palette import TinyTuiCommands, binding_of
 from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
-from tinytui.tui.screens.main_screen import PromptScreen
+from tinytui.tui.screens.main_screen import MainScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
 from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.grid.grid import Grid
@@ -155,7 +155,7 @@ class TinyTuiApp(App[None]):
 
     # ---- the screen ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen:
-        return PromptScreen(id="_default")  # a key is drawn as soon as it is taken in (prompt_screen.py)
+        return MainScreen(id="_default")  # a key is drawn as soon as it is taken in (main_screen.py)
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tinytui import themes
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.stages import FIRST, LAST
 from tinytui.tui.actions import Host, PaletteCommand
 
@@ -41,7 +41,9 @@ class StepController:
         if session.mode.backward:
             return self.host.learning.walk_to(step, block)
         n_blocks = session.model.cfg.n_blocks
-        where = steps.heading(steps.at(step, session.block if block is None else block, n_blocks), n_blocks)
+        where = step_path.heading(
+            step_path.at(step, session.block if block is None else block, n_blocks), n_blocks
+        )
         self.host.apply(lambda s: s.goto(step, session.mode.backward, block), f"go to {where}")
 
     def block(self, delta: int) -> None:
@@ -49,7 +51,7 @@ class StepController:
         first block's first step; after them, [ goes to the last block's first step."""
         session = self.host.session
         n_blocks, here = session.model.cfg.n_blocks, session.here
-        first = steps.FIRST_IN_BLOCK
+        first = step_path.FIRST_IN_BLOCK
         if here.block is not None:
             number, block = here.number, here.block + delta
         else:
@@ -85,8 +87,8 @@ class StepController:
 
     def palette(self) -> Iterable[PaletteCommand]:
         n_blocks = self.host.session.model.cfg.n_blocks
-        for step in steps.forward(n_blocks):
-            heading = steps.heading(step, n_blocks)
+        for step in step_path.forward(n_blocks):
+            heading = step_path.heading(step, n_blocks)
             yield PaletteCommand(
                 f"Go to {heading}: {step.stage.title}",
                 step.stage.formula,

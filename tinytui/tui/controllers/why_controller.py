@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tinytui.model import names
-from tinytui.model import step_path as steps
+from tinytui.model import names, step_path
 from tinytui.model.backward.walk_stages import backward_stages
 from tinytui.model.stages import params_read
 from tinytui.model.why.explain import CellError, explain
@@ -144,7 +143,7 @@ class WhyController:
         if step is None:
             self.host.notify(f"{self.cell_name(*target)} is not shown on any step.", timeout=3)
             return
-        where = steps.heading(step, s.model.cfg.n_blocks)
+        where = step_path.heading(step, s.model.cfg.n_blocks)
         if backward:
             self.host.learning.walk_to(step.number, step.block)
         else:
@@ -192,7 +191,7 @@ class WhyController:
                 return True
         return False
 
-    def step_of(self, name: str) -> tuple[steps.Step | None, bool]:
+    def step_of(self, name: str) -> tuple[step_path.Step | None, bool]:
         """The step that makes this cell (with its block): (step, in the backward walk)."""
         s = self.host.session
         n_heads, n_blocks = s.trace.cfg.n_heads, s.trace.cfg.n_blocks
@@ -200,18 +199,18 @@ class WhyController:
             walked = {b.number: b for b in backward_stages(s.trace.switches, s.trace.cfg)}
             for step in s.path(backward=True):
                 stage = walked[step.number]
-                if name in steps.resolve(
+                if name in step_path.resolve(
                     (*stage.within, *stage.params, *stage.outgoing), n_heads, step, n_blocks
                 ):
                     return step, True
             return None, True
         path = s.path(backward=False)
         for step in path:
-            if name in steps.resolve(step.stage.writes, n_heads, step, n_blocks):
+            if name in step_path.resolve(step.stage.writes, n_heads, step, n_blocks):
                 return step, False
         for step in path:  # a weight: the first step that uses it (its table is under "Weights it uses")
             weights = params_read(step.stage, s.trace.cfg)
-            if name in steps.resolve(weights, n_heads, step, n_blocks):
+            if name in step_path.resolve(weights, n_heads, step, n_blocks):
                 return step, False
         return None, False
 

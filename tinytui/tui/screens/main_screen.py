@@ -6,7 +6,7 @@ or two ticks when the timer skipped one. And a tick that comes while a key's cha
 way (the timer ran late behind the key's own work) draws half of them, and the rest a frame later: a
 second layout and drawing of the screen for one key.
 
-PromptScreen draws when it goes idle with something to draw, once every widget it shows has said what
+MainScreen draws when it goes idle with something to draw, once every widget it shows has said what
 changed, if no frame was drawn within one frame period. Its timer's tick waits, a few ticks at most,
 while a widget has not said so yet. Changes that come faster than the frame rate still wait for the
 timer, so the screen is never drawn more often than Textual would draw it.
@@ -27,7 +27,7 @@ from textual.widget import Widget
 _TICKS_WAITED = 3  # at most, for a widget that has not said what changed (then drawn as Textual would)
 
 
-class PromptScreen(Screen):
+class MainScreen(Screen):
     # Textual's Screen repaints the whole screen when the focus moves. The widget that lost the focus
     # and the one that took it restyle and draw themselves; the rest of the screen is unchanged.
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)

@@ -21,7 +21,7 @@ SettledScrollBar keeps a scrollbar's lines per window shown.
 
 Pane: a scrolling pane whose scrollbars are drawn by the layout that changed them, not a frame later.
 
-The main screen, which draws a key as soon as it has taken it in, is prompt_screen.PromptScreen.
+The main screen, which draws a key as soon as it has taken it in, is main_screen.MainScreen.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
@@ -101,7 +101,7 @@ class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
         trace, base, s = view.trace, view.base, view.session
         key, muted = self._style("status--key"), self._style("status--muted")
         stage = STAGE_BY_NUMBER[view.step]
-        where = f"{steps.of_all(view.here, trace.cfg.n_blocks, '/')} {stage.title}"
+        where = f"{step_path.of_all(view.here, trace.cfg.n_blocks, '/')} {stage.title}"
         if in_walk(view):  # the backward pass says so first, where the step's name would be
             where = f"◀ BACKWARD PASS · {view.heading} · {backward_stage(view).title}"
         first = [

@@ -15,7 +15,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.model.stages import STAGE_BY_NUMBER, formula_as_run
 from tinytui.model.texts.facts import stage_facts
 from tinytui.present.backward_tables import heading, in_walk
@@ -93,7 +93,7 @@ class StepInfo(SharedComponentStyles, SettledSize, ViewPart, Static):
             return
         stage = STAGE_BY_NUMBER[view.step]
         eq = f"   (equation {stage.equation})" if stage.equation else ""
-        where = steps.of_all(view.here, view.trace.cfg.n_blocks)
+        where = step_path.of_all(view.here, view.trace.cfg.n_blocks)
         title = Text(f"{where} · {stage.title}{eq}\n", self._style("info--title"))
         # in the tables' names (x′, not the chapter's ASCII x'), as the transcript and print write it
         as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)

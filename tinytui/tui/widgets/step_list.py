@@ -15,7 +15,7 @@ from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-from tinytui.model import step_path as steps
+from tinytui.model import step_path
 from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.lean import SettledSize, SharedComponentStyles
 
@@ -43,11 +43,13 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.here = steps.Step(1)
+        self.here = step_path.Step(1)
         self.backward = False
-        self.counts: dict[steps.Step, int] = {}
+        self.counts: dict[step_path.Step, int] = {}
         self.n_blocks = 1
-        self.rows: tuple[steps.Step | int, ...] = tuple(steps.forward(1))  # a Step, or a block's heading
+        self.rows: tuple[step_path.Step | int, ...] = tuple(
+            step_path.forward(1)
+        )  # a Step, or a block's heading
         self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
 
     def show(self, view: View) -> None:
@@ -78,7 +80,7 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.rows)
 
-    def line(self, row: steps.Step | int, width: int) -> Text:
+    def line(self, row: step_path.Step | int, width: int) -> Text:
         if isinstance(row, int):  # the heading of block row (0-based), as long as the list has room for
             words = (f"  block {row + 1} of {self.n_blocks}", f" block {row + 1}", f"b{row + 1}")
             said = next((w for w in words if len(w) <= width), words[-1])
@@ -125,10 +127,10 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
         self._drawn[y] = (key, strip)
         return strip
 
-    def _shows(self, row: steps.Step | int, width: int) -> tuple:
+    def _shows(self, row: step_path.Step | int, width: int) -> tuple:
         """What a line is drawn from: when it is the same, the line drawn last time stands."""
         here = row == self.here
-        shows = (row, self.counts.get(row, 0) if isinstance(row, steps.Step) else self.n_blocks, here)
+        shows = (row, self.counts.get(row, 0) if isinstance(row, step_path.Step) else self.n_blocks, here)
         return shows, here and self.backward, width, self.content_size.width, self.app.theme
 
     def _refresh_changed_lines(self) -> None:
@@ -150,22 +152,22 @@ class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=T
         offset = event.get_content_offset(self)
         if offset is not None and 0 <= offset.y < len(self.rows):
             row = self.rows[offset.y]
-            if isinstance(row, steps.Step):
+            if isinstance(row, step_path.Step):
                 self.post_message(self.Chosen(row.number, row.block))
 
     def action_move(self, delta: int) -> None:
-        path = steps.forward(self.n_blocks)
+        path = step_path.forward(self.n_blocks)
         at = path.index(self.here) if self.here in path else 0
         to = path[min(max(at + delta, 0), len(path) - 1)]
         self.post_message(self.Chosen(to.number, to.block))
 
 
-def _rows(n_blocks: int) -> tuple[steps.Step | int, ...]:
+def _rows(n_blocks: int) -> tuple[step_path.Step | int, ...]:
     """The list's lines: every step of the path, with a heading line before each block's steps when the
     model has several blocks."""
-    rows: list[steps.Step | int] = []
-    for step in steps.forward(n_blocks):
-        if n_blocks > 1 and step.block is not None and step.number == steps.FIRST_IN_BLOCK:
+    rows: list[step_path.Step | int] = []
+    for step in step_path.forward(n_blocks):
+        if n_blocks > 1 and step.block is not None and step.number == step_path.FIRST_IN_BLOCK:
             rows.append(step.block)
         rows.append(step)
     return tuple(rows)

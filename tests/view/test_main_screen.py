@@ -1,4 +1,4 @@
-"""The main screen draws a key as soon as it has taken it in (prompt_screen.PromptScreen), and a
+"""The main screen draws a key as soon as it has taken it in (main_screen.MainScreen), and a
 settled widget's first size asks for a layout of its own (lean.SettledSize)."""
 
 import asyncio
@@ -14,20 +14,20 @@ from textual.widgets._footer import FooterKey
 from tests.apps import make_app
 from tests.tui.helpers import press
 from tests.view.test_lean_screen import counting, lines_drawn, typing_in_w_o
-from tinytui.tui.screens import main_screen as prompt_screen
-from tinytui.tui.screens.main_screen import PromptScreen
+from tinytui.tui.screens import main_screen
+from tinytui.tui.screens.main_screen import MainScreen
 from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.grid.grid import Grid
 from tinytui.tui.widgets.step_list import StepList
 
 
 class Counter(App[None]):
-    """One line that a key changes, on a PromptScreen whose timer never ticks in a test's time."""
+    """One line that a key changes, on a MainScreen whose timer never ticks in a test's time."""
 
     BINDINGS: ClassVar = [("x", "bump")]
 
     def get_default_screen(self):
-        return PromptScreen(id="_default")
+        return MainScreen(id="_default")
 
     def compose(self):
         yield Static("0", id="count")
@@ -78,12 +78,12 @@ async def test_a_change_within_a_frame_of_the_last_waits_for_the_timer():
         await pilot.pause()
         written = app.frames_only_when_idle()
         app.screen._last_frame = 100.0  # a frame drawn just now: the clock has not moved since
-        clock, prompt_screen.monotonic = prompt_screen.monotonic, lambda: 100.0
+        clock, main_screen.monotonic = main_screen.monotonic, lambda: 100.0
         try:
             await pilot.press("x")
             await settle(pilot)
         finally:
-            prompt_screen.monotonic = clock
+            main_screen.monotonic = clock
         assert written == []  # left to the timer (this one never ticks)
         assert app.screen._dirty_widgets
 
@@ -112,7 +112,7 @@ async def test_the_app_draws_on_its_prompt_screen():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert isinstance(app.screen, PromptScreen)
+        assert isinstance(app.screen, MainScreen)
 
 
 async def test_b_after_edits_lays_the_screen_out_and_draws_it_once_each_way():
