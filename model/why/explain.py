@@ -56,7 +56,12 @@ _last: tuple[Trace, Params, Gradients, Ctx] | None = None  # one run's gradients
 
 def _context(trace: Trace, params: Params, grads: Gradients | None = None) -> tuple[Ctx, Gradients]:
     global _last
-    if _last is not None and _last[0] is trace and _last[1] is params and grads in (None, _last[2]):
+    if (
+        _last is not None
+        and _last[0] is trace
+        and _last[1] is params
+        and (grads is None or grads is _last[2])
+    ):
         return _last[3], _last[2]
     if trace.cfg != params.cfg:
         raise ValueError("the trace was computed for a different model shape")

@@ -1,0 +1,45 @@
+"""The ladder of hints for a question, one rung per ask:
+
+    1  which cells it is computed from   'computed from q.2[1,0], q.2[1,1], k.2[0,0], k.2[0,1]'
+    2  the formula                       'scores.2[1,0] = (q.2[1] · k.2[0]) / √2'
+    3  the formula with the numbers in   'scores.2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142'
+
+All three come from the cell's provenance (model/why); none gives the value itself. lit() is the cells of
+the first rung as (name, index), for the app to light as the inspector lights operands.
+"""
+
+from __future__ import annotations
+
+from tinytui.model.practice.questions import Question, cell_text
+
+RUNGS = 3
+SHOWN = 8  # the operand cells named before "… and N more"
+
+
+def lit(question: Question) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The distinct cells the question's value is computed from, in the formula's order."""
+    seen: dict[tuple[str, tuple[int, ...]], None] = {}
+    for op in question.why.operands:
+        seen.setdefault((op.name, tuple(op.index)), None)
+    return tuple(seen)
+
+
+def hint(question: Question, rung: int, n_blocks: int = 1) -> str:
+    """Hint `rung` (1–3) of the ladder; a rung above 3 repeats the last."""
+    rung = min(max(rung, 1), RUNGS)
+    why = question.why
+    if rung == 1:
+        cells = lit(question)
+        if not cells:
+            return "computed from no other cell: the formula alone gives it"
+        named = [cell_text(n, ix, n_blocks) for n, ix in cells[:SHOWN]]
+        more = f" … and {len(cells) - SHOWN} more" if len(cells) > SHOWN else ""
+        return "computed from " + ", ".join(named) + more
+    if rung == 2:
+        return why.formula
+    return f"{question.cell(n_blocks)} = {why.filled}"
+
+
+def ladder(question: Question, n_blocks: int = 1) -> tuple[str, ...]:
+    """All three rungs, in order."""
+    return tuple(hint(question, r, n_blocks) for r in range(1, RUNGS + 1))

@@ -1,0 +1,132 @@
+"""The questions of one step: every cell the step computes, in the order its tables show them.
+
+    qs = step_questions(trace, params, 7)                    # step 7 forward: scores.1, scores.2
+    qs = step_questions(trace, params, 9, backward=True)     # the walk's step 9: grad.head.{h}, grad.W_O, …
+    qs = step_questions(trace, params, 11, count=5, seed=3)  # a seeded sample of 5, still in order
+
+A forward step asks what its stage writes (model/stages.py); a step of the backward walk asks the
+gradients it computes on the way, the weights' gradients it produces and the gradients it passes back
+(model/backward/walk_stages.py), never the ones that arrive. Each Question carries the cell's Why
+(model/why/explain.py): its value, formula and operands, from which grading and hints are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.model import step_path
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.backward.walk_stages import backward_stage_for
+from tinytui.model.names import label
+from tinytui.model.params import Params
+from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.trace import Trace
+from tinytui.model.why.explain import explain
+from tinytui.model.why.rule_pieces import Why
+
+FORWARD_STEPS = tuple(sorted(STAGE_BY_NUMBER))  # 1–16
+BACKWARD_STEPS = tuple(range(15, 1, -1))  # the walk: 15 … 2
+
+
+class QuestionError(ValueError):
+    """A step, block, count or seed that asks nothing sensible; the message says what would."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One cell to compute by hand: its canonical name and full index, and why it has its value."""
+
+    why: Why
+
+    @property
+    def name(self) -> str:
+        return self.why.name
+
+    @property
+    def index(self) -> tuple[int, ...]:
+        return self.why.index
+
+    @property
+    def value(self) -> float:
+        return self.why.value
+
+    def cell(self, n_blocks: int = 1) -> str:
+        """The cell as people read it: 'scores.2[1,0]', 'loss', 'attn.1[2,0] (block 2)'."""
+        return cell_text(self.name, self.index, n_blocks)
+
+    def to_json(self) -> dict:
+        """What a question says without its answer: name, index, formula and the operands' cells."""
+        return {
+            "name": self.name,
+            "index": list(self.index),
+            "formula": self.why.formula,
+            "operands": [{"name": o.name, "index": list(o.index)} for o in self.why.operands],
+        }
+
+
+def cell_text(name: str, index: Sequence[int], n_blocks: int = 1) -> str:
+    """'scores.2[1,0]'; with several blocks the block after the index: 'scores.2[1,0] (block 2)'."""
+    base, sep, block = label(name, n_blocks).partition(" (")
+    at = f"[{','.join(str(int(i)) for i in index)}]" if len(index) else ""
+    return base + at + (f" ({block}" if sep else "")
+
+
+def step_names(
+    trace: Trace, params: Params, number: int, backward: bool = False, block: int = 0
+) -> tuple[str, ...]:
+    """The canonical names of the tensors step `number` computes (forward, or in the backward walk), for
+    block (0-based) when it is one of the block's steps."""
+    cfg = trace.cfg
+    steps = BACKWARD_STEPS if backward else FORWARD_STEPS
+    if number not in steps:
+        first, last = min(steps), max(steps)
+        walk = "the backward walk's steps are" if backward else "the steps are"
+        raise QuestionError(f"{number} is not a step: {walk} {first}–{last}")
+    if not 0 <= block < cfg.n_blocks:
+        raise QuestionError(f"block {block + 1} is not in the model: it has {cfg.n_blocks}")
+    step = step_path.at(number, block, cfg.n_blocks)
+    if backward:
+        stage = backward_stage_for(number, trace.switches, cfg)
+        templates = stage.within + stage.params + stage.outgoing
+    else:
+        templates = step.stage.writes
+    return step_path.resolve(templates, cfg.n_heads, step, cfg.n_blocks)
+
+
+def step_questions(
+    trace: Trace,
+    params: Params,
+    number: int,
+    backward: bool = False,
+    block: int = 0,
+    count: int | None = None,
+    seed: int | None = None,
+    grads: Gradients | None = None,
+) -> tuple[Question, ...]:
+    """Every cell step `number` computes as a Question, in the order of its tensors and their cells; with
+    count, a sample of that many chosen by seed (the same seed, the same sample), kept in that order."""
+    names = step_names(trace, params, number, backward, block)
+    if grads is None and backward:
+        grads = Gradients(params, trace)  # computed as far as the step's cells need
+    cells = [(n, tuple(int(i) for i in ix)) for n in names for ix in np.ndindex(_shape(trace, grads, n))]
+    if count is not None:
+        if count < 1:
+            raise QuestionError(f"--count {count}: ask at least one cell")
+        if count < len(cells):
+            rng = np.random.default_rng(seed)
+            cells = [cells[i] for i in sorted(rng.choice(len(cells), size=count, replace=False))]
+    return tuple(Question(explain(trace, params, n, ix, grads)) for n, ix in cells)
+
+
+def questions_at(
+    trace: Trace, params: Params, cells: Sequence[tuple[str, Sequence[int]]], grads: Gradients | None = None
+) -> tuple[Question, ...]:
+    """The questions of chosen cells (a lesson's), each a canonical name and full index, in that order."""
+    return tuple(Question(explain(trace, params, n, tuple(int(i) for i in ix), grads)) for n, ix in cells)
+
+
+def _shape(trace: Trace, grads: Gradients | None, name: str) -> tuple[int, ...]:
+    return trace[name].shape if name in trace else grads[name].shape

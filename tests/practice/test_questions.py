@@ -1,0 +1,147 @@
+"""The practice questions on the chapter model: every cell of steps 5–15, forward and backward, answered
+with its true value to 4 decimals is graded right, and 1e-3 off is graded wrong with its three hints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.practice.grading import grade, is_right, read_number
+from tinytui.model.practice.hints import RUNGS, hint, ladder, lit
+from tinytui.model.practice.questions import QuestionError, step_names, step_questions
+from tinytui.model.why.explain import explain
+from tinytui.model.why.rule_pieces import num
+
+STEPS = range(5, 16)
+
+
+@pytest.fixture(scope="module")
+def run(chapter, trace):
+    return trace, chapter.params, Gradients(chapter.params, trace)
+
+
+@pytest.mark.parametrize("backward", [False, True], ids=["forward", "backward"])
+@pytest.mark.parametrize("number", STEPS)
+def test_every_cell_graded(run, number, backward):
+    trace, params, grads = run
+    qs = step_questions(trace, params, number, backward, grads=grads)
+    names = step_names(trace, params, number, backward)
+    arrays = {n: (trace[n] if n in trace else grads[n]) for n in names}
+    assert len(qs) == sum(a.size for a in arrays.values())  # every cell of every tensor the step makes
+    for q in qs:
+        true = float(arrays[q.name][q.index])
+        assert q.value == true
+        shown = f"{true:.4f}"  # the 4 decimals the app shows
+        assert grade(shown, true).correct, (q.cell(), shown, true)
+        assert grade(num(true), true).correct  # as the app writes it, with the Unicode minus
+        for off in (1e-3, -1e-3):
+            wrong = grade(f"{true + off:.6f}", true)
+            assert not wrong.correct and wrong.said == "not quite", (q.cell(), true, off)
+        rungs = ladder(q)
+        assert len(rungs) == RUNGS and len(set(rungs)) == RUNGS
+        assert rungs[1] == q.why.formula and rungs[2] == f"{q.cell()} = {q.why.filled}"
+        cells = lit(q)
+        assert rungs[0].startswith("computed from ") if cells else "no other cell" in rungs[0]
+        assert {(o.name, o.index) for o in q.why.operands} == set(cells)
+
+
+def test_values_in_range_of_the_absolute_rule(run):
+    """The chapter's steps 5–15 hold no value of 10 or more, so 1e-3 off is always past 5e-5."""
+    trace, params, grads = run
+    biggest = max(
+        abs(q.value)
+        for n in STEPS
+        for b in (False, True)
+        for q in step_questions(trace, params, n, b, grads=grads)
+    )
+    assert 1.0 < biggest < 10
+
+
+def test_what_steps_ask(run):
+    trace, params, grads = run
+    assert step_names(trace, params, 7) == ("blocks.0.scores.1", "blocks.0.scores.2")
+    assert step_names(trace, params, 9, backward=True) == (
+        "grad.blocks.0.head.1",
+        "grad.blocks.0.head.2",
+        "grad.blocks.0.W_O",
+        "grad.blocks.0.attn.1",
+        "grad.blocks.0.attn.2",
+        "grad.blocks.0.v.1",
+        "grad.blocks.0.v.2",
+    )
+    assert step_names(trace, params, 14, backward=True) == ("grad.E.unembed", "grad.z")
+    assert len(step_questions(trace, params, 7)) == 32  # two 4×4 score tables
+    assert step_questions(trace, params, 16) == ()  # the count computes nothing to check
+    assert step_questions(trace, params, 3, backward=True, grads=grads) == ()
+
+
+def test_hints_of_one_score(run):
+    trace, params, _ = run
+    (q,) = [
+        q for q in step_questions(trace, params, 7) if q.name == "blocks.0.scores.2" and q.index == (1, 0)
+    ]
+    assert hint(q, 1) == "computed from q.2[1,0], k.2[0,0], q.2[1,1], k.2[0,1]"
+    assert hint(q, 2) == "scores.2[1,0] = (q.2[1] · k.2[0]) / √2"
+    assert hint(q, 3) == "scores.2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142"
+    assert hint(q, 9) == hint(q, 3)  # past the top rung the last one repeats
+    assert q.value == pytest.approx(-0.2429, abs=5e-5)
+    assert q.to_json() == {
+        "name": "blocks.0.scores.2",
+        "index": [1, 0],
+        "formula": "scores.2[1,0] = (q.2[1] · k.2[0]) / √2",
+        "operands": [
+            {"name": "blocks.0.q.2", "index": [1, 0]},
+            {"name": "blocks.0.k.2", "index": [0, 0]},
+            {"name": "blocks.0.q.2", "index": [1, 1]},
+            {"name": "blocks.0.k.2", "index": [0, 1]},
+        ],
+    }
+
+
+def test_a_seeded_sample(run):
+    trace, params, grads = run
+    every = step_questions(trace, params, 11, True, grads=grads)
+    five = step_questions(trace, params, 11, True, count=5, seed=3, grads=grads)
+    assert len(five) == 5 and five == step_questions(trace, params, 11, True, count=5, seed=3, grads=grads)
+    assert five != step_questions(trace, params, 11, True, count=5, seed=4, grads=grads)
+    order = [every.index(q) for q in five]
+    assert order == sorted(order)  # a sample keeps the walk's order
+    assert step_questions(trace, params, 11, True, count=10_000, grads=grads) == every
+
+
+@pytest.mark.parametrize(
+    ("kw", "says"),
+    [
+        ({"number": 17}, "17 is not a step: the steps are 1–16"),
+        ({"number": 16, "backward": True}, "16 is not a step: the backward walk's steps are 2–15"),
+        ({"number": 7, "block": 1}, "block 2 is not in the model: it has 1"),
+        ({"number": 7, "count": 0}, "--count 0: ask at least one cell"),
+    ],
+)
+def test_refusals(run, kw, says):
+    trace, params, _ = run
+    with pytest.raises(QuestionError) as exc:
+        step_questions(trace, params, **kw)
+    assert str(exc.value) == says
+
+
+def test_reading_answers():
+    assert read_number("−0.2429") == -0.2429
+    assert read_number(" -2.5e-1 ") == -0.25
+    assert read_number("∞") == np.inf
+    assert read_number("nan") is None and read_number("") is None and read_number("0,5") is None
+    assert grade("abc", 0.5).said == "'abc' is not a number" and grade("  ", 0.5).said == "no answer given"
+    assert grade("0.2429", -0.2429).said == "not quite"
+    # values of 10 or more: relative 1e-4
+    assert is_right(12.3456 + 1.2e-3, 12.3456) and not is_right(12.3456 + 1.3e-3, 12.3456)
+    assert is_right(0.12345 + 5e-5, 0.12345) and not is_right(0.12345 + 5.1e-5, 0.12345)
+
+
+def test_explain_with_new_gradients_of_the_same_run(run):
+    """explain() used to compare a new Gradients of the same run with == (a Mapping of arrays) and fail."""
+    trace, params, grads = run
+    explain(trace, params, "grad.logits", (0,), grads)
+    assert (
+        explain(trace, params, "grad.logits", (0,), Gradients(params, trace)).value == grads["grad.logits"][0]
+    )
