@@ -32,7 +32,12 @@ BACKWARD_STEPS = tuple(range(15, 1, -1))  # the walk: 15 … 2
 
 
 class QuestionError(ValueError):
-    """A step, block, count or seed that asks nothing sensible; the message says what would."""
+    """A step, block or count that asks nothing sensible; the message says what would, .option which it
+    was ("step", "block", "count")."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 @dataclass(frozen=True)
@@ -84,9 +89,9 @@ def step_names(
     if number not in steps:
         first, last = min(steps), max(steps)
         walk = "the backward walk's steps are" if backward else "the steps are"
-        raise QuestionError(f"{number} is not a step: {walk} {first}–{last}")
+        raise QuestionError("step", f"there is no step {number}: {walk} {first}–{last}")
     if not 0 <= block < cfg.n_blocks:
-        raise QuestionError(f"block {block + 1} is not in the model: it has {cfg.n_blocks}")
+        raise QuestionError("block", f"the model has no block {block + 1}: it has {cfg.n_blocks}")
     step = step_path.at(number, block, cfg.n_blocks)
     if backward:
         stage = backward_stage_for(number, trace.switches, cfg)
@@ -114,7 +119,7 @@ def step_questions(
     cells = [(n, tuple(int(i) for i in ix)) for n in names for ix in np.ndindex(_shape(trace, grads, n))]
     if count is not None:
         if count < 1:
-            raise QuestionError(f"--count {count}: ask at least one cell")
+            raise QuestionError("count", f"{count} asks nothing: ask at least one cell")
         if count < len(cells):
             rng = np.random.default_rng(seed)
             cells = [cells[i] for i in sorted(rng.choice(len(cells), size=count, replace=False))]

@@ -113,10 +113,10 @@ def test_a_seeded_sample(run):
 @pytest.mark.parametrize(
     ("kw", "says"),
     [
-        ({"number": 17}, "17 is not a step: the steps are 1–16"),
-        ({"number": 16, "backward": True}, "16 is not a step: the backward walk's steps are 2–15"),
-        ({"number": 7, "block": 1}, "block 2 is not in the model: it has 1"),
-        ({"number": 7, "count": 0}, "--count 0: ask at least one cell"),
+        ({"number": 17}, "there is no step 17: the steps are 1–16"),
+        ({"number": 16, "backward": True}, "there is no step 16: the backward walk's steps are 2–15"),
+        ({"number": 7, "block": 1}, "the model has no block 2: it has 1"),
+        ({"number": 7, "count": 0}, "0 asks nothing: ask at least one cell"),
     ],
 )
 def test_refusals(run, kw, says):

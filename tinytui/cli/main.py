@@ -14,7 +14,15 @@ import os
 import sys
 from typing import TextIO
 
-from tinytui.cli import analysis_commands, collector, new_command, serve_command, trace_command, train_command
+from tinytui.cli import (
+    analysis_commands,
+    collector,
+    new_command,
+    quiz_command,
+    serve_command,
+    trace_command,
+    train_command,
+)
 from tinytui.cli.debugger import cmd_app, cmd_replay
 from tinytui.cli.new_command import CommandError
 from tinytui.cli.options import build_parser
@@ -125,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             ](args, sys.stdout, sys.stderr)
         if args.command == "why":
             return cmd_why(args, sys.stdout)
+        if args.command == "quiz":
+            return quiz_command.run(setup_from(args), args, sys.stdin.buffer, sys.stdout)
         if args.command == "replay":
             return cmd_replay(args, sys.stdout)
         return cmd_app(args)

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-from tinytui.cli import analysis_commands, new_command, serve_command, trace_command, train_command
+from tinytui.cli import (
+    analysis_commands,
+    new_command,
+    quiz_command,
+    serve_command,
+    trace_command,
+    train_command,
+)
 from tinytui.model.stages import GROUPS
 from tinytui.model.trace import DEFAULT_LR
 
@@ -90,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     train_command.add_parser(sub)
     new_command.add_presets_parser(sub)
     analysis_commands.add_parsers(sub, run_options)
+    quiz_command.add_parser(sub, run_options)
     return parser
 
 

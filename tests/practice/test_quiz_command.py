@@ -1,0 +1,138 @@
+"""tinytui quiz: the questions of a step as JSON (no answers), and answers from stdin graded with ✓ or the
+first hint and a score; a line that is not a number is graded wrong and said so, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tinytui.cli.main import main
+
+
+def quiz(capsys, monkeypatch, *args, stdin: bytes = b""):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    rc = main(["quiz", *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def listed(capsys, monkeypatch, *args) -> list[dict]:
+    rc, out, err = quiz(capsys, monkeypatch, *args, "--list", "--json")
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def test_list_json_names_cells_as_why_takes_them(capsys, monkeypatch):
+    qs = listed(capsys, monkeypatch, "--step", "7")
+    assert len(qs) == 32
+    assert [set(q) for q in qs] == [{"name", "index", "formula", "operands"}] * 32  # no answers
+    assert qs[0]["name"] == "blocks.0.scores.1" and qs[0]["index"] == [0, 0]
+    assert qs[20] == {
+        "name": "blocks.0.scores.2",
+        "index": [1, 0],
+        "formula": "scores.2[1,0] = (q.2[1] · k.2[0]) / √2",
+        "operands": [
+            {"name": "blocks.0.q.2", "index": [1, 0]},
+            {"name": "blocks.0.k.2", "index": [0, 0]},
+            {"name": "blocks.0.q.2", "index": [1, 1]},
+            {"name": "blocks.0.k.2", "index": [0, 1]},
+        ],
+    }
+    # the name and index are what `tinytui why` takes
+    rc = main(["why", "--json", f"{qs[20]['name']}[{','.join(map(str, qs[20]['index']))}]"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["result"] == "−0.2429"
+
+
+def test_backward_sample_and_run_options(capsys, monkeypatch):
+    five = listed(capsys, monkeypatch, "--step", "9", "--backward", "--count", "5", "--seed", "2")
+    assert len(five) == 5 and all(q["name"].startswith("grad.blocks.0.") for q in five)
+    assert five == listed(capsys, monkeypatch, "--step", "9", "--backward", "--count", "5", "--seed", "2")
+    masked = listed(capsys, monkeypatch, "--step", "8", "--no-mask")
+    assert "1 if j ≤ i" not in masked[1]["formula"]  # the formula as it ran with the mask off
+    other = listed(capsys, monkeypatch, "--step", "14", "--prompt", "a a a", "--target", "chuck")
+    assert other[0]["formula"] == "logits[0] = z · E[0]   (the row of 'a')"
+
+
+def test_answers_graded_with_hints_and_score(capsys, monkeypatch):
+    answers = "−0.2429\n-0.2439\nseven\n\n0.3131\n".encode()
+    rc, out, err = quiz(capsys, monkeypatch, "--step", "7", "--count", "6", "--seed", "0", stdin=answers)
+    assert rc == 0, err
+    rc, js, _ = quiz(
+        capsys, monkeypatch, "--step", "7", "--count", "6", "--seed", "0", "--json", stdin=answers
+    )
+    doc = json.loads(js)
+    assert [set(q) >= {"name", "index", "answer", "expected", "correct"} for q in doc["questions"]] == [
+        True
+    ] * 6
+    got = [(q["answer"], q["correct"]) for q in doc["questions"]]
+    expected = [round(q["expected"], 4) for q in doc["questions"]]
+    lines = out.splitlines()
+    assert len(lines) == 7
+    assert got[0][0] == -0.2429 and got[1][0] == -0.2439  # the app's minus and Python's read alike
+    for line, (_, correct) in zip(lines, got):
+        assert ("✓" in line) == correct
+        if not correct:
+            assert "Hint: computed from " in line
+    assert got[2] == (None, False) and "'seven' is not a number" in lines[2]
+    assert got[3] == (None, False) and "no answer given" in lines[3]
+    assert got[5] == (None, False)  # stdin ended: nothing to grade
+    assert lines[-1] == f"score: {doc['score']['right']} of 6" and doc["score"]["asked"] == 6
+    # now answer every one right, to 4 decimals
+    right = "".join(f"{e:.4f}\n" for e in expected).encode()
+    rc, js, _ = quiz(capsys, monkeypatch, "--step", "7", "--count", "6", "--seed", "0", "--json", stdin=right)
+    assert json.loads(js)["score"] == {"right": 6, "asked": 6}
+
+
+def test_every_question_of_a_step_right_and_1e3_off(capsys, monkeypatch):
+    qs = listed(capsys, monkeypatch, "--step", "11", "--backward")
+    _, js, _ = quiz(capsys, monkeypatch, "--step", "11", "--backward", "--json", stdin=b"0\n" * len(qs))
+    values = [q["expected"] for q in json.loads(js)["questions"]]
+    right = "".join(f"{v:.4f}\n" for v in values).encode()
+    off = "".join(f"{v + 1e-3:.6f}\n" for v in values).encode()
+    _, js, _ = quiz(capsys, monkeypatch, "--step", "11", "--backward", "--json", stdin=right)
+    assert json.loads(js)["score"] == {"right": len(qs), "asked": len(qs)}
+    _, js, _ = quiz(capsys, monkeypatch, "--step", "11", "--backward", "--json", stdin=off)
+    assert json.loads(js)["score"] == {"right": 0, "asked": len(qs)}
+
+
+def test_bytes_that_are_not_text_are_not_a_number(capsys, monkeypatch):
+    rc, out, err = quiz(capsys, monkeypatch, "--step", "13", "--count", "1", stdin=b"\xff\xfe0.5\n")
+    assert rc == 0 and err == ""
+    assert "is not a number" in out and out.endswith("score: 0 of 1\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--step", "17"], "tinytui: error: --step: there is no step 17: the steps are 1–16\n"),
+        (["--step", "16"], "tinytui: error: --step 16: step 16 computes nothing to check by hand\n"),
+        (
+            ["--step", "3", "--backward"],
+            "tinytui: error: --step 3: the backward walk's step 3 computes nothing",
+        ),
+        (["--step", "7", "--count", "0"], "tinytui: error: --count: 0 asks nothing: ask at least one cell\n"),
+        (["--step", "7", "--block", "2"], "tinytui: error: --block: the model has no block 2: it has 1\n"),
+    ],
+)
+def test_refusals_are_one_line(capsys, monkeypatch, args, says):
+    rc, out, err = quiz(capsys, monkeypatch, *args)
+    assert rc == 2 and out == "" and err.startswith(says)
+
+
+def test_a_real_pipe():
+    """The installed command reading a pipe: a number, a word, and the end of input."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tinytui", "quiz", "--step", "15", "--count", "2", "--seed", "1"],
+        input="1.1690\nabc\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.splitlines()[-1].startswith("score: ")
+    assert "'abc' is not a number" in done.stdout
