@@ -142,7 +142,8 @@ def head(h: object, n_heads: int) -> int:
 
 def plain_text(text: object, what: str, max_chars: int) -> str:
     """Text shown on screen (a name, a token, a label): a string with no control or bidi characters,
-    which could move the cursor, recolour the terminal or disguise what is shown."""
+    which could move the cursor, recolour the terminal or disguise what is shown, and no lone UTF-16
+    surrogate, which cannot be printed or written back as UTF-8."""
     if not isinstance(text, str):
         raise Invalid(f"{what}: expected a string")
     if len(text) > max_chars:
@@ -150,4 +151,8 @@ def plain_text(text: object, what: str, max_chars: int) -> str:
     for i, c in enumerate(text):
         if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp"):
             raise Invalid(f"{what}: control character U+{ord(c):04X} at position {i}; use plain text")
+        if "\ud800" <= c <= "\udfff":  # from a JSON \uXXXX escape or an undecodable byte in argv
+            raise Invalid(
+                f"{what}: lone UTF-16 surrogate U+{ord(c):04X} at position {i}, which no UTF-8 text can hold"
+            )
     return text

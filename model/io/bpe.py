@@ -52,7 +52,8 @@ class BPE:
         try:
             model = tk.models.BPE(vocab=vocab, merges=merges)
         except Exception as exc:  # a merge of pieces vocab.json lacks, say (tokenizers' own exception)
-            raise TokenizerFileError(f"{folder / 'merges.txt'}: does not fit vocab.json ({exc})") from None
+            why = " ".join(str(exc).split())[:200]  # its message may run to several lines
+            raise TokenizerFileError(f"{folder / 'merges.txt'}: does not fit vocab.json ({why})") from None
         tok = tk.Tokenizer(model)
         tok.pre_tokenizer = tk.pre_tokenizers.ByteLevel(add_prefix_space=False)  # GPT-2's own split
         tok.decoder = tk.decoders.ByteLevel()

@@ -199,11 +199,12 @@ def _regular(path: Path):
         raise CheckpointError(f"{path}: missing") from None
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    f = os.fdopen(fd, "rb")
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        f.close()
-        raise CheckpointError(f"{path}: cannot read the weights (it is not a regular file)")
-    return f
+    st = os.fstat(fd)  # before fdopen, which refuses a folder with its own IsADirectoryError
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO, device or socket"
+        raise CheckpointError(f"{path}: cannot read the weights (it is {kind}, not a regular file)")
+    return os.fdopen(fd, "rb")
 
 
 def sha256(path: Path) -> str:

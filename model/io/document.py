@@ -81,6 +81,13 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
         if key in doc:
             plain_text(doc[key], key, MAX_TEXT[key], fail)
     vocab = strings(doc["vocab"], "vocab", fail)
+    if not vocab:
+        raise fail("vocab", "empty: a model needs at least one token")
+    for i, token in enumerate(vocab):
+        if not token or any(c.isspace() for c in token):
+            # --prompt splits on whitespace: such a token could sit in a prompt no one can type
+            what = "an empty token" if not token else f"{describe(token)} has a space in it"
+            raise fail(f"vocab[{i}]", f"{what} (a token is one word, typed in a prompt)")
     if len(vocab) > LIMITS["vocab"]:
         raise fail("vocab", f"{len(vocab)} tokens is more than tinytui allows ({LIMITS['vocab']})")
     if len(set(vocab)) != len(vocab):

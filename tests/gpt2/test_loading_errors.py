@@ -163,3 +163,25 @@ def test_without_tokenizers_installed_the_error_says_what_to_install(tmp_path, m
         f"{folder}: a GPT-2 checkpoint needs the tokenizers package, which is not installed: "
         "pip install 'tinytui[gpt2]'"
     )
+
+
+def test_a_folder_named_model_safetensors_is_one_line(tmp_path):
+    folder = copy(tmp_path)
+    (folder / "model.safetensors").unlink()
+    (folder / "model.safetensors").mkdir()  # an IsADirectoryError traceback before
+    assert refused(folder) == (
+        f"{folder / 'model.safetensors'}: cannot read the weights (it is a folder, not a regular file)"
+    )
+
+
+def test_a_lone_surrogate_in_vocab_json_is_one_line_naming_vocab_json(tmp_path):
+    folder = copy(tmp_path)
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    first = next(iter(vocab))
+    vocab["\udc80x"] = vocab.pop(first)  # json.dumps writes it as the escape \\udc80
+    (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    text = refused(folder)  # before: three lines from the tokenizers package naming merges.txt
+    assert text == (
+        f"{folder / 'vocab.json'}: '\\udc80x': piece: lone UTF-16 surrogate U+DC80 at position 0, "
+        "which no UTF-8 text can hold"
+    )

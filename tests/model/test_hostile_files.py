@@ -42,6 +42,19 @@ def big_context() -> str:
     return doc_with(n_ctx=10_000, prompt=["a"] * 10_000)
 
 
+def vocab_with(i: int, token: str) -> str:
+    """The preset with its i-th token replaced (the vocabulary is checked before the prompt)."""
+    doc = preset()
+    doc["vocab"][i] = token
+    return json.dumps(doc)
+
+
+def empty_vocabulary() -> str:
+    doc = preset()
+    doc["vocab"], doc["weights"]["E"] = [], []  # E of shape (0,): a ValueError traceback before
+    return json.dumps(doc)
+
+
 def many_blocks() -> str:
     doc = preset()
     doc["weights"]["blocks"] *= 49
@@ -97,6 +110,14 @@ CASES = [
     ),
     ("newline in dims", doc_with(dims=["thing", "act\nion", "quantifier", "wood"]), "dims[1]", "U+000A"),
     ("a long name", doc_with(name="n" * 201), "name", "201 characters is too long (at most 200)"),
+    # lone UTF-16 surrogates (JSON's \ud800 escapes): not text; print and --record died writing them
+    ("surrogate in name", doc_with(name="x\ud800y"), "name", "lone UTF-16 surrogate U+D800 at position 1"),
+    ("surrogate in vocab", vocab_with(3, "\udc00"), "vocab[3]", "lone UTF-16 surrogate U+DC00"),
+    ("surrogate in dims", doc_with(dims=["\ud83d", "action", "quantifier", "wood"]), "dims[0]", "U+D83D"),
+    ("surrogate in about", doc_with(about="\udfff"), "about", "lone UTF-16 surrogate U+DFFF"),
+    ("an empty vocabulary", empty_vocabulary(), "vocab", "empty: a model needs at least one token"),
+    ("an empty token", vocab_with(3, ""), "vocab[3]", "an empty token"),
+    ("a token with a space", vocab_with(0, "a b"), "vocab[0]", "'a b' has a space in it"),
 ]
 
 

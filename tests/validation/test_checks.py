@@ -136,10 +136,12 @@ def test_head():
         ("abc\u202edcba", "U+202E"),
         ("x" * 300, "name: 300 characters is too long (at most 200)"),
         (3, "name: expected a string"),
+        ("wood\udc80", "name: lone UTF-16 surrogate U+DC80 at position 4, which no UTF-8 text can hold"),
+        ("\ud83d\ude00", "U+D83D at position 0"),  # a pair of escapes is still two lone halves in a str
     ],
 )
 def test_plain_text_refuses_what_could_rewrite_the_screen(text, why):
     with pytest.raises(Invalid) as exc:
         checks.plain_text(text, "name", 200)
     assert why in str(exc.value)
-    assert checks.plain_text("woodchuck ☃", "name", 200) == "woodchuck ☃"
+    assert checks.plain_text("woodchuck ☃ 😀", "name", 200) == "woodchuck ☃ 😀"
