@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Iterator, Mapping
 
@@ -239,6 +240,25 @@ class Params(Mapping[str, np.ndarray]):
         """True when both read the same base arrays (one is other with some cells edited, or both are)."""
         return self._arrays is other._arrays
 
+    def differences(self, other: Params) -> dict[str, list[Index] | None]:
+        """What may read differently from other, found without reading an edited array: for each array
+        over the same base array in both, the cells either overlay sets whose values differ (bit for bit:
+        0.0 and -0.0 differ); None for an array that is not the same object in both (not compared: the
+        whole of it may differ). Used to recompute only what an edit changes (trace.run's reuse)."""
+        if self is other:
+            return {}
+        mine, theirs = self.overlay(), other.overlay()
+        out: dict[str, list[Index] | None] = {}
+        for name, base in self._arrays.items():
+            if other._arrays.get(name) is not base:
+                out[name] = None
+                continue
+            a, b = mine.get(name, {}), theirs.get(name, {})
+            cells = [i for i in a.keys() | b.keys() if not _same_bits(a.get(i, base[i]), b.get(i, base[i]))]
+            if cells:
+                out[name] = cells
+        return out
+
     def changed_cells(self, other: Params) -> dict[str, list[tuple[int, ...]]]:
         """Cells whose value differs from other's (used to mark edited weights), in C order per array.
 
@@ -261,6 +281,11 @@ class Params(Mapping[str, np.ndarray]):
             if idx.size:
                 out[name] = [tuple(int(i) for i in row) for row in idx]
         return out
+
+
+def _same_bits(a: float, b: float) -> bool:
+    """a and b are the same float64 (finite values only: a Params holds no NaN)."""
+    return bool(a == b) and math.copysign(1.0, a) == math.copysign(1.0, b)
 
 
 def _rebuild(cfg: ModelConfig, arrays: dict[str, np.ndarray]) -> Params:

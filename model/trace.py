@@ -6,6 +6,14 @@ y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_step
 A block's names carry its prefix, "blocks.<b>." (blocks.0.attn.2; see names.py); z is computed
 from the last block's y.
 
+run(..., reuse=trace) recomputes only what differs from an earlier trace of the same prompt: the tensors
+it computes in four parts, in order (the embedding; each block; the head z, logits, probs; the loss and the
+step after it), and a part is kept, the very same Tensor objects, when nothing it reads changed and no
+part before it was recomputed. An edit of block b's weights or a head ablated in block b runs blocks b…
+and the head; a row of E that the prompt does not use, or the final norm, runs the head only; a target or
+learning rate runs the loss only. Every part computed reads exactly what a full run's would (the same
+arrays, bit for bit), so the result is bit for bit a full run's (tests/model/test_recompute.py).
+
 What GPT-2 adds, each when its ModelConfig switch is on (the chapter's model has none of them):
 learned positions (pe = P[:T]), layer norms with gain and bias (x_norm = LN(x)·ln1_g + ln1_b, likewise
 ln2 for x_mid_norm and lnf for z; post-norm puts ln1 after the first residual add and ln2 after the
@@ -16,13 +24,13 @@ the same: x_norm is the norm's output, gain and bias applied.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from tinytui.model import ops
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import prefix
+from tinytui.model.names import BLOCK, POSITION_PARAM, prefix
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches, defaults
 
@@ -82,6 +90,8 @@ class Trace(TensorMap):
     switches: Switches
     lr: float
     tensors: dict[str, Tensor] = field(repr=False)
+    # the weights it was run with (None: not known), so a later run can tell what changed since
+    params: Params | None = field(default=None, repr=False, compare=False)
 
     @property
     def token_labels(self) -> tuple[str, ...]:
@@ -106,16 +116,93 @@ class Trace(TensorMap):
         }
 
 
+# The parts of a run, in order (see the module's docstring); a block b's part is BLOCKS + b.
+EMBED, BLOCKS = 0, 1
+HEAD_NAMES = ("z", "logits", "probs")
+LOSS_NAMES = ("loss", "grad_logits", "logits_stepped", "probs_stepped", "loss_stepped")
+
+
+def head_part(cfg: ModelConfig) -> int:
+    return BLOCKS + cfg.n_blocks
+
+
+def loss_part(cfg: ModelConfig) -> int:
+    return BLOCKS + cfg.n_blocks + 1
+
+
+def nothing_changed(cfg: ModelConfig) -> int:
+    return BLOCKS + cfg.n_blocks + 2
+
+
+def part_of(name: str, cfg: ModelConfig) -> int:
+    """The part of a run that computes the tensor named name."""
+    if name.startswith(BLOCK):
+        return BLOCKS + int(name.split(".", 2)[1])
+    if name in HEAD_NAMES:
+        return head_part(cfg)
+    if name in LOSS_NAMES:
+        return loss_part(cfg)
+    return EMBED
+
+
+def first_stale(
+    reuse: Trace, params: Params, prompt: tuple[str, ...], target: str, switches: Switches, lr: float
+) -> int:
+    """The first part of a run on these inputs whose tensors differ from reuse's: EMBED when nothing can
+    be kept (another prompt or model, a switch every block reads, weights not known), nothing_changed()
+    when every tensor would be the same."""
+    cfg = params.cfg
+    if reuse.params is None or reuse.prompt != prompt or (reuse.cfg is not cfg and reuse.cfg != cfg):
+        return EMBED
+    old = reuse.switches
+    unablated = {"ablated_heads": frozenset(), "ablated": frozenset()}
+    if replace(old, **unablated) != replace(switches, **unablated):
+        return EMBED  # the mask, positions, norm, activation or residual: read from the embedding on
+    start = nothing_changed(cfg)
+    if old.ablated_heads != switches.ablated_heads:
+        start = BLOCKS  # a head of every block
+    for b, _ in old.ablated ^ switches.ablated:
+        start = min(start, BLOCKS + b)
+    ids = {cfg.token_id(t) for t in prompt}
+    for name, cells in params.differences(reuse.params).items():
+        start = min(start, _first_reader(name, cells, ids, len(prompt), cfg))
+        if start == EMBED:
+            return EMBED
+    if target != reuse.target or lr != reuse.lr:
+        start = min(start, loss_part(cfg))
+    return start
+
+
+def _first_reader(name: str, cells, ids: set[int], T: int, cfg: ModelConfig) -> int:
+    """The first part that reads the changed cells of parameter name (cells None: the whole array)."""
+    if name.startswith(BLOCK):
+        return part_of(name, cfg)
+    if name == "E":  # the prompt's rows are its embedding; every row is read by the logits
+        if cells is None or any(index[0] in ids for index in cells):
+            return EMBED
+        return head_part(cfg)
+    if name == POSITION_PARAM:  # only the prompt's positions are read
+        if cells is None or any(index[0] < T for index in cells):
+            return EMBED
+        return nothing_changed(cfg)
+    return head_part(cfg)  # the final norm's gain and bias
+
+
 def run(
     params: Params,
     prompt: Sequence[str],
     target: str,
     switches: Switches | None = None,
     lr: float = DEFAULT_LR,
+    reuse: Trace | None = None,
 ) -> Trace:
+    """Every tensor of the forward pass, the loss and one SGD step's effect on it. With reuse (an earlier
+    trace of these weights or others), the parts of it that these inputs would compute the same are kept
+    as they are and only the rest is computed: the same tensors, bit for bit, as without it."""
     cfg = params.cfg
     switches = switches or defaults(cfg)
     prompt = tuple(prompt)
+    lr = float(lr)
     if not prompt:
         raise ValueError("the prompt is empty")
     for tok in (*prompt, target):
@@ -123,6 +210,17 @@ def run(
             raise ValueError(f"{tok!r} is not in the vocabulary")
     if cfg.learned_positions and len(prompt) > cfg.n_ctx:
         raise ValueError(f"{len(prompt)} tokens is longer than the model's {cfg.n_ctx} learned positions")
+    start = EMBED if reuse is None else first_stale(reuse, params, prompt, target, switches, lr)
+    if reuse is not None and start == nothing_changed(cfg):
+        same = reuse.params is params and reuse.target == target and reuse.lr == lr
+        return reuse if same else Trace(cfg, prompt, target, switches, lr, dict(reuse.tensors), params)
+    kept: dict[int, list[tuple[str, Tensor]]] = {}
+    if reuse is not None and start > EMBED:
+        for name, tensor in reuse.tensors.items():
+            part = part_of(name, cfg)
+            if part < start:
+                kept.setdefault(part, []).append((name, tensor))
+
     T = len(prompt)
     tokens = Axis("tokens", tuple(f"{p}:{tok}" for p, tok in enumerate(prompt)))
     keys = Axis("keys", tokens.labels)
@@ -138,26 +236,43 @@ def run(
         out[name] = Tensor(name, arr, axes)
         return arr
 
-    ids = np.array([cfg.token_id(t) for t in prompt])
-    put("ids", ids, tokens)
-    emb = put("emb", params["E"][ids], tokens, dims)  # (T, d)
-    pe = params["P"][:T] if cfg.learned_positions else ops.positional_encoding(T, cfg.d_model)
-    if not switches.positional_encoding:
-        pe = np.zeros_like(pe)
-    put("pe", pe, tokens, dims)
-    x = put("x", emb + pe, tokens, dims)  # (T, d)
+    def keep(part: int) -> None:
+        out.update(kept.get(part, ()))
 
-    allowed = np.tril(np.ones((T, T))) if switches.causal_mask else np.ones((T, T))
-    put("mask", allowed, tokens, keys)
+    if start > EMBED:
+        keep(EMBED)
+        x, allowed = out["x"].values, out["mask"].values
+    else:
+        ids = np.array([cfg.token_id(t) for t in prompt])
+        put("ids", ids, tokens)
+        emb = put("emb", params["E"][ids], tokens, dims)  # (T, d)
+        pe = params["P"][:T] if cfg.learned_positions else ops.positional_encoding(T, cfg.d_model)
+        if not switches.positional_encoding:
+            pe = np.zeros_like(pe)
+        put("pe", pe, tokens, dims)
+        x = put("x", emb + pe, tokens, dims)  # (T, d)
+        allowed = np.tril(np.ones((T, T))) if switches.causal_mask else np.ones((T, T))
+        put("mask", allowed, tokens, keys)
+
     for b in range(cfg.n_blocks):
-        x = _block(params.block(b), x, allowed, cfg, switches, b, put, (tokens, keys, dims, k_axis, units))
+        if start > BLOCKS + b:
+            keep(BLOCKS + b)
+            x = out[prefix(b) + "y"].values
+        else:
+            w = params.block(b)
+            x = _block(w, x, allowed, cfg, switches, b, put, (tokens, keys, dims, k_axis, units))
 
-    z = ops.layer_norm(x[-1], cfg.eps)[0]  # (d,)
-    if cfg.norm_affine:
-        z = z * params["lnf_g"] + params["lnf_b"]
-    put("z", z, dims)
-    logits = put("logits", z @ params["E"].T, vocab)  # (V,)
-    put("probs", ops.softmax(logits), vocab)
+    if start > head_part(cfg):
+        keep(head_part(cfg))
+        logits = out["logits"].values
+    else:
+        z = ops.layer_norm(x[-1], cfg.eps)[0]  # (d,)
+        if cfg.norm_affine:
+            z = z * params["lnf_g"] + params["lnf_b"]
+        put("z", z, dims)
+        logits = put("logits", z @ params["E"].T, vocab)  # (V,)
+        put("probs", ops.softmax(logits), vocab)
+
     t = cfg.token_id(target)
     loss, grad = ops.cross_entropy(logits, t)
     put("loss", loss)
@@ -165,7 +280,7 @@ def run(
     stepped = put("logits_stepped", logits - lr * grad, vocab)
     put("probs_stepped", ops.softmax(stepped), vocab)
     put("loss_stepped", ops.cross_entropy(stepped, t)[0])
-    return Trace(cfg, prompt, target, switches, float(lr), out)
+    return Trace(cfg, prompt, target, switches, lr, out, params)
 
 
 def affine(x_hat: np.ndarray, w, which: str) -> np.ndarray:

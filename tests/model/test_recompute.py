@@ -1,0 +1,147 @@
+"""run(..., reuse=trace) recomputes only from the first part an edit touches, and gives a full run's bits."""
+
+import numpy as np
+import pytest
+
+from tests.random_models import config, weights
+from tinytui.model.names import prefix
+from tinytui.model.params import param_shapes
+from tinytui.model.switches import Switches, defaults
+from tinytui.model.trace import run
+
+BLOCKS = 4
+GPT2_LIKE = {"positions": "learned", "norm_affine": True, "attn_bias": True, "activation": "gelu"}
+PROMPT = ("t3", "t1", "t4", "t1", "t5")  # t0, t2, t6 … are rows of E the prompt does not read
+
+
+@pytest.fixture(scope="module", params=["chapter-like", "gpt2-like"])
+def model(request):
+    more = GPT2_LIKE if request.param == "gpt2-like" else {}
+    cfg = config(8, 2, 4, 12, 10, blocks=BLOCKS, n_ctx=8, **more)
+    params = weights(np.random.default_rng(29), cfg, 0.5)
+    switches = defaults(cfg)
+    return params, switches, run(params, PROMPT, "t7", switches)
+
+
+def same_bits(a, b):
+    """Both traces have the same tensors, in the same order, with the same bits and labels."""
+    assert list(a.tensors) == list(b.tensors)
+    for name, t in a.tensors.items():
+        u = b.tensors[name]
+        assert t.values.tobytes() == u.values.tobytes() and t.values.shape == u.values.shape, name
+        assert t.axes == u.axes, name
+    assert (a.prompt, a.target, a.switches, a.lr) == (b.prompt, b.target, b.switches, b.lr)
+
+
+def kept(before, after) -> set[str]:
+    """The names whose tensor after is the very same object as before's (not computed again)."""
+    return {n for n, t in after.tensors.items() if before.tensors.get(n) is t}
+
+
+def block_names(trace, b) -> set[str]:
+    return {n for n in trace.tensors if n.startswith(prefix(b))}
+
+
+EMBEDDING = {"ids", "emb", "pe", "x", "mask"}
+
+
+def before_block(trace, b) -> set[str]:
+    """The tensors a run computes before block b: the embedding's and those of blocks 0 … b − 1."""
+    return EMBEDDING.union(*(block_names(trace, k) for k in range(b)))
+
+
+def test_an_edit_of_every_weight_of_every_block_recomputes_from_that_block(model):
+    params, switches, base = model
+    rng = np.random.default_rng(1)
+    block_params = [n for n in param_shapes(params.cfg) if n.startswith("blocks.")]
+    assert len(block_params) == BLOCKS * (16 if params.cfg.norm_affine else 8)
+    for name in block_params:
+        b = int(name.split(".")[1])
+        index = tuple(int(rng.integers(k)) for k in params[name].shape)
+        edited = params.with_edit(name, index, float(params[name][index]) + 0.25)
+        again = run(edited, PROMPT, "t7", switches, reuse=base)
+        same_bits(again, run(edited, PROMPT, "t7", switches))
+        assert kept(base, again) == before_block(base, b), name
+
+
+def test_edits_after_edits_stay_a_full_runs_bits(model):
+    """A chain of traces, each reusing the one before (as a session's moves do), never drifts."""
+    params, switches, base = model
+    rng = np.random.default_rng(2)
+    trace, p = base, params
+    names = list(param_shapes(params.cfg))
+    for _ in range(30):
+        name = names[int(rng.integers(len(names)))]
+        index = tuple(int(rng.integers(k)) for k in params[name].shape)
+        p = p.with_edit(name, index, float(rng.normal()))
+        trace = run(p, PROMPT, "t7", switches, reuse=trace)
+    same_bits(trace, run(p, PROMPT, "t7", switches))
+    back = run(params, PROMPT, "t7", switches, reuse=trace)  # all the way back, as an undo does
+    same_bits(back, base)
+
+
+def test_model_wide_weights_recompute_only_what_reads_them(model):
+    params, switches, base = model
+    cfg = params.cfg
+    head = {"z", "logits", "probs"}
+    loss = {"loss", "grad_logits", "logits_stepped", "probs_stepped", "loss_stepped"}
+    everything = set(base.tensors)
+    cases = [
+        ("E", (cfg.token_id("t1"), 2), set()),  # a row the prompt reads: from the embedding on
+        ("E", (cfg.token_id("t6"), 2), everything - head - loss),  # any other row: the logits on
+    ]
+    if cfg.learned_positions:
+        cases += [("P", (1, 0), set()), ("P", (6, 0), everything)]  # position 6 is past the prompt
+    if cfg.norm_affine:
+        cases += [("lnf_g", (3,), everything - head - loss), ("lnf_b", (0,), everything - head - loss)]
+    for name, index, same in cases:
+        edited = params.with_edit(name, index, 0.75)
+        again = run(edited, PROMPT, "t7", switches, reuse=base)
+        same_bits(again, run(edited, PROMPT, "t7", switches))
+        assert kept(base, again) == same, (name, index)
+
+
+def test_switches_target_and_lr(model):
+    params, switches, base = model
+    everything = set(base.tensors)
+    loss = {"loss", "grad_logits", "logits_stepped", "probs_stepped", "loss_stepped"}
+    for b in range(BLOCKS):
+        ablated = Switches(**{**vars(switches), "ablated": frozenset({(b, 2)})})
+        again = run(params, PROMPT, "t7", ablated, reuse=base)
+        same_bits(again, run(params, PROMPT, "t7", ablated))
+        assert kept(base, again) == before_block(base, b)
+    heads = switches.toggled("ablated_heads", 1)
+    assert kept(base, run(params, PROMPT, "t7", heads, reuse=base)) == EMBEDDING
+    for name in ("causal_mask", "positional_encoding", "residual", "activation", "norm"):
+        other = switches.toggled(name)
+        again = run(params, PROMPT, "t7", other, reuse=base)
+        same_bits(again, run(params, PROMPT, "t7", other))
+        assert kept(base, again) == set(), name
+    for target, lr in (("t2", base.lr), ("t7", 0.125)):
+        again = run(params, PROMPT, target, switches, lr, reuse=base)
+        same_bits(again, run(params, PROMPT, target, switches, lr))
+        assert kept(base, again) == everything - loss
+    shorter = run(params, PROMPT[:-1], "t7", switches, reuse=base)  # another prompt: nothing kept
+    same_bits(shorter, run(params, PROMPT[:-1], "t7", switches))
+    assert kept(base, shorter) == set()
+
+
+def test_nothing_changed_gives_the_trace_back(model):
+    params, switches, base = model
+    assert run(params, PROMPT, "t7", switches, reuse=base) is base
+    index = (0, 1, 2)
+    same_value = params.with_edit("blocks.2.W_Q", index, float(params["blocks.2.W_Q"][index]))
+    again = run(same_value, PROMPT, "t7", switches, reuse=base)
+    assert again.params is same_value and kept(base, again) == set(base.tensors)
+    flipped = params.with_edit("blocks.2.b_1", (0,), 0.0).with_edit("blocks.2.b_1", (0,), -0.0)
+    zero = run(params.with_edit("blocks.2.b_1", (0,), 0.0), PROMPT, "t7", switches)
+    assert not kept(zero, run(flipped, PROMPT, "t7", switches, reuse=zero)) >= block_names(base, 2)
+
+
+def test_new_arrays_recompute_from_the_first_block_that_reads_them(model):
+    """A learning step replaces whole arrays: each one not the same object counts as changed."""
+    params, switches, base = model
+    W = params["blocks.3.W_1"] * 1.5
+    again = run(params.with_arrays({"blocks.3.W_1": W}), PROMPT, "t7", switches, reuse=base)
+    same_bits(again, run(params.with_arrays({"blocks.3.W_1": W}), PROMPT, "t7", switches))
+    assert kept(base, again) == before_block(base, 3)
