@@ -6,6 +6,10 @@ traces and emit one Event, so a refused move (Refused) changes nothing. The hist
 model size: States share every array they did not change, and an edited cell is an overlay on the
 arrays (Params.with_edit), so an entry of the history holds (name, index, value), not an array copy.
 The session holds the current state's arrays, so an edited array is built once per move, not per read.
+A move computes only what it changes: the run reuses the current trace's tensors up to the first part the
+move touches (trace.run's reuse: an edit of block 12 runs block 12 and the head), and an undo or redo to
+the state that made the trace before the last change, or to the model file's weights while their trace
+is held, takes that trace as it is and computes nothing.
 It holds at most two traces (the current one and the one before the last change; the original model's
 only when it is one of those or the highlights compare to it), and lets the older go while a move
 computes the next: at GPT-2-small shapes a trace of 64 tokens is 91 MB, as much as 14 % of the weights.
@@ -28,7 +32,7 @@ from tinytui.model.names import label
 from tinytui.model.params import Params
 from tinytui.model.stages import FIRST
 from tinytui.model.switches import defaults as default_switches
-from tinytui.model.trace import Trace, run
+from tinytui.model.trace import Trace, first_stale, run
 from tinytui.session.state import Event, Mode, Refused, State
 
 
@@ -84,7 +88,7 @@ class TracedHistory:
         on the same inputs), checked finite when first made."""
         trace = self._original()
         if trace is None:
-            trace = self._run(State(self.model.params, *self._original_key))
+            trace = self._run(State(self.model.params, *self._original_key), self.trace)
             self._original = weakref.ref(trace)
         self._original_kept = trace
         return trace
@@ -140,20 +144,35 @@ class TracedHistory:
         return step_path.at(self.step, self.block, self.model.cfg.n_blocks)
 
     # ---- moves: computed first, then entered in the history and settled ------------------------
-    def _run(self, state: State) -> Trace:
+    def _run(self, state: State, *reusable: Trace | None) -> Trace:
+        """The trace of state, computed from whichever of the reusable traces it has most in common with
+        (bit for bit what a run from nothing gives); refused if any value it computed is not finite."""
+        reuse = _most_in_common(state, reusable)
         with np.errstate(all="ignore"):  # overflow is checked below and refused with a message
-            trace = run(state.params, state.prompt, state.target, state.switches, state.lr)
-        if not _all_finite(trace):
+            trace = run(state.params, state.prompt, state.target, state.switches, state.lr, reuse=reuse)
+        if trace is reuse:
+            return trace
+        if not _all_finite(trace, reuse):
             bad = next(n for n, t in trace.tensors.items() if not np.isfinite(t.values).all())
             shown = label(bad, state.params.cfg.n_blocks)
             raise Refused(f"that makes {shown} overflow to a non-finite number; nothing was changed")
         return trace
 
-    def _compute(self, state: State) -> tuple[Trace, tuple[Any, Trace] | None]:
-        """Everything a move to state needs, computed without touching the session: its trace and the
-        original model's trace on its prompt and switches (None: the one the session has still holds).
-        Raises Refused (the session unchanged)."""
-        trace = self._run(state)
+    def _made(self, state: State) -> Trace | None:
+        """A trace the session holds that state made (it is the very state, or the file's weights on the
+        original trace's inputs), so a move back to it computes nothing; None if there is none."""
+        if state is self._previous_state:
+            return self.previous
+        key = (state.prompt, state.target, state.switches, state.lr)
+        if state.params is self.model.params and key == self._original_key:
+            return self._original()
+        return None
+
+    def _compute(self, state: State, made: Trace | None = None) -> tuple[Trace, tuple[Any, Trace] | None]:
+        """Everything a move to state needs, computed without touching the session: its trace (made: one
+        the session already has) and the original model's trace on its prompt and switches (None: the
+        one the session has still holds). Raises Refused (the session unchanged)."""
+        trace = made if made is not None else self._run(state, self.trace, self._original())
         key = (state.prompt, state.target, state.switches, state.lr)
         if state.params is self.model.params:  # the file's own weights: the trace is the original
             return trace, (key, trace)
@@ -161,14 +180,15 @@ class TracedHistory:
             return trace, None
         # "relative to the original model" means the file's weights on today's prompt and switches
         try:
-            return trace, (key, self._run(State(self.model.params, *key)))
+            return trace, (key, self._run(State(self.model.params, *key), self._original(), trace))
         except Refused as exc:
             raise Refused(f"with the model file's own weights (kept for comparing), {exc}") from None
 
     def _change(self, kind: str, data: dict[str, Any], state: State) -> Event:
+        made = self._made(state)
         with self._room_for_a_trace():
             held = tuple(state.params.values())  # built once: the run and then the session read these
-            trace, original = self._compute(state)  # raises Refused before anything is touched
+            trace, original = self._compute(state, made)  # raises Refused before anything is touched
         del self.history[self.cursor + 1 :]
         self.history.append(state)
         self.cursor += 1
@@ -177,9 +197,10 @@ class TracedHistory:
 
     def _move(self, cursor: int, kind: str) -> Event:
         state = self.history[cursor]
+        made = self._made(state)  # an undo or redo back to the trace before the last change: kept
         with self._room_for_a_trace():
             held = tuple(state.params.values())
-            trace, original = self._compute(state)  # before the cursor moves
+            trace, original = self._compute(state, made)  # before the cursor moves
         self.cursor = cursor
         self._hold(state.params, held)
         return self._settle(kind, {"cursor": cursor}, trace, original)
@@ -200,7 +221,7 @@ class TracedHistory:
             yield
         except Exception:
             previous = dropped()
-            self.previous = self._run(made_by) if previous is None else previous
+            self.previous = self._run(made_by, self.trace) if previous is None else previous
             self._previous_state = made_by
             raise
 
@@ -224,13 +245,27 @@ class TracedHistory:
         return event
 
 
-def _all_finite(trace: Trace) -> bool:
-    """Every value of every tensor finite, without one isfinite pass (and bool array) per tensor.
+def _most_in_common(state: State, traces: tuple[Trace | None, ...]) -> Trace | None:
+    """Of traces, the one whose tensors a run of state can keep the most of (None: none given)."""
+    best, start = None, -1
+    for trace in traces:
+        if trace is None:
+            continue
+        at = first_stale(trace, state.params, state.prompt, state.target, state.switches, state.lr)
+        if at > start:
+            best, start = trace, at
+    return best
+
+
+def _all_finite(trace: Trace, reuse: Trace | None = None) -> bool:
+    """Every value of every tensor finite (those kept from reuse were checked when it was made), without
+    one isfinite pass (and bool array) per tensor.
 
     A small trace: one isfinite over all of it. A large one: sums, which allocate nothing. A sum is
     inf or NaN whenever any value is (finite + inf is inf, inf − inf and anything + NaN are NaN), so a
     finite total proves all finite; a non-finite total (also: finite values overflowing) is checked."""
-    values = [t.values for t in trace.tensors.values()]
+    kept = reuse.tensors if reuse is not None else {}
+    values = [t.values for name, t in trace.tensors.items() if kept.get(name) is not t]
     if sum(v.size for v in values) <= 1 << 16:
         return bool(np.isfinite(np.concatenate([v.ravel() for v in values])).all()) if values else True
     with np.errstate(over="ignore", invalid="ignore"):
