@@ -17,6 +17,7 @@ from typing import TextIO
 from tinytui.cli import (
     analysis_commands,
     collector,
+    generate_command,
     new_command,
     quiz_command,
     serve_command,
@@ -124,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             return analysis_commands.run_circuits(setup_from(args), args, sys.stdout)
         if args.command == "attribution":
             return analysis_commands.run_attribution(setup_from(args), args, sys.stdout)
+        if args.command == "generate":
+            return generate_command.run(setup_from(args), args, sys.stdout)
         if args.command == "serve":
             setup_from(args)  # a bad model or option is refused here, not in every browser tab
             return serve_command.run(args, sys.stdout, sys.stderr)

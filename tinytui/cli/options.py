@@ -7,6 +7,7 @@ import argparse
 
 from tinytui.cli import (
     analysis_commands,
+    generate_command,
     new_command,
     quiz_command,
     serve_command,
@@ -98,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     new_command.add_presets_parser(sub)
     analysis_commands.add_parsers(sub, run_options)
     quiz_command.add_parser(sub, run_options)
+    generate_command.add_parser(sub, run_options)
     return parser
 
 
