@@ -19,7 +19,7 @@ from tinytui.cli.options import build_parser
 from tinytui.model.io.document import ModelFile
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import run
-from tinytui.recording.transcript_lines import backward_text, step_text
+from tinytui.recording.transcript import backward_text, step_text
 from tinytui.report.print_window import TOP, picks_of
 from tinytui.report.render import markdown_report, plain_report, rich_report
 from tinytui.report.step_report import stage_report

@@ -12,8 +12,7 @@ from tests.gpt2.checkpoints import TINY, copy, hf_tensors, with_tensors
 from tinytui.model.io.checkpoint import load_checkpoint
 from tinytui.recording.recorded_model import CHECKPOINT
 from tinytui.recording.recorder import Recorder, events_path
-from tinytui.recording.replay import Replayer
-from tinytui.recording.replay_file import ReplayError, load_recording
+from tinytui.recording.replay import Replayer, ReplayError, load_recording
 from tinytui.session.session import Session
 
 

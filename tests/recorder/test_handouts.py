@@ -8,8 +8,7 @@ import pytest
 from tinytui.cli.main import cmd_print, cmd_trace
 from tinytui.cli.options import build_parser
 from tinytui.recording.recorder import Recorder
-from tinytui.recording.replay import Replayer
-from tinytui.recording.replay_file import ReplayError, load_recording
+from tinytui.recording.replay import Replayer, ReplayError, load_recording
 from tinytui.recording.state_digest import params_digest
 from tinytui.session.session import Session
 

@@ -13,7 +13,7 @@ import pytest
 
 from tinytui.recording.event_kinds import MAX_EVENTS
 from tinytui.recording.recorder import Recorder
-from tinytui.recording.replay_file import ReplayError, load_recording
+from tinytui.recording.replay import ReplayError, load_recording
 from tinytui.session.session import Session
 
 ESC = "\x1b[2J\x1b[31m"  # clear the screen, turn it red: what a transcript must never carry

@@ -5,8 +5,7 @@ import pytest
 
 from tinytui.recording.event_kinds import KINDS
 from tinytui.recording.recorder import Recorder
-from tinytui.recording.replay import Replayer
-from tinytui.recording.replay_file import load_recording
+from tinytui.recording.replay import Replayer, load_recording
 from tinytui.session.session import Session
 from tinytui.session.state import Mode
 

@@ -4,8 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tinytui.recording.replay import Replayer
-from tinytui.recording.replay_file import load_recording
+from tinytui.recording.replay import Replayer, load_recording
 from tinytui.session.session import Session
 
 FIXTURE = Path(__file__).parent / "fixtures" / "before-names.jsonl"

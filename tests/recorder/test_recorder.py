@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from tinytui.recording.recorder import Recorder, events_path
-from tinytui.recording.replay import Replayer
-from tinytui.recording.replay_file import load_recording
+from tinytui.recording.replay import Replayer, load_recording
 from tinytui.report.tables import fmt
 from tinytui.session.session import Session
 from tinytui.session.state import Refused

@@ -11,7 +11,7 @@ from tinytui.cli.main import main
 from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import setup_from
 from tinytui.recording.recorder import Recorder
-from tinytui.recording.replay_file import ReplayError, load_recording
+from tinytui.recording.replay import ReplayError, load_recording
 from tinytui.session.session import Session
 
 

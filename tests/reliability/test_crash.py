@@ -13,7 +13,7 @@ import pytest
 from tests.apps import make_app
 from tinytui.cli import main
 from tinytui.model.io.model_file import load
-from tinytui.recording.replay_file import load_recording
+from tinytui.recording.replay import load_recording
 from tinytui.tui.controllers.step_controller import StepController
 from tinytui.tui.crash import rescue
 

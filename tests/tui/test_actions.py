@@ -8,8 +8,7 @@ from tests.tui.helpers import info, press
 from tinytui.cli.debugger import app_options
 from tinytui.cli.options import build_parser
 from tinytui.recording.recorder import Recorder
-from tinytui.recording.replay import Replayer
-from tinytui.recording.replay_file import load_recording
+from tinytui.recording.replay import Replayer, load_recording
 from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, check_keymap
 from tinytui.tui.app import TinyTuiApp
 from tinytui.tui.screens.help_screen import help_rows

@@ -140,8 +140,7 @@ def test_print_gives_each_block_its_own_report(tmp_path, capsys):
 
 def test_a_recording_of_block_steps_replays_to_the_same_block(tmp_path):
     from tinytui.recording.recorder import Recorder
-    from tinytui.recording.replay import Replayer
-    from tinytui.recording.replay_file import load_recording
+    from tinytui.recording.replay import Replayer, load_recording
 
     model = three_blocks()
     session = Session(model)

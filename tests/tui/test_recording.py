@@ -10,9 +10,8 @@ from tests.tui.helpers import W_O, press, status, type_into_cell
 from tinytui.cli.main import main
 from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import setup_from
-from tinytui.recording.replay import Replayer
-from tinytui.recording.replay_file import load_recording
-from tinytui.recording.transcript_lines import prediction_text, rule
+from tinytui.recording.replay import Replayer, load_recording
+from tinytui.recording.transcript import prediction_text, rule
 from tinytui.report.tables import fmt
 from tinytui.tui.app import TinyTuiApp
 from tinytui.tui.screens.path_screen import PathScreen
@@ -236,7 +235,7 @@ async def test_screenshot_to_a_chosen_path_asks_before_overwriting(app, tmp_path
 @pytest.mark.parametrize("to_end", [False, True])
 def test_replay_command_opens_the_app(tmp_path, monkeypatch, to_end):
     from tinytui.recording.recorder import Recorder
-    from tinytui.recording.replay_file import Recording
+    from tinytui.recording.replay import Recording
     from tinytui.session.session import Session
 
     session = Session(setup_from(build_parser().parse_args([])).model)

@@ -82,8 +82,7 @@ def run_app(app) -> int:
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """The whole file is checked before anything is applied; a bad one is one line and exit 2."""
-    from tinytui.recording.replay import Replayer, state_text
-    from tinytui.recording.replay_file import ReplayError, load_recording
+    from tinytui.recording.replay import Replayer, ReplayError, load_recording, state_text
 
     try:
         replayer = Replayer(load_recording(args.file), to_end=args.to_end)

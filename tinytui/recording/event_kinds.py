@@ -1,23 +1,28 @@
-"""The event kinds of the session log (lesson.jsonl): what each event line's data holds, and decoding it.
+"""Every kind of event a recording holds, defined once: one class per kind (tinytui.session.state.Kind)
+says what the kind's data holds in the log (encode), how a line of it is checked (decode), how replay
+re-applies it through the same Session call the user made (apply), why re-applying it could change
+nothing (idle), the short sentence the replay's status line shows (describe) and the transcript's
+headline for it (headline). Nothing else branches on a kind's name.
 
-KINDS describes each kind once: its data's fields (the encoder in tinytui.recording.event_log writes only
-these), which of them older or hand-made files may leave out, and the decoder that checks every one of them.
-decode_event() checks one event line against the recorded model; like the rest of the log's decoding
-it trusts nothing in the file and raises one BadLine naming the field.
+KINDS maps each Kind to its definition; decode_event() checks one event line against the recorded
+model. Like the rest of the log's decoding it trusts nothing in the file and raises one BadLine naming
+the field. The words come from tinytui.recording.wording.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
 
 from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
-from tinytui.model.stages import FIRST, LAST
+from tinytui.model.stages import FIRST, LAST, STAGE_BY_NUMBER
 from tinytui.model.switches import NAMES
+from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.log_values import (
     BadLine,
     bits,
@@ -36,7 +41,11 @@ from tinytui.recording.log_values import (
     token,
     tokens,
 )
-from tinytui.session.state import WALK_FIRST, WALK_LAST
+from tinytui.recording.wording import cell_name, change_words, mode_words, step_heading, switch_name
+from tinytui.recording.wording import number as exact
+from tinytui.report.tables import fmt
+from tinytui.session.session import Session
+from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State
 
 MAX_EVENTS = 50_000  # hours of clicking; replay re-runs each one, so a bound keeps loading finite
 SWITCH_NAMES = NAMES
@@ -48,133 +57,391 @@ class Recorded:
 
     line: int
     seq: int
-    kind: str
-    data: dict[str, Any]  # checked and normalised: only the fields KINDS lists
+    kind: Kind
+    data: dict[str, Any]  # checked and normalised: only the fields its kind lists
     params: Params | None  # the parameters a learn event set; None for the other kinds
     check: dict[str, Any]  # the state the recorder saw after it
 
 
-Decoder = Callable[[dict[str, Any], ModelFile], dict[str, Any]]
+class EventKind:
+    """One kind of event. fields: its data's fields in the order written; optional: those older or
+    hand-made files may leave out; carries_params: whether the log line also holds the parameters it
+    set (as edits against the model file); changes_state: whether it is an undoable change (the
+    transcript then says what moved) rather than a move of the view."""
+
+    kind: ClassVar[Kind]
+    fields: ClassVar[tuple[str, ...]]
+    optional: ClassVar[tuple[str, ...]] = ()
+    carries_params: ClassVar[bool] = False
+    changes_state: ClassVar[bool] = True
+
+    def encode(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The event's data as the log holds it: only this kind's fields, as JSON values."""
+        return {k: _plain(v) for k, v in data.items() if k in self.fields}
+
+    def decode(self, d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+        """A log line's data checked field by field (the keys are already checked); BadLine if bad."""
+        raise NotImplementedError
+
+    def apply(self, session: Session, rec: Recorded) -> None:
+        """Re-apply through the Session call the user made; Refused when the session will not."""
+        raise NotImplementedError
+
+    def idle(self, session: Session, d: dict[str, Any]) -> str:
+        """Why re-applying it emitted no event."""
+        return "nothing happened"
+
+    def describe(self, d: dict[str, Any], params: Params | None) -> str:
+        """A few words for the replay's status line: 'edit W_O[h2.k0, wood]: 0.0 → 2.0'."""
+        return str(self.kind)
+
+    def headline(self, event: Event, session: Session, was: Mode) -> str:
+        """The transcript's sentence for it (session: where it left things; was: the view before)."""
+        raise NotImplementedError
+
+    def shows_step(self, event: Event, was: Mode) -> bool:
+        """Whether the transcript prints the step on screen under the headline (a move of the view)."""
+        return False
+
+    def notes(self, event: Event, before: State, after: State) -> list[tuple[str, str]]:
+        """(label, text) lines of its own in a change's block, beside the weights it moved."""
+        return []
 
 
-@dataclass(frozen=True)
-class Kind:
-    """One event kind in the log: its data's fields (in the order written), which of them old or
-    hand-made files may leave out, the decoder that checks them all, and whether the event carries
-    the parameters it set (as edits against the model file)."""
-
-    fields: tuple[str, ...]
-    optional: tuple[str, ...]
-    decode: Decoder
-    carries_params: bool = False
+def _at(event: Event, session: Session) -> str:
+    return f"(at {step_heading(session.model.cfg.n_blocks, event.step, event.block, False)})"
 
 
-def _step(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    backward = boolean(d.get("backward", False), "step: backward")
-    lo, hi = (WALK_LAST, WALK_FIRST) if backward else (FIRST, LAST)
-    step = integer(d["step"], "step", lo, hi)
-    out: dict[str, Any] = {"step": step}
-    if "block" in d:  # models of several blocks: which block's step (0-based)
-        out["block"] = integer(d["block"], "step: block", 0, model.cfg.n_blocks - 1)
-    return {**out, "backward": True} if backward else out
+def _where(d: dict[str, Any]) -> str:
+    """A step event's step: 'step 8', or 'block 2 · step 8' when it names a block."""
+    return f"block {d['block'] + 1} · step {d['step']}" if "block" in d else f"step {d['step']}"
 
 
-def decode_mode(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+class StepKind(EventKind):
+    kind = Kind.STEP
+    fields = ("step", "block", "backward")
+    optional = ("block", "backward")
+    changes_state = False
+
+    def decode(self, d, model):
+        backward = boolean(d.get("backward", False), "step: backward")
+        lo, hi = (WALK_LAST, WALK_FIRST) if backward else (FIRST, LAST)
+        out: dict[str, Any] = {"step": integer(d["step"], "step", lo, hi)}
+        if "block" in d:  # models of several blocks: which block's step (0-based)
+            out["block"] = integer(d["block"], "step: block", 0, model.cfg.n_blocks - 1)
+        return {**out, "backward": True} if backward else out
+
+    def apply(self, session, rec):
+        # enters or leaves the walk; a recording without a block (one block, or older) means block 1
+        d = rec.data
+        session.goto(d["step"], backward=d.get("backward", False), block=d.get("block", 0))
+
+    def idle(self, session, d):
+        return f"the session is already at {_where(d)}"
+
+    def describe(self, d, params):
+        return f"backward walk to {_where(d)}" if d.get("backward") else f"go to {_where(d)}"
+
+    def headline(self, event, session, was):
+        title = STAGE_BY_NUMBER[event.step].title
+        where = step_heading(session.model.cfg.n_blocks, event.step, event.block)
+        if event.data.get("backward"):
+            return f"{where}: the backward walk moved to {title}"
+        return f"{where}: moved to {title}"
+
+    def shows_step(self, event, was):
+        return True
+
+
+class ModeKind(EventKind):
+    kind = Kind.MODE
+    fields = ("backward", "gradients")
+    changes_state = False
+
+    def decode(self, d, model):
+        return decode_mode(d)
+
+    def apply(self, session, rec):
+        session.set_mode(backward=rec.data["backward"], gradients=rec.data["gradients"])
+
+    def idle(self, session, d):
+        if d["backward"] and not session.mode.backward:
+            return f"the backward walk cannot be entered at step {session.step}"
+        return "the view is already like that"
+
+    def describe(self, d, params):
+        view = "the backward walk" if d["backward"] else "the forward pass"
+        return f"show {view}, ∂L/∂w {'shown' if d['gradients'] else 'hidden'}"
+
+    def headline(self, event, session, was):
+        return f"view: {mode_words(was, _mode(event), event.step)}"
+
+    def shows_step(self, event, was):
+        return _mode(event).backward != was.backward
+
+
+def _mode(event: Event) -> Mode:
+    return Mode(bool(event.data.get("backward")), bool(event.data.get("gradients")))
+
+
+def decode_mode(d: dict[str, Any]) -> dict[str, Any]:
+    """A view (the start line's mode, a mode event's data): both flags checked."""
     return {
         "backward": boolean(d["backward"], "mode: backward"),
         "gradients": boolean(d["gradients"], "mode: gradients"),
     }
 
 
-def _edit(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    name = param(d["param"], model.params, "edit")
-    if "label" in d:
-        plain(d["label"], "edit: label")  # recomputed below; a wrong type is still a bad file
-    index = cell_index(d["index"], model.params[name].shape, label(name), "edit")
-    old, new = number(d["old"], "edit: old"), number(d["new"], "edit: new")
-    return {"param": name, "label": label(name), "index": list(index), "old": old, "new": new}
+class EditKind(EventKind):
+    kind = Kind.EDIT
+    fields = ("param", "label", "index", "old", "new")
+    optional = ("label",)
+
+    def decode(self, d, model):
+        name = param(d["param"], model.params, "edit")
+        if "label" in d:
+            plain(d["label"], "edit: label")  # recomputed below; a wrong type is still a bad file
+        index = cell_index(d["index"], model.params[name].shape, label(name), "edit")
+        old, new = number(d["old"], "edit: old"), number(d["new"], "edit: new")
+        return {"param": name, "label": label(name), "index": list(index), "old": old, "new": new}
+
+    def apply(self, session, rec):
+        d = rec.data
+        current = float(session.params[d["param"]][tuple(d["index"])])
+        if bits(current) != bits(d["old"]):  # what the user set is compared exactly
+            cell = cell_name(session.params, d["param"], d["index"])
+            raise Refused(f"the recording says {cell} was {exact(d['old'])}, here it is {exact(current)}")
+        session.edit(d["param"], tuple(d["index"]), d["new"])
+
+    def describe(self, d, params):
+        plain_ = f"{d['label']}[{','.join(str(i) for i in d['index'])}]"
+        where = cell_name(params, d["param"], d["index"]) if params is not None else plain_
+        return f"edit {where}: {exact(d['old'])} → {exact(d['new'])}"
+
+    def headline(self, event, session, was):
+        d = event.data
+        cell = cell_name(session.params, d["param"], tuple(d["index"]))
+        return f"edit: {cell} set from {fmt(d['old'])} to {fmt(d['new'])} {_at(event, session)}"
+
+    def notes(self, event, before, after):
+        if changed_cells(after.params, before.params):
+            return []
+        d = event.data  # set to the value the cell already had
+        cell = cell_name(after.params, d["param"], tuple(d["index"]))
+        return [("weights", f"{cell}: {fmt(d['new'])} (already its value: no change)")]
 
 
-def _toggle(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    switch = d["switch"]
-    if switch != "all" and switch not in SWITCH_NAMES:
-        raise BadLine(f"toggle: switch: {shown(switch)} is not a switch (known: {', '.join(SWITCH_NAMES)})")
-    out: dict[str, Any] = {"switch": switch, "head": None}
-    head = d.get("head")
-    if switch == "ablated_heads" or (switch != "all" and head is not None):
-        out["head"] = integer(head, "toggle: head", 1, model.cfg.n_heads)
-    elif head is not None:
-        raise BadLine(f"toggle: head: expected null when all switches are set, got {shown(head)}")
-    if switch == "all" and "switches" not in d:
-        raise BadLine("toggle: switches: missing (the switches it set)")
-    if "switches" in d:
-        out["switches"] = switches_of(d["switches"], model, "toggle: switches")
-    if "now" in d:
-        out["now"] = plain(d["now"], "toggle: now")
-    return out
+class ToggleKind(EventKind):
+    kind = Kind.TOGGLE
+    fields = ("switch", "head", "switches", "now")
+    optional = ("head", "switches", "now")
+
+    def decode(self, d, model):
+        switch = d["switch"]
+        if switch != "all" and switch not in SWITCH_NAMES:
+            raise BadLine(
+                f"toggle: switch: {shown(switch)} is not a switch (known: {', '.join(SWITCH_NAMES)})"
+            )
+        out: dict[str, Any] = {"switch": switch, "head": None}
+        head = d.get("head")
+        if switch == "ablated_heads" or (switch != "all" and head is not None):
+            out["head"] = integer(head, "toggle: head", 1, model.cfg.n_heads)
+        elif head is not None:
+            raise BadLine(f"toggle: head: expected null when all switches are set, got {shown(head)}")
+        if switch == "all" and "switches" not in d:
+            raise BadLine("toggle: switches: missing (the switches it set)")
+        if "switches" in d:
+            out["switches"] = switches_of(d["switches"], model, "toggle: switches")
+        if "now" in d:
+            out["now"] = plain(d["now"], "toggle: now")
+        return out
+
+    def apply(self, session, rec):
+        d = rec.data
+        if d["switch"] == "all":
+            session.set_switches(d["switches"])
+        else:
+            session.toggle(d["switch"], d["head"])
+
+    def describe(self, d, params):
+        if d["switch"] == "all":
+            return f"switches → {d['switches'].describe()}"
+        return f"toggle {switch_name(d['switch'], d['head'])}"
+
+    def headline(self, event, session, was):
+        d = event.data
+        if d.get("switch") == "all":
+            return f"switches set: {session.state.switches.describe()} {_at(event, session)}"
+        old, new = event.before.switches.labels(), event.after.switches.labels()
+        now = ", ".join(x for x in new if x not in old) or "no ablation"
+        return f"toggle {switch_name(d.get('switch'), d.get('head'))}: now {now} {_at(event, session)}"
 
 
-def _prompt(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    out = {"new": list(tokens(d["new"], model, "prompt: new"))}
-    if "old" in d:
-        out["old"] = list(tokens(d["old"], model, "prompt: old"))
-    return out
+class PromptKind(EventKind):
+    kind = Kind.PROMPT
+    fields = ("old", "new")
+    optional = ("old",)
+
+    def decode(self, d, model):
+        out = {"new": list(tokens(d["new"], model, "prompt: new"))}
+        if "old" in d:
+            out["old"] = list(tokens(d["old"], model, "prompt: old"))
+        return out
+
+    def apply(self, session, rec):
+        session.set_prompt(rec.data["new"])
+
+    def describe(self, d, params):
+        return f"prompt → {' '.join(d['new'])}"
+
+    def headline(self, event, session, was):
+        return f"prompt changed to “{' '.join(session.state.prompt)}” {_at(event, session)}"
 
 
-def _target(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    out = {"new": token(d["new"], model, "target: new")}
-    if "old" in d:
-        out["old"] = token(d["old"], model, "target: old")
-    return out
+class TargetKind(EventKind):
+    kind = Kind.TARGET
+    fields = ("old", "new")
+    optional = ("old",)
+
+    def decode(self, d, model):
+        out = {"new": token(d["new"], model, "target: new")}
+        if "old" in d:
+            out["old"] = token(d["old"], model, "target: old")
+        return out
+
+    def apply(self, session, rec):
+        session.set_target(rec.data["new"])
+
+    def describe(self, d, params):
+        return f"target → {d['new']}"
+
+    def headline(self, event, session, was):
+        return f"target changed to {session.state.target} {_at(event, session)}"
 
 
-def _lr(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    out = {"new": learning_rate(d["new"], "lr: new")}
-    if "old" in d:
-        out["old"] = learning_rate(d["old"], "lr: old")
-    return out
+class LrKind(EventKind):
+    kind = Kind.LR
+    fields = ("old", "new")
+    optional = ("old",)
+
+    def decode(self, d, model):
+        out = {"new": learning_rate(d["new"], "lr: new")}
+        if "old" in d:
+            out["old"] = learning_rate(d["old"], "lr: old")
+        return out
+
+    def apply(self, session, rec):
+        session.set_lr(rec.data["new"])
+
+    def describe(self, d, params):
+        return f"learning rate → {exact(d['new'])}"
+
+    def headline(self, event, session, was):
+        return f"learning rate changed to {session.state.lr:g} {_at(event, session)}"
 
 
-def _cursor(kind: str) -> Decoder:
-    def decode(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-        return {"cursor": integer(d["cursor"], f"{kind}: cursor", 0, 2 * MAX_EVENTS)}
+class UndoKind(EventKind):
+    kind = Kind.UNDO
+    fields = ("cursor",)
 
-    return decode
+    def decode(self, d, model):
+        return {"cursor": integer(d["cursor"], f"{self.kind}: cursor", 0, 2 * MAX_EVENTS)}
 
+    def apply(self, session, rec):
+        session.undo()
 
-def _nothing(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    return {}
+    def idle(self, session, d):
+        return f"there is nothing to {self.kind} at this point"
 
-
-def _learn(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
-    """All of it is shown (status line, transcript, loss curve), so all of it is checked."""
-    lr = learning_rate(d["lr"], "learn: lr")
-    if isinstance(d["steps"], bool) or not isinstance(d["steps"], int):
-        raise BadLine(f"learn: steps: expected a whole number, got {shown(d['steps'])}")
-    steps = checked(checks.steps, d["steps"], "learn: steps")
-    loss_old, loss_new = number(d["loss_old"], "learn: loss_old"), number(d["loss_new"], "learn: loss_new")
-    losses = d["losses"]
-    if not isinstance(losses, list) or len(losses) != steps + 1:
-        raise BadLine(f"learn: losses: expected a list of {steps + 1} losses (before, then each step)")
-    losses = [number(v, f"learn: losses[{i}]") for i, v in enumerate(losses)]
-    if bits(losses[0]) != bits(loss_old) or bits(losses[-1]) != bits(loss_new):
-        raise BadLine("learn: losses: the first and last must be loss_old and loss_new")
-    return {"lr": lr, "steps": steps, "loss_old": loss_old, "loss_new": loss_new, "losses": losses}
+    def headline(self, event, session, was):
+        c, history = event.data["cursor"], session.history
+        if c + 1 < len(history):
+            return f"undo: back to before {change_words(history[c], history[c + 1])} {_at(event, session)}"
+        return f"undo {_at(event, session)}"
 
 
-# Every kind a Session emits; replay re-applies each through the matching Session call.
-KINDS: dict[str, Kind] = {
-    "step": Kind(("step", "block", "backward"), ("block", "backward"), _step),
-    "mode": Kind(("backward", "gradients"), (), decode_mode),
-    "edit": Kind(("param", "label", "index", "old", "new"), ("label",), _edit),
-    "toggle": Kind(("switch", "head", "switches", "now"), ("head", "switches", "now"), _toggle),
-    "prompt": Kind(("old", "new"), ("old",), _prompt),
-    "target": Kind(("old", "new"), ("old",), _target),
-    "lr": Kind(("old", "new"), ("old",), _lr),
-    "undo": Kind(("cursor",), (), _cursor("undo")),
-    "redo": Kind(("cursor",), (), _cursor("redo")),
-    "reset": Kind((), (), _nothing),
-    "learn": Kind(("lr", "steps", "loss_old", "loss_new", "losses"), (), _learn, carries_params=True),
+class RedoKind(UndoKind):
+    kind = Kind.REDO
+
+    def apply(self, session, rec):
+        session.redo()
+
+    def headline(self, event, session, was):
+        c, history = event.data["cursor"], session.history
+        if c >= 1:
+            return f"redo: {change_words(history[c - 1], history[c])} made again {_at(event, session)}"
+        return f"redo {_at(event, session)}"
+
+
+class ResetKind(EventKind):
+    kind = Kind.RESET
+    fields = ()
+
+    def decode(self, d, model):
+        return {}
+
+    def apply(self, session, rec):
+        session.reset()
+
+    def headline(self, event, session, was):
+        return f"reset: every weight and switch back to the model file {_at(event, session)}"
+
+
+class LearnKind(EventKind):
+    kind = Kind.LEARN
+    fields = ("lr", "steps", "loss_old", "loss_new", "losses")
+    carries_params = True
+
+    def decode(self, d, model):
+        """All of it is shown (status line, transcript, loss curve), so all of it is checked."""
+        lr = learning_rate(d["lr"], "learn: lr")
+        if isinstance(d["steps"], bool) or not isinstance(d["steps"], int):
+            raise BadLine(f"learn: steps: expected a whole number, got {shown(d['steps'])}")
+        steps = checked(checks.steps, d["steps"], "learn: steps")
+        loss_old, loss_new = (
+            number(d["loss_old"], "learn: loss_old"),
+            number(d["loss_new"], "learn: loss_new"),
+        )
+        losses = d["losses"]
+        if not isinstance(losses, list) or len(losses) != steps + 1:
+            raise BadLine(f"learn: losses: expected a list of {steps + 1} losses (before, then each step)")
+        losses = [number(v, f"learn: losses[{i}]") for i, v in enumerate(losses)]
+        if bits(losses[0]) != bits(loss_old) or bits(losses[-1]) != bits(loss_new):
+            raise BadLine("learn: losses: the first and last must be loss_old and loss_new")
+        return {"lr": lr, "steps": steps, "loss_old": loss_old, "loss_new": loss_new, "losses": losses}
+
+    def apply(self, session, rec):
+        # the recorded weights themselves, not computed again: a learning step replays exactly
+        assert rec.params is not None
+        session.set_params(rec.params, self.kind, dict(rec.data))
+
+    def headline(self, event, session, was):
+        d = event.data
+        noun = "step" if d["steps"] == 1 else "steps"
+        return f"learn: {d['steps']} SGD {noun} of size {d['lr']:g} on all weights {_at(event, session)}"
+
+    def notes(self, event, before, after):
+        losses = event.data["losses"]  # the loss before, then after each step
+        shown = losses if len(losses) <= 21 else [*losses[:10], None, losses[-1]]
+        return [("losses", " ".join("…" if v is None else fmt(v) for v in shown))]
+
+
+# Every kind a Session emits, each defined once; a test checks none is missing.
+KINDS: dict[Kind, EventKind] = {
+    spec.kind: spec
+    for spec in (
+        StepKind(),
+        ModeKind(),
+        EditKind(),
+        ToggleKind(),
+        PromptKind(),
+        TargetKind(),
+        LrKind(),
+        UndoKind(),
+        RedoKind(),
+        ResetKind(),
+        LearnKind(),
+    )
 }
 
 
@@ -186,10 +453,11 @@ def decode_event(doc: Any, line: int, seq: int, model: ModelFile) -> Recorded:
     got = doc["seq"]
     if got != seq or isinstance(got, bool):
         raise BadLine(f"event {shown(got)} where event {seq} should be: a line is missing or out of order")
-    kind = doc["kind"]
-    spec = KINDS.get(kind) if isinstance(kind, str) else None
+    name = doc["kind"]
+    spec = KINDS.get(name) if isinstance(name, str) else None  # a Kind is its name: "edit" finds it
     if spec is None:
-        raise BadLine(f"unknown event kind {shown(kind)} (known: {', '.join(KINDS)})")
+        raise BadLine(f"unknown event kind {shown(name)} (known: {', '.join(KINDS)})")
+    kind = spec.kind
     data = doc["data"]
     if not isinstance(data, dict) or not isinstance(doc["check"], dict):
         raise BadLine(f"{kind}: data and check must be objects")
@@ -200,9 +468,26 @@ def decode_event(doc: Any, line: int, seq: int, model: ModelFile) -> Recorded:
             raise BadLine(f"{kind}: edits: missing (the parameters it set)")
         params = edited(model.params, doc["edits"], f"{kind}: edits")
     elif "edits" in doc:
-        raise BadLine(f"{kind}: edits: unknown key (only {', '.join(_params_kinds())} carry edits)")
+        carriers = ", ".join(k for k, s in KINDS.items() if s.carries_params)
+        raise BadLine(f"{kind}: edits: unknown key (only {carriers} carry edits)")
     return Recorded(line, seq, kind, spec.decode(data, model), params, doc["check"])
 
 
-def _params_kinds() -> list[str]:
-    return [k for k, spec in KINDS.items() if spec.carries_params]
+def _plain(value: Any) -> Any:
+    """Event data as JSON values (numpy numbers and arrays become numbers and lists)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else value
+        return [_plain(v) for v in items]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)

@@ -2,11 +2,11 @@
 
 Line 1 is the start (the whole model file, or a GPT-2 checkpoint's folder and sha256: see
 tinytui.recording.recorded_model; the undo history, the cursor, the step, a check of the state); then one
-object per event: {"seq", "kind", "data", ["edits",] "check"}. Each kind's data is described once, in KINDS
-(tinytui.recording.event_kinds, which also decodes the event lines): the fields it has, which may be missing,
-and the decoder that checks every one of them. The encoder here writes only those fields, so anything the
-recorder writes, replay reads back. This module holds the encoder, the start line both ways and the
-check that a replayed event reached the recorded state.
+object per event: {"seq", "kind", "data", ["edits",] "check"}. Each kind's data is defined once, in KINDS
+(tinytui.recording.event_kinds): the fields it has, which may be missing, its encoder, which writes only
+those fields, and its decoder, which checks every one of them, so anything the recorder writes, replay
+reads back. This module holds the event line's frame, the start line both ways and the check that a
+replayed event reached the recorded state.
 
 Decoding never trusts the file: numbers are bounded before Python turns them into ints, NaN and
 Infinity are refused, strings that could reach a transcript carry no control characters, and every
@@ -20,11 +20,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from tinytui.model.io.document import ModelFile
 from tinytui.model.params import Params
 from tinytui.model.stages import FIRST, LAST
+from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, decode_mode
 from tinytui.recording.log_values import (
     BadLine,
@@ -61,19 +60,6 @@ class Start:
 
 
 # ---- encoding -----------------------------------------------------------------------------------
-
-
-def changed_cells(params: Params, base: Params) -> list[tuple[str, tuple[int, ...], float]]:
-    """(name, index, value) where params differ from base bit for bit (so −0.0 vs 0.0 counts)."""
-    out = []
-    for name in params:
-        a, b = params[name], base[name]
-        if a is b:  # shared, unchanged (Params never copies an array it does not change)
-            continue
-        for idx in np.argwhere(a.view(np.int64) != b.view(np.int64)):
-            index = tuple(int(i) for i in idx)
-            out.append((name, index, float(a[index])))
-    return out
 
 
 def edits_json(params: Params, base: Params) -> list[list[Any]]:
@@ -122,33 +108,12 @@ def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
 
 def event_json(seq: int, event: Event, session: Session) -> dict[str, Any]:
     """One event as the log holds it; session is where the event left it."""
-    spec = KINDS.get(event.kind)
-    data = event.data if spec is None else {k: v for k, v in event.data.items() if k in spec.fields}
-    doc: dict[str, Any] = {"seq": seq, "kind": event.kind, "data": _plain(data)}
-    if spec is None or spec.carries_params:
+    spec = KINDS[event.kind]
+    doc: dict[str, Any] = {"seq": seq, "kind": str(event.kind), "data": spec.encode(event.data)}
+    if spec.carries_params:
         doc["edits"] = edits_json(session.params, session.model.params)
     doc["check"] = check_json(session)
     return doc
-
-
-def _plain(value: Any) -> Any:
-    """Event data as JSON values (numpy numbers and arrays become numbers and lists)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value) if isinstance(value, (set, frozenset)) else value
-        return [_plain(v) for v in items]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value) if np.isfinite(value) else None
-    if value is None or isinstance(value, str):
-        return value
-    return str(value)
 
 
 def dumps(doc: dict[str, Any]) -> str:
@@ -178,7 +143,7 @@ def decode_start(head: Any) -> Start:
         if not isinstance(head["mode"], dict):
             raise BadLine("mode: expected an object")
         keys(head["mode"], ("backward", "gradients"), (), "mode")
-        mode = Mode(**decode_mode(head["mode"], model))
+        mode = Mode(**decode_mode(head["mode"]))
         if mode.backward and not WALK_LAST <= step <= WALK_FIRST:
             raise BadLine(f"mode: the backward walk has no step {step} ({WALK_LAST}–{WALK_FIRST})")
     recorded = head.get("recorded")

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import TextIO
 
 from tinytui.model.io.safe_io import open_for_append
+from tinytui.recording.embedded_log import data_lines
 from tinytui.recording.event_log import dumps, event_json, start_json
-from tinytui.recording.transcript import event_text, header_text
-from tinytui.recording.transcript_data import data_lines
-from tinytui.recording.transcript_lines import rule
+from tinytui.recording.transcript import event_text, header_text, rule
 from tinytui.session.session import Session
 from tinytui.session.state import Event, Mode, State
 

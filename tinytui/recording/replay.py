@@ -1,29 +1,190 @@
-"""Replay a recorded session: read its .jsonl log, check all of it, then re-apply the events one by one.
+"""Replay a recorded session: read its log, check all of it, then re-apply the events one by one.
 
 The log is the .jsonl file, or, when a transcript has none beside it, the copy of each record the
-transcript carries on its "#| " lines (tinytui.transcript.read_data; each line has a checksum, so an
+transcript carries on its "#| " lines (tinytui.recording.embedded_log; each line has a checksum, so an
 edited line is refused by its number in the transcript).
 
 load_recording() validates the whole file before anything is applied to a session anyone sees: every
-line is decoded by tinytui.recording.event_log against the recorded model, then the events are re-applied to a
-scratch Session and the state each one reaches is compared with the state the recorder saw. Any problem
-is one ReplayError, one line, naming the file and the line. A Recording that loads replays bit for bit.
-
-This module holds the Replayer, which steps a session through a Recording, and the plain text of where
-a replay stands; reading and checking the file is tinytui.recording.replay_file, applying one event and saying
-it in words tinytui.recording.replay_events.
+line is decoded by tinytui.recording.event_log against the recorded model, then the events are re-applied
+to a scratch Session, each through its kind's definition (tinytui.recording.event_kinds), and the state
+each one reaches is compared with the state the recorder saw. Any problem is one ReplayError, one line,
+naming the file and the line. The Replayer then steps a session anyone sees through a Recording;
+state_text() is the plain text of where a replay stands.
 """
 
 from __future__ import annotations
 
-from tinytui.recording.event_kinds import Recorded
-from tinytui.recording.event_log import compare_check
-from tinytui.recording.log_values import BadLine
-from tinytui.recording.replay_events import apply_recorded, describe_event
-from tinytui.recording.replay_file import Recording
-from tinytui.recording.transcript_lines import state_lines, step_text
+import os
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tinytui.model.io.document import ModelFile
+from tinytui.model.io.model_file import MAX_FILE_BYTES as MAX_MODEL_BYTES
+from tinytui.model.io.safe_io import read_regular_file
+from tinytui.recording.embedded_log import DataLineError, has_data, read_data
+from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, Recorded, decode_event
+from tinytui.recording.event_log import FORMAT, compare_check, decode_start
+from tinytui.recording.log_values import BadLine, line_limit, loads
+from tinytui.recording.recorder import events_path
+from tinytui.recording.transcript import state_lines, step_text
 from tinytui.session.session import Session
-from tinytui.session.state import Event
+from tinytui.session.state import Event, Mode, Refused, State
+
+MAX_FILE_BYTES = 2 * MAX_MODEL_BYTES  # the first line holds a whole model file, the rest its events
+
+
+class ReplayError(ValueError):
+    """A session file that cannot be replayed; str() is one line naming the file and the line."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    source: Path  # the .jsonl file (or the transcript whose event data was read)
+    model: ModelFile
+    history: tuple[State, ...]  # the undo history when recording started
+    cursor: int
+    step: int
+    recorded: str | None
+    events: tuple[Recorded, ...]
+    mode: Mode = field(default_factory=Mode)  # the view at the start (older files: the default)
+    block: int = 0  # the block of the step at the start (models of several blocks)
+
+    def new_session(self) -> Session:
+        """A Session exactly where the recording started (undo history and view included)."""
+        session = Session(self.model, self.history[self.cursor])
+        session.history = list(self.history)  # the constructor ran the current state; the rest is data
+        session.cursor = self.cursor
+        session.step = self.step
+        session.block = self.block
+        session.mode = self.mode
+        return session
+
+
+def log_path(path: str | Path) -> Path:
+    """The file replay reads: the .jsonl itself, or the .jsonl beside a transcript."""
+    p = Path(path)
+    return p if p.suffix == ".jsonl" else events_path(p)
+
+
+def load_recording(path: str | Path) -> Recording:
+    log, numbered = _records(Path(path))
+    lines = [raw for _, raw in numbered]
+    n = numbered[0][0] if numbered else 1
+    try:
+        if not lines or not lines[0].strip():
+            raise BadLine("empty: not a tinytui session")
+        if len(lines) - 1 > MAX_EVENTS:
+            n = numbered[MAX_EVENTS + 1][0]
+            raise BadLine(f"more than {MAX_EVENTS} events: longer than any session tinytui replays")
+        try:
+            head = loads(lines[0], last=len(lines) == 1)
+        except BadLine:
+            if not lines[0].startswith('{"format": "' + FORMAT):
+                raise BadLine(f"not a tinytui session (the first line is not a {FORMAT} object)") from None
+            raise
+        start = decode_start(head)
+        recording = Recording(
+            log,
+            start.model,
+            start.history,
+            start.cursor,
+            start.step,
+            start.recorded,
+            (),
+            start.mode,
+            start.block,
+        )
+        try:
+            scratch = recording.new_session()
+        except Refused as exc:
+            raise BadLine(f"the starting state cannot be run: {exc}") from None
+        compare_check(start.check, scratch, "the start")
+        events: list[Recorded] = []
+        limit = line_limit(start.model)
+        for i, (n, raw) in enumerate(numbered[1:], start=2):
+            if len(raw) > limit:
+                raise BadLine(f"{len(raw)} characters is longer than any event line ({limit})")
+            rec = decode_event(loads(raw, last=i == len(lines)), n, len(events) + 1, start.model)
+            replay_event(scratch, rec)
+            compare_check(rec.check, scratch, f"this {rec.kind}")
+            events.append(rec)
+    except BadLine as exc:
+        raise ReplayError(f"{log}:{n}: {exc}") from None
+    except (RecursionError, MemoryError) as exc:  # a structure json read but too deep or big to use
+        raise ReplayError(f"{log}:{n}: too deeply nested or too large ({exc.__class__.__name__})") from None
+    return replace(recording, events=tuple(events))
+
+
+def _records(given: Path) -> tuple[Path, list[tuple[int, str]]]:
+    """The file read and its records, each with its line number: the .jsonl's lines, or when a
+    transcript has no .jsonl beside it, the event data the transcript carries."""
+    log = log_path(given)
+    if log == given or os.path.lexists(log) or not os.path.lexists(given):
+        return log, list(enumerate(_read_lines(given, log), start=1))
+    lines = _read_lines(given, given)
+    if not has_data(lines):
+        raise ReplayError(
+            f"{given}: no {log.name} beside it and no event data (#| lines) in it; "
+            "replay reads the events the recorder writes there"
+        )
+    try:
+        return given, read_data(lines)
+    except DataLineError as exc:
+        raise ReplayError(f"{given}:{exc.line}: {exc}") from None
+
+
+def _read_lines(given: Path, log: Path) -> list[str]:
+    """The log's lines; a FIFO, device or folder is refused before it is opened (a FIFO would wait)."""
+    try:
+        st = os.stat(log)
+    except FileNotFoundError:
+        if log != given and given.exists():
+            raise ReplayError(
+                f"{given}: no {log.name} beside it; replay reads the events the recorder writes there"
+            ) from None
+        raise ReplayError(f"{given}: no such file") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise ReplayError(f"{log}: cannot read the file ({exc.__class__.__name__}: {exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO, device or socket"
+        raise ReplayError(f"{log}: cannot read the file (it is {kind}, not a regular file)")
+    try:
+        text = read_regular_file(log, MAX_FILE_BYTES).decode("utf-8")
+    except OSError as exc:
+        raise ReplayError(f"{log}: cannot read the file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ReplayError(f"{log}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def apply_recorded(session: Session, rec: Recorded) -> Event:
+    """Re-apply one event through the same Session call the user made. When the session refuses it
+    (the user changed things mid-replay), raises Refused naming the line; nothing changed."""
+    try:
+        return replay_event(session, rec)
+    except BadLine as exc:
+        raise Refused(f"replay line {rec.line}: {exc}") from None
+
+
+def replay_event(session: Session, rec: Recorded) -> Event:
+    """Re-apply one event; a refusal, or an event that changes nothing, raises BadLine (the loader
+    names the line in the file, apply_recorded the line of a replay in the app)."""
+    spec = KINDS[rec.kind]
+    caught: list[Event] = []
+    session.listeners.append(caught.append)
+    try:
+        spec.apply(session, rec)
+    except Refused as exc:
+        raise BadLine(f"{rec.kind}: {exc}") from None
+    finally:
+        session.listeners.remove(caught.append)
+    if not caught:
+        raise BadLine(f"{rec.kind}: {spec.idle(session, rec.data)}")
+    return caught[-1]
 
 
 class Replayer:
@@ -55,7 +216,8 @@ class Replayer:
         rec = rec or self.peek()
         if rec is None:
             return f"replay finished: {self.total} of {self.total} events applied"
-        return f"event {rec.seq} of {self.total}: {describe_event(rec, self.recording.model.params)}"
+        words = KINDS[rec.kind].describe(rec.data, self.recording.model.params)
+        return f"event {rec.seq} of {self.total}: {words}"
 
     def apply_next(self, session: Session) -> Event | None:
         """Apply the next recorded event; None when there are no more. If the user changed the

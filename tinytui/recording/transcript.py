@@ -1,39 +1,109 @@
 """The transcript's text: what a person reads in lesson.txt (the recorder writes it, replay prints it).
 
-A header (model, prompt, target, switches, the current step), then one block per event, headed by a
-sentence saying what happened: a step's title, equation, tables and the weights it uses; for a change
-(edit, toggle, prompt, target, undo, redo, reset, learn) what moved — weights, switches, prediction and
-loss old → new, the largest change in each step; for a change of view (mode) what is now shown. Names
-are the ones people read (tinytui.report.display_names: x′, h_pre, MHA, W_O[h1.k0, thing]) and numbers have
-the app's 4 decimals; the exact values are in the event data.
-
-Each block ends with its event's data: the same JSON object as the .jsonl line, on lines starting with
-DATA ("#| ", a record's first line) or MORE ("#|+", its continuation), each with a CRC-32 of its part,
-so the transcript alone replays (read_data() gets the records back) and an edited line is named.
-Plain text only, every line at most WIDTH columns, so it diffs cleanly.
-
-This module makes the header and each event's block from the parts in tinytui.recording.transcript_lines (the
-building blocks), tinytui.recording.transcript_changes (headlines, what a change moved) and
-tinytui.recording.transcript_data (the event data lines).
+A header (model, prompt, target, switches, the current step), then one block per event, headed by the
+sentence its kind says (tinytui.recording.event_kinds): for a move of the view (step, mode) the step as
+now shown, its title, equation, tables and the weights it uses (in the backward walk, its rules and
+gradients); for a change (edit, toggle, prompt, target, lr, undo, redo, reset, learn) what moved —
+weights, switches, prediction and loss old → new, the largest change in each step. Names are the ones
+people read (tinytui.report.display_names: x′, h_pre, MHA, W_O[h1.k0, thing]) and numbers have the app's
+4 decimals; the exact values are in the event data (tinytui.recording.embedded_log). Plain text only,
+every line at most WIDTH columns, so it diffs cleanly.
 """
 
 from __future__ import annotations
 
+import textwrap
+
+import numpy as np
+
+from tinytui.model import step_path
+from tinytui.model.backward.walk_stages import backward_stage_for
+from tinytui.model.diff import diff
+from tinytui.model.params import Params
 from tinytui.model.stages import STAGE_BY_NUMBER
-from tinytui.recording.transcript_changes import (
-    change_text,
-    headline,
-)
-from tinytui.recording.transcript_lines import (
-    backward_text,
-    line,
-    rule,
-    state_lines,
-    step_heading,
-    step_text,
-)
+from tinytui.model.trace import Trace
+from tinytui.recording.cell_changes import changed_cells
+from tinytui.recording.event_kinds import KINDS
+from tinytui.recording.wording import cell_name, step_heading
+from tinytui.report.display_names import display
+from tinytui.report.print_window import picks_of
+from tinytui.report.render import plain_backward_report, plain_report, plain_table
+from tinytui.report.step_report import backward_report, stage_report
+from tinytui.report.tables import Table, fmt
 from tinytui.session.session import Session
 from tinytui.session.state import Event, Mode, State
+
+WIDTH = 100
+LABEL = 12  # the width of the "prediction  " column in header and change lines
+MAX_CELLS = 8  # weight changes listed one by one; beyond this, a count (a learning step moves all 172)
+
+
+def line(label: str, text: str) -> list[str]:
+    """'label       text', wrapped to WIDTH with continuation lines under the text."""
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=label.ljust(LABEL),
+        subsequent_indent=" " * LABEL,
+        break_on_hyphens=False,
+    )
+
+
+def weights_summary(params: Params, base: Params) -> str:
+    cells = changed_cells(params, base)
+    if not cells:
+        return "as in the model file"
+    shown = ", ".join(f"{cell_name(params, n, i)} = {fmt(v)}" for n, i, v in cells[:MAX_CELLS])
+    more = f", and {len(cells) - MAX_CELLS} more" if len(cells) > MAX_CELLS else ""
+    noun = "cell differs" if len(cells) == 1 else "cells differ"
+    return f"{len(cells)} {noun} from the model file: {shown}{more}"
+
+
+def prediction_text(trace: Trace) -> str:
+    return f"{trace.prediction} (p {fmt(float(trace['probs'].max()))})"
+
+
+def state_lines(session: Session) -> list[str]:
+    """Where the session stands: model, prompt, target, switches, lr, weights, prediction, loss, step."""
+    m, s, t = session.model, session.state, session.trace
+    cfg = m.cfg
+    about = (
+        f"{m.name} · {m.params.total()} parameters · vocabulary {cfg.n_vocab} · d_model {cfg.d_model} · "
+        f"{cfg.n_heads} heads · d_ff {cfg.d_ff} · {cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
+    )
+    out = line("model", about)
+    out += line("prompt", " ".join(s.prompt))
+    out += line("target", s.target)
+    out += line("switches", s.switches.describe())
+    out += line("lr", f"{s.lr:g}")
+    out += line("weights", weights_summary(s.params, m.params))
+    out += line("prediction", prediction_text(t))
+    out += line("loss", fmt(t.loss))
+    where = step_path.of_all(session.here, session.model.cfg.n_blocks, "/").removeprefix("Step ")
+    out += line("at step", f"{where} · {STAGE_BY_NUMBER[session.step].title}")
+    return out
+
+
+def rule(text: str) -> str:
+    """A heading line: '=== text ====…', never wider than WIDTH (a long text is shortened with …)."""
+    if len(text) > WIDTH - 8:
+        text = text[: WIDTH - 9] + "…"
+    head = f"=== {text} "
+    return head + "=" * max(3, WIDTH - len(head))
+
+
+def step_text(trace: Trace, step: int, params: Params | None = None, block: int | None = None) -> str:
+    """A step as text (a block's step: of that block, 0-based); given the run's params, the weights it
+    uses are printed under its tables."""
+    return plain_report(stage_report(trace, STAGE_BY_NUMBER[step], params, block or 0), WIDTH)
+
+
+def backward_text(session: Session, step: int, block: int | None = None) -> str:
+    """A step of the backward walk: its rules as run and the gradients that arrive, arise and leave."""
+    stage = backward_stage_for(step, session.trace.switches, session.trace.cfg)
+    picks = picks_of(session.trace)  # a big gradient (GPT-2's ∂L/∂E) is shown in part
+    report = backward_report(session.gradients, stage, session.model.cfg.n_heads, block or 0, picks)
+    return plain_backward_report(report, WIDTH)
 
 
 def header_text(session: Session, recorded: str | None) -> str:
@@ -58,37 +128,92 @@ def header_text(session: Session, recorded: str | None) -> str:
     return "\n".join(out) + "\n"
 
 
-def mode_words(was: Mode, now: Mode, step: int) -> str:
-    """A change of view in words: "entered the backward walk at step 9", "∂L/∂w hidden (at step 9)"."""
-    parts = []
-    if now.backward != was.backward:
-        parts.append(f"{'entered' if now.backward else 'left'} the backward walk at step {step}")
-    if now.gradients != was.gradients:
-        parts.append("∂L/∂w now shown beside the weights" if now.gradients else "∂L/∂w now hidden")
-    words = " and ".join(parts)
-    return words if now.backward != was.backward else f"{words} (at step {step})"
+def event_text(seq: int, event: Event, before: State, session: Session, was: Mode | None = None) -> str:
+    """One event's block; before is the state ahead of it (was: the view), session holds the state after."""
+    spec = KINDS[event.kind]
+    head = rule(f"{seq} · {spec.headline(event, session, was or Mode())}")
+    if spec.changes_state:
+        return change_text(head, event, before, session)
+    body = [shown_step(session, event)] if spec.shows_step(event, was or Mode()) else []
+    return "\n".join(["", head, *body]) + "\n"
 
 
-def mode_text(seq: int, event: Event, was: Mode, session: Session) -> str:
-    """A mode event's block: its words, then the step as it is now shown if the walk was entered or left."""
-    now = Mode(bool(event.data.get("backward")), bool(event.data.get("gradients")))
-    out = ["", rule(f"{seq} · view: {mode_words(was, now, event.step)}")]
-    if now.backward != was.backward:
-        forward = step_text(event.after, event.step, session.params, event.block)
-        out.append(backward_text(session, event.step, event.block) if now.backward else forward)
+def shown_step(session: Session, event: Event) -> str:
+    """The step an event left on screen, as the view now shows it (forward, or the backward walk)."""
+    if session.mode.backward:
+        return backward_text(session, event.step, event.block)
+    return step_text(event.after, event.step, session.params, event.block)
+
+
+def change_text(head: str, event: Event, before: State, session: Session) -> str:
+    """A change's block under its headline: what moved, old → new."""
+    after, n_heads = session.state, session.model.cfg.n_heads
+    out = ["", head]
+    cells = changed_cells(after.params, before.params)
+    if cells:
+        for name, index, value in cells[:MAX_CELLS]:
+            old = float(before.params[name][index])
+            out += line("weights", f"{cell_name(after.params, name, index)}: {fmt(old)} → {fmt(value)}")
+        if len(cells) > MAX_CELLS:
+            out += line("weights", f"… and {len(cells) - MAX_CELLS} more ({len(cells)} cells in all)")
+    notes = KINDS[event.kind].notes(event, before, after)  # the kind's own lines (a learning step's losses)
+    for label, text in notes:
+        out += line(label, text)
+    old_sw, new_sw = before.switches.labels(), after.switches.labels()
+    moved = bool(cells) or old_sw != new_sw or bool(notes)
+    moved |= (before.prompt, before.target, before.lr) != (after.prompt, after.target, after.lr)
+    if old_sw != new_sw:
+        gone = [x for x in old_sw if x not in new_sw]
+        came = [x for x in new_sw if x not in old_sw]
+        out += line("switches", f"{', '.join(gone) or 'no ablation'} → {', '.join(came) or 'no ablation'}")
+    if before.prompt != after.prompt:
+        out += line("prompt", f"{' '.join(before.prompt)} → {' '.join(after.prompt)}")
+    if before.target != after.target:
+        out += line("target", f"{before.target} → {after.target}")
+    if before.lr != after.lr:
+        out += line("lr", f"{before.lr:g} → {after.lr:g}")
+    if not moved:
+        out += line("state", "unchanged")
+    b, a = event.before, event.after
+    out += line("prediction", f"{prediction_text(b)} → {prediction_text(a)}")
+    out += line("loss", f"{fmt(b.loss)} → {fmt(a.loss)} ({a.loss - b.loss:+.4f})")
+    table = largest_changes(b, a, n_heads)
+    out += ["", plain_table(table, WIDTH) if table.rows else "nothing in the sixteen steps changed"]
     return "\n".join(out) + "\n"
 
 
-def event_text(seq: int, event: Event, before: State, session: Session, was: Mode | None = None) -> str:
-    """One event's block; before is the state ahead of it (was: the mode), session holds the state after."""
-    if event.kind == "mode":
-        return mode_text(seq, event, was or Mode(), session)
-    if event.kind == "step":
-        rule_line = rule(headline(seq, event, session))
-        body = (
-            backward_text(session, event.step, event.block)
-            if event.data.get("backward")
-            else step_text(event.after, event.step, session.params, event.block)
-        )
-        return "\n".join(["", rule_line, body]) + "\n"
-    return change_text(seq, event, before, session)
+def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
+    """Per step, the one value that moved most (and how many moved): where an edit's effect went."""
+    d = diff(before, after)
+    rows, cells = [], []
+    n_blocks = after.cfg.n_blocks
+    path = step_path.forward(n_blocks)
+    for step in path:
+        number = step_path.short(step, n_blocks)  # "8", or "2·8" for block 2's step 8
+        written = [n for n in step_path.resolve(step.stage.writes, n_heads, step, n_blocks) if n in d.tensors]
+        moved = [d[n] for n in written if d[n].n_changed]
+        if not moved:
+            continue
+        total = sum(after[n].size for n in written)
+        changed = sum(t.n_changed for t in moved)
+        big = max(moved, key=lambda t: (t.max_abs, t.n_changed))
+        if big.reshaped:
+            rows.append(f"{number:>2}    (the prompt's length changed)")
+            cells.append(("", "", "", f"{changed} of {total}"))
+            continue
+        flat = int(np.argmax(np.abs(big.delta)))
+        index = np.unravel_index(flat, big.delta.shape) if big.delta.ndim else ()
+        old, new = float(before[big.name][index]), float(after[big.name][index])
+        rows.append(f"{number:>2}    {_where(after, big.name, index)}")
+        cells.append((fmt(old), fmt(new), f"{new - old:+.4f}", f"{changed} of {total}"))
+    title = f"largest change per step ({len(rows)} of {len(path)} steps changed)"
+    cols = ("before", "after", "change", "values changed")
+    return Table(title, "step  where", tuple(rows), cols, tuple(cells))
+
+
+def _where(trace: Trace, name: str, index: tuple[int, ...]) -> str:
+    axes = trace.tensor(name).axes
+    shown = display(name, trace.cfg.n_blocks)
+    if not index:
+        return shown
+    return f"{shown}[{', '.join(ax.labels[i] for ax, i in zip(axes, index))}]"

@@ -33,7 +33,7 @@ from tinytui.model.params import Params
 from tinytui.model.stages import FIRST
 from tinytui.model.switches import defaults as default_switches
 from tinytui.model.trace import Trace, first_stale, run
-from tinytui.session.state import Event, Mode, Refused, State
+from tinytui.session.state import Event, Kind, Mode, Refused, State
 
 
 class TracedHistory:
@@ -184,7 +184,7 @@ class TracedHistory:
         except Refused as exc:
             raise Refused(f"with the model file's own weights (kept for comparing), {exc}") from None
 
-    def _change(self, kind: str, data: dict[str, Any], state: State) -> Event:
+    def _change(self, kind: Kind, data: dict[str, Any], state: State) -> Event:
         made = self._made(state)
         with self._room_for_a_trace():
             held = tuple(state.params.values())  # built once: the run and then the session read these
@@ -195,7 +195,7 @@ class TracedHistory:
         self._hold(state.params, held)
         return self._settle(kind, data, trace, original)
 
-    def _move(self, cursor: int, kind: str) -> Event:
+    def _move(self, cursor: int, kind: Kind) -> Event:
         state = self.history[cursor]
         made = self._made(state)  # an undo or redo back to the trace before the last change: kept
         with self._room_for_a_trace():
@@ -226,7 +226,7 @@ class TracedHistory:
             raise
 
     def _settle(
-        self, kind: str, data: dict[str, Any], trace: Trace, original: tuple[Any, Trace] | None
+        self, kind: Kind, data: dict[str, Any], trace: Trace, original: tuple[Any, Trace] | None
     ) -> Event:
         """Make the move computed by _compute; nothing here can refuse."""
         before = self.trace
@@ -238,7 +238,7 @@ class TracedHistory:
             self._keep_original(original[1])
         return self._emit(kind, data, before, trace)
 
-    def _emit(self, kind: str, data: dict[str, Any], before: Trace, after: Trace) -> Event:
+    def _emit(self, kind: Kind, data: dict[str, Any], before: Trace, after: Trace) -> Event:
         event = Event(kind, data, before, after, self.step, self.here.block)
         for listener in list(self.listeners):
             listener(event)

@@ -21,7 +21,7 @@ from tinytui.model.switches import Switches
 from tinytui.model.switches import defaults as default_switches
 from tinytui.model.training import learn
 from tinytui.session.history import TracedHistory
-from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Mode, Refused, State, Training
+from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State, Training
 
 
 def parse_value(text: str) -> float:
@@ -73,7 +73,7 @@ class Session(TracedHistory):
             data["block"] = where.block
         if backward:
             data["backward"] = True
-        self._emit("step", data, self.trace, self.trace)
+        self._emit(Kind.STEP, data, self.trace, self.trace)
         return True
 
     def move(self, delta: int) -> bool:
@@ -97,7 +97,7 @@ class Session(TracedHistory):
             return False
         self.mode = mode
         data = {"backward": mode.backward, "gradients": mode.gradients}
-        self._emit("mode", data, self.trace, self.trace)
+        self._emit(Kind.MODE, data, self.trace, self.trace)
         return True
 
     def next(self) -> bool:
@@ -118,7 +118,7 @@ class Session(TracedHistory):
         except (ValueError, IndexError) as exc:
             raise Refused(str(exc)) from None
         data = {"param": full, "label": label(full), "index": list(index), "old": old, "new": value}
-        return self._change("edit", data, replace(self.state, params=params))
+        return self._change(Kind.EDIT, data, replace(self.state, params=params))
 
     def toggle(self, switch: str, head: int | None = None) -> Event:
         try:
@@ -128,16 +128,16 @@ class Session(TracedHistory):
         if head is not None:
             _checked(checks.head, head, self.model.cfg.n_heads)
         data = {"switch": switch, "head": head, "switches": switches.to_dict(), "now": switches.describe()}
-        return self._change("toggle", data, replace(self.state, switches=switches))
+        return self._change(Kind.TOGGLE, data, replace(self.state, switches=switches))
 
     def set_switches(self, switches: Switches) -> Event:
         data = {"switch": "all", "head": None, "switches": switches.to_dict(), "now": switches.describe()}
-        return self._change("toggle", data, replace(self.state, switches=switches))
+        return self._change(Kind.TOGGLE, data, replace(self.state, switches=switches))
 
     def set_prompt(self, prompt: tuple[str, ...] | list[str]) -> Event:
         prompt = _checked(checks.prompt, prompt, self.model.cfg.vocab, self.model.cfg.n_ctx)
         data = {"old": list(self.state.prompt), "new": list(prompt)}
-        return self._change("prompt", data, replace(self.state, prompt=prompt))
+        return self._change(Kind.PROMPT, data, replace(self.state, prompt=prompt))
 
     def swap_positions(self, i: int, j: int) -> Event:
         prompt = list(self.state.prompt)
@@ -149,7 +149,7 @@ class Session(TracedHistory):
     def set_target(self, target: str) -> Event:
         target = _checked(checks.target, target, self.model.cfg.vocab)
         data = {"old": self.state.target, "new": target}
-        return self._change("target", data, replace(self.state, target=target))
+        return self._change(Kind.TARGET, data, replace(self.state, target=target))
 
     def set_lr(self, lr: float | str) -> Event:
         """The SGD step size for learning steps (and step 15's "after one step"); finite and > 0."""
@@ -157,9 +157,9 @@ class Session(TracedHistory):
         if value == self.state.lr:
             raise Refused(f"the learning rate is already {value:g}")
         data = {"old": self.state.lr, "new": value}
-        return self._change("lr", data, replace(self.state, lr=value))
+        return self._change(Kind.LR, data, replace(self.state, lr=value))
 
-    def set_params(self, params: Params, kind: str, data: dict[str, Any]) -> Event:
+    def set_params(self, params: Params, kind: Kind, data: dict[str, Any]) -> Event:
         """Replace all parameters at once (a learning step, a loaded file)."""
         return self._change(kind, data, replace(self.state, params=params))
 
@@ -199,17 +199,17 @@ class Session(TracedHistory):
             "loss_new": r.loss_new,
             "losses": list(r.losses),
         }
-        return self.set_params(r.params, kind="learn", data=data)
+        return self.set_params(r.params, kind=Kind.LEARN, data=data)
 
     def undo(self) -> Event | None:
         if not self.can_undo:
             return None
-        return self._move(self.cursor - 1, "undo")
+        return self._move(self.cursor - 1, Kind.UNDO)
 
     def redo(self) -> Event | None:
         if not self.can_redo:
             return None
-        return self._move(self.cursor + 1, "redo")
+        return self._move(self.cursor + 1, Kind.REDO)
 
     def reset_state(self) -> State:
         """What reset() goes back to: the model file as loaded, default switches, the starting lr."""
@@ -218,7 +218,7 @@ class Session(TracedHistory):
 
     def reset(self) -> Event:
         """Back to the model file as loaded, kept as one more undoable change."""
-        return self._change("reset", {}, self.reset_state())
+        return self._change(Kind.RESET, {}, self.reset_state())
 
     def set_compare_to_original(self, on: bool) -> None:
         self.compare_to_original = on

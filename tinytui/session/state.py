@@ -6,6 +6,7 @@ applied, Refused for a change the session will not make, and the steps of the ba
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from tinytui.model.backward.walk_stages import BACKWARD_STAGES
@@ -51,12 +52,29 @@ class Training:
     result: learn.TrainResult
 
 
+class Kind(StrEnum):
+    """The kinds of Event a Session emits, each named once. tinytui.recording.event_kinds defines what
+    each means to a recording (its data in the log, decoding it, re-applying it, its words); a str, so
+    `event.kind == "learn"` reads as before and the log holds the plain name."""
+
+    STEP = "step"  # moved to another step (of the forward pass or the backward walk)
+    MODE = "mode"  # entered or left the backward walk, showed or hid ∂L/∂w
+    EDIT = "edit"  # one weight cell set
+    TOGGLE = "toggle"  # a switch flipped (or all switches set at once)
+    PROMPT = "prompt"
+    TARGET = "target"
+    LR = "lr"  # the learning rate
+    UNDO = "undo"
+    REDO = "redo"
+    RESET = "reset"  # back to the model file
+    LEARN = "learn"  # SGD steps on every weight
+
+
 @dataclass(frozen=True)
 class Event:
-    """Something the user did. kind: step, mode, edit, toggle, prompt, target, lr, undo, redo,
-    reset, learn."""
+    """Something the user did, of one Kind, with that kind's data."""
 
-    kind: str
+    kind: Kind
     data: dict[str, Any]
     before: Trace
     after: Trace

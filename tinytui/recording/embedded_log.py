@@ -1,4 +1,4 @@
-"""The event data a transcript carries, so that lesson.txt alone replays: each event-log record as
+"""The event log a transcript carries, so that lesson.txt alone replays: each event-log record as
 ASCII JSON cut into lines that fit the transcript's width, each line with a CRC-32 of its part, so an
 edited line is named when the records are read back (read_data).
 """
@@ -10,7 +10,7 @@ import zlib
 from typing import Any
 
 from tinytui.recording.log_values import BadLine
-from tinytui.recording.transcript_lines import WIDTH
+from tinytui.recording.transcript import WIDTH
 
 DATA = "#| "  # the first line of a record
 MORE = "#|+"  # a record's later lines
