@@ -23,3 +23,7 @@ def config(d: int, heads: int, d_head: int, d_ff: int, vocab: int, blocks: int =
 def weights(rng: np.random.Generator, cfg: ModelConfig, scale: float) -> Params:
     """Every parameter drawn from N(0, scale²), in the order Params lists them (so a seed is a model)."""
     return Params(cfg, {n: rng.normal(0, scale, s) for n, s in param_shapes(cfg).items()})
+
+
+def random_params(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):
+    return weights(np.random.default_rng(seed), config(d, heads, d_head, d_ff, vocab, blocks), 0.8)

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.model.test_backward import random_model
+from tests.model.reference_backward import random_model
 from tinytui.cli.main import main
 from tinytui.model.analysis.attribution import attribution
 from tinytui.model.analysis.circuits import circuits

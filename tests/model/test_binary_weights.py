@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file, save_file
 
-from tests.model.test_params_sharing import random_params
+from tests.random_models import random_params
 from tinytui.model.io.document import ModelFile, parse, to_document
 from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.io.model_file import BINARY_ABOVE, load, save

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.model.test_backward import RANDOM, SWITCHES, random_model
+from tests.model.reference_backward import RANDOM, SWITCHES, random_model
 from tinytui.model.switches import Switches
 from tinytui.model.texts.change_note import change_note
 from tinytui.model.trace import run

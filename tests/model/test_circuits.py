@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.model.test_backward import GPT2, random_model
+from tests.model.reference_backward import GPT2, random_model
 from tinytui.model.analysis.attribution import (
     NOT_EXACT,
     attribution,

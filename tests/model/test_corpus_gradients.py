@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.model.test_backward import GPT2, RANDOM, SWITCHES, H, assert_matches_fd, forward, random_model
+from tests.model.reference_backward import GPT2, RANDOM, SWITCHES, H, assert_matches_fd, forward, random_model
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run

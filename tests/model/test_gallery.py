@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.model.test_backward import random_model
+from tests.model.reference_backward import random_model
 from tinytui.model.analysis.gallery_reading import (
     GPT3,
     artist_rules,

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from tests.model.test_backward import RANDOM, SWITCHES, random_model
+from tests.model.reference_backward import RANDOM, SWITCHES, random_model
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run

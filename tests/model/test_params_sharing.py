@@ -6,13 +6,9 @@ import pickle
 import numpy as np
 import pytest
 
-from tests.random_models import config, weights
+from tests.random_models import random_params
 from tinytui.model.io.document import ModelFile
 from tinytui.model.params import FLATTEN_DEPTH, Params, adopt
-
-
-def random_params(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):
-    return weights(np.random.default_rng(seed), config(d, heads, d_head, d_ff, vocab, blocks), 0.8)
 
 
 def test_an_edit_keeps_every_other_array_the_same_object(chapter):

@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 import pytest
 
-from tests.model.test_backward import GPT2, RANDOM, SWITCHES, random_model
+from tests.model.reference_backward import GPT2, RANDOM, SWITCHES, random_model
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.names import label
 from tinytui.model.switches import Switches

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.model.test_backward import RANDOM, SWITCHES, random_model
+from tests.model.reference_backward import RANDOM, SWITCHES, random_model
 from tinytui.model import count
 from tinytui.model.stages import STAGES
 from tinytui.model.switches import Switches
