@@ -88,10 +88,9 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         replayer = Replayer(load_recording(args.file), to_end=args.to_end)
     except ReplayError as exc:
         raise UsageError(str(exc)) from None
-    if args.print:
+    if args.print:  # where the recording ends: every event applied, with or without --to-end
         session = replayer.new_session()
-        if args.to_end:
-            replayer.apply_all(session)
+        replayer.apply_all(session)
         out.write(state_text(session, replayer))
         return 0
     theme, notices, keymap = app_options(args)

@@ -92,7 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="open a recorded session and re-apply its events (n: next event)")
     rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")
     rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
-    rp.add_argument("--print", action="store_true", help="print the state as plain text instead of the app")
+    rp.add_argument(
+        "--print",
+        action="store_true",
+        help="print where the recording ends as plain text, instead of opening the app",
+    )
     serve_command.add_parser(sub, run_options)
     new_command.add_parser(sub)
     train_command.add_parser(sub)
