@@ -1,0 +1,366 @@
+"""What each step of the backward walk says: the gradients that arrive, its local rules spelled for the
+switches and the model's architecture, the gradients it makes and passes back, and why, in our words.
+
+One function per forward step that the walk reverses. A forward Stage names its own (model/stages.py,
+`backward=`), so a step and its way back are declared together; model/backward/walk_stages.py walks the
+stage table backwards and numbers each step as the forward pass does. Nothing here knows a step's
+number or its place in the walk: where a rule points at another step, it asks Walk.step().
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tinytui.model.config import ModelConfig
+from tinytui.model.switches import Switches
+
+
+@dataclass(frozen=True, kw_only=True)
+class WalkStep:
+    """One step of the backward walk: what arrives, the local rule, what it produces, what leaves.
+
+    Gradient names: "incoming" are of this step's outputs and were finished by later steps; "within"
+    are of this step's other outputs, computed here on the way; "outgoing" are of earlier steps'
+    outputs and are complete when they leave (skip shares are added before a gradient is listed).
+    Names are block 0's (as stages.py names them) with "{h}" for one per head.
+    """
+
+    title: str
+    incoming: tuple[str, ...]
+    rules: tuple[str, ...]  # the local rules in plain text
+    within: tuple[str, ...]
+    params: tuple[str, ...]  # parameter gradients produced here
+    outgoing: tuple[str, ...]
+    explain: str  # our own words
+
+
+@dataclass(frozen=True)
+class Walk:
+    """The run as the walk's rules spell it: the switches, the parts of GPT-2's architecture the model
+    has (cfg None: the chapter's), and the forward step number of each stage id."""
+
+    switches: Switches
+    cfg: ModelConfig | None
+    numbers: Mapping[str, int]  # stage id -> the step number the user sees
+
+    @property
+    def post(self) -> bool:
+        return self.switches.norm == "post"
+
+    @property
+    def residual(self) -> bool:
+        return self.switches.residual
+
+    @property
+    def affine(self) -> bool:
+        return self.cfg is not None and self.cfg.norm_affine
+
+    @property
+    def bias(self) -> bool:
+        return self.cfg is not None and self.cfg.attn_bias
+
+    @property
+    def learned(self) -> bool:
+        return self.cfg is not None and self.cfg.learned_positions
+
+    @property
+    def n_heads(self) -> int:
+        """The heads as the rules write them: the chapter's two, or the model's."""
+        return 2 if self.cfg is None else self.cfg.n_heads
+
+    def step(self, stage_id: str) -> int:
+        """The number of the forward step with this id (a rule that points at another step)."""
+        return self.numbers[stage_id]
+
+    def ln(self, which: str) -> tuple[str, ...]:
+        """A norm's gain and bias gradients ("ln1", "ln2"), when the model has them."""
+        return (f"grad.{which}_g", f"grad.{which}_b") if self.affine else ()
+
+    def gain_rules(self, out: str, which: str, x_hat: str) -> tuple[str, ...]:
+        """A norm's gain and bias: their gradients, and what LN's own backward then reads."""
+        if not self.affine:
+            return ()
+        return (
+            f"∂L/∂{which}_g = Σ_p ∂L/∂{out}_p ⊙ {x_hat}_p,   ∂L/∂{which}_b = Σ_p ∂L/∂{out}_p",
+            f"LN backward reads ∂L/∂{out} ⊙ {which}_g   (the gain scales what reaches the normalised row)",
+        )
+
+
+def _heads(name: str, n: int) -> str:
+    """'head_1; head_2', or 'head_1; …; head_12' when there are more than three."""
+    if n <= 3:
+        return "; ".join(f"{name}_{h}" for h in range(1, n + 1))
+    return f"{name}_1; …; {name}_{n}"
+
+
+def embed(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Into the embedding table",
+        incoming=("grad.emb",),
+        rules=(
+            "∂L/∂E[v] (lookup share) = Σ over positions p with id_p = v of ∂L/∂emb_p",
+            f"∂L/∂E = lookup share + unembedding share (step {w.step('unembed')})",
+        ),
+        within=(),
+        params=("grad.E.lookup", "grad.E"),
+        outgoing=(),
+        explain="Only the rows of tokens in the prompt get a lookup share, and a repeated token adds up its "
+        f"positions. Every row already got an unembedding share at step {w.step('unembed')}; E's gradient "
+        "is the sum.",
+    )
+
+
+def pe(w: Walk) -> WalkStep:
+    if not w.learned:
+        return WalkStep(
+            title="Positional encoding",
+            incoming=(),
+            rules=("PE has no parameters: nothing to update",),
+            within=(),
+            params=(),
+            outgoing=(),
+            explain="The positional table is a formula, not a weight, so the backward walk passes it by.",
+        )
+    off = "" if w.switches.positional_encoding else "   (PE off: pe did not read P, every row gets 0)"
+    return WalkStep(
+        title="Positional encoding",
+        incoming=("grad.pe",),
+        rules=("∂L/∂P[p] = ∂L/∂pe_p for the prompt's positions p < T, 0 for the rows it did not read" + off,),
+        within=(),
+        params=("grad.P",),
+        outgoing=(),
+        explain="The positions are a learned table, so each row the prompt used takes its position's "
+        "gradient; rows beyond the prompt learn nothing from it.",
+    )
+
+
+def add(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Through the addition of position",
+        incoming=("grad.x",),
+        rules=(
+            "∂L/∂emb = ∂L/∂x",
+            "∂L/∂pe = ∂L/∂x   (pe is read from P)" if w.learned else "PE is fixed: it takes no gradient",
+        ),
+        within=(),
+        params=(),
+        outgoing=("grad.emb", "grad.pe") if w.learned else ("grad.emb",),
+        explain="Meaning and position were added, so both receive the whole gradient; the position table "
+        f"passes its share on to P at step {w.step('pe')}."
+        if w.learned
+        else "Meaning and position were added, so the embedding rows receive the whole gradient; the "
+        "sinusoids have nothing to learn.",
+    )
+
+
+def norm1(w: Walk) -> WalkStep:
+    skip = f" + the skip share from step {w.step('residual1')}" if w.residual else ""
+    return WalkStep(
+        title="Through the first norm",
+        incoming=("grad.x_norm",),
+        rules=(
+            (
+                "∂L/∂x = ∂L/∂x_n   (post-norm: the sublayer read x itself)"
+                if w.post
+                else "∂L/∂x = LN backward of ∂L/∂x_n"
+            )
+            + skip,
+            *(() if w.post else w.gain_rules("x_n", "ln1", "LN(x)")),
+        ),
+        within=(),
+        params=() if w.post else w.ln("ln1"),
+        outgoing=("grad.x",),
+        explain="The attention branch's gradient rejoins the skip path here; the sum is the whole gradient "
+        "of the block's input.",
+    )
+
+
+def qkv(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Through W_Q, W_K, W_V",
+        incoming=("grad.q.{h}", "grad.k.{h}", "grad.v.{h}"),
+        rules=(
+            "∂L/∂W_Q[h] = x_nᵀ · ∂L/∂Q_h   (the same for W_K, W_V)",
+            *(("∂L/∂b_Q[h] = Σ_p ∂L/∂Q_h[p]   (the same for b_K, b_V)",) if w.bias else ()),
+            "∂L/∂x_n = Σ_h (∂L/∂Q_h W_Q[h]ᵀ + ∂L/∂K_h W_K[h]ᵀ + ∂L/∂V_h W_V[h]ᵀ)",
+        ),
+        within=(),
+        params=(
+            "grad.W_Q",
+            "grad.W_K",
+            "grad.W_V",
+            *(("grad.b_Q", "grad.b_K", "grad.b_V") if w.bias else ()),
+        ),
+        outgoing=("grad.x_norm",),
+        explain="Every head's three projections read the same normalised rows, so all their gradients add "
+        "up on the way back into x_n.",
+    )
+
+
+def scores(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Through the scores",
+        incoming=("grad.scores.{h}",),
+        rules=("∂L/∂Q_h = ∂L/∂S_h · K_h / √d_k", "∂L/∂K_h = ∂L/∂S_hᵀ · Q_h / √d_k"),
+        within=(),
+        params=(),
+        outgoing=("grad.q.{h}", "grad.k.{h}"),
+        explain="A dot product sends each side's gradient along the other side's vector: a query learns "
+        "from the keys it scored, a key from the queries that scored it.",
+    )
+
+
+def softmax(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Through the softmax and the mask",
+        incoming=("grad.attn.{h}",),
+        rules=(
+            "∂L/∂S_ij = A_ij · (∂L/∂A_ij − Σ_k A_ik ∂L/∂A_ik)",
+            "masked entries have A_ij = 0, so their ∂L/∂S_ij is exactly 0",
+        ),
+        within=(),
+        params=(),
+        outgoing=("grad.scores.{h}",),
+        explain="The softmax only passes on how a weight's gradient differs from the row's weighted "
+        "average. Above the diagonal the loss would care about the weights, but the mask holds "
+        "them at zero, so nothing flows back there.",
+    )
+
+
+def combine(w: Walk) -> WalkStep:
+    heads, d_heads = _heads("head", w.n_heads), _heads("∂L/∂head", w.n_heads)
+    return WalkStep(
+        title="Through W_O and the heads",
+        incoming=("grad.mha",),
+        rules=(
+            f"∂L/∂W_O = [{heads}]ᵀ · ∂L/∂mha",
+            *(("∂L/∂b_O = Σ_p ∂L/∂mha_p",) if w.bias else ()),
+            f"[{d_heads}] = ∂L/∂mha · W_Oᵀ",
+            "∂L/∂A_h = ∂L/∂head_h · V_hᵀ",
+            "∂L/∂V_h = A_hᵀ · ∂L/∂head_h",
+            "an ablated head outputs a constant 0: its A and V get exactly 0",
+        ),
+        within=("grad.head.{h}",),
+        params=("grad.W_O", *(("grad.b_O",) if w.bias else ())),
+        outgoing=("grad.attn.{h}", "grad.v.{h}"),
+        explain="W_O splits the error between the heads. Each head then blames its attention weights by how "
+        "much each value vector would have helped, and its values by how much attention they got.",
+    )
+
+
+def residual1(w: Walk) -> WalkStep:
+    skip = (
+        f"the skip hands ∂L/∂mha to x as well (added at step {w.step('norm1')})"
+        if w.residual
+        else "no skip: x gets nothing here"
+    )
+    return WalkStep(
+        title="Through the first residual",
+        incoming=("grad.x_mid",),
+        rules=(
+            "∂L/∂mha = LN backward of ∂L/∂x'   (post-norm)" if w.post else "∂L/∂mha = ∂L/∂x'",
+            *(w.gain_rules("x'", "ln1", "x̂") if w.post else ()),
+            skip,
+        ),
+        within=(),
+        params=w.ln("ln1") if w.post else (),
+        outgoing=("grad.mha",),
+        explain="The skip connection hands the gradient straight back to x, whatever attention does. "
+        "That unobstructed path is what lets deep stacks train.",
+    )
+
+
+def ffn(w: Walk) -> WalkStep:
+    if w.switches.activation == "relu":
+        act = "∂L/∂h_pre = ∂L/∂hidden ⊙ [h_pre > 0]   (a dead unit passes exactly 0)"
+    else:
+        act = "∂L/∂h_pre = ∂L/∂hidden ⊙ GELU′(h_pre)"
+    x_n = "x', post-norm)" if w.post else ("g₂ ⊙ LN(x') + b₂)" if w.affine else "LN(x'))")
+    skip = f" + the skip share from step {w.step('residual2')}" if w.residual else ""
+    return WalkStep(
+        title="Through the activation and W_1",
+        incoming=("grad.hidden",),
+        rules=(
+            act,
+            "∂L/∂W_1 = x'_nᵀ · ∂L/∂h_pre   (x'_n = " + x_n,
+            "∂L/∂b_1 = Σ_p ∂L/∂h_pre_p",
+            "∂L/∂x'_n = ∂L/∂h_pre · W_1ᵀ",
+            ("∂L/∂x' = ∂L/∂x'_n" if w.post else "∂L/∂x' = LN backward of ∂L/∂x'_n") + skip,
+            *(() if w.post else w.gain_rules("x'_n", "ln2", "LN(x')")),
+        ),
+        within=("grad.hidden_pre", "grad.x_mid_norm"),
+        params=("grad.W_1", "grad.b_1", *(() if w.post else w.ln("ln2"))),
+        outgoing=("grad.x_mid",),
+        explain="A unit that did not fire passes no gradient back, so its column of W_1 learns nothing "
+        "from this prompt. The live units route the error through W_1 into the stream.",
+    )
+
+
+def residual2(w: Walk) -> WalkStep:
+    skip = (
+        f"the skip hands ∂L/∂ffn to x' as well (added at step {w.step('ffn')})"
+        if w.residual
+        else "no skip: x' gets nothing here"
+    )
+    return WalkStep(
+        title="Through W_2 and the second residual",
+        incoming=("grad.y",),
+        rules=(
+            "∂L/∂ffn = LN backward of ∂L/∂y   (post-norm)" if w.post else "∂L/∂ffn = ∂L/∂y",
+            *(w.gain_rules("y", "ln2", "x̂") if w.post else ()),
+            skip,
+            "∂L/∂W_2 = hiddenᵀ · ∂L/∂ffn",
+            "∂L/∂b_2 = Σ_p ∂L/∂ffn_p",
+            "∂L/∂hidden = ∂L/∂ffn · W_2ᵀ",
+        ),
+        within=("grad.ffn",),
+        params=("grad.W_2", "grad.b_2", *(w.ln("ln2") if w.post else ())),
+        outgoing=("grad.hidden",),
+        explain="A sum passes its gradient unchanged to both terms, so the stream and the feed-forward "
+        "branch both see it. W_2's gradient pairs each hidden unit's activity with the error it fed.",
+    )
+
+
+def final_norm(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Through the final norm",
+        incoming=("grad.z",),
+        rules=(
+            "∂L/∂y_T = (g − mean(g) − ẑ·mean(g·ẑ)) / √(σ² + ε),   g = ∂L/∂z"
+            + (" ⊙ lnf_g,   ẑ = LN(y_T)" if w.affine else ""),
+            *(("∂L/∂lnf_g = ∂L/∂z ⊙ ẑ,   ∂L/∂lnf_b = ∂L/∂z",) if w.affine else ()),
+            "∂L/∂y_p = 0 for every earlier row p",
+        ),
+        within=(),
+        params=w.ln("lnf"),
+        outgoing=("grad.y",),
+        explain="Only the last row was normalised into z, so only it receives gradient. The norm removes "
+        "any part of the gradient that would just shift or rescale the row.",
+    )
+
+
+def unembed(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Through the tied unembedding",
+        incoming=("grad.logits",),
+        rules=("∂L/∂z = ∂L/∂ℓ · E", "∂L/∂E (unembedding share) = ∂L/∂ℓᵀ · z   (row v is ∂L/∂ℓ_v · z)"),
+        within=(),
+        params=("grad.E.unembed",),
+        outgoing=("grad.z",),
+        explain="E was read backwards to score the tokens, so it gets its first share of gradient here: "
+        "each token's row is pulled toward z or pushed away from it by how wrong its logit was.",
+    )
+
+
+def loss(w: Walk) -> WalkStep:
+    return WalkStep(
+        title="Loss to logits",
+        incoming=(),
+        rules=("∂L/∂ℓ = p − onehot(target)",),
+        within=(),
+        params=(),
+        outgoing=("grad.logits",),
+        explain="Where the chapter stops: the one-hot target is subtracted from the probabilities. Every "
+        "number in the backward walk is this vector pushed back through the steps.",
+    )
