@@ -26,7 +26,9 @@ def test_a_recording_from_before_the_naming_scheme_replays_to_the_same_state(cha
     assert session.params["blocks.0.W_O"][2, 0] != 0.0  # trained from the edited 2.0
 
 
-def test_the_same_actions_today_give_the_same_weights_bit_for_bit(chapter):
+def test_the_same_actions_today_give_the_same_weights_within_the_stated_tolerance(chapter):
+    """Learned weights went through BLAS on the machine that recorded them: equal within a relative 1e-9
+    (the README's tolerance), not bit for bit, since another machine's kernels round differently."""
     replayer = Replayer(load_recording(FIXTURE))
     replayed = replayer.new_session()
     replayer.apply_all(replayed)
@@ -40,4 +42,6 @@ def test_the_same_actions_today_give_the_same_weights_bit_for_bit(chapter):
     live.learn_step()
     live.train(3)
     for name in live.params:
-        assert np.array_equal(live.params[name], replayed.params[name]), name
+        np.testing.assert_allclose(
+            live.params[name], replayed.params[name], rtol=1e-9, atol=1e-12, err_msg=name
+        )

@@ -138,7 +138,7 @@ BAD = {
     "tampered check": (
         lambda p: edit_line(p, 3, lambda d: d["check"].update(loss=1.5)),
         3,
-        "replaying this edit does not reach the recorded state (loss is different)",
+        "replaying this edit does not reach the recorded state (loss is different: 1.5 recorded",
     ),
     "bad model": (
         lambda p: edit_line(p, 1, lambda d: d["model"]["weights"].update(E=[[1]])),

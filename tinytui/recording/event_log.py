@@ -17,6 +17,7 @@ Floats are written with repr (json's way), so every value round-trips bit for bi
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,8 +169,22 @@ def _state(doc: Any, model: ModelFile, where: str) -> State:
     return State(params, prompt, target, switches, lr)
 
 
+# What the recorder saw after an event, and how replay compares it: what the user typed or chose is
+# compared exactly; what the machine computed through BLAS (the loss of a forward pass) within a
+# relative COMPUTED_TOLERANCE, since another machine's kernels round the last bits differently.
+# Learned weights are never computed again on replay: a learn event carries them, so they are exact.
+COMPUTED = ("loss",)
+COMPUTED_TOLERANCE = 1e-9  # relative; numbers within ABSOLUTE_FLOOR of each other are equal too
+ABSOLUTE_FLOOR = 1e-12
+
+
+def computed_close(a: float, b: float) -> bool:
+    """Whether two computed numbers agree as replay requires: within a relative 1e-9."""
+    return math.isclose(a, b, rel_tol=COMPUTED_TOLERANCE, abs_tol=ABSOLUTE_FLOOR)
+
+
 def compare_check(check: Any, session: Session, what: str) -> None:
-    """The state the session reached must be the one recorded, bit for bit."""
+    """The state the session reached must be the one recorded: exactly, but for computed numbers."""
     if not isinstance(check, dict):
         raise BadLine(f"{what}: check: expected an object")
     now = check_json(session)
@@ -179,7 +194,16 @@ def compare_check(check: Any, session: Session, what: str) -> None:
         if key not in check:
             raise BadLine(f"{what}: check: {key}: missing")
         recorded = check[key]
-        if isinstance(value, float) and isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+        is_number = isinstance(recorded, (int, float)) and not isinstance(recorded, bool)
+        if isinstance(value, float) and is_number and key in COMPUTED:
+            if not computed_close(value, float(recorded)):
+                raise BadLine(
+                    f"replaying {what} does not reach the recorded state ({key} is different: "
+                    f"{float(recorded)!r} recorded, {value!r} here, more than a relative "
+                    f"{COMPUTED_TOLERANCE:g} apart)"
+                )
+            continue
+        if isinstance(value, float) and is_number:
             same = bits(value) == bits(float(recorded))
         else:
             same = type(recorded) is type(value) and recorded == value
