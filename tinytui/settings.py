@@ -1,8 +1,12 @@
 """Settings remembered between runs: a small JSON file in the user's config directory.
 
-Reading never fails: a missing file means defaults, and an unreadable or malformed one is ignored with a
-notice for the user. Writing is atomic (a temporary file renamed over the old one), so a crash mid-write
-cannot leave half a file behind, and never follows a symbolic link (tinytui.model.io.safe_io).
+Reading never fails, and is as careful as reading a model file: a missing file means defaults; one that
+is not a regular file (a FIFO, a link to /dev/zero), larger than MAX_BYTES, nested deeper than
+MAX_DEPTH, not UTF-8 or not JSON, or whose fields have the wrong types is ignored with a one-line notice
+for the user, and then never overwritten (remember() says so instead). Keys it does not know are named
+in a notice and kept as they are when the file is written again. Writing is atomic (a temporary file
+renamed over the old one), so a crash mid-write cannot leave half a file behind, and never follows a
+symbolic link (tinytui.model.io.safe_io).
 """
 
 from __future__ import annotations
@@ -13,10 +17,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tinytui.model.io.safe_io import atomic_writer
+from tinytui.model import checks
+from tinytui.model.io.safe_io import TextFileError, atomic_writer, read_utf8
 
 FORMAT = "tinytui-settings/1"
 FILENAME = "settings.json"
+MAX_BYTES = 64 * 1024  # a keymap of every action fits in a few KB
+MAX_DEPTH = 3  # {"keymap": {"id": "keys"}}: an object, an object, a string
+MAX_THEME_CHARS = 100
+KNOWN = ("format", "theme", "keymap")
 
 
 @dataclass(frozen=True)
@@ -25,6 +34,8 @@ class Settings:
     # action id -> keys, as the user wrote it (tinytui.actions.check_keymap says which entries can be
     # used); kept as written so saving the theme never drops the user's entries
     keymap: dict[str, Any] = field(default_factory=dict)
+    # keys this version does not know (a newer version's, say), written back as they were
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         doc: dict = {"format": FORMAT}
@@ -32,7 +43,11 @@ class Settings:
             doc["theme"] = self.theme
         if self.keymap:
             doc["keymap"] = self.keymap
-        return doc
+        return doc | self.extra
+
+
+class SettingsFileError(ValueError):
+    """The settings file cannot be used; str() is why, in a few words."""
 
 
 def config_dir() -> Path:
@@ -50,33 +65,83 @@ def settings_path() -> Path:
     return config_dir() / FILENAME
 
 
+def _depth(x: object) -> int:
+    """How deeply lists and objects nest in x (a string or number is 0), without recursion."""
+    deepest, todo = 0, [(x, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_DEPTH:
+                break
+            todo.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def _parse(doc: object) -> Settings:
     if not isinstance(doc, dict):
-        raise ValueError("not a JSON object")
+        raise SettingsFileError("not a JSON object")
+    if _depth(doc) > MAX_DEPTH:
+        raise SettingsFileError("lists or objects nested too deeply")
     if doc.get("format", FORMAT) != FORMAT:
-        raise ValueError(f"format {doc.get('format')!r}, expected {FORMAT!r}")
+        raise SettingsFileError(f"format {checks.shown(str(doc.get('format')))}, expected {FORMAT!r}")
     theme = doc.get("theme")
-    if theme is not None and (not isinstance(theme, str) or not theme.strip()):
-        raise ValueError("'theme' must be a theme name")
+    if theme is not None:
+        try:
+            checks.plain_text(theme, "theme", MAX_THEME_CHARS)
+        except checks.Invalid as exc:
+            raise SettingsFileError(f"'theme' must be a theme name ({exc})") from None
+        if not theme.strip():
+            raise SettingsFileError("'theme' must be a theme name")
     keymap = doc.get("keymap", {})
-    if not isinstance(keymap, dict):
-        raise ValueError("'keymap' must be an object of action id → keys")
-    return Settings(theme=theme, keymap=keymap)
+    if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
+        raise SettingsFileError('\'keymap\' must be an object of action id → keys, e.g. {"next-step": "j"}')
+    extra = {k: v for k, v in doc.items() if k not in KNOWN}
+    return Settings(theme=theme, keymap=keymap, extra=extra)
+
+
+def _read(path: Path) -> Settings:
+    """The settings in the file at path; FileNotFoundError if there is none, SettingsFileError if it
+    cannot be used."""
+    try:
+        text = read_utf8(path, MAX_BYTES)  # a regular file only: a FIFO or device is never waited on
+    except TextFileError as exc:
+        if exc.missing or exc.kind == "NotADirectoryError":  # no file there (its folder is a file)
+            raise FileNotFoundError(path) from None
+        reason = exc.reason if exc.byte is not None else f"cannot read it ({exc.reason})"
+        raise SettingsFileError(reason) from None
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise SettingsFileError(f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except (RecursionError, ValueError):
+        raise SettingsFileError("lists or objects nested too deeply, or NaN or Infinity") from None
+    return _parse(doc)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
-    """The remembered settings and, if the file had to be ignored, a one-line notice saying why."""
+    """The remembered settings and a one-line notice for the user: why the file was ignored, or which
+    of its keys this version does not know (None when there is nothing to say)."""
     path = path or settings_path()
     try:
-        raw = path.read_text(encoding="utf-8")
+        settings = _read(path)
     except FileNotFoundError:
         return Settings(), None
-    except (OSError, UnicodeDecodeError) as exc:
-        return Settings(), f"Ignored the settings file {path}: cannot read it ({exc.__class__.__name__})."
-    try:
-        return _parse(json.loads(raw)), None
-    except ValueError as exc:  # json.JSONDecodeError is a ValueError too
+    except SettingsFileError as exc:
         return Settings(), f"Ignored the settings file {path}: {exc}."
+    if settings.extra:
+        names = ", ".join(checks.shown(str(k), 30) for k in list(settings.extra)[:5])
+        more = f" and {len(settings.extra) - 5} more" if len(settings.extra) > 5 else ""
+        known = ", ".join(KNOWN)
+        return (
+            settings,
+            f"The settings file {path} has keys tinytui does not know: {names}{more} (it reads {known}).",
+        )
+    return settings, None
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
@@ -90,12 +155,19 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
 
 
 def remember(**changes) -> str | None:
-    """Update some settings on disk, keeping the rest; a notice if that failed, else None."""
-    current, _ = load_settings()
+    """Update some settings on disk, keeping the rest; a notice if that failed, else None. A file that
+    had to be ignored is left as it is (it may be the user's own, with a typo): never overwritten."""
+    path = settings_path()
+    try:
+        current = _read(path)
+    except FileNotFoundError:
+        current = Settings()
+    except SettingsFileError as exc:
+        return f"Did not remember the setting: the settings file {path} is left as it is ({exc})."
     try:
         save_settings(replace(current, **changes))
     except OSError as exc:
-        return f"Could not remember the setting in {settings_path()}: {exc.strerror or exc}."
+        return f"Could not remember the setting in {path}: {exc.strerror or exc}."
     return None
 
 

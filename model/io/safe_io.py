@@ -57,9 +57,8 @@ def read_regular_file(path: str | Path, max_bytes: int) -> bytes:
         kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO, device or socket"
         raise refuse(path, errno.EINVAL, f"it is {kind}, not a regular file")
     with os.fdopen(fd, "rb") as f:
-        too_big = refuse(
-            path, errno.EFBIG, f"it is larger than {max_bytes // 2**20} MB, the most tinytui reads"
-        )
+        limit = f"{max_bytes // 2**20} MB" if max_bytes >= 2**20 else f"{max_bytes // 1024} KB"
+        too_big = refuse(path, errno.EFBIG, f"it is larger than {limit}, the most tinytui reads")
         if st.st_size > max_bytes:
             raise too_big
         data = f.read(max_bytes + 1)

@@ -50,7 +50,7 @@ def test_round_trip(config_home):
         ('{"theme": 7}', "'theme' must be a theme name"),
         ('{"theme": "  "}', "'theme' must be a theme name"),
         ('{"format": "tinytui-settings/9", "theme": "x"}', "format 'tinytui-settings/9'"),
-        (b"\xff\xfe\x00garbage", "cannot read it"),
+        (b"\xff\xfe\x00garbage", "not UTF-8 text at byte 0"),
     ],
 )
 def test_corrupt_file_is_ignored_with_a_notice(content, reason):
@@ -66,11 +66,23 @@ def test_corrupt_file_is_ignored_with_a_notice(content, reason):
     assert path.read_bytes() == (content if isinstance(content, bytes) else content.encode())  # untouched
 
 
-def test_unknown_keys_are_tolerated():
+def test_unknown_keys_are_named_and_kept():
     path = settings_path()
     path.parent.mkdir(parents=True)
-    path.write_text('{"theme": "tinytui-light", "from_a_newer_version": true}')
-    assert load_settings() == (Settings(theme="tinytui-light"), None)
+    path.write_text('{"theme": "tinytui-light", "from_a_newer_version": true, "colour": "red"}')
+    settings, notice = load_settings()
+    assert settings.theme == "tinytui-light"
+    assert notice == (
+        f"The settings file {path} has keys tinytui does not know: 'from_a_newer_version', 'colour' "
+        "(it reads format, theme, keymap)."
+    )
+    assert remember(theme="tinytui-dark") is None  # written back with the keys it does not know
+    assert json.loads(path.read_text()) == {
+        "format": "tinytui-settings/1",
+        "theme": "tinytui-dark",
+        "from_a_newer_version": True,
+        "colour": "red",
+    }
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_litter(monkeypatch):

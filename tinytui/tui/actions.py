@@ -8,6 +8,8 @@ the app: steps, edits, experiments, learning, recording); `args` are passed to r
 
 from __future__ import annotations
 
+import contextlib
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -201,7 +203,55 @@ def check_keymap(keymap: object) -> tuple[dict[str, str], list[str]]:
             notices.append(f"Ignored keymap entry {str(action_id)[:40]!r}: {why}; it keeps its default keys.")
         else:
             good[action_id] = ",".join(k.strip() for k in keys.split(","))
+    _settle_clashes(good, notices)
     return good, notices
+
+
+TEXTUAL_QUIT = "ctrl+q"  # Textual's own quit binding, which a keymap entry could take away too
+
+
+def _key_names(keys: str) -> list[str]:
+    """Keys as Textual names them once a keymap is applied: "?" is question_mark, "[" left_square_bracket."""
+    names = []
+    for key in (k.strip() for k in keys.split(",")):
+        if len(key) == 1 and not key.isalnum():
+            with contextlib.suppress(ValueError):
+                key = unicodedata.name(key).lower().replace("-", "_").replace(" ", "_")
+        names.append(key)
+    return [k for k in names if k]
+
+
+def _settle_clashes(good: dict[str, str], notices: list[str]) -> None:
+    """Drop the entries that clash, with one notice per reason (the action keeps its default keys): an
+    entry that takes a key that quits (quit's, q unless the keymap moves it, and ctrl+q), so quitting is
+    always a key away, and an entry whose key an earlier one took. Then say which keys the entries take
+    from actions the keymap leaves alone: Textual gives a key the keymap names to that entry alone."""
+    quitting = {*_key_names(good.get("quit", ACTION_BY_ID["quit"].keys)), TEXTUAL_QUIT}
+    dropped: dict[str, list[str]] = {}  # why -> the entries dropped for it
+    owner: dict[str, str] = {}  # key -> the entry that has it
+    for action_id in sorted(good, key=lambda a: a != "quit"):  # quit's own entry first
+        keys = _key_names(good[action_id])
+        if action_id != "quit" and (key := next((k for k in keys if k in quitting), None)):
+            why = f'{key} quits tinytui (to use it, give quit another key first, e.g. "quit": "ctrl+x")'
+        elif key := next((k for k in keys if k in owner), None):
+            why = f"{key} is already {owner[key]}'s key in the keymap"
+        else:
+            owner.update(dict.fromkeys(keys, action_id))
+            continue
+        dropped.setdefault(why, []).append(action_id)
+        del good[action_id]
+    for why, ids in dropped.items():
+        names = ", ".join(repr(i) for i in ids[:4]) + (f" and {len(ids) - 4} more" if len(ids) > 4 else "")
+        which = "entry" if len(ids) == 1 else "entries"
+        notices.append(f"Ignored keymap {which} {names}: {why}; the default keys stay.")
+    losses = [
+        f"{a.id} loses {', '.join(lost)}"
+        for a in ACTIONS
+        if a.id not in good and (lost := [k for k in _key_names(a.keys) if k in owner])
+    ]
+    if losses:
+        shown = "; ".join(losses[:6]) + (f"; and {len(losses) - 6} more" if len(losses) > 6 else "")
+        notices.append(f"The keymap takes keys from other actions: {shown}.")
 
 
 def _keymap_problem(action_id: object, keys: object) -> str:
