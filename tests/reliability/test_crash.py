@@ -17,6 +17,8 @@ from tinytui.recording.replay import load_recording
 from tinytui.tui.controllers.step_controller import StepController
 from tinytui.tui.crash import rescue
 
+HEADLESS = "textual.drivers.headless_driver:HeadlessDriver"
+
 
 class Boom(RuntimeError):
     pass
@@ -81,6 +83,7 @@ def crash_in(argv: list[str], monkeypatch) -> int:
         App.run(app, headless=True, size=(120, 40), auto_pilot=keys)
 
     monkeypatch.setattr(TinyTuiApp, "run", run)
+    monkeypatch.setenv("TEXTUAL_DRIVER", HEADLESS)  # no terminal under pytest: the driver is named
     return main.main(argv)
 
 
@@ -169,6 +172,7 @@ def test_a_real_process_exits_non_zero(tmp_path):
         """
     )
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    env["TEXTUAL_DRIVER"] = HEADLESS  # the child has no terminal: its driver is named
     done = subprocess.run(
         [sys.executable, "-c", script, "--record", "lesson.txt", "--prompt", "a wood"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,

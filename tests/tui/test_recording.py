@@ -246,6 +246,7 @@ def test_replay_command_opens_the_app(tmp_path, monkeypatch, to_end):
     opened: list[TinyTuiApp] = []
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setattr(TinyTuiApp, "run", lambda self: opened.append(self))
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.headless_driver:HeadlessDriver")  # no terminal
     argv = ["--theme", "light", "replay", str(tmp_path / "lesson.txt")] + (["--to-end"] if to_end else [])
     assert main(argv) == 0
     (app,) = opened

@@ -52,9 +52,28 @@ def app_options(args: argparse.Namespace, environ=os.environ) -> tuple[str, list
     return name, notices + keymap_notices, keymap
 
 
+def has_terminal(environ=os.environ) -> bool:
+    """Standard input, output and error all a terminal, or a driver named in TEXTUAL_DRIVER (serve's
+    web driver, a headless one). Without one Textual reads an endless end of file (< /dev/null) or
+    draws into a pipe (| head), at 100 % of a core, forever."""
+    if environ.get("TEXTUAL_DRIVER"):
+        return True
+    streams = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
+    return all(s is not None and s.isatty() for s in streams)
+
+
+def require_terminal() -> None:
+    if not has_terminal():
+        raise UsageError(
+            "the debugger needs a terminal (standard input, output and error); without one, "
+            "tinytui print writes the steps as text"
+        )
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     setup = setup_from(args)
     theme, notices, keymap = app_options(args)  # checks --theme before the screen is taken over
+    require_terminal()
     from tinytui.tui.app import TinyTuiApp
 
     session = Session(setup.model, setup.state)
@@ -94,6 +113,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         out.write(state_text(session, replayer))
         return 0
     theme, notices, keymap = app_options(args)
+    require_terminal()
     from tinytui.tui.app import TinyTuiApp
 
     # the app opens where the recording started (its undo history included)
