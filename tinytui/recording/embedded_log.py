@@ -1,6 +1,11 @@
-"""The event log a transcript carries, so that lesson.txt alone replays: each event-log record as
-ASCII JSON cut into lines that fit the transcript's width, each line with a CRC-32 of its part, so an
-edited line is named when the records are read back (read_data).
+"""The event log a transcript carries, so that lesson.txt alone replays: each event-log record as ASCII
+JSON cut into lines that fit the transcript's width, each line a marker, a CRC-32 and its part.
+
+The checksums are chained: a record's first line ("#| ") has the CRC-32 of its part started from SEED,
+and each later line ("#|+") the CRC-32 of its part continued from the line before's. So a line edited,
+removed, repeated or moved inside its record breaks the chain at that line, and read_data() names it;
+a record whose last lines are missing is named where it stops. Records written before the chain (each
+line's CRC-32 of its own part alone, started from 0) still read, with the checks they always had.
 """
 
 from __future__ import annotations
@@ -14,22 +19,28 @@ from tinytui.recording.transcript import WIDTH
 
 DATA = "#| "  # the first line of a record
 MORE = "#|+"  # a record's later lines
+SEED = zlib.crc32(b"tinytui event record")  # where a chained record's first checksum starts
 EDITED = "this line of event data was changed after it was recorded (its checksum does not match)"
+BROKEN = (
+    "this line of event data was changed, or a line of its record removed, repeated or moved, after it "
+    "was recorded (its checksum does not follow the line before it)"
+)
 CHUNK = WIDTH - len(DATA) - 9  # the JSON on one line: after the marker, 8 hex digits and a space
 
 
 def data_lines(doc: dict[str, Any]) -> str:
     """An event-log record as transcript lines: ASCII JSON (so no escape code, one column a character)
-    cut into parts that fit WIDTH, each line marker + CRC-32 of its part + the part. A part never ends
-    with a space, so an editor that trims trailing blanks changes nothing."""
+    cut into parts that fit WIDTH, each line marker + chained CRC-32 + the part. A part never ends with
+    a space, so an editor that trims trailing blanks changes nothing."""
     text = json.dumps(doc, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
-    out, start = [], 0
+    out, start, crc = [], 0, SEED
     while start < len(text):
         end = min(start + CHUNK, len(text))
         while end < len(text) and end - start > 1 and text[end - 1] == " ":
             end -= 1
         part = text[start:end]
-        out.append(f"{DATA if not out else MORE}{zlib.crc32(part.encode()):08x} {part}")
+        crc = zlib.crc32(part.encode(), crc)
+        out.append(f"{DATA if not out else MORE}{crc:08x} {part}")
         start = end
     return "\n" + "\n".join(out) + "\n"
 
@@ -48,23 +59,61 @@ def has_data(lines: list[str]) -> bool:
 
 def read_data(lines: list[str]) -> list[tuple[int, str]]:
     """The records a transcript carries: (line number of its first line, its JSON text), in order.
-    A line whose part does not match its checksum raises DataLineError naming it (line numbers from
-    1); so does a continuation with no record before it. Lines without a marker are the text: skipped."""
+    A line that breaks its record's checksums raises DataLineError naming it (line numbers from 1); so
+    does a continuation with no record before it, and the last line of a record that stops short of
+    complete JSON. Lines without a marker are the text: skipped."""
     records: list[tuple[int, list[str]]] = []
+    last: list[int] = []  # the number of each record's last line
+    crc: int | None = None  # a chained record's running checksum; None: a record from before the chain
     previous = False  # whether the line before was event data
     for n, raw in enumerate(lines, start=1):
         first = raw.startswith(DATA)
         if not first and not raw.startswith(MORE):
             previous = False
             continue
-        crc, part = raw[3:11], raw[12:]
-        if raw[11:12] != " " or crc != f"{zlib.crc32(part.encode()):08x}":
+        given, part = raw[3:11], raw[12:]
+        if raw[11:12] != " ":
             raise DataLineError(n, EDITED)
+        data = part.encode()
         if first:
+            if given == f"{zlib.crc32(data, SEED):08x}":
+                crc = zlib.crc32(data, SEED)
+            elif given == f"{zlib.crc32(data):08x}":
+                crc = None
+            else:
+                raise DataLineError(n, EDITED)
             records.append((n, [part]))
-        elif previous:
-            records[-1][1].append(part)
-        else:
+            last.append(n)
+        elif not previous:
             raise DataLineError(n, "this event data line continues no record (a line before it is missing)")
+        elif crc is not None:
+            if given != f"{zlib.crc32(data, crc):08x}":
+                raise DataLineError(n, BROKEN)
+            crc = zlib.crc32(data, crc)
+            records[-1][1].append(part)
+            last[-1] = n
+        else:
+            if given != f"{zlib.crc32(data):08x}":
+                raise DataLineError(n, EDITED)
+            records[-1][1].append(part)
+            last[-1] = n
         previous = True
-    return [(n, "".join(parts)) for n, parts in records]
+    out = [(n, "".join(parts)) for n, parts in records]
+    for (n, text), end in zip(out, last):
+        if not _complete(text):
+            raise DataLineError(
+                end,
+                f"the event data from line {n} stops here, before it is complete: a line is missing",
+            )
+    return out
+
+
+def _complete(text: str) -> bool:
+    """Whether a record's text is whole JSON (what it says is checked later, against the model)."""
+    try:
+        json.loads(text)
+    except RecursionError:
+        return True  # too deep to tell here; the reader refuses it by name
+    except ValueError:
+        return False
+    return True
