@@ -27,7 +27,7 @@ import numpy as np
 from tinytui.model.io import bpe
 from tinytui.model.io.checkpoint import CheckpointModel
 from tinytui.model.io.checkpoint_weights import CheckpointError
-from tinytui.model.io.document import ModelFile
+from tinytui.model.io.document import ModelFile, derived
 from tinytui.model.io.model_file import save
 from tinytui.model.io.safe_io import atomic_write_bytes, fresh_folder_beside, read_regular_file, refuse
 from tinytui.model.params import Params
@@ -50,7 +50,7 @@ def save_edited(model: ModelFile, params: Params, prompt, target: str, path: str
         folder = path.with_suffix("") if path.suffix == ".json" else path
         save_checkpoint(model, params, folder)
         return folder
-    save(ModelFile(model.name, model.about, params, tuple(prompt), target), path)
+    save(derived(model, params, tuple(prompt), target), path)  # says it is edited, and where
     return path
 
 

@@ -29,7 +29,7 @@ from tinytui.model.io.field_checks import (
     weight_array,
 )
 from tinytui.model.io.weights_file import read_weights, weights_path
-from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM
+from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM, label
 from tinytui.model.params import Params, adopt, block_param_shapes, block_params_of, param_shapes
 
 FORMAT = "tinytui-model/1"
@@ -53,6 +53,41 @@ class ModelFile:
     @property
     def cfg(self) -> ModelConfig:
         return self.params.cfg
+
+
+MAX_NAMED_CELLS = 8  # a derived model's about lists this many changed weights, then a count
+
+
+def derived(source: ModelFile, params: Params, prompt: tuple[str, ...], target: str) -> ModelFile:
+    """The model a session saves: source's weights as params now hold them, with the prompt and target.
+
+    When any weight differs from source's, the model says so, so that nothing made from it (a handout,
+    `tinytui print --markdown`, a recording) repeats what source's `about` claims of source's own
+    numbers: its name gets "-edited" (once) and its about says which model it derives from and which
+    weights differ (name[index] old → new, exactly). Unchanged weights keep source's name and about."""
+    changed = [
+        (name, tuple(int(i) for i in idx))
+        for name in params
+        if params[name] is not source.params[name]
+        for idx in np.argwhere(params[name] != source.params[name])
+    ]
+    if not changed:
+        return ModelFile(source.name, source.about, params, tuple(prompt), target)
+    n_blocks = params.cfg.n_blocks
+    cells = [
+        f"{label(n) if n_blocks == 1 else n}[{','.join(map(str, i))}] "
+        f"{_plain_number(float(source.params[n][i]))!r} → "
+        f"{_plain_number(float(params[n][i]))!r}"
+        for n, i in changed[:MAX_NAMED_CELLS]
+    ]
+    more = f", and {len(changed) - MAX_NAMED_CELLS} more" if len(changed) > MAX_NAMED_CELLS else ""
+    noun = "weight" if len(changed) == 1 else "weights"
+    about = (
+        f"Derived from {source.name} with {len(changed)} {noun} edited: {', '.join(cells)}{more}. "
+        f"Its numbers are its own, not the ones {source.name} was made to show."
+    )
+    name = source.name if source.name.endswith("-edited") else f"{source.name[: MAX_TEXT['name'] - 7]}-edited"
+    return ModelFile(name, about, params, tuple(prompt), target)
 
 
 def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> ModelFile:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from tinytui.model.io.document import ModelFile
+from tinytui.model.io.document import derived
 from tinytui.model.io.model_file import save
 from tinytui.recording.recorder import Recorder, events_path
 from tinytui.session.session import Session
@@ -123,7 +123,7 @@ def rescue(
         if unedited:  # nothing to lose (and no clutter in the folder)
             model, model_problem = None, ""
         else:
-            edited = ModelFile(m.name, m.about, s.params, s.prompt, s.target)
+            edited = derived(m, s.params, s.prompt, s.target)
             model, model_problem = _first_that_works(
                 where, f"tinytui-crash-{stamp}.json", lambda path: save(edited, path)
             )
