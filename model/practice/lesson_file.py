@@ -70,6 +70,8 @@ class Lesson:
     model: str | None = None  # None: the chapter's model
     title: str = ""
     lr: float | None = None  # None: the default learning rate
+    # the switches the file names (the others are the model's defaults: GELU for GPT-2 unless it says)
+    switches_named: tuple[str, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict:
         doc: dict = {"format": FORMAT}
@@ -159,6 +161,7 @@ def parse_lesson(text: str) -> Lesson:
         model=model,
         title=_text(doc.get("title", ""), "title", MAX_TEXT),
         lr=lr,
+        switches_named=tuple(doc.get("switches", {})),
     )
 
 

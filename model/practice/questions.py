@@ -101,6 +101,32 @@ def step_names(
     return step_path.resolve(templates, cfg.n_heads, step, cfg.n_blocks)
 
 
+def step_cells(
+    trace: Trace,
+    params: Params,
+    number: int,
+    backward: bool = False,
+    block: int = 0,
+    count: int | None = None,
+    seed: int | None = None,
+    grads: Gradients | None = None,
+) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The cells step `number` computes, (canonical name, full index) in the order of its tensors and
+    their cells; with count, a sample of that many chosen by seed (the same seed, the same sample), kept
+    in that order. Nothing is explained: this is cheap at any size."""
+    names = step_names(trace, params, number, backward, block)
+    if grads is None and backward:
+        grads = Gradients(params, trace)  # lazy: only the shapes are read
+    cells = [(n, tuple(int(i) for i in ix)) for n in names for ix in np.ndindex(_shape(trace, grads, n))]
+    if count is not None:
+        if count < 1:
+            raise QuestionError("count", f"{count} asks nothing: ask at least one cell")
+        if count < len(cells):
+            rng = np.random.default_rng(seed)
+            cells = [cells[i] for i in sorted(rng.choice(len(cells), size=count, replace=False))]
+    return tuple(cells)
+
+
 def step_questions(
     trace: Trace,
     params: Params,
@@ -111,19 +137,11 @@ def step_questions(
     seed: int | None = None,
     grads: Gradients | None = None,
 ) -> tuple[Question, ...]:
-    """Every cell step `number` computes as a Question, in the order of its tensors and their cells; with
-    count, a sample of that many chosen by seed (the same seed, the same sample), kept in that order."""
-    names = step_names(trace, params, number, backward, block)
+    """Every cell step `number` computes as a Question (or a sample: see step_cells), in that order."""
     if grads is None and backward:
         grads = Gradients(params, trace)  # computed as far as the step's cells need
-    cells = [(n, tuple(int(i) for i in ix)) for n in names for ix in np.ndindex(_shape(trace, grads, n))]
-    if count is not None:
-        if count < 1:
-            raise QuestionError("count", f"{count} asks nothing: ask at least one cell")
-        if count < len(cells):
-            rng = np.random.default_rng(seed)
-            cells = [cells[i] for i in sorted(rng.choice(len(cells), size=count, replace=False))]
-    return tuple(Question(explain(trace, params, n, ix, grads)) for n, ix in cells)
+    cells = step_cells(trace, params, number, backward, block, count, seed, grads)
+    return questions_at(trace, params, cells, grads)
 
 
 def questions_at(

@@ -19,6 +19,7 @@ from tinytui.cli import (
     collector,
     generate_command,
     new_command,
+    practice_command,
     quiz_command,
     serve_command,
     trace_command,
@@ -138,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_why(args, sys.stdout)
         if args.command == "quiz":
             return quiz_command.run(setup_from(args), args, sys.stdin.buffer, sys.stdout)
+        if args.command == "practice":
+            return practice_command.run_practice(args)
         if args.command == "replay":
             return cmd_replay(args, sys.stdout)
         return cmd_app(args)

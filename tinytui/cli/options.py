@@ -9,6 +9,7 @@ from tinytui.cli import (
     analysis_commands,
     generate_command,
     new_command,
+    practice_command,
     quiz_command,
     serve_command,
     trace_command,
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     new_command.add_presets_parser(sub)
     analysis_commands.add_parsers(sub, run_options)
     quiz_command.add_parser(sub, run_options)
+    practice_command.add_parser(sub, run_options)
     generate_command.add_parser(sub, run_options)
     return parser
 

@@ -17,6 +17,7 @@ from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.present.cells import param_grid, step_sections
 from tinytui.present.gradient_grids import _weight_of, gradient_grid, logits_gradient_grid
 from tinytui.present.grid_spec import GridSpec, Item, Section
+from tinytui.present.practice_cells import conceal
 from tinytui.present.view import View
 
 
@@ -124,11 +125,14 @@ def with_gradients(view: View, sections: list[Section]) -> list[Section]:
 
 
 def pane_sections(view: View) -> list[Section]:
-    """What the step panes show: the walk's sections in the backward pass, else the step's own."""
+    """What the step panes show: the walk's sections in the backward pass, else the step's own; in
+    practice, the cells still to work out as "?" (present/practice_cells.py)."""
     if in_walk(view):
-        return backward_sections(view)
-    sections = step_sections(view)
-    return with_gradients(view, sections) if view.mode.gradients else sections
+        sections = backward_sections(view)
+    else:
+        sections = step_sections(view)
+        sections = with_gradients(view, sections) if view.mode.gradients else sections
+    return conceal(view, sections) if view.practice is not None else sections
 
 
 # ---- the heading ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from tinytui.model import step_path as steps
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff
 from tinytui.model.trace import Trace
+from tinytui.session.practice_state import Shown
 from tinytui.session.session import Session
 from tinytui.session.state import Mode
 
@@ -35,12 +36,21 @@ class View:
     mode: Mode  # the backward walk, the gradient overlay (the session's)
     here: steps.Step  # the step shown with its block (step is its stage number)
     curve: Curve | None = None  # set when the current weights came from a learning step or run
-    notes: tuple[str, ...] = ()  # status-line pieces from the app: recording, replay
+    notes: tuple[str, ...] = ()  # status-line pieces from the app: recording, replay, practice
+    practice: Shown | None = None  # practice mode: the cells drawn as "?" or with ✓ (present/practice_cells)
 
     @classmethod
-    def of(cls, session: Session, curve: Curve | None = None, notes: tuple[str, ...] = ()) -> View:
+    def of(
+        cls,
+        session: Session,
+        curve: Curve | None = None,
+        notes: tuple[str, ...] = (),
+        practice: Shown | None = None,
+    ) -> View:
         s = session
-        return cls(s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, s.here, curve, notes)
+        return cls(
+            s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, s.here, curve, notes, practice
+        )
 
     def name(self, local: str) -> str:
         """A stage table's name (no "{h}") as the canonical name it means at the step shown."""

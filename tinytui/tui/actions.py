@@ -52,6 +52,7 @@ class Host(Protocol):
     learning: Any
     recording: Any
     presenter: Any
+    practice: Any
     theme: str
     focused: Any
 
@@ -180,6 +181,22 @@ ACTIONS: tuple[Action, ...] = (
            "Presenter view for a projector: one table at a time with more room, n and p go through the "
            "step's tables (z again: every table; tinytui --large starts with it)",
            "Presenter view: one table at a time", note="presenter.note"),
+    Action("practice", "k", "practice.toggle", "Practice",
+           "Check it by hand: what each step computes shows as ? until you work it out (Enter on a ? "
+           "answers, h gives a hint; k again stops)", "Practice: work out each step's values by hand",
+           show=True, note="practice.note", narrow=False),
+    Action("practice-answer", "enter", "practice.answer", "Answer",
+           "Practice: type your value for the ? under the cursor; right when it agrees to the 4 decimals "
+           "shown", "Answer the ? under the cursor", show=True, when="practice.can_answer", priority=True),
+    Action("practice-hint", "h", "practice.more_hint", "Hint",
+           "Practice: one more hint for the ? under the cursor (its cells, its formula, the formula with the "
+           "numbers in)", "Hint for the ? under the cursor", show=True, when="practice.can_answer"),
+    Action("lesson-mark", "X", "practice.mark", "Mark question",
+           "For a teacher: mark the computed cell under the cursor as a lesson question, with an optional "
+           "note (X again unmarks)", "Mark the cell as a lesson question…"),
+    Action("lesson-save", "", "practice.save_lesson", "Save lesson",
+           "For a teacher: save the marked cells with this run as a lesson file (tinytui practice FILE "
+           "opens it)", "Save the marked cells as a lesson…", when="practice.can_save"),
     Action("cycle-theme", "t", "steps.cycle_theme", "Theme",
            "Next theme: dark, light, high contrast, colour-blind, monochrome (remembered)"),
     Action("help", "question_mark", "steps.help", "Help", "List every key", "Keys: show every key",

@@ -32,6 +32,7 @@ from tinytui.tui.controllers.edit_controller import EditController
 from tinytui.tui.controllers.experiment_controller import ExperimentController
 from tinytui.tui.controllers.gallery_controller import GalleryController
 from tinytui.tui.controllers.learning_controller import LearningController
+from tinytui.tui.controllers.practice_controller import PracticeController
 from tinytui.tui.controllers.presenter_controller import PresenterController
 from tinytui.tui.controllers.recording_controller import RecordingController
 from tinytui.tui.controllers.step_controller import StepController
@@ -82,6 +83,7 @@ class TinyTuiApp(App[None]):
         self.gallery = GalleryController(self)
         self.watch = WatchController(self)
         self.presenter = PresenterController(self, on=large)
+        self.practice = PracticeController(self)
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
@@ -216,8 +218,8 @@ class TinyTuiApp(App[None]):
         self.post_message(Notify(self._refusal))
 
     def view(self) -> View:
-        notes = tuple(self.recording.status())
-        return View.of(self.session, self.learning.loss_curves.current(), notes)
+        notes = (*self.recording.status(), *self.practice.status())
+        return View.of(self.session, self.learning.loss_curves.current(), notes, self.practice.shown())
 
     def refresh_views(self) -> None:
         view = self.view()
@@ -233,6 +235,7 @@ class TinyTuiApp(App[None]):
     def inspect(self) -> None:
         """The inspector says what the focused cell is and why it has its value; its operands light up."""
         self.why.show()
+        self.practice.show()  # practice: a '?' cell says how to answer it, not its value
 
     # ---- layout --------------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:

@@ -1,0 +1,257 @@
+"""Practice in the app: k hides what a step computes as "?"; Enter on one asks for the value and grades it
+(✓ and the value when right; "not quite" and the next hint when wrong); h gives one more hint; the status
+line keeps the step's score and the overall one. tinytui practice opens a lesson or a sample of a step."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from textual.widgets import Input
+
+from tests.apps import make_app
+from tinytui.cli.main import main
+from tinytui.cli.options import build_parser
+from tinytui.cli.practice_command import practice_app
+from tinytui.model.practice.lesson_file import read_lesson
+from tinytui.model.why.rule_pieces import num
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.grid_spec import GridSpec
+from tinytui.tui.screens.ask_screen import AskScreen
+from tinytui.tui.screens.help_screen import HelpScreen, help_rows
+from tinytui.tui.screens.path_screen import PathScreen
+from tinytui.tui.widgets.status_bar import Inspector, StatusBar
+
+SIZE = (140, 45)
+
+
+async def keys(pilot, *pressed: str) -> None:
+    for key in pressed:
+        await pilot.press(key)
+        await pilot.pause()
+
+
+def shown(app, source) -> str:
+    """The text the step's tables draw for one run cell (the first table that shows it)."""
+    for section in pane_sections(app.view()):
+        for row in section.rows:
+            for item in row:
+                if isinstance(item, GridSpec) and source in item.where:
+                    r, c = item.where[source]
+                    return item.cells[r][c].strip()
+    raise AssertionError(f"{source} is not on screen")
+
+
+def status(app) -> str:
+    return app.query_one(StatusBar).text
+
+
+def inspector(app) -> str:
+    return str(app.query_one(Inspector).text)
+
+
+async def answer(pilot, app, text: str) -> None:
+    """Enter on the focused ?, then type text (replacing what the box holds) and Enter."""
+    if not isinstance(app.screen, AskScreen):
+        await keys(pilot, "enter")
+    assert isinstance(app.screen, AskScreen)
+    box = app.screen.query_one(Input)
+    box.value = ""
+    if text.isascii():
+        await pilot.press(*text)
+    else:  # the Unicode minus, as the app writes numbers: put in the box as a paste would
+        box.value = text
+    await keys(pilot, "enter")
+
+
+@pytest.mark.asyncio
+async def test_a_step_hidden_answered_and_scored():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "7", "k")
+        cells = [("blocks.0.scores.1", (r, c)) for r in range(4) for c in range(4)]
+        assert {shown(app, s) for s in cells} == {"?"}
+        assert "practice: this step 0/32 · overall 0/32" in status(app)
+        await keys(pilot, "tab")  # the first table: scores.1, cursor on [0,0]
+        assert app.why.focused_source() == ("blocks.0.scores.1", (0, 0))
+        assert inspector(app).startswith("scores.1[0,0] = ?")
+        assert "−0.4714" not in inspector(app)  # the value is not given away
+        true = app.session.trace["blocks.0.scores.1"][0, 0]
+        await answer(pilot, app, "0.5")
+        assert isinstance(app.screen, AskScreen)  # wrong: the box stays, with the first hint
+        said = str(app.screen.query_one("#ask-message").render())
+        assert said == "✗ not quite. hint 1 of 3: computed from q.1[0,0], k.1[0,0], q.1[0,1], k.1[0,1]"
+        await answer(pilot, app, "seven")
+        said = str(app.screen.query_one("#ask-message").render())
+        assert said.startswith(
+            "✗ 'seven' is not a number. hint 2 of 3: scores.1[0,0] = (q.1[0] · k.1[0]) / √2"
+        )
+        await answer(pilot, app, f"{true + 1e-3:.4f}")
+        assert "hint 3 of 3: scores.1[0,0] = (" in str(app.screen.query_one("#ask-message").render())
+        await answer(pilot, app, f"{true:.4f}")
+        assert not isinstance(app.screen, AskScreen)
+        assert shown(app, ("blocks.0.scores.1", (0, 0))) == "✓-0.4714"
+        assert "practice: this step 1/32 · overall 1/32" in status(app)
+        await keys(pilot, "enter")  # a cell answered right is not asked again
+        assert not isinstance(app.screen, AskScreen)
+        await keys(pilot, "right")  # the next one, answered to 4 decimals with the Unicode minus
+        src = app.why.focused_source()
+        assert src == ("blocks.0.scores.1", (0, 1))
+        await answer(pilot, app, num(app.session.trace["blocks.0.scores.1"][0, 1]))
+        assert "this step 2/32" in status(app)
+        await keys(pilot, "8")  # another step asks its own; the overall score counts both
+        assert "practice: this step 0/48 · overall 2/80" in status(app)
+        await keys(pilot, "7")
+        assert shown(app, src).startswith("✓")
+        await keys(pilot, "k")  # off: every number is back
+        assert shown(app, ("blocks.0.scores.1", (1, 0))) == "1.0170"
+        assert "practice" not in status(app)
+
+
+@pytest.mark.asyncio
+async def test_the_hint_key_climbs_the_ladder_and_lights_the_operands():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "7", "k", "tab", "down")  # scores.1[1,0]
+        assert app.practice.can_answer()
+        lit_before = len(app.why.current().operands)
+        await keys(pilot, "h")
+        assert "hint 1 of 3: computed from q.1[1,0], k.1[0,0], q.1[1,1], k.1[0,1]" in inspector(app)
+        assert lit_before == 4
+        await keys(pilot, "h")
+        assert "hint 2 of 3: scores.1[1,0] = (q.1[1] · k.1[0]) / √2" in inspector(app)
+        await keys(pilot, "h", "h")  # the last rung stays
+        assert "hint 3 of 3: scores.1[1,0] = (" in inspector(app)
+        await keys(pilot, "escape")
+
+
+@pytest.mark.asyncio
+async def test_the_backward_walk_asks_its_gradients():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "k", "b")  # the walk starts at step 15: ∂L/∂ℓ, eight cells
+        assert app.session.mode.backward
+        assert "practice: this step 0/8" in status(app)
+        assert shown(app, ("grad.logits", (4,))) == "?"
+        await keys(pilot, "n")  # on to step 14: ∂L/∂E's unembedding share and ∂L/∂z
+        assert "this step 0/36" in status(app)
+
+
+@pytest.mark.asyncio
+async def test_findable_in_palette_and_help():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [c.title for c in app.palette_commands()]
+        assert "Practice: work out each step's values by hand" in titles
+        assert "Mark the cell as a lesson question…" in titles
+        assert "Save the marked cells as a lesson…" not in titles  # nothing marked yet
+        rows = help_rows(app, app.help_sources())
+        assert ("anywhere", "k", "Practice") in [row[:3] for row in rows]
+        assert any(row[1] == "h" and row[2] == "Hint" for row in rows)
+        await keys(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await keys(pilot, "escape")
+
+
+def lesson_file(tmp_path, **changes) -> str:
+    doc = {
+        "format": "tinytui-lesson/1",
+        "model": None,
+        "prompt": ["a", "woodchuck", "would", "chuck"],
+        "target": "wood",
+        "cells": [
+            {"name": "blocks.0.scores.2", "index": [1, 0], "note": "q·k, then divide by √2"},
+            {"name": "blocks.0.scores.2", "index": [2, 1]},
+            {"name": "grad.logits", "index": [4]},
+        ],
+        **changes,
+    }
+    path = tmp_path / "lesson.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.asyncio
+async def test_a_lesson_asks_only_its_cells(tmp_path):
+    app = practice_app(build_parser().parse_args(["practice", lesson_file(tmp_path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.session.step == 7  # where the first question is made
+        assert shown(app, ("blocks.0.scores.2", (1, 0))) == "?"
+        assert shown(app, ("blocks.0.scores.2", (2, 1))) == "?"
+        not_asked = app.session.trace["blocks.0.scores.2"][1, 1]
+        assert shown(app, ("blocks.0.scores.2", (1, 1))) == f"{not_asked:.4f}"  # not asked: shown
+        assert "practice: this step 0/2 · overall 0/3" in status(app)
+        await keys(pilot, "tab")
+        await keys(pilot, *["right"] * 4, "down")  # head 2's table sits right of head 1's: scores.2[1,0]
+        assert app.why.focused_source() == ("blocks.0.scores.2", (1, 0))
+        await keys(pilot, "enter")
+        await answer(pilot, app, "−0.2429")
+        assert "practice: this step 1/2 · overall 1/3" in status(app)
+
+
+@pytest.mark.asyncio
+async def test_a_sample_of_one_step(tmp_path):
+    args = build_parser().parse_args(["practice", "--step", "9", "--backward", "--count", "3", "--seed", "1"])
+    app = practice_app(args)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.session.mode.backward and app.session.step == 9
+        assert "practice: this step 0/3 · overall 0/3" in status(app)
+        await keys(pilot, "n")  # the walk's next step asks nothing
+        assert "nothing to work out at this step" in status(app)
+
+
+@pytest.mark.parametrize(
+    ("changes", "says"),
+    [
+        ({"prompt": ["a", "tree"]}, "prompt[1]: 'tree' is not in the vocabulary"),
+        ({"target": "tree"}, "target: 'tree' is not in the vocabulary"),
+        ({"cells": [{"name": "scores.9", "index": [0, 0]}]}, "cells[0]: no tensor named 'scores.9'"),
+        ({"cells": [{"name": "loss", "index": [0]}]}, "cells[0]: loss is a single number: give no index"),
+        ({"cells": []}, "cells: the lesson asks no cell"),
+        (
+            {"edits": [{"name": "blocks.0.W_Q", "index": [9, 0, 0], "value": 1}]},
+            "edits[0]: W_Q[9, 0, 0] is outside",
+        ),
+        ({"switches": {"ablated_heads": [3]}}, "switches.ablated_heads: there is no head 3"),
+        ({"format": "tinytui-lesson/9"}, "format: expected"),
+    ],
+)
+def test_a_lesson_that_does_not_fit_is_one_line(tmp_path, capsys, changes, says):
+    path = lesson_file(tmp_path, **changes)
+    assert main(["practice", path]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"tinytui: error: {path}: {says}") and err.count("\n") == 1
+
+
+def test_practice_needs_a_lesson_or_a_step(capsys):
+    assert main(["practice"]) == 2
+    assert "give a lesson file, or --step N" in capsys.readouterr().err
+    assert main(["practice", "--step", "16"]) == 2
+    assert "step 16 computes nothing to check by hand" in capsys.readouterr().err
+
+
+@pytest.mark.asyncio
+async def test_a_teacher_marks_cells_and_saves_a_lesson(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "7", "tab", "down", "X")
+        assert isinstance(app.screen, AskScreen)
+        await pilot.press(*"dot product")
+        await keys(pilot, "enter")
+        await keys(pilot, "8", "tab", "X", "enter")  # no note
+        assert "lesson: 2 cells marked" in status(app)
+        app.action_do("lesson-save")
+        await pilot.pause()
+        assert isinstance(app.screen, PathScreen)
+        app.screen.query_one(Input).value = ""
+        await pilot.press(*"class1")
+        await keys(pilot, "enter")
+    lesson = read_lesson(tmp_path / "class1.json")
+    assert [(c.name, c.index, c.note) for c in lesson.cells] == [
+        ("blocks.0.scores.1", (1, 0), "dot product"),
+        ("blocks.0.attn.1", (0, 0), ""),
+    ]
+    assert lesson.prompt == ("a", "woodchuck", "would", "chuck") and lesson.model is None

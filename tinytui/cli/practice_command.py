@@ -1,0 +1,130 @@
+"""`tinytui practice LESSON.json` and `tinytui practice --step N [--backward] [--count K --seed S]`: the
+debugger opened in practice mode (tinytui/tui/controllers/practice_controller.py).
+
+A lesson (model/practice/lesson_file.py, format tinytui-lesson/1) brings its own model, prompt, target,
+switches, learning rate and edits, and asks only its cells, opening at the step of the first; each is
+checked against the model here, so a lesson that does not fit is one line before the screen is taken.
+Without a lesson the run options say what runs, and step N asks its cells (or a sample of K of them).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+from tinytui.cli.debugger import app_options, run_app
+from tinytui.cli.quiz_command import add_step_options
+from tinytui.cli.run_setup import Setup, UsageError, setup_from
+from tinytui.model import checks
+from tinytui.model.io.checkpoint import load_model
+from tinytui.model.io.model_file import load_default
+from tinytui.model.io.presets import resolve
+from tinytui.model.practice.lesson_file import (
+    Lesson,
+    LessonError,
+    check_on,
+    edited_params,
+    model_path,
+    read_lesson,
+)
+from tinytui.model.practice.questions import QuestionError, step_cells
+from tinytui.model.switches import defaults
+from tinytui.model.trace import DEFAULT_LR, run
+from tinytui.model.why.explain import CellError, explain
+from tinytui.session.practice_state import Sample
+from tinytui.session.session import Session
+from tinytui.session.state import Refused, State
+
+HELP = "open the debugger in practice mode: a lesson file's cells, or step N's, to work out by hand"
+
+
+def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("practice", parents=[run_options], help=HELP, description=HELP + ".")
+    p.add_argument(
+        "lesson", nargs="?", metavar="LESSON", help="a lesson file (tinytui-lesson/1) from a teacher"
+    )
+    add_step_options(p, required=False)
+
+
+def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
+    """The run a lesson describes, every field checked against its model; UsageError names the field."""
+
+    def fail(field: str, why: object) -> UsageError:
+        return UsageError(f"{path}: {field}: {why}")
+
+    where = model_path(lesson, path)
+    model = load_model(resolve(where)) if where is not None else load_default()
+    cfg = model.cfg
+    try:
+        prompt = checks.prompt(lesson.prompt, cfg.vocab, cfg.n_ctx)
+    except checks.Invalid as exc:
+        raise fail(f"prompt{exc.where}", exc) from None
+    try:
+        target = checks.target(lesson.target, cfg.vocab)
+        check_on(lesson, cfg.n_heads, cfg.n_blocks)
+        params = edited_params(lesson, model.params)
+    except checks.Invalid as exc:
+        raise fail("target", exc) from None
+    except LessonError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    # the lesson's switches, with the model's own activation unless the lesson says otherwise
+    named = "activation" in lesson.switches_named
+    switches = lesson.switches if named else replace(lesson.switches, activation=defaults(cfg).activation)
+    state = State(params, prompt, target, switches, DEFAULT_LR if lesson.lr is None else lesson.lr)
+    try:
+        Session(model, state)
+    except Refused as exc:
+        raise UsageError(f"{path}: running it {str(exc).removesuffix('; nothing was changed')}") from None
+    trace = run(params, prompt, target, switches, state.lr)
+    if not lesson.cells:
+        raise UsageError(f"{path}: cells: the lesson asks no cell")
+    for i, cell in enumerate(lesson.cells):
+        try:
+            explain(trace, params, cell.name, cell.index)
+        except CellError as exc:
+            raise fail(f"cells[{i}]", exc) from None
+    return Setup(model, state, record)
+
+
+def run_practice(args: argparse.Namespace) -> int:
+    return run_app(practice_app(args))
+
+
+def practice_app(args: argparse.Namespace):
+    """The debugger in practice mode as the options ask, at the step of its first question."""
+    record = getattr(args, "record", None)
+    lesson: Lesson | None = None
+    sample: Sample | None = None
+    if args.lesson is not None:
+        try:
+            lesson = read_lesson(args.lesson)
+        except LessonError as exc:
+            raise UsageError(f"{args.lesson}: {exc}") from None
+        setup = lesson_setup(args.lesson, lesson, record)
+    else:
+        if args.step is None:
+            raise UsageError("practice: give a lesson file, or --step N for the cells of step N")
+        setup = setup_from(args)
+        sample = Sample(args.step, args.backward, args.block - 1, args.count, args.seed)
+        trace = setup.trace()
+        try:
+            cells = step_cells(
+                trace, setup.state.params, args.step, args.backward, args.block - 1, args.count
+            )
+        except QuestionError as exc:
+            raise UsageError(f"--{exc.option}: {exc}") from None
+        if not cells:
+            walk = "the backward walk's " if args.backward else ""
+            raise UsageError(f"--step {args.step}: {walk}step {args.step} computes nothing to check by hand")
+    theme, notices, keymap = app_options(args)
+    from tinytui.tui.app import TinyTuiApp
+
+    session = Session(setup.model, setup.state)
+    app = TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap)
+    app.practice.begin(lesson, sample)
+    app.practice.model_source = args.model if lesson is None else model_path(lesson, args.lesson)
+    place = app.practice.start_place()
+    if place is not None:
+        number, backward, block = place
+        session.goto(number, backward, block)
+    return app

@@ -1,0 +1,114 @@
+"""Practice mode in the tables: a cell the learner has still to work out is drawn as "?" (no number, no
+shade, no ▲▼ mark, and an inspector line that gives nothing away); a cell answered right shows its value
+after a ✓. Pure data: conceal() turns a step's Sections into the same Sections with those cells changed,
+so every widget that draws a GridSpec or a LogitsSpec draws practice without knowing of it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import replace
+
+from tinytui.model.practice.questions import cell_text
+from tinytui.present.grid_spec import MASKED, Details, GridSpec, Item, LogitRow, LogitsSpec, Section, Source
+from tinytui.present.view import View
+from tinytui.session.practice_state import Shown
+
+HIDDEN = "?"
+RIGHT = "✓"
+_ONLY_MASKED = frozenset({MASKED})
+_KEPT: OrderedDict[tuple, tuple[Item, Item]] = (
+    OrderedDict()
+)  # (id of a spec, its cells' states) -> (spec, new)
+KEPT_MAX = 128
+
+
+def conceal(view: View, sections: list[Section]) -> list[Section]:
+    """The sections with practice's hidden cells as "?" and its right answers with ✓."""
+    shown = view.practice
+    if shown is None or not (shown.hidden or shown.right):
+        return sections
+    n_blocks = view.trace.cfg.n_blocks
+    return [
+        replace(s, rows=tuple(tuple(_item(item, shown, n_blocks) for item in row) for row in s.rows))
+        for s in sections
+    ]
+
+
+def ask_line(source: Source, n_blocks: int) -> str:
+    """The inspector's line for a hidden cell."""
+    return f"{cell_text(*source, n_blocks)} = ?   practice: Enter to give your value, h for a hint"
+
+
+def _item(item: Item, shown: Shown, n_blocks: int) -> Item:
+    if isinstance(item, GridSpec):
+        states = tuple(
+            (r, c, src in shown.right)
+            for r, c, src in ((r, c, src) for r, row in enumerate(item.sources) for c, src in enumerate(row))
+            if src is not None and (src in shown.hidden or src in shown.right)
+        )
+    else:
+        states = tuple(
+            (i, which, src in shown.right)
+            for i, row in enumerate(item.rows)
+            for which, src in (("logit", row.logit_source), ("prob", row.prob_source))
+            if src is not None and (src in shown.hidden or src in shown.right)
+        )
+    if not states:
+        return item
+    key = (id(item), states)
+    kept = _KEPT.get(key)
+    if kept is not None and kept[0] is item:
+        _KEPT.move_to_end(key)
+        return kept[1]
+    new = _grid(item, states, n_blocks) if isinstance(item, GridSpec) else _bars(item, states)
+    _KEPT[key] = (item, new)
+    while len(_KEPT) > KEPT_MAX:
+        _KEPT.popitem(last=False)
+    return new
+
+
+def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
+    right = {(r, c): ok for r, c, ok in states}
+    cells = [list(row) for row in spec.cells]
+    values = [list(row) for row in spec.values]
+    marks = [list(row) for row in spec.marks]
+    for (r, c), ok in right.items():
+        text = cells[r][c]
+        if ok:
+            cells[r][c] = (RIGHT + text.strip()).rjust(len(text))
+        else:
+            cells[r][c] = HIDDEN.rjust(len(text))
+            values[r][c] = None
+            marks[r][c] = marks[r][c] & _ONLY_MASKED
+    old, sources = spec.details, spec.sources
+
+    def detail_row(r: int) -> tuple[str, ...]:
+        row = old[r]
+        return tuple(
+            ask_line(sources[r][c], n_blocks) if right.get((r, c)) is False else line
+            for c, line in enumerate(row)
+        )
+
+    return replace(
+        spec,
+        cells=tuple(tuple(row) for row in cells),
+        values=tuple(tuple(row) for row in values),
+        marks=tuple(tuple(row) for row in marks),
+        details=Details(len(old), detail_row),
+    )
+
+
+def _bars(spec: LogitsSpec, states: tuple) -> LogitsSpec:
+    rows = list(spec.rows)
+    for i, which, ok in states:
+        row: LogitRow = rows[i]
+        text = getattr(row, which)
+        if ok:
+            rows[i] = replace(row, **{which: (RIGHT + text.strip()).rjust(len(text))})
+        else:
+            hidden = {which: HIDDEN.rjust(len(text)), f"{which}_mark": frozenset()}
+            if which == "prob":
+                hidden |= {"p": 0.0, "predicted": False}
+            rows[i] = replace(row, **hidden)
+    return replace(spec, rows=tuple(rows))

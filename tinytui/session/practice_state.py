@@ -1,0 +1,134 @@
+"""Practice mode's state (no Textual): which cells each step asks, what the learner answered, how many
+hints each question has had, and the scores.
+
+The questions of a step are the cells it computes (model/practice/questions.py): every one, or a lesson's
+chosen cells, or `tinytui practice --step N --count K`'s sample at step N. An answer is kept with the
+value it was graded against, so a cell answered right shows ✓ only while the run still gives that value
+(an edit that changes it asks it again). Shown is what the tables need to know, read by
+tinytui/present/practice_cells.py: the cells drawn as "?" and those drawn with ✓.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.params import Params
+from tinytui.model.practice.grading import Grade, grade
+from tinytui.model.practice.hints import RUNGS
+from tinytui.model.practice.questions import step_cells, step_names
+from tinytui.model.trace import Trace
+
+Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
+StepKey = tuple[bool, int, int]  # (in the backward walk, stage number, block)
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str  # as typed
+    expected: float  # the value it was graded against
+    correct: bool
+
+
+@dataclass(frozen=True)
+class Sample:
+    """`tinytui practice --step N --count K --seed S`: only that step asks, and only K of its cells."""
+
+    number: int
+    backward: bool = False
+    block: int = 0
+    count: int | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the tables draw differently in practice: the step's cells still to answer ("?") and those
+    answered right (✓)."""
+
+    hidden: frozenset[Source]
+    right: frozenset[Source]
+
+
+class Practice:
+    """One learner's practice: on or off, the answers and hints so far, and where the questions come from
+    (a lesson's cells with their notes, a sample of one step, or else every cell of every step)."""
+
+    def __init__(
+        self, lesson: Sequence[tuple[str, tuple[int, ...], str]] | None = None, sample: Sample | None = None
+    ):
+        self.on = False
+        self.lesson = None if lesson is None else tuple((n, tuple(ix)) for n, ix, _ in lesson)
+        self.notes: dict[Source, str] = (
+            {} if lesson is None else {(n, tuple(ix)): t for n, ix, t in lesson if t}
+        )
+        self.sample = sample
+        self.answers: dict[Source, Answer] = {}
+        self.rungs: dict[Source, int] = {}  # hints given so far, 0–3
+        self.asked: dict[StepKey, tuple[Source, ...]] = {}  # each step's questions, once it was visited
+        self._cells: dict[tuple, tuple[Source, ...]] = {}
+
+    # ---- the questions ---------------------------------------------------------------------------
+    def cells(
+        self, trace: Trace, params: Params, grads: Gradients | None, number: int, backward: bool, block: int
+    ) -> tuple[Source, ...]:
+        """The cells this step asks in this run (remembered as asked, for the overall score)."""
+        if (backward and number not in range(2, 16)) or number not in range(1, 17):
+            return ()
+        key = (backward, number, block, len(trace.prompt), trace.switches, trace.cfg)
+        cells = self._cells.get(key)
+        if cells is None:
+            cells = self._cells[key] = self._find(trace, params, grads, number, backward, block)
+        if cells:
+            self.asked[(backward, number, block)] = cells
+        return cells
+
+    def _find(self, trace, params, grads, number, backward, block) -> tuple[Source, ...]:
+        if self.lesson is not None:
+            made = set(step_names(trace, params, number, backward, block))
+            return tuple(c for c in self.lesson if c[0] in made)
+        s = self.sample
+        if s is None:
+            return step_cells(trace, params, number, backward, block, grads=grads)
+        if (s.number, s.backward, s.block) != (number, backward, block):
+            return ()
+        return step_cells(trace, params, number, backward, block, s.count, s.seed, grads)
+
+    # ---- answers and hints -----------------------------------------------------------------------
+    def answer(self, source: Source, text: str, expected: float) -> Grade:
+        """Grade a typed answer and keep it; a wrong one earns the next hint."""
+        g = grade(text, expected)
+        self.answers[source] = Answer(text.strip(), expected, g.correct)
+        if not g.correct:
+            self.rungs[source] = min(self.rungs.get(source, 0) + 1, RUNGS)
+        return g
+
+    def more_hint(self, source: Source) -> int:
+        """One more hint for a question (up to the last rung): the rung now given."""
+        self.rungs[source] = min(self.rungs.get(source, 0) + 1, RUNGS)
+        return self.rungs[source]
+
+    def rung(self, source: Source) -> int:
+        return self.rungs.get(source, 0)
+
+    def is_right(self, source: Source, value: float) -> bool:
+        """Answered right, against the value the run gives now."""
+        a = self.answers.get(source)
+        return a is not None and a.correct and a.expected == value
+
+    # ---- what is shown ---------------------------------------------------------------------------
+    def shown(self, cells: Sequence[Source], value_of: Callable[[Source], float]) -> Shown:
+        right = frozenset(c for c in cells if c in self.answers and self.is_right(c, value_of(c)))
+        return Shown(frozenset(cells) - right, right)
+
+    def score(self, cells: Sequence[Source], value_of: Callable[[Source], float]) -> tuple[int, int]:
+        """(answered right, asked) of these cells."""
+        return sum(1 for c in cells if c in self.answers and self.is_right(c, value_of(c))), len(cells)
+
+    def overall(self, value_of: Callable[[Source], float]) -> tuple[int, int]:
+        """(answered right, asked) over every step visited (a lesson: over all its cells). value_of gives
+        NaN for a cell the run no longer has (after a shorter prompt)."""
+        cells = self.lesson if self.lesson is not None else [c for cs in self.asked.values() for c in cs]
+        right = sum(1 for c in cells if c in self.answers and self.is_right(c, value_of(c)))
+        return right, len(cells)

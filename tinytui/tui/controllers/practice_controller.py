@@ -1,0 +1,290 @@
+"""Practice: the learner works out each step's values by hand (k turns it on and off).
+
+On, the cells the step computes are drawn as "?" (tinytui/present/practice_cells.py) until answered; the
+cursor picks one, Enter asks for the value and grades it to the 4 decimals shown (model/practice). Right:
+the value appears after a ✓. Wrong: "not quite" and the next hint of the ladder (which cells it is
+computed from, lit in the tables as the inspector lights operands; the formula; the formula with the
+numbers in); h asks for one more hint without answering. The status line keeps a score for the step and
+for the whole practice. A teacher marks cells (X, with an optional note) and saves them as a lesson file
+(model/practice/lesson_file.py), which `tinytui practice lesson.json` opens for a student.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from tinytui.model.io.presets import DEFAULT
+from tinytui.model.practice.hints import hint
+from tinytui.model.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
+from tinytui.model.practice.questions import Question, cell_text
+from tinytui.model.why.explain import explain
+from tinytui.model.why.rule_pieces import num
+from tinytui.present.practice_cells import ask_line
+from tinytui.session.practice_state import Practice, Sample, Shown, Source
+from tinytui.tui.actions import Host
+from tinytui.tui.output_paths import never_raises, unprintable
+from tinytui.tui.screens.ask_screen import AskScreen
+from tinytui.tui.screens.path_screen import PathScreen
+
+
+class PracticeController:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.state = Practice()
+        self.marked: dict[Source, str] = {}  # a teacher's lesson cells, with their notes
+        self.model_source: str | None = None  # --model as given (tinytui practice sets it), for a lesson
+
+    # ---- starting --------------------------------------------------------------------------------
+    def begin(self, lesson: Lesson | None = None, sample: Sample | None = None) -> None:
+        """Start practice before the app runs: a lesson's cells, or a sample of one step, or every cell."""
+        cells = None if lesson is None else [(c.name, c.index, c.note) for c in lesson.cells]
+        self.state = Practice(cells, sample)
+        self.state.on = True
+
+    def start_place(self) -> tuple[int, bool, int] | None:
+        """Where a started practice opens: (step, in the backward walk, block) of its first question."""
+        if self.state.sample is not None:
+            s = self.state.sample
+            return s.number, s.backward, s.block
+        if self.state.lesson:
+            name = self.state.lesson[0][0]
+            step, backward = self.host.why.step_of(name)  # type: ignore[attr-defined]
+            if step is not None:
+                return step.number, backward, step.block or 0
+        return None
+
+    # ---- what the view shows ---------------------------------------------------------------------
+    def practising(self) -> bool:
+        return self.state.on
+
+    def here(self) -> tuple[Source, ...]:
+        """The questions of the step on screen."""
+        s = self.host.session
+        backward = bool(s.mode.backward)
+        grads = s.gradients if backward else None
+        return self.state.cells(s.trace, s.params, grads, s.step, backward, s.here.block or 0)
+
+    def value_of(self, source: Source) -> float:
+        s = self.host.session
+        name, index = source
+        try:
+            arr = s.trace[name] if name in s.trace else s.gradients[name]
+            return float(arr[index])
+        except (KeyError, IndexError, ValueError):
+            return math.nan  # a cell this run does not have (a shorter prompt)
+
+    def shown(self) -> Shown | None:
+        """What the tables draw as "?" and with ✓ (None when not practising)."""
+        if not self.state.on:
+            return None
+        return self.state.shown(self.here(), self.value_of)
+
+    def status(self) -> tuple[str, ...]:
+        """The status line's piece: the step's score and the whole practice's."""
+        pieces = []
+        if self.state.on:
+            right, asked = self.state.score(self.here(), self.value_of)
+            all_right, all_asked = self.state.overall(self.value_of)
+            step = f"this step {right}/{asked}" if asked else "nothing to work out at this step"
+            pieces.append(f"practice: {step} · overall {all_right}/{all_asked}")
+        if self.marked:
+            pieces.append(f"lesson: {len(self.marked)} cell{'s' if len(self.marked) != 1 else ''} marked")
+        return tuple(pieces)
+
+    def note(self) -> str:
+        return "now on" if self.state.on else "now off"
+
+    # ---- the focused question --------------------------------------------------------------------
+    def focused(self) -> Source | None:
+        """The question under the cursor, still to answer right (None if there is none)."""
+        if not self.state.on:
+            return None
+        source = self.host.why.focused_source()  # type: ignore[attr-defined]
+        if source is None:
+            return None
+        source = (source[0], tuple(source[1]))
+        if source not in self.here() or self.state.is_right(source, self.value_of(source)):
+            return None
+        return source
+
+    def can_answer(self) -> bool:
+        return self.focused() is not None
+
+    def question(self, source: Source) -> Question:
+        s = self.host.session
+        return Question(explain(s.trace, s.params, source[0], source[1], s.gradients))
+
+    def cell(self, source: Source) -> str:
+        return cell_text(*source, self.host.session.trace.cfg.n_blocks)
+
+    def hint_text(self, source: Source, rung: int) -> str:
+        return f"hint {rung} of 3: {hint(self.question(source), rung, self.host.session.trace.cfg.n_blocks)}"
+
+    # ---- answering -------------------------------------------------------------------------------
+    def toggle(self) -> None:
+        self.state.on = not self.state.on
+        if self.state.on:
+            self.host.notify(
+                "Practice: each step's values are '?' until you work them out. Enter on a '?' to answer, "
+                "h for a hint, k to stop.",
+                title="Practice on",
+                timeout=6,
+            )
+        self.host.refresh_views()
+        self.host.refresh_bindings()
+
+    def answer(self) -> None:
+        source = self.focused()
+        if source is None:
+            self.host.bell()
+            return
+        note = self.state.notes.get(source) or self.marked.get(source, "")
+        rung = self.state.rung(source)
+        words = self.hint_text(source, rung) if rung else "h or a wrong answer gives a hint"
+        title = f"Your value for {self.cell(source)}" + (f" — {note}" if note else "")
+
+        def submit(text: str) -> str | None:
+            g = self.state.answer(source, text, self.value_of(source))
+            self.host.refresh_views()
+            if g.correct:
+                self.host.notify(f"✓ {self.cell(source)} = {num(g.expected)}", title="Right", timeout=3)
+                return None
+            return f"{g.said}. {self.hint_text(source, self.state.rung(source))}"
+
+        self.host.push_screen(AskScreen(title, "", words, submit))
+
+    def more_hint(self) -> None:
+        source = self.focused()
+        if source is None:
+            self.host.bell()
+            return
+        rung = self.state.more_hint(source)
+        self.host.notify(self.hint_text(source, rung), title=f"Hint for {self.cell(source)}", timeout=8)
+        self.host.inspect()
+
+    def show(self) -> None:
+        """After the inspector (TinyTuiApp.inspect): on a cell still to work out it says how to answer and
+        the hint so far instead of the value, and lights the cells of the first hint once it was given."""
+        from tinytui.tui.widgets.status_bar import Inspector
+
+        source = self.focused()
+        if source is None:
+            return
+        rung = self.state.rung(source)
+        line = ask_line(source, self.host.session.trace.cfg.n_blocks)
+        if rung:
+            line += " · " + self.hint_text(source, rung)
+        self.host.why.light(self.question(source).why if rung else None)  # type: ignore[attr-defined]
+        for inspector in self.host.screen.walk_children(Inspector):
+            inspector.describe(line, None, "")
+
+    # ---- a teacher's lesson ----------------------------------------------------------------------
+    def mark(self) -> None:
+        """Mark the computed cell under the cursor as a lesson question (asks for an optional note), or
+        unmark it."""
+        source = self.host.why.focused_source()  # type: ignore[attr-defined]
+        if source is None or self.host.why.current() is None:  # type: ignore[attr-defined]
+            self.host.bell()
+            self.host.notify("Put the cursor on a computed cell to mark it as a question.", timeout=3)
+            return
+        source = (source[0], tuple(source[1]))
+        if source in self.marked:
+            del self.marked[source]
+            self.host.notify(f"{self.cell(source)} is no longer a lesson question.", timeout=3)
+            self.host.refresh_views()
+            return
+
+        def submit(text: str) -> str | None:
+            if unprintable(text) or len(text) > 500:
+                return "a note is one line of at most 500 printable characters"
+            self.marked[source] = text.strip()
+            self.host.refresh_views()
+            return None
+
+        self.host.push_screen(
+            AskScreen(
+                f"Mark {self.cell(source)} as a lesson question",
+                "",
+                "a note for the student (optional)",
+                submit,
+            )
+        )
+
+    def lesson(self) -> Lesson:
+        """The marked cells as a lesson of this run (its prompt, target, switches, rate and edits)."""
+        s = self.host.session
+        edits = tuple(
+            Edit(name, tuple(ix), float(s.params[name][tuple(ix)]))
+            for name, cells in s.params.changed_cells(s.model.params).items()
+            for ix in cells
+        )
+        cells = tuple(LessonCell(n, ix, note) for (n, ix), note in self.marked.items())
+        return Lesson(
+            tuple(s.trace.prompt),
+            s.trace.target,
+            s.trace.switches,
+            cells,
+            edits,
+            self.model_text(),
+            "",
+            s.state.lr,
+        )
+
+    def model_text(self) -> str | None:
+        """The lesson's "model": --model as given (a file's full path), else the model's name when it is a
+        preset's; None for the chapter's own."""
+        if self.model_source is not None:
+            given = Path(self.model_source).expanduser()
+            return str(given.resolve()) if given.exists() else self.model_source
+        name = self.host.session.model.name
+        return None if name == DEFAULT else name
+
+    def can_save(self) -> bool:
+        return bool(self.marked)
+
+    def save_lesson(self) -> None:
+        if not self.marked:
+            self.host.notify("Mark a cell first (X on a computed cell).", timeout=3)
+            return
+
+        def chosen(path: Path | None) -> None:
+            if path is None:
+                return
+            try:
+                save_lesson(path, self.lesson())
+            except OSError as exc:
+                self.host.notify(f"Could not write {path}: {exc.strerror or exc}", severity="error")
+                return
+            self.host.notify(f"Saved {path}. A student opens it with: tinytui practice {path}", title="Saved")
+
+        self.host.push_screen(
+            PathScreen(
+                "Save the marked cells as a lesson",
+                "lesson.json",
+                "a tinytui-lesson/1 file",
+                check_lesson_path,
+            ),
+            chosen,
+        )
+
+
+@never_raises
+def check_lesson_path(text: str) -> tuple[Path | None, str]:
+    """A lesson's path for PathScreen: .json added when there is no suffix; asks before overwriting."""
+    if not text.strip():
+        return None, "Type a file name, e.g. lesson.json"
+    if unprintable(text):
+        return None, unprintable(text)
+    path = Path(text.strip()).expanduser()
+    path = path if path.suffix else path.with_suffix(".json")
+    if path.is_dir():
+        return None, f"{path} is a folder; add a file name such as {path / 'lesson.json'}"
+    if not path.resolve().parent.is_dir():
+        return None, f"There is no folder {path.resolve().parent}"
+    if os.path.islink(path):
+        return None, f"{path.name} is a symbolic link; tinytui does not write through links"
+    if os.path.lexists(path):
+        return path, f"{path.name} exists. Press Enter again to overwrite it, or change the name."
+    return path, ""
