@@ -27,6 +27,7 @@ from tinytui.present.grid_spec import (
     _kept,
     grid,
 )
+from tinytui.present.next_token_grids import generation_sections
 from tinytui.present.param_grids import param_grids
 from tinytui.present.tensor_cells import columns_grid, tensor_grid
 from tinytui.present.token_cells import logits_spec, token_grid
@@ -140,6 +141,7 @@ def step_sections(view: View) -> list[Section]:
         sections.append(Section(title, "param", tuple(params)))
     if inputs := input_rows(view, stage):
         sections.append(Section("From earlier steps", "input", tuple(inputs)))
+    sections[1:1] = generation_sections(view)  # the next token (step 14), the KV cache (step 6)
     return sections
 
 

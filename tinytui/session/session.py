@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from tinytui.model import checks, step_path
+from tinytui.model.generation.sampling import Sampling
 from tinytui.model.names import canonical, label
 from tinytui.model.params import Params
 from tinytui.model.stages import FIRST, LAST
@@ -40,6 +41,9 @@ def _checked(check: Callable[..., Any], *args: Any) -> Any:
 class Session(TracedHistory):
     """A debugger session: step through the forward pass or the backward walk, and change the model,
     prompt, target, switches or learning rate as one undoable move each (refused moves change nothing)."""
+
+    # how the next token is chosen (tinytui.session.next_token): a setting, like the mode, not undone
+    sampling: Sampling = Sampling()
 
     # ---- navigation ----------------------------------------------------------------------------
     def path(self, backward: bool | None = None) -> tuple[step_path.Step, ...]:

@@ -173,6 +173,20 @@ ACTIONS: tuple[Action, ...] = (
     Action("gallery", "v", "gallery.open", "Gallery",
            "The run as a gallery of paintings, for a reader who is not technical (v or Esc returns)",
            "Open the gallery view"),
+    Action("append-token", "plus", "generation.append", "+Token",
+           "Append the next token to the prompt: the most likely, or drawn with the temperature, top-k, "
+           "top-p and seed set from ctrl+p (step 14 shows the choice, step 6 the KV cache; undoable)",
+           "Append the next token", show=True, note="generation.note", narrow=False),
+    *(
+        Action(f"set-{name.replace('_', '-')}", "", "generation.ask", title,
+               f"How + chooses the next token: its {title.lower()}", f"Set {title.lower()}…",
+               args=(name,), note="generation.note")
+        for name, title in (("temperature", "Temperature"), ("top_k", "Top-k"), ("top_p", "Top-p"),
+                            ("seed", "Seed"))
+    ),
+    Action("greedy", "", "generation.greedy", "Greedy",
+           "+ appends the most likely token (temperature 0)", "Greedy: append the most likely token",
+           note="generation.note"),
     Action("watch-pane", "W", "watch.toggle", "Watch",
            "Keep the prediction's bars (with ghosts of the values before the last change) and block 0's "
            "attention on screen beside every step (W hides)", "Show or hide the watch pane",

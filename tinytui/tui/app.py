@@ -31,6 +31,7 @@ from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, Action, PaletteCommand
 from tinytui.tui.controllers.edit_controller import EditController
 from tinytui.tui.controllers.experiment_controller import ExperimentController
 from tinytui.tui.controllers.gallery_controller import GalleryController
+from tinytui.tui.controllers.generation_controller import GenerationController
 from tinytui.tui.controllers.learning_controller import LearningController
 from tinytui.tui.controllers.practice_controller import PracticeController
 from tinytui.tui.controllers.presenter_controller import PresenterController
@@ -82,6 +83,7 @@ class TinyTuiApp(App[None]):
         self.why = WhyController(self)
         self.gallery = GalleryController(self)
         self.watch = WatchController(self)
+        self.generation = GenerationController(self)
         self.presenter = PresenterController(self, on=large)
         self.practice = PracticeController(self)
         themes.register(self)
