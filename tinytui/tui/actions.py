@@ -32,6 +32,9 @@ class Action:
     note: str = ""  # "controller.method" -> str: the palette's word on the state now ("now on", …)
     group: str = ""  # several actions shown as one row of the ? screen ("jump to step 1–9")
     narrow: bool = True  # shown in the footer at 80 columns too (False: only on a wide screen)
+    # Taken by the app before the focused widget sees the key (a table would scroll on Home; q is taken in
+    # the order typed, before a key typed at once after it), unless a dialog is open or a field is typed in.
+    priority: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Host(Protocol):
     def refresh_bindings(self) -> None: ...
     def view(self) -> Any: ...
     def exit(self) -> None: ...
+    def leave(self) -> None: ...
     def scroll_main(self, pages: int) -> None: ...
     def show_help(self) -> None: ...
     def inspect(self) -> None: ...
@@ -91,8 +95,8 @@ ACTIONS: tuple[Action, ...] = (
            when="presenter.presenting", narrow=False),
     Action("next-step", "n,right,space", "steps.next", "Next", "Go to the next step", show=True),
     Action("previous-step", "p,left", "steps.previous", "Prev", "Go to the previous step", show=True),
-    Action("first-step", "g,home", "steps.goto", "First", "Go to step 1", args=(1,)),
-    Action("last-step", "G,end", "steps.goto", "Last", "Go to step 16", args=(16,)),
+    Action("first-step", "g,home", "steps.goto", "First", "Go to step 1", args=(1,), priority=True),
+    Action("last-step", "G,end", "steps.goto", "Last", "Go to step 16", args=(16,), priority=True),
     Action("next-block", "right_square_bracket", "steps.block", "Next block",
            "The same step in the next block (a model of several blocks shows steps 5–12 once per block)",
            "Same step, next block", show=True, args=(1,), when="steps.many_blocks", narrow=False),
@@ -215,7 +219,8 @@ ACTIONS: tuple[Action, ...] = (
            "Next theme: dark, light, high contrast, colour-blind, monochrome (remembered)"),
     Action("help", "question_mark", "steps.help", "Help", "List every key", "Keys: show every key",
            show=True),
-    Action("quit", "q", "steps.quit", "Quit", "Leave tinytui", show=True),
+    Action("quit", "q", "steps.quit", "Quit", "Leave tinytui (asks first if edited weights are not saved)",
+           show=True, priority=True),
 )  # fmt: skip
 
 ACTION_BY_ID = {a.id: a for a in ACTIONS}

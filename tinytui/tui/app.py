@@ -94,6 +94,30 @@ class TinyTuiApp(App[None]):
             self.set_keymap(keymap)
         self.crash_report: CrashReport | None = None  # set by a crash: where the work was saved
 
+    # ---- leaving -------------------------------------------------------------------------------
+    leaving = False  # q was taken (and answered): the app is closing
+
+    def leave(self) -> None:
+        """Exit with code 0. Keys typed at once after q (a double tap) are dropped from here on: run while
+        Textual takes the screens down, they would draw into panes already gone."""
+        self.leaving = True
+        self.exit()
+
+    def action_quit(self) -> None:  # Textual's ctrl+q: the same way out as q, asking first if need be
+        self.steps.quit()
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.leaving and isinstance(event, events.InputEvent):
+            return
+        await super().on_event(event)
+
+    def typing(self) -> bool:
+        """Whether the focused widget takes what is typed now (a dialog's field, a cell's editor)."""
+        focused = self.focused
+        if focused is None:
+            return False
+        return focused.check_consume_key("a", "a") or bool(getattr(focused, "editing", False))
+
     # ---- a crash -------------------------------------------------------------------------------
     def _handle_exception(self, error: Exception) -> None:  # Textual's hook for any unhandled exception
         self.rescue(error)
@@ -121,7 +145,10 @@ class TinyTuiApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the binding from the footer and lets the key fall through to the next binding
         if action == "do" and parameters and parameters[0] in ACTION_BY_ID:
-            return self.applies(ACTION_BY_ID[str(parameters[0])])
+            chosen = ACTION_BY_ID[str(parameters[0])]
+            if chosen.priority and (self.screen.is_modal or self.typing()):
+                return False  # a dialog's own keys, and q, Home and End typed in a field, come first
+            return self.applies(chosen)
         return True
 
     def palette_commands(self) -> Iterable[PaletteCommand]:
@@ -224,6 +251,8 @@ class TinyTuiApp(App[None]):
         return View.of(self.session, self.learning.loss_curves.current(), notes, self.practice.shown())
 
     def refresh_views(self) -> None:
+        if self.leaving:  # a worker or a timer that ends while the app closes has nothing to draw into
+            return
         view = self.view()
         for screen in self.screen_stack:
             for node in list(screen.walk_children(with_self=True)):

@@ -25,6 +25,7 @@ PICK_LIMIT = 500  # a vocabulary longer than this is typed, not picked from a li
 class EditController:
     def __init__(self, host: Host) -> None:
         self.host = host
+        self.saved_params: object = None  # the weights ctrl+s last wrote (q asks while others are unsaved)
 
     # ---- cells ---------------------------------------------------------------------------------
     def edit_cell(self, ref, text: str, grid) -> None:
@@ -194,6 +195,7 @@ class EditController:
                 why = getattr(exc, "strerror", None) or exc
                 host.notify(f"Could not write {path}: {why}", severity="error")
                 return
+            self.saved_params = s.params
             host.notify(f"Saved {path}. Open it again with: tinytui --model {path}", title="Saved")
 
         host.push_screen(SaveScreen(suggestion, folder=isinstance(model, CheckpointModel)), chosen)

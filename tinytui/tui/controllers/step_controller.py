@@ -9,6 +9,7 @@ from tinytui import themes
 from tinytui.model import step_path
 from tinytui.model.stages import FIRST, LAST
 from tinytui.tui.actions import Host, PaletteCommand
+from tinytui.tui.screens.confirm_screen import ConfirmScreen
 
 
 class StepController:
@@ -83,7 +84,24 @@ class StepController:
         self.host.show_help()
 
     def quit(self) -> None:
-        self.host.exit()
+        """q: leave at once, or first ask when edited weights are not saved (as R asks before a reset)."""
+        host, s = self.host, self.host.session
+        edited = 0
+        if s.params is not s.model.params and s.params is not host.edits.saved_params:
+            edited = sum(len(cells) for cells in s.edited_cells().values())
+        if not edited:
+            host.leave()
+            return
+        question = (
+            f"Quit? {edited:,} edited weight{'s are' if edited != 1 else ' is'} not saved and will be lost. "
+            "(ctrl+s saves the model to a file.)"
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                host.leave()
+
+        host.push_screen(ConfirmScreen(question, "Quit", "Stay"), answered)
 
     def palette(self) -> Iterable[PaletteCommand]:
         n_blocks = self.host.session.model.cfg.n_blocks
