@@ -13,6 +13,7 @@ from tinytui.present.cells import step_sections
 from tinytui.present.grid_spec import GridSpec
 from tinytui.recording.replay import Replayer, load_recording
 from tinytui.tui.app import TinyTuiApp
+from tinytui.tui.screens.help_screen import help_rows
 
 
 def items(app) -> dict[str, GridSpec]:
@@ -39,6 +40,11 @@ async def test_plus_appends_the_most_likely_token_and_u_undoes_it():
     async with app.run_test(size=(120, 40)) as pilot:
         footer = [b.binding.description for b in app.screen.active_bindings.values() if b.binding.show]
         assert "+Token" in footer
+        help_keys = [
+            (keys, what) for _, keys, what, _ in help_rows(app, app.help_sources()) if what == "+Token"
+        ]
+        assert help_keys == [("+", "+Token")]
+        assert "Append the next token" in [c.title for c in app.palette_commands()]
         await press(pilot, "plus")
         assert app.session.state.prompt == ("a", "woodchuck", "would", "chuck", "wood")
         assert "a woodchuck would chuck wood → target wood" in status(app)
