@@ -174,29 +174,43 @@ def _artist_caption(pt: Painting) -> Caption:
         text = f"Painting {pt.label}: no artist added anything to it."
         return Caption("artist", pt.position, text, {})
     total = float(np.linalg.norm(sum(d.morning for d in pt.days)))
-    text = (
-        f"Painting {pt.label}: artist {head} of day {block + 1} painted the most on it, strokes of size "
-        f"{_size(size)}; all the artists' strokes on it together come to a size of {_size(total)}."
-    )
-    return Caption("artist", pt.position, text, {"strokes": size, "all strokes": total})
+    together = f"all the artists' strokes on it together come to a size of {_size(total)}."
+    days = len(pt.days)
+    who = f"artist {head}" + (f" of day {block + 1}" if days > 1 else "")
+    tied = sum(1 for s, _, _ in sizes if s == size) > 1
+    if len(sizes) == 1:
+        text = f"Painting {pt.label}: the one artist painted strokes of size {_size(size)} on it."
+        return Caption("artist", pt.position, text, {"strokes": size})
+    if tied:  # "the most" would single out one of equals
+        text = f"Painting {pt.label}: {who} and others painted equally large strokes, of size {_size(size)}; "
+    else:
+        text = f"Painting {pt.label}: {who} painted the most on it, strokes of size {_size(size)}; "
+    return Caption("artist", pt.position, text + together, {"strokes": size, "all strokes": total})
 
 
 def _filter_caption(pt: Painting) -> Caption:
     ratios = []
     for d in pt.days:
         change, canvas = float(np.linalg.norm(d.filter_change)), float(np.linalg.norm(d.canvas))
-        ratios.append((change / canvas if canvas > 0 else math.inf, change, canvas, d.block))
+        ratio = change / canvas if canvas > 0 else (math.inf if change > 0 else 0.0)
+        ratios.append((ratio, change, canvas, d.block))
     ratio, change, canvas, block = max(ratios, key=lambda t: t[0])
-    evening = f"the evening of day {block + 1}"
-    if change == 0.0:
+    evening = f"the evening of day {block + 1}" if len(ratios) > 1 else "the evening"
+    if all(c == 0.0 for _, c, _, _ in ratios):
         text = f"Painting {pt.label}: the filters left it exactly as it was."
         return Caption("filter", pt.position, text, {})
     if canvas == 0.0:
         text = f"Painting {pt.label}: on {evening} the canvas was blank, so the filter made all of it."
         return Caption("filter", pt.position, text, {})
+    if len(ratios) == 1:
+        how = "changed it by"
+    elif sum(1 for r, *_ in ratios if r == ratio) == 1:  # one evening changed it more than every other
+        how = f"changed it most on {evening}, by"
+    else:
+        how = "changed it as much on several evenings, each time by"
     text = (
-        f"Painting {pt.label}: the filter changed it most on {evening}, by {_percent(ratio)} of the "
-        f"size of the canvas (a change of {_size(change)} on a canvas of {_size(canvas)})."
+        f"Painting {pt.label}: the filter {how} {_percent(ratio)} of the size of the canvas (a change of "
+        f"{_size(change)} on a canvas of {_size(canvas)})."
     )
     return Caption("filter", pt.position, text, {"change": change, "canvas": canvas, "ratio": ratio})
 

@@ -65,6 +65,10 @@ class Walk:
         return self.cfg is not None and self.cfg.learned_positions
 
     @property
+    def n_blocks(self) -> int:
+        return 1 if self.cfg is None else self.cfg.n_blocks
+
+    @property
     def n_heads(self) -> int:
         """The heads as the rules write them: the chapter's two, or the model's."""
         return 2 if self.cfg is None else self.cfg.n_heads
@@ -212,19 +216,50 @@ def scores(w: Walk) -> WalkStep:
 
 
 def softmax(w: Walk) -> WalkStep:
+    mask = w.switches.causal_mask
+    if w.n_blocks == 1:
+        rows = (
+            "Only the last position reaches the loss, so every row of ∂L/∂A but the last is exactly zero, "
+            "above the diagonal or not, and so are those rows of ∂L/∂S."
+        )
+        held = (
+            "The last row sees every position, so the mask holds none of its weights at zero." if mask else ""
+        )
+    else:
+        rows = (
+            "In the last block only the last position reaches the loss, so there every row of ∂L/∂A but "
+            "the last is exactly zero, above the diagonal or not. In the blocks before it any row can "
+            "carry gradient"
+            + (
+                ", and a masked weight is held at zero (A_ij = 0), so its score gets exactly 0 whatever "
+                "∂L/∂A says."
+                if mask
+                else "."
+            )
+        )
+        held = ""
     return WalkStep(
         title="Through the softmax and the mask",
         incoming=("grad.attn.{h}",),
         rules=(
             "∂L/∂S_ij = A_ij · (∂L/∂A_ij − Σ_k A_ik ∂L/∂A_ik)",
-            "masked entries have A_ij = 0, so their ∂L/∂S_ij is exactly 0",
+            "masked entries have A_ij = 0, so their ∂L/∂S_ij is exactly 0"
+            if mask
+            else "the mask is off: no entry is held at A_ij = 0",
         ),
         within=(),
         params=(),
         outgoing=("grad.scores.{h}",),
-        explain="The softmax only passes on how a weight's gradient differs from the row's weighted "
-        "average. Above the diagonal the loss would care about the weights, but the mask holds "
-        "them at zero, so nothing flows back there.",
+        explain=" ".join(
+            s
+            for s in (
+                "The softmax only passes on how a weight's gradient differs from the row's weighted average.",
+                rows,
+                held,
+                "" if mask else "With the mask off, no weight is held at zero.",
+            )
+            if s
+        ),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytui.model.texts.wording import SAME, about, block_tensor, in_words, listed, num, sentences
+from tinytui.model.texts.wording import SAME, about, block_tensor, in_words, listed, num, quoted, sentences
 from tinytui.model.trace import Trace
 
 
@@ -105,18 +105,11 @@ def softmax(trace: Trace) -> str:
             f"{T} positions, the first row too (its weight on itself: {first})."
         )
     if T >= 2:
-        looks = []
-        for h in heads:
-            j = int(attn[h][1].argmax())
-            w = num(attn[h][1, j])
-            where = f"keeps {w} on {trace.prompt[1]} itself" if j == 1 else f"puts {w} on {trace.prompt[j]}"
-            looks.append(f"head {h} {where}")
-        lead = "the heads spread their weight differently: " if cfg.n_heads > 1 else ""
-        out.append(f"Looking from {trace.prompt[1]}, {lead}{listed(looks)}.")
+        out.append(_from_second_row(trace, attn))
         last = [int(attn[h][-1].argmax()) for h in heads]
         if all(j == T - 1 for j in last) and T > 2:
             who = "every head puts" if cfg.n_heads > 1 else "the head puts"
-            out.append(f"In the last row {who} its largest weight on {trace.prompt[-1]} itself.")
+            out.append(f"In the last row {who} its largest weight on {quoted(trace.prompt[-1])} itself.")
     off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
     if off:
         names = listed([f"head {h}" for h in off])
@@ -125,6 +118,38 @@ def softmax(trace: Trace) -> str:
             f"{names[0].upper()}{names[1:]} {verb} ablated: weights computed, output dropped at step 9."
         )
     return sentences(*out)
+
+
+def largest(row: np.ndarray) -> list[int]:
+    """The positions that hold a row's largest weight (several when they tie within SAME)."""
+    return np.flatnonzero(row >= row.max() - SAME).tolist()
+
+
+def _from_second_row(trace: Trace, attn: dict[int, np.ndarray]) -> str:
+    """Where each head looks hardest from the second position. 'Differently' only when no two heads
+    pick the same position, 'every head' only when all pick one; a tie is named as a tie."""
+    seen = trace.prompt[1]
+    picks, looks = [], []
+    for h, a in attn.items():
+        best = largest(a[1])
+        w = num(a[1, best[0]])
+        if len(best) > 1:
+            where = f"puts {w} on each of {listed([quoted(trace.prompt[j]) for j in best])}"
+        elif best[0] == 1:
+            where = f"keeps {w} on {quoted(seen)} itself"
+        else:
+            where = f"puts {w} on {quoted(trace.prompt[best[0]])}"
+        picks.append(tuple(best))
+        looks.append(f"head {h} {where}")
+    single = all(len(p) == 1 for p in picks)
+    if len(picks) > 1 and single and len(set(picks)) == len(picks):
+        return f"Looking from {quoted(seen)}, the heads spread their weight differently: {listed(looks)}."
+    if len(picks) > 1 and single and len(set(picks)) == 1:
+        j = picks[0][0]
+        on = f"{quoted(seen)} itself" if j == 1 else quoted(trace.prompt[j])
+        weights = listed([f"head {h} {num(a[1, j])}" for h, a in attn.items()])
+        return f"Looking from {quoted(seen)}, every head puts its largest weight on {on}: {weights}."
+    return f"Looking from {quoted(seen)}, {listed(looks)}."
 
 
 def combine(trace: Trace) -> str:
@@ -172,7 +197,8 @@ def residual1(trace: Trace) -> str:
     tok = trace.prompt[-1]
     before, after = float(trace["x"][-1, col]), float(block_tensor(trace, "x_mid")[-1, col])
     dim = cfg.dims[col]
-    watch = f"At the last position, {tok}'s {dim} column goes from about {about(before)} to {about(after)}"
+    watch = f"At the last position ({quoted(tok)}), the {dim} column goes from about {about(before)}"
+    watch += f" to {about(after)}"
     if sw.residual and sw.norm == "pre":
         moved = float(block_tensor(trace, "mha")[-1, col])
         if moved > 0.005:

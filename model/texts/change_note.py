@@ -14,6 +14,7 @@ import numpy as np
 
 from tinytui.model.diff import TraceDiff, diff
 from tinytui.model.names import prefix
+from tinytui.model.texts.wording import quoted
 from tinytui.model.trace import Trace
 
 
@@ -50,11 +51,12 @@ def _outcome(before: Trace, after: Trace) -> str:
     """What happened to the prediction and the loss, with the numbers."""
     p0, p1 = float(before["probs"].max()), float(after["probs"].max())
     if np.array_equal(before["logits"], after["logits"]):
-        return f"the prediction ({after.prediction}, p {_f(p1)}) and the loss ({_f(after.loss)}) did not move"
+        still = f"({quoted(after.prediction)}, p {_f(p1)})"
+        return f"the prediction {still} and the loss ({_f(after.loss)}) did not move"
     loss = f"loss {_f(before.loss)} → {_f(after.loss)} ({_signed(after.loss - before.loss)})"
     if before.prediction == after.prediction:
-        return f"the prediction stays {after.prediction} (p {_f(p0)} → {_f(p1)}); {loss}"
-    moved = f"{before.prediction} (p {_f(p0)}) to {after.prediction} (p {_f(p1)})"
+        return f"the prediction stays {quoted(after.prediction)} (p {_f(p0)} → {_f(p1)}); {loss}"
+    moved = f"{quoted(before.prediction)} (p {_f(p0)}) to {quoted(after.prediction)} (p {_f(p1)})"
     return f"the prediction moves from {moved}; {loss}"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.model import count
-from tinytui.model.texts.wording import block_tensor, listed, sentences, tied_groups
+from tinytui.model.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
 from tinytui.model.trace import Trace
 
 
@@ -100,7 +100,7 @@ def unembed(trace: Trace) -> str:
         f"The same table E is read the other way: the logit of each of the {cfg.n_vocab} tokens is the "
         "dot product of z with that token's row, so the row that best matches z wins."
     ]
-    groups = [[cfg.vocab[k] for k in ids] for ids in tied_groups(trace["logits"])]
+    groups = [[quoted(cfg.vocab[k]) for k in ids] for ids in tied_groups(trace["logits"])]
     if groups:
         tied = "; ".join(f"{listed(g)} tie" for g in groups)
         each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.model import count
-from tinytui.model.texts.wording import tied_groups
+from tinytui.model.texts.wording import quoted, tied_groups
 from tinytui.model.trace import Trace
 
 SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its first entries
@@ -32,7 +32,8 @@ def none(trace: Trace) -> list[str]:
 def tokens(trace: Trace) -> list[str]:
     ids = " ".join(str(int(i)) for i in trace["ids"])
     target = trace.target
-    return [f"{len(trace.prompt)} tokens, ids {ids}; target {target!r} is id {trace.cfg.token_id(target)}"]
+    said = f"target {quoted(target)} is id {trace.cfg.token_id(target)}"
+    return [f"{len(trace.prompt)} tokens, ids {ids}; {said}"]
 
 
 def pe(trace: Trace) -> list[str]:
@@ -43,13 +44,13 @@ def pe(trace: Trace) -> list[str]:
 
 def add(trace: Trace) -> list[str]:
     last = trace["x"][-1]
-    return [f"last position ({trace.prompt[-1]}) enters the block as {_vector(last)}"]
+    return [f"last position ({quoted(trace.prompt[-1])}) enters the block as {_vector(last)}"]
 
 
 def norm1(trace: Trace) -> list[str]:
     mean, var = trace["blocks.0.ln1.mean"][0], trace["blocks.0.ln1.var"][0]
     return [
-        f"row {trace.prompt[0]}: mean {_f(mean)}, variance {_f(var)}, "
+        f"row {quoted(trace.prompt[0])}: mean {_f(mean)}, variance {_f(var)}, "
         f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
     ]
 
@@ -63,7 +64,7 @@ def softmax(trace: Trace) -> list[str]:
     facts = ["causal mask ON" if on else "causal mask OFF: earlier rows now see later tokens"]
     for h in range(1, trace.cfg.n_heads + 1):
         a = trace[f"blocks.0.attn.{h}"]
-        top = [trace.prompt[int(j)] for j in a.argmax(axis=1)[:SHOWN]]
+        top = [quoted(trace.prompt[int(j)]) for j in a.argmax(axis=1)[:SHOWN]]
         more = f", … ({len(a)} rows)" if len(a) > SHOWN else ""
         facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}{more}")
     return facts
@@ -78,7 +79,7 @@ def residual1(trace: Trace) -> list[str]:
     cfg = trace.cfg
     wood = len(cfg.dims) - 1
     return [
-        f"last column ({cfg.dims[wood]}) for {trace.prompt[-1]}: {_f(trace['x'][-1, wood])} → "
+        f"last column ({cfg.dims[wood]}) for {quoted(trace.prompt[-1])}: {_f(trace['x'][-1, wood])} → "
         f"{_f(trace['blocks.0.x_mid'][-1, wood])}"
     ]
 
@@ -106,7 +107,8 @@ def final_norm(trace: Trace) -> list[str]:
 def unembed(trace: Trace) -> list[str]:
     p = trace["probs"]
     t = trace.cfg.token_id(trace.target)
-    facts = [f"prediction: {trace.prediction} at {_f(p.max())}; target {trace.target} at {_f(p[t])}"]
+    target = f"target {quoted(trace.target)} at {_f(p[t])}"
+    facts = [f"prediction: {quoted(trace.prediction)} at {_f(p.max())}; {target}"]
     return facts + _ties(trace)
 
 
@@ -132,6 +134,6 @@ def _ties(trace: Trace) -> list[str]:
     vocab = trace.cfg.vocab
     out = []
     for ids in tied_groups(logits):
-        names = " and ".join(vocab[k] for k in ids)
+        names = " and ".join(quoted(vocab[k]) for k in ids)
         out.append(f"{names} tie at logit {_f(logits[ids[0]])}")
     return out

@@ -61,11 +61,17 @@ def pe(trace: Trace) -> str:
             "row holds and the backward pass sends P a gradient.",
         )
     waves = (d + 1) // 2
+    to = f"({listed(list(cfg.dims))} in turn)" if d <= 8 else "(the one in the same column)"
+    columns = (
+        f"Each column is the sine or cosine of one wave, added at step 4 to one dimension {to}; the "
+        "waves say nothing about what those dimensions mean."
+    )
     if waves == 1:
         return sentences(
             general,
             f"With d = {d} there is a single wave, advancing one radian per token, which tells "
             "neighbours apart but repeats every few tokens.",
+            columns,
         )
     slow = 10000.0 ** (2 * (waves - 1) / d)
     ratio = f"{slow:.0f}" if slow >= 10 else f"{slow:.1f}"
@@ -75,6 +81,7 @@ def pe(trace: Trace) -> str:
         f"With d = {d} there are {in_words(waves)} waves: the fastest advances one radian per token and "
         f"tells neighbours apart, the slowest turns {ratio}× more slowly and {moves} across "
         f"{in_words(T)} token{'s' if T != 1 else ''}.",
+        columns,
     )
 
 

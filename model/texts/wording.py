@@ -27,6 +27,12 @@ def about(x: float) -> str:
     return "0" if s in ("-0", "") else s
 
 
+def quoted(token: str) -> str:
+    """A token as the prose names it, in quotes, so that 'a' or 'is' is not read as an English word
+    ('is'; a token with an apostrophe in it goes in double quotes: "'s")."""
+    return f"'{token}'" if "'" not in token else f'"{token}"'
+
+
 def in_words(k: int) -> str:
     return WORDS[k] if 0 <= k < len(WORDS) else str(k)
 

@@ -25,7 +25,7 @@ def test_mask_off_on_the_chapter_model_moves_nothing_and_says_why(chapter, base)
     assert note.startswith("mask off: steps 8–12 changed")
     assert "only in the rows before the last" in note
     assert "already saw every token" in note
-    assert "the prediction (wood, p 0.3107) and the loss (1.1690) did not move" in note
+    assert "the prediction ('wood', p 0.3107) and the loss (1.1690) did not move" in note
     assert "\n" not in note
 
 
@@ -34,7 +34,7 @@ def test_an_edit_of_e_moves_the_prediction_and_says_by_how_much(chapter, base):
     after = run(params, chapter.prompt, chapter.target)
     note = change_note(base, after, "edit E[5,3]")
     assert note.startswith("edit E[5,3]: steps 2 and 4–15 changed")
-    assert f"moves from wood (p 0.3107) to {after.prediction}" in note
+    assert f"moves from 'wood' (p 0.3107) to '{after.prediction}'" in note
     assert f"loss 1.1690 → {after.loss:.4f} (+{after.loss - base.loss:.4f})" in note
     assert "did not move" not in note
 
@@ -44,7 +44,7 @@ def test_an_edit_of_a_row_no_prompt_token_uses_enters_at_step_14(chapter, base):
     note = change_note(base, run(params, chapter.prompt, chapter.target), "edit E[4,3]")
     assert "steps 14 and 15 changed" in note and "enters through E read again at step 14" in note
     assert "rows before the last" not in note
-    assert "the prediction stays wood (p 0.3107 → " in note
+    assert "the prediction stays 'wood' (p 0.3107 → " in note
 
 
 def test_an_edit_feeding_only_dead_relu_units_changes_nothing_downstream(chapter, base):

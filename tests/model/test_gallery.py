@@ -161,7 +161,12 @@ def test_captions_quote_only_values_of_the_run(case):
 def test_chapter_captions(chapter, trace):
     texts = [c.text for c in captions(day(chapter.params, trace))]
     assert len(texts) == 2 * len(trace.prompt) + 1
-    assert texts[0].startswith("Painting 0:a: artist 1 of day 1 painted the most on it, strokes of size 1.83")
+    assert texts[0].startswith("Painting 0:a: artist 1 painted the most on it, strokes of size 1.83")
+    # one evening: nothing to be "most" among, and no day to name
+    assert texts[4] == (
+        "Painting 0:a: the filter changed it by 56% of the size of the canvas (a change of 1.37 on a "
+        "canvas of 2.45)."
+    )
     assert texts[-1] == (
         "The finished gallery says the next painting is “wood”, and it is far from sure: 31%, "
         "with “chuck” next at 15%."

@@ -14,7 +14,7 @@ from tinytui.present.grid_spec import CHANGED, Cell, CellRef, GridSpec, LogitRow
 from tinytui.present.tensor_cells import _change_marks, _was
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
-from tinytui.report.display_names import display
+from tinytui.report.display_names import display, pe_columns
 from tinytui.report.tables import fmt, title_of
 
 
@@ -54,7 +54,8 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
         groups = (("", 2), (title_of(vec, trace.cfg), len(at_cols)))
     title = windows.titled(f"the prompt → target {trace.target!r}", win)
     positions = tuple(str(p) for p in at_rows)
-    cols = ("token", "id", *(dims[j] for j in at_cols))
+    heads = pe_columns(trace.cfg) if vec == "pe" else dims  # a wave, not the dimension it is added to
+    cols = ("token", "id", *(heads[j] for j in at_cols))
     return grid("tokens", title, "position", positions, cols, cells, "diverging", "output", groups=groups)
 
 

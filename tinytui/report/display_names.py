@@ -58,6 +58,25 @@ def display(name: str, n_blocks: int = 1) -> str:
     return f"{shown} (block {block + 1})"
 
 
+def pe_columns(cfg: Any) -> tuple[str, ...]:
+    """The column headings of the positional encoding (step 3): the wave each column holds, 'sin p/1',
+    'cos p/1', 'sin p/100', … (PE[p,2i] = sin(p / 10000^(2i/d)), PE[p,2i+1] its cosine), not the
+    dimension names: a wave means nothing about 'thing' or 'wood', it is only added to that dimension
+    at step 4. A learned position table (GPT-2's P) has no formula: its columns are the dimensions."""
+    if getattr(cfg, "learned_positions", False):
+        return tuple(cfg.dims)
+    d = cfg.d_model
+    out = []
+    for j in range(d):
+        period = 10000.0 ** (2 * (j // 2) / d)
+        out.append(
+            f"{('sin', 'cos')[j % 2]} p/{period:.0f}"
+            if period >= 100
+            else f"{('sin', 'cos')[j % 2]} p/{period:.3g}"
+        )
+    return tuple(out)
+
+
 Axes = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 

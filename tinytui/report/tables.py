@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tinytui.model import names
+from tinytui.model.switches import Switches
 from tinytui.model.trace import TensorMap, Trace
-from tinytui.report.display_names import param_axes
+from tinytui.report.display_names import param_axes, pe_columns
 from tinytui.report.print_window import Picks, cut
 
 # Table titles in the display names (tinytui.report.display_names): the app, the transcript and print share
@@ -66,7 +67,8 @@ def tensor_table(
     vals = t.values
     local = names.split(name)[1]
     shown = shown or names.label(name, trace.cfg.n_blocks)
-    title = title or title_of(local, getattr(trace, "cfg", None)) or _head_title(local)
+    switches = getattr(trace, "switches", None)
+    title = title or title_of(local, getattr(trace, "cfg", None), switches) or _head_title(local, switches)
     if vals.ndim == 0:
         return Table(title, "", ("",), (shown,), ((fmt(float(vals)),),))
     if vals.ndim == 1:
@@ -75,7 +77,8 @@ def tensor_table(
             return windowed(title, ax.name, ax.labels, (shown,), vals[:, None], name, picks, ax.name)
         return windowed(title, "", (shown,), ax.labels, vals[None, :], name, picks, "", ax.name)
     rows, cols = t.axes
-    return windowed(title, rows.name, rows.labels, cols.labels, vals, name, picks, rows.name, cols.name)
+    heads = pe_columns(trace.cfg) if local == "pe" and hasattr(trace, "cfg") else cols.labels
+    return windowed(title, rows.name, rows.labels, heads, vals, name, picks, rows.name, cols.name)
 
 
 def windowed(
@@ -107,9 +110,13 @@ def windowed(
     )
 
 
-def title_of(local: str, cfg) -> str | None:
-    """TENSOR_TITLES' title, as this model computes it (its heads, GPT-2's learned positions and bias)."""
+def title_of(local: str, cfg, switches: Switches | None = None) -> str | None:
+    """TENSOR_TITLES' title, as this model computes it (its heads, GPT-2's learned positions and bias)
+    and, given the run's switches, as they make it compute (no LN before the sublayers in post-norm, no
+    x′ or x added back with the residual off)."""
     title = TENSOR_TITLES.get(local)
+    if switches is not None and local in _SWITCHED:
+        title = _SWITCHED[local](switches.norm == "pre", switches.residual)
     if cfg is None:
         return title
     if local == "mha" and (cfg.n_heads != 2 or cfg.attn_bias):
@@ -118,20 +125,36 @@ def title_of(local: str, cfg) -> str | None:
             if cfg.n_heads <= 3
             else (f"head_1; …; head_{cfg.n_heads}")
         )
-        title = f"MHA(LN(x)) = [{heads}] W_O" + (" + b_O" if cfg.attn_bias else "")
+        read = "LN(x)" if switches is None or switches.norm == "pre" else "x"
+        title = f"MHA({read}) = [{heads}] W_O" + (" + b_O" if cfg.attn_bias else "")
     elif local == "pe" and cfg.learned_positions:
         title = "P[p] — learned position embedding"
     return title
 
 
-def _head_title(name: str) -> str:
+# The titles the switches change, as (pre-norm?, residual?) make the step compute them.
+_SWITCHED = {
+    "x_norm": lambda pre, res: "LN(x)" if pre else "x (post-norm: read as it is)",
+    "mha": lambda pre, res: f"MHA({'LN(x)' if pre else 'x'}) = [head_1; head_2] W_O",
+    "x_mid": lambda pre, res: (
+        f"x′ = {'x + ' if res else ''}MHA(LN(x))" if pre else f"x′ = LN({'x + ' if res else ''}MHA(x))"
+    ),
+    "x_mid_norm": lambda pre, res: "LN(x′)" if pre else "x′ (post-norm: read as it is)",
+    "y": lambda pre, res: (
+        f"y = {'x′ + ' if res else ''}FFN" if pre else f"y = LN({'x′ + ' if res else ''}FFN)"
+    ),
+}
+
+
+def _head_title(name: str, switches: Switches | None = None) -> str:
     base, _, h = name.rpartition(".")
+    masked = switches is None or switches.causal_mask
     what = {
         "q": "Q",
         "k": "K",
         "v": "V",
         "scores": "S = QKᵀ/√d_k",
-        "attn": "A = softmax(S + M)",
+        "attn": "A = softmax(S + M)" if masked else "A = softmax(S)   (mask off)",
         "head": "A V",
     }
     return f"head {h}: {what.get(base, base)}" if h.isdigit() else name

@@ -1,0 +1,256 @@
+"""Every sentence that compares numbers holds for the numbers it quotes: over the chapter's model, the
+trained preset, woodland, two random models and the tiny GPT-2 checkpoint, under every switch.
+
+Each test reads a claim off the words ("differently", "every head", "exactly zero", "most", …) and checks
+it against the run's tensors, so a sentence that says more than the numbers show fails here.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import numpy as np
+import pytest
+
+from tests.gpt2.checkpoints import TINY
+from tests.random_models import random_params
+from tinytui.model import step_path
+from tinytui.model.analysis.gallery_reading import captions, day
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.backward.walk_stages import backward_stage_for
+from tinytui.model.io.checkpoint import load_checkpoint, load_model
+from tinytui.model.io.presets import resolve
+from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.switches import Switches
+from tinytui.model.texts.change_note import change_note
+from tinytui.model.trace import run
+from tinytui.report.step_report import stage_report
+
+MODELS = ("chapter17", "chapter17-trained", "woodland", "random 2 blocks", "random 4 heads", "tiny GPT-2")
+SWITCHES = {
+    "default": {},
+    "mask off": {"causal_mask": False},
+    "PE off": {"positional_encoding": False},
+    "other activation": {"activation": "other"},
+    "post-norm": {"norm": "post"},
+    "residual off": {"residual": False},
+    "head 1 ablated": {"ablated_heads": frozenset({1})},
+    "every head ablated": {"ablated_heads": "all"},
+    "mask and PE off, post-norm, no residual": {
+        "causal_mask": False,
+        "positional_encoding": False,
+        "norm": "post",
+        "residual": False,
+    },
+}
+
+
+@cache
+def model(name: str):
+    """(params, prompt, target) of one of MODELS."""
+    if name == "tiny GPT-2":
+        m = load_checkpoint(TINY)
+        return m.params, m.prompt, m.target  # the checkpoint's own target is 'is', a word of English
+    if name.startswith("random"):
+        rng = np.random.default_rng(7 if "2 blocks" in name else 11)
+        if "2 blocks" in name:
+            params = random_params(seed=3)
+        else:
+            params = random_params(seed=5, d=6, heads=4, d_head=2, d_ff=5, vocab=7, blocks=1)
+        prompt = tuple(params.cfg.vocab[i] for i in rng.integers(0, params.cfg.n_vocab, 6))
+        return params, prompt, params.cfg.vocab[2]
+    m = load_model(resolve(name))
+    return m.params, m.prompt, m.target
+
+
+def switches_for(params, which: str) -> Switches:
+    kw = dict(SWITCHES[which])
+    if kw.get("activation") == "other":
+        kw["activation"] = "relu" if params.cfg.activation == "gelu" else "gelu"
+    else:
+        kw.setdefault("activation", params.cfg.activation)
+    if kw.get("ablated_heads") == "all":
+        kw["ablated_heads"] = frozenset(range(1, params.cfg.n_heads + 1))
+    return Switches(**kw)
+
+
+@cache
+def case(name: str, which: str):
+    params, prompt, target = model(name)
+    trace = run(params, prompt, target, switches_for(params, which))
+    return params, trace, gradients(params, trace)
+
+
+CASES = [(m, s) for m in MODELS for s in SWITCHES]
+IDS = [f"{m}-{s}" for m, s in CASES]
+
+
+def blocks(trace):
+    return range(trace.cfg.n_blocks)
+
+
+def focused(trace, number: int, block: int):
+    return step_path.focus(trace, step_path.at(number, block, trace.cfg.n_blocks))
+
+
+QUOTED = r"(?:'([^']*)'|\"([^\"]*)\")"  # a token as the prose quotes it: 'a', or "'s"
+
+
+# ---- step 8: where the heads look --------------------------------------------------------------------
+
+
+def _largest(row) -> set[int]:
+    return set(np.flatnonzero(row >= row.max() - 1e-9).tolist())
+
+
+@pytest.mark.parametrize(("name", "which"), CASES, ids=IDS)
+def test_where_the_heads_look_is_what_the_weights_show(name, which):
+    _, trace, _ = case(name, which)
+    prompt, heads = trace.prompt, range(1, trace.cfg.n_heads + 1)
+    for b in blocks(trace):
+        seen = focused(trace, 8, b)
+        text = STAGE_BY_NUMBER[8].explain(seen)
+        attn = {h: seen[f"blocks.0.attn.{h}"] for h in heads}
+        if len(prompt) < 2:
+            continue
+        tops = {h: _largest(attn[h][1]) for h in heads}
+        if "spread their weight differently" in text:
+            assert all(len(t) == 1 for t in tops.values()), text
+            assert len({min(t) for t in tops.values()}) == len(tops), text  # no two heads on one position
+        m = re.search(
+            r"every head puts its largest weight on " + QUOTED + r"( itself)?: (.*?)\.(?: |$)", text
+        )
+        if m:
+            (j,) = tops[1]
+            assert all(t == {j} for t in tops.values()), text
+            assert (m.group(1) or m.group(2)) == prompt[j] and (m.group(3) is not None) == (j == 1)
+            for h, w in re.findall(r"head (\d+) (-?\d\.\d{4})", m.group(4)):
+                assert w == f"{attn[int(h)][1, j]:.4f}"
+        for h, verb, w, single, double in re.findall(
+            r"head (\d+) (puts|keeps) (-?\d\.\d{4}) on " + QUOTED, text
+        ):
+            row, tok = attn[int(h)][1], single or double
+            at = [j for j in tops[int(h)] if prompt[j] == tok and f"{row[j]:.4f}" == w]
+            assert at, (text, h, w, tok)
+            assert (verb == "keeps") == (at == [1])
+        if "In the last row" in text:
+            for h in heads:
+                assert _largest(attn[h][-1]) == {len(prompt) - 1}, text
+
+
+# ---- the backward walk's step 8: what the zeros of ∂L/∂A and ∂L/∂S are owed to ----------------------------
+
+
+@pytest.mark.parametrize(("name", "which"), CASES, ids=IDS)
+def test_the_walks_mask_sentence_is_what_the_gradients_show(name, which):
+    params, trace, grads = case(name, which)
+    cfg = params.cfg
+    text = backward_stage_for(8, trace.switches, cfg).explain
+    last = cfg.n_blocks - 1
+    mask = trace["mask"]
+    heads = range(1, cfg.n_heads + 1)
+
+    def of(b: int, what: str, h: int):
+        return grads[f"grad.blocks.{b}.{what}.{h}"]
+
+    if "every row of ∂L/∂A but the last is exactly zero" in text:
+        for h in heads:
+            assert not of(last, "attn", h)[:-1].any() and not of(last, "scores", h)[:-1].any()
+    if "the mask holds none of its weights at zero" in text:
+        assert mask[-1].all()
+    if "a masked weight is held at zero" in text:
+        assert cfg.n_blocks > 1 and not mask.all()
+        for b in range(last):
+            for h in heads:
+                held = mask == 0
+                assert not trace[f"blocks.{b}.attn.{h}"][held].any() and not of(b, "scores", h)[held].any()
+    if "no weight is held at zero" in text:
+        assert mask.all()
+    # the sentence this replaced: the loss "would care" about weights above the diagonal in every block
+    if "would care about the weights" in text:
+        above = np.triu(np.ones_like(mask), 1) > 0
+        assert all(of(b, "attn", h)[above].any() for b in blocks(trace) for h in heads), text
+
+
+# ---- the tables' titles say what the step computed ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "which"), CASES, ids=IDS)
+def test_table_titles_follow_the_switches(name, which):
+    params, trace, _ = case(name, which)
+    sw = trace.switches
+    titles = {
+        n: [t.title for t in stage_report(trace, STAGE_BY_NUMBER[n], params).tables] for n in (8, 10, 12)
+    }
+    attn = [t for t in titles[8] if t.startswith("head ")]
+    assert attn and all(("S + M" in t) == sw.causal_mask for t in attn)
+    (x_mid,) = [t for t in titles[10] if t.startswith("x′ =")]
+    (y,) = [t for t in titles[12] if t.startswith("y =")]
+    assert ("x + " in x_mid) == sw.residual and ("x′ + " in y) == sw.residual
+    assert ("MHA(LN(x))" in x_mid) == (sw.norm == "pre") and y.startswith("y = LN(") == (sw.norm == "post")
+
+
+def test_step_3_heads_each_column_by_its_wave_not_by_a_meaning(chapter):
+    trace = run(chapter.params, chapter.prompt, chapter.target)
+    (pe,) = stage_report(trace, STAGE_BY_NUMBER[3], chapter.params).tables
+    assert pe.cols == ("sin p/1", "cos p/1", "sin p/100", "cos p/100")
+    assert not set(pe.cols) & set(chapter.params.cfg.dims)
+    for j, col in enumerate(pe.cols):  # each heading is the wave its column holds
+        wave, period = col.split(" p/")
+        f = np.sin if wave == "sin" else np.cos
+        for p, row in enumerate(pe.cells):
+            assert float(row[j]) == pytest.approx(f(p / float(period)), abs=5e-5)
+    assert "the waves say nothing about what those dimensions mean" in STAGE_BY_NUMBER[3].explain(trace)
+
+
+# ---- tokens are quoted where prose names them --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_prose_quotes_the_tokens_it_names(name):
+    params, trace, _ = case(name, "default")
+    facts = STAGE_BY_NUMBER[14].facts(trace)
+    p, t = trace["probs"], trace.cfg.token_id(trace.target)
+    assert (
+        f"prediction: '{trace.prediction}' at {p.max():.4f}; target '{trace.target}' at {p[t]:.4f}"
+        in facts[0]
+    )
+    assert f"target '{trace.target}' is id {t}" in STAGE_BY_NUMBER[1].facts(trace)[0]
+    if len(trace.prompt) > 1:
+        assert f"Looking from '{trace.prompt[1]}'," in STAGE_BY_NUMBER[8].explain(trace)
+    note = change_note(
+        trace, run(params, trace.prompt, trace.target, Switches(residual=False)), "residual off"
+    )
+    assert re.search(r"the prediction (\(|stays |moves from )'", note), note
+
+
+def test_the_gpt2_target_is_is_quoted():
+    _, trace, _ = case("tiny GPT-2", "default")
+    assert trace.target == "is"
+    assert "target 'is' at " in STAGE_BY_NUMBER[14].facts(trace)[0]
+
+
+# ---- the gallery: "most" only among several, and only for the largest -----------------------------------
+
+
+@pytest.mark.parametrize(("name", "which"), CASES, ids=IDS)
+def test_gallery_captions_say_most_only_of_the_largest(name, which):
+    params, trace, _ = case(name, which)
+    gallery = day(params, trace)
+    for c in captions(gallery):
+        if c.position is None:
+            continue
+        pt = gallery.paintings[c.position]
+        if c.kind == "filter":
+            ratios = [np.linalg.norm(d.filter_change) / np.linalg.norm(d.canvas) for d in pt.days]
+            m = re.search(r"most on the evening of day (\d+)", c.text)
+            assert (m is not None) <= (len(pt.days) > 1), c.text
+            if m:
+                k = int(m.group(1)) - 1
+                assert all(ratios[k] > r for i, r in enumerate(ratios) if i != k), c.text
+            assert "evening of day" not in c.text or len(pt.days) > 1, c.text
+        if c.kind == "artist" and "painted the most" in c.text:
+            sizes = [np.linalg.norm(s) for d in pt.days for s in d.strokes]
+            assert len(sizes) > 1 and sum(s == max(sizes) for s in sizes) == 1, c.text
+            assert f"strokes of size {max(sizes):.2f}" in c.text
