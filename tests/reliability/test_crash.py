@@ -56,7 +56,8 @@ async def test_a_crash_saves_the_model_and_ends_the_recording(tmp_path, monkeypa
 
     assert report.recording == Path("lesson.txt")
     text = (tmp_path / "lesson.txt").read_text()
-    assert text.rstrip().splitlines()[-1].count("recording stopped after 2 events") == 1
+    lesson = text.split("=== event data for tinytui replay")[0]  # the appendix of #| lines follows it
+    assert lesson.rstrip().splitlines()[-1].count("recording stopped after 2 events") == 1
     assert len(load_recording(tmp_path / "lesson.jsonl").events) == 2
 
     lines = report.lines()

@@ -1,5 +1,7 @@
 """The event log a transcript carries, so that lesson.txt alone replays: each event-log record as ASCII
-JSON cut into lines that fit the transcript's width, each line a marker, a CRC-32 and its part.
+JSON cut into lines that fit the transcript's width, each line a marker, a CRC-32 and its part. The
+recorder gathers them in an appendix after the last event (appendix_text); transcripts written before
+it have each record under its event's block, and read_data() reads both.
 
 The checksums are chained: a record's first line ("#| ") has the CRC-32 of its part started from SEED,
 and each later line ("#|+") the CRC-32 of its part continued from the line before's. So a line edited,
@@ -15,7 +17,7 @@ import zlib
 from typing import Any
 
 from tinytui.recording.log_values import BadLine
-from tinytui.recording.transcript import WIDTH
+from tinytui.recording.transcript import WIDTH, rule
 
 DATA = "#| "  # the first line of a record
 MORE = "#|+"  # a record's later lines
@@ -43,6 +45,15 @@ def data_lines(doc: dict[str, Any]) -> str:
         out.append(f"{DATA if not out else MORE}{crc:08x} {part}")
         start = end
     return "\n" + "\n".join(out) + "\n"
+
+
+def appendix_text(records: list[str]) -> str:
+    """The end of a transcript: every record's lines (data_lines), under a heading that tells a reader
+    they are for replay, so the lesson above them reads without them."""
+    noun = "record" if len(records) == 1 else "records"
+    head = rule(f"event data for tinytui replay ({len(records)} {noun}: the start, then each event)")
+    note = "The lines below hold the recording exactly, so this file alone replays; a reader can stop here."
+    return "\n\n" + head + "\n" + note + "\n" + "".join(records)
 
 
 class DataLineError(BadLine):

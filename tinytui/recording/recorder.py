@@ -1,8 +1,9 @@
 """Record a Session as it happens: a plain-text transcript for people, a JSON-lines log for replay.
 
 `lesson.txt` gets the transcript (tinytui.recording.transcript makes its text). `lesson.jsonl` (beside it,
-same stem) is what `tinytui replay` reads; tinytui.recording.event_log says what each of its lines holds. Each
-block of the transcript also ends with its .jsonl record on "#| " lines, so lesson.txt alone replays too.
+same stem) is what `tinytui replay` reads; tinytui.recording.event_log says what each of its lines holds.
+When the recording stops, the transcript ends with an appendix holding every .jsonl record on "#| " lines
+(tinytui.recording.embedded_log), out of the reader's way, so lesson.txt alone replays too.
 
 Each event is appended to both files, flushed and fsync'd before the listener returns, so a killed
 terminal loses nothing already shown. Everything is also kept in memory: when a path cannot be written
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tinytui.model.io.safe_io import open_for_append
-from tinytui.recording.embedded_log import data_lines
+from tinytui.recording.embedded_log import appendix_text, data_lines
 from tinytui.recording.event_log import dumps, event_json, start_json
 from tinytui.recording.transcript import event_text, header_text, rule
 from tinytui.session.session import Session
@@ -61,6 +62,7 @@ class Recorder:
         self.events = 0
         self._texts: list[str] = []  # header, then one block per event
         self._lines: list[str] = []  # JSON lines, the same
+        self._data: list[str] = []  # each JSON line as transcript lines, for the appendix at the end
         self._files: tuple[TextIO, TextIO] | None = None
         self._written = (0, 0)
         self._last: State | None = None
@@ -90,8 +92,9 @@ class Recorder:
         self._last = session.state
         self._mode = session.mode
         start = start_json(session, recorded)
-        self._texts.append(header_text(session, recorded) + data_lines(start))
+        self._texts.append(header_text(session, recorded))
         self._lines.append(dumps(start))
+        self._data.append(data_lines(start))
         session.listeners.append(self._on_event)
         self._write_pending()
 
@@ -103,6 +106,7 @@ class Recorder:
         self.session = None
         noun = "event" if self.events == 1 else "events"
         self._texts.append("\n" + rule(f"recording stopped after {self.events} {noun}") + "\n")
+        self._texts.append(appendix_text(self._data))
         self._write_pending()
         self._close()
 
@@ -137,7 +141,8 @@ class Recorder:
         after = session.state
         doc = event_json(self.events, event, session)
         self._lines.append(dumps(doc))
-        self._texts.append(event_text(self.events, event, self._last, session, self._mode) + data_lines(doc))
+        self._texts.append(event_text(self.events, event, self._last, session, self._mode))
+        self._data.append(data_lines(doc))
         self._last, self._mode = after, session.mode
         self._write_pending()
 

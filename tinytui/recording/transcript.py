@@ -111,7 +111,7 @@ def header_text(session: Session, recorded: str | None) -> str:
     out += state_lines(session)
     if recorded:
         out += line("recorded", recorded)
-    where = "its #| lines hold the events, as does the .jsonl beside it"
+    where = "the event data at its end holds the events, as does the .jsonl beside it"
     out += line("replay", f"tinytui replay <this file> ({where})")
     mode, step, block = session.mode, session.step, session.here.block
     if mode != Mode():  # only then: a recording started in the usual view reads as it always did
@@ -179,6 +179,8 @@ def change_text(head: str, event: Event, before: State, session: Session) -> str
     out += line("loss", f"{fmt(b.loss)} → {fmt(a.loss)} ({a.loss - b.loss:+.4f})")
     table = largest_changes(b, a, n_heads)
     out += ["", plain_table(table, WIDTH) if table.rows else "nothing in the sixteen steps changed"]
+    # the step on screen as it now is, so a reader sees the tables the change made
+    out += ["", "After this change the step on screen reads:", "", shown_step(session, event)]
     return "\n".join(out) + "\n"
 
 
