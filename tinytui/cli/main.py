@@ -18,6 +18,7 @@ from tinytui.cli import (
     analysis_commands,
     collector,
     generate_command,
+    handout_command,
     new_command,
     practice_command,
     quiz_command,
@@ -141,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             return quiz_command.run(setup_from(args), args, sys.stdin.buffer, sys.stdout)
         if args.command == "practice":
             return practice_command.run_practice(args)
+        if args.command == "handout":
+            return handout_command.run(args, sys.stdout, sys.stderr)
         if args.command == "replay":
             return cmd_replay(args, sys.stdout)
         return cmd_app(args)

@@ -8,6 +8,7 @@ import argparse
 from tinytui.cli import (
     analysis_commands,
     generate_command,
+    handout_command,
     new_command,
     practice_command,
     quiz_command,
@@ -98,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print where the recording ends as plain text, instead of opening the app",
     )
+    handout_command.add_parser(sub)
     serve_command.add_parser(sub, run_options)
     new_command.add_parser(sub)
     train_command.add_parser(sub)

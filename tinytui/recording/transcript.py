@@ -145,39 +145,47 @@ def shown_step(session: Session, event: Event) -> str:
     return step_text(event.after, event.step, session.params, event.block)
 
 
-def change_text(head: str, event: Event, before: State, session: Session) -> str:
-    """A change's block under its headline: what moved, old → new."""
-    after, n_heads = session.state, session.model.cfg.n_heads
-    out = ["", head]
+def change_facts(event: Event, before: State, session: Session) -> list[tuple[str, str]]:
+    """What a change moved, as (label, text) pairs, old → new: the weights, the kind's own lines,
+    switches, prompt, target, lr (or that the state is unchanged), the prediction and the loss. The
+    transcript prints them as labelled lines, the handout as a list."""
+    after = session.state
+    out = []
     cells = changed_cells(after.params, before.params)
-    if cells:
-        for name, index, value in cells[:MAX_CELLS]:
-            old = float(before.params[name][index])
-            out += line("weights", f"{cell_name(after.params, name, index)}: {fmt(old)} → {fmt(value)}")
-        if len(cells) > MAX_CELLS:
-            out += line("weights", f"… and {len(cells) - MAX_CELLS} more ({len(cells)} cells in all)")
+    for name, index, value in cells[:MAX_CELLS]:
+        old = float(before.params[name][index])
+        out.append(("weights", f"{cell_name(after.params, name, index)}: {fmt(old)} → {fmt(value)}"))
+    if len(cells) > MAX_CELLS:
+        out.append(("weights", f"… and {len(cells) - MAX_CELLS} more ({len(cells)} cells in all)"))
     notes = KINDS[event.kind].notes(event, before, after)  # the kind's own lines (a learning step's losses)
-    for label, text in notes:
-        out += line(label, text)
+    out += notes
     old_sw, new_sw = before.switches.labels(), after.switches.labels()
     moved = bool(cells) or old_sw != new_sw or bool(notes)
     moved |= (before.prompt, before.target, before.lr) != (after.prompt, after.target, after.lr)
     if old_sw != new_sw:
         gone = [x for x in old_sw if x not in new_sw]
         came = [x for x in new_sw if x not in old_sw]
-        out += line("switches", f"{', '.join(gone) or 'no ablation'} → {', '.join(came) or 'no ablation'}")
+        out.append(("switches", f"{', '.join(gone) or 'no ablation'} → {', '.join(came) or 'no ablation'}"))
     if before.prompt != after.prompt:
-        out += line("prompt", f"{' '.join(before.prompt)} → {' '.join(after.prompt)}")
+        out.append(("prompt", f"{' '.join(before.prompt)} → {' '.join(after.prompt)}"))
     if before.target != after.target:
-        out += line("target", f"{before.target} → {after.target}")
+        out.append(("target", f"{before.target} → {after.target}"))
     if before.lr != after.lr:
-        out += line("lr", f"{before.lr:g} → {after.lr:g}")
+        out.append(("lr", f"{before.lr:g} → {after.lr:g}"))
     if not moved:
-        out += line("state", "unchanged")
+        out.append(("state", "unchanged"))
     b, a = event.before, event.after
-    out += line("prediction", f"{prediction_text(b)} → {prediction_text(a)}")
-    out += line("loss", f"{fmt(b.loss)} → {fmt(a.loss)} ({a.loss - b.loss:+.4f})")
-    table = largest_changes(b, a, n_heads)
+    out.append(("prediction", f"{prediction_text(b)} → {prediction_text(a)}"))
+    out.append(("loss", f"{fmt(b.loss)} → {fmt(a.loss)} ({a.loss - b.loss:+.4f})"))
+    return out
+
+
+def change_text(head: str, event: Event, before: State, session: Session) -> str:
+    """A change's block under its headline: what moved, old → new, where it went, the step now."""
+    out = ["", head]
+    for label, text in change_facts(event, before, session):
+        out += line(label, text)
+    table = largest_changes(event.before, event.after, session.model.cfg.n_heads)
     out += ["", plain_table(table, WIDTH) if table.rows else "nothing in the sixteen steps changed"]
     # the step on screen as it now is, so a reader sees the tables the change made
     out += ["", "After this change the step on screen reads:", "", shown_step(session, event)]

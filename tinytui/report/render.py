@@ -145,20 +145,34 @@ def markdown_table(table: Table) -> str:
     return "\n".join(lines)
 
 
-def markdown_report(report: StageReport) -> str:
+def markdown_report(report: StageReport, level: int = 2) -> str:
+    """The step in Markdown under a heading of the given level, its equation in LaTeX."""
     s = report.stage
     eq = f" (Equation {s.equation})" if s.equation else ""
     # "Step 9", "Block 2/3 · step 9"
     where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"
-    parts = [f"## {where}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
+    hashes = "#" * level
+    parts = [f"{hashes} {where}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
     parts += [f"- {f}" for f in report.facts]
     if report.facts:
         parts.append("")
     for t in report.tables:
         parts += [markdown_table(t), ""]
     if report.weights:
-        parts += [f"### {WEIGHTS_HEADING.rstrip(':')}", ""]
+        parts += [f"{hashes}# {WEIGHTS_HEADING.rstrip(':')}", ""]
     for t in report.weights:
+        parts += [markdown_table(t), ""]
+    return "\n".join(parts)
+
+
+def markdown_backward_report(report: BackwardReport, level: int = 2) -> str:
+    """A backward-walk step in Markdown: the rules as run (as code, they are not LaTeX), our
+    explanation, then the gradient tables."""
+    s = report.stage
+    where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"
+    parts = [f"{'#' * level} Backward: {where}. {in_words(s.title)}", ""]
+    parts += [f"    {in_words(r)}" for r in s.rules] + ["", in_words(s.explain), ""]
+    for t in report.tables:
         parts += [markdown_table(t), ""]
     return "\n".join(parts)
 
