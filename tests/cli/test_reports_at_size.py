@@ -148,12 +148,21 @@ def test_a_whole_trace_too_big_is_refused_in_one_line(capsys, monkeypatch):
     assert cmd_trace(args, out) == 0 and list(json.loads(out.getvalue())["tensors"]) == ["logits"]
 
 
+def test_trace_only_takes_the_names_the_screen_shows(capsys):
+    assert main(["trace", "--only", "A_2, x′, ∂L/∂W_O, ℓ, W_O"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert list(doc["tensors"]) == ["blocks.0.attn.2", "blocks.0.x_mid", "grad.blocks.0.W_O", "logits"]
+    assert list(doc["weights"]) == ["blocks.0.W_O"]
+    assert main(["trace", "--only", "A_9"]) == 2
+    assert "'A_9' is not a tensor, gradient or weight" in capsys.readouterr().err
+
+
 def test_trace_list_names_every_tensor_gradient_and_weight(capsys):
     assert main(["trace", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = {line.split()[0]: line.split(None, 1)[1] for line in lines}
-    assert rows["blocks.0.W_O"].split() == ["4", "×", "4", "weight"]
-    assert rows["grad.E.lookup"].split() == ["8", "×", "4", "gradient"]
-    assert rows["loss"].split() == ["scalar", "tensor"]
-    assert rows["blocks.0.attn.2"].split() == ["4", "×", "4", "tensor"]
+    assert rows["blocks.0.W_O"].split() == ["4", "×", "4", "weight", "W_O"]
+    assert rows["grad.E.lookup"].split() == ["8", "×", "4", "gradient", "∂L/∂E", "(lookup", "share)"]
+    assert rows["loss"].split() == ["scalar", "tensor", "L"]
+    assert rows["blocks.0.attn.2"].split() == ["4", "×", "4", "tensor", "A_2"]  # the screen's name last
     assert len(lines) == len(set(rows))

@@ -86,29 +86,47 @@ def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
-    """tinytui why NAME[i,j]: the formula, the operands filled in, the result and each operand's cell."""
+    """tinytui why NAME[i,j]: the formula, the operands filled in, the result and each operand's cell.
+    The cell is named as the screen shows it (A_2[1,0], W_O[h2.k0, thing], W_Q[h1: wood, k1]) or by its
+    canonical name (attn.2[1,0]); each cell is printed both ways."""
     from tinytui.model.names import label
     from tinytui.model.why.explain import CellError, axes_of, explain, parse_cell
     from tinytui.model.why.rule_pieces import num
+    from tinytui.report.display_names import canonical_cell, in_formula, screen_cell
 
     setup = setup_from(args)
     trace, params = setup.trace(), setup.state.params
     grads = gradients(params, trace)
+    read = canonical_cell(args.cell)
     try:
-        name, index = parse_cell(args.cell, trace, params, grads)
+        name, index = parse_cell(read, trace, params, grads)
     except CellError as exc:
-        raise UsageError(str(exc)) from None
+        said = "" if read == args.cell.strip() else f" (reading {args.cell.strip()!r} as {read!r})"
+        raise UsageError(f"{exc}{said}") from None
     why = explain(trace, params, name, index, grads)
+
+    def named(cell: str, at: tuple[int, ...]) -> tuple[str, str]:
+        """(the screen's name, the canonical one) of a cell."""
+        base, sep, block = label(cell, trace.cfg.n_blocks).partition(" (")
+        canonical = base + (f"[{','.join(map(str, at))}]" if at else "") + (f" ({block}" if sep else "")
+        shape = tuple(len(a.labels) for a in axes_of(cell, trace, grads))
+        return screen_cell(trace.cfg, cell, at, shape), canonical
+
     if args.json:
-        out.write(json.dumps(why.to_json(), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+        doc = why.to_json()
+        doc["shown"] = named(name, index)[0]
+        for op, entry in zip(why.operands, doc["operands"]):
+            entry["shown"] = named(op.name, op.index)[0]
+        out.write(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
         return 0
-    lines = [why.formula, f"  = {why.filled}", f"  = {why.result}", ""]
+    shown, canonical = named(name, index)
+    lines = [f"{shown}   (canonical: {canonical})", in_formula(why.formula)]
+    lines += [f"  = {in_formula(why.filled)}", f"  = {why.result}", ""]
     lines.append("operands:" if why.operands else "operands: none (nothing else goes into it)")
     for op in why.operands:
-        base, sep, block = label(op.name, trace.cfg.n_blocks).partition(" (")
-        at = base + (f"[{','.join(map(str, op.index))}]" if op.index else "") + (f" ({block}" if sep else "")
+        shown, canonical = named(op.name, op.index)
         where = ", ".join(a.labels[i] for a, i in zip(axes_of(op.name, trace, grads), op.index))
-        lines.append(f"  {at:<24} {num(op.value):>10}   {where}".rstrip())
+        lines.append(f"  {shown:<22} {canonical:<22} {num(op.value):>10}   {where}".rstrip())
     out.write("\n".join(lines) + "\n")
     return 0
 

@@ -22,6 +22,7 @@ from tinytui.model import checks
 from tinytui.model.backward.gradients import Gradients, grad_name, gradients
 from tinytui.model.names import canonical
 from tinytui.model.trace import Trace
+from tinytui.report.display_names import canonical_name, display
 
 # A whole trace of at most this many numbers is written (a few hundred MB of JSON at most); a bigger
 # one is refused, pointing to --only. GPT-2 small's is ~250 million; the largest preset's under a million.
@@ -52,7 +53,8 @@ def numbers(trace: Trace, params) -> int:
 
 
 def names_text(setup: Any) -> str:
-    """--list: every name --only takes, its shape and kind, one a line, in the JSON's order."""
+    """--list: every name --only takes, its shape, its kind and the name the screen gives it (A_2, x′,
+    ∂L/∂W_O), one a line, in the JSON's order."""
     trace, params = setup.trace(), setup.state.params
     rows = [(name, trace[name].shape, "tensor") for name in trace]
     shapes = {**{n: trace[n].shape for n in trace}, **{n: params[n].shape for n in params}}
@@ -61,7 +63,11 @@ def names_text(setup: Any) -> str:
         rows.append((name, shapes[source], "gradient"))
     rows += [(name, params[name].shape, "weight") for name in params]
     wide = max(len(n) for n, _, _ in rows)
-    lines = [f"{n:<{wide}}  {' × '.join(map(str, shape)) or 'scalar':>14}  {kind}" for n, shape, kind in rows]
+    n_blocks = trace.cfg.n_blocks
+    lines = [
+        f"{n:<{wide}}  {' × '.join(map(str, shape)) or 'scalar':>14}  {kind:<8}  {display(n, n_blocks)}"
+        for n, shape, kind in rows
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -105,22 +111,24 @@ def document(setup: Any, only_text: str | None, where: str) -> dict[str, Any]:
 
 
 def only_names(text: str, trace: Trace, params) -> list[str]:
-    """--only's names, each a tensor of the trace, a gradient or a weight (any spelling names.canonical
-    reads: attn.2 is blocks.0.attn.2); an unknown one is a CommandError naming it."""
+    """--only's names, each a tensor of the trace, a gradient or a weight: as the screen shows it (A_2,
+    x′ (block 2), ∂L/∂W_O) or in any spelling names.canonical reads (attn.2 is blocks.0.attn.2); an
+    unknown one is a CommandError naming it."""
     known_grads = {grad_name(n) for n in (*trace.tensors, *params)} | {"grad.E.lookup", "grad.E.unembed"}
     names: list[str] = []
     for raw in text.split(","):
         name = raw.strip()
         if not name:
             continue
+        spellings = (name, canonical(name), canonical(canonical_name(name)))
         found = next(
-            (n for n in (name, canonical(name)) if n in trace.tensors or n in params or n in known_grads),
+            (n for n in spellings if n in trace.tensors or n in params or n in known_grads),
             None,
         )
         if found is None:
             raise CommandError(
                 f"--only: {checks.shown(name)} is not a tensor, gradient or weight of this model "
-                f"(e.g. x, {canonical('attn.1')}, logits, grad.logits, E; "
+                f"(e.g. x, {canonical('attn.1')} or A_1, logits, grad.logits, E; "
                 "`tinytui trace --list` names them all)"
             )
         if found not in names:

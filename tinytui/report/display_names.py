@@ -190,3 +190,76 @@ def in_formula(text: str) -> str:
     if head is not None and head.group(1) in DISPLAY:
         text = display(head.group(1)) + text[head.end(1) :]
     return _PRIME.sub("x′", _NAME.sub(shown, text))
+
+
+# ---- reading the screen's names back (why, trace --only) ------------------------------------------------
+
+# what the screen writes -> the block-local name (E[id] is left out: its brackets read as an index)
+_FROM_SHOWN = {shown: local for local, shown in DISPLAY.items() if "[" not in shown}
+_FROM_SHOWN |= {"x'": "x_mid", "x'_n": "x_mid_norm", "E": "E"}
+_PER_HEAD_SHOWN = re.compile(r"(?P<what>" + "|".join(PER_HEAD.values()) + r")_(?P<h>\d+)")
+_FROM_PER_HEAD = {shown: local for local, shown in PER_HEAD.items()}
+_SUFFIX = re.compile(r"\s*\((?P<what>block (?P<b>\d+)|lookup share|unembedding share)\)\s*$")
+_GRAD_SHOWN = ("∂L/∂", "dL/d")
+_SCREEN_CELL = re.compile(
+    r"\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<index>[^\[\]]*)\])?(?P<after>(?:\s*\([^()]*\))*)\s*"
+)
+_EMB = re.compile(
+    r"^(?P<grad>\s*(?:∂L/∂|dL/d)?)E\[id\](?=\[|\s*\(|\s*$)"
+)  # E[id][0:a, thing]: the embedding rows
+_HEAD_FIRST = re.compile(r"\s*h(?P<h>\d+)\s*:\s*")  # a per-head weight's cell: W_Q[h1: wood, k1]
+
+
+def canonical_name(text: str) -> str:
+    """A name as the screen shows it -> the spelling model.names.canonical reads: 'A_2' -> 'attn.2',
+    'x′ (block 2)' -> 'x_mid@1', '∂L/∂W_O' -> 'grad.W_O', 'ℓ' -> 'logits', '∂L/∂E (lookup share)' ->
+    'grad.E.lookup'. A name that is not a display name (a canonical one) comes back as it is."""
+    rest, block, share = text.strip(), None, None
+    while (m := _SUFFIX.search(rest)) is not None:
+        block = int(m["b"]) if m["b"] else block
+        share = None if m["b"] else m["what"].split()[0]
+        rest = rest[: m.start()]
+    grad = ""
+    whole = _FROM_SHOWN.get(rest)
+    if whole is None:
+        for mark in _GRAD_SHOWN:
+            if rest.startswith(mark):
+                grad, rest = names.GRAD, rest[len(mark) :]
+                break
+    m = _PER_HEAD_SHOWN.fullmatch(rest)
+    local = whole or (f"{_FROM_PER_HEAD[m['what']]}.{m['h']}" if m else _FROM_SHOWN.get(rest, rest))
+    if share and local == "E":
+        local = "E." + ("lookup" if share == "lookup" else "unembed")
+    if block is not None and block > 0:
+        local = f"{local}@{block - 1}"
+    return grad + local
+
+
+def canonical_cell(text: str) -> str:
+    """A cell as the screen writes it -> as model.why.explain.parse_cell reads it: 'A_2[1,0]' ->
+    'attn.2[1,0]', 'W_Q[h1: wood, k1]' -> 'W_Q[0, wood, k1]', 'A_2[1,0] (block 2)' -> 'attn.2@1[1,0]',
+    'E[id][0:a, thing]' -> 'emb[0:a, thing]'; a canonical cell comes back unchanged."""
+    m = _SCREEN_CELL.fullmatch(_EMB.sub(r"\g<grad>emb", text, count=1))
+    if m is None:
+        return text
+    name = canonical_name(m["name"] + (m["after"] or ""))
+    index = m["index"]
+    if index is None:
+        return name
+    head = _HEAD_FIRST.match(index)
+    if head is not None:
+        index = f"{int(head['h']) - 1}, {index[head.end() :]}"
+    return f"{name}[{index}]"
+
+
+def screen_cell(cfg: Any, name: str, index: tuple[int, ...], shape: tuple[int, ...]) -> str:
+    """One cell as the screen names it (what why prints beside the canonical name): a weight, or its
+    gradient, by its axis labels as the grids and the transcript write it, 'W_O[h2.k0, thing]',
+    '∂L/∂W_Q[h1: wood, k1]'; a tensor by its display name as the inspector's formulas write it,
+    'A_2[1,0]', 'x′[3,3] (block 2)'."""
+    grad = name.startswith(names.GRAD)
+    full = names.canonical(name[len(names.GRAD) :] if grad else name)
+    if names.split(full)[1] in names.ALL_PARAMS:
+        return ("∂L/∂" if grad else "") + cell(cfg, full, index, shape)
+    base, sep, after = display(name, cfg.n_blocks).partition(" (")
+    return base + (f"[{','.join(map(str, index))}]" if index else "") + (f" ({after}" if sep else "")
