@@ -65,4 +65,6 @@ async def type_into_cell(pilot, app, key: str, row: int, col: int, text: str) ->
 
 def footer_keys(app) -> list[str]:
     """The labels the footer shows now, left to right."""
-    return [str(k.description) for k in app.screen.query("FooterKey") if k.display and k.description]
+    from tinytui.tui.widgets.footer import TinyFooter
+
+    return app.query_one(TinyFooter).labels()

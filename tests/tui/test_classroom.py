@@ -7,6 +7,7 @@ from textual.widgets import Static
 from tests.apps import make_app
 from tests.tui.helpers import W_O, grid, info, open_editor, panes, press
 from tinytui.model.stages import LAST
+from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.grid.grid import Grid
 from tinytui.tui.widgets.logits_pane import LogitBars
 from tinytui.tui.widgets.step_info import StepInfo, StepMore
@@ -89,11 +90,7 @@ def footer_shows_edit(app) -> bool:
 
 
 def footer_keys(app) -> list[str]:
-    return [
-        str(getattr(item, "description", ""))
-        for item in app.screen.query("FooterKey")
-        if item.display and getattr(item, "description", "")
-    ]
+    return app.query_one(TinyFooter).labels()
 
 
 async def test_edit_in_the_footer_only_on_editable_cells(app):

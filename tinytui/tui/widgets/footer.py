@@ -1,148 +1,241 @@
-"""The footer: Textual's, less the keys that only fit a wide screen.
+"""The footer: one line of the keys that apply now, fitted to the width, on Textual's public API.
 
-At 80 columns the footer must still end with ? Help and q Quit, so an action that is shown only when it
-applies and is said elsewhere on a narrow screen (f and F: the inspector's line names them; the
-presenter's n and p: the table's heading does) is left out of the compact footer
-(tinytui.actions.Action.narrow)."""
+Textual's Footer mounts a widget per key and lets the last ones run off a narrow screen (at 60 columns
+it showed `^p palettep` and no n or p). This footer is one widget that draws one line: it reads the
+screen's active bindings (those marked show, once per action, as Textual's Footer does) and keeps, in
+this order, what must stay: stepping (n, p and what takes their keys: the presenter's tables, a replay's
+next event), then ? Help and q Quit, then the palette's ^p, then the other keys left to right, the keys
+only a wide screen has room for (tinytui.tui.actions.Action.narrow) last. It is spaced as Textual's
+Footer when all of that fits, tighter when not. A click on a key presses it; the pointer over a key shows
+what it does."""
 
 from __future__ import annotations
 
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from dataclasses import dataclass
+from typing import ClassVar
 
-from tinytui.tui.actions import ACTIONS
-from tinytui.tui.widgets.lean import SettledSize
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.screen import Screen
+from textual.widget import Widget
 
+from tinytui.tui.actions import ACTION_BY_ID, ACTIONS
+
+STEPPING = frozenset(
+    f"do('{a.id}')" for a in ACTIONS if a.id in ("next-event", "presenter-next", "presenter-previous")
+) | frozenset({"do('next-step')", "do('previous-step')"})
+ALWAYS = frozenset({"do('help')", "do('quit')"})
 WIDE_ONLY = frozenset(f"do('{a.id}')" for a in ACTIONS if a.show and not a.narrow)
+RULE = "▏"  # before the palette's key, as Textual's Footer draws it
+DIM = Style(dim=True)  # a key shown that does not apply now
 
 
-class SettledKey(SettledSize, FooterKey):
-    """A footer key whose new width (b's "Backward" becoming "Forward") is placed by the layout that
-    measured it, without a second layout of the whole screen for it (lean.SettledSize)."""
+@dataclass(frozen=True)
+class FooterItem:
+    """One key the footer can show."""
 
-    _label_width = 0  # of the label last made (to measure the key or to draw it)
+    key: str  # the key to press ("question_mark")
+    shown_key: str  # as drawn ("?")
+    description: str  # "Help"
+    action: str  # "do('help')"
+    enabled: bool
+    tooltip: str
 
-    def render(self):  # type: ignore[no-untyped-def]
-        label = super().render()
-        self._label_width = label.cell_len
-        return label
-
-    def render_lines(self, crop):  # type: ignore[no-untyped-def]
-        # A key measured before its last change of style (a key just mounted is measured compact, then
-        # takes the footer's style) would be drawn cut ("q Qui"): Textual leaves that to the layout
-        # a key's new size asks for, and a settled key asks for none. Drawn at a width not its own, it
-        # asks for a layout itself. (Not in render: a layout calls that to measure the key.)
-        lines = super().render_lines(crop)
-        width = self.content_size.width
-        footer = self.parent
-        if width and self._label_width != width and isinstance(footer, TinyFooter):
-            self.clear_cached_dimensions()
-            footer.call_later(footer.arrange_keys_again)  # (a key just mounted may not pass one on yet)
-        return lines
+    def width(self, wide: bool) -> int:
+        # wide: " n Next " as Textual's Footer spaces it; tight: "n Next" and one space after
+        return len(self.shown_key) + len(self.description) + (3 if wide else 2)
 
 
-class TinyFooter(Footer):
-    _composed: tuple | None = None  # what the keys shown were made from (see bindings_changed)
+def rank(item: FooterItem, index: int) -> tuple[int, int]:
+    """The order keys are kept in when the line is short (smaller first); index breaks ties so the keys
+    on the left stay."""
+    if item.action in STEPPING:
+        return (0, index)
+    if item.action in ALWAYS:
+        return (1, index)
+    if item.action in WIDE_ONLY:
+        return (4, index)
+    return (3, index)
 
-    def on_mount(self) -> None:  # after Footer.on_mount (Textual calls each class's handler, base last)
-        self.call_next(self._relabel_at_once)
 
-    def arrange_keys_again(self) -> None:
-        """Measure the keys and lay the footer out again (one was drawn at a width not its own)."""
-        self._clear_arrangement_cache()  # Textual keeps the keys' places while no key asks for a layout
-        self.refresh(layout=True)
+PALETTE_RANK = (2, 0)
 
-    def _relabel_at_once(self) -> None:
-        # Relabel within the change that asked for it (an action calls refresh_bindings), not a message
-        # later: a key whose width changes is then in that change's layout, not in a second one.
-        signal = self.screen.bindings_updated_signal
-        signal.unsubscribe(self)
-        signal.subscribe(self, self._bindings_changed_here, immediate=True)
 
-    def _bindings_changed_here(self, screen) -> None:
-        with self._context():  # as in the footer's own message loop (compose binds data to it)
-            self.bindings_changed(screen)
+def fit(
+    items: list[FooterItem], palette: FooterItem | None, width: int
+) -> tuple[list[FooterItem], FooterItem | None, bool]:
+    """The keys that fit in width, in their order, the palette's key if it fits, and whether the wide
+    spacing fits them all."""
+    if _width(items, palette, wide=True) <= width:
+        return list(items), palette, True
+    kept, shown_palette = list(items), palette
+    ranked: list[tuple[tuple[int, int], FooterItem]] = [(rank(it, i), it) for i, it in enumerate(items)]
+    if palette is not None:
+        ranked.append((PALETTE_RANK, palette))
+    for _, item in sorted(ranked, key=lambda pair: pair[0], reverse=True):  # the least needed first
+        if _width(kept, shown_palette, wide=False) <= width:
+            break
+        if item is palette:
+            shown_palette = None
+        else:
+            kept.remove(item)
+    return kept, shown_palette, False
 
-    def _signature(self) -> tuple:
-        shown = tuple(
-            (b.key, b.description, b.action, enabled, tooltip, b.group.description if b.group else None)
-            for (_, b, enabled, tooltip) in self.screen.active_bindings.values()
-            if b.show
-        )
-        return shown, self.compact, self.show_command_palette
 
-    def bindings_changed(self, screen) -> None:
-        # Textual builds every key of the footer again whenever any widget refreshes its bindings (each
-        # edit, each cursor move onto a computed cell): a fifth of an edit's time. Only when what the
-        # footer shows changed is it built again, and then the keys already mounted are given the new
-        # keys' words (entering the walk mounted some fifty keys, each styled afresh: most of `b`).
-        if self._composed is not None and screen is self.screen:
-            signature = self._signature()
-            if signature == self._composed:
-                return
-            if self.app.app_focus and self._relabel():
-                self._composed = signature
-                return
-        super().bindings_changed(screen)
+def _width(items: list[FooterItem], palette: FooterItem | None, wide: bool) -> int:
+    total = sum(item.width(wide) for item in items)
+    if palette is not None:
+        total += len(RULE) + palette.width(False)
+    return total
 
-    def _relabel(self) -> bool:
-        """Show the bindings of now in the keys already mounted; False when the footer has groups of
-        keys (Textual's own rebuild handles those)."""
-        shown = [w for w in self.children if isinstance(w, FooterKey)]
-        bindings = self.screen.active_bindings.values()
-        if len(shown) != len(self.children) or any(b.group for (_, b, _, _) in bindings if b.show):
-            return False
-        made = list(self.compose())  # the keys Textual would mount now, not mounted
-        wanted = [w for w in made if isinstance(w, FooterKey)]
-        if len(wanted) != len(made):
-            return False
-        palette = [w for w in shown if w.has_class("-command-palette")]
-        keys = [w for w in shown if not w.has_class("-command-palette")]
-        new_palette = [w for w in wanted if w.has_class("-command-palette")]
-        new_keys = [w for w in wanted if not w.has_class("-command-palette")]
-        if len(palette) != len(new_palette):
-            return False
-        for old, new in [*zip(keys, new_keys), *zip(palette, new_palette)]:
-            _copy(new, old)
-            old.display = True
-        if len(new_keys) > len(keys):
-            extra = new_keys[len(keys) :]
-            if palette:
-                self.mount(*extra, before=palette[0])
-            else:
-                self.mount(*extra)
-        for spare in keys[len(new_keys) :]:
-            spare.display = False  # kept for the next time more keys show (a mount is a layout more)
-        return True
 
-    def compose(self):
-        if self._bindings_ready:
-            self._composed = self._signature()
-        for widget in super().compose():
-            if self.compact and isinstance(widget, FooterKey) and widget.action in WIDE_ONLY:
+class TinyFooter(Widget, can_focus=False):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "tiny-footer--key",
+        "tiny-footer--description",
+        "tiny-footer--rule",
+    }
+    DEFAULT_CSS = """
+    TinyFooter {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .tiny-footer--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        & > .tiny-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        & > .tiny-footer--rule { color: $foreground 20%; }
+        &:hover { pointer: pointer; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._items: tuple[list[FooterItem], FooterItem | None] = ([], None)
+        self._spans: list[tuple[int, int, FooterItem]] = []  # (x0, x1, key) as last drawn
+
+    # ---- what is shown -------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        # within the change that moved the bindings, not a message later: the footer is drawn with it
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed, immediate=True)
+        self._bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        if screen is not self.screen:
+            return
+        items = self.read(screen)
+        if items != self._items:
+            self._items = items
+            self.refresh()
+
+    def read(self, screen: Screen) -> tuple[list[FooterItem], FooterItem | None]:
+        """The keys marked show that apply now, once per action, and the palette's key."""
+        app = self.app
+        items: list[FooterItem] = []
+        actions: set[str] = set()
+        palette = None
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
+                palette = FooterItem(
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    active.enabled,
+                    binding.tooltip or binding.description,
+                )
                 continue
-            if type(widget) is FooterKey:
-                widget.__class__ = SettledKey  # the same key (its data bindings kept), settled
-            yield widget
+            if not binding.show or binding.action in actions:
+                continue
+            actions.add(binding.action)
+            items.append(
+                FooterItem(
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    active.enabled,
+                    active.tooltip or binding.tooltip or _help(binding.action),
+                )
+            )
+        return items, palette
 
-    def watch_compact(self) -> None:
-        # the keys it leaves out depend on it: lay the footer out again when it changes (app._fit sets it)
-        if self.is_mounted:
-            self.call_after_refresh(self.recompose)
+    def shown(self) -> list[FooterItem]:
+        """The keys drawn now, left to right, the palette's last."""
+        items, palette = self._items
+        kept, palette, _ = fit(items, palette, self.size.width or 10_000)
+        return [*kept, *([palette] if palette else [])]
+
+    def labels(self) -> list[str]:
+        """The words drawn now, left to right ("Next", …, "Help", "Quit", "palette")."""
+        return [item.description for item in self.shown()]
+
+    def text(self) -> str:
+        """The line drawn now, as plain text."""
+        return self.render().plain
+
+    # ---- drawing -------------------------------------------------------------------------------
+    def render(self) -> Text:
+        items, palette = self._items
+        width = self.size.width
+        kept, palette, wide = fit(items, palette, width)
+        key_style = self.get_component_rich_style("tiny-footer--key")
+        words_style = self.get_component_rich_style("tiny-footer--description")
+        line = Text(no_wrap=True, overflow="crop", end="")
+        spans: list[tuple[int, int, FooterItem]] = []
+
+        def put(item: FooterItem, wide: bool) -> None:
+            x0 = line.cell_len
+            dim = Style() if item.enabled else DIM
+            key = f" {item.shown_key} " if wide else item.shown_key
+            words = f"{item.description} " if wide else f" {item.description}"
+            line.append(key, key_style + dim)
+            line.append(words, words_style + dim)
+            if not wide:
+                line.append(" ")  # the gap between keys, in the footer's own colours
+            spans.append((x0, line.cell_len, item))
+
+        for item in kept:
+            put(item, wide)
+        if palette is not None:  # at the right end, spaced tight at any width (as Textual's Footer has it)
+            right = len(RULE) + palette.width(False)
+            line.append(" " * max(0, width - line.cell_len - right))
+            line.append(RULE, self.get_component_rich_style("tiny-footer--rule"))
+            put(palette, False)
+        self._spans = spans
+        return line
+
+    def on_click(self, event: events.Click) -> None:
+        item = self._at(event.x)
+        if item is None:
+            return
+        if item.enabled:
+            self.app.simulate_key(item.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        item = self._at(event.x)
+        self.tooltip = item.tooltip if item is not None else None
+
+    def _at(self, x: int) -> FooterItem | None:
+        return next((item for x0, x1, item in self._spans if x0 <= x < x1), None)
 
 
-def _copy(new: FooterKey, old: FooterKey) -> None:
-    """Give a mounted key another binding's key, words, action and state."""
-    before = (old.key_display, old.description)
-    old.key, old.key_display, old.description, old.action = (
-        new.key,
-        new.key_display,
-        new.description,
-        new.action,
-    )
-    old.tooltip = new.tooltip
-    if old._disabled != new._disabled:
-        old._disabled = new._disabled
-        old.set_class(new._disabled, "-disabled")
-    if before != (old.key_display, old.description):
-        old.refresh(layout=True)
+def _help(action: str) -> str:
+    """The action's sentence, for a binding that has no tooltip of its own."""
+    name = action.removeprefix("do('").removesuffix("')")
+    found = ACTION_BY_ID.get(name)
+    return found.help if found else ""
