@@ -5,4 +5,4 @@ lesson.jsonl lines), log_values (reading them without trusting them), recorded_m
 cell_changes (what a line holds of the model and its weights), wording (names and sentences), recorder
 (writes lesson.txt and lesson.jsonl as events happen), transcript (the text people read),
 embedded_log (the event data lesson.txt carries so that it alone replays), replay (check a recording
-whole, then re-apply it)."""
+whole, then re-apply it), handout (a recording as Markdown)."""
