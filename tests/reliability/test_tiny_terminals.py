@@ -3,6 +3,7 @@ acts on what cannot be seen, no dialog opens, and nothing is laid out in a few c
 Textual's option list at 20×6)."""
 
 import pytest
+from textual.command import CommandPalette
 
 from tests.apps import make_app
 from tinytui.tui.screens.pick_screen import PickScreen
@@ -78,7 +79,7 @@ async def test_the_palette_open_when_the_window_shrinks(size):
         assert app.session.step == 1
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
-        assert type(app.screen).__name__ == "CommandPalette"
+        assert isinstance(app.screen, CommandPalette)
         await keys(pilot, "escape")
         assert len(app.screen_stack) == 1
 

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
+from textual.theme import ThemeProvider
 from textual.widget import AwaitMount
 from textual.widgets import Footer
 
@@ -40,7 +41,7 @@ from tinytui.tui.controllers.step_controller import StepController
 from tinytui.tui.controllers.watch_controller import WatchController
 from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
-from tinytui.tui.palette import TinyTuiCommands, binding_of
+from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
 from tinytui.tui.screens.main_screen import MainScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
@@ -102,6 +103,13 @@ class TinyTuiApp(App[None]):
         Textual takes the screens down, they would draw into panes already gone."""
         self.leaving = True
         self.exit()
+
+    def action_command_palette(self) -> None:  # Textual's ctrl+p, its palette drawn with a plain glyph
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
+
+    def search_themes(self) -> None:  # the palette's "Theme" command: the themes, in the same palette
+        self.push_screen(Palette(providers=[ThemeProvider], placeholder="Search for themes…"))
 
     def action_quit(self) -> None:  # Textual's ctrl+q: the same way out as q, asking first if need be
         self.steps.quit()

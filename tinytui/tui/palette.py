@@ -5,7 +5,8 @@ palette is modal: nothing it lists changes while it is open), and matches a quer
 in one pass over each title: the query's letters in order, as a run where the title has them as one.
 Textual's own matcher tries every way the letters could be placed, which grows with the query (80–92 ms
 a typed character, 70 s for 800); a query longer than MAX_QUERY matches nothing, at once. binding_of
-makes an action's key binding (its id is the action's, so a user's keymap can rebind it).
+makes an action's key binding (its id is the action's, so a user's keymap can rebind it). Palette is
+Textual's palette with a search glyph every terminal and browser font has.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider, SearchIcon
 from textual.content import Content
 from textual.fuzzy import FuzzySearch
 from textual.markup import escape
@@ -24,6 +25,19 @@ from tinytui.tui.actions import ACTIONS, Action, PaletteCommand
 MAX_QUERY = 120  # characters: longer than any title the palette lists
 _SCORE = FuzzySearch()  # only its score(), so hits rank as Textual's own providers' do
 _MATCH_STYLE = Style(reverse=True)  # Textual's own, when the palette names none
+
+
+# Textual's search icon is an emoji (U+1F50E), a missing-glyph box in a browser font without emoji
+# (tinytui serve: the page loads no web font) and in some terminals' fonts; ">" is in every font.
+SEARCH_GLYPH = ">"
+
+
+class Palette(CommandPalette):
+    """Textual's command palette, its search icon drawn with SEARCH_GLYPH."""
+
+    def on_mount(self) -> None:
+        for icon in self.query(SearchIcon):
+            icon.icon = SEARCH_GLYPH
 
 
 def match(query: str, title: str) -> tuple[float, Sequence[int]] | None:
