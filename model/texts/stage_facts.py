@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.model import count
+from tinytui.model.texts.attention_texts import largest
 from tinytui.model.texts.wording import quoted, tied_groups
 from tinytui.model.trace import Trace
 
@@ -64,7 +65,8 @@ def softmax(trace: Trace) -> list[str]:
     facts = ["causal mask ON" if on else "causal mask OFF: earlier rows now see later tokens"]
     for h in range(1, trace.cfg.n_heads + 1):
         a = trace[f"blocks.0.attn.{h}"]
-        top = [quoted(trace.prompt[int(j)]) for j in a.argmax(axis=1)[:SHOWN]]
+        # a row whose largest weight is shared names every key that holds it: 'a'/'woodchuck'
+        top = ["/".join(dict.fromkeys(quoted(trace.prompt[j]) for j in largest(row))) for row in a[:SHOWN]]
         more = f", … ({len(a)} rows)" if len(a) > SHOWN else ""
         facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}{more}")
     return facts

@@ -254,3 +254,18 @@ def test_gallery_captions_say_most_only_of_the_largest(name, which):
             sizes = [np.linalg.norm(s) for d in pt.days for s in d.strokes]
             assert len(sizes) > 1 and sum(s == max(sizes) for s in sizes) == 1, c.text
             assert f"strokes of size {max(sizes):.2f}" in c.text
+
+
+@pytest.mark.parametrize(("name", "which"), CASES, ids=IDS)
+def test_the_strongest_key_of_each_row_is_every_key_that_holds_the_largest_weight(name, which):
+    _, trace, _ = case(name, which)
+    for b in blocks(trace):
+        seen = focused(trace, 8, b)
+        for fact in STAGE_BY_NUMBER[8].facts(seen)[1:]:
+            h = int(fact.split()[1].rstrip(":"))
+            said = fact.split("strongest key per row: ", 1)[1].split(", … (")[0]
+            shown = [m.group(0) for m in re.finditer(r"(?:" + QUOTED + r"/?)+", said)]
+            assert len(shown) == min(len(seen.prompt), 8), fact
+            for row, text in zip(seen[f"blocks.0.attn.{h}"], shown):
+                tokens = {a or b for a, b in re.findall(QUOTED, text)}
+                assert tokens == {seen.prompt[j] for j in _largest(row)}, fact
