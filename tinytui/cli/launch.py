@@ -1,17 +1,48 @@
-"""The `tinytui` command's entry point: Python's cycle collector is paused while the program loads.
+"""The `tinytui` command's entry point: one BLAS thread, and Python's cycle collector paused while the
+program loads.
 
-Loading Textual, Rich, numpy and the app makes a few hundred thousand objects that live as long as the
-program, and the collector walked them again and again as they came (a sixth of the time to the first
-frame). The app's process then freezes them and turns the collector back on (collector.settle, just
-before the app runs); every other command turns it back on as soon as its arguments are read.
+BLAS threads: numpy's OpenBLAS starts one thread per core (two here) for every matrix product, and at
+tinytui's sizes (GPT-2 small, 16 tokens: products of 16 rows) the threads spend their time waking and
+waiting for each other, and fight the app's own thread and every other program on the machine for the
+cores. On this 2-core machine, shared with other work, one thread was both faster and steady: committing
+an edit took 0.82 s against 2.8 s (2.4–3.7) with the default two, a forward pass 0.26–0.44 s against 4–7 s
+on a loaded machine (benchmarks/bench_gpt2_session.py measures both, idle and beside one busy process).
+So before numpy loads, the command sets each BLAS library's thread count to 1: the app's thread and
+numpy's are then never more than the cores. A variable the user has set is kept
+(`OPENBLAS_NUM_THREADS=2 tinytui` gives OpenBLAS two threads).
+
+The collector: loading Textual, Rich, numpy and the app makes a few hundred thousand objects that live as
+long as the program, and the collector walked them again and again as they came (a sixth of the time to
+the first frame). The app's process then freezes them and turns the collector back on (collector.settle,
+just before the app runs); every other command turns it back on as soon as its arguments are read.
 """
 
 from __future__ import annotations
 
+import os
+
 from tinytui.cli import collector
+
+BLAS_THREADS = "1"
+# OpenBLAS (numpy's wheels), the OpenMP runtime some builds use, MKL, BLIS and Apple's Accelerate
+THREAD_VARIABLES = (
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
+
+
+def limit_blas_threads() -> None:
+    """One thread for BLAS unless the user chose: must run before numpy is first imported (the libraries
+    read the variables once, when they load)."""
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, BLAS_THREADS)
 
 
 def main(argv: list[str] | None = None) -> int:
+    limit_blas_threads()
     collector.pause()
     from tinytui.cli.main import main as run
 

@@ -1,0 +1,83 @@
+"""Memory stays flat across rounds of edit, undo, d and b: nothing keeps the traces of earlier moves.
+
+Sizes, not timings: every trace the session ever made is watched through a weak reference, and after any
+number of rounds only the ones the session needs are alive (the trace shown, the one before the last
+change and the model file's own); a cache that grows with the rounds fails here.
+"""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+from tests.apps import make_app
+from tests.random_models import config, weights
+from tinytui.model.io.document import ModelFile
+from tinytui.session.session import Session
+
+ROUNDS = 12
+APP_ROUNDS = 6  # each makes two traces: a cache of more than three fails by the second
+
+
+@pytest.fixture
+def model():
+    cfg = config(8, 2, 4, 12, 10, blocks=4, n_ctx=8)
+    return ModelFile("random", "", weights(np.random.default_rng(29), cfg, 0.5), ("t3", "t1", "t4"), "t7")
+
+
+def watched(session) -> list[weakref.ref]:
+    """Weak references to every trace the session shows from now on (each move's event.after)."""
+    refs = [weakref.ref(session.trace)]
+    session.listeners.append(lambda event: refs.append(weakref.ref(event.after)))
+    return refs
+
+
+def alive(refs) -> int:
+    gc.collect()
+    return len({id(t) for r in refs if (t := r()) is not None})
+
+
+def test_a_sessions_rounds_keep_three_traces_at_most(model: ModelFile):
+    session = Session(model)
+    refs = watched(session)
+    grads = []
+    counts = []
+    for i in range(ROUNDS):
+        session.edit(f"blocks.{i % 4}.W_1", (i % 8, 1), 0.1 * i)
+        grads.append(weakref.ref(session.gradients.everything()))
+        session.undo()
+        session.redo()
+        session.set_compare_to_original(i % 3 == 0)
+        session.toggle("ablated_heads", 1 + i % 2)
+        session.undo()
+        counts.append(alive(refs))
+    assert max(counts) <= 3, counts  # the trace, the one before, the original
+    gc.collect()
+    assert sum(g() is not None for g in grads) <= 1  # the gradients of the trace shown, if any
+    # an entry per change kept: the start, each edit and the last toggle (undone, kept for redo); each
+    # holds its edited cells, not arrays: entry k at most the k cells edited so far
+    assert len(session.history) == 1 + ROUNDS + 1
+    cells = [sum(len(c) for c in s.params.overlay().values()) for s in session.history]
+    assert cells == [min(k, 8) for k in range(ROUNDS + 1)] + [8], cells
+
+
+async def test_the_apps_rounds_hold_no_more_traces_than_the_session():
+    """The app's own listeners (the gallery's, the recorder's) keep no trace either."""
+    app = make_app()
+    session = app.session
+    refs = watched(session)
+    counts = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("9")
+        await pilot.pause()
+        cfg = session.model.cfg
+        for i in range(APP_ROUNDS):
+            app.apply(lambda s, i=i: s.edit("blocks.0.W_O", (i % cfg.d_model, 0), 0.5 + i), "edit")
+            for key in ("u", "d", "d", "b", "b"):
+                await pilot.press(key)
+            await pilot.pause()
+            counts.append(alive(refs))
+    assert max(counts) <= 3, counts
+    assert len(refs) == 2 + 6 * APP_ROUNDS  # the start, 9, and each round's edit, u, d, d, b, b
+    assert np.isfinite(session.trace["loss"])
