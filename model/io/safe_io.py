@@ -1,6 +1,12 @@
 """Files from and for the user, safely: reading only regular files of bounded size, and writing
 without following symbolic links (atomic replacement, and fresh files to append to).
 
+An atomic write goes to a hidden temporary beside its target, named for this process
+(.<name>.tinytui-<pid>-<random>.tmp), removed if the write fails. A run killed mid-write (SIGKILL, a
+power cut) cannot remove its own, so every write, and `tinytui train -o` before it starts, first
+removes the temporaries in its folder whose process is gone (sweep_stale): ours by name and owner,
+never a link, never one of a process still running.
+
 A planted link (say lesson.txt -> ~/.bashrc, or a dangling edited.json -> /some/file) must never make
 tinytui write somewhere the user did not name. Every refusal is an OSError whose strerror is a sentence
 for the user, so callers that already report OSError (exc.strerror) need nothing new.
@@ -11,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
+import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -119,16 +127,80 @@ def fresh_folder_beside(path: str | Path) -> Path:
     return _fresh_beside(Path(path), lambda tmp: os.mkdir(tmp, 0o755))[0]
 
 
+_TEMPORARY = re.compile(r"\..*\.tinytui-(\d+)-[0-9a-f]{12}\.tmp", re.DOTALL)
+
+
 def _fresh_beside(path: Path, create):
-    """(tmp, create(tmp)) for a new randomly named hidden name beside path; create must fail with
-    FileExistsError if anything (even a dangling link) is there, and then another name is drawn. A
-    short prefix: the temporary name must fit the file system's limit too."""
+    """(tmp, create(tmp)) for a new hidden name beside path, named for this process; create must fail
+    with FileExistsError if anything (even a dangling link) is there, and then another name is drawn.
+    A short prefix: the temporary name must fit the file system's limit too. The folder's stale
+    temporaries are removed first (sweep_stale)."""
+    sweep_stale(path.parent)
     while True:
-        tmp = path.with_name(f".{path.name[:40]}.{secrets.token_hex(6)}.tmp")
+        tmp = path.with_name(f".{path.name[:40]}.tinytui-{os.getpid()}-{secrets.token_hex(6)}.tmp")
         try:
             return tmp, create(tmp)
         except FileExistsError:
             continue
+
+
+def sweep_stale(folder: str | Path) -> list[Path]:
+    """Remove the temporaries a killed tinytui left in folder (a file, or a checkpoint's hidden folder):
+    named as _fresh_beside names them, owned by this user, not a link, and their process gone. The
+    paths removed; nothing is raised (a folder that cannot be listed has nothing to sweep)."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except (OSError, ValueError):
+        return removed
+    for entry in entries:
+        match = _TEMPORARY.fullmatch(entry.name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+                continue
+            if stat.S_ISREG(st.st_mode):
+                os.unlink(entry.path)
+            elif stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(entry.path)  # never follows a link inside
+            else:
+                continue
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Whether a process of that id exists (one of another user counts: never sweep what may be live)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
+
+
+def check_can_create(path: str | Path) -> None:
+    """OSError (strerror a sentence) unless a file named path could be created now: its name fits the
+    file system, and its folder takes a new file (tried: a temporary created and removed at once, so a
+    read-only folder, a full disk's inodes or a read-only mount are all found before long work starts)."""
+    path = Path(path)
+    folder = path.parent
+    limit = 255
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    size = len(os.fsencode(path.name))
+    if size > limit:
+        raise refuse(path, errno.ENAMETOOLONG, f"the name is {size} bytes; this file system allows {limit}")
+    tmp, fd = _fresh_beside(path, lambda p: _create_exclusive(p, 0o644))
+    os.close(fd)
+    os.unlink(tmp)
 
 
 @contextmanager

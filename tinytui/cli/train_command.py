@@ -9,6 +9,8 @@ same corpus, starting model and options give the same file, byte for byte.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import time
 from pathlib import Path
 from typing import TextIO
@@ -19,8 +21,9 @@ from tinytui.model import checks
 from tinytui.model.io.checkpoint import CheckpointModel, load_model
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError
-from tinytui.model.io.model_file import load_default
+from tinytui.model.io.model_file import BINARY_ABOVE, load_default
 from tinytui.model.io.presets import resolve
+from tinytui.model.io.safe_io import check_can_create, sweep_stale
 from tinytui.model.training import corpus, seeded_model
 from tinytui.present.sparkline import BLOCKS
 
@@ -158,9 +161,49 @@ def curve(losses: tuple[float, ...], width: int = CURVE_WIDTH) -> str:
     return "".join(BLOCKS[round((v - lo) / (hi - lo) * top)] for v in means)
 
 
+def writable(path: Path, err: TextIO) -> None:
+    """CommandError unless path can be created now (its name fits, its folder takes a file): said
+    before training, not after. Temporaries a killed run left beside it are removed and named."""
+    for stale in sweep_stale(path.parent):
+        print(f"removed {stale}, a temporary file left by a tinytui that was stopped", file=err)
+    try:
+        check_can_create(path)
+    except OSError as exc:
+        raise CommandError(f"-o: cannot write {checks.shown(str(path))} ({exc.strerror or exc})") from None
+
+
+class Stopped(SystemExit):
+    """SIGTERM while training or writing: raised where the program is, so a write in progress removes
+    its temporary file on the way out (a SIGKILL cannot be caught: the next write sweeps it)."""
+
+
+def _stop(signum, frame) -> None:
+    raise Stopped(128 + signum)
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    previous = None
+    with contextlib.suppress(ValueError):  # only the main thread may set a handler
+        previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        return _run(args, out, err)
+    except Stopped as exc:
+        print("tinytui: stopped by SIGTERM (no temporary file left behind)", file=err)
+        return int(exc.code)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         path = new_command.output_path(args)
+        writable(path, err)
+        if args.name is not None:  # checked again with the model's name after training
+            try:
+                checks.plain_text(args.name, "--name", 200)
+            except checks.Invalid as exc:
+                raise CommandError(str(exc)) from None
         lines = read_corpus(args.corpus)
         seed = _whole(args, "seed", "--seed", seeded_model.MAX_SEED, low=0)
         steps = _whole(args, "steps", "--steps", corpus.MAX_STEPS)
@@ -168,6 +211,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         lr_text = getattr(args, "lr", None)
         lr = DEFAULT_LR[args.optimizer] if lr_text is None else _checked(checks.lr, "--lr", lr_text)
         model, start = starting_model(args, lines, seed)
+        if model.params.total() > BINARY_ABOVE:  # save() puts the weights in <stem>.safetensors
+            writable(path.with_name(path.stem + ".safetensors"), err)
         cfg = model.cfg
         try:
             corpus.check_lines(lines, cfg.vocab, cfg.n_ctx, args.corpus)

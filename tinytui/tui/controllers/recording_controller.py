@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tinytui.model.io.safe_io import atomic_writer
 from tinytui.recording.recorder import Recorder, events_path
 from tinytui.recording.replay import Replayer
 from tinytui.tui.actions import Host
@@ -202,14 +203,18 @@ class RecordingController:
         self.host.push_screen(screen, chosen)
 
     def write_screenshot(self, path: Path) -> None:
+        """The screen as SVG, written whole or not at all (a full disk leaves no empty .svg behind) and
+        never through a symbolic link."""
         host = self.host
         try:
-            written = host.save_screenshot(path.name, str(path.parent))
+            svg = host.export_screenshot()
+            with atomic_writer(path) as f:
+                f.write(svg)
         except OSError as exc:
             why = exc.strerror or exc
             host.notify(f"Could not write {path}: {why}", title="No screenshot", severity="error")
             return
-        host.notify(f"Saved {written}", title="Screenshot", timeout=6)
+        host.notify(f"Saved {path}", title="Screenshot", timeout=6)
 
     # ---- the status line ---------------------------------------------------------------------------
     def status(self) -> Iterable[str]:
