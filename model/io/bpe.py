@@ -129,6 +129,8 @@ def read_vocab(path: Path) -> dict[str, int]:
     if ids != list(range(len(doc))):
         gap = next(n for n, i in enumerate([*ids, -1]) if i != n)
         raise TokenizerFileError(f"{path}: the ids must be 0 to {len(doc) - 1}, each once (not so at {gap})")
+    if "" in doc:  # no text is split into it, and no --target could name it
+        raise TokenizerFileError(f"{path}: '': an empty piece (id {doc['']})")
     _check_pieces(path, doc)
     return doc
 

@@ -185,3 +185,12 @@ def test_a_lone_surrogate_in_vocab_json_is_one_line_naming_vocab_json(tmp_path):
         f"{folder / 'vocab.json'}: '\\udc80x': piece: lone UTF-16 surrogate U+DC80 at position 0, "
         "which no UTF-8 text can hold"
     )
+
+
+def test_an_empty_piece_in_vocab_json_is_refused(tmp_path):
+    folder = copy(tmp_path)
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    last = max(vocab, key=vocab.__getitem__)
+    vocab[""] = vocab.pop(last)
+    (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    assert refused(folder) == f"{folder / 'vocab.json'}: '': an empty piece (id {len(vocab) - 1})"
