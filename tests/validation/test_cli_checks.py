@@ -96,3 +96,26 @@ def test_trace_json_is_strict_json(capsys):
     rc, out, _ = run(capsys, "trace")
     assert rc == 0
     json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in the output"))
+
+
+@pytest.mark.parametrize("command", [["print"], ["print", "--markdown"], ["circuits"], ["trace", "--json"]])
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        (
+            {"name": "wood\udc80"},
+            "name: lone UTF-16 surrogate U+DC80 at position 4, which no UTF-8 text can hold",
+        ),
+        (
+            {"dims": ["\ud83d", "action", "quantifier", "wood"]},
+            "dims[0]: lone UTF-16 surrogate U+D83D at position 0",
+        ),
+        ({"vocab": ["a", "chuck", "how", "", "wood", "woodchuck", "would", "."]}, "vocab[3]: an empty token"),
+    ],
+    ids=["surrogate name", "surrogate dims", "empty token"],
+)
+def test_a_model_with_text_no_terminal_can_show_is_one_line(tmp_path, capsys, command, change, line):
+    path = model_file(tmp_path, **change)  # json.dumps writes a surrogate as its \\u escape
+    rc, out, err = run(capsys, "--model", str(path), *command)  # a UnicodeEncodeError traceback before
+    assert (rc, out) == (2, "")
+    assert err.startswith(f"tinytui: error: {path}: {line}") and err.count("\n") == 1
