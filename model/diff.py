@@ -61,6 +61,9 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         if old is None or old.shape != new.shape:
             out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
             continue
+        if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved
+            out[name] = TensorDiff(name, np.zeros(new.shape, bool), np.zeros(new.shape), False)
+            continue
         delta = new - old
         # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
         # compares False, so it counts as unchanged, exactly as nan_to_num(nan=0) did, in one pass.

@@ -103,3 +103,16 @@ def test_the_original_model_on_new_switches_runs_from_the_ablated_block(model, r
     assert runs == [prefix(3) + "ln1.mean", prefix(3) + "ln1.mean"]
     same_bits(session.base, run(model.params, PROMPT, "t7", session.state.switches))
     same_bits(session.trace, full_run(session))
+
+
+def test_the_diff_is_computed_once_per_pair_of_traces(model):
+    session = Session(model)
+    session.edit("blocks.2.W_2", (3, 1), 4.0)
+    first = session.diff
+    assert session.diff is first  # the view and the note of the change read the same one
+    assert first["blocks.1.y"].n_changed == 0 and first["blocks.2.ffn"].n_changed > 0
+    assert not first["blocks.1.y"].delta.any()
+    session.set_compare_to_original(True)
+    assert session.diff is first  # the original is the trace before the edit: the same pair
+    session.undo()
+    assert session.diff is not first and session.diff.empty

@@ -60,6 +60,8 @@ class TracedHistory:
         self.listeners: list[Callable[[Event], None]] = []
         self._gradients: tuple[Trace, Gradients] | None = None
         self._held: tuple[Params, tuple[np.ndarray, ...]] | None = None  # the current params' arrays
+        # (base, trace, their diff) as last asked; weak: the diff holds no trace alive
+        self._diff: tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff] | None = None
         self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
 
     # ---- reading -------------------------------------------------------------------------------
@@ -109,7 +111,12 @@ class TracedHistory:
 
     @property
     def diff(self) -> TraceDiff:
-        return diff(self.base, self.trace)
+        """What changed from base to the trace: computed once per pair of traces, not per read (the app
+        reads it for the view and again for the note of a change)."""
+        base, trace = self.base, self.trace
+        if self._diff is None or self._diff[0]() is not base or self._diff[1]() is not trace:
+            self._diff = (weakref.ref(base), weakref.ref(trace), diff(base, trace))
+        return self._diff[2]
 
     @property
     def can_undo(self) -> bool:
@@ -231,6 +238,7 @@ class TracedHistory:
         """Make the move computed by _compute; nothing here can refuse."""
         before = self.trace
         self.previous, self.trace = before, trace
+        self._diff = None  # of traces no longer both shown
         if self._gradients is not None and self._gradients[0] is not trace:
             self._gradients = None  # of a trace no longer shown: its computed ∂L/∂w (GPT-2: ≤ 1 GB) let go
         if original is not None:
