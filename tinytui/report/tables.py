@@ -154,7 +154,7 @@ def _head_title(name: str, switches: Switches | None = None) -> str:
         "k": "K",
         "v": "V",
         "scores": "S = QKᵀ/√d_k",
-        "attn": "A = softmax(S + M)" if masked else "A = softmax(S)   (mask off)",
+        "attn": "A = softmax(S + M)" if masked else "A = softmax(S)",
         "head": "A V",
     }
     return f"head {h}: {what.get(base, base)}" if h.isdigit() else name
