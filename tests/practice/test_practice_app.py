@@ -17,6 +17,8 @@ from tinytui.model.practice.lesson_file import read_lesson
 from tinytui.model.why.rule_pieces import num
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_spec import GridSpec
+from tinytui.recording.replay import Replayer, load_recording
+from tinytui.session.practice_state import Sample
 from tinytui.tui.screens.ask_screen import AskScreen
 from tinytui.tui.screens.help_screen import HelpScreen, help_rows
 from tinytui.tui.screens.path_screen import PathScreen
@@ -255,3 +257,48 @@ async def test_a_teacher_marks_cells_and_saves_a_lesson(tmp_path, monkeypatch):
         ("blocks.0.attn.1", (0, 0), ""),
     ]
     assert lesson.prompt == ("a", "woodchuck", "would", "chuck") and lesson.model is None
+
+
+@pytest.mark.asyncio
+async def test_a_later_block_asks_its_own_cells():
+    app = make_app("--model", "woodland")
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "7", "right_square_bracket", "k")
+        assert app.session.here.block == 1
+        n_prompt, heads = len(app.session.trace.prompt), app.session.trace.cfg.n_heads
+        asked = heads * n_prompt * n_prompt
+        assert f"practice: this step 0/{asked}" in status(app)
+        assert shown(app, ("blocks.1.scores.1", (0, 0))) == "?"
+        await keys(pilot, "left_square_bracket")  # block 1's step 7: its own cells, shown as ? too
+        assert shown(app, ("blocks.0.scores.1", (0, 0))) == "?"
+        assert f"overall 0/{2 * asked}" in status(app)
+
+
+@pytest.mark.asyncio
+async def test_a_practice_in_the_app_is_recorded_and_replays(tmp_path):
+    path = tmp_path / "class.txt"
+    args = build_parser().parse_args(
+        ["--record", str(path), "practice", "--step", "7", "--count", "2", "--seed", "3"]
+    )
+    app = practice_app(args)
+    first = ("blocks.0.scores.1", (0, 2))  # the sample's first cell with this seed
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "practice: this step 0/2" in status(app)
+        assert shown(app, first) == "?"
+        await keys(pilot, "tab", "right", "right")
+        assert app.why.focused_source() == first
+        await answer(pilot, app, "1")
+        await keys(pilot, "escape", "h")
+        await keys(pilot, "escape", "q")
+    text = path.read_text(encoding="utf-8")
+    assert "practice on: step 7, 2 of its cells hidden as ? until worked out" in text
+    assert f"practice: answered {first[0].removeprefix('blocks.0.')}{list(first[1])}".replace(
+        " ", ""
+    ) in text.replace(" ", "")
+    assert "practice: asked for a hint on" in text
+    replayer = Replayer(load_recording(path))
+    again = replayer.new_session()
+    replayer.apply_all(again)
+    assert replayer.diverged is None
+    assert again.practice.rung(first) == 2 and again.practice.sample == Sample(7, False, 0, 2, 3)

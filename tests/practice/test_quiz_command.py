@@ -136,3 +136,10 @@ def test_a_real_pipe():
     assert done.stderr == ""
     assert done.stdout.splitlines()[-1].startswith("score: ")
     assert "'abc' is not a number" in done.stdout
+
+
+def test_a_later_block_of_a_deeper_model(capsys, monkeypatch):
+    qs = listed(capsys, monkeypatch, "--model", "woodland", "--step", "6", "--block", "2", "--count", "3")
+    assert [q["name"].split(".")[:2] for q in qs] == [["blocks", "1"]] * 3
+    rc = main(["why", "--model", "woodland", f"{qs[0]['name']}[{','.join(map(str, qs[0]['index']))}]"])
+    assert rc == 0 and "(block 2)" in capsys.readouterr().out

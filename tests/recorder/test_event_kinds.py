@@ -43,6 +43,7 @@ def each_kind(session):
     session.redo()
     session.learn_step()
     session.reset()
+    session.set_practice(True)
 
 
 def test_each_kind_encodes_decodes_to_its_data_and_replays_to_the_same_state(chapter):

@@ -105,6 +105,8 @@ def test_every_kind_the_session_emits_is_in_the_codec_and_round_trips(chapter, t
     session.undo()
     session.redo()
     session.reset()
+    session.set_practice(True)
+    session.answer("blocks.0.scores.1", (0, 0), "1")
     rec.stop()
     assert sorted(set(kinds)) == sorted(KINDS)
     replayer = Replayer(load_recording(tmp_path / "all.txt"))

@@ -123,8 +123,4 @@ def practice_app(args: argparse.Namespace):
     app = TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap)
     app.practice.begin(lesson, sample)
     app.practice.model_source = args.model if lesson is None else model_path(lesson, args.lesson)
-    place = app.practice.start_place()
-    if place is not None:
-        number, backward, block = place
-        session.goto(number, backward, block)
     return app

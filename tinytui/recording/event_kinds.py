@@ -20,6 +20,8 @@ from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
+from tinytui.model.practice.grading import grade
+from tinytui.model.practice.questions import cell_text
 from tinytui.model.stages import FIRST, LAST, STAGE_BY_NUMBER
 from tinytui.model.switches import NAMES
 from tinytui.recording.cell_changes import changed_cells
@@ -44,6 +46,7 @@ from tinytui.recording.log_values import (
 from tinytui.recording.wording import cell_name, change_words, mode_words, step_heading, switch_name
 from tinytui.recording.wording import number as exact
 from tinytui.report.tables import fmt
+from tinytui.session.practice_state import Sample
 from tinytui.session.session import Session
 from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State
 
@@ -426,6 +429,126 @@ class LearnKind(EventKind):
         return [("losses", " ".join("…" if v is None else fmt(v) for v in shown))]
 
 
+class PracticeKind(EventKind):
+    """Practice mode (tinytui.session.practice_state): on (with a lesson's cells or a sample of one step)
+    or off, an answer typed for a cell and how it was graded, one more hint. "shown" is what the learner
+    was told, so the transcript says what was asked, answered and shown."""
+
+    kind = Kind.PRACTICE
+    fields = ("action", "cells", "sample", "name", "index", "text", "correct", "rung", "shown")
+    optional = fields[1:]
+    changes_state = False
+    ACTIONS = ("on", "off", "answer", "hint")
+
+    def decode(self, d, model):
+        action = d["action"]
+        if action not in self.ACTIONS:
+            raise BadLine(f"practice: action: {shown(action)} is not one of {', '.join(self.ACTIONS)}")
+        out: dict[str, Any] = {"action": action}
+        if action == "on" and "cells" in d:
+            cells = d["cells"]
+            if not isinstance(cells, list) or len(cells) > MAX_PRACTICE_CELLS:
+                raise BadLine(f"practice: cells: expected a list of at most {MAX_PRACTICE_CELLS} cells")
+            out["cells"] = [_practice_cell(c, f"practice: cells[{i}]") for i, c in enumerate(cells)]
+        if action == "on" and "sample" in d:
+            out["sample"] = _sample(d["sample"], model)
+        if action in ("answer", "hint"):
+            for key in ("name", "index", "rung", "shown") + (
+                ("text", "correct") if action == "answer" else ()
+            ):
+                if key not in d:
+                    raise BadLine(f"practice: {key}: missing")
+            out["name"], out["index"] = _practice_cell([d["name"], d["index"], ""], "practice")[:2]
+            out["rung"] = integer(d["rung"], "practice: rung", 0, 3)
+            out["shown"] = plain(d["shown"], "practice: shown")
+        if action == "answer":
+            out["text"] = plain(d["text"], "practice: text")
+            out["correct"] = boolean(d["correct"], "practice: correct")
+        return out
+
+    def apply(self, session, rec):
+        d = rec.data
+        if d["action"] in ("on", "off"):
+            cells = d.get("cells")
+            lesson = tuple((n, tuple(ix), note) for n, ix, note in cells) if cells is not None else None
+            sample = Sample(**d["sample"]) if "sample" in d else None
+            session.set_practice(d["action"] == "on", lesson, sample)
+        elif d["action"] == "hint":
+            session.more_hint(d["name"], d["index"])
+        else:
+            if grade(d["text"], session.cell_value((d["name"], d["index"]))).correct != d["correct"]:
+                right = "right" if d["correct"] else "wrong"
+                raise Refused(f"the answer {d['text']!r} was {right} when recorded, and is not now")
+            session.answer(d["name"], d["index"], d["text"])
+
+    def idle(self, session, d):
+        return f"practice is already {d['action']}"
+
+    def describe(self, d, params):
+        if d["action"] in ("on", "off"):
+            return f"practice {d['action']}"
+        cell = cell_text(d["name"], d["index"], params.cfg.n_blocks if params is not None else 1)
+        if d["action"] == "hint":
+            return f"practice: hint {d['rung']} for {cell}"
+        return f"practice: answer {d['text']} for {cell}"
+
+    def headline(self, event, session, was):
+        d = event.data
+        if d["action"] == "off":
+            return f"practice off: every value shown again {_at(event, session)}"
+        if d["action"] == "on":
+            if d.get("cells") is not None:
+                what = f"a lesson's {len(d['cells'])} cells"
+            elif "sample" in d:
+                s = d["sample"]
+                what = f"step {s['number']}" + (f", {s['count']} of its cells" if "count" in s else "")
+            else:
+                what = "what each step computes"
+            return f"practice on: {what} hidden as ? until worked out {_at(event, session)}"
+        cell = cell_text(d["name"], d["index"], session.model.cfg.n_blocks)
+        if d["action"] == "hint":
+            return f"practice: asked for a hint on {cell} {_at(event, session)}"
+        return f"practice: answered {cell} = {d['text']}, {'right' if d['correct'] else 'wrong'}"
+
+    def notes(self, event, before, after):
+        """What the learner was told: the value with ✓, or why not and the next hint."""
+        shown = event.data.get("shown")
+        return [("shown", shown)] if shown else []
+
+
+MAX_PRACTICE_CELLS = 10_000
+
+
+def _practice_cell(x: Any, where: str) -> tuple[str, tuple[int, ...], str]:
+    """[name, index, note] of a practice cell; whether the run has it is the session's to say."""
+    if not isinstance(x, list) or len(x) != 3:
+        raise BadLine(f"{where}: expected [name, index, note]")
+    name, index, note = x
+    name = plain(name, f"{where}: name")
+    if not isinstance(index, list) or len(index) > 8:
+        raise BadLine(f"{where}: index: expected a list of at most 8 whole numbers")
+    index = tuple(integer(i, f"{where}: index", 0, 2**31 - 1) for i in index)
+    return name, index, plain(note, f"{where}: note")
+
+
+def _sample(x: Any, model: ModelFile) -> dict[str, Any]:
+    if not isinstance(x, dict):
+        raise BadLine("practice: sample: expected an object")
+    keys(
+        x, ("number", "backward", "block", "count", "seed"), ("backward", "block", "count", "seed"), "sample"
+    )
+    out: dict[str, Any] = {"number": integer(x["number"], "practice: sample: number", FIRST, LAST)}
+    if "backward" in x:
+        out["backward"] = boolean(x["backward"], "practice: sample: backward")
+    if "block" in x:
+        out["block"] = integer(x["block"], "practice: sample: block", 0, model.cfg.n_blocks - 1)
+    if "count" in x:
+        out["count"] = integer(x["count"], "practice: sample: count", 1, 2**31 - 1)
+    if "seed" in x:
+        out["seed"] = integer(x["seed"], "practice: sample: seed", 0, 2**63 - 1)
+    return out
+
+
 # Every kind a Session emits, each defined once; a test checks none is missing.
 KINDS: dict[Kind, EventKind] = {
     spec.kind: spec
@@ -441,6 +564,7 @@ KINDS: dict[Kind, EventKind] = {
         RedoKind(),
         ResetKind(),
         LearnKind(),
+        PracticeKind(),
     )
 }
 

@@ -135,7 +135,8 @@ def event_text(seq: int, event: Event, before: State, session: Session, was: Mod
     if spec.changes_state:
         return change_text(head, event, before, session)
     body = [shown_step(session, event)] if spec.shows_step(event, was or Mode()) else []
-    return "\n".join(["", head, *body]) + "\n"
+    notes = [text for label, words in spec.notes(event, before, session.state) for text in line(label, words)]
+    return "\n".join(["", head, *notes, *body]) + "\n"
 
 
 def shown_step(session: Session, event: Event) -> str:

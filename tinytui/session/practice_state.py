@@ -16,9 +16,18 @@ from dataclasses import dataclass
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.params import Params
 from tinytui.model.practice.grading import Grade, grade
-from tinytui.model.practice.hints import RUNGS
-from tinytui.model.practice.questions import step_cells, step_names
+from tinytui.model.practice.hints import RUNGS, hint
+from tinytui.model.practice.questions import (
+    BACKWARD_STEPS,
+    FORWARD_STEPS,
+    Question,
+    cell_text,
+    step_cells,
+    step_names,
+)
 from tinytui.model.trace import Trace
+from tinytui.model.why.explain import explain
+from tinytui.model.why.rule_pieces import num
 
 Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
 StepKey = tuple[bool, int, int]  # (in the backward walk, stage number, block)
@@ -74,7 +83,7 @@ class Practice:
         self, trace: Trace, params: Params, grads: Gradients | None, number: int, backward: bool, block: int
     ) -> tuple[Source, ...]:
         """The cells this step asks in this run (remembered as asked, for the overall score)."""
-        if (backward and number not in range(2, 16)) or number not in range(1, 17):
+        if number not in (BACKWARD_STEPS if backward else FORWARD_STEPS):
             return ()
         key = (backward, number, block, len(trace.prompt), trace.switches, trace.cfg)
         cells = self._cells.get(key)
@@ -132,3 +141,16 @@ class Practice:
         cells = self.lesson if self.lesson is not None else [c for cs in self.asked.values() for c in cs]
         right = sum(1 for c in cells if c in self.answers and self.is_right(c, value_of(c)))
         return right, len(cells)
+
+
+def hint_line(trace: Trace, params: Params, grads: Gradients, cell: Source, rung: int) -> str:
+    """'hint 2 of 3: scores.1[0,0] = (q.1[0] · k.1[0]) / √2' for rung 1–3 of a cell's ladder."""
+    question = Question(explain(trace, params, cell[0], cell[1], grads))
+    return f"hint {rung} of {RUNGS}: {hint(question, rung, trace.cfg.n_blocks)}"
+
+
+def answer_line(trace: Trace, params: Params, grads: Gradients, cell: Source, g: Grade, rung: int) -> str:
+    """What the learner is told: '✓ scores.1[0,0] = −0.4714', or 'not quite. hint 1 of 3: …'."""
+    if g.correct:
+        return f"✓ {cell_text(*cell, trace.cfg.n_blocks)} = {num(g.expected)}"
+    return f"{g.said}. {hint_line(trace, params, grads, cell, rung)}"

@@ -22,7 +22,11 @@ from tinytui.model.switches import Switches
 from tinytui.model.switches import defaults as default_switches
 from tinytui.model.training import learn
 from tinytui.session.history import TracedHistory
+from tinytui.session.practice_state import Practice, Sample, Source, answer_line, hint_line
 from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State, Training
+
+MAX_ANSWER = 100  # characters of a practice answer kept (a number is far shorter)
+MAX_SHOWN = 1000  # characters of what a practice answer or hint told the learner, as a recording keeps it
 
 
 def parse_value(text: str) -> float:
@@ -226,3 +230,70 @@ class Session(TracedHistory):
 
     def set_compare_to_original(self, on: bool) -> None:
         self.compare_to_original = on
+
+    # ---- practice: the learner's own arithmetic, graded (tinytui.session.practice_state) -------------
+    _practice: Practice | None = None
+
+    @property
+    def practice(self) -> Practice:
+        """What the learner has been asked, has answered and has been hinted; off until set_practice."""
+        if self._practice is None:
+            self._practice = Practice()
+        return self._practice
+
+    def set_practice(
+        self,
+        on: bool,
+        lesson: tuple[tuple[str, tuple[int, ...], str], ...] | None = None,
+        sample: Sample | None = None,
+    ) -> bool:
+        """Practice on (a lesson's cells, or a sample of one step, start a new practice; else the answers
+        so far are kept) or off; False when nothing changes."""
+        if lesson is not None or sample is not None:
+            self._practice = Practice(lesson, sample)
+        elif on == self.practice.on:
+            return False
+        self.practice.on = on
+        data: dict[str, Any] = {"action": "on" if on else "off"}
+        if lesson is not None:
+            data["cells"] = [[n, list(ix), note] for n, ix, note in lesson]
+        if sample is not None:
+            data["sample"] = {k: v for k, v in vars(sample).items() if v is not None}
+        self._emit(Kind.PRACTICE, data, self.trace, self.trace)
+        return True
+
+    def cell_value(self, cell: Source) -> float:
+        """A run cell's value: a tensor's or a gradient's; Refused for a cell the run does not have."""
+        name, index = cell
+        try:
+            arr = self.trace[name] if name in self.trace else self.gradients[name]
+            return float(arr[tuple(index)])
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise Refused(f"the run has no cell {label(canonical(name))}{list(index)}") from None
+
+    def answer(self, name: str, index: tuple[int, ...], text: str) -> Event:
+        """Grade the learner's value for a cell; the event says whether it was right and what the learner
+        was told ("shown": the value with ✓, or "not quite" and the next hint)."""
+        cell = (name, tuple(int(i) for i in index))
+        text = "".join(c for c in text if c.isprintable()).strip()[:MAX_ANSWER]  # as the transcript shows it
+        grade = self.practice.answer(cell, text, self.cell_value(cell))
+        rung = self.practice.rung(cell)
+        shown = answer_line(self.trace, self.params, self.gradients, cell, grade, rung)
+        data = {"action": "answer", "name": name, "index": list(cell[1]), "text": text}
+        data |= {"correct": grade.correct, "rung": rung, "shown": shown[:MAX_SHOWN]}
+        return self._emit(Kind.PRACTICE, data, self.trace, self.trace)
+
+    def more_hint(self, name: str, index: tuple[int, ...]) -> Event:
+        """One more hint for a cell; the event's "shown" is the hint's words."""
+        cell = (name, tuple(int(i) for i in index))
+        self.cell_value(cell)
+        rung = self.practice.more_hint(cell)
+        shown = hint_line(self.trace, self.params, self.gradients, cell, rung)
+        data = {
+            "action": "hint",
+            "name": name,
+            "index": list(cell[1]),
+            "rung": rung,
+            "shown": shown[:MAX_SHOWN],
+        }
+        return self._emit(Kind.PRACTICE, data, self.trace, self.trace)

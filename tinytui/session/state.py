@@ -68,6 +68,7 @@ class Kind(StrEnum):
     REDO = "redo"
     RESET = "reset"  # back to the model file
     LEARN = "learn"  # SGD steps on every weight
+    PRACTICE = "practice"  # practice mode on or off, an answer graded, a hint given (no state change)
 
 
 @dataclass(frozen=True)

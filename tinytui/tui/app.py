@@ -218,6 +218,7 @@ class TinyTuiApp(App[None]):
         self.query_one(StepList).focus()
         self.presenter.start()
         self.recording.start_at_mount()
+        self.practice.start_at_mount()  # tinytui practice: after the recorder, so it records the start
 
     def on_unmount(self) -> None:
         self.recording.close()

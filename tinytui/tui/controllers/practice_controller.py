@@ -16,13 +16,12 @@ import os
 from pathlib import Path
 
 from tinytui.model.io.presets import DEFAULT
-from tinytui.model.practice.hints import hint
 from tinytui.model.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
 from tinytui.model.practice.questions import Question, cell_text
 from tinytui.model.why.explain import explain
-from tinytui.model.why.rule_pieces import num
 from tinytui.present.practice_cells import ask_line
-from tinytui.session.practice_state import Practice, Sample, Shown, Source
+from tinytui.session.practice_state import Practice, Sample, Shown, Source, hint_line
+from tinytui.session.state import Refused
 from tinytui.tui.actions import Host
 from tinytui.tui.output_paths import never_raises, unprintable
 from tinytui.tui.screens.ask_screen import AskScreen
@@ -32,16 +31,33 @@ from tinytui.tui.screens.path_screen import PathScreen
 class PracticeController:
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.state = Practice()
+        self.pending: tuple | None = None  # (lesson cells, sample) to start with once the app is mounted
         self.marked: dict[Source, str] = {}  # a teacher's lesson cells, with their notes
         self.model_source: str | None = None  # --model as given (tinytui practice sets it), for a lesson
 
     # ---- starting --------------------------------------------------------------------------------
+    @property
+    def state(self) -> Practice:
+        """The session's practice (the session holds it, so recording and replay see every answer)."""
+        return self.host.session.practice
+
     def begin(self, lesson: Lesson | None = None, sample: Sample | None = None) -> None:
-        """Start practice before the app runs: a lesson's cells, or a sample of one step, or every cell."""
-        cells = None if lesson is None else [(c.name, c.index, c.note) for c in lesson.cells]
-        self.state = Practice(cells, sample)
-        self.state.on = True
+        """Practice from the start (tinytui practice): a lesson's cells, or a sample of one step, or every
+        cell; started once the app is mounted, so a recording begins with it."""
+        cells = None if lesson is None else tuple((c.name, c.index, c.note) for c in lesson.cells)
+        self.pending = (cells, sample)
+
+    def start_at_mount(self) -> None:
+        """Start what begin() asked for, at the step of its first question (TinyTuiApp.on_mount)."""
+        if self.pending is None:
+            return
+        cells, sample = self.pending
+        self.pending = None
+        self.host.apply(lambda s: s.set_practice(True, cells, sample), "practice")
+        place = self.start_place()
+        if place is not None:
+            number, backward, block = place
+            self.host.apply(lambda s: s.goto(number, backward, block), "go to the first question")
 
     def start_place(self) -> tuple[int, bool, int] | None:
         """Where a started practice opens: (step, in the backward walk, block) of its first question."""
@@ -67,12 +83,9 @@ class PracticeController:
         return self.state.cells(s.trace, s.params, grads, s.step, backward, s.here.block or 0)
 
     def value_of(self, source: Source) -> float:
-        s = self.host.session
-        name, index = source
         try:
-            arr = s.trace[name] if name in s.trace else s.gradients[name]
-            return float(arr[index])
-        except (KeyError, IndexError, ValueError):
+            return self.host.session.cell_value(source)
+        except Refused:
             return math.nan  # a cell this run does not have (a shorter prompt)
 
     def shown(self) -> Shown | None:
@@ -120,11 +133,13 @@ class PracticeController:
         return cell_text(*source, self.host.session.trace.cfg.n_blocks)
 
     def hint_text(self, source: Source, rung: int) -> str:
-        return f"hint {rung} of 3: {hint(self.question(source), rung, self.host.session.trace.cfg.n_blocks)}"
+        s = self.host.session
+        return hint_line(s.trace, s.params, s.gradients, source, rung)
 
     # ---- answering -------------------------------------------------------------------------------
     def toggle(self) -> None:
-        self.state.on = not self.state.on
+        on = not self.state.on
+        self.host.apply(lambda s: s.set_practice(on), "practice")
         if self.state.on:
             self.host.notify(
                 "Practice: each step's values are '?' until you work them out. Enter on a '?' to answer, "
@@ -132,7 +147,6 @@ class PracticeController:
                 title="Practice on",
                 timeout=6,
             )
-        self.host.refresh_views()
         self.host.refresh_bindings()
 
     def answer(self) -> None:
@@ -146,12 +160,13 @@ class PracticeController:
         title = f"Your value for {self.cell(source)}" + (f" — {note}" if note else "")
 
         def submit(text: str) -> str | None:
-            g = self.state.answer(source, text, self.value_of(source))
-            self.host.refresh_views()
-            if g.correct:
-                self.host.notify(f"✓ {self.cell(source)} = {num(g.expected)}", title="Right", timeout=3)
+            event = self.host.apply(lambda s: s.answer(source[0], source[1], text), "answer")
+            if event is None:  # refused: the notice says why
                 return None
-            return f"{g.said}. {self.hint_text(source, self.state.rung(source))}"
+            if event.data["correct"]:  # type: ignore[attr-defined]
+                self.host.notify(event.data["shown"], title="Right", timeout=3)  # type: ignore[attr-defined]
+                return None
+            return event.data["shown"]  # type: ignore[attr-defined]
 
         self.host.push_screen(AskScreen(title, "", words, submit))
 
@@ -160,9 +175,9 @@ class PracticeController:
         if source is None:
             self.host.bell()
             return
-        rung = self.state.more_hint(source)
-        self.host.notify(self.hint_text(source, rung), title=f"Hint for {self.cell(source)}", timeout=8)
-        self.host.inspect()
+        event = self.host.apply(lambda s: s.more_hint(source[0], source[1]), "hint")
+        if event is not None:
+            self.host.notify(event.data["shown"], title=f"Hint for {self.cell(source)}", timeout=8)  # type: ignore[attr-defined]
 
     def show(self) -> None:
         """After the inspector (TinyTuiApp.inspect): on a cell still to work out it says how to answer and
