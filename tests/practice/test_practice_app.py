@@ -101,9 +101,9 @@ async def test_a_step_hidden_answered_and_scored():
         assert src == ("blocks.0.scores.1", (0, 1))
         await answer(pilot, app, num(app.session.trace["blocks.0.scores.1"][0, 1]))
         assert "this step 2/32" in status(app)
-        await keys(pilot, "8")  # another step asks its own; the overall score counts both
+        await keys(pilot, "8")  # on a cell answered right a digit jumps: another step asks its own
         assert "practice: this step 0/48 · overall 2/80" in status(app)
-        await keys(pilot, "7")
+        await keys(pilot, "p")  # (on a ? a digit would start an answer)
         assert shown(app, src).startswith("✓")
         await keys(pilot, "k")  # off: every number is back
         assert shown(app, ("blocks.0.scores.1", (1, 0))) == "1.0170"
@@ -302,3 +302,16 @@ async def test_a_practice_in_the_app_is_recorded_and_replays(tmp_path):
     replayer.apply_all(again)
     assert replayer.diverged is None
     assert again.practice.rung(first) == 2 and again.practice.sample == Sample(7, False, 0, 2, 3)
+
+
+@pytest.mark.asyncio
+async def test_typing_a_digit_on_a_question_starts_the_answer():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "7", "k", "tab", "down", "1")  # scores.1[1,0] is 1.0170; "1" opens the box with it
+        assert isinstance(app.screen, AskScreen) and app.session.step == 7  # not a jump to step 1
+        assert app.screen.query_one(Input).value == "1"
+        await keys(pilot, "full_stop", "0", "1", "7", "0", "enter")
+        assert shown(app, ("blocks.0.scores.1", (1, 0))) == "✓1.0170"
+        await keys(pilot, "1")  # on a cell answered right a digit is a step again
+        assert app.session.step == 1

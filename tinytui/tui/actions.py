@@ -79,6 +79,7 @@ class Host(Protocol):
 
 
 JUMP = "jump to step 1–9"
+TYPE = "practice: type a value on a ?"
 
 # Order matters where two actions share a key: the first that applies takes it (n replays while a
 # replay runs, else goes through the presenter's tables while presenting, else steps; b enters the
@@ -206,6 +207,13 @@ ACTIONS: tuple[Action, ...] = (
     Action("practice-answer", "enter", "practice.answer", "Answer",
            "Practice: type your value for the ? under the cursor; right when it agrees to the 4 decimals "
            "shown", "Answer the ? under the cursor", show=True, when="practice.can_answer", priority=True),
+    *(
+        Action(f"practice-type-{name}", key, "practice.answer", "Type a value",
+               "Practice: start typing your value for the ? under the cursor (the answer box opens with it)",
+               args=(char,), when="practice.can_answer", priority=True, group=TYPE)
+        for name, key, char in (*((str(d), str(d), str(d)) for d in range(10)),
+                                ("minus", "minus", "-"), ("point", "full_stop", "."))
+    ),
     Action("practice-hint", "h", "practice.more_hint", "Hint",
            "Practice: one more hint for the ? under the cursor (its cells, its formula, the formula with the "
            "numbers in)", "Hint for the ? under the cursor", show=True, when="practice.can_answer"),

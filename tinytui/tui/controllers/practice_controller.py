@@ -15,7 +15,9 @@ import math
 import os
 from pathlib import Path
 
-from tinytui.model.io.presets import DEFAULT
+from textual.widgets import Input
+
+from tinytui.model.io.presets import DEFAULT, presets
 from tinytui.model.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
 from tinytui.model.practice.questions import Question, cell_text
 from tinytui.model.why.explain import explain
@@ -149,7 +151,8 @@ class PracticeController:
             )
         self.host.refresh_bindings()
 
-    def answer(self) -> None:
+    def answer(self, typed: str = "") -> None:
+        """Ask for the value of the ? under the cursor (typed: the key that opened the box, already in it)."""
         source = self.focused()
         if source is None:
             self.host.bell()
@@ -168,7 +171,10 @@ class PracticeController:
                 return None
             return event.data["shown"]  # type: ignore[attr-defined]
 
-        self.host.push_screen(AskScreen(title, "", words, submit))
+        screen = AskScreen(title, typed, words, submit)
+        self.host.push_screen(screen)
+        if typed:  # the key that opened the box is its first character: go on typing after it
+            self.host.call_after_refresh(_cursor_to_end, screen)
 
     def more_hint(self) -> None:
         source = self.focused()
@@ -273,6 +279,14 @@ class PracticeController:
                 self.host.notify(f"Could not write {path}: {exc.strerror or exc}", severity="error")
                 return
             self.host.notify(f"Saved {path}. A student opens it with: tinytui practice {path}", title="Saved")
+            model = self.model_text()
+            if model is not None and model not in presets() and not Path(model).exists():
+                self.host.notify(
+                    f"The lesson names its model {model!r}, which is no preset: put the model file's path in "
+                    'its "model" field (a path relative to the lesson is read from the lesson\'s folder).',
+                    severity="warning",
+                    timeout=10,
+                )
 
         self.host.push_screen(
             PathScreen(
@@ -283,6 +297,11 @@ class PracticeController:
             ),
             chosen,
         )
+
+
+def _cursor_to_end(screen: AskScreen) -> None:
+    for box in screen.query(Input):
+        box.cursor_position = len(box.value)
 
 
 @never_raises
