@@ -16,7 +16,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.notifications import Notification, Notify
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import ThemeProvider
 from textual.widget import AwaitMount
@@ -45,6 +45,7 @@ from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
 from tinytui.tui.screens.main_screen import MainScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
+from tinytui.tui.toasts import Toasts
 from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.grid.grid import Grid
 from tinytui.tui.widgets.lean import Pane, Row, draw_only_what_changed
@@ -74,6 +75,7 @@ class TinyTuiApp(App[None]):
         large: bool = False,  # --large: open in the presenter view
     ) -> None:
         super().__init__()
+        self.toasts = Toasts(self)  # the notices raised (toasts.py)
         draw_only_what_changed()  # a typed character redraws its line, not every widget (lean.py)
         self.session = session
         self.steps = StepController(self)
@@ -117,6 +119,8 @@ class TinyTuiApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if self.leaving and isinstance(event, events.InputEvent):
             return
+        if isinstance(event, (events.Key, events.MouseDown)):
+            self.toasts.input_taken()
         await super().on_event(event)
 
     def typing(self) -> bool:
@@ -245,15 +249,18 @@ class TinyTuiApp(App[None]):
         self.refresh_views()
         return result
 
-    _refusal: Notification | None = None  # the refusal notice on screen: the next one replaces it
-
     def refuse(self, message: str, title: str = "Not done", severity: str = "error") -> None:
         """Say why something was not done, in place of the last such notice (three bad values typed at
         a cell leave one notice, naming the last, rather than a pile over the table being edited)."""
-        if self._refusal is not None:
-            self._unnotify(self._refusal)  # Textual's own removal (a notice already gone is a no-op)
-        self._refusal = Notification(message, title, severity, self.NOTIFICATION_TIMEOUT)  # type: ignore[arg-type]
-        self.post_message(Notify(self._refusal))
+        self.toasts.refuse(message, title, severity, self.NOTIFICATION_TIMEOUT)  # type: ignore[arg-type]
+
+    def notify(  # type: ignore[override]
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+        timeout: float | None = None, markup: bool = True,
+    ) -> None:  # fmt: skip
+        """Textual's notify, kept track of: a notice about one step goes when the step changes."""
+        timeout = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        self.toasts.notify(message, title, severity, timeout, markup)
 
     def view(self) -> View:
         notes = (*self.recording.status(), *self.practice.status())
@@ -276,6 +283,9 @@ class TinyTuiApp(App[None]):
         """The inspector says what the focused cell is and why it has its value; its operands light up."""
         self.why.show()
         self.practice.show()  # practice: a '?' cell says how to answer it, not its value
+        s = self.session
+        self.toasts.step_shown((s.step, s.block, s.mode.backward))
+        self.toasts.place(self.focused, *self.size)  # never over the cursor's row
 
     # ---- layout --------------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
