@@ -2,7 +2,7 @@
 same weights measured in the same process. By hand (needs the gpt2 extra, `pip install -e '.[gpt2]'`):
 
 python benchmarks/bench_gpt2_session.py [FOLDER]   # default /tmp/gpt2-small, written there if missing
-python benchmarks/bench_gpt2_session.py --only targets|rounds|threads [FOLDER]
+python benchmarks/bench_gpt2_session.py --only targets|rounds|threads|terminal [FOLDER]
 
 The checkpoint is bench_gpt2.make's (random weights of GPT-2 small's exact shapes); the prompt is 16
 tokens. Every part runs in a fresh process with the BLAS thread policy the `tinytui` command sets
@@ -21,6 +21,10 @@ rounds   peak RSS (getrusage maxrss) after each of 10 rounds of: an edit committ
          rounds ≤ 1.05× after the first.
 threads  a forward (tinytui's run) and the whole backward with OpenBLAS at 1 and at 2 threads, the
          machine as it is and with one busy process beside it (what another user's tests do).
+terminal the `tinytui` command itself in a pseudo-terminal of 120×40 (its real driver, its real output,
+         its own thread policy): a key's bytes written → the last byte of the screen's update (no
+         output for QUIET seconds after it), median of 5: n and p at step 8, b, d, and at block 12's step 9
+         an edit typed in the W_O table (Enter, a value, Enter: the last Enter timed) and u.
 Results also go to benchmarks/results/gpt2_session.txt.
 """
 
@@ -255,6 +259,110 @@ def busy() -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", "while True: sum(range(10_000))"])
 
 
+# ---- terminal ---------------------------------------------------------------------------------------
+PROMPT_TEXT = "The capital of France is Pa"  # the same 16 pieces as start_state's prompt
+QUIET = 0.3  # seconds without output that end a key's update
+
+
+class Terminal:
+    """The tinytui command in a pseudo-terminal: keys in as bytes, the time of the last output byte."""
+
+    def __init__(self, argv: list[str], size: tuple[int, int] = (120, 40)) -> None:
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the command, as a user starts it
+            os.environ["TERM"] = "xterm-256color"
+            os.execv(argv[0], argv)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.bytes = 0
+        self.drawn = b""  # what the last settle read
+
+    def settle(self, quiet: float = QUIET, until: bytes = b"", limit: float = 300.0) -> float:
+        """Read until the output holds `until` (if given) and then nothing more comes for quiet
+        seconds; the time of the last byte read (perf_counter)."""
+        import select
+
+        start = last = time.perf_counter()
+        seen = b""
+        self.drawn = b""
+        while time.perf_counter() - start < limit:
+            ready, _, _ = select.select([self.fd], [], [], quiet)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 1 << 16)
+                except OSError:  # the command ended
+                    break
+                self.bytes += len(chunk)
+                self.drawn += chunk
+                if until and until not in seen:
+                    seen = seen[-len(until) :] + chunk
+                last = time.perf_counter()
+            elif not until or until in seen:
+                break
+        return last
+
+    def key(self, data: bytes) -> float:
+        """Seconds from the key's bytes written to the last byte of what the app drew for it: the
+        first byte waited for however long it takes, then until nothing comes for QUIET seconds."""
+        import select
+
+        self.settle(0.15)
+        t0, before = time.perf_counter(), self.bytes
+        os.write(self.fd, data)
+        ready, _, _ = select.select([self.fd], [], [], 120.0)
+        if not ready:
+            raise RuntimeError(f"the app drew nothing for the key {data!r}")
+        last = self.settle()
+        assert self.bytes > before
+        return last - t0
+
+    def close(self) -> None:
+        import signal
+
+        os.kill(self.pid, signal.SIGTERM)
+        os.waitpid(self.pid, 0)
+
+
+def terminal(folder: Path) -> dict:
+    command = str(Path(sys.executable).parent / "tinytui")
+    argv = [command, "--model", str(folder), "--prompt", PROMPT_TEXT, "--target", "<|endoftext|>"]
+    t0 = time.perf_counter()
+    term = Terminal(argv)
+    out: dict[str, list[float]] = {"first screen": [term.settle(until=b"Tokens to ids") - t0]}
+    try:
+        term.key(b"8")
+        for _ in range(5):
+            out.setdefault("n", []).append(term.key(b"n"))
+            out.setdefault("p", []).append(term.key(b"p"))
+        for _ in range(3):
+            out.setdefault("b", []).extend([term.key(b"b"), term.key(b"b")])
+            out.setdefault("d", []).extend([term.key(b"d"), term.key(b"d")])
+        term.key(b"9")
+        for _ in range(11):
+            term.key(b"]")
+        for _ in range(40):  # Tab from table to table, up to the first weight's (W_O): its cell hint
+            term.key(b"\t")
+            if b"to edit" in term.drawn:
+                break
+        else:
+            raise RuntimeError("no table of weights to edit at step 9")
+        confirmed = 0
+        for i in range(5):
+            term.key(b"\r")  # the editor opens on the focused cell of W_O
+            for ch in f"0.{i + 1}":
+                term.key(ch.encode())
+            out.setdefault("an edit's Enter, last block", []).append(term.key(b"\r"))
+            confirmed += b"edited weight" in term.drawn  # the status line counts it
+            out.setdefault("u", []).append(term.key(b"u"))
+    finally:
+        term.close()
+    return {k: statistics.median(v) for k, v in out.items()} | {"bytes": term.bytes, "edits": confirmed}
+
+
 # ---- the parent -------------------------------------------------------------------------------------
 def child(what: str, folder: Path, env: dict | None = None) -> dict:
     out = subprocess.run(
@@ -274,7 +382,7 @@ def main(argv: list[str]) -> None:
         what, folder = argv[1], Path(argv[2])
         if what != "threads":
             limit_blas_threads()
-        found = {"targets": targets, "threads": threads}.get(what)
+        found = {"targets": targets, "threads": threads, "terminal": terminal}.get(what)
         result = found(folder) if found else rounds(what.split(":")[1], folder)
         print(json.dumps(result))
         return
@@ -347,6 +455,18 @@ def main(argv: list[str]) -> None:
                     f" {r['bare forward'] * 1e3:.0f} ms, tinytui forward {r['forward'] * 1e3:.0f} ms,"
                     f" whole backward {r['backward'] * 1e3:.0f} ms"
                 )
+    if only in (None, "terminal"):
+        r = child("terminal", folder)
+        if "error" in r:
+            say(f"terminal failed: {r['error']}")
+        else:
+            edits, drawn = r.pop("edits"), r.pop("bytes")
+            say(
+                f"the tinytui command in a 120×40 pseudo-terminal ({drawn:,} bytes drawn; {edits} of 5"
+                " edits seen on its status line):"
+            )
+            for key, value in r.items():
+                say(f"  {key:<30} {value * 1e3:8.1f} ms (key → last byte drawn; medians)")
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text("\n".join(lines) + "\n")
     print(f"\nwritten to {RESULTS}")
