@@ -10,8 +10,8 @@ tokens. Every part runs in a fresh process with the BLAS thread policy the `tiny
 
 targets  the floor: bench_gpt2.bare_forward (GPT-2's arithmetic and nothing else), median of 9. Then the
          session's moves (median of 5, each a fresh edit): an edit of a cell of W_2 in the last block
-         and in the first, undo, redo; and in a headless Pilot at 120×40 (as bench_view.py times a key:
-         key sent → one pause, floor included), a step change n, b (enter and leave the walk) and d (∂L/∂w
+         and in the first, undo, redo; and in a headless Pilot at 120×40 (Pilot.press(key) → one
+         pause, the pause floor included), a step change n, b (enter and leave the walk) and d (∂L/∂w
          shown and hidden) at block 1's step 8, an edit committed in the last block (as Enter in the
          editor commits it: EditController.edit_cell, the note and the redraw) and u. Issue 29's
          targets: edit in the last block ≤ 0.3×, first block ≤ 1.3×, undo ≤ 0.1×, a step change ≤
@@ -52,6 +52,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 RESULTS = HERE / "results" / "gpt2_session.txt"
+SIZE = (120, 40)
 TOKENS = 16
 ROUNDS = 10
 TARGETS = {  # issue 29: the most each may take, as a multiple of the bare forward
@@ -107,6 +108,24 @@ def bare_floor(model, state) -> float:
     return median_time(lambda: bare_forward(params, blocks, ids, cfg), 9)
 
 
+async def floor(pilot, repeats: int) -> float:
+    """One `pilot.pause()` with nothing to do (median): what waiting for the app to be idle costs."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        await pilot.pause()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+async def timed(pilot, key: str) -> float:
+    """Pilot.press(key) → one pause: the key handled and the screen drawn (its floor included)."""
+    t0 = time.perf_counter()
+    await pilot.press(key)
+    await pilot.pause()
+    return time.perf_counter() - t0
+
+
 # ---- targets ----------------------------------------------------------------------------------------
 def session_moves(model, state) -> dict[str, float]:
     from tinytui.session.session import Session
@@ -123,8 +142,6 @@ def session_moves(model, state) -> dict[str, float]:
 
 
 async def app_keys(model, state) -> dict[str, float]:
-    from bench_view import SIZE, floor, timed
-
     from tinytui.cli import collector
     from tinytui.session.session import Session
     from tinytui.tui.app import TinyTuiApp
@@ -183,7 +200,7 @@ def enter(app, name: str, index: tuple[int, ...], text: str) -> None:
 
 
 async def timed_enter(app, pilot, name: str, index: tuple[int, ...], text: str) -> float:
-    """The edit committed → one pause (as bench_view times a key: the floor included)."""
+    """The edit committed → one pause (the floor included)."""
     t0 = time.perf_counter()
     enter(app, name, index, text)
     await pilot.pause()
@@ -202,8 +219,6 @@ def targets(folder: Path) -> dict:
 
 # ---- rounds -----------------------------------------------------------------------------------------
 async def app_rounds(model, state) -> list[int]:
-    from bench_view import SIZE
-
     from tinytui.cli import collector
     from tinytui.session.session import Session
     from tinytui.tui.app import TinyTuiApp

@@ -61,8 +61,11 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         if old is None or old.shape != new.shape:
             out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
             continue
-        if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved
-            out[name] = TensorDiff(name, np.zeros(new.shape, bool), np.zeros(new.shape), False)
+        if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved,
+            # said by read-only views of one zero (GPT-2 small keeps hundreds of tensors per edit)
+            out[name] = TensorDiff(
+                name, np.broadcast_to(False, new.shape), np.broadcast_to(0.0, new.shape), False
+            )
             continue
         delta = new - old
         # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
