@@ -6,7 +6,7 @@ headline for it (headline). Nothing else branches on a kind's name.
 
 KINDS maps each Kind to its definition; decode_event() checks one event line against the recorded
 model. Like the rest of the log's decoding it trusts nothing in the file and raises one BadLine naming
-the field. The words come from tinytui.recording.wording.
+the field. The words come from tinytui.recording.recording_words.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from tinytui.recording.log_values import (
     token,
     tokens,
 )
-from tinytui.recording.wording import cell_name, change_words, mode_words, step_heading, switch_name
-from tinytui.recording.wording import number as exact
+from tinytui.recording.recording_words import cell_name, change_words, mode_words, step_heading, switch_name
+from tinytui.recording.recording_words import number as exact
 from tinytui.report.tables import fmt
 from tinytui.session.practice_state import Sample
 from tinytui.session.session import Session

@@ -14,9 +14,9 @@ from __future__ import annotations
 from tinytui.model.backward.walk_stages import backward_stage_for
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.recording.event_kinds import KINDS
+from tinytui.recording.recording_words import step_heading
 from tinytui.recording.replay import Recording, Replayer
 from tinytui.recording.transcript import change_facts, largest_changes, prediction_text, weights_summary
-from tinytui.recording.wording import step_heading
 from tinytui.report.print_window import picks_of
 from tinytui.report.render import markdown_backward_report, markdown_report, markdown_table
 from tinytui.report.step_report import backward_report, stage_report

@@ -24,7 +24,7 @@ from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import Trace
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.event_kinds import KINDS
-from tinytui.recording.wording import cell_name, step_heading
+from tinytui.recording.recording_words import cell_name, step_heading
 from tinytui.report.display_names import display
 from tinytui.report.print_window import picks_of
 from tinytui.report.render import plain_backward_report, plain_report, plain_table
