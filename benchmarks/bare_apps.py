@@ -1,9 +1,10 @@
-"""Bare Textual apps that bench_view measures beside tinytui, in the same Pilot and the same run.
+"""A bare Textual app that bench_view measures beside tinytui, in the same run and the same kind of
+pseudo-terminal: one Line-API ScrollView that formats and draws all of the screen's lines anew on every
+key (x), 24 styled numbers a line, as a step's tables are numbers in styled cells. What drawing a whole
+screen costs Textual and Python with nothing else on the screen: the floor a key that redraws a screen
+of tables is measured against.
 
-OneLine: a key changes one number on one line: the least a key that draws anything can measure.
-Canvas: a key has one widget draw every line of the screen anew (40 lines of 24 styled numbers at
-120×40): what drawing a whole step's worth of screen costs when one widget draws it, without the many
-widgets, layouts and containers of tinytui's screen.
+python benchmarks/bare_apps.py      # the app, in the terminal it is started in (bench_view starts it)
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
-from textual.widgets import Static
 
 # 64 styles (colour, background, some bold), as a shaded table's cells have
 _STYLES = [
@@ -28,24 +29,19 @@ _STYLES = [
 ]
 
 
-class OneLine(App[None]):
-    BINDINGS: ClassVar = [("x", "bump")]
+class Lines(ScrollView):
+    """Every line formatted and drawn anew after each key: nothing is kept between frames."""
 
-    def compose(self):
-        yield Static("0")
-
-    def action_bump(self) -> None:
-        line = self.query_one(Static)
-        line.update(str(int(str(line.content)) + 1))
-
-
-class _Lines(Widget):
-    DEFAULT_CSS = "_Lines { width: 100%; height: 100%; }"
+    DEFAULT_CSS = "Lines { width: 100%; height: 100%; }"
     turn = 0
 
+    def on_mount(self) -> None:
+        self.virtual_size = Size(5 * 24, 200)
+
     def render_line(self, y: int) -> Strip:
+        row = y + round(self.scroll_y)
         cells = [
-            Segment(f"{(self.turn + 7 * y + i) % 1000:4d} ", _STYLES[(y + i + self.turn) % 64])
+            Segment(f"{((self.turn + 7 * row + i) % 1000) / 97:.3f} "[:5], _STYLES[(row + i + self.turn) % 64])
             for i in range(24)
         ]
         return Strip(cells, 5 * 24)
@@ -55,9 +51,13 @@ class Canvas(App[None]):
     BINDINGS: ClassVar = [("x", "bump")]
 
     def compose(self):
-        yield _Lines()
+        yield Lines()
 
     def action_bump(self) -> None:
-        lines = self.query_one(_Lines)
+        lines = self.query_one(Lines)
         lines.turn += 1  # every line's numbers and styles change
         lines.refresh()
+
+
+if __name__ == "__main__":
+    Canvas().run()

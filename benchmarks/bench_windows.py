@@ -56,7 +56,7 @@ async def _measure(path: str, figure: str) -> tuple[float, float, str]:
     from tinytui.session.state import State
     from tinytui.tui.app import TinyTuiApp
     from tinytui.tui.screens.param_browser import ParamScreen
-    from tinytui.tui.widgets.grid.grid import Grid
+    from tinytui.tui.widgets.step_view import StepView
 
     model = load(path)
     app = TinyTuiApp(Session(model, State(model.params, model.prompt, model.target, Switches(), DEFAULT_LR)))
@@ -65,7 +65,7 @@ async def _measure(path: str, figure: str) -> tuple[float, float, str]:
         floor = await pause_floor(pilot, 10)
         if figure == "browser pan":
             app.edits.edit_parameter("blocks.0.W_1")
-            while not isinstance(app.screen, ParamScreen) or not app.screen.query(Grid):
+            while not isinstance(app.screen, ParamScreen) or not app.screen.query(StepView):
                 await pilot.pause()
             await pilot.pause()
         t0 = time.perf_counter()
@@ -75,12 +75,12 @@ async def _measure(path: str, figure: str) -> tuple[float, float, str]:
         elif figure == "browser W_1":
             app.edits.edit_parameter("blocks.0.W_1")
             await pilot.pause()
-            while not isinstance(app.screen, ParamScreen) or not app.screen.query(Grid):
+            while not isinstance(app.screen, ParamScreen) or not app.screen.query(StepView):
                 await pilot.pause()  # pushing a screen takes a few frames: count them all
         else:
             await pilot.press("J")
         took = time.perf_counter() - t0
-        grids = app.screen.query(Grid)
+        grids = app.screen.query(StepView)
         shown = ", ".join(f"{g.spec.title} {g.spec.shape[0]}×{g.spec.shape[1]}" for g in grids if g.display)
     return took, floor, shown
 

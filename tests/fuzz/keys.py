@@ -31,8 +31,8 @@ from tinytui.tui.screens.help_screen import HelpScreen
 from tinytui.tui.screens.param_browser import ParamScreen
 from tinytui.tui.screens.path_screen import PathScreen
 from tinytui.tui.screens.pick_screen import PickScreen
-from tinytui.tui.widgets.grid.grid import Grid
 from tinytui.tui.widgets.step_list import StepList
+from tinytui.tui.widgets.step_view import StepView
 
 SIZES = [(120, 40), (80, 24), (40, 12), (20, 6)]
 QUIT = {"q", "ctrl+q", "ctrl+c"}
@@ -53,7 +53,7 @@ def _keys_of(bindings) -> set[str]:
 
 def bound_keys() -> list[str]:
     keys = {k for a in ACTIONS for k in a.keys.split(",") if k}
-    for widget in (Grid, StepList, ConfirmScreen, HelpScreen, ParamScreen, PathScreen, PickScreen):
+    for widget in (StepView, StepList, ConfirmScreen, HelpScreen, ParamScreen, PathScreen, PickScreen):
         keys |= _keys_of(widget.BINDINGS)
     keys |= {"tab", "shift+tab", "up", "down", "left", "right", "escape", "enter", "ctrl+p", "backspace"}
     keys |= {"ctrl+u", "home", "end", "pageup", "pagedown", "e", "y", "n", "."}

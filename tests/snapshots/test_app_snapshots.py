@@ -3,8 +3,8 @@
 import pytest
 
 from tests.apps import make_app
+from tests.tui.helpers import grid
 from tinytui.tui.app import TinyTuiApp
-from tinytui.tui.widgets.step_panes import StepPanes
 
 W_O = "param:blocks.0.W_O"
 
@@ -21,7 +21,7 @@ def app() -> TinyTuiApp:
 async def focus_w_o(pilot) -> None:
     await pilot.press("9")
     await pilot.pause()
-    pilot.app.query_one(StepPanes).grid(W_O).focus()
+    grid(pilot.app, W_O).focus()
     await pilot.pause()
 
 

@@ -5,8 +5,8 @@ Regenerate with `pytest tests/snapshots --snapshot-update`, then look at each as
 import pytest
 
 from tests.apps import make_app
+from tests.tui.helpers import grid
 from tests.view.test_view_layer import random_app
-from tinytui.tui.widgets.step_panes import StepPanes
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +21,7 @@ def cursor_at(step: str, key: str, row: int, col: int):
         await pilot.press(step)
         await pilot.pause()
         pilot.app.clear_notifications()
-        g = pilot.app.query_one(StepPanes).grid(key)
+        g = grid(pilot.app, key)
         g.focus()
         await pilot.pause()
         g.move_to(row, col)

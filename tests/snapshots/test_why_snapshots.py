@@ -4,7 +4,7 @@ Regenerate with `pytest tests/snapshots --snapshot-update`, then look at each.""
 import pytest
 
 from tests.apps import make_app
-from tinytui.tui.widgets.step_panes import StepPanes
+from tests.tui.helpers import grid
 
 
 @pytest.fixture(autouse=True)
@@ -15,7 +15,7 @@ def no_user_settings(tmp_path, monkeypatch):
 async def on_score(pilot) -> None:
     await pilot.press("7")
     await pilot.pause()
-    g = pilot.app.query_one(StepPanes).grid("output:blocks.0.scores.{h}")
+    g = grid(pilot.app, "output:blocks.0.scores.{h}")
     g.focus()
     await pilot.pause()
     g.move_to(1, 4)  # scores.2[1,0]
@@ -43,7 +43,7 @@ async def mask_off_on_first_row(pilot) -> None:
     await pilot.press("8")
     await pilot.pause()
     pilot.app.clear_notifications()
-    g = pilot.app.query_one(StepPanes).grid("output:blocks.0.attn.{h}")
+    g = grid(pilot.app, "output:blocks.0.attn.{h}")
     g.focus()
     await pilot.pause()
     g.move_to(0, 3)

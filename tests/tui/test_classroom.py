@@ -1,17 +1,10 @@
 """Classroom issue: one refusal notice at a time, theme switches repaint everything, "Edit" only on
 editable cells, and the step's first table on screen at 80×24 on every step."""
 
-from textual.widget import Widget
-from textual.widgets import Static
-
 from tests.apps import make_app
-from tests.tui.helpers import W_O, grid, info, open_editor, panes, press
+from tests.tui.helpers import W_O, grid, info, open_editor, press, view, words
 from tinytui.model.stages import LAST
 from tinytui.tui.widgets.footer import TinyFooter
-from tinytui.tui.widgets.grid.grid import Grid
-from tinytui.tui.widgets.logits_pane import LogitBars
-from tinytui.tui.widgets.step_info import StepInfo, StepMore
-from tinytui.tui.widgets.step_panes import Heading
 
 
 def errors(app) -> list[str]:
@@ -49,8 +42,9 @@ def styled_lines(app) -> list[list[tuple[str, object]]]:
 
 
 def info_styles(app) -> list[tuple[str, object]]:
-    widget = app.query_one(StepInfo)
-    return [(s.text, s.style) for y in range(widget.size.height) for s in widget.render_line(y)]
+    """The step's words above its tables, as the step view draws them."""
+    widget = view(app)
+    return [(s.text, s.style) for y in range(len(words(app)[0])) for s in widget.render_line(y)]
 
 
 async def test_theme_switch_at_step_8_repaints_the_step_text():
@@ -128,15 +122,12 @@ async def test_edit_comes_and_goes_as_the_cursor_moves(app):
         assert "Edit" in footer_keys(app)
 
 
-def first_made_table(app) -> Widget:
-    """The first table (or the bars) under the "Step N makes" heading."""
-    found = False
-    for widget in panes(app).walk_children():
-        if isinstance(widget, Heading) and widget.title_text.endswith(" makes"):
-            found = True
-        elif found and isinstance(widget, Grid | LogitBars) and widget.display:  # not one kept hidden
-            return widget
-    raise AssertionError("no table under “Step N makes”")
+def first_made_table(app) -> int:
+    """Where the first table (or the bars) under the "Step N makes" heading is on screen (its top)."""
+    widget = view(app)
+    made = next(i for i, h in enumerate(widget.blocks.headings) if h.text.endswith(" makes"))
+    box = next(b for b in widget.blocks.boxes if b.section == made)
+    return widget.region.y + box.y - round(widget.scroll_y)
 
 
 async def test_every_step_shows_its_first_table_at_80x24(app):
@@ -147,7 +138,7 @@ async def test_every_step_shows_its_first_table_at_80x24(app):
             await pilot.pause()
             await pilot.pause()
             assert app.session.step == step and main.scroll_y == 0
-            top = first_made_table(app).region.y
+            top = first_made_table(app)
             # its border, its header line and at least its first row are inside the visible area
             assert main.region.y <= top and top + 3 <= main.region.bottom, (step, top, main.region)
 
@@ -155,30 +146,25 @@ async def test_every_step_shows_its_first_table_at_80x24(app):
 async def test_short_terminal_keeps_the_whole_text_after_the_tables(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await press(pilot, "8")
-        more = app.query_one(StepMore)
-        assert more.has_class("-shown")
-        shown = str(app.query_one(StepInfo).render())
-        whole = str(more.render())
+        shown, after = (" ".join(lines) for lines in words(app))
         assert "all of it after the tables" in shown
-        assert "In the last row every head" not in shown and "In the last row every head" in whole
-        assert "causal mask ON" in whole
-        assert "last row every head" in info(app), "StepInfo.text is still the whole explanation"
-        children = list(app.query_one("#main").children)
-        assert children.index(more) > children.index(panes(app))
+        assert "In the last row every head" not in shown and "In the last row every head" in after
+        assert "causal mask ON" in after
+        assert "last row every head" in info(app), "the step's words are still the whole explanation"
 
 
 async def test_tall_terminal_shows_the_whole_text_on_top(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8")
-        assert not app.query_one(StepMore).has_class("-shown")
-        assert "In the last row every head" in str(app.query_one(StepInfo).render())
+        shown, after = (" ".join(lines) for lines in words(app))
+        assert not after.strip()
+        assert "In the last row every head" in shown
         # growing or shrinking across the line lays the text out again
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         await pilot.pause()
-        assert app.query_one(StepMore).has_class("-shown")
+        assert "In the last row every head" in " ".join(words(app)[1])
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         await pilot.pause()
-        assert not app.query_one(StepMore).has_class("-shown")
-        assert isinstance(app.query_one(StepMore), Static)
+        assert not " ".join(words(app)[1]).strip()

@@ -5,7 +5,7 @@ and print."""
 import re
 
 from tests.apps import make_app
-from tests.tui.helpers import grid
+from tests.tui.helpers import grid, tables
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
 from tinytui.present.grid_spec import GridSpec
@@ -79,7 +79,7 @@ async def test_the_first_residual_says_x_prime_in_its_title_and_the_inspector():
         assert grid(app, "output:blocks.0.hidden_pre").spec.title.startswith("h_pre = x′_n W_1 + b_1")
         app.steps.goto(15)
         await pilot.pause()
-        rows = [g.spec.rows[0] for g in app.query("Grid") if g.spec.title.startswith(("∂L/∂ℓ", "ℓ′", "p′"))]
+        rows = [g.spec.rows[0] for g in tables(app) if g.spec.title.startswith(("∂L/∂ℓ", "ℓ′", "p′"))]
         assert rows == ["∂L/∂ℓ", "ℓ′", "p′"]
 
 

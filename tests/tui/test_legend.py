@@ -19,7 +19,7 @@ async def test_attention_heatmap_has_a_sequential_key(app):
         await press(pilot, "8")
         attn = grid(app, "output:blocks.0.attn.{h}")
         key = attn.legend_text
-        assert key is not None and "0.00" in attn.border_subtitle  # drawn in the bottom border
+        assert key is not None and "0.00" in attn.frame()[-1]  # drawn in the bottom border
         words = key.plain.split()
         assert (words[0], words[-1]) == ("0.00", "1.00")
         colours = shades(key)

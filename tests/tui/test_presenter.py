@@ -5,22 +5,17 @@ from tests.apps import make_app
 from tests.tui.helpers import footer_keys, info, press
 from tinytui.cli.options import build_parser
 from tinytui.cli.serve_command import app_command
+from tinytui.present.grid_spec import GridSpec
 from tinytui.tui.widgets.footer import TinyFooter
-from tinytui.tui.widgets.grid.grid import Grid
-from tinytui.tui.widgets.step_panes import Heading, StepPanes
+from tinytui.tui.widgets.step_view import StepView
 
 
 def on_screen(app) -> list[str]:
     """The headings and table titles shown now, in screen order."""
-    out = []
-    for w in app.query_one(StepPanes).walk_children():
-        if not w.display or any(not a.display for a in w.ancestors if a is not app):
-            continue
-        if isinstance(w, Heading):
-            out.append(w.title_text)
-        elif isinstance(w, Grid):
-            out.append(w.spec.title)
-    return out
+    blocks = app.query_one(StepView).blocks
+    placed = [(h.y, h.text) for h in blocks.headings]
+    placed += [(b.y, b.item.title) for b in blocks.boxes if isinstance(b.item, GridSpec)]
+    return [text for _, text in sorted(placed)]
 
 
 def test_large_is_an_option_of_the_app_and_of_serve():
@@ -41,7 +36,7 @@ async def test_one_table_at_a_time_and_n_goes_through_them():
             "Step 8 makes · table 2 of 3 · n: the next",
             "A = softmax(S + M) — per head",
         ]
-        assert isinstance(app.focused, Grid) and app.focused.spec.title == "A = softmax(S + M) — per head"
+        assert isinstance(app.focused, StepView) and app.focused.spec.title == "A = softmax(S + M) — per head"
         await press(pilot, "n")
         assert on_screen(app) == [
             "From earlier steps · table 3 of 3 · n: the next step",
@@ -70,11 +65,12 @@ async def test_the_presenter_gives_the_table_more_room():
     for app in (plain, large):
         async with app.run_test(size=(120, 40)) as pilot:
             await press(pilot, "8")
-            mask = app.query_one(StepPanes).grid("output:mask")
-            sizes.append((mask.styles.padding, mask.region.x - app.query_one("#main").region.x))
-    (pad, x), (big_pad, big_x) = sizes
-    assert big_pad.top >= pad.top + 1 and big_pad.left >= pad.left + 2  # room inside the frame
-    assert big_x >= x + 2  # and around it
+            view = app.query_one(StepView)
+            mask = view.box_of("output:mask")
+            heading = next(h for h in view.blocks.headings if h.text.startswith("Step 8 makes"))
+            sizes.append((mask.x, mask.y - heading.y))
+    (x, below), (big_x, big_below) = sizes
+    assert big_x >= x + 2 and big_below >= below + 1  # room left of the table and above it
 
 
 async def test_presenting_through_the_backward_walk():
@@ -83,7 +79,7 @@ async def test_presenting_through_the_backward_walk():
         await press(pilot, "b")  # the walk starts at step 15
         first = on_screen(app)
         assert len([t for t in first if "table 1 of" in t]) == 1
-        pages = app.query_one(StepPanes).page_count()
+        pages = app.query_one(StepView).page_count()
         for _ in range(pages - 1):
             await press(pilot, "n")
         assert app.session.step == 15 and f"table {pages} of {pages}" in on_screen(app)[0]
@@ -96,7 +92,7 @@ async def test_at_the_last_step_n_stays_on_its_last_table():
     app = make_app(large=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "G")
-        pages = app.query_one(StepPanes).page_count()
+        pages = app.query_one(StepView).page_count()
         for _ in range(pages + 1):
             await press(pilot, "n")
         assert app.session.step == 16 and f"table {pages} of {pages}" in on_screen(app)[0]
@@ -107,10 +103,11 @@ async def test_at_80x24_the_heading_says_n_and_the_footer_keeps_n_p_help_and_qui
     async with app.run_test(size=(80, 24)) as pilot:
         await press(pilot, "G", "p", "p")  # step 15's fourth table of five (p walks back through them)
         await pilot.pause()
-        heading = next(w for w in app.query(Heading) if w.display)
-        assert app.session.step == 15 and heading.title_text.startswith("Step 15 makes · table 4 of 5")
-        main = app.query_one("#main")
-        assert main.region.y <= heading.region.y < main.region.bottom, "the heading is on screen"
+        view = app.query_one(StepView)
+        heading = view.blocks.headings[0]
+        assert app.session.step == 15 and heading.text.startswith("Step 15 makes · table 4 of 5")
+        y = view.region.y + heading.y - round(view.scroll_y)
+        assert view.region.y <= y < view.region.bottom, "the heading is on screen"
         keys = footer_keys(app)
         assert keys[-3:] == ["Help", "Quit", "palette"] and {"Next ›", "‹ Prev"} <= set(keys)
         assert len(app.query_one(TinyFooter).text()) <= 80

@@ -6,10 +6,9 @@ from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label, label_line
-from tinytui.present.grid_layout import MIN_BLOCKS, Shape, group_title, is_heatmap
+from tinytui.present.grid_layout import MIN_BLOCKS, Shape, is_heatmap
 from tinytui.present.view import View
 from tinytui.tui.controllers.why_controller import GLOSSARY
-from tinytui.tui.widgets.grid.drawing_lines import _clip
 
 MEANING = dict(GLOSSARY)
 
@@ -53,13 +52,6 @@ def test_the_columns_a_window_needs():
     assert (cols.start, cols.stop) == (3, 10)
     assert shape.columns_in(0, shape.label_w) == range(0)  # only the labels
     assert shape.columns_in(shape.xs[31], 10_000) == range(31, 32)
-
-
-def test_cut_titles_and_ticks_lose_whole_words():
-    assert _clip("head 1: A = softmax", 10, 12, 100) == ("   1: A = softmax", 12)  # 'head' cut: blank
-    assert _clip(" 10  12  14 ", 0, 0, 6) == (" 10   ", 0)  # '12' cut at the right edge: blank
-    assert group_title("head 1: A = softmax(S + M)", 10) == "head 1"
-    assert group_title("head 1: A = softmax(S + M)", 4) == "hea…"
 
 
 def test_each_kind_of_label_gets_its_glossary_line():

@@ -113,8 +113,8 @@ def test_step_15s_gradient_table_has_the_same_rows_and_one_for_the_rest():
 
 
 async def test_the_app_at_a_50257_token_vocabulary_shows_the_top_tokens_everywhere():
+    from tests.tui.helpers import grid
     from tinytui.tui.app import TinyTuiApp
-    from tinytui.tui.widgets.step_panes import StepPanes
     from tinytui.tui.widgets.watch_pane import WatchPane
 
     view = gpt2_sized_view()
@@ -131,22 +131,22 @@ async def test_the_app_at_a_50257_token_vocabulary_shows_the_top_tokens_everywhe
         app.steps.goto(15)
         await pilot.pause()
         await press(pilot, "b")
-        walk = app.query_one(StepPanes).grid("grad:grad.logits").spec
+        walk = grid(app, "grad:grad.logits").spec
         assert walk.rows[-2:] == ("t50000 (target)", f"⋯ {50_257 - TOP - 1:,} others")
 
 
 async def test_the_bars_and_their_tags_fit_beside_the_watch_pane():
-    from tinytui.tui.widgets.logits_pane import LogitBars
+    from tests.tui.helpers import logits_box
 
     app = make_app("--model", "woodland")
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "G", "p", "p", "W")
         await pilot.pause()
         await pilot.pause()  # the bars are laid out again for the narrower pane
-        bars, main = app.query_one(LogitBars), app.query_one("#main")
+        bars, main = logits_box(app), app.query_one("#main")
         lines = logits(app).splitlines()
         assert lines[0].endswith("◀ target ★ predicted") and lines[1].endswith("◀ ★")  # chuck: both
-        assert bars.region.right <= main.scrollable_content_region.right, "nothing cut at the pane's edge"
+        assert bars.x + bars.width <= main.scrollable_content_region.width, "nothing cut at the view's edge"
         await press(pilot, "W")  # the pane hidden: room for the long tags again
         await pilot.pause()
         await pilot.pause()

@@ -5,7 +5,7 @@ to within one unit of a channel."""
 import numpy as np
 
 from themes import palettes, scale
-from tinytui.tui.widgets.grid.style import LEVELS, level, shade_at
+from tinytui.tui.widgets.shading import LEVELS, level, shade_at
 
 
 def channels(colour) -> np.ndarray:

@@ -20,8 +20,8 @@ from tinytui.session.session import Session
 from tinytui.session.state import State
 from tinytui.tui.app import TinyTuiApp
 from tinytui.tui.screens.param_browser import ParamScreen
-from tinytui.tui.widgets.grid.grid import Grid
 from tinytui.tui.widgets.status_bar import Inspector
+from tinytui.tui.widgets.step_view import StepView
 
 PROMPT_IDS = (5, 250, 17, 5, 99)  # t5 twice: its row is shown once
 TARGET = 299
@@ -40,7 +40,9 @@ def app_of(m: ModelFile) -> TinyTuiApp:
 
 
 def screen_text(app) -> str:
-    return "\n".join(g.border_title or "" for g in app.screen.query(Grid))
+    views = list(app.screen.query(StepView))
+    headings = [h.text for v in views for h in v.blocks.headings]
+    return "\n".join(headings + [b.item.title for v in views for b in v.blocks.boxes])
 
 
 async def go(pilot, app, step: int) -> None:
@@ -62,7 +64,7 @@ async def test_step_2_shows_the_rows_of_E_the_prompt_reads():
         assert spec.title in screen_text(app)  # drawn as the table's title
         # and where the rest is, in the heading over the weights
         heading = "Weights it uses — Enter edits a cell · all of a big one: ctrl+p → Edit parameter…"
-        assert heading in "\n".join(str(s.render()) for s in app.screen.query("Static"))
+        assert heading in screen_text(app)
         for r, i in enumerate(rows):
             for c in (0, 7, 63):
                 assert spec.sources[r][c] == ("E", (i, c))  # E's own cell, not the window's
@@ -85,7 +87,7 @@ async def test_f_from_a_looked_up_value_lands_on_its_row_of_the_window():
         assert "E[250, 7]" in app.query_one(Inspector).text  # the formula names E's own cell
         await press(pilot, "F", "f")  # its second operand (the first is id[1])
         e = grid(app, "param:E")
-        assert app.focused is e and e.source == ("E", (250, 7)) and (e.row, e.col) == (1, 7)
+        assert app.focused is e.view and e.source == ("E", (250, 7)) and (e.row, e.col) == (1, 7)
 
 
 async def test_an_edit_in_the_window_lands_on_the_weights_own_cell():
@@ -125,7 +127,7 @@ async def test_W_1_shows_its_first_64_rows_and_columns_and_the_browser_pages_to_
         assert isinstance(screen, ParamScreen)
         footer = {b.binding.description for b in screen.active_bindings.values() if b.binding.show}
         assert {"Rows ↓", "Rows ↑", "Cols →", "Cols ←"} <= footer
-        table = screen.query_one(Grid)
+        table = screen.query_one(StepView)
         assert table.spec.title.endswith("rows 0–63 of 96 · columns 0–63 of 300 · J K: rows · H L: columns")
         await press(pilot, "J", "L", "L", "L", "L")  # rows: the last page; columns: four pages right
         assert table.spec.title.startswith("W_1 — rows 32–95 of 96 · columns 236–299 of 300")
@@ -140,11 +142,11 @@ async def test_W_1_shows_its_first_64_rows_and_columns_and_the_browser_pages_to_
         assert app.session.params[W_1][95, 299] == -1.5
         assert np.argwhere(app.session.params[W_1] != m.params[W_1]).tolist() == [[95, 299]]
         await press(pilot, "d")  # the gradient shows the same page
-        gradient = screen.query_one("#params-gradient", Grid)
-        assert gradient.display and gradient.spec.sources[63][63] == (f"grad.{W_1}", (95, 299))
+        gradient = table.blocks.boxes[1].item
+        assert gradient.sources[63][63] == (f"grad.{W_1}", (95, 299))
         await press(pilot, "K", "H")
         assert table.spec.title.startswith("W_1 — rows 0–63 of 96 · columns 172–235 of 300")
-        assert gradient.spec.sources[0][0] == (f"grad.{W_1}", (0, 172))
+        assert table.blocks.boxes[1].item.sources[0][0] == (f"grad.{W_1}", (0, 172))
 
 
 async def test_a_small_weight_has_no_pages():
@@ -154,7 +156,8 @@ async def test_a_small_weight_has_no_pages():
         await pilot.pause()
         await pilot.pause()
         screen = app.screen
-        assert screen.query_one(Grid).spec.shape == (96, 96)
+        tables = [b.item for b in screen.query_one(StepView).blocks.boxes]
+        assert sum(t.shape[1] for t in tables) == 96 and all(t.shape[0] == 96 for t in tables)
         assert not any(b.binding.action.startswith("pan") for b in screen.active_bindings.values())
 
 

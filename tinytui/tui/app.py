@@ -15,7 +15,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import ThemeProvider
@@ -43,16 +43,12 @@ from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
 from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
-from tinytui.tui.screens.main_screen import MainScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
 from tinytui.tui.toasts import Toasts
 from tinytui.tui.widgets.footer import TinyFooter
-from tinytui.tui.widgets.grid.grid import Grid
-from tinytui.tui.widgets.lean import Pane, Row, draw_only_what_changed
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
-from tinytui.tui.widgets.step_info import StepInfo
 from tinytui.tui.widgets.step_list import StepList
-from tinytui.tui.widgets.step_panes import StepPanes
+from tinytui.tui.widgets.step_view import StepView
 from tinytui.tui.widgets.watch_pane import WatchPane
 
 NARROW_WIDTH = 110  # below this the step list shows numbers only
@@ -76,7 +72,6 @@ class TinyTuiApp(App[None]):
     ) -> None:
         super().__init__()
         self.toasts = Toasts(self)  # the notices raised (toasts.py)
-        draw_only_what_changed()  # a typed character redraws its line, not every widget (lean.py)
         self.session = session
         self.steps = StepController(self)
         self.edits = EditController(self)
@@ -96,6 +91,12 @@ class TinyTuiApp(App[None]):
         if keymap:
             self.set_keymap(keymap)
         self.crash_report: CrashReport | None = None  # set by a crash: where the work was saved
+
+    user_keymap: dict[str, str] = {}  # action id -> keys, as set_keymap was given it (the help screen)
+
+    def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
+        self.user_keymap = dict(keymap)
+        super().set_keymap(keymap)
 
     # ---- leaving -------------------------------------------------------------------------------
     leaving = False  # q was taken (and answered): the app is closing
@@ -176,7 +177,7 @@ class TinyTuiApp(App[None]):
 
     def _palette_help(self, action: Action) -> str:
         note = self._method(action.note)(*action.args) if action.note else ""
-        keys = self._keymap.get(action.id, action.keys).split(",")[0]
+        keys = self.user_keymap.get(action.id, action.keys).split(",")[0]
         key = f"key {self.get_key_display(Binding(keys, ''))}" if keys else ""
         return " · ".join(part for part in (action.help, note, key) if part)
 
@@ -197,18 +198,13 @@ class TinyTuiApp(App[None]):
             self.notify(failed, severity="warning")
 
     # ---- the screen ----------------------------------------------------------------------------
-    def get_default_screen(self) -> Screen:
-        return MainScreen(id="_default")  # a key is drawn as soon as it is taken in (main_screen.py)
-
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
-        with Row(id="body"):
+        with Horizontal(id="body"):
             # not focus stops themselves: Tab goes from table to table; PageUp/PageDown scroll
-            with Pane(id="sidebar", can_focus=False):
+            with VerticalScroll(id="sidebar", can_focus=False):
                 yield StepList(id="steps")
-            with Pane(id="main", can_focus=False):
-                yield StepInfo(id="info")
-                yield StepPanes(id="panes")
+            yield StepView(id="main")  # the step's words and every table, one widget (step_view.py)
             yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place
         yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
@@ -275,9 +271,6 @@ class TinyTuiApp(App[None]):
                 if isinstance(node, ViewPart):
                     node.show(view)
         self.inspect()
-        # the step's pane shows the scrollbars these tables had last time, before they are laid out
-        panes = self.query_one(StepPanes)
-        self.query_one("#main", Pane).expect_bars((panes.signature, self.size, self.has_class("-presenting")))
 
     def inspect(self) -> None:
         """The inspector says what the focused cell is and why it has its value; its operands light up."""
@@ -322,7 +315,7 @@ class TinyTuiApp(App[None]):
         return super().push_screen(screen, callback, wait_for_dismiss, mode=mode)
 
     def scroll_main(self, pages: int) -> None:
-        main = self.query_one("#main", VerticalScroll)
+        main = self.query_one(StepView)
         if pages > 0:
             main.scroll_page_down(animate=False)
         else:
@@ -332,13 +325,13 @@ class TinyTuiApp(App[None]):
     def on_step_list_chosen(self, message: StepList.Chosen) -> None:
         self.steps.goto(message.step, message.block)
 
-    def on_grid_edit_submitted(self, message: Grid.EditSubmitted) -> None:
-        self.edits.edit_cell(message.ref, message.text, message.grid)
+    def on_step_view_edit_submitted(self, message: StepView.EditSubmitted) -> None:
+        self.edits.edit_cell(message.ref, message.text, message.view)
 
-    def on_grid_pick_requested(self, message: Grid.PickRequested) -> None:
+    def on_step_view_pick_requested(self, message: StepView.PickRequested) -> None:
         self.edits.change_token(message.ref.index[0])
 
-    def on_grid_cursor_moved(self, message: Grid.CursorMoved) -> None:
+    def on_step_view_cursor_moved(self, message: StepView.CursorMoved) -> None:
         self.inspect()
 
     def on_descendant_focus(self) -> None:
@@ -353,7 +346,7 @@ class TinyTuiApp(App[None]):
         )
         return [
             ("anywhere", now),
-            ("in a table", list(Grid.BINDINGS)),  # type: ignore[arg-type]
+            ("in a table", list(StepView.BINDINGS)),  # type: ignore[arg-type]
             ("in the step list", list(StepList.BINDINGS)),  # type: ignore[arg-type]
             ("panes", [b for b in Screen.BINDINGS if isinstance(b, Binding)]),
         ]

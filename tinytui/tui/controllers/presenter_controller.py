@@ -4,7 +4,7 @@ On, the step list is hidden and the step's tables are shown one at a time, each 
 heading ("Step 8 makes · table 1 of 3"), starting with the table the step makes. n and p walk through
 the step's tables first and then on to the next or previous step (which opens on its first table, or,
 going back, its last), so a talk is given with n alone. The app's -presenting class gives every table
-and heading more space (app.tcss). The tables themselves are the same widgets: StepPanes shows one page.
+and heading more space (app.tcss). The tables are the same: the step view shows one page.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class PresenterController:
             panes.show_page(panes.page + 1)
             return
         here = self.host.session.here, self.host.session.mode.backward
-        self.host.steps.next()  # the next step opens on its first table (StepPanes starts at page 0)
+        self.host.steps.next()  # the next step opens on its first table (the step view starts at page 0)
         if (self.host.session.here, self.host.session.mode.backward) == here:
             panes.show_page(panes.page)  # the last step: stay on its last table
 
@@ -62,6 +62,6 @@ class PresenterController:
             panes.show_page(panes.page_count() - 1)  # back into a step: at its last table
 
     def _panes(self):
-        from tinytui.tui.widgets.step_panes import StepPanes
+        from tinytui.tui.widgets.step_view import StepView
 
-        return self.host.query_one(StepPanes)  # type: ignore[attr-defined]
+        return self.host.query_one(StepView)  # type: ignore[attr-defined]

@@ -16,11 +16,10 @@ from tinytui.model.stages import params_read
 from tinytui.model.why.explain import CellError, explain
 from tinytui.model.why.rule_pieces import Operand, Why
 from tinytui.present.grid_labels import label_line
-from tinytui.present.grid_spec import Source
+from tinytui.present.grid_spec import GridSpec, LogitsSpec, Source
 from tinytui.report.display_names import display, in_formula
 from tinytui.tui.actions import Host
-from tinytui.tui.widgets.grid.grid import Grid
-from tinytui.tui.widgets.logits_pane import LogitBars
+from tinytui.tui.widgets.step_view import CellEditor, StepView
 
 
 class WhyController:
@@ -32,9 +31,16 @@ class WhyController:
         self._pending: Source | None = None  # where f is going once the new step's tables are mounted
 
     # ---- the focused cell ------------------------------------------------------------------------
-    def focused_source(self) -> Source | None:
+    def focused_table(self) -> StepView | None:
+        """The step view the keys move a cursor in (its editor open or not), if it has the focus."""
         focused = self.host.focused
-        return focused.source if isinstance(focused, Grid) else None
+        if isinstance(focused, CellEditor):
+            return focused.view
+        return focused if isinstance(focused, StepView) else None
+
+    def focused_source(self) -> Source | None:
+        focused = self.focused_table()
+        return focused.source if focused is not None else None
 
     def current(self) -> Why | None:
         """The Why of the focused cell, or None (no grid focused, a label or a token cell)."""
@@ -87,9 +93,9 @@ class WhyController:
         from tinytui.tui.widgets.status_bar import Inspector
 
         host = self.host
-        focused = host.focused
-        detail = focused.detail if isinstance(focused, Grid) else None
-        if isinstance(focused, Grid) and focused.label is not None:  # a label: its glossary line
+        focused = self.focused_table()
+        detail = focused.detail if focused is not None else None
+        if focused is not None and focused.label is not None:  # a label: its glossary line
             detail = label_line(focused.label, GLOSSARY, host.session.trace.cfg.dims)
         why = self.current()
         self.light(why)
@@ -105,11 +111,17 @@ class WhyController:
         """Mark the operands' cells in every table on screen (only the rows that change are drawn)."""
         wanted = {(op.name, op.index) for op in why.operands} if why is not None else set()
         # walk_children: the same widgets as query(), without matching a selector against every node
-        for g in self.host.screen.walk_children(Grid):
-            cells = (g.find(src) for src in wanted) if wanted else ()
-            g.set_lit(frozenset(c for c in cells if c is not None))
-        for bars in self.host.screen.walk_children(LogitBars):
-            bars.set_lit(frozenset(wanted & bars.sources()))
+        for view in self.host.screen.walk_children(StepView):
+            lit: dict[int, frozenset] = {}
+            for box in view.blocks.boxes if wanted else ():
+                item = box.item
+                if isinstance(item, GridSpec):
+                    where = item.where
+                    lit[box.index] = frozenset(where[src] for src in wanted if src in where)
+                elif isinstance(item, LogitsSpec):
+                    shown = {s for r in item.rows for s in (r.logit_source, r.prob_source) if s is not None}
+                    lit[box.index] = frozenset(wanted & shown)
+            view.set_lit(lit)
 
     # ---- following an operand --------------------------------------------------------------------
     def cycle(self) -> None:
@@ -182,13 +194,17 @@ class WhyController:
         """Focus the first table on screen that shows this cell and put the cursor on it (inputs=False:
         not a table of what earlier steps made)."""
         # walk_children: the same widgets as query(), without matching a selector against every node
-        for g in self.host.screen.walk_children(Grid):
-            at = g.find(target)
-            if at is not None and g.is_mounted and g.display and (inputs or g.spec.role != "input"):
-                g.focus()
-                g.move_to(*at)
-                self._pending = None
-                return True
+        for view in self.host.screen.walk_children(StepView):
+            for box in view.blocks.boxes:
+                item = box.item
+                if not isinstance(item, GridSpec) or (not inputs and item.role == "input"):
+                    continue
+                at = item.where.get(target)
+                if at is not None:
+                    view.focus()
+                    view.move_to(*at, table=box.index)
+                    self._pending = None
+                    return True
         return False
 
     def step_of(self, name: str) -> tuple[step_path.Step | None, bool]:

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 
 def keys_of(app: App, binding: Binding) -> list[str]:
-    keymap = getattr(app, "_keymap", {})  # set by App.set_keymap: binding id -> keys
+    keymap = getattr(app, "user_keymap", {})  # binding id -> keys, as the settings gave them
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
     return [app.get_key_display(binding.with_key(k.strip())) for k in keys.split(",") if k.strip()]
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
@@ -17,10 +17,11 @@ from tinytui.model.backward.gradients import grad_name
 from tinytui.model.names import canonical, label
 from tinytui.present.cells import param_grid
 from tinytui.present.gradient_grids import gradient_grid
+from tinytui.present.grid_spec import Section
 from tinytui.present.view import View, ViewPart
 from tinytui.present.windows import browser
-from tinytui.tui.widgets.grid.grid import Grid
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
+from tinytui.tui.widgets.step_view import StepView
 
 
 class ParamScreen(ViewPart, ModalScreen[None]):
@@ -39,8 +40,8 @@ class ParamScreen(ViewPart, ModalScreen[None]):
     ]
     DEFAULT_CSS = """
     ParamScreen { align: center top; }
-    ParamScreen > VerticalScroll {
-        width: 100%; height: 1fr; border: round $secondary; background: $surface; overflow-x: auto;
+    ParamScreen > Vertical {
+        width: 100%; height: 1fr; border: round $secondary; background: $surface;
     }
     ParamScreen .hint { color: $foreground-muted; padding: 0 1; }
     """
@@ -53,7 +54,7 @@ class ParamScreen(ViewPart, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="params-status")
-        with VerticalScroll() as box:
+        with Vertical() as box:
             shown = label(canonical(self.param), self.first_view.trace.cfg.n_blocks)
             box.border_title = f"Parameter {shown} — Esc returns to the step"
             pages = " · J K: rows a page down/up, H L: columns right/left" if self.window else ""
@@ -62,26 +63,25 @@ class ParamScreen(ViewPart, ModalScreen[None]):
                 f"everything downstream recomputes at once{pages}",
                 classes="hint",
             )
-            weight = param_grid(self.first_view, self.param, self.window)
-            yield Grid(weight)
-            # d shows the gradient; while it is hidden the grid holds the weight's table, never drawn, so
-            # opening the browser computes no gradient
-            hidden = not self.first_view.mode.gradients
-            yield Grid(weight if hidden else self._gradient(self.first_view), id="params-gradient")
+            yield StepView(sections_of=self.sections, id="params-view")
         yield Inspector(id="params-inspector")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(StatusBar).show(self.first_view)
-        self.query_one(Grid).focus()
-        self.query_one("#params-gradient").display = self.first_view.mode.gradients
+        tables = self.query_one(StepView)
+        tables.show(self.first_view)
+        tables.focus()
+
+    def sections(self, view: View) -> list[Section]:
+        """The weight, and its gradient when d shows it (while hidden, no gradient is computed)."""
+        rows: tuple = ((param_grid(view, self.param, self.window),),)
+        if view.mode.gradients:
+            rows += ((self._gradient(view),),)
+        return [Section("", "param", rows)]
 
     def show(self, view: View) -> None:
-        self.query_one(Grid).set_spec(param_grid(view, self.param, self.window))
-        gradient = self.query_one("#params-gradient", Grid)
-        if view.mode.gradients:
-            gradient.set_spec(self._gradient(view))
-        gradient.display = view.mode.gradients
+        """The step view inside redraws itself (a ViewPart too); nothing else here changes."""
 
     def _gradient(self, view: View):
         return gradient_grid(view, grad_name(canonical(self.param)), "param", self.window)
@@ -104,5 +104,5 @@ class ParamScreen(ViewPart, ModalScreen[None]):
             self.notify(win.edge_note(d_rows, d_cols), timeout=2)
             return
         self.window = win.page(d_rows, d_cols)
-        self.show(self.app.view())  # type: ignore[attr-defined]
+        self.query_one(StepView).show(self.app.view())  # type: ignore[attr-defined]
         self.app.inspect()  # type: ignore[attr-defined]  # the cursor is on another weight's cell now

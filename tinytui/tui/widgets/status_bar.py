@@ -20,7 +20,6 @@ from tinytui.present.backward_tables import backward_stage, in_walk
 from tinytui.present.sparkline import sparkline
 from tinytui.present.view import View, ViewPart
 from tinytui.report.tables import fmt
-from tinytui.tui.widgets.lean import SettledSize, SharedComponentStyles
 
 CHAPTER_SWITCHES = Switches()
 
@@ -52,7 +51,7 @@ def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
     return out
 
 
-class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
+class StatusBar(ViewPart, Widget):
     """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"status--key", "status--muted", "status--step"}
@@ -150,7 +149,7 @@ class StatusBar(SharedComponentStyles, SettledSize, ViewPart, Widget):
         return self.get_component_rich_style(name, partial=True)
 
 
-class Inspector(SettledSize, Static):
+class Inspector(Static):
     """The cell under the cursor: why it has its value (the formula, the operands' numbers, the result),
     its old value and Δ after a change, and what f follows. At most 3 lines (2 on a small screen)."""
 

@@ -17,10 +17,9 @@ from textual.widget import Widget
 
 from tinytui.model import step_path
 from tinytui.present.view import View, ViewPart
-from tinytui.tui.widgets.lean import SettledSize, SharedComponentStyles
 
 
-class StepList(SharedComponentStyles, SettledSize, ViewPart, Widget, can_focus=True):
+class StepList(ViewPart, Widget, can_focus=True):
     """Click a step to go there; with the list focused, up and down move between steps."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -28,13 +28,12 @@ from tinytui.present.watch_data import (
 )
 from tinytui.report.tables import fmt
 from tinytui.themes.scale import heat, readable_on
-from tinytui.tui.widgets.lean import SharedComponentStyles
 
 BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
 NARROW_BAR = 6
 
 
-class WatchPane(SharedComponentStyles, ViewPart, VerticalScroll, can_focus=False):
+class WatchPane(ViewPart, VerticalScroll, can_focus=False):
     """The watch pane (W): the prediction's bars and the attention of the block shown (the first outside
     the blocks), redrawn on every change."""
 

@@ -1,4 +1,4 @@
-"""Colours for a Grid: a shaded cell's background and the shading's key, worked out once per input.
+"""Colours for the step view: a shaded cell's background and the shading's key, worked out once per input.
 
 The same numbers as themes.scale (a mix in L*a*b*), with each end parsed and converted once.
 """

@@ -1,0 +1,200 @@
+"""Where a step's blocks sit in the step view: each section's heading, then its tables (side by side
+when they fit the width, each under the one before when they do not), every block a known number of
+lines. Pure geometry on the specs (no Textual): the step view draws what this places.
+
+A table's block is its frame: the top border with the title, the header lines, the rows, and the
+bottom border with the shading's key. Its inner width is the table's (grid_layout.Shape) or the title's
+or the key's, whichever is widest; two columns of frame and padding each side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tinytui.present.grid_layout import Shape
+from tinytui.present.grid_spec import Details, GridSpec, Item, LogitsSpec, Section
+
+FRAME = 2  # columns of border and padding on each side of a table
+GAP = 1  # columns between tables side by side
+KEY_CELLS = 10  # the shading key's widest form: this many shaded cells between its end values
+BAR_WIDTH = 30  # a bar of p = 1 (narrower when the width is smaller)
+MIN_BAR = 8
+BAR_TAGS = "  ◀ target ★ predicted"
+SHORT_TAGS = "  ◀ ★"
+
+
+@dataclass(frozen=True)
+class Heading:
+    y: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Box:
+    """One table (or the bars) placed: its number in the step (the cursor's table), where its frame's
+    top left is, its frame's size, and its shape (None for the bars)."""
+
+    index: int
+    item: Item
+    x: int
+    y: int
+    width: int
+    height: int
+    shape: Shape | None
+    section: int  # which section it is in
+    bar_width: int = 0  # the bars' length at p = 1 (bars only)
+    short: bool = False  # the bars' tags written ◀ ★ (the header says what they mean): no room for words
+
+    @property
+    def inner(self) -> int:
+        return self.width - 2 * FRAME
+
+    @property
+    def first_row(self) -> int:
+        """The frame's line of the first row (tables: after the border and the header lines)."""
+        return 1 + (self.shape.top if self.shape is not None else 1)
+
+    def covers(self, y: int) -> bool:
+        return self.y <= y < self.y + self.height
+
+
+@dataclass(frozen=True)
+class StepLayout:
+    headings: tuple[Heading, ...]
+    boxes: tuple[Box, ...]
+    width: int  # the widest line (the view scrolls sideways past its own width)
+    height: int
+    pages: tuple[tuple[int, tuple[int, ...]], ...]  # (section, the boxes of one row of it): a presenter page
+
+    def at(self, y: int) -> list[Box]:
+        """The boxes that have line y (one, or several side by side)."""
+        return [b for b in self.boxes if b.covers(y)]
+
+    def heading_at(self, y: int) -> Heading | None:
+        return next((h for h in self.headings if h.y == y), None)
+
+
+def key_width(spec: GridSpec) -> int:
+    """Columns the shading's key takes under a table (0 when it has none)."""
+    if spec.shade not in ("heat", "diverging") or not spec.shaded:
+        return 0
+    ends = 8 if spec.shade == "heat" else 2 * len(f"{spec.limit:.2f}") + 6
+    return ends + KEY_CELLS + 2
+
+
+def table_box_size(spec: GridSpec, room: int | None) -> tuple[Shape, int, int]:
+    """A table's shape, its frame's width and height (a heatmap too wide for room gets narrow blocks)."""
+    shape = Shape.of(spec, -1, 0, None if room is None else room - 2 * FRAME)
+    inner = max(shape.table_width, len(spec.title) + 2, key_width(spec))
+    if room is not None:  # a long title is cut (with …), never widening the table past the room
+        inner = max(shape.table_width, min(inner, room - 2 * FRAME))
+    return shape, inner + 2 * FRAME, 1 + shape.top + len(spec.rows) + 1
+
+
+def bars_box_size(spec: LogitsSpec, room: int | None) -> tuple[int, int, int, bool]:
+    """The bars' frame width and height, their length at p = 1 (shorter on a narrow screen) and
+    whether their tags are short (even the shortest bars leave no room for the words)."""
+    token = max(len(r.token) for r in spec.rows) + 18
+    inside = None if room is None else room - 2 * FRAME
+    short = inside is not None and inside < token + len(BAR_TAGS) + MIN_BAR
+    fixed = token + len(SHORT_TAGS if short else BAR_TAGS)
+    bar = BAR_WIDTH if inside is None else max(MIN_BAR, min(BAR_WIDTH, inside - fixed))
+    inner = max(fixed + bar, len(spec.others), len(spec.title) + 2)
+    if inside is not None:  # a long title is cut (with …), never widening the bars past the room
+        inner = max(fixed + bar, min(inner, inside))
+    return inner + 2 * FRAME, 1 + 1 + len(spec.rows) + bool(spec.others) + 1, bar, short
+
+
+_SPLIT: dict[int, tuple[GridSpec, tuple[GridSpec, ...]]] = {}  # id(spec) -> (spec, its heads)
+_SPLIT_KEPT = 256
+
+
+def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
+    """A table of several heads (column groups) as one table per head, each under the one before when
+    the whole is too wide: the same rows, cells, marks and shading scale; keys "<key>#<head>". Made once
+    per spec (the same spec gives the same tables, so an unchanged table draws nothing again)."""
+    kept = _SPLIT.get(id(spec))
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    parts = []
+    start = 0
+    for i, (label, span) in enumerate(spec.groups):
+        a, b = start, start + span
+        start = b
+
+        def cut(rows: tuple, a: int = a, b: int = b) -> tuple:
+            return tuple(tuple(row[a:b]) for row in rows)
+
+        details = Details(len(spec.rows), lambda r, a=a, b=b: spec.details[r][a:b])
+        parts.append(
+            GridSpec(
+                f"{spec.key}#{i}",
+                spec.title,
+                spec.corner,
+                spec.rows,
+                spec.cols[a:b],
+                cut(spec.cells),
+                cut(spec.marks),
+                cut(spec.values),
+                spec.shade,
+                spec.limit,
+                cut(spec.refs),
+                details,
+                spec.role,
+                ((label, span),),
+                cut(spec.sources) if spec.sources else (),
+            )
+        )
+    if len(_SPLIT) >= _SPLIT_KEPT:
+        del _SPLIT[next(iter(_SPLIT))]
+    _SPLIT[id(spec)] = (spec, tuple(parts))
+    return tuple(parts)
+
+
+def lay_out(sections: list[Section], width: int, top: int = 0, margin: int = 0) -> StepLayout:
+    """Every section's heading and tables, top to bottom from line top, for a view width columns wide;
+    margin: columns left of every table and a blank line above each row of them (the presenter's room)."""
+    headings: list[Heading] = []
+    boxes: list[Box] = []
+    pages: list[tuple[int, tuple[int, ...]]] = []
+    y, widest = top, 0
+    for s, section in enumerate(sections):
+        if s:
+            y += 1  # a blank line between sections
+        headings.append(Heading(y, section.title))
+        widest = max(widest, len(section.title) + 2)
+        y += 1
+        width_left = width - margin
+        for row in section.rows:
+            y += 1 if margin else 0
+            sized = []
+            for item in row:
+                if isinstance(item, LogitsSpec):
+                    w, h, bar, short = bars_box_size(item, width_left)
+                    sized.append((item, None, w, h, (bar, short)))
+                else:
+                    shape, w, h = table_box_size(item, width_left)
+                    heads = len(item.groups) > 1 and all(g.startswith("head") for g, _ in item.groups)
+                    if w > width_left and heads and not shape.narrow:
+                        for head in heads_of(item):  # too wide: its heads under each other
+                            shape, w, h = table_box_size(head, width_left)
+                            sized.append((head, shape, w, h, (0, False)))
+                        continue
+                    sized.append((item, shape, w, h, (0, False)))
+            side_by_side = sum(w for _, _, w, _, _ in sized) + GAP * (len(sized) - 1) <= width_left
+            x, top, tallest = margin, y, 0
+            page = []
+            for item, shape, w, h, bar in sized:
+                if not side_by_side and x > margin:
+                    x, top = margin, top + tallest
+                    tallest = 0
+                boxes.append(Box(len(boxes), item, x, top, w, h, shape, s, *bar))
+                page.append(len(boxes) - 1)
+                widest = max(widest, x + w)
+                tallest = max(tallest, h)
+                x += w + GAP
+            y = top + tallest
+            pages.append((s, tuple(page)))
+        if not section.rows:
+            pages.append((s, ()))
+    return StepLayout(tuple(headings), tuple(boxes), widest, y, tuple(pages))

@@ -1,1 +1,0 @@
-"""The Grid: a labelled matrix with a cell cursor, shading, change marks and an in-place editor."""

@@ -1,0 +1,237 @@
+"""The lines of one table's frame (or of the bars) as strips, for the step view: the top border with
+the title, the header lines, each row, the bottom border with the shading's key.
+
+A line is drawn whole (every column of its table) and cut to the screen by the view. Styles come from
+the view's component classes (theme variables in TCSS) and a cell's shade from themes.scale; every
+mark also has a glyph (▲ ▼ ◆ * × ▸), so nothing is colour alone. Draws a spec; computes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from textual.color import Color
+from textual.strip import Strip
+
+from tinytui.present.grid_layout import group_title
+from tinytui.present.grid_spec import DOWN, EDITED, MASKED, PRECEDENCE, UP, GridSpec, LogitsSpec, glyph
+from tinytui.present.step_layout import FRAME, Box
+from tinytui.themes.scale import readable_on
+from tinytui.tui.widgets.shading import level, shade_at, shading_key
+
+LIT = "▸"  # before a cell the focused value reads
+_BLOCKS = " ▏▎▍▌▋▊▉█"
+_MARK = {
+    EDITED: "edited",
+    UP: "changed-up",
+    DOWN: "changed-down",
+    "changed": "changed",
+    MASKED: "masked",
+}
+_PLAIN = Style()
+# a shaded cell's style by (theme, marks, shade, level): shared by every table and every step
+CELL_STYLES: dict[tuple, Style] = {}
+
+
+class Painter:
+    """Draws boxes' lines with one theme's styles (style(name) is the view's component style)."""
+
+    def __init__(
+        self, style: Callable[[str], Style], theme: str, variables: dict[str, str], console: Console
+    ) -> None:
+        self._get = style
+        self.console = console
+        self.theme = theme
+        self.variables = variables
+        self._styles: dict[str, Style] = {}
+
+    def style(self, name: str) -> Style:
+        got = self._styles.get(name)
+        if got is None:
+            got = self._styles[name] = self._get(f"step-view--{name}")
+        return got
+
+    def cell_style(self, spec: GridSpec, marks: frozenset[str], value: float | None) -> Style:
+        at = level(spec.shade, value, spec.limit) if value is not None and spec.shade else None
+        key = (self.theme, marks, spec.shade, at)
+        got = CELL_STYLES.get(key)
+        if got is not None:
+            return got
+        for mark in PRECEDENCE:
+            if mark in marks:
+                got = self.style(_MARK.get(mark, "changed"))
+                break
+        else:
+            got = Style()
+        if not got.bgcolor and MASKED not in marks and at is not None:
+            got = Style(bgcolor=shade_at(self.variables, spec.shade, at).rich_color) + got
+        if got.bgcolor and not got.color:
+            got += Style(color=readable_on(Color.from_rich_color(got.bgcolor)).rich_color)
+        if len(CELL_STYLES) > 100_000:
+            CELL_STYLES.clear()
+        CELL_STYLES[key] = got
+        return got
+
+    # ---- a box's lines ----------------------------------------------------------------------------
+    def line(
+        self,
+        box: Box,
+        i: int,
+        focused: bool,
+        cursor: tuple[int, int] | None,
+        lit: frozenset,
+        note: tuple[str, str] | None = None,
+    ) -> Strip:
+        """Line i of box's frame; cursor is (row, col) when the cursor is in this table (and shown);
+        note (text, "hint" or "error") takes the key's place in the bottom border (the editor's)."""
+        role = "focus" if focused else f"border-{getattr(box.item, 'role', 'output')}"
+        border = self.style(role)
+        heavy = focused
+        if i == 0:
+            return self._top(box, border, heavy)
+        if i == box.height - 1:
+            return self._bottom(box, border, heavy, note)
+        side = "┃" if heavy else "│"
+        if isinstance(box.item, LogitsSpec):
+            inner = self._bars_line(box, i - 1, lit)
+        else:
+            inner = self._table_line(box, i - 1, cursor, lit)
+        pad = box.inner - sum(len(t) for t, _ in inner)
+        segments = [Segment(side + " ", border), *(Segment(t, s) for t, s in inner)]
+        if pad > 0:
+            segments.append(Segment(" " * pad, _PLAIN))
+        segments.append(Segment(" " + side, border))
+        return Strip(segments, box.width)
+
+    def _top(self, box: Box, border: Style, heavy: bool) -> Strip:
+        h, a, b = ("━", "┏", "┓") if heavy else ("─", "╭", "╮")
+        title = box.item.title
+        if len(title) > box.width - 6:
+            title = title[: max(box.width - 7, 0)] + "…"
+        rest = box.width - 5 - len(title)
+        title_style = self.style("title-focus" if heavy else f"title-{getattr(box.item, 'role', 'output')}")
+        return Strip(
+            [Segment(a + h + " ", border), Segment(title, title_style), Segment(" " + h * rest + b, border)],
+            box.width,
+        )
+
+    def _bottom(self, box: Box, border: Style, heavy: bool, note: tuple[str, str] | None) -> Strip:
+        h, a, b = ("━", "┗", "┛") if heavy else ("─", "╰", "╯")
+        spec = box.item
+        if note is not None:
+            text = note[0][: max(box.width - 6, 0)]
+            rest = box.width - 5 - len(text)
+            return Strip(
+                [
+                    Segment(a + h + " ", border),
+                    Segment(text, self.style(note[1])),
+                    Segment(" " + h * rest + b, border),
+                ],
+                box.width,
+            )
+        key = None
+        if isinstance(spec, GridSpec) and spec.shade in ("heat", "diverging") and spec.shaded:
+            limit = 1.0 if spec.shade == "heat" else spec.limit
+            key = shading_key(self.theme, self.variables, spec.shade, limit, box.width - 6)
+        if key is None:
+            return Strip([Segment(a + h * (box.width - 2) + b, border)], box.width)
+        segments = [Segment(a + h + " ", border)]
+        segments += [Segment(s.text, s.style or _PLAIN) for s in key.render(self.console)]
+        rest = box.width - 5 - key.cell_len
+        segments.append(Segment(" " + h * max(rest, 0) + b, border))
+        return Strip(segments, box.width)
+
+    def _table_line(self, box: Box, y: int, cursor: tuple[int, int] | None, lit: frozenset) -> list:
+        """Content line y of a table (group header, column header, or a row) as (text, style) pieces."""
+        spec, shape = box.item, box.shape
+        assert isinstance(spec, GridSpec) and shape is not None
+        header, label = self.style("header"), self.style("label")
+        on = self.style("cursor")
+        out: list[tuple[str, Style]] = []
+        if spec.groups and y == 0:
+            out.append((" " * shape.label_w, _PLAIN))
+            start = 0
+            for name, span in spec.groups:
+                if start in shape.starts:
+                    out.append(("│", label))
+                inner = sum(w + 2 for w in shape.widths[start : start + span])
+                name = group_title(name, inner - 1)
+                out.append((name.center(inner) if name else " " * inner, header))
+                start += span
+            return out
+        if y == shape.top - 1:
+            here = cursor is not None and cursor[0] == -1
+            corner_on = here and cursor[1] == -1
+            out.append((spec.corner.ljust(shape.label_w), header + on if corner_on else header))
+            for c, text in enumerate(shape.headers):
+                if c in shape.starts:
+                    out.append(("│", label))
+                out.append((text, header + on if here and cursor[1] == c else header))
+            return out
+        r = y - shape.top
+        row_on = cursor is not None and cursor[0] == r
+        out.append((spec.rows[r].ljust(shape.label_w), label + on if row_on and cursor[1] == -1 else label))
+        cells, marks, values = spec.cells[r], spec.marks[r], spec.values[r]
+        shaded = bool(spec.shade)
+        for c, w in enumerate(shape.widths):
+            if c in shape.starts:
+                out.append(("│", label))
+            style = self.cell_style(spec, marks[c], values[c] if shaded else None)
+            lead = " "
+            if (r, c) in lit:
+                style += self.style("source")
+                lead = LIT
+            if row_on and cursor[1] == c:
+                style += on
+            text = "" if shape.narrow else cells[c]
+            out.append((lead + text.rjust(w) + glyph(marks[c]), style))
+        return out
+
+    def _bars_line(self, box: Box, y: int, lit: frozenset) -> list:
+        spec = box.item
+        assert isinstance(spec, LogitsSpec)
+        tok_w = max(len(r.token) for r in spec.rows)
+        if y == 0:
+            legend = "◀ target ★ predicted" if box.short else "p as a bar"
+            return [(f"{'token':<{tok_w}}    logit    prob  {legend}", self.style("header"))]
+        if y - 1 >= len(spec.rows):
+            return [(spec.others, self.style("header"))]
+        r = spec.rows[y - 1]
+        tag = self.style("target") if r.target else self.style("predicted") if r.predicted else _PLAIN
+        out = [(f"{r.token:<{tok_w}}", tag)]
+        for text, marks, source in (
+            (r.logit, r.logit_mark, r.logit_source),
+            (r.prob, r.prob_mark, r.prob_source),
+        ):
+            if source is not None and source in lit:
+                out.append((f"{LIT}{text:>7}{glyph(marks)}", self.style("source")))
+            else:
+                style = (
+                    self.style("changed-up")
+                    if UP in marks
+                    else self.style("changed-down")
+                    if DOWN in marks
+                    else _PLAIN
+                )
+                out.append((f" {text:>7}{glyph(marks)}", style))
+        out.append((" ", _PLAIN))
+        out.append((_bar(r.p, box.bar_width), self.style("predicted" if r.predicted else "bar")))
+        if r.target:
+            out.append((" ◀" if box.short else " ◀ target", self.style("target")))
+        if r.predicted:
+            out.append((" ★" if box.short else " ★ predicted", self.style("predicted")))
+        return out
+
+
+def _bar(p: float, width: int) -> str:
+    eighths = round(max(0.0, min(1.0, p)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_BLOCKS[part] if part else "")).ljust(width)
+
+
+def label_width(box: Box) -> int:
+    """Columns of the frame's left side and the row labels: what stays pinned when scrolled sideways."""
+    return FRAME + (box.shape.label_w if box.shape is not None else 0)

@@ -1,0 +1,89 @@
+"""The step's words as the step view shows them above its tables: heading, equation, explanation and key
+numbers (from model.stages and model.texts.facts), or the backward walk's heading and rules.
+
+On a short terminal (fewer than SHORT_HEIGHT rows) the words are compact, so the step's tables start on
+screen: the title, the formula, the explanation's first sentence and the facts folded into one line; the
+whole explanation and every fact follow the tables (PageDown reaches them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from rich.style import Style
+from rich.text import Text
+
+from tinytui.model import step_path
+from tinytui.model.stages import STAGE_BY_NUMBER, formula_as_run
+from tinytui.model.texts.facts import stage_facts
+from tinytui.present.backward_tables import heading, in_walk
+from tinytui.present.view import View
+from tinytui.report.display_names import in_words
+
+SHORT_HEIGHT = 30  # below this many terminal rows the step's text is compact (the rest after the tables)
+MORE_HINT = "  ↓ all of it after the tables (PageDown)"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def first_sentence(text: str) -> str:
+    """The explanation up to its first full stop (all of it when it has one sentence)."""
+    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+
+
+@dataclass(frozen=True)
+class StepWords:
+    head: Text  # above the tables
+    more: Text | None  # after the tables (compact only)
+    plain: str  # all of it, as plain text
+
+
+def step_words(view: View, style: Callable[[str], Style], compact: bool, width: int) -> StepWords:
+    """The words of the view's step; style(name) for "title", "formula" and "fact"."""
+    if in_walk(view):
+        return _backward(view, style, compact, width)
+    stage = STAGE_BY_NUMBER[view.step]
+    eq = f"   (equation {stage.equation})" if stage.equation else ""
+    where = step_path.of_all(view.here, view.trace.cfg.n_blocks)
+    title = Text(f"{where} · {stage.title}{eq}\n", style("title"))
+    # in the tables' names (x′, not the chapter's ASCII x'), as the transcript and print write it
+    as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)
+    formula = Text(f"  {in_words(as_run)}\n", style("formula"))
+    explain = stage.explain(view.focused)
+    facts = list(stage_facts(view.focused, stage))
+    full = Text.assemble(title, formula, explain)
+    for fact in facts:
+        full.append("\n• ")
+        full.append(fact, style("fact"))
+    if not compact:
+        return StepWords(full, None, full.plain)
+    text = Text.assemble(title, formula, first_sentence(explain))
+    if facts:
+        line = Text("• ")
+        line.append(" · ".join(facts), style("fact"))
+        line.truncate(width, overflow="ellipsis")
+        text.append("\n")
+        text.append(line)
+    text.append(f"\n{MORE_HINT}")
+    more = Text.assemble(Text(f"About step {stage.number}\n", style("title")), full[len(title) :])
+    return StepWords(text, more, full.plain)
+
+
+def _backward(view: View, style: Callable[[str], Style], compact: bool, width: int) -> StepWords:
+    """The backward walk's heading: where the walk is, the local rules, why, and where n and p go."""
+    h = heading(view)
+    title = Text(f"◀ {in_words(h.title)}\n", style("title"))
+    rules = Text()
+    for rule in h.rules:  # the rules in the tables' names (∂L/∂MHA, x′), as the transcript has them
+        rules.append(f"  {in_words(rule)}\n", style("formula"))
+    h = replace(h, explain=in_words(h.explain))
+    hint = Text(f"\n{h.hint}", style("fact"))
+    full = Text.assemble(title, rules, h.explain, hint)
+    if not compact:
+        return StepWords(full, None, full.plain)
+    keys = Text(h.hint, style("fact"))
+    keys.truncate(width, overflow="ellipsis")  # one line: where n and p go comes first
+    head = Text.assemble(title, rules, first_sentence(h.explain), "\n", keys, f"\n{MORE_HINT}")
+    about = Text(f"About {h.title[0].lower()}{h.title[1:]}\n", style("title"))
+    return StepWords(head, Text.assemble(about, rules, h.explain, hint), full.plain)

@@ -1,0 +1,796 @@
+"""A step's tables drawn by one focusable widget on Textual's Line API (a ScrollView with render_line).
+
+show_sections lays the step out once (tinytui.present.step_layout: a heading per section, a framed
+block per table, side by side when they fit, heads under each other when they do not) and sets
+virtual_size. render_line(y) draws the screen's line y from the blocks that have it: each block's line
+comes from a cache keyed by (block, that line's version, line, where the cursor is on it, the operand
+marks on it, focus), so a redraw that changed nothing draws nothing. A new spec bumps the version of
+only the lines whose cells differ; the cursor, an operand mark or a typed value redraws only its lines
+(refresh_lines). Scrolled past a table's top, its title and column header stay pinned at the top of
+the view; scrolled sideways past its left edge, its row labels stay at the left edge (as DataTable's
+fixed rows and columns do).
+
+The cursor is (table, row, column), row or column -1 on a label. Tab and Shift+Tab go from table to
+table inside the view (past the last one, on to the next widget). Enter or e edits a weight in an
+Input laid over its cell (Enter commits, Esc cancels), or asks for a pick on a token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size, Spacing
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Input
+
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
+from tinytui.present.grid_spec import CellRef, GridSpec, Item, LogitsSpec, Section, Source
+from tinytui.present.step_layout import FRAME, Box, StepLayout, lay_out
+from tinytui.present.view import View, ViewPart
+from tinytui.tui.widgets.step_lines import Painter, label_width
+from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
+
+PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
+_LINES_KEPT = 4096  # block lines kept drawn (a step has a few hundred; revisited steps hit)
+
+
+class CellEditor(Input):
+    """The editor laid over a cell: Enter hands the text to the view, Esc closes it."""
+
+    DEFAULT_CSS = """
+    CellEditor { position: absolute; overlay: screen; height: 1; border: none; padding: 0; background: $boost;
+                 color: $foreground; text-style: bold; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False)]
+
+    def __init__(self, view: StepView, value: str) -> None:
+        super().__init__(value, select_on_focus=True, compact=True)
+        self.view = view
+
+    def action_cancel(self) -> None:
+        self.view.close_editor()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.view.submit(event.value)
+
+
+class StepView(ViewPart, ScrollView, can_focus=True):
+    """Every table of a step. Arrows move the cursor (onto the labels too); Tab goes to the next table;
+    Enter or e edits a weight (or picks a token)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1, 0)", "Cell up", show=False, id="cell-up"),
+        Binding("down", "move(1, 0)", "Cell down", show=False, id="cell-down"),
+        Binding("left", "move(0, -1)", "Cell left", show=False, id="cell-left"),
+        Binding("right", "move(0, 1)", "Cell right", show=False, id="cell-right"),
+        Binding("tab", "table(1)", "Next table", show=False, id="next-table"),
+        Binding("shift+tab", "table(-1)", "Previous table", show=False, id="previous-table"),
+        Binding("enter,e", "edit", "Edit", id="edit-cell", tooltip="Edit the weight under the cursor"),
+        Binding("enter,e", "not_editable", "Not editable", show=False, system=True, id="edit-computed"),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        f"step-view--{n}"
+        for n in [
+            "heading",
+            "header",
+            "label",
+            "cursor",
+            "changed-up",
+            "changed-down",
+            "changed",
+            "edited",
+            "masked",
+            "source",
+            "focus",
+            "border-output",
+            "border-param",
+            "border-input",
+            "border-info",
+            "title-output",
+            "title-param",
+            "title-input",
+            "title-info",
+            "title-focus",
+            "bar",
+            "target",
+            "predicted",
+            "title",
+            "formula",
+            "fact",
+            "hint",
+            "error",
+        ]
+    }
+
+    DEFAULT_CSS = """
+    StepView { height: 1fr; width: 1fr; }
+    StepView > .step-view--heading { color: $foreground-muted; text-style: bold; }
+    StepView > .step-view--header { color: $foreground-muted; text-style: bold; }
+    StepView > .step-view--label { color: $foreground-muted; }
+    StepView > .step-view--cursor { text-style: reverse bold; }
+    StepView > .step-view--changed-up { background: $tt-changed-up; text-style: bold underline; }
+    StepView > .step-view--changed-down { background: $tt-changed-down; text-style: bold underline; }
+    StepView > .step-view--changed { text-style: bold underline; }
+    StepView > .step-view--edited { background: $tt-edited; text-style: bold italic; }
+    StepView > .step-view--masked { color: $tt-masked; text-style: dim; }
+    StepView > .step-view--source {
+        background: $tt-current-step; color: $foreground; text-style: bold underline;
+    }
+    StepView > .step-view--focus { color: $accent; }
+    StepView > .step-view--border-output { color: $primary; }
+    StepView > .step-view--border-param { color: $secondary; }
+    StepView > .step-view--border-input { color: $panel-lighten-2; }
+    StepView > .step-view--border-info { color: $panel-lighten-2; }
+    StepView > .step-view--title-output { color: $primary; text-style: bold; }
+    StepView > .step-view--title-param { color: $secondary; }
+    StepView > .step-view--title-input { color: $foreground-muted; }
+    StepView > .step-view--title-info { color: $foreground-muted; }
+    StepView > .step-view--title-focus { color: $accent; text-style: bold; }
+    StepView > .step-view--bar { color: $primary; }
+    StepView > .step-view--target { color: $tt-target; text-style: bold; }
+    StepView > .step-view--predicted { color: $tt-predicted; text-style: bold; }
+    StepView > .step-view--hint { color: $foreground-muted; text-style: italic; }
+    StepView > .step-view--error { color: $error; text-style: bold; }
+    StepView > .step-view--title { color: $primary; text-style: bold; }
+    StepView > .step-view--formula { color: $accent; text-style: italic; }
+    StepView > .step-view--fact { color: $foreground; text-style: bold; }
+    """
+
+    class CursorMoved(Message):
+        """The cursor moved (or the view took the focus)."""
+
+        def __init__(self, view: StepView) -> None:
+            super().__init__()
+            self.view = view
+
+    class EditSubmitted(Message):
+        def __init__(self, view: StepView, ref: CellRef, text: str) -> None:
+            super().__init__()
+            self.view, self.ref, self.text = view, ref, text
+
+    class PickRequested(Message):
+        def __init__(self, view: StepView, ref: CellRef) -> None:
+            super().__init__()
+            self.view, self.ref = view, ref
+
+    def __init__(self, sections_of: Callable[[View], list[Section]] | None = None, **kwargs) -> None:
+        """sections_of: what to show of a View (default: the step's words and tables, pane_sections)."""
+        super().__init__(**kwargs)
+        self._sections_of = sections_of
+        self._view: View | None = None
+        self.info_text = ""  # the step's words as plain text (tests)
+        self._head: list[Strip] = []  # the step's words above the tables, one strip a line
+        self._more: list[Strip] = []  # and after them (compact)
+        self._more_at = 0
+        self._words_fit: tuple = ()
+        self._shown_words: tuple = ()
+        self.page: int | None = None  # the presenter's page (None: every table)
+        self.all_sections: list[Section] = []
+        self.sections: list[Section] = []
+        self.blocks = StepLayout((), (), 0, 0, ())
+        self.table, self.row, self.col = 0, 0, 0
+        self.lit: dict[int, frozenset] = {}  # box -> the cells (or the bars' sources) the focused value reads
+        self._versions: dict[tuple[str, int], int] = {}  # (table's key, line) -> that line's version
+        self._seen: dict[str, Item] = {}  # table's key -> the spec it showed last
+        self._drawn: dict[tuple, Strip] = {}
+        self._painter: Painter | None = None
+        self._epoch: tuple = ()
+        self._structure: tuple = ()
+        self.editor: CellEditor | None = None
+        self.error = ""  # why the session refused what the editor holds
+        self.lines_drawn = 0  # block lines drawn afresh (not from the cache): tests and benchmarks
+
+    def on_mount(self) -> None:
+        # the words' colours are resolved when they are laid out: a new theme lays them out again
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+
+    def _theme_changed(self) -> None:
+        self._painter = None
+        if self._view is not None:
+            if self._sections_of is None:
+                self._words(self._view)
+            self._structure = ()
+            keep = (self.table, self.row, self.col)
+            self.show_sections(self.all_sections)
+            self.table, self.row, self.col = keep
+            self._clamp()
+
+    # ---- data ---------------------------------------------------------------------------------
+    def show(self, view: View) -> None:
+        """Show the view's step: its words, then its tables (the step's own, or the walk's)."""
+        moved = self._view is not None and (view.here, view.mode.backward) != (
+            self._view.here,
+            self._view.mode.backward,
+        )
+        if self.page is not None and moved:
+            self.page = 0  # presenting: a new step opens on its first table
+        self._view = view
+        if self._sections_of is not None:
+            self.show_sections(self._sections_of(view))
+            return
+        self._words(view)
+        self.show_sections(pane_sections(view))
+
+    def _words(self, view: View) -> None:
+        compact = self.app.size.height < SHORT_HEIGHT
+        width = max(self.scrollable_content_region.width - 2, 20)
+        words = step_words(view, self._prose_style, compact, width)
+        self.info_text = words.plain
+        self._words_fit = (compact, width)
+        self._head = self._wrap(words.head, width)
+        self._more = self._wrap(words.more, width) if words.more is not None else []
+
+    def _prose_style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"step-view--{name}", partial=True)
+
+    def _wrap(self, text: Text, width: int) -> list[Strip]:
+        console = self.app.console
+        out = []
+        for line in text.wrap(console, width, no_wrap=False):
+            line.rstrip()
+            out.append(Strip([Segment(" "), *line.render(console)], line.cell_len + 1))
+        while out and not out[-1].text.strip():
+            out.pop()
+        return out
+
+    def show_sections(self, sections: list[Section]) -> None:
+        """Show a step's sections: laid out anew when its tables or their sizes changed; otherwise
+        only the lines whose cells differ are drawn again."""
+        self.all_sections = sections
+        if self.page is not None:
+            sections = self._page_sections(sections)
+        old = self.blocks
+        structure = (
+            self.page,
+            len(self._head),
+            tuple((s.title, tuple(tuple(i.key for i in row) for row in s.rows)) for s in sections),
+        )
+        self.sections = sections
+        top = len(self._head) + (1 if self._head else 0)
+        margin = PRESENTER_MARGIN if self.page is not None else 0
+        new = lay_out(sections, max(self.scrollable_content_region.width, 20), top, margin)
+        changed = [(b, self._bump_changed(b)) for b in new.boxes if self._seen.get(b.item.key) is not b.item]
+        if structure == self._structure and _same_geometry(old, new) and self._more_at == new.height:
+            self.blocks = new
+            for box, lines in changed:
+                for line in lines:
+                    self._refresh_box_line(box, line)
+            if self._shown_words != (self._head, self._more):
+                self._shown_words = (self._head, self._more)
+                self.refresh_lines(0, top)
+                if self._more:
+                    self.refresh_lines(self._more_at, len(self._more) + 1)
+            self._clamp()
+            return
+        same_step = bool(self._structure) and structure[2] == self._structure[2]
+        self._structure = structure
+        self.blocks = new
+        self.lit = {}
+        self._shown_words = (self._head, self._more)
+        if not same_step:
+            self.table, self.row, self.col = self._first_table(), 0, 0
+            self.scroll_to(0, 0, animate=False, immediate=True)
+        self._clamp()
+        self._more_at = new.height
+        height = new.height + (1 + len(self._more) if self._more else 0)
+        width = max([new.width, *(s.cell_length for s in self._head), *(s.cell_length for s in self._more)])
+        self.virtual_size = Size(width, height)
+        self.refresh()
+
+    # ---- the presenter's pages ----------------------------------------------------------------
+    def _page_sections(self, sections: list[Section]) -> list[Section]:
+        pages = [(s, row) for s, section in enumerate(sections) for row in (section.rows or ((),))]
+        if not pages:
+            return sections
+        self.page = min(max(self.page or 0, 0), len(pages) - 1)
+        s, row = pages[self.page]
+        n = len(pages)
+        more = " · n: the next" if self.page + 1 < n else " · n: the next step"
+        section = sections[s]
+        title = f"{section.title} · table {self.page + 1} of {n}{more}"
+        return [Section(title, section.role, (row,) if row else ())]
+
+    def page_count(self) -> int:
+        return sum(max(len(s.rows), 1) for s in self.all_sections)
+
+    def focused_page(self) -> int:
+        """The page of the table the cursor is in."""
+        if not self.blocks.boxes:
+            return 0
+        box = self.blocks.boxes[self.table]
+        for i, (_, members) in enumerate(self.blocks.pages):
+            if box.index in members:
+                return i
+        return 0
+
+    def show_page(self, page: int | None) -> None:
+        """Show one page (its heading says which of how many), or every table again (None)."""
+        self.page = page
+        self._structure = ()
+        self.show_sections(self.all_sections)
+        self.table, self.row, self.col = self._first_table(), 0, 0
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
+        if page is not None:
+            self.focus(scroll_visible=False)  # the arrows and the inspector work on the table on screen
+
+    def find(self, source: Source) -> tuple[int, int, int] | None:
+        """Where the view shows a run's cell: (table, row, col), the first table that has it."""
+        for box in self.blocks.boxes:
+            if isinstance(box.item, GridSpec):
+                at = box.item.where.get(source)
+                if at is not None:
+                    return box.index, *at
+        return None
+
+    def _first_table(self) -> int:
+        return next((b.index for b in self.blocks.boxes if isinstance(b.item, GridSpec)), 0)
+
+    def _bump_changed(self, b: Box) -> list[int]:
+        """A table shows a new spec: the lines whose cells differ from the spec it showed last get a
+        new version (their cached strips are not used again). Lines are cached by the table's key, so
+        a table shown again unchanged (a step revisited) draws nothing anew."""
+        new = b.item
+        old = self._seen.get(new.key)
+        self._seen[new.key] = new
+        if old is None:
+            return []
+        lines: list[int]
+        if isinstance(old, GridSpec) and isinstance(new, GridSpec):
+            if (old.title, old.shade, old.limit, old.corner, old.cols, old.groups, len(old.rows)) != (
+                new.title,
+                new.shade,
+                new.limit,
+                new.corner,
+                new.cols,
+                new.groups,
+                len(new.rows),
+            ):
+                lines = list(range(b.height))
+            else:
+                lines = [
+                    b.first_row + r
+                    for r in range(len(new.rows))
+                    if old.rows[r] != new.rows[r]
+                    or old.cells[r] != new.cells[r]
+                    or old.marks[r] != new.marks[r]
+                    or old.values[r] != new.values[r]
+                ]
+        else:
+            lines = list(range(b.height)) if old != new else []
+        for line in lines:
+            key = (new.key, line)
+            self._versions[key] = self._versions.get(key, 0) + 1
+        return lines
+
+    def _clamp(self) -> None:
+        boxes = self.blocks.boxes
+        if not boxes:
+            self.table, self.row, self.col = 0, 0, 0
+            return
+        self.table = min(self.table, len(boxes) - 1)
+        item = boxes[self.table].item
+        if isinstance(item, GridSpec):
+            rows, cols = item.shape
+            self.row, self.col = min(self.row, rows - 1), min(self.col, cols - 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._view is not None:
+            self._structure = ()  # laid out again for the new width (the cursor stays)
+            keep = (self.table, self.row, self.col)
+            if self._sections_of is None:
+                self._words(self._view)
+            self.show_sections(self.all_sections)
+            self.table, self.row, self.col = keep
+            self._clamp()
+
+    # ---- what the cursor is on ----------------------------------------------------------------
+    @property
+    def spec(self) -> GridSpec | None:
+        boxes = self.blocks.boxes
+        if not boxes:
+            return None
+        item = boxes[self.table].item
+        return item if isinstance(item, GridSpec) else None
+
+    @property
+    def on_cell(self) -> bool:
+        spec = self.spec
+        return spec is not None and 0 <= self.row < spec.shape[0] and 0 <= self.col < spec.shape[1]
+
+    @property
+    def ref(self) -> CellRef | None:
+        return self.spec.refs[self.row][self.col] if self.on_cell else None  # type: ignore[union-attr]
+
+    @property
+    def source(self) -> Source | None:
+        spec = self.spec
+        if not self.on_cell or spec is None or not spec.sources:
+            return None
+        return spec.sources[self.row][self.col]
+
+    @property
+    def detail(self) -> str:
+        return self.spec.details[self.row][self.col] if self.on_cell else ""  # type: ignore[union-attr]
+
+    @property
+    def label(self) -> Label | None:
+        spec = self.spec
+        if spec is None or self.on_cell or not spec.rows or not spec.cols:
+            return None
+        if self.row < 0 and self.col < 0:
+            return Label(CORNER, spec.corner, 0, spec.title)
+        if self.col < 0:
+            return Label(ROW, spec.rows[self.row], self.row, spec.title)
+        return Label(COLUMN, spec.cols[self.col], self.col, spec.title)
+
+    def cell_classes(self, row: int, col: int) -> frozenset[str]:
+        """The marks of a cell of the cursor's table."""
+        spec = self.spec
+        return spec.marks[row][col] if spec is not None else frozenset()
+
+    def tables(self) -> list[GridSpec]:
+        return [b.item for b in self.blocks.boxes if isinstance(b.item, GridSpec)]
+
+    def box_of(self, key: str) -> Box | None:
+        return next((b for b in self.blocks.boxes if b.item.key == key), None)
+
+    # ---- the operand marks --------------------------------------------------------------------
+    def set_lit(self, lit: dict[int, frozenset]) -> None:
+        """Mark these cells (per box); only the lines that gain or lose a mark are drawn again."""
+        lit = {k: v for k, v in lit.items() if v}
+        if lit == self.lit:
+            return
+        old, self.lit = self.lit, lit
+        for index in set(old) | set(lit):
+            box = self.blocks.boxes[index] if index < len(self.blocks.boxes) else None
+            if box is None:
+                continue
+            changed = old.get(index, frozenset()) ^ lit.get(index, frozenset())
+            for line in {self._line_of(box, cell) for cell in changed}:
+                self._refresh_box_line(box, line)
+
+    def _line_of(self, box: Box, cell) -> int:
+        if isinstance(box.item, LogitsSpec):
+            for i, r in enumerate(box.item.rows):
+                if cell in (r.logit_source, r.prob_source):
+                    return box.first_row + i
+            return 0
+        return box.first_row + cell[0]
+
+    # ---- drawing ------------------------------------------------------------------------------
+    def _check_epoch(self) -> Painter:
+        epoch = (self.app.theme, self.rich_style)
+        if epoch != self._epoch or self._painter is None:
+            self._epoch = epoch
+            self._drawn = {}
+            self._painter = Painter(
+                lambda name: self.get_component_rich_style(name, partial=True),
+                self.app.theme,
+                self.app.theme_variables,
+                self.app.console,
+            )
+        return self._painter
+
+    @property
+    def active(self) -> bool:
+        """Whether the keys act here: the view has the focus, or its cell editor has."""
+        return self.has_focus or (self.editor is not None and self.editor.has_focus)
+
+    def _box_line(self, box: Box, line: int) -> Strip:
+        focused = self.active and box.index == self.table
+        cursor = None
+        if focused and box.first_row - 1 <= line < box.height - 1:
+            r = line - box.first_row
+            if r == self.row:
+                cursor = (self.row, self.col)
+        lit = self.lit.get(box.index, frozenset())
+        if lit and isinstance(box.item, GridSpec):
+            r = line - box.first_row
+            lit = frozenset(c for c in lit if c[0] == r)
+        elif lit and line != box.first_row - 1:
+            lit = frozenset(s for s in lit if self._line_of(box, s) == line)
+        note = self._note() if line == box.height - 1 and box.index == self.table else None
+        item = box.item
+        version = self._versions.get((item.key, line), 0)
+        shape = (box.width, box.bar_width, box.short, box.shape.narrow if box.shape is not None else False)
+        key = (item.key, version, shape, line, cursor, lit, focused, note)
+        strip = self._drawn.get(key)
+        if strip is None:
+            self.lines_drawn += 1
+            if len(self._drawn) >= _LINES_KEPT:
+                self._drawn.clear()
+            painter = self._painter
+            assert painter is not None
+            strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note)
+        return strip
+
+    def _note(self) -> tuple[str, str] | None:
+        """What the editor says in its table's bottom border: a refusal's reason, or its keys."""
+        if self.editor is None:
+            return None
+        if self.error:
+            return f"✗ {self.error}", "error"
+        ref = self.ref
+        return f"{ref.label if ref else ''}: Enter commits · Esc cancels", "hint"
+
+    def render_line(self, y: int) -> Strip:
+        painter = self._check_epoch()
+        sx, sy = self.scroll_offset
+        width = self.scrollable_content_region.width
+        vy = sy + y
+        base = self.rich_style
+        if vy < len(self._head) or vy > self._more_at:
+            prose = self._head if vy < len(self._head) else self._more
+            i = vy if vy < len(self._head) else vy - self._more_at - 1
+            strip = prose[i] if 0 <= i < len(prose) else Strip([])
+            return strip.crop(sx, sx + width).extend_cell_length(width).apply_style(base)
+        parts: list[tuple[int, Strip]] = []
+        heading = self.blocks.heading_at(vy)
+        if heading is not None:
+            style = painter.style("heading")
+            parts.append((0, Strip([Segment(" " + heading.text, style)], len(heading.text) + 1)))
+        pinned_label: Strip | None = None
+        for box in self.blocks.at(vy):
+            line = vy - box.y
+            if self._pinned(box, sy) and y < box.first_row:
+                line = y  # the title and the column header stay at the view's top
+            strip = self._box_line(box, line)
+            parts.append((box.x, strip))
+            if pinned_label is None and box.x < sx < box.x + box.width - label_width(box) - 1:
+                pinned_label = strip.crop(0, label_width(box))
+        segments: list[Strip] = []
+        at = 0
+        for x, strip in parts:
+            if x > at:
+                segments.append(Strip([Segment(" " * (x - at))], x - at))
+            segments.append(strip)
+            at = x + strip.cell_length
+        line_strip = Strip.join(segments) if segments else Strip([])
+        line_strip = line_strip.crop(sx, sx + width)
+        if pinned_label is not None:
+            lw = pinned_label.cell_length
+            line_strip = Strip.join([pinned_label, line_strip.crop(lw, width)])
+        return line_strip.extend_cell_length(width).apply_style(base)
+
+    def _pinned(self, box: Box, sy: int) -> bool:
+        """Whether the view's top is inside box's rows (its title and header then stay at the top)."""
+        return box.y < sy and sy + box.first_row < box.y + box.height - 1
+
+    def _refresh_box_line(self, box: Box, line: int) -> None:
+        self.refresh_lines(box.y + line)
+        sy = self.scroll_offset.y
+        if line < box.first_row and self._pinned(box, sy):
+            self.refresh_lines(sy + line)
+
+    def _refresh_box(self, box: Box) -> None:
+        self.refresh_lines(box.y, box.height)
+        sy = self.scroll_offset.y
+        if self._pinned(box, sy):
+            self.refresh_lines(sy, box.first_row)
+
+    def box_text(self, box: Box) -> list[str]:
+        """A table's lines as plain text, frame included, as drawn (unscrolled)."""
+        self._check_epoch()
+        return ["".join(s.text for s in self._box_line(box, i)) for i in range(box.height)]
+
+    def text(self) -> str:
+        """Every line as plain text, as drawn unscrolled (tests and copying)."""
+        self._check_epoch()
+        out = ["".join(seg.text for seg in strip).rstrip() for strip in self._head]
+        for vy in range(len(out), self.blocks.height):
+            line = ""
+            heading = self.blocks.heading_at(vy)
+            if heading is not None:
+                line = " " + heading.text
+            for box in self.blocks.at(vy):
+                strip = self._box_line(box, vy - box.y)
+                line = line.ljust(box.x) + "".join(s.text for s in strip)
+            out.append(line.rstrip())
+        if self._more:
+            out.append("")
+            out += ["".join(seg.text for seg in strip).rstrip() for strip in self._more]
+        return "\n".join(out)
+
+    # ---- the cursor ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "table":
+            return self._next_table(int(parameters[0])) is not None  # type: ignore[call-overload]
+        if action == "edit":
+            return self.ref is not None
+        if action == "not_editable":
+            return self.ref is None
+        return True
+
+    def _next_table(self, step: int) -> int | None:
+        boxes = self.blocks.boxes
+        i = self.table + step
+        while i in range(len(boxes)):
+            if isinstance(boxes[i].item, GridSpec):
+                return i
+            i += step
+        return None
+
+    def action_table(self, step: int) -> None:
+        nxt = self._next_table(step)
+        if nxt is not None:
+            self.move_to(0, 0, table=nxt)
+
+    def action_move(self, dr: int, dc: int) -> None:
+        spec = self.spec
+        if spec is None or not spec.rows or not spec.cols:
+            return
+        rows, cols = spec.shape
+        self.move_to(min(max(self.row + dr, -1), rows - 1), min(max(self.col + dc, -1), cols - 1))
+
+    def move_to(self, row: int, col: int, table: int | None = None) -> None:
+        boxes = self.blocks.boxes
+        old = boxes[self.table] if boxes else None
+        old_line = self.row
+        if table is not None and table != self.table:
+            self.table = table
+            if old is not None:
+                self._refresh_box(old)
+            self._refresh_box(boxes[table])
+        elif old is not None:
+            self._refresh_box_line(old, old.first_row + old_line)
+        self.row, self.col = row, col
+        if boxes:
+            box = boxes[self.table]
+            self._refresh_box_line(box, box.first_row + row)
+            self.scroll_to_cursor()
+        self.refresh_bindings()
+        self.post_message(self.CursorMoved(self))
+
+    def cell_region(self) -> Region:
+        """The cursor's cell (or label) in the view's virtual space."""
+        box = self.blocks.boxes[self.table]
+        shape = box.shape
+        y = box.y + box.first_row + self.row
+        if shape is None:
+            return Region(box.x, box.y, box.width, box.height)
+        if self.col < 0:
+            return Region(box.x + FRAME, y, shape.label_w, 1)
+        return Region(box.x + FRAME + shape.xs[self.col], y, shape.widths[self.col] + 2, 1)
+
+    def scroll_to_cursor(self) -> None:
+        boxes = self.blocks.boxes
+        if not boxes:
+            return
+        box = boxes[self.table]
+        cell = self.cell_region()
+        left = box.x if self.col <= 0 else cell.x
+        top = box.y if self.row <= 0 else cell.y
+        region = Region(left, top, cell.right - left, cell.bottom - top)
+        spacing = Spacing(box.first_row if self.row > 0 else 0, 0, 0, label_width(box) if self.col > 0 else 0)
+        self.scroll_to_region(region, spacing=spacing, animate=False, immediate=True)
+
+    def on_focus(self) -> None:
+        if self.blocks.boxes:
+            self._refresh_box(self.blocks.boxes[self.table])
+        self.refresh_bindings()
+        self.post_message(self.CursorMoved(self))
+
+    def on_blur(self) -> None:
+        if self.blocks.boxes and self.editor is None:  # (to its own editor: the table stays lit)
+            self._refresh_box(self.blocks.boxes[self.table])
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        x, y = offset.x + self.scroll_offset.x, offset.y + self.scroll_offset.y
+        for box in self.blocks.at(y):
+            if not box.x <= x < box.x + box.width or box.shape is None:
+                continue
+            r = y - box.y - box.first_row
+            if not -1 <= r < box.shape.rows:
+                return
+            inner = x - box.x - FRAME
+            col = -1 if inner < box.shape.label_w else None
+            for c in box.shape.columns_in(inner, inner + 1):
+                col = c
+            if col is not None:
+                self.move_to(r, col, table=box.index)
+                if event.chain >= 2 and self.on_cell:
+                    self.action_edit()
+            return
+
+    # ---- the editor ---------------------------------------------------------------------------
+    def action_not_editable(self) -> None:
+        if self.label is not None:
+            message = "A label has nothing to edit: the arrows go back to the numbers."
+        else:
+            message = (
+                "This value is computed from the weights. Edit a weight instead: the tables under "
+                "“Weights it uses”, or ctrl+p → Edit parameter…"
+            )
+        refuse = getattr(self.app, "refuse", None)
+        if refuse is not None:
+            refuse(message, title="Not editable", severity="warning")
+        else:
+            self.app.notify(message, title="Not editable", severity="warning")
+
+    @property
+    def editing(self) -> bool:
+        return self.editor is not None
+
+    def action_edit(self) -> None:
+        ref = self.ref
+        if ref is None:
+            self.action_not_editable()
+            return
+        if ref.kind != "param":
+            self.post_message(self.PickRequested(self, ref))
+            return
+        self.open_editor(self.spec.cells[self.row][self.col])  # type: ignore[union-attr]
+
+    def open_editor(self, value: str) -> None:
+        self.close_editor(refocus=False)
+        self.error = ""
+        cell = self.cell_region()
+        width = max(cell.width, 8)
+        editor = CellEditor(self, value)
+        # over the cell, in the view's parent: absolute, and an overlay, so it takes no room from the view
+        at = cell.offset - self.scroll_offset + self.content_region.offset - self.parent.region.offset  # type: ignore[union-attr]
+        editor.styles.offset = (at.x, at.y)
+        editor.styles.width = width
+        self.editor = editor
+        self.parent.mount(editor)  # type: ignore[union-attr]
+        editor.focus()
+        self._refresh_bottom()
+
+    def close_editor(self, refocus: bool = True) -> None:
+        editor, self.editor = self.editor, None
+        self.error = ""
+        if editor is not None:
+            editor.remove()
+            self._refresh_bottom()
+            if refocus:
+                self.focus()
+            elif self.blocks.boxes:
+                self._refresh_box(self.blocks.boxes[self.table])
+
+    def _refresh_bottom(self) -> None:
+        if self.blocks.boxes:
+            box = self.blocks.boxes[self.table]
+            self._refresh_box_line(box, box.height - 1)
+
+    def cancel_edit(self) -> None:
+        self.close_editor()
+
+    def edit_refused(self, message: str) -> None:
+        """The session said no: the editor stays open, the reason in its table's bottom border."""
+        self.error = message
+        self._refresh_bottom()
+
+    def submit(self, text: str) -> None:
+        """The editor's Enter: the app tries the text on the session (edit_refused says no)."""
+        ref = self.ref
+        if ref is not None:
+            self.post_message(self.EditSubmitted(self, ref, text))
+
+
+def _same_geometry(a: StepLayout, b: StepLayout) -> bool:
+    """Whether two layouts put the same blocks in the same places (new data, same sizes)."""
+    if len(a.boxes) != len(b.boxes) or a.headings != b.headings:
+        return False
+    return all(
+        (x.x, x.y, x.width, x.height, x.shape) == (y.x, y.y, y.width, y.height, y.shape)
+        for x, y in zip(a.boxes, b.boxes)
+    )
+
+
+def item_key(item: Item) -> str:
+    return item.key
