@@ -120,7 +120,7 @@ async def test_step_6_after_an_append_marks_the_rows_reused_and_the_row_computed
         await press(pilot, "plus")
         k = items(app)["kv-cache:blocks.0.k"]
         assert k.rows == ("0:a cache", "1:woodchuck cache", "2:would cache", "3:chuck cache", "4:wood new")
-        assert k.cells[4][:2] == ("-0.1678", "1.6287")
+        assert k.cells[4][:2] == ("−0.1678", "1.6287")  # on screen the minus sign is U+2212
         np.testing.assert_array_equal([v for v in k.values[4][:2]], app.session.trace["blocks.0.k.1"][4])
         assert headings(app)[1] == "KV cache: 'wood' at 4 computed its Q, K, V row; rows 0–3 of K, V reused"
         assert "4:wood new" in grid(app, "kv-cache:blocks.0.v").text()  # on screen

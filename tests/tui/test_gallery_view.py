@@ -190,7 +190,7 @@ async def test_a_model_of_d_model_6_shows_each_painting_as_a_picture(tmp_path, c
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "v")
         text = panel(app).text
-        assert "small pictures" in text
+        assert "small pictures" in flat(text)  # the key, wrapped to the page
         line = row(text, "0:a", "stock image")
         assert len(line) == LABEL + WHAT + 6 * CELL + len("  ") + 4  # then a 1×2 picture: two pixels
         await press(pilot, "5")

@@ -7,7 +7,7 @@ from tinytui.model.backward.gradients import gradients
 from tinytui.model.training import learn
 from tinytui.present.grid_spec import EDITED
 from tinytui.present.sparkline import sparkline
-from tinytui.report.tables import fmt
+from tinytui.report.tables import fmt, on_screen
 from tinytui.tui.screens.ask_screen import AskScreen
 from tinytui.tui.screens.help_screen import help_rows
 from tinytui.tui.widgets.step_list import StepList
@@ -17,7 +17,8 @@ GRAD_W_2 = "grad:grad.blocks.0.W_2"
 
 
 def formatted(arr) -> list[list[str]]:
-    return [[fmt(float(v)) for v in row] for row in np.atleast_2d(arr)]
+    """As a table on screen shows them: fmt's numbers with the minus sign − (tables.on_screen)."""
+    return [[on_screen(fmt(float(v))) for v in row] for row in np.atleast_2d(arr)]
 
 
 async def test_the_backward_walk_shows_the_gradient_of_w_2_at_its_step(app):
@@ -38,11 +39,11 @@ async def test_the_backward_walk_shows_the_gradient_of_w_2_at_its_step(app):
         drawn = g.text()
         nonzero = {c for row in expected for c in row if c != "0.0000"}
         assert len(nonzero) >= 4  # the live units' rows, with minus signs kept
-        assert all(c in drawn for c in nonzero) and any(c.startswith("-") for c in nonzero)
+        assert all(c in drawn for c in nonzero) and any(c.startswith("−") for c in nonzero)
         assert g.spec.shade == "diverging"
         # what arrives (∂L/∂y from step 13) and what leaves (∂L/∂hidden, to step 11), labelled
-        assert cell(grid(app, "grad:grad.blocks.0.y"), "3:chuck", 0) == fmt(
-            s.gradients["grad.blocks.0.y"][3, 0]
+        assert cell(grid(app, "grad:grad.blocks.0.y"), "3:chuck", 0) == on_screen(
+            fmt(s.gradients["grad.blocks.0.y"][3, 0])
         )
         assert grid(app, "grad:grad.blocks.0.hidden").spec.rows == s.trace.token_labels
         titles = panes(app).headings()
@@ -68,7 +69,8 @@ async def test_the_walk_ends_at_step_2_and_jumps_stay_inside_it(app):
         assert "No gradient is made or changed at this step" in panes(app).headings()[0]
         await press(pilot, "n")
         assert app.session.step == 2
-        assert cell(grid(app, "grad:grad.E"), "wood", 3) == fmt(app.session.gradients["grad.E"][4, 3])
+        shown = on_screen(fmt(app.session.gradients["grad.E"][4, 3]))
+        assert cell(grid(app, "grad:grad.E"), "wood", 3) == shown
         await press(pilot, "n")  # nowhere further back
         assert app.session.step == 2 and app.session.mode.backward
         await press(pilot, "1")  # step 1 is outside the walk: it shows step 2
@@ -115,7 +117,7 @@ async def test_the_overlay_shows_the_gradient_beside_each_weight(app):
         expected = formatted(app.session.gradients["grad.blocks.0.W_O"])
         assert [list(r) for r in g.spec.cells] == expected
         assert g.spec.rows == grid(app, "param:blocks.0.W_O").spec.rows  # same labels as the weight
-        assert "-0.0617" in g.text()  # ∂L/∂W_O[h1.k0, action]: its sign is a minus sign, not a colour
+        assert "−0.0617" in g.text()  # ∂L/∂W_O[h1.k0, action]: its sign is a minus sign, not a colour
         assert g.spec.title == "∂L/∂W_O"
         await press(pilot, "6")  # every weight table, here the three per-head ones
         assert {"grad:grad.blocks.0.W_Q", "grad:grad.blocks.0.W_K", "grad:grad.blocks.0.W_V"} <= set(
@@ -123,7 +125,7 @@ async def test_the_overlay_shows_the_gradient_beside_each_weight(app):
         )
         wq = grid(app, "grad:grad.blocks.0.W_Q")
         assert [g for g, _ in wq.spec.groups] == ["head 1", "head 2"]
-        assert cell(wq, "thing", 0) == fmt(app.session.gradients["grad.blocks.0.W_Q"][0, 0, 0])
+        assert cell(wq, "thing", 0) == on_screen(fmt(app.session.gradients["grad.blocks.0.W_Q"][0, 0, 0]))
         await press(pilot, "d")
         assert "grad:grad.blocks.0.W_Q" not in panes(app).items
 

@@ -5,6 +5,7 @@ No Textual here. A value's mark is UP, DOWN or CHANGED (the two runs' shapes dif
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ from tinytui.model.analysis.gallery_reading import (
     captions,
     day,
     scale_card,
+    shade,
 )
 from tinytui.model.diff import TOLERANCE
 from tinytui.model.params import Params
@@ -74,6 +76,23 @@ class Runs:
 
     def scale_card(self) -> list[ScaleRow]:
         return scale_card(self.params.cfg)
+
+    def picture(self, vector: np.ndarray, limit: float) -> np.ndarray | None:
+        """A vector as a small RGB picture shaded on ±limit; None when d_model has no picture shape."""
+        shape = self.gallery.picture_shape
+        return None if shape is None else shade(vector, limit, shape)
+
+
+def kind_limits(strips: Iterable[tuple[str, np.ndarray]]) -> dict[str, float]:
+    """Each kind of strip's shading scale, in the order the kinds come: the largest |value| any painting's
+    strip of that kind has (1 when they are all 0). One scale over the whole run left the small vectors
+    (the stock images, the position marks, an artist's strokes) all but blank beside the grown paintings;
+    a scale per kind shows each one's shades, and the paintings of one kind stay comparable."""
+    limits: dict[str, float] = {}
+    for kind, vector in strips:
+        m = float(np.max(np.abs(np.asarray(vector, dtype=np.float64)), initial=0.0))
+        limits[kind] = max(limits.get(kind, 0.0), m if np.isfinite(m) else 0.0)
+    return {kind: m if m > 0 else 1.0 for kind, m in limits.items()}
 
 
 def marks_of(new: np.ndarray, old: np.ndarray | None) -> np.ndarray:

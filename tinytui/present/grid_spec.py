@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from tinytui.report.tables import on_screen, on_screen_text
+
 # Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
 EDITED = "edited"  # a weight that differs from the model file
 UP = "changed-up"  # went up since the comparison trace
@@ -111,6 +113,14 @@ class GridSpec:
     # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
     # the app explains the focused cell (model.provenance) and lights up the cells it reads
     sources: tuple[tuple[Source | None, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        # on screen a number's minus sign is −, as in the formulas and legends (tables.on_screen)
+        cells = tuple(tuple(on_screen(text) for text in row) for row in self.cells)
+        object.__setattr__(self, "cells", cells)
+        details = self.details  # each row still written when first read
+        shown = Details(len(details), lambda r: tuple(on_screen_text(line) for line in details[r]))
+        object.__setattr__(self, "details", shown)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -7,6 +7,7 @@ report.py makes a step's report, forward or backward, from these tables.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tinytui.model import names
@@ -52,6 +53,25 @@ class Table:
 def fmt(v: float) -> str:
     s = f"{v:.4f}"
     return "0.0000" if s == "-0.0000" else s
+
+
+MINUS = "\u2212"  # −: the minus sign on screen, in tables as in the formulas and the legends
+
+
+def on_screen(text: str) -> str:
+    """A formatted number as the app shows it: its minus sign is U+2212 (−), as the formulas and legends
+    write it. Printed reports, transcripts and recordings keep fmt's ASCII '-', which every reader and
+    every recording already made can read back (tinytui.model.checks.number takes either)."""
+    return MINUS + text[1:] if text[:1] == "-" and text[1:2] in _DIGITS else text
+
+
+_DIGITS = frozenset("0123456789.")
+_SIGNED = re.compile(r"(?<![\w.)\]])-(?=[0-9.])")  # a minus before a number, not a hyphen or a subtraction
+
+
+def on_screen_text(text: str) -> str:
+    """A line about numbers (the inspector's) as the app shows it: each number's minus sign is −."""
+    return _SIGNED.sub(MINUS, text) if "-" in text else text
 
 
 def tensor_table(

@@ -20,13 +20,14 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, MASKED, UP
+from tinytui.present.label_fit import fit_label
 from tinytui.present.view import View, ViewPart
 from tinytui.present.watch_data import (
     WatchSpec,
     bar_cells,
     watch_spec,
 )
-from tinytui.report.tables import fmt
+from tinytui.report.tables import fmt, on_screen_text
 from tinytui.themes.scale import heat, readable_on
 
 BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
@@ -125,7 +126,7 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
                 out.append("\n" + "⋯".center(tok_w), muted)
             out.append("\n")
             label = self._style("watch--target" if b.target else "watch--predicted" if b.predicted else "")
-            out.append(f"{b.token[:tok_w]:<{tok_w}} ", label)
+            out.append(f"{fit_label(b.token, tok_w)} ", label)
             solid, grown, ghost = bar_cells(b.p, b.was, bar)
             out.append(solid, self._style("watch--predicted" if b.predicted else "watch--bar"))
             out.append(grown, self._style("watch--up"))
@@ -139,9 +140,11 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
                 out.append("\n" + " " * (tok_w + 1))
                 delta = b.p - b.was
                 out.append(
-                    f"was {fmt(b.was)}  Δ {delta:+.4f}"
-                    if abs(delta) >= 5e-5
-                    else f"was {fmt(b.was)}  Δ {delta:+.0e}",
+                    on_screen_text(
+                        f"was {fmt(b.was)}  Δ {delta:+.4f}"
+                        if abs(delta) >= 5e-5
+                        else f"was {fmt(b.was)}  Δ {delta:+.0e}"
+                    ),
                     muted,
                 )
         if spec.others:
@@ -165,8 +168,11 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
         out.append("\n")
         out.append("query ↓ · key → · ░ 0 … █ 1", muted)
         n = len(spec.positions)
-        lab_w = min(6, max(len(p) for p in spec.positions))
-        room = (self.content_region.width or 30) - lab_w - 1
+        width = self.content_region.width or 30
+        # the labels whole where two heads still fit beside them (a cut one ends in …, never "1:wood")
+        beside = width - 1 - (n + 2) * min(2, len(spec.heads))
+        lab_w = min(max(len(p) for p in spec.positions), max(6, beside))
+        room = width - lab_w - 1
         per_row = max(1, room // (n + 2))
         variables = self.app.theme_variables
         for start in range(0, len(spec.heads), per_row):
@@ -180,7 +186,7 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
                 out.append(f"{keys:<{n + 2}}", muted)
             for r, label in enumerate(spec.positions):
                 out.append("\n")
-                out.append(f"{label[:lab_w]:<{lab_w}} ", muted)
+                out.append(f"{fit_label(label, lab_w)} ", muted)
                 for head in heads:
                     for c in range(n):
                         mark = head.marks[r][c]

@@ -52,7 +52,7 @@ class GalleryPanel(ViewPart, Static):
         if not self.is_mounted:
             return
         self.stage = max(0, min(self.stage, self.n_stages - 1))
-        width = max(40, min(100, self.app.size.width - 6))
+        width = max(40, self.app.size.width - 6)  # tables take it all; prose wraps at PROSE (drawing.py)
         runs = Runs.of(self.view, self.base_params(self.view))
         drawn: Text = page_lines(self.page, runs, self.stage, self.app.theme_variables, width)
         self.text = drawn.plain

@@ -12,13 +12,15 @@ import numpy as np
 from rich.style import Style
 from rich.text import Text
 
-from tinytui.present.gallery_runs import Runs, marks_of, n_marked
+from tinytui.present.gallery_runs import Runs, kind_limits, marks_of, n_marked
 from tinytui.present.grid_spec import GLYPHS
+from tinytui.present.label_fit import fit_label
 from tinytui.tui.widgets.gallery.drawing import (
     BAR,
     LABEL,
     WHAT,
     Ink,
+    cell_width,
     cells_line,
     header_line,
     marked_note,
@@ -153,18 +155,22 @@ def day_page(runs: Runs, stage: DayStage, index: int, ink: Ink, width: int) -> l
         return out + _prediction(runs, ink)
     dims = runs.params.cfg.dims
     strips = _strips(runs, stage)
-    limit = runs.gallery.scale if runs.gallery.scale > 0 else 1.0
-    out.append(header_line(ink, ("painting", "what"), dims))
+    limits = kind_limits((strip.what, strip.vector) for rows in strips for strip in rows)
+    pictured = 2 + 2 * runs.gallery.picture_shape[1] if runs.gallery.picture_shape else 0
+    cell = cell_width(dims, width - LABEL - WHAT - pictured)
+    out.append(header_line(ink, ("painting", "what"), dims, cell))
     count = 0
     last = len(strips) - 1
     for p, rows in enumerate(strips):
         for i, strip in enumerate(rows):
             marks = marks_of(strip.vector, strip.old)
             count += n_marked(marks)
-            line = span(f"{strip.label if i == 0 else '':<{LABEL}}", ink.title if i == 0 else Style())
-            line.append(f"{strip.what:<{WHAT}}", ink.muted)
-            line.append_text(cells_line(ink, strip.vector, marks, limit, "diverging"))
-            picture = runs.gallery.picture(strip.vector)
+            line = span(
+                fit_label(strip.label if i == 0 else "", LABEL - 1) + " ", ink.title if i == 0 else Style()
+            )
+            line.append(fit_label(strip.what, WHAT - 1) + " ", ink.muted)
+            line.append_text(cells_line(ink, strip.vector, marks, limits[strip.what], "diverging", cell))
+            picture = runs.picture(strip.vector, limits[strip.what])
             lines = picture_lines(picture) if picture is not None else []
             if len(lines) == 1:
                 line.append("  ").append_text(lines[0])
@@ -174,10 +180,11 @@ def day_page(runs: Runs, stage: DayStage, index: int, ink: Ink, width: int) -> l
             if len(lines) > 1:
                 out += [Text(" " * (LABEL + WHAT)).append_text(pl) for pl in lines]
         out.append(Text(""))
-    key = f"shade: −{limit:.2f} … 0 … +{limit:.2f}, one scale for every painting of the run"
+    scales = " · ".join(f"{what} ±{limit:.2f}" for what, limit in limits.items())
+    key = f"shade: each kind of strip on its own scale, the same for every painting ({scales})"
     if runs.gallery.picture_shape:
-        key += " · small pictures: the painting's numbers as red, green, blue"
-    out.append(Text(key, ink.muted))
+        key += "; small pictures: the numbers as red, green, blue on the same scale"
+    out.append(prose(key, width, ink.muted))
     out.append(marked_note(ink, count, "values"))
     return out
 
@@ -211,13 +218,14 @@ def _prediction(runs: Runs, ink: Ink) -> list[Text]:
     old_vec = np.asarray(runs.base_params["E"][cfg.token_id(tok)])
     out.append(Text(f"The painting it predicts: the stock picture of “{tok}”", ink.title))
     out.append(header_line(ink, ("painting", "what"), cfg.dims))
-    line = span(f"{tok[: LABEL - 1]:<{LABEL}}", ink.title).append(f"{'stock image':<{WHAT}}", ink.muted)
-    limit = runs.gallery.scale if runs.gallery.scale > 0 else 1.0
+    line = span(fit_label(tok, LABEL - 1) + " ", ink.title).append(f"{'stock image':<{WHAT}}", ink.muted)
+    limit = kind_limits([("stock image", vec)])["stock image"]
     line.append_text(cells_line(ink, vec, marks_of(vec, old_vec), limit, "diverging"))
     out.append(line)
-    picture = runs.gallery.picture(vec)
+    picture = runs.picture(vec, limit)
     if picture is not None:
         out += [Text(" " * (LABEL + WHAT)).append_text(pl) for pl in picture_lines(picture)]
+    out.append(Text(f"shade: ±{limit:.2f}, the largest number of this picture", ink.muted))
     out.append(marked_note(ink, n_marked(marks), "chances"))
     return out
 

@@ -19,9 +19,12 @@ from textual.color import Color
 
 from tinytui.present.gallery_runs import marks_of
 from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, UP
+from tinytui.present.label_fit import fit_label
 from tinytui.themes.scale import diverging, heat, readable_on
 
 CELL = 8  # a shaded cell: " −0.52▲ "
+MAX_CELL = 12  # a heatmap's cells widen to this for its column names ("quantifier") to show whole
+PROSE = 100  # prose wraps at this width at most, however wide the screen (the tables take all of it)
 LABEL = 14  # the row label column
 WHAT = 15  # the second label column of a strip ("after morning")
 BAR = 24  # half an attribution bar (one side of zero)
@@ -75,7 +78,9 @@ def shade_limit(*arrays: np.ndarray) -> float:
 
 
 def prose(text: str, width: int, style: Style | None = None, indent: str = "") -> Text:
-    lines = textwrap.wrap(text, width=max(30, width), initial_indent=indent, subsequent_indent=indent)
+    lines = textwrap.wrap(
+        text, width=max(30, min(PROSE, width)), initial_indent=indent, subsequent_indent=indent
+    )
     return Text("\n".join(lines), style=style or Style())
 
 
@@ -99,23 +104,35 @@ def span(text: str, style: Style | str = "") -> Text:
     return out
 
 
-def column_heads(cols: Sequence[str]) -> str:
-    """Each column's name right-aligned over its cell's number (the mark and a space follow it)."""
-    return "".join(f"{c[: CELL - 2]:>{CELL - 2}}  " for c in cols)
+def column_heads(cols: Sequence[str], cell: int = CELL) -> str:
+    """Each column's name right-aligned over its cell's number (the mark and a space follow it); a name
+    too long for the cell is cut with … ("quant…"), never to another word."""
+    return "".join(f"{fit_label(c, cell - 2, '>')}  " for c in cols)
 
 
-def cells_line(ink: Ink, values: Sequence[float], marks: Sequence[str], limit: float, shade: str) -> Text:
+def cells_line(
+    ink: Ink, values: Sequence[float], marks: Sequence[str], limit: float, shade: str, cell: int = CELL
+) -> Text:
     line = Text()
     for v, m in zip(values, marks):
         shown = number(float(v)) if shade != "heat" else f"{float(v):.2f}"
         text = f"{shown:>6}{GLYPHS.get(m, ' ') if m else ' '}"
-        line.append(f"{text:>{CELL - 1}} ", ink.cell(float(v), limit, shade, m))
+        line.append(f"{text:>{cell - 1}} ", ink.cell(float(v), limit, shade, m))
     return line
 
 
-def header_line(ink: Ink, left: Sequence[str], cols: Sequence[str]) -> Text:
+def cell_width(cols: Sequence[str], room: int) -> int:
+    """A cell wide enough for the column names to show whole, as far as room (the columns every cell
+    together may take) allows; CELL at least, the names cut with … below that."""
+    cell = max(CELL, min(MAX_CELL, max((len(c) + 2 for c in cols), default=CELL)))
+    while cell > CELL and cell * len(cols) > room:
+        cell -= 1
+    return cell
+
+
+def header_line(ink: Ink, left: Sequence[str], cols: Sequence[str], cell: int = CELL) -> Text:
     line = span("".join(f"{s:<{w}}" for s, w in zip(left, (LABEL, WHAT))), ink.muted)
-    line.append(column_heads(cols), ink.muted + Style(bold=True))
+    line.append(column_heads(cols, cell), ink.muted + Style(bold=True))
     return line
 
 
@@ -128,22 +145,24 @@ def matrix(
     old: np.ndarray | None,
     shade: str = "diverging",
     blocked: np.ndarray | None = None,
+    width: int = 0,  # the page's columns (0: the cells stay CELL wide)
 ) -> list[Text]:
     """A labelled heatmap: rows × cols cells, each shaded and showing its number and its mark."""
     values = np.asarray(values, dtype=np.float64)
     marks = marks_of(values, old)
     limit = 1.0 if shade == "heat" else shade_limit(values)
+    cell = cell_width(cols, width - LABEL)  # the column names whole where the page has room
     out = [Text(title, ink.title)]
     head = span(f"{'':<{LABEL}}", ink.muted)
-    head.append(column_heads(cols), ink.muted + Style(bold=True))
+    head.append(column_heads(cols, cell), ink.muted + Style(bold=True))
     out.append(head)
     for r, label in enumerate(rows):
-        line = span(f"{label[: LABEL - 1]:<{LABEL}}", ink.muted)
+        line = span(fit_label(label, LABEL - 1) + " ", ink.muted)
         for c in range(values.shape[1]):
             if blocked is not None and blocked[r, c]:
-                line.append(f"{'×':>{CELL - 2}}  ", ink.var("tt-masked"))
+                line.append(f"{'×':>{cell - 2}}  ", ink.var("tt-masked"))
                 continue
-            line.append_text(cells_line(ink, [values[r, c]], [marks[r, c]], limit, shade))
+            line.append_text(cells_line(ink, [values[r, c]], [marks[r, c]], limit, shade, cell))
         out.append(line)
     scale = "0 … 1" if shade == "heat" else f"−{limit:.2f} … 0 … +{limit:.2f}"
     out.append(Text(f"{'':<{LABEL}}shade: {scale}", ink.muted))

@@ -75,7 +75,7 @@ def artists_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
                  None if was is None else was.strokes, dims, "diverging", None),
             ]  # fmt: skip
             for title, values, old, cols, shade, mask in parts:
-                out += matrix(ink, title, now.tokens, cols, values, old, shade, mask)
+                out += matrix(ink, title, now.tokens, cols, values, old, shade, mask, width)
                 count += n_marked(marks_of(values, old))
                 out.append(Text(""))
     out.append(marked_note(ink, count, "values"))
@@ -111,7 +111,7 @@ def circuits_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
                 ("ov", f"{where} · OV circuit (row: the word looked at, column: the next word it pushes)",
                  now.ov, was.ov),
             ):  # fmt: skip
-                out += matrix(ink, title, vocab, vocab, t.values, old.values)
+                out += matrix(ink, title, vocab, vocab, t.values, old.values, width=width)
                 out.append(prose(f"It ignores {ign[key]}.", width, ink.muted, "  "))
                 count += n_marked(marks_of(t.values, old.values))
                 out.append(Text(""))

@@ -1,0 +1,40 @@
+"""One minus sign on screen: tables, formulas and legends write U+2212 (−); print, transcripts and
+recordings keep ASCII '-' (fmt), which every reader and every recording already made reads back."""
+
+from rich.text import Text
+
+from tests.apps import make_app
+from tinytui.model.checks import number
+from tinytui.present.grid_spec import GridSpec
+from tinytui.report.tables import MINUS, fmt, on_screen, on_screen_text
+from tinytui.themes.legend import legend
+
+
+def test_on_screen_changes_a_numbers_minus_only():
+    assert on_screen(fmt(-1.732)) == "−1.7320" and on_screen(fmt(0.5)) == "0.5000"
+    assert on_screen("-") == "-" and on_screen("pre-norm") == "pre-norm"
+    assert number(on_screen(fmt(-1.732))) == -1.732  # what the editor shows is read back
+    line = "head_1[3,0] = 0.2758  (was -0.4903, Δ -0.7662)  pre-norm, 1e-3, x-1, (a)-1"
+    assert on_screen_text(line) == (
+        "head_1[3,0] = 0.2758  (was −0.4903, Δ −0.7662)  pre-norm, 1e-3, x-1, (a)-1"
+    )
+    assert fmt(-1.732) == "-1.7320"  # printed reports are unchanged
+
+
+async def test_tables_on_screen_use_one_minus_sign():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("5")  # LN(x): negative numbers
+        await pilot.pause()
+        cells = [text for spec in _specs(app) for row in spec.cells for text in row]
+        assert "−1.7320" in cells  # LN(x)[0:a, thing]
+        assert not any(text.startswith("-") and text[1:2].isdigit() for text in cells)
+        key = legend(app.theme_variables, "diverging", limit=1.5)  # the legends: the same sign
+        assert isinstance(key, Text) and key.plain.startswith(f"{MINUS}1.50 ")
+
+
+def _specs(app):
+    from tinytui.present.backward_tables import pane_sections  # what the step's pane shows
+
+    return [item for section in pane_sections(app.view()) for row in section.rows for item in row
+            if isinstance(item, GridSpec)]  # fmt: skip
