@@ -32,9 +32,9 @@ def cursor_at(step: str, key: str, row: int, col: int):
 
 
 def test_row_labels_pinned_after_scrolling_sideways_at_80x24(snap_compare):
-    # attn.2[1,3], the far right of step 8's attention table: the row labels stay at the pane's edge
-    run = cursor_at("8", "output:blocks.0.attn.{h}", 1, 7)
-    assert snap_compare(make_app(), run_before=run, terminal_size=(80, 24))
+    # W_O[1, 23], the far right of a 24-column weight: the row labels stay at the view's left edge
+    run = cursor_at("9", "param:blocks.0.W_O", 1, 23)
+    assert snap_compare(random_app(tokens=4, d=24), run_before=run, terminal_size=(80, 24))
 
 
 def test_a_16_token_heatmap_shaded_without_numbers(snap_compare):

@@ -535,12 +535,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             prose = self._head if vy < len(self._head) else self._more
             i = vy if vy < len(self._head) else vy - self._more_at - 1
             strip = prose[i] if 0 <= i < len(prose) else Strip([])
-            return strip.crop(sx, sx + width).extend_cell_length(width).apply_style(base)
+            # the words stay where they are when the tables scroll sideways
+            return strip.crop(0, width).extend_cell_length(width).apply_style(base)
         parts: list[tuple[int, Strip]] = []
         heading = self.blocks.heading_at(vy)
-        if heading is not None:
-            style = painter.style("heading")
-            parts.append((0, Strip([Segment(" " + heading.text, style)], len(heading.text) + 1)))
+        if heading is not None:  # a section's heading stays in place too
+            line = Strip([Segment(" " + heading.text, painter.style("heading"))], len(heading.text) + 1)
+            return line.crop(0, width).extend_cell_length(width).apply_style(base)
         pinned_label: Strip | None = None
         for box in self.blocks.at(vy):
             line = vy - box.y
