@@ -89,7 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     wy = sub.add_parser(
         "why", parents=[run_options], help="explain one number: its formula, the numbers it is made of"
     )
-    wy.add_argument("cell", metavar="NAME[i,j]", help="a tensor, weight or gradient cell, e.g. 'attn.2[1,0]'")
+    wy.add_argument(
+        "cell",
+        metavar="NAME[i,j]",
+        help="a tensor, weight or gradient cell, as the screen names it or canonically, e.g. 'A_2[1,0]', "
+        "'W_O[h2.k0, thing]' or 'attn.2[1,0]'",
+    )
     wy.add_argument("--json", action="store_true", help="the explanation as JSON")
     rp = sub.add_parser("replay", help="open a recorded session and re-apply its events (n: next event)")
     rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")

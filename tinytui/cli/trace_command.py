@@ -39,10 +39,13 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
     tr.add_argument(
         "--only",
         metavar="NAME,…",
-        help="only these tensors, gradients and weights, e.g. blocks.0.attn.1,logits,grad.E (at any size)",
+        help="only these tensors, gradients and weights, canonically or as the screen names them, e.g. "
+        "blocks.0.attn.1,logits,grad.E or A_1,ℓ,∂L/∂E (at any size)",
     )
     tr.add_argument(
-        "--list", action="store_true", help="list the names --only takes, with their shapes, as plain text"
+        "--list",
+        action="store_true",
+        help="list the names --only takes, with their shapes and the screen's names, as plain text",
     )
 
 
