@@ -368,4 +368,4 @@ async def test_an_edit_says_what_changed_and_why_the_prediction_moved_or_not(app
         await edit_w_o(pilot, app, "0.5")
         notes = [n.message for n in app._notifications if n.title == "Edited"]
         assert len(notes) == 1 and notes[0].startswith("edit W_O[h1.k0, thing]: 1.0000 → 0.5000")
-        assert "steps 9–15 changed" in notes[0] and "the prediction stays wood" in notes[0]
+        assert "steps 9–15 changed" in notes[0] and "the prediction stays 'wood'" in notes[0]
