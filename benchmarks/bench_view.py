@@ -144,6 +144,9 @@ def measure(model: str | None, repeats: int) -> dict[str, Sample]:
             out[key] = med([term.key(key) for _ in range(2 * repeats)])  # on and off
         out["b"] = med([term.key("b") for _ in range(2 * repeats)])  # into the walk and out
         chars, enters = [], []
+        term.key("9")
+        term.key("tab")  # the walk's round trip put the cursor in the step's first table: to W_O,
+        term.key("tab")  # the third
         for i in range(repeats):
             term.key("e")  # the editor over the cursor's weight
             chars += [term.key(ch) for ch in f"0.{i + 1}"]

@@ -183,7 +183,11 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.lit: dict[int, frozenset] = {}  # box -> the cells (or the bars' sources) the focused value reads
         self._versions: dict[tuple[str, int], int] = {}  # (table's key, line) -> that line's version
         self._seen: dict[str, Item] = {}  # table's key -> the spec it showed last
-        self._drawn: dict[tuple, Strip] = {}
+        self._drawn: dict[tuple, Strip] = {}  # a table's line, by what it shows
+        self._composed: dict[tuple, Strip] = {}  # a screen line, by the table lines it is made of
+        self._wrapped: dict[tuple, list[Strip]] = {}  # the words as lines, by their text and width
+        self._last_key: tuple = ()
+        self._base = Style()
         self._painter: Painter | None = None
         self._epoch: tuple = ()
         self._structure: tuple = ()
@@ -235,6 +239,18 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         return self.get_component_rich_style(f"step-view--{name}", partial=True)
 
     def _wrap(self, text: Text, width: int) -> list[Strip]:
+        """The words as strips, width columns wide; kept by their text and styles (a step's words are
+        the same on every change that leaves its facts alone)."""
+        key = (text.plain, tuple(text.spans), width, self.app.theme)
+        kept = self._wrapped.get(key)
+        if kept is not None:
+            return kept
+        if len(self._wrapped) >= 64:
+            self._wrapped.clear()
+        out = self._wrapped[key] = self._wrap_now(text, width)
+        return out
+
+    def _wrap_now(self, text: Text, width: int) -> list[Strip]:
         console = self.app.console
         out = []
         for line in text.wrap(console, width, no_wrap=False):
@@ -471,10 +487,12 @@ class StepView(ViewPart, ScrollView, can_focus=True):
 
     # ---- drawing ------------------------------------------------------------------------------
     def _check_epoch(self) -> Painter:
-        epoch = (self.app.theme, self.rich_style)
+        epoch = self.app.theme
         if epoch != self._epoch or self._painter is None:
             self._epoch = epoch
+            self._base = self.rich_style  # the view's own colours, under every line
             self._drawn = {}
+            self._composed = {}
             self._painter = Painter(
                 lambda name: self.get_component_rich_style(name, partial=True),
                 self.app.theme,
@@ -506,6 +524,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         version = self._versions.get((item.key, line), 0)
         shape = (box.width, box.bar_width, box.short, box.shape.narrow if box.shape is not None else False)
         key = (item.key, version, shape, line, cursor, lit, focused, note)
+        self._last_key = key
         strip = self._drawn.get(key)
         if strip is None:
             self.lines_drawn += 1
@@ -530,27 +549,33 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         sx, sy = self.scroll_offset
         width = self.scrollable_content_region.width
         vy = sy + y
-        base = self.rich_style
+        base = self._base
         if vy < len(self._head) or vy > self._more_at:
             prose = self._head if vy < len(self._head) else self._more
             i = vy if vy < len(self._head) else vy - self._more_at - 1
             strip = prose[i] if 0 <= i < len(prose) else Strip([])
             # the words stay where they are when the tables scroll sideways
             return strip.crop(0, width).extend_cell_length(width).apply_style(base)
-        parts: list[tuple[int, Strip]] = []
         heading = self.blocks.heading_at(vy)
         if heading is not None:  # a section's heading stays in place too
             line = Strip([Segment(" " + heading.text, painter.style("heading"))], len(heading.text) + 1)
             return line.crop(0, width).extend_cell_length(width).apply_style(base)
-        pinned_label: Strip | None = None
+        parts: list[tuple[int, Strip]] = []
+        keys: list[tuple] = []
+        pinned: Box | None = None
         for box in self.blocks.at(vy):
             line = vy - box.y
             if self._pinned(box, sy) and y < box.first_row:
                 line = y  # the title and the column header stay at the view's top
-            strip = self._box_line(box, line)
-            parts.append((box.x, strip))
-            if pinned_label is None and box.x < sx < box.x + box.width - label_width(box) - 1:
-                pinned_label = strip.crop(0, label_width(box))
+            parts.append((box.x, self._box_line(box, line)))
+            keys.append((box.x, self._last_key))
+            if pinned is None and box.x < sx < box.x + box.width - label_width(box) - 1:
+                pinned = box
+        # the whole line, kept by what it is made of (a layout redraws every line of the screen)
+        key = (tuple(keys), sx, width, pinned.index if pinned is not None else -1)
+        composed = self._composed.get(key)
+        if composed is not None:
+            return composed
         segments: list[Strip] = []
         at = 0
         for x, strip in parts:
@@ -560,10 +585,15 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             at = x + strip.cell_length
         line_strip = Strip.join(segments) if segments else Strip([])
         line_strip = line_strip.crop(sx, sx + width)
-        if pinned_label is not None:
-            lw = pinned_label.cell_length
-            line_strip = Strip.join([pinned_label, line_strip.crop(lw, width)])
-        return line_strip.extend_cell_length(width).apply_style(base)
+        if pinned is not None:
+            strip = parts[[b.index for b in self.blocks.at(vy)].index(pinned.index)][1]
+            label = strip.crop(0, label_width(pinned))
+            line_strip = Strip.join([label, line_strip.crop(label.cell_length, width)])
+        composed = line_strip.extend_cell_length(width).apply_style(base)
+        if len(self._composed) >= _LINES_KEPT:
+            self._composed.clear()
+        self._composed[key] = composed
+        return composed
 
     def _pinned(self, box: Box, sy: int) -> bool:
         """Whether the view's top is inside box's rows (its title and header then stay at the top)."""
