@@ -40,8 +40,9 @@ class Lines(ScrollView):
 
     def render_line(self, y: int) -> Strip:
         row = y + round(self.scroll_y)
+        turn = self.turn
         cells = [
-            Segment(f"{((self.turn + 7 * row + i) % 1000) / 97:.3f} "[:5], _STYLES[(row + i + self.turn) % 64])
+            Segment(f"{((turn + 7 * row + i) % 1000) / 97:.3f} "[:5], _STYLES[(row + i + turn) % 64])
             for i in range(24)
         ]
         return Strip(cells, 5 * 24)

@@ -17,6 +17,7 @@ n ≤ 1.5×; at d_model 64 each key ≤ 1.5× the chapter's.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import platform
@@ -58,10 +59,8 @@ class Terminal:
         """Seconds on a CPU, every thread of the process (schedstat: nanoseconds)."""
         total = 0
         for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
-            try:
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
                 total += int((task / "schedstat").read_text().split()[0])
-            except (FileNotFoundError, ProcessLookupError):
-                pass
         return total / 1e9
 
     def settle(self, timeout: float = 10.0, quiet: float = QUIET) -> float:
