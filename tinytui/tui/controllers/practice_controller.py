@@ -1,7 +1,8 @@
 """Practice: the learner works out each step's values by hand (k turns it on and off).
 
 On, the cells the step computes are drawn as "?" (tinytui/present/practice_cells.py) until answered; the
-cursor picks one, Enter asks for the value and grades it to the 4 decimals shown (model/practice). Right:
+cursor picks one, typing a number (or Enter) asks for the value and grades it to the 4 decimals shown
+(model/practice; the session keeps the answer, so a recording has it). Right:
 the value appears after a ✓. Wrong: "not quite" and the next hint of the ladder (which cells it is
 computed from, lit in the tables as the inspector lights operands; the formula; the formula with the
 numbers in); h asks for one more hint without answering. The status line keeps a score for the step and
