@@ -34,13 +34,14 @@ async def keys(pilot, *pressed: str) -> None:
 
 
 def shown(app, source) -> str:
-    """The text the step's tables draw for one run cell (the first table that shows it)."""
+    """The text the step's tables draw for one run cell (the first table that shows it), its minus read
+    as "-" whichever the tables write."""
     for section in pane_sections(app.view()):
         for row in section.rows:
             for item in row:
                 if isinstance(item, GridSpec) and source in item.where:
                     r, c = item.where[source]
-                    return item.cells[r][c].strip()
+                    return item.cells[r][c].strip().replace("−", "-")
     raise AssertionError(f"{source} is not on screen")
 
 
