@@ -42,7 +42,7 @@ async def test_a_score_shows_its_formula_and_lights_its_operands(app):
         assert grid(app, K_IN).lit == {(0, 2), (0, 3)}
         assert g.lit == frozenset()
         q_text = grid(app, Q_IN).text().split("\n")
-        assert f"{LIT}-1.3145" in q_text[grid(app, Q_IN).shape().top + 1]
+        assert f"{LIT}−1.3145" in q_text[grid(app, Q_IN).shape().top + 1]
         # another cell: the overlay moves with it
         g.move_to(0, 0)
         await pilot.pause()

@@ -15,7 +15,7 @@ from tinytui.model.trace import DEFAULT_LR
 from tinytui.present import windows
 from tinytui.present.token_cells import token_grid
 from tinytui.present.view import View
-from tinytui.report.tables import fmt
+from tinytui.report.tables import fmt, on_screen
 from tinytui.session.session import Session
 from tinytui.session.state import State
 from tinytui.tui.app import TinyTuiApp
@@ -69,7 +69,7 @@ async def test_step_2_shows_the_rows_of_E_the_prompt_reads():
             for c in (0, 7, 63):
                 assert spec.sources[r][c] == ("E", (i, c))  # E's own cell, not the window's
                 assert spec.refs[r][c].index == (i, c) and spec.refs[r][c].label == f"E[t{i}, d{c}]"
-                assert spec.cells[r][c] == fmt(float(E[i, c]))
+                assert spec.cells[r][c] == on_screen(fmt(float(E[i, c])))
         # the token table beside it: 5 positions × 96 dims is small, so it is built whole as before
         tokens = grid(app, "tokens")
         assert tokens.spec.shape == (5, 2 + 96) and "the rest" not in tokens.spec.title
@@ -137,7 +137,7 @@ async def test_W_1_shows_its_first_64_rows_and_columns_and_the_browser_pages_to_
         table.move_to(63, 63)
         await pilot.pause()
         assert table.source == (W_1, (95, 299))
-        assert table.spec.cells[63][63] == fmt(float(m.params[W_1][95, 299]))
+        assert table.spec.cells[63][63] == on_screen(fmt(float(m.params[W_1][95, 299])))
         await press(pilot, "enter", *"-1.5", "enter")
         assert app.session.params[W_1][95, 299] == -1.5
         assert np.argwhere(app.session.params[W_1] != m.params[W_1]).tolist() == [[95, 299]]
