@@ -8,8 +8,10 @@ The checkpoint is bench_gpt2.make's (random weights of GPT-2 small's exact shape
 tokens. Every part runs in a fresh process with the BLAS thread policy the `tinytui` command sets
 (tinytui.cli.launch.limit_blas_threads), except the threads part, which compares policies.
 
-targets  the floor: bench_gpt2.bare_forward (GPT-2's arithmetic and nothing else), median of 9. Then the
-         session's moves (median of 5, each a fresh edit): an edit of a cell of W_2 in the last block
+targets  the floor: bench_gpt2.bare_forward (GPT-2's arithmetic and nothing else), run once right
+         before each sample, and each figure the median of the ratios (sample ÷ its bare forward), 7
+         samples: the load of a shared machine moves within a run. The session's moves (each a fresh
+         edit): an edit of a cell of W_2 in the last block
          and in the first, undo, redo; and in a headless Pilot at 120×40 (Pilot.press(key) → one
          pause, the pause floor included), a step change n, b (enter and leave the walk) and d (∂L/∂w
          shown and hidden) at block 1's step 8, an edit committed in the last block (as Enter in the
@@ -25,7 +27,7 @@ terminal the `tinytui` command itself in a pseudo-terminal of 120×40 (its real 
          its own thread policy): a key's bytes written → the last byte of the screen's update (no
          output for QUIET seconds after it), median of 5: n and p at step 8, b, d, and at block 12's step 9
          an edit typed in the W_O table (Enter, a value, Enter: the last Enter timed) and u.
-Results also go to benchmarks/results/gpt2_session.txt.
+Results also go to benchmarks/results/gpt2_session.txt (with --only, gpt2_session_PART.txt).
 """
 
 from __future__ import annotations
@@ -98,14 +100,52 @@ def start_state(model):
     return State(model.params, prompt, "<|endoftext|>", defaults(model.cfg))
 
 
-def bare_floor(model, state) -> float:
+def bare_forward_of(model, state):
+    """One call of bench_gpt2.bare_forward on the state's prompt: GPT-2's arithmetic and nothing else."""
     from bench_gpt2 import bare_forward, fused
 
     cfg, params = model.cfg, model.params
     blocks = fused(params, cfg)
     ids = np.array([cfg.token_id(t) for t in state.prompt])
     bare_forward(params, blocks, ids, cfg)
-    return median_time(lambda: bare_forward(params, blocks, ids, cfg), 9)
+    return lambda: bare_forward(params, blocks, ids, cfg)
+
+
+def bare_floor(model, state) -> float:
+    return median_time(bare_forward_of(model, state), 9)
+
+
+class Paired:
+    """Samples of a move, each right after one bare forward: on a shared machine the load moves within
+    a run, so each figure is the median of (move ÷ the bare forward just before it)."""
+
+    def __init__(self, model, state) -> None:
+        self.bare = bare_forward_of(model, state)
+        self.samples: dict[str, list[tuple[float, float]]] = {}
+
+    def floor(self) -> float:
+        t0 = time.perf_counter()
+        self.bare()
+        return time.perf_counter() - t0
+
+    def add(self, key: str, seconds: float, floor: float) -> None:
+        self.samples.setdefault(key, []).append((seconds, floor))
+
+    def time(self, key: str, fn, setup=None) -> None:
+        if setup is not None:
+            setup()
+        f = self.floor()
+        t0 = time.perf_counter()
+        fn()
+        self.add(key, time.perf_counter() - t0, f)
+
+    def result(self) -> dict[str, list[float]]:
+        """key -> [median seconds, median bare forward, median ratio]"""
+        out = {}
+        for key, v in self.samples.items():
+            ratio = statistics.median(t / f for t, f in v)
+            out[key] = [statistics.median(t for t, _ in v), statistics.median(f for _, f in v), ratio]
+        return out
 
 
 async def floor(pilot, repeats: int) -> float:
@@ -127,51 +167,58 @@ async def timed(pilot, key: str) -> float:
 
 
 # ---- targets ----------------------------------------------------------------------------------------
-def session_moves(model, state) -> dict[str, float]:
+REPEATS = 7
+
+
+def session_moves(model, state, paired: Paired) -> None:
     from tinytui.session.session import Session
 
     session = Session(model, state)
     last = f"blocks.{model.cfg.n_blocks - 1}.W_2"
     cells = iter(range(1000))
-    out = {}
-    for name, key in ((last, "edit, last block"), ("blocks.0.W_2", "edit, first block")):
-        out[key] = median_time(lambda n=name: session.edit(n, (next(cells), 5), 0.25), 5)
-    out["undo"] = median_time(session.undo, 5, setup=lambda: session.edit(last, (next(cells), 7), 0.5))
-    out["redo"] = median_time(session.redo, 5, setup=session.undo)
-    return out
+    for _ in range(REPEATS):
+        for name, key in ((last, "edit, last block"), ("blocks.0.W_2", "edit, first block")):
+            paired.time(key, lambda n=name: session.edit(n, (next(cells), 5), 0.25))
+        paired.time("undo", session.undo, setup=lambda: session.edit(last, (next(cells), 7), 0.5))
+        paired.time("redo", session.redo, setup=session.undo)
 
 
-async def app_keys(model, state) -> dict[str, float]:
+async def app_keys(model, state, paired: Paired) -> None:
     from tinytui.cli import collector
     from tinytui.session.session import Session
     from tinytui.tui.app import TinyTuiApp
 
     app = TinyTuiApp(Session(model, state))
     collector.settle()
-    out: dict[str, list[float]] = {}
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        out["pause floor"] = [await floor(pilot, 20)]
+        paired.add("pause floor", await floor(pilot, 20), paired.floor())
         await pilot.press("8")
         await pilot.pause()
-        for _ in range(5):
-            out.setdefault("n (a step change)", []).append(await timed(pilot, "n"))
-            out.setdefault("p", []).append(await timed(pilot, "p"))
-        for _ in range(3):
-            out.setdefault("b", []).append(await timed(pilot, "b"))  # enter the walk
-            out["b"].append(await timed(pilot, "b"))  # leave it
-            out.setdefault("d", []).append(await timed(pilot, "d"))  # ∂L/∂w shown
-            out["d"].append(await timed(pilot, "d"))  # hidden
+
+        async def key(name: str, k: str) -> None:
+            f = paired.floor()
+            paired.add(name, await timed(pilot, k), f)
+
+        for _ in range(REPEATS):
+            await key("n (a step change)", "n")
+            await key("p", "p")
+        for _ in range(REPEATS // 2 + 1):
+            await key("b", "b")  # enter the walk
+            await key("b", "b")  # leave it
+            await key("d", "d")  # ∂L/∂w shown
+            await key("d", "d")  # hidden
         await pilot.press("9")
         while app.session.block < model.cfg.n_blocks - 1:
             await pilot.press("right_square_bracket")
         await pilot.pause()
         last = f"blocks.{model.cfg.n_blocks - 1}.W_O"
-        for i in range(5):
-            t = await timed_enter(app, pilot, last, (i, 0), f"0.{i + 1}")
-            out.setdefault("an edit's Enter, last block", []).append(t)
-            out.setdefault("u", []).append(await timed(pilot, "u"))
-    return {k: statistics.median(v) for k, v in out.items()}
+        for i in range(REPEATS):
+            f = paired.floor()
+            paired.add(
+                "an edit's Enter, last block", await timed_enter(app, pilot, last, (i, 0), f"0.{i + 1}"), f
+            )
+            await key("u", "u")
 
 
 class Editor:
@@ -210,11 +257,10 @@ async def timed_enter(app, pilot, name: str, index: tuple[int, ...], text: str) 
 def targets(folder: Path) -> dict:
     model = gpt2(folder)
     state = start_state(model)
-    out = {"bare forward": bare_floor(model, state)}
-    out |= session_moves(model, state)
-    out |= asyncio.run(app_keys(model, state))
-    out["bare forward, again"] = bare_floor(model, state)  # the machine's load may have moved
-    return out
+    paired = Paired(model, state)
+    session_moves(model, state, paired)
+    asyncio.run(app_keys(model, state, paired))
+    return paired.result()
 
 
 # ---- rounds -----------------------------------------------------------------------------------------
@@ -428,19 +474,12 @@ def main(argv: list[str]) -> None:
         if "error" in r:
             say(f"targets failed: {r['error']}")
         else:
-            floor = r["bare forward"]
-            again = r["bare forward, again"]
-            say(f"bare numpy forward {floor * 1e3:.1f} ms (again at the end: {again * 1e3:.1f} ms)")
-            for key, value in r.items():
-                if key.startswith("bare forward"):
-                    continue
+            say("each figure: median time, median of the bare forward just before each sample, median ratio")
+            for key, (seconds, floor, ratio) in r.items():
                 goal = TARGETS.get(key)
-                mark = (
-                    ""
-                    if goal is None
-                    else f"  target ≤ {goal}×: {'met' if value / floor <= goal else 'MISSED'}"
-                )
-                say(f"  {key:<30} {value * 1e3:8.1f} ms {value / floor:6.2f}×{mark}")
+                met = goal is not None and ratio <= goal
+                mark = "" if goal is None else f"  target ≤ {goal}×: {'met' if met else 'MISSED'}"
+                say(f"  {key:<28} {seconds * 1e3:7.1f} ms  bare {floor * 1e3:6.1f} ms  {ratio:5.2f}×{mark}")
     if only in (None, "rounds"):
         for which in ("gpt2", "chapter"):
             r = child(f"rounds:{which}", folder)
@@ -482,9 +521,10 @@ def main(argv: list[str]) -> None:
             )
             for key, value in r.items():
                 say(f"  {key:<30} {value * 1e3:8.1f} ms (key → last byte drawn; medians)")
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text("\n".join(lines) + "\n")
-    print(f"\nwritten to {RESULTS}")
+    written = RESULTS if only is None else RESULTS.with_name(f"{RESULTS.stem}_{only}.txt")
+    written.parent.mkdir(exist_ok=True)
+    written.write_text("\n".join(lines) + "\n")
+    print(f"\nwritten to {written}")
 
 
 if __name__ == "__main__":

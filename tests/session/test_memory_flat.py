@@ -14,6 +14,7 @@ import pytest
 from tests.apps import make_app
 from tests.random_models import config, weights
 from tinytui.model.io.document import ModelFile
+from tinytui.present.grid_spec import GridSpec
 from tinytui.session.session import Session
 
 ROUNDS = 12
@@ -31,6 +32,12 @@ def watched(session) -> list[weakref.ref]:
     refs = [weakref.ref(session.trace)]
     session.listeners.append(lambda event: refs.append(weakref.ref(event.after)))
     return refs
+
+
+def specs_alive() -> int:
+    """How many table specs exist: what the screen shows, what the caches of present/ keep."""
+    gc.collect()
+    return sum(isinstance(o, GridSpec) for o in gc.get_objects())
 
 
 def alive(refs) -> int:
@@ -67,8 +74,8 @@ async def test_the_apps_rounds_hold_no_more_traces_than_the_session():
     app = make_app()
     session = app.session
     refs = watched(session)
-    counts = []
-    async with app.run_test(size=(120, 40)) as pilot:
+    counts, specs = [], []
+    async with app.run_test(size=(80, 24)) as pilot:  # narrow: heads' tables split, one under another
         await pilot.press("9")
         await pilot.pause()
         cfg = session.model.cfg
@@ -78,6 +85,8 @@ async def test_the_apps_rounds_hold_no_more_traces_than_the_session():
                 await pilot.press(key)
             await pilot.pause()
             counts.append(alive(refs))
+            specs.append(specs_alive())
     assert max(counts) <= 3, counts
+    assert specs[-1] <= specs[1], specs  # after the first rounds, no more tables kept than the screen's
     assert len(refs) == 2 + 6 * APP_ROUNDS  # the start, 9, and each round's edit, u, d, d, b, b
     assert np.isfinite(session.trace["loss"])

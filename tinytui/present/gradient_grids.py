@@ -70,6 +70,11 @@ class _Held:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Held) and self.ref() is not None and self.ref() is other.ref()
 
+    @property
+    def gone(self) -> bool:
+        """What it holds no longer exists: a table kept with it can never be used again (grid_spec)."""
+        return self.ref() is None
+
     __hash__ = None  # type: ignore[assignment]
 
 

@@ -266,6 +266,11 @@ def _kept(key: tuple, made_of: tuple) -> Any:
 def _keep(key: tuple, made_of: tuple, spec: Any) -> Any:
     _KEPT[key] = (made_of, spec)
     _KEPT.move_to_end(key)
+    # an entry made of something held weakly that is gone (the gradients of a trace no longer shown) can
+    # never be used again: dropped now, not when 256 newer ones push it out (at GPT-2 small a gradient's
+    # table is ~2.7 MB of texts, and each round of edit, undo and d left more of them)
+    for gone in [k for k, (made, _) in _KEPT.items() if any(getattr(x, "gone", False) for x in made)]:
+        del _KEPT[gone]
     while len(_KEPT) > KEPT_MAX:
         _KEPT.popitem(last=False)
     return spec

@@ -9,6 +9,7 @@ or the key's, whichever is widest; two columns of frame and padding each side.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from tinytui.present.grid_layout import Shape
@@ -105,7 +106,9 @@ def bars_box_size(spec: LogitsSpec, room: int | None) -> tuple[int, int, int, bo
     return inner + 2 * FRAME, 1 + 1 + len(spec.rows) + bool(spec.others) + 1, bar, short
 
 
-_SPLIT: dict[int, tuple[GridSpec, tuple[GridSpec, ...]]] = {}  # id(spec) -> (spec, its heads)
+# id(spec) -> (spec, its heads), the spec held weakly: an entry goes with its spec, so the splits of the
+# tables of earlier traces are not kept (at GPT-2 small, 12 heads of each of them on every move)
+_SPLIT: dict[int, tuple[weakref.ref[GridSpec], tuple[GridSpec, ...]]] = {}
 _SPLIT_KEPT = 256
 
 
@@ -114,7 +117,7 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
     the whole is too wide: the same rows, cells, marks and shading scale; keys "<key>#<head>". Made once
     per spec (the same spec gives the same tables, so an unchanged table draws nothing again)."""
     kept = _SPLIT.get(id(spec))
-    if kept is not None and kept[0] is spec:
+    if kept is not None and kept[0]() is spec:
         return kept[1]
     parts = []
     start = 0
@@ -125,7 +128,7 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
         def cut(rows: tuple, a: int = a, b: int = b) -> tuple:
             return tuple(tuple(row[a:b]) for row in rows)
 
-        details = Details(len(spec.rows), lambda r, a=a, b=b: spec.details[r][a:b])
+        details = Details(len(spec.rows), lambda r, a=a, b=b, whole=spec.details: whole[r][a:b])
         parts.append(
             GridSpec(
                 f"{spec.key}#{i}",
@@ -147,8 +150,16 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
         )
     if len(_SPLIT) >= _SPLIT_KEPT:
         del _SPLIT[next(iter(_SPLIT))]
-    _SPLIT[id(spec)] = (spec, tuple(parts))
+    key = id(spec)
+    _SPLIT[key] = (weakref.ref(spec, lambda ref, key=key: _forget(key, ref)), tuple(parts))
     return tuple(parts)
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    """A split spec is gone: its entry goes too (unless the id already names a newer spec's)."""
+    kept = _SPLIT.get(key)
+    if kept is not None and kept[0] is ref:
+        del _SPLIT[key]
 
 
 def lay_out(sections: list[Section], width: int, top: int = 0, margin: int = 0) -> StepLayout:
