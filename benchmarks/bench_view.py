@@ -35,7 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "view.txt"
 COLS, ROWS = 120, 40
 QUIET = 0.25  # seconds without output: the key's frame is done
-KEYS = {"down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "enter": b"\r"}
+KEYS = {
+    "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "enter": b"\r", "escape": b"\x1b",
+}  # fmt: skip
 
 
 class Terminal:
@@ -65,6 +67,7 @@ class Terminal:
 
     def settle(self, timeout: float = 10.0, quiet: float = QUIET) -> float:
         """Read until the output is quiet for `quiet` s; the time of the last byte (0: none came)."""
+        self.seen = b""
         last, start = 0.0, time.perf_counter()
         while time.perf_counter() - start < timeout:
             ready, _, _ = select.select([self.fd], [], [], quiet)
@@ -76,6 +79,7 @@ class Terminal:
                 break
             if data:
                 last = time.perf_counter()
+                self.seen += data
                 if b"\x1b[6n" in data:  # a cursor-position query: answer as a terminal would
                     os.write(self.fd, b"\x1b[1;1R")
         return last
@@ -95,6 +99,18 @@ class Terminal:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         os.close(self.fd)
+
+
+def open_editor(term: Terminal) -> None:
+    """e on the cursor's cell; Tab to the next table until a weight's editor opens (no notice that the
+    cell is computed, or a label, comes up)."""
+    for _ in range(12):
+        term.key("e")
+        if b"computed" not in term.seen and b"nothing" not in term.seen and b"Not editable" not in term.seen:
+            return
+        term.key("escape")
+        term.key("tab")
+    raise RuntimeError("no editable table reached with Tab")
 
 
 def d64_model(folder: Path) -> Path:
@@ -144,10 +160,9 @@ def measure(model: str | None, repeats: int) -> dict[str, Sample]:
         out["b"] = med([term.key("b") for _ in range(2 * repeats)])  # into the walk and out
         chars, enters = [], []
         term.key("9")
-        term.key("tab")  # the walk's round trip put the cursor in the step's first table: to W_O,
-        term.key("tab")  # the third
+        term.key("tab")  # the step list (if it has the focus) → the step view
         for i in range(repeats):
-            term.key("e")  # the editor over the cursor's weight
+            open_editor(term)  # the editor over a weight (W_O's cell under the cursor)
             chars += [term.key(ch) for ch in f"0.{i + 1}"]
             enters.append(term.key("enter"))
         out["typed char"] = med(chars)

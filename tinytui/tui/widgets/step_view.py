@@ -173,7 +173,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._head: list[Strip] = []  # the step's words above the tables, one strip a line
         self._more: list[Strip] = []  # and after them (compact)
         self._more_at = 0
-        self._words_fit: tuple = ()
+        self._words_fit: tuple = ()  # (compact, width) the words were wrapped for
+        self._laid_for = -1  # the width the tables were laid out for
         self._shown_words: tuple = ()
         self.page: int | None = None  # the presenter's page (None: every table)
         self.all_sections: list[Section] = []
@@ -275,6 +276,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.sections = sections
         top = len(self._head) + (1 if self._head else 0)
         margin = PRESENTER_MARGIN if self.page is not None else 0
+        self._laid_for = max(self.scrollable_content_region.width - 2, 20)
         new = lay_out(sections, max(self.scrollable_content_region.width, 20), top, margin)
         changed = [(b, self._bump_changed(b)) for b in new.boxes if self._seen.get(b.item.key) is not b.item]
         if structure == self._structure and _same_geometry(old, new) and self._more_at == new.height:
@@ -402,14 +404,21 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self.row, self.col = min(self.row, rows - 1), min(self.col, cols - 1)
 
     def on_resize(self, event: events.Resize) -> None:
-        if self._view is not None:
-            self._structure = ()  # laid out again for the new width (the cursor stays)
-            keep = (self.table, self.row, self.col)
-            if self._sections_of is None:
-                self._words(self._view)
-            self.show_sections(self.all_sections)
-            self.table, self.row, self.col = keep
-            self._clamp()
+        """A new width lays the step out again (the cursor stays, and in view); a new height alone
+        (the inspector took a line) changes nothing but whether the words are compact."""
+        if self._view is None:
+            return
+        fit = (self.app.size.height < SHORT_HEIGHT, max(self.scrollable_content_region.width - 2, 20))
+        if fit == self._words_fit and self.blocks.width and self._laid_for == fit[1]:
+            return
+        self._structure = ()
+        keep = (self.table, self.row, self.col)
+        if self._sections_of is None:
+            self._words(self._view)
+        self.show_sections(self.all_sections)
+        self.table, self.row, self.col = keep
+        self._clamp()
+        self.scroll_to_cursor()
 
     # ---- what the cursor is on ----------------------------------------------------------------
     @property
