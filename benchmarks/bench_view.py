@@ -101,15 +101,12 @@ class Terminal:
         os.close(self.fd)
 
 
-def open_editor(term: Terminal) -> None:
-    """e on the cursor's cell; Tab to the next table until a weight's editor opens (no notice that the
-    cell is computed, or a label, comes up)."""
-    for _ in range(12):
-        term.key("e")
-        if b"computed" not in term.seen and b"nothing" not in term.seen and b"Not editable" not in term.seen:
-            return
-        term.key("escape")
+def to_a_weight(term: Terminal) -> None:
+    """Tab from table to table until the cursor is on a weight (the inspector says "Enter to edit")."""
+    for _ in range(16):
         term.key("tab")
+        if b"to edit" in term.seen:
+            return
     raise RuntimeError("no editable table reached with Tab")
 
 
@@ -160,9 +157,9 @@ def measure(model: str | None, repeats: int) -> dict[str, Sample]:
         out["b"] = med([term.key("b") for _ in range(2 * repeats)])  # into the walk and out
         chars, enters = [], []
         term.key("9")
-        term.key("tab")  # the step list (if it has the focus) → the step view
+        to_a_weight(term)
         for i in range(repeats):
-            open_editor(term)  # the editor over a weight (W_O's cell under the cursor)
+            term.key("e")  # the editor over the weight under the cursor
             chars += [term.key(ch) for ch in f"0.{i + 1}"]
             enters.append(term.key("enter"))
         out["typed char"] = med(chars)

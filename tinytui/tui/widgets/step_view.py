@@ -780,6 +780,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.close_editor(refocus=False)
         self.error = ""
         cell = self.cell_region()
+        cell = Region(cell.x + 1, cell.y, cell.width - 1, 1)  # the number's place, right of its lead
         width = max(cell.width, 8)
         editor = CellEditor(self, value)
         # over the cell, in the view's parent: absolute, and an overlay, so it takes no room from the view
