@@ -25,8 +25,9 @@ threads  a forward (tinytui's run) and the whole backward with OpenBLAS at 1 and
          machine as it is and with one busy process beside it (what another user's tests do).
 terminal the `tinytui` command itself in a pseudo-terminal of 120×40 (its real driver, its real output,
          its own thread policy): a key's bytes written → the last byte of the screen's update (no
-         output for QUIET seconds after it), median of 5: n and p at step 8, b, d, and at block 12's step 9
-         an edit typed in the W_O table (Enter, a value, Enter: the last Enter timed) and u.
+         output for QUIET seconds after it), each key paired with a bare forward as above, 7 samples:
+         n and p at step 8, b, d, and at block 12's step 9 an edit typed in the W_O table (Enter, a
+         value, Enter: the last Enter timed) and u.
 Results also go to benchmarks/results/gpt2_session.txt (with --only, gpt2_session_PART.txt).
 """
 
@@ -389,19 +390,31 @@ class Terminal:
 
 
 def terminal(folder: Path) -> dict:
+    """The command's keys, each paired with a bare forward run in this process just before it (while
+    the app waits for the key), as the targets are."""
+    model = gpt2(folder)
+    paired = Paired(model, start_state(model))
     command = str(Path(sys.executable).parent / "tinytui")
     argv = [command, "--model", str(folder), "--prompt", PROMPT_TEXT, "--target", "<|endoftext|>"]
     t0 = time.perf_counter()
     term = Terminal(argv)
-    out: dict[str, list[float]] = {"first screen": [term.settle(until=b"Tokens to ids") - t0]}
+    first = term.settle(until=b"Tokens to ids") - t0
+
+    def key(name: str, data: bytes) -> None:
+        term.settle(0.15)
+        f = paired.floor()
+        paired.add(name, term.key(data), f)
+
     try:
         term.key(b"8")
-        for _ in range(5):
-            out.setdefault("n", []).append(term.key(b"n"))
-            out.setdefault("p", []).append(term.key(b"p"))
-        for _ in range(3):
-            out.setdefault("b", []).extend([term.key(b"b"), term.key(b"b")])
-            out.setdefault("d", []).extend([term.key(b"d"), term.key(b"d")])
+        for _ in range(REPEATS):
+            key("n (a step change)", b"n")
+            key("p", b"p")
+        for _ in range(REPEATS // 2 + 1):
+            key("b", b"b")
+            key("b", b"b")
+            key("d", b"d")
+            key("d", b"d")
         term.key(b"9")
         for _ in range(11):
             term.key(b"]")
@@ -412,16 +425,16 @@ def terminal(folder: Path) -> dict:
         else:
             raise RuntimeError("no table of weights to edit at step 9")
         confirmed = 0
-        for i in range(5):
+        for i in range(REPEATS):
             term.key(b"\r")  # the editor opens on the focused cell of W_O
             for ch in f"0.{i + 1}":
                 term.key(ch.encode())
-            out.setdefault("an edit's Enter, last block", []).append(term.key(b"\r"))
+            key("an edit's Enter, last block", b"\r")
             confirmed += b"edited weight" in term.drawn  # the status line counts it
-            out.setdefault("u", []).append(term.key(b"u"))
+            key("u", b"u")
     finally:
         term.close()
-    return {k: statistics.median(v) for k, v in out.items()} | {"bytes": term.bytes, "edits": confirmed}
+    return paired.result() | {"first screen": first, "bytes": term.bytes, "edits": confirmed}
 
 
 # ---- the parent -------------------------------------------------------------------------------------
@@ -514,13 +527,16 @@ def main(argv: list[str]) -> None:
         if "error" in r:
             say(f"terminal failed: {r['error']}")
         else:
-            edits, drawn = r.pop("edits"), r.pop("bytes")
+            edits, drawn, first = r.pop("edits"), r.pop("bytes"), r.pop("first screen")
             say(
-                f"the tinytui command in a 120×40 pseudo-terminal ({drawn:,} bytes drawn; {edits} of 5"
-                " edits seen on its status line):"
+                f"the tinytui command in a 120×40 pseudo-terminal: first screen {first:.1f} s; {drawn:,}"
+                f" bytes drawn; {edits} of {REPEATS} edits seen on its status line. Key → last byte drawn:"
             )
-            for key, value in r.items():
-                say(f"  {key:<30} {value * 1e3:8.1f} ms (key → last byte drawn; medians)")
+            for key, (seconds, floor, ratio) in r.items():
+                goal = TARGETS.get(key)
+                met = goal is not None and ratio <= goal
+                mark = "" if goal is None else f"  target ≤ {goal}×: {'met' if met else 'MISSED'}"
+                say(f"  {key:<28} {seconds * 1e3:7.1f} ms  bare {floor * 1e3:6.1f} ms  {ratio:5.2f}×{mark}")
     written = RESULTS if only is None else RESULTS.with_name(f"{RESULTS.stem}_{only}.txt")
     written.parent.mkdir(exist_ok=True)
     written.write_text("\n".join(lines) + "\n")

@@ -4,12 +4,16 @@ program loads.
 BLAS threads: numpy's OpenBLAS starts one thread per core (two here) for every matrix product, and at
 tinytui's sizes (GPT-2 small, 16 tokens: products of 16 rows) the threads spend their time waking and
 waiting for each other, and fight the app's own thread and every other program on the machine for the
-cores. On this 2-core machine, shared with other work, one thread was both faster and steady: committing
-an edit took 0.82 s against 2.8 s (2.4–3.7) with the default two, a forward pass 0.26–0.44 s against 4–7 s
-on a loaded machine (benchmarks/bench_gpt2_session.py measures both, idle and beside one busy process).
-So before numpy loads, the command sets each BLAS library's thread count to 1: the app's thread and
-numpy's are then never more than the cores. A variable the user has set is kept
-(`OPENBLAS_NUM_THREADS=2 tinytui` gives OpenBLAS two threads).
+cores. Measured on this 2-core machine, shared with other work (benchmarks/bench_gpt2_session.py
+--only threads; results/gpt2_session.txt), one thread against two: tinytui's GPT-2 forward 338 ms
+against 1,334 ms, the whole backward 2.1 s against 6.2 s (load ~3); beside one busy process 639 ms
+against 2,236 ms; at load ~12, 1.2 s against 3.6 s. (Issue 29 saw an edit take 2.8 s with two threads,
+0.82 s with one.) The forward never came out ahead with two; the whole backward (the outer products of
+124 M weight gradients) sometimes did (5.5 s against 9.4 s in one run beside a busy process) and as
+often did not, and the keys wait for forwards and parts of the backward. So before numpy loads, the
+command sets each BLAS library's thread count to 1: steady, and the app's thread and numpy's are never
+more than the cores. A
+variable the user has set is kept (`OPENBLAS_NUM_THREADS=2 tinytui` gives OpenBLAS two threads).
 
 The collector: loading Textual, Rich, numpy and the app makes a few hundred thousand objects that live as
 long as the program, and the collector walked them again and again as they came (a sixth of the time to
