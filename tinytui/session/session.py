@@ -1,7 +1,9 @@
 """The debugger's state without any UI: params history (undo/redo), switches, prompt, traces, events.
 
 The app and the replayer drive a Session; the recorder listens to its events. Every change makes a new
-immutable State and a full recompute, so undo is just moving a cursor. This module holds what a user
+immutable State and recomputes from the first part of the forward it touches (the rest of the trace is
+kept), so undo is just moving a cursor, and back to the trace before the last change it computes
+nothing (tinytui.session.history). This module holds what a user
 can ask for (moving between steps, changes, learning) and checks every request in one place; the
 history, the traces it keeps and the events it emits are in tinytui.session.history, the value types
 (State, Mode, Event, Training, Refused) in tinytui.session.state.
