@@ -4,8 +4,9 @@ each figure beside the pause floor measured in the same app. By hand (needs the 
 python benchmarks/bench_gpt2_keys.py [FOLDER]     # default /tmp/gpt2-small, written there if missing
 
 The checkpoint is bench_gpt2.make's: random weights of GPT-2 small's exact shapes (12 blocks, d 768,
-12 heads, 50,257 tokens); the prompt is 16 tokens. A figure is as bench_view.py times a key: the key
-event sent to the driver, then one `await pilot.pause()` (so it includes the floor). Three scenes, each
+12 heads, 50,257 tokens); the prompt is 16 tokens. A figure is as bench_gpt2_session.py times a key:
+Pilot.press, then one `await pilot.pause()` (so it includes the floor), with the `tinytui` command's
+BLAS thread policy (one thread). Three scenes, each
 in a fresh app (a fresh session, so no gradient is known at its start):
   walk     at step 15: b enters the walk; n through block 12's steps to block 11's step 12; p back up
            to step 15; b leaves
@@ -27,17 +28,21 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_gpt2 import TEXT, make
-from bench_view import SIZE, floor, timed
+from tinytui.cli.launch import limit_blas_threads  # the command's thread policy, before numpy loads
 
-from tinytui.cli import collector
-from tinytui.model import step_path
-from tinytui.model.backward.gradients import Gradients
-from tinytui.model.io.checkpoint import load_checkpoint
-from tinytui.model.switches import defaults
-from tinytui.session.session import Session
-from tinytui.session.state import State
-from tinytui.tui.app import TinyTuiApp
+limit_blas_threads()
+
+from bench_gpt2 import TEXT, make  # noqa: E402
+from bench_gpt2_session import SIZE, floor, timed  # noqa: E402
+
+from tinytui.cli import collector  # noqa: E402
+from tinytui.model import step_path  # noqa: E402
+from tinytui.model.backward.gradients import Gradients  # noqa: E402
+from tinytui.model.io.checkpoint import load_checkpoint  # noqa: E402
+from tinytui.model.switches import defaults  # noqa: E402
+from tinytui.session.session import Session  # noqa: E402
+from tinytui.session.state import State  # noqa: E402
+from tinytui.tui.app import TinyTuiApp  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "gpt2_keys.txt"
 TOKENS = 16
