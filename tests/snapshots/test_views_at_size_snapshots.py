@@ -4,9 +4,8 @@ Regenerate with `pytest tests/snapshots --snapshot-update`, then look at each as
 
 import pytest
 
-from tests.apps import make_app
+from tests.apps import make_app, random_app
 from tests.tui.helpers import grid
-from tests.view.test_view_layer import random_app
 
 
 @pytest.fixture(autouse=True)

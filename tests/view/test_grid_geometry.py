@@ -1,7 +1,7 @@
 """The Grid's geometry and label lines without a screen: which tables become shaded blocks and where
 their parts sit, the columns a window needs, and the glossary line of each kind of label."""
 
-from tests.view.test_view_layer import random_app
+from tests.apps import random_app
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items

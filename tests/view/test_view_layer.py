@@ -1,26 +1,9 @@
 """The view layer's economy: an edit redraws only the lines it changed, the cursor and the operand marks
 only theirs, Tab moves between the step view's tables, and an unchanged table keeps its spec."""
 
-import numpy as np
-
-from tests.apps import make_app
-from tests.random_models import config, weights
+from tests.apps import make_app, random_app
 from tests.tui.helpers import W_O, grid, panes, press, view
-from tinytui.model.io.document import ModelFile
-from tinytui.model.switches import Switches
-from tinytui.model.trace import DEFAULT_LR
 from tinytui.present.grid_spec import EDITED
-from tinytui.session.session import Session
-from tinytui.session.state import State
-from tinytui.tui.app import TinyTuiApp
-
-
-def random_app(tokens: int, d: int = 8, heads: int = 2, vocab: int = 16) -> TinyTuiApp:
-    cfg = config(d, heads, d // heads, 2 * d, vocab, n_ctx=tokens)
-    params = weights(np.random.default_rng(3), cfg, 1 / np.sqrt(d))
-    prompt = tuple(cfg.vocab[(7 * i) % vocab] for i in range(tokens))
-    model = ModelFile("random", "", params, prompt, cfg.vocab[1])
-    return TinyTuiApp(Session(model, State(model.params, prompt, model.target, Switches(), DEFAULT_LR)))
 
 
 async def test_an_edit_redraws_only_the_lines_it_changed():

@@ -6,9 +6,8 @@ compared with the run's own values."""
 
 import numpy as np
 
-from tests.apps import make_app
-from tests.tui.helpers import W_O, grid, panes, press, view
-from tests.view.test_view_layer import random_app
+from tests.apps import make_app, random_app
+from tests.tui.helpers import W_O, grid, press, view
 from tinytui.present.step_layout import FRAME
 from tinytui.report.tables import fmt
 from tinytui.tui.controllers.why_controller import GLOSSARY
@@ -60,11 +59,9 @@ async def settle(pilot, frames: int = 3) -> None:
 
 
 async def table_at(pilot, step: str, key: str, at: tuple[int, int] | None = None):
-    """Go to a step, put the cursor in one of its tables (key, or 'attn64': the 64-token attention
-    table) at (row, col); the view scrolls there."""
+    """Go to a step, put the cursor in one of its tables at (row, col); the view scrolls there."""
     await press(pilot, step)
-    tables = panes(pilot.app).grids()
-    g = next(g for g in tables if g.spec.shape == (64, 128)) if key == "attn64" else grid(pilot.app, key)
+    g = grid(pilot.app, key)
     g.focus()
     await pilot.pause()
     if at is not None:
@@ -101,7 +98,8 @@ async def test_row_labels_stay_when_a_table_scrolls_sideways_at_80x24():
 async def test_the_column_header_stays_when_a_table_scrolls_down():
     app = random_app(tokens=64)
     async with app.run_test(size=(120, 40)) as pilot:
-        attn = await table_at(pilot, "8", "attn64", (40, 3))
+        attn = await table_at(pilot, "8", ATTN, (40, 3))  # 64 positions: head 1, a table of its own
+        assert attn.spec.shape == (64, 64) and attn.spec.groups[0][0].startswith("head 1")
         v = view(app)
         assert v.scroll_y > attn.box.y  # the table's top is above the view
         shown = lines(app)

@@ -186,7 +186,7 @@ def lay_out(sections: list[Section], width: int, top: int = 0, margin: int = 0) 
                 else:
                     shape, w, h = table_box_size(item, width_left)
                     heads = len(item.groups) > 1 and all(g.startswith("head") for g, _ in item.groups)
-                    if w > width_left and heads and not shape.narrow:
+                    if w > width_left and heads:
                         for head in heads_of(item):  # too wide: its heads under each other
                             shape, w, h = table_box_size(head, width_left)
                             sized.append((head, shape, w, h, (0, False)))
