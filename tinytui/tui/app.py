@@ -70,6 +70,8 @@ class TinyTuiApp(App[None]):
         keymap: dict[str, str] | None = None,
         large: bool = False,  # --large: open in the presenter view
     ) -> None:
+        # action id -> keys, as set_keymap was given them (the help screen shows them)
+        self.user_keymap: dict[str, str] = {}
         super().__init__()
         self.toasts = Toasts(self)  # the notices raised (toasts.py)
         self.session = session
@@ -91,8 +93,6 @@ class TinyTuiApp(App[None]):
         if keymap:
             self.set_keymap(keymap)
         self.crash_report: CrashReport | None = None  # set by a crash: where the work was saved
-
-    user_keymap: dict[str, str] = {}  # action id -> keys, as set_keymap was given it (the help screen)
 
     def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
         self.user_keymap = dict(keymap)
