@@ -316,3 +316,29 @@ async def test_typing_a_digit_on_a_question_starts_the_answer():
         assert shown(app, ("blocks.0.scores.1", (1, 0))) == "✓1.0170"
         await keys(pilot, "1")  # on a cell answered right a digit is a step again
         assert app.session.step == 1
+
+
+@pytest.mark.asyncio
+async def test_the_step_s_words_give_no_answer_away_while_practising():
+    import re
+
+    from rich.style import Style
+
+    from tinytui.tui.widgets.step_text import PRACTICE_NOTE, step_words
+
+    def words(app) -> str:
+        return step_words(app.view(), lambda name: Style(), compact=False, width=140).plain
+
+    value = re.compile(r"\d\.\d{2}")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "5")
+        before = words(app)
+        assert value.search(before)  # step 5's words quote its means and variances
+        await keys(pilot, "k")
+        hidden = words(app)
+        assert PRACTICE_NOTE in hidden and not value.search(hidden)
+        await keys(pilot, "b")  # the walk's words too
+        assert not value.search(words(app))
+        await keys(pilot, "b", "k")  # practice off: the numbers are back
+        assert words(app) == before
