@@ -338,7 +338,9 @@ async def test_the_step_s_words_give_no_answer_away_while_practising():
         await keys(pilot, "k")
         hidden = words(app)
         assert PRACTICE_NOTE in hidden and not value.search(hidden)
+        assert "loss ?" in status(app) and not value.search(status(app).split("\n")[1])
         await keys(pilot, "b")  # the walk's words too
         assert not value.search(words(app))
         await keys(pilot, "b", "k")  # practice off: the numbers are back
         assert words(app) == before
+        assert "loss 1.1690" in status(app)

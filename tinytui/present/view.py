@@ -52,6 +52,11 @@ class View:
             s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, s.here, curve, notes, practice
         )
 
+    @property
+    def practising(self) -> bool:
+        """Cells of this step are still to answer: nothing around the tables may quote their values."""
+        return self.practice is not None and bool(self.practice.hidden)
+
     def name(self, local: str) -> str:
         """A stage table's name (no "{h}") as the canonical name it means at the step shown."""
         return steps.name(local, self.here, self.trace.cfg.n_blocks)

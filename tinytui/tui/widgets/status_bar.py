@@ -109,15 +109,19 @@ class StatusBar(ViewPart, Widget):
         ]
         p, p_old = float(trace["probs"].max()), float(base["probs"].max())
         prediction = Text("prediction ", muted)
-        if view.changed and (base.prediction != trace.prediction or fmt(p) != fmt(p_old)):
-            prediction.append(f"{base.prediction} {fmt(p_old)} → ", muted)
-        prediction.append(f"{trace.prediction} {fmt(p)}", key)
         loss = Text("loss ", muted)
-        if view.changed and fmt(base.loss) != fmt(trace.loss):
-            loss.append(f"{fmt(base.loss)} → ", muted)
-            loss.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
+        if view.practising:  # the probability and the loss are answers the step may ask for
+            prediction.append(f"{trace.prediction} ?", key)
+            loss.append("?", key)
         else:
-            loss.append(fmt(trace.loss), key)
+            if view.changed and (base.prediction != trace.prediction or fmt(p) != fmt(p_old)):
+                prediction.append(f"{base.prediction} {fmt(p_old)} → ", muted)
+            prediction.append(f"{trace.prediction} {fmt(p)}", key)
+            if view.changed and fmt(base.loss) != fmt(trace.loss):
+                loss.append(f"{fmt(base.loss)} → ", muted)
+                loss.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
+            else:
+                loss.append(fmt(trace.loss), key)
         second = [prediction, loss]
         if (curve := view.curve) is not None:  # the current weights came from learning steps
             run = f"{curve.steps} step{'s' if curve.steps != 1 else ''} of {curve.lr:g}"

@@ -42,11 +42,6 @@ class StepWords:
 PRACTICE_NOTE = "practice: this step's numbers stay hidden in its words too until its cells are answered"
 
 
-def practising(view: View) -> bool:
-    """Cells of this step are still to answer: its words keep to what the step does, with no numbers."""
-    return view.practice is not None and bool(view.practice.hidden)
-
-
 def step_words(view: View, style: Callable[[str], Style], compact: bool, width: int) -> StepWords:
     """The words of the view's step; style(name) for "title", "formula" and "fact". While practising,
     the explanation's first sentence only (it says what the step does, with no numbers) and no facts:
@@ -62,7 +57,7 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     formula = Text(f"  {in_words(as_run)}\n", style("formula"))
     explain = stage.explain(view.focused)
     facts = list(stage_facts(view.focused, stage))
-    if practising(view):
+    if view.practising:
         explain, facts = first_sentence(explain), [PRACTICE_NOTE]
     full = Text.assemble(title, formula, explain)
     for fact in facts:
@@ -89,7 +84,7 @@ def _backward(view: View, style: Callable[[str], Style], compact: bool, width: i
     rules = Text()
     for rule in h.rules:  # the rules in the tables' names (∂L/∂MHA, x′), as the transcript has them
         rules.append(f"  {in_words(rule)}\n", style("formula"))
-    h = replace(h, explain=in_words(first_sentence(h.explain) if practising(view) else h.explain))
+    h = replace(h, explain=in_words(first_sentence(h.explain) if view.practising else h.explain))
     hint = Text(f"\n{h.hint}", style("fact"))
     full = Text.assemble(title, rules, h.explain, hint)
     if not compact:
