@@ -122,6 +122,24 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         f.write(data)
 
 
+def write_new_text(path: str | Path, text: str, encoding: str = "utf-8") -> None:
+    """path gets all of text or nothing, and only if nothing is there: the text is written and synced to
+    a new hidden file beside it, then linked to path (a link fails with FileExistsError if anything is
+    there, even a dangling symbolic link), and the hidden name removed."""
+    path = Path(path)
+    tmp, fd = _fresh_beside(path, lambda p: _create_exclusive(p, 0o644))
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _sync_folder(path.parent)
+
+
 def fresh_folder_beside(path: str | Path) -> Path:
     """A new, empty, randomly named hidden folder beside path (never one that was there, nor a link)."""
     return _fresh_beside(Path(path), lambda tmp: os.mkdir(tmp, 0o755))[0]

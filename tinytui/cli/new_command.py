@@ -129,16 +129,17 @@ def read_vocab(path: str | None) -> tuple[str, ...]:
         raise CommandError(f"--vocab: {exc}") from None
 
 
-def output_path(args: argparse.Namespace) -> Path:
+def output_path(args: argparse.Namespace, what: str = "model file", example: str = "my.model.json") -> Path:
     """Where to write: refused if anything is there (a file, a folder, a link, even a dangling one), or
-    if its folder does not exist. save() puts a big model's weights in <stem>.safetensors beside it, so
-    that name must be free too."""
+    if its folder does not exist. save() puts a big model's weights in <stem>.safetensors beside a model
+    file, so for a model file that name must be free too."""
     text = getattr(args, "output", None)
     if not text:
-        raise CommandError("-o: name the model file to write, e.g. -o my.model.json")
+        raise CommandError(f"-o: name the {what} to write, e.g. -o {example}")
     path = Path(text)
+    beside = [path.with_name(path.stem + ".safetensors")] if what == "model file" else []
     try:
-        for p in (path, path.with_name(path.stem + ".safetensors")):
+        for p in (path, *beside):
             if os.path.islink(p):
                 raise CommandError(f"-o: {p} is a symbolic link; tinytui does not write through links")
             if os.path.lexists(p):
