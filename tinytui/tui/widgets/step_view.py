@@ -114,7 +114,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     }
 
     DEFAULT_CSS = """
-    StepView { height: 1fr; width: 1fr; }
+    StepView { height: 1fr; width: 1fr; overflow-y: scroll; }
     StepView > .step-view--heading { color: $foreground-muted; text-style: bold; }
     StepView > .step-view--header { color: $foreground-muted; text-style: bold; }
     StepView > .step-view--label { color: $foreground-muted; }
@@ -303,8 +303,36 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._more_at = new.height
         height = new.height + (1 + len(self._more) if self._more else 0)
         width = max([new.width, *(s.cell_length for s in self._head), *(s.cell_length for s in self._more)])
-        self.virtual_size = Size(width, height)
+        self._set_virtual_size(Size(width, height))
         self.refresh()
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """The step's size, to scroll over. When the scrollbars stay as they are (a step as tall as the
+        view, or taller, after another such), only their thumbs change: the new size is set as Textual
+        sets it in a scroll-only update (set_reactive) and the bars are told, with no new layout of the
+        screen (which would draw every widget's lines again). A scrollbar that comes or goes changes the
+        view's room, and so lays the screen out again."""
+        old = self.virtual_size
+        if size == old:
+            return
+        if not old or self._overflows(old) != self._overflows(size):
+            self.virtual_size = size
+            return
+        self.set_reactive(StepView.virtual_size, size)
+        width, height = self.container_size
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size, bar.window_size = size.height, height - self.scrollbar_size_horizontal
+        if self.show_horizontal_scrollbar:
+            bar = self.horizontal_scrollbar
+            bar.window_virtual_size, bar.window_size = size.width, width - self.scrollbar_size_vertical
+        self.scroll_to(self.scroll_x, self.scroll_y, animate=False, immediate=True)  # within the new size
+
+    def _overflows(self, size: Size) -> tuple[bool, bool]:
+        """Whether a step this size is wider, and taller, than the room the view has (the vertical bar
+        is always there: a step shorter than the view shows its thumb whole)."""
+        room = self.container_size
+        return size.width > room.width, self.styles.overflow_y == "auto" and size.height > room.height
 
     # ---- the presenter's pages ----------------------------------------------------------------
     def _page_sections(self, sections: list[Section]) -> list[Section]:
