@@ -42,7 +42,7 @@ async def test_a_crash_saves_the_model_and_ends_the_recording(tmp_path, monkeypa
         async with app.run_test(size=(120, 40)) as pilot:
             await edited_then_crash(app, pilot)
     assert app.return_code == 1
-    report = app.crash_report
+    report = app.rescue()  # as tinytui.cli.debugger.run_app does once Textual has exited
     assert report is not None and report.error == "Boom: injected for the test"
 
     saved = report.model
@@ -98,6 +98,34 @@ def test_tinytui_exits_1_and_says_where_everything_is(tmp_path, monkeypatch, cap
     assert "the recording is in lesson.txt and lesson.jsonl (tinytui replay lesson.txt)" in err[-1]
     assert load(saved[0]).params != make_app().session.model.params  # it loads, with the edits
     assert "recording stopped after 2 events" in (tmp_path / "lesson.txt").read_text()
+
+
+def test_a_crash_while_drawing_is_rescued_too(tmp_path, monkeypatch, capsys):
+    """An error raised outside any key's action (here: the status line drawing itself) still exits 1
+    with the model saved."""
+    from tinytui.tui.widgets.status_bar import StatusBar
+
+    def draw_then_fail(self):
+        if not self.app.session.state.switches.causal_mask:  # m, the first key, turned it off
+            raise Boom("while drawing")
+        return StatusBar.describe(self, self.view, self.content_size.width)
+
+    monkeypatch.setattr(StatusBar, "render", draw_then_fail)
+    assert crash_in(["--prompt", "a wood chuck"], monkeypatch) == 1
+    err = capsys.readouterr().err.splitlines()
+    saved = sorted(tmp_path.glob("tinytui-crash-*.json"))
+    assert len(saved) == 1 and load(saved[0]).prompt == ("a", "wood", "chuck")
+    assert err[-2].startswith("tinytui: crashed") and err[-2].endswith("; the traceback is above.")
+    assert any("Boom: while drawing" in line for line in err)
+
+
+def test_an_error_nobody_saw_is_not_named(tmp_path):
+    """In a terminal Textual keeps an error raised while drawing to itself (it prints the traceback and
+    exits 1): the report then points at the traceback rather than naming it."""
+    app = make_app("--prompt", "a wood chuck")
+    report = rescue(app.session, None, None, folders=[tmp_path])
+    assert report.lines()[0] == "tinytui: crashed; the traceback is above."
+    assert report.model is not None and load(report.model).prompt == ("a", "wood", "chuck")
 
 
 def test_replay_exits_1_too(tmp_path, monkeypatch, capsys):
@@ -183,6 +211,63 @@ def test_a_real_process_exits_non_zero(tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     saved = next(tmp_path.glob("tinytui-crash-*.json"))
     assert str(saved) in last and "lesson.txt" in last
+    assert load(saved).prompt == ("a", "wood")
+
+
+def test_in_a_terminal_a_crash_is_rescued_once_textual_has_exited(tmp_path):
+    """In a real terminal (a pty) Textual keeps a handler's error, prints its traceback and exits 1;
+    tinytui then saves the edited model and names the error a key's action raised."""
+    import os
+    import select
+    import time
+
+    script = textwrap.dedent(
+        """
+        import sys
+        from tinytui.cli import main as cli
+        from tinytui.tui.controllers.step_controller import StepController
+
+        def explode(self):
+            raise RuntimeError("forced crash")
+
+        StepController.next = explode
+        sys.exit(cli.main(sys.argv[1:]))
+        """
+    )
+    master, slave = os.openpty()
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, "--prompt", "a wood"],
+        stdin=slave, stdout=slave, stderr=slave, cwd=tmp_path, env=env, start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen, sent, deadline = b"", False, time.monotonic() + 60
+    while child.poll() is None and time.monotonic() < deadline:
+        if select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 1 << 16)
+            except OSError:
+                break
+            if b"\x1b[6n" in seen[-4096:]:  # a cursor-position query: answer as a terminal would
+                os.write(master, b"\x1b[1;1R")
+        elif not sent and b"prediction" in seen:  # drawn and quiet: press n
+            os.write(master, b"n")
+            sent = True
+    if child.poll() is None:
+        child.kill()
+    while select.select([master], [], [], 0.2)[0]:
+        try:
+            data = os.read(master, 1 << 16)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+    os.close(master)
+    assert child.wait(10) == 1
+    out = seen.decode(errors="replace")
+    assert "tinytui: crashed (RuntimeError: forced crash); the traceback is above." in out
+    saved = next(tmp_path.glob("tinytui-crash-*.json"))
     assert load(saved).prompt == ("a", "wood")
 
 

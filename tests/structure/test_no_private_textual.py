@@ -23,11 +23,7 @@ SOURCES = sorted(p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts)
 PRIVATE = re.compile(r"^_[A-Za-z0-9]\w*$")  # _name, not __dunder__
 MANGLED = re.compile(r"^_[A-Z]\w*__\w+$")
 # Known and not yet replaced, each with its reason (the list only shrinks):
-KNOWN = {
-    # Textual calls it for any exception a handler raises; no public hook gives the error itself, and
-    # the crash rescue (tinytui.tui.crash) names it in its report (issue 26: to be replaced)
-    "tinytui.tui.app.TinyTuiApp._handle_exception",
-}
+KNOWN: set[str] = set()  # uses of Textual's private API, each with its reason: none
 
 
 def _trees() -> list[tuple[Path, ast.Module]]:

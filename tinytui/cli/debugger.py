@@ -84,14 +84,17 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 
 def run_app(app) -> int:
-    """Run the debugger; after a crash (the recording stopped and the edited model saved by
-    TinyTuiApp.rescue) say where both are, on stderr once the terminal is restored, and return 1."""
+    """Run the debugger; after a crash (Textual exits with return code 1 and prints the traceback)
+    stop the recording and save the edited model (TinyTuiApp.rescue), say where both are on stderr,
+    and return 1."""
     collector.settle()  # what exists now is frozen; the young are collected less often (collector.py)
     try:
         app.run()
     except Exception as exc:  # one that escaped Textual's own handler (while closing the screens, say)
         traceback.print_exception(exc)
         app.rescue(exc)
+    if app.return_code == 1:
+        app.rescue()
     if app.crash_report is not None:
         for line in app.crash_report.lines():
             print(line, file=sys.stderr)

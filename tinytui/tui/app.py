@@ -93,6 +93,7 @@ class TinyTuiApp(App[None]):
         if keymap:
             self.set_keymap(keymap)
         self.crash_report: CrashReport | None = None  # set by a crash: where the work was saved
+        self.failed_with: BaseException | None = None  # the error a key's action raised, if one did
 
     def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
         self.user_keymap = dict(keymap)
@@ -132,15 +133,12 @@ class TinyTuiApp(App[None]):
         return focused.check_consume_key("a", "a") or bool(getattr(focused, "editing", False))
 
     # ---- a crash -------------------------------------------------------------------------------
-    def _handle_exception(self, error: Exception) -> None:  # Textual's hook for any unhandled exception
-        self.rescue(error)
-        super()._handle_exception(error)  # the traceback, return code 1, and the app exits
-
-    def rescue(self, error: BaseException) -> CrashReport:
+    def rescue(self, error: BaseException | None = None) -> CrashReport:
         """Stop the recording cleanly and save the edited model to a fresh file (once; never raises).
-        tinytui.cli.main prints the report's lines once the terminal is restored and exits 1."""
+        Called once the app has exited after a crash (Textual exits with return code 1 on any error a
+        handler raises, and prints its traceback); tinytui.cli.debugger prints the report's lines."""
         if self.crash_report is None:
-            self.crash_report = rescue(self.session, self.recording.recorder, error)
+            self.crash_report = rescue(self.session, self.recording.recorder, error or self.failed_with)
         return self.crash_report
 
     # ---- actions -------------------------------------------------------------------------------
@@ -150,7 +148,11 @@ class TinyTuiApp(App[None]):
 
     def action_do(self, action_id: str) -> None:
         action = ACTION_BY_ID[action_id]
-        self._method(action.run)(*action.args)
+        try:
+            self._method(action.run)(*action.args)
+        except Exception as error:
+            self.failed_with = error  # named in the crash report; Textual prints it and exits
+            raise
 
     def applies(self, action: Action) -> bool:
         return not action.when or bool(self._method(action.when)())

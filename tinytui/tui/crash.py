@@ -49,7 +49,9 @@ class CrashReport:
         else:
             recorded = "nothing was being recorded"
         return [
-            f"tinytui: crashed ({shown(self.error)}); the traceback is above.",
+            f"tinytui: crashed ({shown(self.error)}); the traceback is above."
+            if self.error
+            else "tinytui: crashed; the traceback is above.",
             f"tinytui: {saved}; {recorded}.",
         ]
 
@@ -88,14 +90,17 @@ def _first_that_works(
 def rescue(
     session: Session,
     recorder: Recorder | None,
-    error: BaseException,
+    error: BaseException | None,
     folders: Iterable[Path] | None = None,
     now: datetime | None = None,
 ) -> CrashReport:
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     where = list(folders) if folders is not None else default_folders()
-    error_text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    error_text = shown(error_text)[:300]
+    if error is None:  # raised where tinytui could not see it (while Textual drew, say)
+        error_text = ""
+    else:
+        error_text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        error_text = shown(error_text)[:300]
 
     recording, recording_problem = None, ""
     if recorder is not None:
