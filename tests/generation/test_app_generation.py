@@ -145,7 +145,7 @@ async def test_a_full_context_refuses_in_one_line():
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "plus")
         assert len(app.session.state.prompt) == 16
-        messages = [n.message for n in app._notifications]
+        messages = [n.message for n in app.toasts.notes()]
         assert (
             "the prompt fills the model's context of 16 positions: nothing more can be appended" in messages
         )

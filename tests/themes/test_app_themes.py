@@ -82,6 +82,6 @@ async def test_notices_from_the_command_line_are_shown():
     app = make(notices=["Ignored the settings file /x/settings.json: not a JSON object."])
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert [n.message for n in app._notifications] == [
+        assert [n.message for n in app.toasts.notes()] == [
             "Ignored the settings file /x/settings.json: not a JSON object."
         ]

@@ -79,7 +79,7 @@ async def test_the_settings_keymap_remaps_keys_in_the_app_and_its_help(tmp_path,
         assert not app.session.state.switches.causal_mask
         rows = {what: keys for _, keys, what, _ in help_rows(app, app.help_sources())}
         assert rows["Next"] == "j" and rows["Mask"] == "M"
-        assert any("nonsense" in n.message for n in app._notifications)
+        assert any("nonsense" in n.message for n in app.toasts.notes())
 
 
 async def test_replaying_a_recorded_walk_enters_the_walk(chapter, tmp_path):

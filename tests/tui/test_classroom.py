@@ -8,7 +8,7 @@ from tinytui.tui.widgets.footer import TinyFooter
 
 
 def errors(app) -> list[str]:
-    return [n.message for n in app._notifications if n.severity == "error"]
+    return [n.message for n in app.toasts.notes() if n.severity == "error"]
 
 
 async def test_three_bad_values_leave_one_notice_naming_the_last(app):
@@ -32,7 +32,7 @@ async def test_not_editable_notices_do_not_pile_up(app):
         g.focus()
         await press(pilot, "enter", "enter", "enter")
         assert not g.editing
-        said = [n.message for n in app._notifications if "computed from the weights" in n.message]
+        said = [n.message for n in app.toasts.notes() if "computed from the weights" in n.message]
         assert len(said) == 1
 
 
@@ -51,6 +51,7 @@ async def test_theme_switch_at_step_8_repaints_the_step_text():
     switched = make_app()
     async with switched.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8", "t")
+        switched.clear_notifications()  # t's notice, which the fresh app has not (test_toasts draws it)
         await pilot.pause()
         assert switched.theme == "tinytui-light"
         after_t, screen_after_t = info_styles(switched), styled_lines(switched)

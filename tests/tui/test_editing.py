@@ -99,7 +99,7 @@ async def test_bad_input_changes_nothing_and_says_why(app, text, says):
         assert says in g.error
         # the reason in the table's bottom border (as much as its width holds; the notice has all of it)
         assert g.text().split("\n")[-1] == f"✗ {g.error}"[: g.box.width - 6].rstrip()
-        assert any(says in n.message for n in app._notifications)
+        assert any(says in n.message for n in app.toasts.notes())
         await press(pilot, "escape")
         assert not g.editing and g.error == ""
         assert app.session.trace is before
@@ -161,7 +161,7 @@ async def test_computed_values_are_not_editable(app):
         g.focus()
         await press(pilot, "enter")
         assert not g.editing
-        assert any("computed from the weights" in n.message for n in app._notifications)
+        assert any("computed from the weights" in n.message for n in app.toasts.notes())
 
 
 async def test_compare_to_original(app):
@@ -203,7 +203,7 @@ async def test_reset_asks_first_when_there_are_edits(app):
 async def test_reset_asks_first_after_a_prompt_change_and_says_when_nothing_to_do(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "R")
-        assert any("Already the model file" in n.message for n in app._notifications)
+        assert any("Already the model file" in n.message for n in app.toasts.notes())
         app.apply(lambda s: s.set_target("a"))
         await press(pilot, "R")
         from tinytui.tui.screens.confirm_screen import ConfirmScreen
@@ -243,7 +243,7 @@ async def test_removing_the_only_token_is_refused(app):
         before = app.session.trace
         await press(pilot, "delete")
         assert app.session.trace is before
-        assert any("at least one token" in n.message for n in app._notifications)
+        assert any("at least one token" in n.message for n in app.toasts.notes())
 
 
 async def test_parameter_browser_from_the_palette(app):
@@ -366,6 +366,6 @@ async def test_changed_and_edited_cells_are_drawn_in_their_theme_styles(app):
 async def test_an_edit_says_what_changed_and_why_the_prediction_moved_or_not(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await edit_w_o(pilot, app, "0.5")
-        notes = [n.message for n in app._notifications if n.title == "Edited"]
+        notes = [n.message for n in app.toasts.notes() if n.title == "Edited"]
         assert len(notes) == 1 and notes[0].startswith("edit W_O[h1.k0, thing]: 1.0000 → 0.5000")
         assert "steps 9–15 changed" in notes[0] and "the prediction stays 'wood'" in notes[0]

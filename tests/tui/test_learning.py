@@ -234,4 +234,4 @@ async def test_a_change_made_while_training_runs_wins_and_the_training_is_refuse
         app.learning.finish_training(training)
         await pilot.pause()
         assert not s.state.switches.causal_mask and len(s.history) == 2  # the toggle, no training
-        assert any("changed while the training ran" in n.message for n in app._notifications)
+        assert any("changed while the training ran" in n.message for n in app.toasts.notes())

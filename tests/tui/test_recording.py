@@ -23,7 +23,7 @@ async def edit_cell(pilot, app, row: int, col: int, text: str) -> None:
 
 
 def messages(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in app.toasts.notes()]
 
 
 def footer_labels(app) -> list[str]:

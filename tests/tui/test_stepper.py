@@ -107,9 +107,9 @@ async def test_next_at_the_last_step_is_a_quiet_notice(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "G", "n", "n")
         assert app.session.step == 16
-        notes = [n.message for n in app._notifications]
+        notes = [n.message for n in app.toasts.notes()]
         assert any("last step" in m for m in notes)
-        assert all(n.severity == "information" for n in app._notifications)
+        assert all(n.severity == "information" for n in app.toasts.notes())
         await press(pilot, "g", "p")
         assert app.session.step == 1
 

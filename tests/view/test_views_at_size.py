@@ -199,7 +199,7 @@ async def test_the_cursor_goes_onto_the_labels_and_the_inspector_explains_them()
         assert dims in inspector(app)
         await press(pilot, "enter")  # a label has nothing to edit: one line says so, nothing changes
         assert not w_o.editing
-        assert "A label has nothing to edit" in [n.message for n in app._notifications][-1]
+        assert "A label has nothing to edit" in [n.message for n in app.toasts.notes()][-1]
         assert np.array_equal(app.session.params["blocks.0.W_O"], before)
         await press(pilot, "down")  # back on a number: its own line again
         assert w_o.label is None and (w_o.row, w_o.col) == (0, 0)

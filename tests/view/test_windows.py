@@ -198,6 +198,6 @@ async def test_f_to_a_cell_outside_the_window_says_where_it_is():
         await press(pilot, "F", "f")  # the second operand: W_1[0,100]
         for _ in range(30):
             await pilot.pause()
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in app.toasts.notes()]
         assert any("W_1[0,100] is not in the part of its table shown here" in m for m in said), said
         assert app.session.step == 11

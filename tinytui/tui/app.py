@@ -211,6 +211,7 @@ class TinyTuiApp(App[None]):
         yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
         yield TinyFooter()  # Textual's Footer, less the keys only a wide screen has room for
+        yield self.toasts.board()  # the notices, over the rest (toasts.py, widgets/notice_board.py)
 
     def on_mount(self) -> None:
         for notice in self._notices:
@@ -254,11 +255,17 @@ class TinyTuiApp(App[None]):
 
     def notify(  # type: ignore[override]
         self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-        timeout: float | None = None, markup: bool = True,
+        timeout: float | None = None, markup: bool = True, replaces: str = "",
     ) -> None:  # fmt: skip
-        """Textual's notify, kept track of: a notice about one step goes when the step changes."""
+        """Textual's notify (Textual's own calls land here too), drawn by our notice board (toasts.py):
+        a notice about one step goes when the step changes. replaces: what the notice is about; it takes
+        the place of the live notice about the same ("switches": the last switch's)."""
         timeout = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
-        self.toasts.notify(message, title, severity, timeout, markup)
+        self.toasts.notify(message, title, severity, timeout, markup, replaces)
+
+    def clear_notifications(self) -> None:
+        """Take every notice away."""
+        self.toasts.clear()
 
     def view(self) -> View:
         notes = (*self.recording.status(), *self.practice.status())

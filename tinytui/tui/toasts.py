@@ -1,83 +1,111 @@
-"""The app's notices (Textual's toasts): where they sit and how long a notice about one step stays.
+"""The app's notices: which are live, how long a notice about one step stays, and where they sit.
 
 A notice never covers the inspector's lines or the row the cursor is on: the notices sit at the bottom
 right, above the inspector and the footer, unless the cursor's row is down there; then they sit at the top
-right, under the status bar. A notice about what a step shows (a
-refusal, "Step 16 is the last step", the note on an edit) goes when the step changes; one about a file or
-a setting (saved, recording, screenshot, a warning at start) stays its time. A new refusal takes the last
-refusal's place rather than piling up.
+right, under the status bar. A notice about what a step shows (a refusal, "Step 16 is the last step", the
+note on an edit) goes when the step changes; one about a file or a setting (saved, recording, screenshot,
+a warning at start) stays its time. A new refusal takes the last refusal's place rather than piling up, and
+a switch's notice the last switch's (it says how every switch is now). At most three are shown.
 
-Textual's public API only: notices are posted as textual.notifications.Notify messages carrying a
-Notification this module keeps, and taken away with App.clear_notifications() (those that stay are
-posted again with the time they have left, so they do not start over).
+They are drawn by tinytui.tui.widgets.notice_board.NoticeBoard, one on the main screen and one on each of
+our screens opened over it while there is a notice to show there (every board draws the same notices, so
+a notice raised while the parameter browser or a dialog is open is seen on it). Each notice goes after its
+timeout (a timer of the app) or when clicked. Nothing of Textual's toasts is used.
 """
 
 from __future__ import annotations
 
-import textwrap
-from dataclasses import dataclass, field
+from functools import partial
 
 from textual.app import App
-from textual.notifications import Notification, Notify, SeverityLevel
+from textual.command import CommandPalette
+from textual.notifications import SeverityLevel
 from textual.widget import Widget
+
+from tinytui.tui.screens.too_small_screen import TooSmallScreen
+from tinytui.tui.widgets.notice_board import Notice, NoticeBoard, board_width
 
 # notices about a file or the session, which stay when the step changes
 LASTING_TITLES = frozenset(
     {"Saved", "Not saved", "Screenshot", "No screenshot", "Recording saved", "Recording in memory",
      "Replayed to the end", "Training"}
 )  # fmt: skip
-HIGH = "-toasts-high"  # the app's class while the notices sit at the top
 SHOWN = 3  # notices on screen at most: a fourth takes the oldest's place
 TOP = 3  # rows above the notices when they sit at the top (app.tcss: the status bar's usual height)
 BOTTOM = 4  # rows below them at the bottom: the footer and the inspector's three lines at most
 
 
-def lasting(note: Notification) -> bool:
+def lasting(note: Notice) -> bool:
     """Whether a notice stays when the step changes: a file's, the recording's, a warning at start."""
     if note.title in LASTING_TITLES:
         return True
     return note.severity != "information" and not note.title.startswith("Not ")
 
 
-def toast_height(note: Notification, screen_width: int) -> int:
-    """Rows a notice takes at most, its gap above included: Textual's Toast is 60 columns wide (at most
-    half the screen), with a border, a column of padding each side and a row above and below."""
-    width = max(min(60, screen_width // 2) - 3, 8)
-    lines = [note.title] if note.title else []
-    lines += note.message.splitlines() or [""]
-    return 3 + sum(len(textwrap.wrap(line, width)) or 1 for line in lines)
-
-
-@dataclass
 class Toasts:
-    """The notices the app has raised and not taken away, and when each was raised."""
+    """The notices the app has raised and not taken away, and the boards that draw them."""
 
-    app: App
-    live: list[tuple[Notification, int]] = field(default_factory=list)  # (notice, turn raised in)
-    turn: int = 0  # one more for each key or click: a notice raised with a step change is about it
-    where: object = None  # the step shown (and whether walking back), to tell a change
-    refusal: Notification | None = None
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.live: list[Notice] = []  # oldest first
+        self.turn = 0  # one more for each key or click: a notice raised with a step change is about it
+        self.where: object = None  # the step shown (and whether walking back), to tell a change
+        self.high = False  # the notices sit at the top (the cursor's row is where they would sit below)
+        self.boards: list[NoticeBoard] = []
+        self._watching = False  # subscribed to the app's screen changes
 
+    def notes(self) -> list[Notice]:
+        """The live notices, oldest first (each with .message, .title, .severity)."""
+        return list(self.live)
+
+    # ---- raising and taking away ---------------------------------------------------------------------
     def notify(
-        self, message: str, title: str, severity: SeverityLevel, timeout: float, markup: bool = True
-    ) -> Notification:
-        note = Notification(message, title, severity, timeout, markup=markup)
-        shown = [pair for pair in self.live if not pair[0].has_expired]
-        if len(shown) >= SHOWN:
-            oldest = shown[0][0]
-            self._keep(lambda n, turn: n is not oldest)
-        self.live.append((note, self.turn))
-        self.app.post_message(Notify(note))
-        if self.app.screen_stack:  # not before the app has a screen (a notice from __init__)
-            self.place(self.app.focused, *self.app.size)
+        self,
+        message: str,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float = 5.0,
+        markup: bool = True,
+        replaces: str = "",
+    ) -> Notice:
+        """Raise a notice. replaces: what it is about ("switches"); it takes the place of the live notice
+        about the same. Else a fourth notice takes the oldest's place."""
+        note = Notice(message, title, severity, timeout, markup, replaces, self.turn)
+        old = [n for n in self.live if replaces and n.replaces == replaces]
+        if not old and len(self.live) >= SHOWN:
+            old = self.live[:1]
+        for gone in old:
+            self._drop(gone)
+        self.live.append(note)
+        self._start(note)
+        self.fit()
         return note
 
-    def refuse(self, message: str, title: str, severity: SeverityLevel, timeout: float) -> None:
+    def refuse(self, message: str, title: str, severity: SeverityLevel, timeout: float) -> Notice:
         """Say why something was not done, in place of the last such notice."""
-        if self.refusal is not None:
-            gone = self.refusal
-            self._keep(lambda note, turn: note is not gone)
-        self.refusal = self.notify(message, title, severity, timeout, markup=False)
+        return self.notify(message, title, severity, timeout, markup=False, replaces="refusal")
+
+    def dismiss(self, note: Notice) -> None:
+        """Take a notice away (clicked, or its time is up)."""
+        if note in self.live:
+            self._drop(note)
+            self.fit()
+
+    def clear(self) -> None:
+        for note in list(self.live):
+            self._drop(note)
+        self.fit()
+
+    def _drop(self, note: Notice) -> None:
+        self.live.remove(note)
+        if note.timer is not None:
+            note.timer.stop()
+            note.timer = None
+
+    def _start(self, note: Notice) -> None:
+        """Set its time running (once the app runs: a notice raised before waits for it)."""
+        if note.timer is None and self.app.is_running:
+            note.timer = self.app.set_timer(note.timeout, partial(self.dismiss, note), name="notice")
 
     def input_taken(self) -> None:
         self.turn += 1
@@ -87,37 +115,20 @@ class Toasts:
         changed = self.where is not None and where != self.where
         self.where = where
         if changed:
-            now = self.turn
-            self._keep(lambda note, turn: turn == now or lasting(note))
+            gone = [n for n in self.live if n.turn != self.turn and not lasting(n)]
+            for note in gone:
+                self._drop(note)
 
-    def _keep(self, keep) -> None:  # type: ignore[no-untyped-def]
-        """Take away every notice but those keep(notice, turn) holds to, which stay with the time they
-        have left."""
-        shown = [(note, turn) for note, turn in self.live if not note.has_expired]
-        kept = [(note, turn) for note, turn in shown if keep(note, turn)]
-        self.live = kept
-        if len(kept) != len(shown):
-            self.app.clear_notifications()  # at once: what goes is not drawn again
-            self.app.call_later(self._show_again, [note for note, _ in kept])
-
-    def _show_again(self, notes: list[Notification]) -> None:
-        """Show the kept notices again, once the app has taken every notice posted before (it handles its
-        messages in order): as new notices, since Textual's rack would not show one under its old
-        identity once taken away."""
-        self.app.clear_notifications()
-        for i, (note, turn) in enumerate(self.live):
-            if any(note is kept for kept in notes) and not note.has_expired:
-                again = Notification(
-                    note.message, note.title, note.severity, note.time_left, markup=note.markup
-                )
-                self.live[i] = (again, turn)
-                if note is self.refusal:
-                    self.refusal = again
-                self.app.post_message(Notify(again))
-
+    # ---- where they sit ------------------------------------------------------------------------------
     def rows(self, screen_width: int) -> int:
-        """Rows the notices on screen take at most."""
-        return sum(toast_height(note, screen_width) for note, _ in self.live if not note.has_expired)
+        """Rows the notices take on a screen this wide."""
+        width, console = board_width(screen_width), self.app.console
+        return sum(note.height(width, console) for note in self.live)
+
+    def fit(self) -> None:
+        """Place the notices again (after a change, or a new screen size) and draw them."""
+        if self.app.screen_stack:  # not before the app has a screen (a notice from __init__)
+            self.place(self.app.focused, *self.app.size)
 
     def place(self, focused: Widget | None, width: int, height: int) -> None:
         """Put the notices where they cover neither the inspector nor the cursor's row: at the bottom,
@@ -129,18 +140,45 @@ class Toasts:
             rows = self.rows(width)
             low = row is None or not below - rows <= row < below
             high = row is not None and not TOP <= row < TOP + rows
-            shown = [note for note, _ in self.live if not note.has_expired]
-            if low or high or len(shown) <= 1:
+            if low or high or len(self.live) <= 1:
                 break
-            oldest = shown[0]  # neither place is clear of the cursor (a small screen): fewer notices
-            self._keep(lambda note, turn, oldest=oldest: note is not oldest)
-        up = not low and high
-        self.app.set_class(up, HIGH)
-        # Docked at the bottom either way, raised by its margin: Textual's rack keeps an empty row for
-        # each notice taken away early, above the notices, where the top of the screen hides them.
-        margin = max(BOTTOM, height - TOP - self.rows(width)) if up else BOTTOM
-        for rack in self.app.screen.query("ToastRack"):
-            rack.styles.margin = (0, 0, margin, 0)
+            self._drop(self.live[0])  # neither place is clear of the cursor (a small screen): fewer
+        self.high = not low and high
+        self.draw(TOP if self.high else below - rows, (width, height))
+
+    # ---- the boards ----------------------------------------------------------------------------------
+    def board(self) -> NoticeBoard:
+        """A new board drawing these notices (the main screen's, in the app's compose)."""
+        board = NoticeBoard(self)
+        self.boards.append(board)
+        return board
+
+    def forget(self, board: NoticeBoard) -> None:
+        if board in self.boards:
+            self.boards.remove(board)
+
+    def draw(self, y: int, size: tuple[int, int]) -> None:
+        """Every board shows the live notices; the screen on top gets a board when it has none."""
+        for note in self.live:
+            self._start(note)
+        self._follow_screens()
+        screen = self.app.screen
+        if self.live and self._ours(screen) and not any(b.parent is screen for b in self.boards):
+            screen.mount(self.board())
+        for board in self.boards:
+            board.show(self.live, y, size)
+
+    def _ours(self, screen: object) -> bool:
+        """Whether a screen opened over the main one gets a board of its own: not the command palette (a
+        notice raised while it is open shows when it closes), nor the too-small notice over everything."""
+        covering = isinstance(screen, (CommandPalette, TooSmallScreen))
+        return screen is not self.app.screen_stack[0] and not covering
+
+    def _follow_screens(self) -> None:
+        """Once the app runs: a screen opened or closed gets the notices drawn on it."""
+        if not self._watching and self.app.is_running:
+            self._watching = True
+            self.app.screen_change_signal.subscribe(self.app, lambda _screen: self.fit())
 
 
 def cursor_row(widget: Widget | None) -> int | None:
