@@ -1,7 +1,7 @@
 """Notices, as the notice board draws them: never over the inspector's lines or the cursor's row, a
-notice about one step gone when the step changes, a file's notice kept its time, one refusal at a time,
-gone after their time or a click, seen on the screens opened over the step view, and following the
-screen's size."""
+notice about one step gone when the step changes, a file's notice kept its time, one refusal and one
+switch notice at a time, gone after their time or a click, seen on the screens opened over the step
+view, and following the screen's size."""
 
 import pytest
 
@@ -88,6 +88,23 @@ async def test_a_refusal_takes_the_last_refusals_place():
         app.refuse("second bad value")
         await settle(pilot)
         assert notices(app) == [["Saved", "kept"], ["Not done", "second bad value"]]
+
+
+async def test_m_pressed_five_times_leaves_one_switch_notice():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5")
+        for _ in range(5):
+            await press(pilot, "m")
+        await settle(pilot)
+        shown = notices(app)
+        assert len(shown) == 1, shown
+        assert "mask" in shown[0][0].lower() and not app.session.state.switches.causal_mask  # the fifth's
+        assert [n.title for n in app.toasts.notes()] == [shown[0][0]]
+        await press(pilot, "o")  # another switch: its notice says how every switch is now, in the same place
+        await settle(pilot)
+        (shown,) = notices(app)
+        assert "PE off" in " ".join(shown) and "mask off" in " ".join(shown)
 
 
 async def test_a_notice_goes_after_its_time():

@@ -9,6 +9,8 @@ from tinytui.model.texts.change_note import change_note
 from tinytui.tui.actions import Host, PaletteCommand
 from tinytui.tui.switch_table import EXPERIMENT_BY_ID
 
+SWITCHES = "switches"  # a switch's notice says how every switch is now: the next takes its place
+
 
 class ExperimentController:
     def __init__(self, host: Host) -> None:
@@ -24,7 +26,7 @@ class ExperimentController:
             what = [x for x in sw.labels() if x not in was.labels()]
             what += ["no head ablated"] if was.ablated_heads and not sw.ablated_heads else []
             note = change_note(before, after, ", ".join(what) or "switches as they were")
-            self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8)
+            self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8, replaces=SWITCHES)
 
     def ablate_in_block(self, block: int, head: int) -> None:
         """Zero one head's output in one block only (block 0-based, head 1-based), or bring it back."""
@@ -35,9 +37,8 @@ class ExperimentController:
         what = f"head {head} of block {block + 1} {'ablated' if off else 'back'}"
         if host.apply(lambda s: s.set_switches(now), what) is not None:
             note = change_note(before, host.session.trace, what)
-            host.notify(
-                f"{host.session.trace.switches.describe()}\n{note}", title=what.capitalize(), timeout=8
-            )
+            said = host.session.trace.switches.describe()
+            host.notify(f"{said}\n{note}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
 
     def note(self, experiment_id: str) -> str:
         """For the palette: whether the switch is now as the chapter has it."""
