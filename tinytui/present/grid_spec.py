@@ -243,11 +243,14 @@ def _limit(values) -> float:
 
 
 # Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
-# values and nothing to mark are the same GridSpec object as last time, so the Grid redraws nothing.
+# values and nothing to mark are the same GridSpec object as last time, so the view redraws nothing.
 # Keyed by what the table is; an entry holds what its spec was made from, and is used only when all of
-# that is equal again. Bounded: the least recently used go first.
+# that is equal again. Bounded by the cells the kept specs show (a d_model 64 model's steps, every head
+# of both blocks, fit; a few GPT-2 tables do): the least recently used go first.
 _KEPT: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a weight's list of them
-KEPT_MAX = 256
+KEPT_CELLS = 400_000
+_kept_cells: dict[tuple, int] = {}  # key -> the cells its spec shows
+_held_weakly: set[tuple] = set()  # keys whose entry is made of something that can be gone
 
 _NO_MARKS: frozenset[str] = frozenset()
 _EDITED = frozenset({EDITED})
@@ -263,16 +266,34 @@ def _kept(key: tuple, made_of: tuple) -> Any:
     return hit[1]
 
 
+def _cells_of(spec: Any) -> int:
+    specs = spec if isinstance(spec, list) else [spec]
+    return sum(len(s.rows) * max(len(s.cols), 1) if isinstance(s, GridSpec) else 1 for s in specs)
+
+
+def _drop(key: tuple) -> None:
+    del _KEPT[key]
+    _kept_cells.pop(key, None)
+    _held_weakly.discard(key)
+
+
 def _keep(key: tuple, made_of: tuple, spec: Any) -> Any:
+    if key in _KEPT:
+        _drop(key)
     _KEPT[key] = (made_of, spec)
-    _KEPT.move_to_end(key)
+    _kept_cells[key] = _cells_of(spec)
+    if any(hasattr(x, "gone") for x in made_of):
+        _held_weakly.add(key)
     # an entry made of something held weakly that is gone (the gradients of a trace no longer shown) can
-    # never be used again: dropped now, not when 256 newer ones push it out (at GPT-2 small a gradient's
+    # never be used again: dropped now, not when newer ones push it out (at GPT-2 small a gradient's
     # table is ~2.7 MB of texts, and each round of edit, undo and d left more of them)
-    for gone in [k for k, (made, _) in _KEPT.items() if any(getattr(x, "gone", False) for x in made)]:
-        del _KEPT[gone]
-    while len(_KEPT) > KEPT_MAX:
-        _KEPT.popitem(last=False)
+    for gone in [k for k in _held_weakly if any(getattr(x, "gone", False) for x in _KEPT[k][0])]:
+        _drop(gone)
+    total = sum(_kept_cells.values())
+    while total > KEPT_CELLS and len(_KEPT) > 1:
+        oldest = next(iter(_KEPT))
+        total -= _kept_cells[oldest]
+        _drop(oldest)
     return spec
 
 

@@ -10,7 +10,17 @@ import numpy as np
 
 from tinytui.model import names
 from tinytui.present import windows
-from tinytui.present.grid_spec import CHANGED, Cell, CellRef, GridSpec, LogitRow, LogitsSpec, grid
+from tinytui.present.grid_spec import (
+    CHANGED,
+    Cell,
+    CellRef,
+    GridSpec,
+    LogitRow,
+    LogitsSpec,
+    _keep,
+    _kept,
+    grid,
+)
 from tinytui.present.tensor_cells import _change_marks, _was
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
@@ -28,6 +38,19 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     ids = trace["ids"]
     # read once per table, not once per cell: the vector, its names, whether any of it changed
     values = trace[vec] if vec else None
+    unmarked = all(view.diff.get(n) is None or not view.diff.get(n).changed.any() for n in ("ids", vec) if n)
+    made_of = (
+        vec,
+        trace.prompt,
+        trace.target,
+        ids,
+        None if values is None else windows.part(values, win),
+        win,
+        trace.cfg,
+    )
+    key = ("tokens", vec)
+    if unmarked and (hit := _kept(key, made_of)) is not None:
+        return hit  # the same prompt and vector, nothing to mark: the table shown last time
     shown, canon = (display(vec), names.canonical(vec)) if vec else ("", "")
     changed = vec is not None and view.diff.get(vec) is not None
     cells = []
@@ -56,7 +79,8 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     positions = tuple(str(p) for p in at_rows)
     heads = pe_columns(trace.cfg) if vec == "pe" else dims  # a wave, not the dimension it is added to
     cols = ("token", "id", *(heads[j] for j in at_cols))
-    return grid("tokens", title, "position", positions, cols, cells, "diverging", "output", groups=groups)
+    spec = grid("tokens", title, "position", positions, cols, cells, "diverging", "output", groups=groups)
+    return _keep(key, made_of, spec) if unmarked else spec
 
 
 def logits_spec(view: View) -> LogitsSpec:

@@ -6,6 +6,7 @@ import textwrap
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
@@ -34,7 +35,7 @@ def _arrow(old: float, new: float) -> str:
 
 def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
     out = Text(end="")
-    rule = "  │  "
+    rule = RULE
     for n, pieces in enumerate(lines):
         if n:
             out.append("\n")
@@ -51,6 +52,24 @@ def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
     return out
 
 
+RULE = "  │  "  # between two pieces of a line
+PROMPT_KEPT = 24  # the prompt is cut to fit beside the step's name only while this much of it is left
+
+
+def _fit_first(pieces: list[Text], width: int) -> list[Text]:
+    """The step's name and the prompt on one line: a prompt too long to fit beside the name loses its
+    first tokens ("… fox runs in the forest at → target night"), so the bar keeps its height from step
+    to step; the whole prompt is in the tokens' table."""
+    where, prompt = pieces
+    room = width - len(where) - len(RULE)
+    if len(prompt) <= room or room < PROMPT_KEPT:
+        return pieces
+    at = prompt.plain.find(" ", len(prompt) - room + 1)  # a whole token goes, never part of one
+    if at < 0:
+        return pieces
+    return [where, Text("…").append_text(prompt[at:])]
+
+
 class StatusBar(ViewPart, Widget):
     """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
 
@@ -64,19 +83,32 @@ class StatusBar(ViewPart, Widget):
     StatusBar > .status--step { color: $primary; text-style: bold; }
     """
 
+    # The most lines the bar has needed at this width: it keeps that height while the steps change (a
+    # step whose title wraps onto one more line would otherwise move every line below it, and lay the
+    # screen out again); a new width starts over.
+    _tallest: tuple[int, int] = (0, 0)  # (width, lines)
+
     def show(self, view: View) -> None:
         width = self.content_size.width
-        before = len(self.render_lines_for(width)) if self.view is not None and width else None
+        before = self._height(width) if self.view is not None and width else None
         self.view = view
         self.text = self.describe(view).plain  # what is on screen, for tests and transcripts
         # a layout only when the bar's height changes (one line more or less at this width)
-        self.refresh(layout=before is None or len(self.render_lines_for(width)) != before)
+        self.refresh(layout=before is None or self._height(width) != before)
 
     def render(self) -> Text:
         return self.describe(self.view, self.content_size.width) if self.view is not None else Text()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.render_lines_for(width)) if self.view is not None else 1
+        return self._height(width) if self.view is not None else 1
+
+    def _height(self, width: int) -> int:
+        lines = len(self.render_lines_for(width))
+        tallest_width, tallest = self._tallest
+        if tallest_width == width and tallest >= lines:
+            return tallest
+        self._tallest = (width, lines)
+        return lines
 
     def render_lines_for(self, width: int) -> list[str]:
         assert self.view is not None
@@ -93,7 +125,10 @@ class StatusBar(ViewPart, Widget):
         text = kept[2].get(width)
         if text is None:
             muted = self._style("status--muted")
-            text = kept[2][width] = _pack(self.lines(view), width if width > 0 else 10_000, muted)
+            lines = self.lines(view)
+            if width > 0:
+                lines[0] = _fit_first(lines[0], width)
+            text = kept[2][width] = _pack(lines, width if width > 0 else 10_000, muted)
         return text.copy()
 
     def lines(self, view: View) -> list[list[Text]]:
@@ -149,8 +184,16 @@ class StatusBar(ViewPart, Widget):
             out.append(label, None if label in chapter else self._style("status--key"))
         return out
 
-    def _style(self, name: str):
-        return self.get_component_rich_style(name, partial=True)
+    _styles: tuple[str, dict[str, Style]] = ("", {})  # (theme, style by component class)
+
+    def _style(self, name: str) -> Style:
+        theme, styles = self._styles
+        if theme != self.app.theme:
+            theme, styles = self._styles = (self.app.theme, {})
+        style = styles.get(name)
+        if style is None:
+            style = styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
 
 
 class Inspector(Static):

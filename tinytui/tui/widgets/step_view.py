@@ -40,7 +40,8 @@ from tinytui.tui.widgets.step_lines import Painter, label_width
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
 
 PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
-_LINES_KEPT = 4096  # block lines kept drawn (a step has a few hundred; revisited steps hit)
+_LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; revisited steps hit)
+_LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
 
 
 class CellEditor(Input):
@@ -187,6 +188,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._drawn: dict[tuple, Strip] = {}  # a table's line, by what it shows
         self._composed: dict[tuple, Strip] = {}  # a screen line, by the table lines it is made of
         self._wrapped: dict[tuple, list[Strip]] = {}  # the words as lines, by their text and width
+        self._layouts: dict[tuple, tuple[list[Item], StepLayout]] = {}  # by the specs laid out
         self._last_key: tuple = ()
         self._base = Style()
         self._painter: Painter | None = None
@@ -277,7 +279,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         top = len(self._head) + (1 if self._head else 0)
         margin = PRESENTER_MARGIN if self.page is not None else 0
         self._laid_for = max(self.scrollable_content_region.width - 2, 20)
-        new = lay_out(sections, max(self.scrollable_content_region.width, 20), top, margin)
+        new = self._lay_out(sections, max(self.scrollable_content_region.width, 20), top, margin)
         changed = [(b, self._bump_changed(b)) for b in new.boxes if self._seen.get(b.item.key) is not b.item]
         if structure == self._structure and _same_geometry(old, new) and self._more_at == new.height:
             self.blocks = new
@@ -315,6 +317,10 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         old = self.virtual_size
         if size == old:
             return
+        if size.width > self.container_size.width and self.styles.overflow_x == "auto":
+            # a step wider than the view: the horizontal bar stays from now on (until a resize), so
+            # moving between wide and narrow steps neither lays the screen out nor moves it by a line
+            self.styles.overflow_x = "scroll"
         if not old or self._overflows(old) != self._overflows(size):
             self.virtual_size = size
             return
@@ -329,10 +335,29 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.scroll_to(self.scroll_x, self.scroll_y, animate=False, immediate=True)  # within the new size
 
     def _overflows(self, size: Size) -> tuple[bool, bool]:
-        """Whether a step this size is wider, and taller, than the room the view has (the vertical bar
-        is always there: a step shorter than the view shows its thumb whole)."""
-        room = self.container_size
-        return size.width > room.width, self.styles.overflow_y == "auto" and size.height > room.height
+        """Whether a step this size is wider, and taller, than the room the view has, where that decides
+        whether a bar is shown (the vertical bar is always there: a step shorter than the view shows its
+        thumb whole; the horizontal one, once a step needed it)."""
+        room, styles = self.container_size, self.styles
+        return (
+            styles.overflow_x == "auto" and size.width > room.width,
+            styles.overflow_y == "auto" and size.height > room.height,
+        )
+
+    def _lay_out(self, sections: list[Section], width: int, top: int, margin: int) -> StepLayout:
+        """lay_out, kept for the last steps shown: a step shown again whose tables are the same specs
+        (present keeps a table that did not change) is laid out as before."""
+        items = [item for section in sections for row in section.rows for item in row]
+        shape = tuple((s.title, s.role, tuple(len(row) for row in s.rows)) for s in sections)
+        key = (width, top, margin, shape, tuple(id(item) for item in items))
+        kept = self._layouts.get(key)
+        if kept is not None and all(a is b for a, b in zip(kept[0], items)):
+            return kept[1]
+        if len(self._layouts) >= _LAYOUTS_KEPT:
+            self._layouts.pop(next(iter(self._layouts)))
+        layout = lay_out(sections, width, top, margin)
+        self._layouts[key] = (items, layout)  # the items held: their ids in the key stay theirs
+        return layout
 
     # ---- the presenter's pages ----------------------------------------------------------------
     def _page_sections(self, sections: list[Section]) -> list[Section]:
@@ -439,6 +464,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         fit = (self.app.size.height < SHORT_HEIGHT, max(self.scrollable_content_region.width - 2, 20))
         if fit == self._words_fit and self.blocks.width and self._laid_for == fit[1]:
             return
+        self.styles.overflow_x = "auto"  # the horizontal bar again only for a step wider than the view
         self._structure = ()
         keep = (self.table, self.row, self.col)
         if self._sections_of is None:
@@ -566,7 +592,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if strip is None:
             self.lines_drawn += 1
             if len(self._drawn) >= _LINES_KEPT:
-                self._drawn.clear()
+                del self._drawn[next(iter(self._drawn))]  # the line drawn longest ago
             painter = self._painter
             assert painter is not None
             strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note)
@@ -628,7 +654,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             line_strip = Strip.join([label, line_strip.crop(label.cell_length, width)])
         composed = line_strip.extend_cell_length(width).apply_style(base)
         if len(self._composed) >= _LINES_KEPT:
-            self._composed.clear()
+            del self._composed[next(iter(self._composed))]
         self._composed[key] = composed
         return composed
 
