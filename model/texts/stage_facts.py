@@ -127,8 +127,12 @@ def loss(trace: Trace) -> list[str]:
 
 def count_params(trace: Trace) -> list[str]:
     cfg = trace.cfg
-    total = count.this_model(cfg).total()
-    return [f"{total} parameters; tying the unembedding saves {count.tying_saves(cfg)}", count.left_out(cfg)]
+    total, gpt3 = count.this_model(cfg).total(), count.four_sizes(cfg)[-1]
+    return [
+        f"{total:,} parameters; by the same formula {gpt3.name} has {gpt3.total():,}",  # first: seen at 80×24
+        f"tying the unembedding saves {count.tying_saves(cfg):,}",
+        count.left_out(cfg),
+    ]
 
 
 def _ties(trace: Trace) -> list[str]:

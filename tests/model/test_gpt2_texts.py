@@ -72,9 +72,11 @@ def test_long_vectors_in_facts_are_cut_and_the_count_is_complete():
     (z,) = stage_facts(trace, STAGE_BY_NUMBER[13])
     assert z.endswith(", … 20 numbers)") and z.count(",") == 8
     facts = stage_facts(trace, STAGE_BY_NUMBER[16])
-    assert "Every parameter is counted" in facts[1]
+    assert "Every parameter is counted" in facts[2]
     params, _ = gpt2_trace(d=20)
-    assert facts[0].startswith(f"{params.total()} parameters")  # P, the gains and the biases included
+    assert facts[0].startswith(f"{params.total():,} parameters")  # P, the gains and the biases included
+    # GPT-3 counted with the same terms: the learned positions (2,048 × 12,288) and the biases too
+    assert facts[0].endswith("GPT-3 has 174,604,259,328") and facts[1] == "tying the unembedding saves 180"
 
 
 def test_ties_are_found_by_sorting():
