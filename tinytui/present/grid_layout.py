@@ -81,6 +81,8 @@ class Shape:
     @classmethod
     def _measure(cls, spec: GridSpec, editing_col: int, editor_width: int, narrow: bool) -> Shape:
         label_w = max([len(spec.corner), *(len(r) for r in spec.rows)], default=0)
+        if narrow and spec.rows and spec.shaded:
+            label_w += 1  # a space between a row's label and its first block, never "oak▇▇"
         widths = []
         # each column's widest text, read column by column (zip) rather than cell by cell
         longest = [max(map(len, column)) for column in zip(*spec.cells)] if spec.cells and not narrow else []

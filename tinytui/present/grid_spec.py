@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.report.tables import on_screen, on_screen_text
+from tinytui.report.tables import on_screen_text
 
 # Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
 EDITED = "edited"  # a weight that differs from the model file
@@ -116,7 +116,7 @@ class GridSpec:
 
     def __post_init__(self) -> None:
         # on screen a number's minus sign is −, as in the formulas and legends (tables.on_screen)
-        cells = tuple(tuple(on_screen(text) for text in row) for row in self.cells)
+        cells = tuple(tuple(on_screen_text(text) for text in row) for row in self.cells)  # ✓−0.47 too
         object.__setattr__(self, "cells", cells)
         details = self.details  # each row still written when first read
         shown = Details(len(details), lambda r: tuple(on_screen_text(line) for line in details[r]))
@@ -163,6 +163,10 @@ class LogitRow:
     predicted: bool
     logit_source: Source | None = None  # ("logits", (i,)): what the run's cell is
     prob_source: Source | None = None
+
+    def __post_init__(self) -> None:  # a negative logit's sign is −, as in the tables
+        object.__setattr__(self, "logit", on_screen_text(self.logit))
+        object.__setattr__(self, "prob", on_screen_text(self.prob))
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,18 @@ class Painter:
             if row_on and cursor[1] == c:
                 style += on
             text = "" if shape.narrow else cells[c]
+            if (
+                c == 0
+                and shaded
+                and not shape.narrow
+                and style.bgcolor
+                and lead == " "
+                and not (row_on and cursor[1] == 0)
+            ):
+                # the first shade starts after its lead: a row's label never runs into a shaded number
+                out.append((lead, _PLAIN))
+                out.append((text.rjust(w) + glyph(marks[c]), style))
+                continue
             out.append((lead + text.rjust(w) + glyph(marks[c]), style))
         return out
 

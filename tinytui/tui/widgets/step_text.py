@@ -21,6 +21,7 @@ from tinytui.model.texts.facts import stage_facts
 from tinytui.present.backward_tables import heading, in_walk
 from tinytui.present.view import View
 from tinytui.report.display_names import in_words
+from tinytui.report.tables import on_screen_text
 
 SHORT_HEIGHT = 30  # below this many terminal rows the step's text is compact (the rest after the tables)
 MORE_HINT = "  ↓ all of it after the tables (PageDown)"
@@ -56,7 +57,7 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)
     formula = Text(f"  {in_words(as_run)}\n", style("formula"))
     explain = stage.explain(view.focused)
-    facts = list(stage_facts(view.focused, stage))
+    facts = [on_screen_text(fact) for fact in stage_facts(view.focused, stage)]  # −0.68, not -0.68
     if view.practising:
         explain, facts = first_sentence(explain), [PRACTICE_NOTE]
     full = Text.assemble(title, formula, explain)
