@@ -19,7 +19,7 @@ async def test_the_checkpoint_walks_every_step_of_both_blocks():
             await press(pilot, "n")
             assert app.session.here == step
             assert info(app).startswith(f"{step_path.of_all(step, 2)} · {step.stage.title}")
-        assert "12864 parameters" in info(app)
+        assert "12,864 parameters" in info(app)
 
 
 async def test_an_edit_of_an_attention_bias_reaches_the_status_line():

@@ -222,6 +222,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         )
         if self.page is not None and moved:
             self.page = 0  # presenting: a new step opens on its first table
+        if self._view is None or view.trace is not self._view.trace:
+            self._layouts.clear()  # kept for stepping through one run: an old run's tables hold its trace
         self._view = view
         if self._sections_of is not None:
             self.show_sections(self._sections_of(view))
