@@ -8,7 +8,11 @@ a terminal. A key is its bytes written to the pty; it is timed two ways: to the 
 for it (the output then stays quiet for QUIET seconds), and by the CPU time of the app's process over
 that span (every thread of it, from /proc/PID/task/*/schedstat, in nanoseconds). Beside tinytui, in the
 same run: a bare Textual app (benchmarks/bare_apps.py) whose one Line-API ScrollView formats and draws
-all 40 lines anew on each key, the floor a key that redraws a screen of tables is held to.
+all 40 lines anew on each key, the floor a key that redraws a screen of tables is held to. The bare app
+runs the whole time, and each key tinytui is timed on is followed by one the bare app is timed on: a
+key's ratio is its median over the median of the bare keys pressed beside it, so the machine's drift
+(the bare app alone has measured 7 to 20 ms on this shared machine from one run to the next) falls on
+both alike.
 
 Models: the chapter's (172 parameters), and one made by `tinytui new` at d_model 64, 4 heads, 2 blocks,
 vocab 64 and 16 tokens. Targets (issue 26): on the chapter model every key's CPU ≤ 2× the bare app's and
@@ -136,46 +140,59 @@ def worst(samples: list[Sample]) -> Sample:
     return max(s[0] for s in samples), max(s[1] for s in samples)
 
 
-def measure(model: str | None, repeats: int) -> dict[str, Sample]:
+class Beside:
+    """tinytui's keys, each followed by a key of the bare app (running the whole time): the samples of
+    both, by the name of the key measured."""
+
+    def __init__(self, term: Terminal, bare: Terminal) -> None:
+        self.term, self.bare = term, bare
+        self.bare_samples: dict[str, list[Sample]] = {}
+
+    def key(self, name: str, measured: str) -> Sample:
+        sample = self.term.key(name)
+        self.bare_samples.setdefault(measured, []).append(self.bare.key("x"))
+        return sample
+
+
+def measure(model: str | None, repeats: int, bare: Terminal) -> tuple[dict[str, Sample], dict[str, Sample]]:
+    """(tinytui's samples by key, the bare app's beside each)."""
     argv = [sys.executable, "-m", "tinytui"] + (["--model", model] if model else [])
     term = Terminal(argv)
+    pair = Beside(term, bare)
     out: dict[str, Sample] = {}
     try:
         ns, ps = [], []
         for _ in range(repeats):
             term.key("g")
-            ns += [term.key("n") for _ in range(15)]
-            ps += [term.key("p") for _ in range(15)]
+            ns += [pair.key("n", "n") for _ in range(15)]
+            ps += [pair.key("p", "p") for _ in range(15)]
         out["n median"], out["n max"] = med(ns), worst(ns)
+        pair.bare_samples["n median"] = pair.bare_samples["n max"] = pair.bare_samples.pop("n")
         out["p"] = med(ps)
         term.key("9")
         term.key("tab")  # from the step list into the step view
-        out["arrow"] = med([term.key(k) for _ in range(repeats) for k in ("down", "up")])
-        out["Tab"] = med([term.key("tab") for _ in range(2)])  # the next table (the weights are third)
+        out["arrow"] = med([pair.key(k, "arrow") for _ in range(repeats) for k in ("down", "up")])
+        out["Tab"] = med([pair.key("tab", "Tab") for _ in range(2)])  # the next table (the weights: third)
         for key in ("m", "o", "d"):
-            out[key] = med([term.key(key) for _ in range(2 * repeats)])  # on and off
-        out["b"] = med([term.key("b") for _ in range(2 * repeats)])  # into the walk and out
+            out[key] = med([pair.key(key, key) for _ in range(2 * repeats)])  # on and off
+        out["b"] = med([pair.key("b", "b") for _ in range(2 * repeats)])  # into the walk and out
         chars, enters = [], []
         term.key("9")
         to_a_weight(term)
         for i in range(repeats):
             term.key("e")  # the editor over the weight under the cursor
-            chars += [term.key(ch) for ch in f"0.{i + 1}"]
-            enters.append(term.key("enter"))
+            chars += [pair.key(ch, "typed char") for ch in f"0.{i + 1}"]
+            enters.append(pair.key("enter", "edit Enter"))
         out["typed char"] = med(chars)
         out["edit Enter"] = med(enters)
-        out["u"] = med([term.key("u") for _ in range(repeats)])
+        out["u"] = med([pair.key("u", "u") for _ in range(repeats)])
     finally:
         term.close()
-    return out
+    return out, {key: med(samples) for key, samples in pair.bare_samples.items()}
 
 
-def bare(repeats: int) -> Sample:
-    term = Terminal([sys.executable, str(Path(__file__).parent / "bare_apps.py")])
-    try:
-        return med([term.key("x") for _ in range(15 * repeats)])
-    finally:
-        term.close()
+def bare_app() -> Terminal:
+    return Terminal([sys.executable, str(Path(__file__).parent / "bare_apps.py")])
 
 
 def main() -> None:
@@ -185,24 +202,33 @@ def main() -> None:
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"load {os.getloadavg()[0]:.2f}",
         f"a pty at {COLS}×{ROWS}; a key is timed to the last byte written ({QUIET} s quiet after it) and by "
-        f"the process's CPU time; medians of {repeats} rounds",
+        f"the process's CPU time; medians of {repeats} rounds; each tinytui key is followed by a key of the "
+        "bare app, and ÷ bare is over the bare keys beside it",
     ]
-    floor = bare(repeats)
-    chapter = measure(None, repeats)
-    with tempfile.TemporaryDirectory() as folder:
-        big = measure(str(d64_model(Path(folder))), repeats)
-    floor2 = bare(repeats)  # again after: the machine's load moves
-    base = statistics.mean([floor[1], floor2[1]])
+    bare = bare_app()
+    try:
+        chapter, bare_chapter = measure(None, repeats, bare)
+        with tempfile.TemporaryDirectory() as folder:
+            big, bare_big = measure(str(d64_model(Path(folder))), repeats, bare)
+    finally:
+        bare.close()
+    cpus = sorted(b[1] for b in bare_chapter.values())
     lines.append(
-        f"bare Line-API app, 40 lines formatted and drawn anew: CPU {floor[1] * 1e3:.1f} / "
-        f"{floor2[1] * 1e3:.1f} ms (before / after), last byte {floor[0] * 1e3:.1f} ms"
+        f"bare Line-API app, 40 lines formatted and drawn anew: CPU {statistics.median(cpus) * 1e3:.1f} ms "
+        f"(the medians beside each key: {cpus[0] * 1e3:.1f} to {cpus[-1] * 1e3:.1f} ms), last byte "
+        f"{statistics.median(b[0] for b in bare_chapter.values()) * 1e3:.1f} ms"
     )
-    lines.append("key            chapter: CPU  ÷ bare  last byte   |  d 64: CPU  ÷ chapter  last byte")
+    lines.append(
+        "key            chapter: CPU  ÷ bare  last byte   |  d 64: CPU  ÷ chapter  last byte  (÷ bare)"
+    )
     for key in chapter:
         (cw, cc), (bw, bc) = chapter[key], big[key]
+        ratio = cc / bare_chapter[key][1]
+        # the d 64 model's keys ran beside their own bare keys: compared with the chapter's by ÷ bare
+        big_ratio = bc / bare_big[key][1]
         lines.append(
-            f"{key:<12} {cc * 1e3:10.1f} ms {cc / base:5.2f}× {cw * 1e3:7.1f} ms   |"
-            f" {bc * 1e3:7.1f} ms {bc / cc:6.2f}×  {bw * 1e3:7.1f} ms"
+            f"{key:<12} {cc * 1e3:10.1f} ms {ratio:5.2f}× {cw * 1e3:7.1f} ms   |"
+            f" {bc * 1e3:7.1f} ms {big_ratio / ratio:6.2f}×  {bw * 1e3:7.1f} ms  ({big_ratio:.2f}×)"
         )
     text = "\n".join(lines)
     print(text)

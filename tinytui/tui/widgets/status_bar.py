@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
@@ -198,10 +197,12 @@ class StatusBar(ViewPart, Widget):
 
 class Inspector(Static):
     """The cell under the cursor: why it has its value (the formula, the operands' numbers, the result),
-    its old value and Δ after a change, and what f follows. At most 3 lines (2 on a small screen)."""
+    its old value and Δ after a change, and what f follows. While the cursor is on a table it has 3 lines
+    (2 on a small screen) whatever the cell says: the tables above keep their place as the cursor moves
+    (and nothing is laid out again); with no cell to explain, one line of keys."""
 
     DEFAULT_CSS = """
-    Inspector { height: auto; max-height: 3; background: $panel; color: $foreground; padding: 0 1; }
+    Inspector { height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
 
     HINT = "Tab: next table · arrows: cursor · Enter: edit a weight · ?: all keys"
@@ -217,8 +218,7 @@ class Inspector(Static):
         self._show()
 
     def on_resize(self) -> None:
-        if self.why is not None:
-            self._show()
+        self._show()
 
     def lines_allowed(self) -> int:
         width, height = self.app.size
@@ -226,30 +226,14 @@ class Inspector(Static):
 
     def _show(self) -> None:
         lines = self.lines_allowed()
-        self.styles.max_height = lines
+        self.styles.height = lines if self.detail or self.why is not None else 1  # a layout if it changed
         width = self.content_size.width or max(self.app.size.width - 2, 20)
         text = self.detail or self.HINT
         if self.why is not None:
             text = provenance_text(self.why, self.detail or "", self.hint, width, lines)
         if text != self.text:
-            taller = text.count("\n") > self.text.count("\n")
-            # as many lines as before, none of either wrapped by the widget: no layout for it
-            same_height = text.count("\n") == self.text.count("\n") and not _wraps(text, width)
-            same_height = same_height and not _wraps(self.text, width)
             self.text = text
-            self.update(Text(text), layout=not same_height)
-            if taller:  # the tables' view got shorter: keep the cursor's cell in it
-                self.call_after_refresh(self._keep_cursor_in_view)
-
-    def _keep_cursor_in_view(self) -> None:
-        scroll = getattr(self.app.focused, "scroll_to_cursor", None)
-        if scroll is not None:
-            scroll()
-
-
-def _wraps(text: str, width: int) -> bool:
-    """Whether a line of text is wider than width (the widget would wrap it onto another line)."""
-    return any(cell_len(line) > width for line in text.split("\n"))
+            self.update(Text(text), layout=False)  # its height is fixed: only its lines change
 
 
 def _extra(detail: str) -> str:
