@@ -1,6 +1,9 @@
 """The watch pane (W): the prediction's bars and block 0's attention stay on screen beside every step,
 an edit at step 6 shows in them with ▲▼ and the old value as a ghost, the target is always listed, and
-at 80×24 the pane takes the step list's place without covering the step's first table."""
+at 80×24 the pane takes the step list's place without covering the step's first table. On screen: its
+lines whole, and an edit draws again only the lines it changed."""
+
+from rich.cells import cell_len
 
 from tests.tui.helpers import panes, press
 from tinytui.present.grid_spec import DOWN, UP
@@ -78,6 +81,57 @@ async def test_at_80x24_the_pane_replaces_the_step_list_and_leaves_the_first_tab
             assert first.x + first.width <= main.scrollable_content_region.width, (step, first)
             await press(pilot, "W")
             assert app.query_one("#sidebar").display and not pane(app).display
+
+
+def shown(app) -> list[str]:
+    """The pane's lines as on screen (cut to its width, scrolled), trailing blanks dropped."""
+    return [line.rstrip() for line in pane(app).screen_lines()]
+
+
+def new_lines(lines, before) -> list:
+    """The lines (text and styles) not among before, each once."""
+    out: list = []
+    for line in lines:
+        if line not in before and line not in out:
+            out.append(line)
+    return out
+
+
+async def test_the_panes_lines_are_on_screen_and_an_edit_draws_only_the_lines_it_changed(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "6", "W")
+        page = pane(app).text().split("\n")
+        assert len(page) <= pane(app).scrollable_content_region.height  # the whole page on screen
+        assert shown(app)[: len(page)] == [line.rstrip() for line in page]
+        assert shown(app)[0] == "Watch: the prediction" and shown(app)[2].startswith("wood      ███▍ ")
+        before, drawn, on_screen = list(pane(app).lines), pane(app).lines_drawn, shown(app)
+        await press(pilot, "n")  # the next step: the same prediction, the same block's attention
+        assert app.session.step == 7
+        assert shown(app) == on_screen and pane(app).lines_drawn == drawn  # nothing drawn again
+        app.apply(lambda s: s.edit("W_Q", (1, 0, 0), "2"), "edit W_Q")
+        await pilot.pause()
+        after = list(pane(app).lines)
+        assert len(after) <= pane(app).scrollable_content_region.height
+        changed = new_lines(after, before)
+        assert 0 < len(changed) < len(after)
+        assert pane(app).lines_drawn - drawn == len(changed)  # the lines it changed, each once; no other
+        assert shown(app)[3] == "          was 0.3107  Δ −0.0004"  # the ghost's old value, under its bar
+        assert shown(app)[: len(after)] == [line.plain.rstrip() for line in after]
+
+
+async def test_at_80x24_every_line_of_the_pane_fits_whole(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "6", "W", "o")  # PE off: every bar has a ghost, the attention changed
+        width = pane(app).scrollable_content_region.width
+        page = pane(app).text().split("\n")
+        assert pane(app).show_vertical_scrollbar  # taller than the pane: it scrolls
+        assert [line for line in page if cell_len(line) > width] == []
+        assert shown(app) == [line.rstrip() for line in page[: len(shown(app))]]
+        assert "    was 0.3107  Δ +0.1085" in shown(app)  # as far under its bar as it fits whole
+        assert "◀ target  ★ predicted" in shown(app) and "░ lost" in shown(app)  # the legend on two lines
+        pane(app).scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert shown(app)[-3:] == ["most: head 1", "3:chuck→1:woodchuck", "  0.7961 was 0.0757"]
 
 
 def test_a_ghost_bar_draws_the_lost_part_and_a_rise_its_gain():

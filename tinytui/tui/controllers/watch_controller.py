@@ -1,7 +1,7 @@
 """The watch pane (W): whether it is shown. Shown, it stays beside every step, so an edit's effect on
 the prediction and on block 0's attention can be watched from the step that made it.
 
-The pane itself (tinytui.widgets.watch.WatchPane) is a ViewPart, so every change redraws it; this
+The pane itself (tinytui.tui.widgets.watch_pane.WatchPane) is a ViewPart, so every change redraws it; this
 controller only flips the app's -watching class, which the pane's CSS reads (at 80 columns the pane
 then takes the step list's place).
 """

@@ -6,18 +6,19 @@ drawn ░, and "was 0.3107" under it), and each head's attention as a small heat
 cell, shaded on the theme's heat scale. What changed carries ▲ ▼ ◆ like every other table.
 
 watch_spec() (watch_data.py, re-exported here) reads a View into plain data, which tests read directly;
-WatchPane draws it. The app hides the pane until W (tinytui.tui.controllers.watch_controller) shows it; at 80
-columns it takes the step list's place.
+WatchPane draws it as lines of text on the Line API (TextLines, text_lines.py): after an edit only the
+lines that differ are drawn again. The app hides the pane until W (tinytui.tui.controllers.watch_controller)
+shows it; at 80 columns it takes the step list's place, and a line too long for it breaks between its
+parts.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, MASKED, UP
 from tinytui.present.label_fit import fit_label
@@ -29,12 +30,13 @@ from tinytui.present.watch_data import (
 )
 from tinytui.report.tables import fmt, on_screen_text
 from tinytui.themes.scale import heat, readable_on
+from tinytui.tui.widgets.text_lines import TextLines
 
 BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
 NARROW_BAR = 6
 
 
-class WatchPane(ViewPart, VerticalScroll, can_focus=False):
+class WatchPane(ViewPart, TextLines, can_focus=False):
     """The watch pane (W): the prediction's bars and the attention of the block shown (the first outside
     the blocks), redrawn on every change."""
 
@@ -58,12 +60,13 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
         border-left: vkey $panel-lighten-2;
         padding: 0 0 0 1;
         scrollbar-size-vertical: 1;
+        overflow-x: hidden;
+        overflow-y: auto;
     }
     .-watching WatchPane { display: block; }
     /* at 80 columns the pane takes the step list's place (the step is still reached with n, p, 1–9) */
     .-narrow WatchPane { width: 28; }  /* the step keeps 52 columns: room for its first tables */
     .-narrow.-watching #sidebar { display: none; }
-    WatchPane > Static { width: 100%; height: auto; }
     WatchPane > .watch--header { color: $primary; text-style: bold; }
     WatchPane > .watch--muted { color: $foreground-muted; }
     WatchPane > .watch--bar { color: $primary; }
@@ -81,9 +84,6 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
         self.spec: WatchSpec | None = None
         self._drawn: tuple | None = None
 
-    def compose(self):
-        yield Static(id="watch-body")
-
     def show(self, view: View) -> None:
         self.view = view
         if self.display:
@@ -96,11 +96,15 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
         if self.view is None or not self.is_mounted:
             return
         self.spec = watch_spec(self.view)
-        width = NARROW_BAR if self.app.has_class("-narrow") else BAR
-        key = (self.spec, width, self.app.theme)
+        bar = NARROW_BAR if self.app.has_class("-narrow") else BAR
+        room, tall = self.content_region.width or 30, self.container_size.height
+        key = (self.spec, bar, room, tall, self.app.theme)
         if key != self._drawn:
             self._drawn = key
-            self.query_one("#watch-body", Static).update(self.render_spec(self.spec, width))
+            text = self.render_spec(self.spec, bar, room)
+            if text.plain.count("\n") + 1 > tall:  # taller than the pane: its scrollbar takes a column
+                text = self.render_spec(self.spec, bar, room - self.styles.scrollbar_size_vertical)
+            self.set_text(text)
 
     def on_resize(self) -> None:
         self.redraw()
@@ -114,7 +118,9 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
             mark, self._style("watch--changed") if mark else Style()
         )
 
-    def render_spec(self, spec: WatchSpec, bar: int = BAR) -> Text:
+    def render_spec(self, spec: WatchSpec, bar: int = BAR, width: int = 32) -> Text:
+        """The pane's lines for a pane width columns wide: a line that would not fit breaks between
+        its parts (and anything still too wide ends in "…" on screen)."""
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         header, muted = self._style("watch--header"), self._style("watch--muted")
         out.append("Watch: the prediction", header)
@@ -137,38 +143,38 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
             if tags:
                 out.append(tags, label)
             if b.was is not None:
-                out.append("\n" + " " * (tok_w + 1))
                 delta = b.p - b.was
-                out.append(
-                    on_screen_text(
-                        f"was {fmt(b.was)}  Δ {delta:+.4f}"
-                        if abs(delta) >= 5e-5
-                        else f"was {fmt(b.was)}  Δ {delta:+.0e}"
-                    ),
-                    muted,
+                was = on_screen_text(
+                    f"was {fmt(b.was)}  Δ {delta:+.4f}"
+                    if abs(delta) >= 5e-5
+                    else f"was {fmt(b.was)}  Δ {delta:+.0e}"
                 )
+                # under the bar, or as far right as it fits whole
+                out.append("\n" + " " * max(0, min(tok_w + 1, width - cell_len(was))))
+                out.append(was, muted)
         if spec.others:
             out.append("\n")  # the tokens without a bar, and their probability together
             out.append(f"{'⋯':^{tok_w}} {f'{spec.others:,} more':<{bar}} {fmt(spec.others_p)}", muted)
-        out.append("\n")
-        out.append("◀ target  ★ predicted  ░ lost", muted)
+        for line in fit_parts(["◀ target", "★ predicted", "░ lost"], "  ", width):
+            out.append("\n")
+            out.append(line, muted)
         out.append("\n")
         out.append(f"loss {fmt(spec.loss)}", self._mark_style(spec.loss_mark))
         out.append(GLYPHS.get(spec.loss_mark, ""), self._mark_style(spec.loss_mark))
         if spec.loss_was is not None:
             out.append(f" was {fmt(spec.loss_was)}", muted)
         out.append("\n\n")
-        out.append_text(self._heatmaps(spec))
+        out.append_text(self._heatmaps(spec, width))
         return out
 
-    def _heatmaps(self, spec: WatchSpec) -> Text:
+    def _heatmaps(self, spec: WatchSpec, width: int) -> Text:
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         header, muted = self._style("watch--header"), self._style("watch--muted")
         out.append(spec.heading, header)
-        out.append("\n")
-        out.append("query ↓ · key → · ░ 0 … █ 1", muted)
+        for line in fit_parts(["query ↓ · key →", "░ 0 … █ 1"], " · ", width):
+            out.append("\n")
+            out.append(line, muted)
         n = len(spec.positions)
-        width = self.content_region.width or 30
         # the labels whole where two heads still fit beside them (a cut one ends in …, never "1:wood")
         beside = width - 1 - (n + 2) * min(2, len(spec.heads))
         lab_w = min(max(len(p) for p in spec.positions), max(6, beside))
@@ -208,15 +214,26 @@ class WatchPane(ViewPart, VerticalScroll, can_focus=False):
             out.append("\n")
             out.append(f"▲▼ {len(changed)} weight{'s' if len(changed) != 1 else ''} changed", muted)
             title, q, k, now, was = max(changed, key=lambda x: abs(x[3] - x[4]))
-            out.append("\n")
-            out.append(f"most: head {title[1:]} {q}→{k}", muted)
+            for line in fit_parts([f"most: head {title[1:]}", f"{q}→{k}"], " ", width):
+                out.append("\n")
+                out.append(line, muted)
             out.append("\n")
             out.append(f"  {fmt(now)} was {fmt(was)}", muted)
         return out
 
     def text(self) -> str:
-        """What the pane shows, as plain text (for tests)."""
-        if self.spec is None:
-            return ""
-        width = NARROW_BAR if self.app.has_class("-narrow") else BAR
-        return self.render_spec(self.spec, width).plain
+        """What the pane shows, as plain text, uncut (for tests)."""
+        return self.plain
+
+
+def fit_parts(parts: list[str], sep: str, width: int) -> list[str]:
+    """The parts on one line, sep between them, or on as few lines as hold them within width (a part
+    never split)."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        joined = lines[-1] + sep + part
+        if cell_len(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    return lines
