@@ -1,11 +1,14 @@
 """The gallery view (v): opened from any step and back, redrawn and marked after a change, its stages'
-captions, both heads' circuits, the attribution of wood, and a picture when d_model is a multiple of 3."""
+captions, both heads' circuits, the attribution of wood, and a picture when d_model is a multiple of 3.
+On screen: the page's lines cut to the window and scrolled, and a change draws only the lines it made."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from rich.cells import cell_len
+from textual.geometry import Size
 
 from tests.apps import make_app
 from tests.tui.helpers import press
@@ -32,6 +35,77 @@ def row(text: str, painting: str, what: str) -> str:
     lines = text.split("\n")
     start = next(i for i, line in enumerate(lines) if line.startswith(painting))
     return next(line for line in lines[start:] if what in line)
+
+
+def shown(app) -> list[str]:
+    """The page's lines as on screen (cut to the window, scrolled), trailing blanks dropped."""
+    return [line.rstrip() for line in panel(app).screen_lines()]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_page_on_screen_is_its_lines_cut_to_the_window_and_scrolled(app, size):
+    async with app.run_test(size=size) as pilot:
+        await press(pilot, "v", "n", "n")  # the morning: prose, then the strips of every painting
+        width, height = panel(app).scrollable_content_region.size
+        page = panel(app).text.split("\n")
+        assert panel(app).virtual_size == Size(max(cell_len(line) for line in page), len(page))
+        assert len(page) > height and panel(app).show_vertical_scrollbar
+        assert shown(app) == [line[:width].rstrip() for line in page[:height]]
+        assert shown(app)[0] == "Stage 3 of 6 · Day 1, morning: the artists paint"
+        await press(pilot, "pagedown")
+        top = panel(app).scroll_offset.y
+        assert top > 0 and shown(app) == [line[:width].rstrip() for line in page[top : top + height]]
+        await press(pilot, "end")
+        assert panel(app).scroll_offset.y == len(page) - height
+        assert shown(app)[-1] == page[-1][:width].rstrip()
+        await press(pilot, "n")  # the next stage opens at its top
+        assert panel(app).scroll_offset.y == 0 and shown(app)[0].startswith("Stage 4 of 6 · Day 1, evening")
+
+
+async def test_a_page_wider_than_the_window_scrolls_sideways_at_80x24(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "v", "3")  # the circuits: a column per word of the vocabulary
+        width = panel(app).scrollable_content_region.width
+        page = panel(app).text.split("\n")
+        assert panel(app).virtual_size.width > width and panel(app).show_horizontal_scrollbar
+        await press(pilot, "right", "right")  # the page scrolls; the stage stays
+        assert panel(app).page == "circuits" and panel(app).scroll_offset.x == 2
+        assert shown(app) == [line[2 : 2 + width].rstrip() for line in page[: len(shown(app))]]
+
+
+async def test_an_edit_draws_only_the_lines_it_changed(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        seen: list = []  # every line (text and styles) the gallery has shown
+
+        def look() -> None:
+            top = panel(app).scroll_offset.y
+            for line in panel(app).lines[top : top + panel(app).scrollable_content_region.height]:
+                if line not in seen:
+                    seen.append(line)
+
+        for key in ("v", "n", "n"):
+            await press(pilot, key)
+            look()
+        drawn = panel(app).lines_drawn
+        app.session.edit("W_O", (2, 0), "2")  # head 2's strokes on every painting
+        app.refresh_views()
+        await pilot.pause()
+        before = len(seen)
+        look()
+        assert 0 < len(seen) - before < panel(app).scrollable_content_region.height
+        assert panel(app).lines_drawn - drawn == len(seen) - before  # each new line once; no other line
+
+
+async def test_the_pages_text_can_be_selected_with_the_mouse(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v")
+        await pilot.mouse_down(panel(app), offset=(1, 0))  # the page's first character (after the padding)
+        await pilot.hover(panel(app), offset=(12, 0))
+        await pilot.mouse_up(panel(app), offset=(12, 0))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "Stage 1 of "
+        first = list(panel(app).render_line(0))
+        assert first[0].text == "Stage 1 of " and first[0].style.bgcolor != first[-1].style.bgcolor  # shown
 
 
 @pytest.mark.parametrize("keys", [(), ("8",), ("G",), ("b",)])

@@ -14,7 +14,6 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
@@ -54,9 +53,7 @@ class GalleryScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     GalleryScreen { align: center top; }
     GalleryScreen > #gallery-pages { height: 1; width: 100%; background: $panel; padding: 0 1; }
-    GalleryScreen > VerticalScroll {
-        width: 100%; height: 1fr; border: round $secondary; background: $surface; overflow-x: auto;
-    }
+    GalleryScreen > GalleryPanel { border: round $secondary; background: $surface; }
     """
 
     def __init__(self, view: View, base_params: Callable[[View], Params | None]) -> None:
@@ -67,14 +64,14 @@ class GalleryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield StatusBar(id="gallery-status")
         yield Static(id="gallery-pages")
-        with VerticalScroll(id="gallery-scroll") as box:
-            box.border_title = "The gallery — v or Esc returns to the step"
-            yield GalleryPanel(self.first_view, self.base_params, id="gallery-panel")
+        panel = GalleryPanel(self.first_view, self.base_params, id="gallery-panel")
+        panel.border_title = "The gallery — v or Esc returns to the step"
+        yield panel
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(StatusBar).show(self.first_view)
-        self.query_one(VerticalScroll).focus()
+        self.panel.focus()
         self._tabs()
 
     @property
@@ -90,12 +87,12 @@ class GalleryScreen(ModalScreen[None]):
             self.app.bell()
             return
         panel.choose("day", moment)
-        self.query_one(VerticalScroll).scroll_home(animate=False)
+        self.panel.scroll_home(animate=False)
         self._tabs()
 
     def action_page(self, page: str) -> None:
         self.panel.choose(page)
-        self.query_one(VerticalScroll).scroll_home(animate=False)
+        self.panel.scroll_home(animate=False)
         self._tabs()
 
     def action_page_step(self, delta: int) -> None:
@@ -115,6 +112,3 @@ class GalleryScreen(ModalScreen[None]):
                 line.append(f" {label}")
         line.append("   (1–5 or Tab: pages)")
         self.query_one("#gallery-pages", Static).update(line)
-
-    def on_resize(self) -> None:
-        self.panel.redraw()

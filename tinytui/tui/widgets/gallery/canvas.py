@@ -1,7 +1,9 @@
-"""The gallery's one drawing widget: the page chosen (and the day's stage) as text, redrawn from the View.
+"""The gallery's one drawing widget: the page chosen (and the day's stage) as lines of text, redrawn from
+the View.
 
 The pages themselves are tinytui.tui.widgets.gallery.pages; this widget picks one, wraps its prose to the
-window and draws it again after every change, a new theme or a new window size.
+window and draws it again after every change, a new theme or a new window size. It draws on the Line API
+(TextLines, text_lines.py) and scrolls itself: a change redraws only the lines that differ.
 """
 
 from __future__ import annotations
@@ -9,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
-from textual.widgets import Static
 
 from tinytui.model.params import Params
 from tinytui.present.gallery_runs import Runs
 from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.gallery.day_page import day_stages
 from tinytui.tui.widgets.gallery.pages import PAGES, page_lines
+from tinytui.tui.widgets.text_lines import TextLines
 
 
-class GalleryPanel(ViewPart, Static):
-    DEFAULT_CSS = "GalleryPanel { width: auto; height: auto; padding: 0 1; }"
+class GalleryPanel(ViewPart, TextLines, can_focus=True):
+    """The page shown; the arrows, PageUp/PageDown, Home and End scroll it."""
+
+    DEFAULT_CSS = "GalleryPanel { width: 100%; height: 1fr; padding: 0 0 0 1; }"
 
     def __init__(self, view: View, base_params: Callable[[View], Params | None], **kwargs) -> None:
         super().__init__(**kwargs)
@@ -27,10 +31,17 @@ class GalleryPanel(ViewPart, Static):
         self.base_params = base_params  # the weights of the run the marks compare with
         self.page = PAGES[0][0]
         self.stage = 0
-        self.text = ""  # what is drawn, as plain text (tests read it)
+
+    @property
+    def text(self) -> str:
+        """What is drawn, as plain text, unscrolled (tests read it)."""
+        return self.plain
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
+        self.redraw()
+
+    def on_resize(self) -> None:
         self.redraw()
 
     def show(self, view: View) -> None:
@@ -55,5 +66,4 @@ class GalleryPanel(ViewPart, Static):
         width = max(40, self.app.size.width - 6)  # tables take it all; prose wraps at PROSE (drawing.py)
         runs = Runs.of(self.view, self.base_params(self.view))
         drawn: Text = page_lines(self.page, runs, self.stage, self.app.theme_variables, width)
-        self.text = drawn.plain
-        self.update(drawn)
+        self.set_text(drawn)
