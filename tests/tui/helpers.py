@@ -96,7 +96,7 @@ class Table:
     @property
     def buffer(self) -> str:
         editor = self.view.editor
-        return editor.value if self.here and editor is not None else ""
+        return editor.text if self.here and editor is not None else ""
 
     def cell_style(self, row: int, col: int):
         """The style the cell (row, col) is drawn in (the segment under its number)."""

@@ -28,15 +28,17 @@ async def test_an_edit_redraws_only_the_lines_it_changed():
         typed = f"{spec.limit / 2:.2f}"
         await pilot.press(*typed)
         await pilot.pause()
-        assert v.lines_drawn == 0  # typing is the editor's: no table line is drawn again
+        # typing draws the cell's own line again, once a key, and no other line
+        assert v.lines_drawn == len(typed)
         assert g.buffer == typed
         before = {b.item.key: b.item for b in v.blocks.boxes}
         widths = {b.item.key: b.width for b in v.blocks.boxes}
+        v.lines_drawn = 0
         await press(pilot, "enter")
         assert not g.editing and g.cell_classes(r, c) == {EDITED}
         # the lines drawn again are the rows whose cells changed (every line of a table whose shading
         # scale or width moved), the edited table's bottom border (the editor's keys left it) and the cursor's
-        # row, drawn a moment without the focus: not every line of the step
+        # row (the typing left it): not every line of the step
         changed = 0
         for b in v.blocks.boxes:
             old, new = before[b.item.key], b.item
@@ -140,3 +142,32 @@ async def test_the_walk_keeps_its_gradient_tables_while_the_gradients_are_the_sa
         assert any(key.startswith("grad:") for key in in_walk)
         edited = {g.spec.key: g.spec for g in panes(app).grids()}
         assert any(edited[k].cells != in_walk[k].cells for k in grads if k in edited)
+
+
+async def test_a_cell_is_typed_into_in_its_own_place():
+    """The editor is the cell itself: its value selected at first (a key replaces it), the caret moved
+    by the arrows, Home/End and ctrl+a/e, ctrl+u and ctrl+k as in a shell; q and n type, they do not act;
+    Esc leaves the weight as it was."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, W_O)
+        g.focus()
+        g.move_to(0, 0)
+        await press(pilot, "enter")
+        assert g.editing and g.buffer == "1.0000"
+        line = next(line for line in g.view.box_text(g.box) if line.lstrip("│┃ ").startswith("h1.k0"))
+        assert "1.0000" in line  # drawn where the number was
+        await pilot.press("2", "left", "left", "q", "n", "home", "-", "end", "5")
+        await pilot.pause()
+        assert g.buffer == "-qn25" and app.session.step == 9  # q and n were text
+        await pilot.press("left", "ctrl+k", "ctrl+a", "right", "ctrl+u", "0", ".", "5")
+        await pilot.pause()
+        assert g.buffer == "0.5qn2"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not g.editing and app.session.params == app.session.model.params
+        await press(pilot, "e")
+        await pilot.press("backspace", "-", "2", "enter")
+        await pilot.pause()
+        assert not g.editing and float(app.session.params["blocks.0.W_O"][0, 0]) == -2.0

@@ -163,6 +163,8 @@ class TinyTuiApp(App[None]):
             chosen = ACTION_BY_ID[str(parameters[0])]
             if chosen.priority and (self.screen.is_modal or self.typing()):
                 return False  # a dialog's own keys, and q, Home and End typed in a field, come first
+            if getattr(self.focused, "editing", False):
+                return False  # a cell typed into takes every key: the footer shows its own (Enter, Esc)
             return self.applies(chosen)
         return True
 

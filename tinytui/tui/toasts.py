@@ -136,15 +136,22 @@ class Toasts:
         rows they would take at either, the oldest notices go until one place is clear."""
         row = cursor_row(focused)
         below = height - BOTTOM
+        top = self._under_the_status_line()
         while True:
             rows = self.rows(width)
             low = row is None or not below - rows <= row < below
-            high = row is not None and not TOP <= row < TOP + rows
+            high = row is not None and not top <= row < top + rows
             if low or high or len(self.live) <= 1:
                 break
             self._drop(self.live[0])  # neither place is clear of the cursor (a small screen): fewer
         self.high = not low and high
-        self.draw(TOP if self.high else below - rows, (width, height))
+        self.draw(top if self.high else below - rows, (width, height))
+
+    def _under_the_status_line(self) -> int:
+        """The first row under the status line (it grows a line for undo, learning or a narrow screen)."""
+        for status in self.app.screen.query("#status"):
+            return max(TOP, status.region.bottom)
+        return TOP
 
     # ---- the boards ----------------------------------------------------------------------------------
     def board(self) -> NoticeBoard:

@@ -19,7 +19,7 @@ from tinytui.present.grid_labels import label_line
 from tinytui.present.grid_spec import GridSpec, LogitsSpec, Source
 from tinytui.report.display_names import display, in_formula
 from tinytui.tui.actions import Host
-from tinytui.tui.widgets.step_view import CellEditor, StepView
+from tinytui.tui.widgets.step_view import StepView
 
 
 class WhyController:
@@ -34,8 +34,6 @@ class WhyController:
     def focused_table(self) -> StepView | None:
         """The step view the keys move a cursor in (its editor open or not), if it has the focus."""
         focused = self.host.focused
-        if isinstance(focused, CellEditor):
-            return focused.view
         return focused if isinstance(focused, StepView) else None
 
     def focused_source(self) -> Source | None:

@@ -25,6 +25,8 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tinytui.report.tables import on_screen_text
+
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.timer import Timer
@@ -57,15 +59,16 @@ class Notice:
     def text(self, console: Console) -> Text:
         """The message as Rich text: its markup when it parses into styles the console knows (a bracket
         in plain English, as in W_O[h1.k0, thing], does not), else the message as typed."""
-        if not self.markup or "[" not in self.message:
-            return Text(self.message)
+        message = on_screen_text(self.message)  # −0.0313, as the tables write a negative number
+        if not self.markup or "[" not in message:
+            return Text(message)
         try:
-            text = Text.from_markup(self.message)
+            text = Text.from_markup(message)
             for span in text.spans:
                 if isinstance(span.style, str):
                     console.get_style(span.style)
         except (MarkupError, MissingStyle, StyleSyntaxError):
-            return Text(self.message)
+            return Text(message)
         return text
 
     def lines(self, width: int, console: Console) -> list[tuple[str, Text]]:

@@ -226,7 +226,12 @@ class Inspector(Static):
 
     def _show(self) -> None:
         lines = self.lines_allowed()
-        self.styles.height = lines if self.detail or self.why is not None else 1  # a layout if it changed
+        height = lines if self.detail or self.why is not None else 1
+        if height != self.styles.height.value if self.styles.height is not None else True:
+            grew = self.styles.height is not None and height > self.styles.height.value
+            self.styles.height = height  # a layout: the tables' view is shorter or taller
+            if grew:  # keep the cursor's cell in the shorter view
+                self.call_after_refresh(self._keep_cursor_in_view)
         width = self.content_size.width or max(self.app.size.width - 2, 20)
         text = self.detail or self.HINT
         if self.why is not None:
@@ -234,6 +239,11 @@ class Inspector(Static):
         if text != self.text:
             self.text = text
             self.update(Text(text), layout=False)  # its height is fixed: only its lines change
+
+    def _keep_cursor_in_view(self) -> None:
+        scroll = getattr(self.app.focused, "scroll_to_cursor", None)
+        if scroll is not None:
+            scroll()
 
 
 def _extra(detail: str) -> str:

@@ -84,9 +84,11 @@ class Painter:
         cursor: tuple[int, int] | None,
         lit: frozenset,
         note: tuple[str, str] | None = None,
+        edit: tuple[str, int | None, bool] | None = None,
     ) -> Strip:
         """Line i of box's frame; cursor is (row, col) when the cursor is in this table (and shown);
-        note (text, "hint" or "error") takes the key's place in the bottom border (the editor's)."""
+        note (text, "hint" or "error") takes the key's place in the bottom border (the editor's); edit
+        (what is typed, the caret's column or None, all selected) is drawn in the cursor's cell."""
         role = "focus" if focused else f"border-{getattr(box.item, 'role', 'output')}"
         border = self.style(role)
         heavy = focused
@@ -98,7 +100,7 @@ class Painter:
         if isinstance(box.item, LogitsSpec):
             inner = self._bars_line(box, i - 1, lit)
         else:
-            inner = self._table_line(box, i - 1, cursor, lit)
+            inner = self._table_line(box, i - 1, cursor, lit, edit)
         pad = box.inner - sum(len(t) for t, _ in inner)
         segments = [Segment(side + " ", border), *(Segment(t, s) for t, s in inner)]
         if pad > 0:
@@ -144,7 +146,14 @@ class Painter:
         segments.append(Segment(" " + h * max(rest, 0) + b, border))
         return Strip(segments, box.width)
 
-    def _table_line(self, box: Box, y: int, cursor: tuple[int, int] | None, lit: frozenset) -> list:
+    def _table_line(
+        self,
+        box: Box,
+        y: int,
+        cursor: tuple[int, int] | None,
+        lit: frozenset,
+        edit: tuple[str, int | None, bool] | None = None,
+    ) -> list:
         """Content line y of a table (group header, column header, or a row) as (text, style) pieces."""
         spec, shape = box.item, box.shape
         assert isinstance(spec, GridSpec) and shape is not None
@@ -185,6 +194,9 @@ class Painter:
                 style += self.style("source")
                 lead = LIT
             if row_on and cursor[1] == c:
+                if edit is not None:
+                    out += self._typed(edit)
+                    continue
                 style += on
             text = "" if shape.narrow else cells[c]
             if (
@@ -201,6 +213,21 @@ class Painter:
                 continue
             out.append((lead + text.rjust(w) + glyph(marks[c]), style))
         return out
+
+    def _typed(self, edit: tuple[str, int | None, bool]) -> list[tuple[str, Style]]:
+        """The cell being typed into: its lead, then the text with the caret (or all of it selected)."""
+        shown, caret, selected = edit
+        editing = self.style("editing")
+        if selected:
+            text = shown.rstrip()
+            return [(" ", _PLAIN), (text, editing + self.style("caret")), (shown[len(text) :], editing)]
+        assert caret is not None
+        return [
+            (" ", _PLAIN),  # the lead stays plain: the row's label never runs into what is typed
+            (shown[:caret], editing),
+            (shown[caret], editing + self.style("caret")),
+            (shown[caret + 1 :], editing),
+        ]
 
     def _bars_line(self, box: Box, y: int, lit: frozenset) -> list:
         spec = box.item

@@ -11,13 +11,14 @@ the view; scrolled sideways past its left edge, its row labels stay at the left 
 fixed rows and columns do).
 
 The cursor is (table, row, column), row or column -1 on a label. Tab and Shift+Tab go from table to
-table inside the view (past the last one, on to the next widget). Enter or e edits a weight in an
-Input laid over its cell (Enter commits, Esc cancels), or asks for a pick on a token.
+table inside the view (past the last one, on to the next widget). Enter or e edits a weight in its
+own cell (typed there, drawn by the view: Enter commits, Esc cancels), or asks for a pick on a token.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -29,7 +30,6 @@ from textual.geometry import Region, Size, Spacing
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Input
 
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
@@ -44,25 +44,62 @@ _LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; r
 _LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
 
 
-class CellEditor(Input):
-    """The editor laid over a cell: Enter hands the text to the view, Esc closes it."""
+@dataclass
+class CellEdit:
+    """What is typed into the cell under the cursor: the text, where the caret is, and whether the whole
+    text is still selected (as it is when the editor opens: the first key typed replaces it)."""
 
-    DEFAULT_CSS = """
-    CellEditor { position: absolute; overlay: screen; height: 1; border: none; padding: 0; background: $boost;
-                 color: $foreground; text-style: bold; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False)]
+    text: str
+    caret: int
+    selected: bool = True
 
-    def __init__(self, view: StepView, value: str) -> None:
-        super().__init__(value, select_on_focus=True, compact=True)
-        self.view = view
+    def typed(self, chars: str) -> None:
+        if self.selected:
+            self.text, self.caret, self.selected = "", 0, False
+        self.text = self.text[: self.caret] + chars + self.text[self.caret :]
+        self.caret += len(chars)
 
-    def action_cancel(self) -> None:
-        self.view.close_editor()
+    def key(self, key: str) -> bool:
+        """A key that moves the caret or deletes: whether it was one."""
+        if key == "backspace":
+            if self.selected:
+                self.text, self.caret = "", 0
+            elif self.caret:
+                self.text = self.text[: self.caret - 1] + self.text[self.caret :]
+                self.caret -= 1
+        elif key == "delete":
+            if self.selected:
+                self.text, self.caret = "", 0
+            else:
+                self.text = self.text[: self.caret] + self.text[self.caret + 1 :]
+        elif key in ("ctrl+u", "ctrl+k"):  # as a shell's line: what is before (after) the caret goes
+            if self.selected:
+                self.text, self.caret = "", 0
+            elif key == "ctrl+u":
+                self.text, self.caret = self.text[self.caret :], 0
+            else:
+                self.text = self.text[: self.caret]
+        elif key in ("left", "right", "home", "end", "ctrl+a", "ctrl+e"):
+            key = {"ctrl+a": "home", "ctrl+e": "end"}.get(key, key)
+            if self.selected:
+                self.caret = 0 if key in ("left", "home") else len(self.text)
+            else:
+                step = {"left": -1, "right": 1, "home": -len(self.text), "end": len(self.text)}[key]
+                self.caret = min(max(self.caret + step, 0), len(self.text))
+        else:
+            return False
+        self.selected = False
+        return True
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.view.submit(event.value)
+    def shown(self, width: int) -> tuple[str, int | None, bool]:
+        """(what the cell shows, width columns: the end of a long text; the caret's column in it, or
+        None when all is selected; whether all is selected)."""
+        text = self.text + " "  # room for the caret after the last character
+        start = max(0, min(self.caret, len(text) - width)) if len(text) > width else 0
+        if self.caret - start >= width:
+            start = self.caret - width + 1
+        part = text[start : start + width].ljust(width)
+        return part, None if self.selected else self.caret - start, self.selected
 
 
 class StepView(ViewPart, ScrollView, can_focus=True):
@@ -78,6 +115,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         Binding("shift+tab", "table(-1)", "Previous table", show=False, id="previous-table"),
         Binding("enter,e", "edit", "Edit", id="edit-cell", tooltip="Edit the weight under the cursor"),
         Binding("enter,e", "not_editable", "Not editable", show=False, system=True, id="edit-computed"),
+        # while a cell is typed into (on_key takes these keys first; the footer shows them)
+        Binding("enter", "commit", "Commit", id="edit-commit", tooltip="Try the typed value on the weight"),
+        Binding("escape", "cancel_edit", "Cancel", id="edit-cancel", tooltip="Leave the weight as it was"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -111,6 +151,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             "fact",
             "hint",
             "error",
+            "editing",
+            "caret",
         ]
     }
 
@@ -143,6 +185,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     StepView > .step-view--predicted { color: $tt-predicted; text-style: bold; }
     StepView > .step-view--hint { color: $foreground-muted; text-style: italic; }
     StepView > .step-view--error { color: $error; text-style: bold; }
+    StepView > .step-view--editing { background: $panel-lighten-2; color: $foreground; text-style: bold; }
+    StepView > .step-view--caret { text-style: reverse; }
     StepView > .step-view--title { color: $primary; text-style: bold; }
     StepView > .step-view--formula { color: $accent; text-style: italic; }
     StepView > .step-view--fact { color: $foreground; text-style: bold; }
@@ -194,7 +238,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._painter: Painter | None = None
         self._epoch: tuple = ()
         self._structure: tuple = ()
-        self.editor: CellEditor | None = None
+        self.editor: CellEdit | None = None  # the cell being typed into, if one is
         self.error = ""  # why the session refused what the editor holds
         self.lines_drawn = 0  # block lines drawn afresh (not from the cache): tests and benchmarks
 
@@ -222,6 +266,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         )
         if self.page is not None and moved:
             self.page = 0  # presenting: a new step opens on its first table
+        if moved and self.editor is not None:
+            self.close_editor(refocus=False)
         if self._view is None or view.trace is not self._view.trace:
             self._layouts.clear()  # kept for stepping through one run: an old run's tables hold its trace
         self._view = view
@@ -503,6 +549,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
 
     @property
     def detail(self) -> str:
+        ref = self.ref
+        if self.editor is not None and ref is not None:  # the inspector says how to finish
+            return f"{ref.label} ← a number (0.5, −1, 1e-3 or 1/2) · Enter commits · Esc cancels"
         return self.spec.details[self.row][self.col] if self.on_cell else ""  # type: ignore[union-attr]
 
     @property
@@ -568,8 +617,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
 
     @property
     def active(self) -> bool:
-        """Whether the keys act here: the view has the focus, or its cell editor has."""
-        return self.has_focus or (self.editor is not None and self.editor.has_focus)
+        """Whether the keys act here: the view has the focus (its cell editor is drawn inside it)."""
+        return self.has_focus
 
     def _box_line(self, box: Box, line: int) -> Strip:
         focused = self.active and box.index == self.table
@@ -585,10 +634,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         elif lit and line != box.first_row - 1:
             lit = frozenset(s for s in lit if self._line_of(box, s) == line)
         note = self._note() if line == box.height - 1 and box.index == self.table else None
+        edit = None
+        if cursor is not None and self.editor is not None and box.shape is not None and self.col >= 0:
+            edit = self.editor.shown(box.shape.widths[self.col] + 1)  # the number's place and its mark's
         item = box.item
         version = self._versions.get((item.key, line), 0)
         shape = (box.width, box.bar_width, box.short, box.shape.narrow if box.shape is not None else False)
-        key = (item.key, version, shape, line, cursor, lit, focused, note)
+        key = (item.key, version, shape, line, cursor, lit, focused, note, edit)
         self._last_key = key
         strip = self._drawn.get(key)
         if strip is None:
@@ -597,7 +649,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
                 del self._drawn[next(iter(self._drawn))]  # the line drawn longest ago
             painter = self._painter
             assert painter is not None
-            strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note)
+            strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note, edit)
         return strip
 
     def _note(self) -> tuple[str, str] | None:
@@ -701,6 +753,10 @@ class StepView(ViewPart, ScrollView, can_focus=True):
 
     # ---- the cursor ---------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("commit", "cancel_edit"):
+            return self.editor is not None
+        if self.editor is not None and action in ("edit", "not_editable", "table", "move"):
+            return False  # typing: the editor's keys only
         if action == "table":
             return self._next_table(int(parameters[0])) is not None  # type: ignore[call-overload]
         if action == "edit":
@@ -731,6 +787,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.move_to(min(max(self.row + dr, -1), rows - 1), min(max(self.col + dc, -1), cols - 1))
 
     def move_to(self, row: int, col: int, table: int | None = None) -> None:
+        if self.editor is not None:  # a click on another cell while typing: the typing is dropped
+            self.close_editor(refocus=False)
         boxes = self.blocks.boxes
         old = boxes[self.table] if boxes else None
         old_line = self.row
@@ -779,7 +837,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.post_message(self.CursorMoved(self))
 
     def on_blur(self) -> None:
-        if self.blocks.boxes and self.editor is None:  # (to its own editor: the table stays lit)
+        if self.editor is not None:  # a click elsewhere: what was typed is dropped, as Esc would
+            self.close_editor(refocus=False)
+        if self.blocks.boxes:
             self._refresh_box(self.blocks.boxes[self.table])
 
     def on_click(self, event: events.Click) -> None:
@@ -822,6 +882,10 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     def editing(self) -> bool:
         return self.editor is not None
 
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """While a cell is typed into, a printable key is text (q, n or m type, they do not act)."""
+        return self.editor is not None and character is not None and character.isprintable()
+
     def action_edit(self) -> None:
         ref = self.ref
         if ref is None:
@@ -830,34 +894,33 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if ref.kind != "param":
             self.post_message(self.PickRequested(self, ref))
             return
-        self.open_editor(self.spec.cells[self.row][self.col])  # type: ignore[union-attr]
+        self.open_editor(self.spec.cells[self.row][self.col].strip())  # type: ignore[union-attr]
 
     def open_editor(self, value: str) -> None:
-        self.close_editor(refocus=False)
+        """Type into the cell under the cursor, in its own place: its value is selected (the first key
+        typed replaces it); Enter commits, Esc cancels."""
         self.error = ""
-        cell = self.cell_region()
-        cell = Region(cell.x + 1, cell.y, cell.width - 1, 1)  # the number's place, right of its lead
-        width = max(cell.width, 8)
-        editor = CellEditor(self, value)
-        # over the cell, in the view's parent: absolute, and an overlay, so it takes no room from the view
-        at = cell.offset - self.scroll_offset + self.content_region.offset - self.parent.region.offset  # type: ignore[union-attr]
-        editor.styles.offset = (at.x, at.y)
-        editor.styles.width = width
-        self.editor = editor
-        self.parent.mount(editor)  # type: ignore[union-attr]
-        editor.focus()
+        self.editor = CellEdit(value, len(value))
+        self._refresh_cursor_line()
         self._refresh_bottom()
+        self.refresh_bindings()
+        self.post_message(self.CursorMoved(self))  # the inspector says how to finish
 
     def close_editor(self, refocus: bool = True) -> None:
         editor, self.editor = self.editor, None
         self.error = ""
         if editor is not None:
-            editor.remove()
+            self._refresh_cursor_line()
             self._refresh_bottom()
-            if refocus:
-                self.focus()
-            elif self.blocks.boxes:
-                self._refresh_box(self.blocks.boxes[self.table])
+            self.refresh_bindings()
+            self.post_message(self.CursorMoved(self))
+        if refocus and not self.has_focus:
+            self.focus()
+
+    def _refresh_cursor_line(self) -> None:
+        if self.blocks.boxes:
+            box = self.blocks.boxes[self.table]
+            self._refresh_box_line(box, box.first_row + self.row)
 
     def _refresh_bottom(self) -> None:
         if self.blocks.boxes:
@@ -866,6 +929,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
 
     def cancel_edit(self) -> None:
         self.close_editor()
+
+    def action_cancel_edit(self) -> None:
+        self.close_editor()
+
+    def action_commit(self) -> None:
+        if self.editor is not None:
+            self.submit(self.editor.text)
 
     def edit_refused(self, message: str) -> None:
         """The session said no: the editor stays open, the reason in its table's bottom border."""
@@ -877,6 +947,38 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         ref = self.ref
         if ref is not None:
             self.post_message(self.EditSubmitted(self, ref, text))
+
+    def on_key(self, event: events.Key) -> None:
+        """While a cell is typed into, the keys edit it: characters, Backspace, Delete, the arrows along
+        the text, Home and End (ctrl+a, ctrl+e), ctrl+u and ctrl+k; Enter commits and Esc cancels.
+        Other keys do nothing meanwhile."""
+        editor = self.editor
+        if editor is None:
+            return
+        event.stop()
+        event.prevent_default()
+        if event.key == "enter":
+            self.submit(editor.text)
+            return
+        if event.key == "escape":
+            self.close_editor()
+            return
+        if editor.key(event.key):
+            pass
+        elif event.is_printable and event.character:
+            editor.typed(event.character)
+        else:
+            return  # Tab, the up and down arrows, a function key: nothing while typing
+        if self.error:  # what was refused is being corrected
+            self.error = ""
+            self._refresh_bottom()
+        self._refresh_cursor_line()
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.editor is not None:
+            event.stop()
+            self.editor.typed(" ".join(event.text.split()))  # one line: a pasted newline is a space
+            self._refresh_cursor_line()
 
 
 def _same_geometry(a: StepLayout, b: StepLayout) -> bool:
