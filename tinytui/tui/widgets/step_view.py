@@ -287,7 +287,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._more = self._wrap(words.more, width) if words.more is not None else []
 
     def _prose_style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"step-view--{name}", partial=True)
+        return self._check_epoch().style(name)  # the painter's: read once per theme
 
     def _wrap(self, text: Text, width: int) -> list[Strip]:
         """The words as strips, width columns wide; kept by their text and styles (a step's words are
