@@ -6,7 +6,7 @@ Each sequence: a terminal size, then keys drawn from every bound key (tinytui.ac
 widgets' and dialogs' bindings), Tab, shift+tab, arrows, Esc, Enter, ctrl+p, resizes, and hostile
 strings typed (short ones key by key) or pasted (long ones) into whatever has focus. After it:
 
-- the app is alive (Pilot re-raises anything unhandled; app._exception is checked after every key);
+- the app is alive (Pilot re-raises anything unhandled once the app stops; return code 1 stops the keys);
 - session.trace equals a fresh run(state…) bit for bit (every tensor np.array_equal);
 - undoing to the start gives back the model file's weights bit for bit and the first trace;
 - no transcript or event log in the folder holds a control character (every third seed records).
@@ -115,7 +115,7 @@ def mismatch(app, first_trace) -> str:
     if not same_trace(s.trace, run(st.params, st.prompt, st.target, st.switches, st.lr)):
         return "the trace is not a fresh recompute of the state"
     while s.can_undo:  # through apply() (the views redraw) unless the app has quit
-        undone = s.undo() if app._exit else app.apply(lambda s: s.undo(), "fuzz undo")
+        undone = s.undo() if app.return_code is not None else app.apply(lambda s: s.undo(), "fuzz undo")
         if undone is None:
             return "an undo was refused"
     if not (s.history[0].params == s.model.params and same_params(s.params, s.model.params)):
@@ -163,7 +163,7 @@ async def run_sequence(seed: int, length: int = 40, argv: tuple[str, ...] | None
             first = app.session.trace
             done = []
             for kind, arg in steps:
-                if app._exit:
+                if app.return_code is not None:  # it quit (or failed: run_test raises the error)
                     break
                 done.append(f"{kind}:{arg!r}"[:40])
                 if kind == "key":
@@ -175,8 +175,6 @@ async def run_sequence(seed: int, length: int = 40, argv: tuple[str, ...] | None
                     await pilot.resize_terminal(*arg)
                 elif kind == "quit":
                     await pilot.press("ctrl+q")
-                if app._exception is not None:
-                    raise app._exception
             await app.workers.wait_for_complete()
             await pilot.pause()
             why = mismatch(app, first)

@@ -36,9 +36,9 @@ async def test_not_editable_notices_do_not_pile_up(app):
         assert len(said) == 1
 
 
-def styled_lines(app) -> list[list[tuple[str, object]]]:
-    """Every line on screen as (text, style) pieces, from the compositor (what the terminal gets)."""
-    return [[(s.text, s.style) for s in strip] for strip in app.screen._compositor.render_strips()]
+def styled_lines(app) -> str:
+    """The whole screen, every character with its colours, as Textual exports it (an SVG)."""
+    return app.export_screenshot()
 
 
 def info_styles(app) -> list[tuple[str, object]]:
