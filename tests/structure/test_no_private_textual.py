@@ -119,6 +119,22 @@ def test_no_underscore_attribute_of_a_textual_object_is_read():
     assert found == []
 
 
+def test_no_test_reads_textuals_private_state():
+    """Tests check what is on screen through Textual's public API too (a private attribute read in a
+    test breaks with a Textual release as surely as one in the app)."""
+    tests = sorted(p for p in ROOT.parent.joinpath("tests").rglob("*.py") if "__pycache__" not in p.parts)
+    trees = [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in tests]
+    own = _own_private_names(_trees()) | _own_private_names(trees)
+    private = textual_private()
+    found = [
+        f"{path.relative_to(ROOT.parent)}:{node.lineno} .{node.attr}"
+        for path, tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr in private and node.attr not in own
+    ]
+    assert found == []
+
+
 def _tinytui_classes():
     import tinytui.tui  # the only package that may import Textual (the import contract)
 
