@@ -126,7 +126,8 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         out.append("Watch: the prediction", header)
         out.append("\n")
         tok_w = min(9 if bar >= BAR else 7, max(len(b.token) for b in spec.bars))
-        out.append(f"{'p(next token)':<{tok_w + 2 + bar}}prob", muted)
+        heading = "p(next token)"
+        out.append(f"{heading:<{max(tok_w + 2 + bar, len(heading) + 1)}}prob", muted)  # never "token)prob"
         for b in spec.bars:
             if not b.top:
                 out.append("\n" + "⋯".center(tok_w), muted)
