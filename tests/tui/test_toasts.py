@@ -215,6 +215,23 @@ async def test_a_notice_raised_over_the_parameter_browser_is_seen_there_and_afte
         assert notices(app) == [["Saved", "Raised over the browser."]]  # the step view's board, too
 
 
+async def test_d_and_b_pressed_again_and_again_leave_one_notice_each():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        for _ in range(4):
+            await press(pilot, "d")
+        await settle(pilot)
+        (gradients,) = [n for n in app.toasts.notes()]
+        assert gradients.message.startswith("Gradients hidden")  # the fourth d's: hidden again
+        for _ in range(3):
+            await press(pilot, "b")
+        await settle(pilot)
+        messages = [n.message for n in app.toasts.notes()]
+        assert sum("Backward pass" in m or "Forward pass" in m for m in messages) == 1, messages
+        assert app.session.mode.backward  # the third b: in the walk
+
+
 async def test_a_notice_is_drawn_in_the_theme_switched_to():
     def colours(app) -> set:
         return {

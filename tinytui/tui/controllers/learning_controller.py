@@ -41,6 +41,10 @@ class LossCurves:
         return made[1] if made is not None and made[0] is self.session.state else None
 
 
+# a new notice about the walk (b) or the gradients (d) takes the place of the last one about it
+WALK_NOTICE, GRADIENTS_NOTICE = "walk", "gradients"
+
+
 class LearningController:
     def __init__(self, host: Host) -> None:
         self.host = host
@@ -66,6 +70,7 @@ class LearningController:
             f"step {WALK[0]}; b or Esc returns to the forward pass.",
             title="Backward pass",
             timeout=5,
+            replaces=WALK_NOTICE,
         )
 
     def leave_walk(self) -> None:
@@ -73,7 +78,7 @@ class LearningController:
         if host.apply(lambda s: s.set_mode(backward=False), "forward pass"):
             host.refresh_bindings()
             where = steps.heading(host.session.here, host.session.model.cfg.n_blocks)
-            host.notify(f"Forward pass, {where}.", timeout=2)
+            host.notify(f"Forward pass, {where}.", timeout=2, replaces=WALK_NOTICE)
 
     def walk(self, delta: int) -> None:
         """n (delta +1) goes one step further back through the network; p (−1) returns toward the loss.
@@ -114,14 +119,16 @@ class LearningController:
         shown = not host.session.mode.gradients
         host.apply(lambda s: s.set_mode(gradients=shown), "gradient overlay")
         if not shown:
-            host.notify("Gradients hidden (d shows them again).", timeout=2)
+            host.notify("Gradients hidden (d shows them again).", timeout=2, replaces=GRADIENTS_NOTICE)
         elif self.walking():
-            host.notify("Each weight is shown beside its gradient (d hides them).", timeout=3)
+            shown_note = "Each weight is shown beside its gradient (d hides them)."
+            host.notify(shown_note, timeout=3, replaces=GRADIENTS_NOTICE)
         else:
             where = ", ".join(str(n) for n in STEPS_WITH_WEIGHTS)
             host.notify(
                 f"∂L/∂w beside every weight table (steps {where}); shaded by sign and size. d hides it.",
                 timeout=4,
+                replaces=GRADIENTS_NOTICE,
             )
 
     def gradients_note(self) -> str:
