@@ -369,3 +369,6 @@ async def test_an_edit_says_what_changed_and_why_the_prediction_moved_or_not(app
         notes = [n.message for n in app.toasts.notes() if n.title == "Edited"]
         assert len(notes) == 1 and notes[0].startswith("edit W_O[h1.k0, thing]: 1.0000 → 0.5000")
         assert "steps 9–15 changed" in notes[0] and "the prediction stays 'wood'" in notes[0]
+        await edit_w_o(pilot, app, "0.25")  # a second edit's note takes the first's place
+        notes = [n.message for n in app.toasts.notes() if n.title == "Edited"]
+        assert len(notes) == 1 and notes[0].startswith("edit W_O[h1.k0, thing]: 0.5000 → 0.2500")

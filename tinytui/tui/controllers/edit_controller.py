@@ -39,7 +39,8 @@ class EditController:
             host.inspect()
             d = event.data
             what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
-            host.notify(change_note(event.before, event.after, what), title="Edited", timeout=6)
+            note = change_note(event.before, event.after, what)
+            host.notify(note, title="Edited", timeout=6, replaces="edit")  # the last edit's note only
 
     # ---- history -------------------------------------------------------------------------------
     def undo(self) -> None:
