@@ -22,8 +22,8 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Region
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
 from tinytui.report.tables import on_screen_text
 
@@ -100,8 +100,11 @@ class NoticeSource(Protocol):
     def forget(self, board: NoticeBoard) -> None: ...  # the board is gone with its screen
 
 
-class NoticeBoard(Widget):
-    """The live notices, stacked at the right of the screen (tinytui.tui.toasts places it)."""
+class NoticeBoard(ScrollView):
+    """The live notices, stacked at the right of the screen (tinytui.tui.toasts places it).
+
+    A ScrollView that never scrolls: when the board takes a new size, Textual sets a plain widget's
+    virtual size to it, which asks for a second layout of the whole screen; a ScrollView keeps its own."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "notice-board--body",
@@ -116,6 +119,7 @@ class NoticeBoard(Widget):
         display: none;
         width: 60;
         height: 1;
+        overflow: hidden hidden;
     }
     NoticeBoard > .notice-board--body { background: $panel-lighten-1; color: $foreground; }
     NoticeBoard > .notice-board--edge-information { color: $success; }
