@@ -90,6 +90,18 @@ async def test_a_refusal_takes_the_last_refusals_place():
         assert notices(app) == [["Saved", "kept"], ["Not done", "second bad value"]]
 
 
+async def test_a_refusal_goes_once_the_value_typed_again_is_taken():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9", "tab", "tab", "tab", "e")  # W_O's first cell, typed into
+        await pilot.press("a", "b", "c", "enter")
+        await settle(pilot)
+        assert [title for title, *_ in notices(app)] == ["Not done: edit W_O[h1.k0, thing]"]
+        await pilot.press("backspace", "backspace", "backspace", "2", "enter")
+        await settle(pilot)
+        assert [title for title, *_ in notices(app)] == ["Edited"]  # the stale refusal went
+
+
 async def test_m_pressed_five_times_leaves_one_switch_notice():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

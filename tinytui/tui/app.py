@@ -255,6 +255,10 @@ class TinyTuiApp(App[None]):
         a cell leave one notice, naming the last, rather than a pile over the table being edited)."""
         self.toasts.refuse(message, title, severity, self.NOTIFICATION_TIMEOUT)  # type: ignore[arg-type]
 
+    def withdraw_refusal(self) -> None:
+        """The last refusal's notice goes: what it refused has now been done (a value typed again)."""
+        self.toasts.withdraw("refusal")
+
     def notify(  # type: ignore[override]
         self, message: str, *, title: str = "", severity: SeverityLevel = "information",
         timeout: float | None = None, markup: bool = True, replaces: str = "",

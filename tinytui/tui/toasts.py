@@ -91,6 +91,14 @@ class Toasts:
             self._drop(note)
             self.fit()
 
+    def withdraw(self, about: str) -> None:
+        """Take away the live notice about this ("refusal": what was refused is now done)."""
+        gone = [note for note in self.live if note.replaces == about]
+        for note in gone:
+            self._drop(note)
+        if gone:
+            self.fit()
+
     def clear(self) -> None:
         for note in list(self.live):
             self._drop(note)

@@ -36,6 +36,7 @@ class EditController:
         )
         if event is not None:
             grid.cancel_edit()
+            host.withdraw_refusal()  # a refusal of this cell's last try is stale now
             host.inspect()
             d = event.data
             what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
