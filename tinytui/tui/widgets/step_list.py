@@ -50,6 +50,7 @@ class StepList(ViewPart, Widget, can_focus=True):
             step_path.forward(1)
         )  # a Step, or a block's heading
         self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
+        self._kept: dict[tuple, Strip] = {}  # (line y, what it shows) -> the line: a step revisited
 
     def show(self, view: View) -> None:
         self.here = view.here
@@ -121,8 +122,13 @@ class StepList(ViewPart, Widget, can_focus=True):
         kept = self._drawn.get(y)
         if kept is not None and kept[0] == key:
             return kept[1]
-        text = self.line(row, self.content_size.width or 30)
-        strip = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)[0]
+        strip = self._kept.get((y, key))  # a line shown before (the marker back on a step it left)
+        if strip is None:
+            text = self.line(row, self.content_size.width or 30)
+            strip = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)[0]
+            if len(self._kept) >= 4 * len(self.rows) + 8:  # each line in a few states at most
+                self._kept.clear()
+            self._kept[(y, key)] = strip
         self._drawn[y] = (key, strip)
         return strip
 
