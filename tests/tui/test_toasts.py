@@ -234,7 +234,7 @@ async def test_d_and_b_pressed_again_and_again_leave_one_notice_each():
         for _ in range(4):
             await press(pilot, "d")
         await settle(pilot)
-        (gradients,) = [n for n in app.toasts.notes()]
+        (gradients,) = app.toasts.notes()
         assert gradients.message.startswith("Gradients hidden")  # the fourth d's: hidden again
         for _ in range(3):
             await press(pilot, "b")

@@ -227,10 +227,10 @@ class Inspector(Static):
     def _show(self) -> None:
         lines = self.lines_allowed()
         height = lines if self.detail or self.why is not None else 1
-        if height != self.styles.height.value if self.styles.height is not None else True:
-            grew = self.styles.height is not None and height > self.styles.height.value
+        now = self.styles.height.value if self.styles.height is not None else None
+        if height != now:
             self.styles.height = height  # a layout: the tables' view is shorter or taller
-            if grew:  # keep the cursor's cell in the shorter view
+            if now is not None and height > now:  # keep the cursor's cell in the shorter view
                 self.call_after_refresh(self._keep_cursor_in_view)
         width = self.content_size.width or max(self.app.size.width - 2, 20)
         text = self.detail or self.HINT

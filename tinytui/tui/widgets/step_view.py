@@ -38,6 +38,7 @@ from tinytui.present.step_layout import FRAME, Box, StepLayout, lay_out
 from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.step_lines import Painter, label_width
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
+from tinytui.tui.widgets.virtual_size import set_virtual_size
 
 PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
 _LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; revisited steps hit)
@@ -357,30 +358,15 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.refresh()
 
     def _set_virtual_size(self, size: Size) -> None:
-        """The step's size, to scroll over. When the scrollbars stay as they are (a step as tall as the
-        view, or taller, after another such), only their thumbs change: the new size is set as Textual
-        sets it in a scroll-only update (set_reactive) and the bars are told, with no new layout of the
-        screen (which would draw every widget's lines again). A scrollbar that comes or goes changes the
-        view's room, and so lays the screen out again."""
-        old = self.virtual_size
-        if size == old:
+        """The step's size, to scroll over: a layout only when a scrollbar comes or goes
+        (widgets/virtual_size.py)."""
+        if size == self.virtual_size:
             return
         if size.width > self.container_size.width and self.styles.overflow_x == "auto":
             # a step wider than the view: the horizontal bar stays from now on (until a resize), so
             # moving between wide and narrow steps neither lays the screen out nor moves it by a line
             self.styles.overflow_x = "scroll"
-        if not old or self._overflows(old) != self._overflows(size):
-            self.virtual_size = size
-            return
-        self.set_reactive(StepView.virtual_size, size)
-        width, height = self.container_size
-        if self.show_vertical_scrollbar:
-            bar = self.vertical_scrollbar
-            bar.window_virtual_size, bar.window_size = size.height, height - self.scrollbar_size_horizontal
-        if self.show_horizontal_scrollbar:
-            bar = self.horizontal_scrollbar
-            bar.window_virtual_size, bar.window_size = size.width, width - self.scrollbar_size_vertical
-        self.scroll_to(self.scroll_x, self.scroll_y, animate=False, immediate=True)  # within the new size
+        set_virtual_size(self, size, self._overflows)
 
     def _overflows(self, size: Size) -> tuple[bool, bool]:
         """Whether a step this size is wider, and taller, than the room the view has, where that decides

@@ -23,6 +23,8 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
+from tinytui.tui.widgets.virtual_size import set_virtual_size
+
 _KEPT = 4096  # lines kept made (a page has tens to a few hundred; a toggle's two pages both stay)
 
 LineKey = tuple[str, tuple, object]  # a line's text, its spans and its own style: what it shows
@@ -73,7 +75,7 @@ class TextLines(ScrollView):
             shown.append(ids.setdefault(key, len(ids)))
         old, self._shown, self._lines = self._shown, shown, lines
         width = max((line.cell_len for line in lines), default=0)
-        self._set_virtual_size(Size(width, len(lines)))
+        set_virtual_size(self, Size(width, len(lines)), self._bars)  # a layout only when a bar comes or goes
         self._refresh_changed(old, shown)
 
     def _refresh_changed(self, old: list[int], new: list[int]) -> None:
@@ -90,27 +92,6 @@ class TextLines(ScrollView):
                 start = None
 
     # ---- size ---------------------------------------------------------------------------------
-    def _set_virtual_size(self, size: Size) -> None:
-        """The page's size, to scroll over. When the scrollbars stay as they are, only their thumbs
-        change: the size is set as Textual sets it in a scroll-only update (set_reactive) and the bars
-        are told, with no new layout of the screen. A bar that comes or goes changes the widget's room,
-        and so lays the screen out again (as the step view does)."""
-        old = self.virtual_size
-        if size == old:
-            return
-        if not old or not self.container_size or self._bars(old) != self._bars(size):
-            self.virtual_size = size
-            return
-        self.set_reactive(TextLines.virtual_size, size)
-        width, height = self.container_size
-        if self.show_vertical_scrollbar:
-            bar = self.vertical_scrollbar
-            bar.window_virtual_size, bar.window_size = size.height, height - self.scrollbar_size_horizontal
-        if self.show_horizontal_scrollbar:
-            bar = self.horizontal_scrollbar
-            bar.window_virtual_size, bar.window_size = size.width, width - self.scrollbar_size_vertical
-        self.scroll_to(self.scroll_x, self.scroll_y, animate=False, immediate=True)  # within the new size
-
     def _bars(self, size: Size) -> tuple[bool, ...]:
         """What decides whether a page this size shows each scrollbar (an axis that scrolls only when
         it must): wider or taller than the room, with and without the other bar's room taken."""
