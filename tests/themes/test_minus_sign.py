@@ -1,12 +1,13 @@
 """One minus sign on screen: tables, formulas and legends write U+2212 (−); print, transcripts and
 recordings keep ASCII '-' (fmt), which every reader and every recording already made reads back."""
 
+import numpy as np
 from rich.text import Text
 
 from tests.apps import make_app
 from tinytui.model.checks import number
-from tinytui.present.grid_spec import GridSpec
-from tinytui.report.tables import MINUS, fmt, on_screen, on_screen_text
+from tinytui.present.grid_spec import Cell, GridSpec, grid
+from tinytui.report.tables import MINUS, fmt, fmt_rows, on_screen, on_screen_text
 from tinytui.themes.legend import legend
 
 
@@ -38,3 +39,23 @@ def _specs(app):
 
     return [item for section in pane_sections(app.view()) for row in section.rows for item in row
             if isinstance(item, GridSpec)]  # fmt: skip
+
+
+def test_a_table_formatted_at_once_reads_as_each_cell_formatted_alone():
+    values = np.array(
+        [[-0.00001, -0.0, 0.0, 1.23456, -1.23455, 9.99996], [np.inf, -np.inf, 1e300, -0.00005, 0.00005, -7.5]]
+    )
+    rows = fmt_rows(values)
+    assert rows == tuple(tuple(fmt(v) for v in row) for row in values)
+    assert rows[0][:3] == ("0.0000", "0.0000", "0.0000") and rows[0][5] == "10.0000"
+    assert fmt_rows(np.zeros((2, 0))) == ((), ())
+
+
+def test_a_row_of_cells_on_screen_changes_only_a_numbers_sign():
+    spec = grid_of((("-0.5000", "pre-norm", "✓-0.4714"), ("0.2500", "x-1", "-")))
+    assert spec.cells == (("−0.5000", "pre-norm", "✓−0.4714"), ("0.2500", "x-1", "-"))
+
+
+def grid_of(texts) -> GridSpec:
+    cells = [[Cell(text) for text in row] for row in texts]
+    return grid("t", "t", "", tuple(str(r) for r in range(len(texts))), ("a", "b", "c"), cells, "", "output")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import chain
 
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
@@ -47,7 +48,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         return first
 
     def joined(field: str) -> tuple:
-        return tuple(sum((tuple(getattr(p, field)[r]) for p in parts), ()) for r in range(len(first.rows)))
+        return tuple(tuple(chain.from_iterable(rows)) for rows in zip(*(getattr(p, field) for p in parts)))
 
     return GridSpec(
         key,

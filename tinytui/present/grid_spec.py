@@ -94,6 +94,15 @@ class Details(Sequence):
         return f"Details({tuple(self)!r})"
 
 
+def _on_screen_row(row: tuple[str, ...]) -> tuple[str, ...]:
+    """A row of cells as on_screen_text writes each: the row read once for a minus sign, and written
+    anew only when it has one (a cell's own "\x00" never occurs, so the row splits back cell for cell)."""
+    joined = "\x00".join(row)
+    if "-" not in joined:
+        return tuple(row)
+    return tuple(on_screen_text(joined).split("\x00"))
+
+
 @dataclass(frozen=True)
 class GridSpec:
     key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
@@ -116,8 +125,7 @@ class GridSpec:
 
     def __post_init__(self) -> None:
         # on screen a number's minus sign is −, as in the formulas and legends (tables.on_screen)
-        cells = tuple(tuple(on_screen_text(text) for text in row) for row in self.cells)  # ✓−0.47 too
-        object.__setattr__(self, "cells", cells)
+        object.__setattr__(self, "cells", tuple(_on_screen_row(row) for row in self.cells))  # ✓−0.47 too
         details = self.details  # each row still written when first read
         shown = Details(len(details), lambda r: tuple(on_screen_text(line) for line in details[r]))
         object.__setattr__(self, "details", shown)

@@ -7,6 +7,8 @@ come from several per-row tensors (a layer norm's row statistics, the loss befor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from tinytui.model import names
@@ -19,9 +21,9 @@ from tinytui.present.grid_spec import (
     Cell,
     Details,
     GridSpec,
+    Source,
     _keep,
     _kept,
-    _limit,
     grid,
 )
 from tinytui.present.view import View
@@ -90,6 +92,34 @@ def _masked_cells(view: View, name: str, shape: tuple[int, int]) -> np.ndarray |
     return (mask == 0)[: shape[0], : shape[1]]
 
 
+_NO_MARKS_ROW = (_MARKS[0],)
+
+
+def _limit_of(values: np.ndarray) -> float:
+    """The diverging scale's ±end: the largest |value| (1 when there is none), as grid_spec._limit."""
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    return largest if largest > 0 else 1.0
+
+
+def _sources(
+    full: str, ndim: int, by_tokens: bool, at_rows: Sequence[int], at_cols: Sequence[int]
+) -> tuple[tuple[Source, ...], ...]:
+    """Which of the tensor's cells each table cell shows: the same for every run of one window, so kept."""
+    made_of = (ndim, by_tokens, tuple(at_rows), tuple(at_cols))
+    key = ("sources", full)
+    if (hit := _kept(key, made_of)) is not None:
+        return hit
+    if ndim == 0:
+        sources: tuple = (((full, ()),),)
+    elif ndim == 1:
+        sources = (
+            tuple(((full, (r,)),) for r in at_rows) if by_tokens else (tuple((full, (c,)) for c in at_cols),)
+        )
+    else:
+        sources = tuple(tuple((full, (r, c)) for c in at_cols) for r in at_rows)
+    return _keep(key, made_of, sources)
+
+
 def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     trace = view.trace
     t = trace.tensor(name)
@@ -119,17 +149,13 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     codes = windows.part(_mark_codes(view, name, whole, by_tokens), win)
     if masked is not None:
         codes = codes + 4 * masked
-    marks = tuple(tuple(_MARKS[k] for k in row) for row in codes.tolist())
-    values = tuple(tuple(row) for row in grid_values.astype(float).tolist())
+    marks = tuple(
+        _NO_MARKS_ROW * len(row) if not any(row) else tuple(map(_MARKS.__getitem__, row))
+        for row in codes.tolist()
+    )
+    values = tuple(map(tuple, grid_values.astype(float).tolist()))
     full = names.canonical(name)
-    if arr.ndim == 0:
-        sources = (((full, ()),),)
-    elif arr.ndim == 1:
-        sources = (
-            tuple(((full, (r,)),) for r in at_rows) if by_tokens else (tuple((full, (c,)) for c in at_cols),)
-        )
-    else:
-        sources = tuple(tuple((full, (r, c)) for c in at_cols) for r in at_rows)
+    sources = _sources(full, arr.ndim, by_tokens, at_rows, at_cols)
 
     def detail_row(r: int) -> list[str]:
         row_label, cells = table.rows[r], table.cells[r]
@@ -149,7 +175,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         marks,
         values,
         _shade_of(name),
-        _limit(values),
+        _limit_of(grid_values),
         ((None,) * n_cols,) * n_rows,
         Details(n_rows, detail_row),
         role,
