@@ -149,7 +149,8 @@ class TinyTuiApp(App[None]):
     def action_do(self, action_id: str) -> None:
         action = ACTION_BY_ID[action_id]
         try:
-            self._method(action.run)(*action.args)
+            with self.toasts.held():  # the notices the action takes away and raises: placed once
+                self._method(action.run)(*action.args)
         except Exception as error:
             self.failed_with = error  # named in the crash report; Textual prints it and exits
             raise

@@ -15,6 +15,8 @@ timeout (a timer of the app) or when clicked. Nothing of Textual's toasts is use
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 
 from textual.app import App
@@ -53,6 +55,8 @@ class Toasts:
         self.high = False  # the notices sit at the top (the cursor's row is where they would sit below)
         self.boards: list[NoticeBoard] = []
         self._watching = False  # subscribed to the app's screen changes
+        self._holding = 0  # inside held(): placing waits for its end
+        self._placing_held = False
 
     def notes(self) -> list[Notice]:
         """The live notices, oldest first (each with .message, .title, .severity)."""
@@ -138,10 +142,28 @@ class Toasts:
         if self.app.screen_stack:  # not before the app has a screen (a notice from __init__)
             self.place(self.app.focused, *self.app.size)
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The notices are placed once, when what is inside is done: a key that takes one notice away and
+        raises another (b: the walk's notice about the step before goes, the new one comes) moves the
+        board once, or not at all when the new notice takes the old one's rows, rather than hiding it
+        and laying the screen out to show it again."""
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+            if not self._holding and self._placing_held:
+                self._placing_held = False
+                self.fit()
+
     def place(self, focused: Widget | None, width: int, height: int) -> None:
         """Put the notices where they cover neither the inspector nor the cursor's row: at the bottom,
         unless the cursor's row is among the rows they take there, then at the top; when it is among the
         rows they would take at either, the oldest notices go until one place is clear."""
+        if self._holding:
+            self._placing_held = True  # placed when the hold ends, with the focus and size of then
+            return
         row = cursor_row(focused)
         below = height - BOTTOM
         top = self._under_the_status_line()

@@ -41,7 +41,9 @@ class LossCurves:
         return made[1] if made is not None and made[0] is self.session.state else None
 
 
-# a new notice about the walk (b) or the gradients (d) takes the place of the last one about it
+# a new notice about the walk (b) or the gradients (d) takes the place of the last one about it; each
+# pair says as many lines at 120 columns, so toggling leaves the notice board's size, and the screen's
+# layout, as they were
 WALK_NOTICE, GRADIENTS_NOTICE = "walk", "gradients"
 
 
@@ -66,8 +68,8 @@ class LearningController:
         host.refresh_bindings()
         where = steps.heading(host.session.here, host.session.model.cfg.n_blocks)
         host.notify(
-            f"Backward pass from {where}: n walks on toward step {WALK[-1]}, p back toward "
-            f"step {WALK[0]}; b or Esc returns to the forward pass.",
+            f"From {where}: n walks on toward step {WALK[-1]}, p back toward step {WALK[0]}; b or Esc "
+            "returns to the forward pass.",
             title="Backward pass",
             timeout=5,
             replaces=WALK_NOTICE,
@@ -78,7 +80,12 @@ class LearningController:
         if host.apply(lambda s: s.set_mode(backward=False), "forward pass"):
             host.refresh_bindings()
             where = steps.heading(host.session.here, host.session.model.cfg.n_blocks)
-            host.notify(f"Forward pass, {where}.", timeout=2, replaces=WALK_NOTICE)
+            host.notify(
+                f"Back at {where} as the run computes it; b walks the gradient back from here again.",
+                title="Forward pass",
+                timeout=3,
+                replaces=WALK_NOTICE,
+            )
 
     def walk(self, delta: int) -> None:
         """n (delta +1) goes one step further back through the network; p (−1) returns toward the loss.
@@ -118,18 +125,14 @@ class LearningController:
         host = self.host
         shown = not host.session.mode.gradients
         host.apply(lambda s: s.set_mode(gradients=shown), "gradient overlay")
+        where = ", ".join(str(n) for n in STEPS_WITH_WEIGHTS)
         if not shown:
-            host.notify("Gradients hidden (d shows them again).", timeout=2, replaces=GRADIENTS_NOTICE)
+            note = f"Gradients hidden; d shows ∂L/∂w beside the weight tables of steps {where} again."
         elif self.walking():
-            shown_note = "Each weight is shown beside its gradient (d hides them)."
-            host.notify(shown_note, timeout=3, replaces=GRADIENTS_NOTICE)
+            note = "Each weight now sits beside its gradient ∂L/∂w, shaded by sign and size; d hides them."
         else:
-            where = ", ".join(str(n) for n in STEPS_WITH_WEIGHTS)
-            host.notify(
-                f"∂L/∂w beside every weight table (steps {where}); shaded by sign and size. d hides it.",
-                timeout=4,
-                replaces=GRADIENTS_NOTICE,
-            )
+            note = f"∂L/∂w now sits beside every weight table (steps {where}), shaded by sign and size; d hides it."  # noqa: E501
+        host.notify(note, timeout=3, replaces=GRADIENTS_NOTICE)
 
     def gradients_note(self) -> str:
         return "now shown" if self.host.session.mode.gradients else "now hidden"
