@@ -40,7 +40,8 @@ RESULTS = Path(__file__).parent / "results" / "view.txt"
 COLS, ROWS = 120, 40
 QUIET = 0.25  # seconds without output: the key's frame is done
 KEYS = {
-    "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "enter": b"\r", "escape": b"\x1b",
+    "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "btab": b"\x1b[Z", "enter": b"\r",
+    "escape": b"\x1b",
 }  # fmt: skip
 
 
@@ -172,7 +173,8 @@ def measure(model: str | None, repeats: int, bare: Terminal) -> tuple[dict[str, 
         term.key("9")
         term.key("tab")  # from the step list into the step view
         out["arrow"] = med([pair.key(k, "arrow") for _ in range(repeats) for k in ("down", "up")])
-        out["Tab"] = med([pair.key("tab", "Tab") for _ in range(2)])  # the next table (the weights: third)
+        # the next table and on to the weights (the third), then back: shift+Tab moves as Tab does
+        out["Tab"] = med([pair.key(k, "Tab") for _ in range(repeats) for k in ("tab", "tab", "btab", "btab")])
         for key in ("m", "o", "d"):
             out[key] = med([pair.key(key, key) for _ in range(2 * repeats)])  # on and off
         out["b"] = med([pair.key("b", "b") for _ in range(2 * repeats)])  # into the walk and out

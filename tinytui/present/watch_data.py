@@ -2,8 +2,8 @@
 
 Pure data (no Textual), like cells: watch_spec() gives the top tokens and the target with their
 probabilities, marks and the values before the last change, and each head's attention of the block
-shown; bar_cells() cuts a bar into its solid, risen and lost (ghost) parts. WatchPane (watch.py) draws
-them; tests read the spec directly.
+shown; bar_cells() cuts a bar into its solid, risen and lost (ghost) parts. WatchPane
+(tinytui.tui.widgets.watch_pane) draws them; tests read the spec directly.
 """
 
 from __future__ import annotations
