@@ -23,6 +23,7 @@ from tinytui.tui.screens.ask_screen import AskScreen
 from tinytui.tui.screens.help_screen import HelpScreen, help_rows
 from tinytui.tui.screens.path_screen import PathScreen
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
+from tinytui.tui.widgets.watch_pane import WatchPane
 
 SIZE = (140, 45)
 
@@ -344,3 +345,18 @@ async def test_the_step_s_words_give_no_answer_away_while_practising():
         await keys(pilot, "b", "k")  # practice off: the numbers are back
         assert words(app) == before
         assert "loss 1.1690" in status(app)
+
+
+async def test_the_watch_pane_keeps_its_numbers_back_while_a_step_is_practised():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "15", "W")
+        pane = app.query_one(WatchPane)
+        p = f"{float(app.session.trace['probs'].max()):.4f}"  # the prediction's probability: step 15's answer
+        assert p in pane.text() and "Attention\n" in pane.text()
+        await keys(pilot, "k")  # practise step 15: the probabilities are what it asks for
+        assert p not in pane.text() and "Hidden while you practise" in pane.text()
+        loss = f"loss {float(app.session.trace['loss']):.4f}"
+        assert "Attention\n" not in pane.text() and loss not in pane.text()
+        await keys(pilot, "k")  # practice ends: the pane's numbers are back
+        assert p in pane.text() and "Hidden" not in pane.text()

@@ -14,6 +14,7 @@ parts.
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -33,6 +34,10 @@ from tinytui.themes.scale import heat, readable_on
 from tinytui.tui.widgets.text_lines import TextLines
 
 BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
+PRACTISING = (
+    "Hidden while you practise: the probabilities, the loss and the attention would give answers away. "
+    "They come back when every cell of the step is answered, or when practice ends (k)."
+)
 NARROW_BAR = 6
 
 
@@ -98,9 +103,13 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         self.spec = watch_spec(self.view)
         bar = NARROW_BAR if self.app.has_class("-narrow") else BAR
         room, tall = self.content_region.width or 30, self.container_size.height
-        key = (self.spec, bar, room, tall, self.app.theme)
+        practising = self.view.practising
+        key = (self.spec, bar, room, tall, self.app.theme, practising)
         if key != self._drawn:
             self._drawn = key
+            if practising:  # the bars, the loss and the heatmaps are answers the step may ask for
+                self.set_text(self.render_practising(room))
+                return
             text = self.render_spec(self.spec, bar, room)
             if text.plain.count("\n") + 1 > tall:  # taller than the pane: its scrollbar takes a column
                 text = self.render_spec(self.spec, bar, room - self.styles.scrollbar_size_vertical)
@@ -166,6 +175,15 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
             out.append(f" was {fmt(spec.loss_was)}", muted)
         out.append("\n\n")
         out.append_text(self._heatmaps(spec, width))
+        return out
+
+    def render_practising(self, width: int) -> Text:
+        """What the pane says while cells of the step are still to answer: its numbers wait."""
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        out.append("Watch: the prediction", self._style("watch--header"))
+        for line in textwrap.wrap(PRACTISING, max(width, 12)):
+            out.append("\n")
+            out.append(line, self._style("watch--muted"))
         return out
 
     def _heatmaps(self, spec: WatchSpec, width: int) -> Text:
