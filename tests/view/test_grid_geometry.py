@@ -7,6 +7,8 @@ from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label, label_line
 from tinytui.present.grid_layout import MIN_BLOCKS, Shape, is_heatmap
+from tinytui.present.grid_spec import DOWN, UP
+from tinytui.present.step_layout import heads_of, table_box_size
 from tinytui.present.view import View
 from tinytui.tui.controllers.why_controller import GLOSSARY
 
@@ -70,3 +72,40 @@ def test_each_kind_of_label_gets_its_glossary_line():
         assert line.endswith(meaning) and line.startswith(label.text + " · ")
     odd = label_line(Label(COLUMN, "woodchuck", 1, "A"), GLOSSARY, dims)
     assert odd == "woodchuck · column 1 of A (a label: Enter edits nothing here)"
+
+
+def test_heads_too_wide_to_sit_side_by_side_are_the_heads_as_made_on_one_scale():
+    session = random_app(tokens=16, d=64, heads=4).session
+    session.goto(9)
+    session.toggle("causal_mask")  # every head's numbers change, and each is marked ▲ or ▼
+    specs = {item.key: item for item in all_items(pane_sections(View.of(session)))}
+    joined = specs["output:blocks.0.head.{h}"]
+    heads = heads_of(joined)
+    assert [h.key for h in heads] == [f"{joined.key}#{i}" for i in range(4)]
+    start = 0
+    for head, (label, span) in zip(heads, joined.groups):
+        part = slice(start, start + span)
+        start += span
+        assert head.groups == ((label, span),) and head.title == joined.title
+        assert head.limit == joined.limit  # the heads compared by shade on the whole table's scale
+        assert head.cols == joined.cols[part]
+        for r in range(len(joined.rows)):
+            assert head.cells[r] == joined.cells[r][part]
+            assert head.marks[r] == joined.marks[r][part]
+            assert head.values[r] == joined.values[r][part]
+            assert head.sources[r] == joined.sources[r][part]
+            assert head.details[r] == joined.details[r][part]
+        assert any(UP in m or DOWN in m for row in head.marks for m in row)
+        # each head finds the run's cells it shows, whichever spec made the lookup first
+        r, c = 5, span - 1
+        assert head.where[head.sources[r][c]] == (r, c)
+        assert joined.where[head.sources[r][c]] == (r, start - span + c)
+    assert heads_of(joined) is heads  # made once per table
+
+
+def test_a_kept_tables_size_is_measured_for_the_room_it_is_given():
+    attn = step_specs(16, 8)["output:blocks.0.attn.{h}"]
+    wide = table_box_size(attn, 400)
+    narrow = table_box_size(attn, 60)
+    assert not wide[0].narrow and narrow[0].narrow and narrow[1] < wide[1]
+    assert table_box_size(attn, 400) == wide and table_box_size(attn, 60) == narrow

@@ -27,6 +27,7 @@ from tinytui.present.grid_spec import (
     _keep,
     _kept,
     grid,
+    join_of,
 )
 from tinytui.present.next_token_grids import generation_sections
 from tinytui.present.param_grids import param_grids
@@ -50,7 +51,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
     def joined(field: str) -> tuple:
         return tuple(tuple(chain.from_iterable(rows)) for rows in zip(*(getattr(p, field) for p in parts)))
 
-    return GridSpec(
+    joined_spec = GridSpec(
         key,
         title,
         first.corner,
@@ -67,6 +68,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         tuple((p.title, len(p.cols)) for p in parts),
         joined("sources") if all(p.sources for p in parts) else (),
     )
+    return join_of(joined_spec, parts)
 
 
 def short_key_labels(part: GridSpec) -> GridSpec:
@@ -120,7 +122,9 @@ def param_grid(view: View, name: str, window: windows.Window | None = None) -> G
         return _keep(
             key,
             made_of,
-            replace(side_by_side(f"param:{full}", title, parts), key=f"param:{full}", title=title),
+            side_by_side(f"param:{full}", title, parts)
+            if len(parts) > 1
+            else replace(parts[0], key=f"param:{full}", title=title),
         )
     return _keep(key, made_of, replace(parts[0], key=f"param:{full}"))
 

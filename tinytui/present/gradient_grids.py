@@ -206,7 +206,8 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
                 view, key, windows.titled(f"head {h}", win), t, t.values, _no_prefix, role, False, at=at
             )
             parts.append(short_key_labels(part))
-        return replace(side_by_side(key, f"{title} — per head", parts), key=key)
+        joined = side_by_side(key, f"{title} — per head", parts)
+        return joined if len(parts) > 1 else replace(joined, key=key)  # one head: its own spec, renamed
     name = view.name(template)
     if is_param and name in ROWS_OF and hasattr(grads, "rows"):  # E's: the window's rows only
         win = window or windows.param_window(view, view.name(_weight_of(template)))
@@ -226,7 +227,8 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
                 prefix = lambda r, c, h=h: f"h{h + 1}: "  # noqa: E731
                 parts.append(_matrix_spec(view, key, label, t, t.values[h], prefix, role, True, h, at))
         title = windows.titled(title, win)
-        return replace(side_by_side(key, title, parts), key=key, title=title)
+        joined = side_by_side(key, title, parts)
+        return joined if len(parts) > 1 else replace(joined, key=key, title=title)
     at = None if win is None else (win.rows, win.cols)
     return _matrix_spec(view, key, windows.titled(title, win), t, t.values, _no_prefix, role, is_param, at=at)
 

@@ -7,6 +7,7 @@ from a View.
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -103,6 +104,11 @@ def _on_screen_row(row: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(on_screen_text(joined).split("\x00"))
 
 
+# GridSpec.where by its sources' identity: a step's tables, every head of both blocks at d_model 64
+_WHERE: OrderedDict[int, tuple[tuple, dict[Source, tuple[int, int]]]] = OrderedDict()
+_WHERE_KEPT = 128
+
+
 @dataclass(frozen=True)
 class GridSpec:
     key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
@@ -141,13 +147,22 @@ class GridSpec:
 
     @cached_property
     def where(self) -> dict[Source, tuple[int, int]]:
-        """Where the table shows each run's cell (row, col): made once per spec, which a table that did
-        not change keeps, whichever widget shows it (lighting a cell's operands looks them up)."""
+        """Where the table shows each run's cell (row, col), looked up when a cell's operands are lit:
+        made once per sources, which every run of one window of a tensor shares (tensor_cells._sources),
+        so a table whose numbers changed finds its cells without reading them all again."""
+        sources = self.sources
+        kept = _WHERE.get(id(sources))
+        if kept is not None and kept[0] is sources:
+            _WHERE.move_to_end(id(sources))
+            return kept[1]
         where: dict[Source, tuple[int, int]] = {}
-        for r, row in enumerate(self.sources):
+        for r, row in enumerate(sources):
             for c, src in enumerate(row):
                 if src is not None:
                     where.setdefault(src, (r, c))
+        _WHERE[id(sources)] = (sources, where)  # the sources held: their id stays theirs
+        if len(_WHERE) > _WHERE_KEPT:
+            _WHERE.popitem(last=False)
         return where
 
     def find(self, text: str) -> tuple[int, int] | None:
@@ -157,6 +172,30 @@ class GridSpec:
                 if cell == text:
                     return r, c
         return None
+
+
+# A table made of others side by side (cells.side_by_side) -> those tables, held while it is: shown too
+# wide for the screen, it is those tables again, under each other (step_layout.heads_of)
+_JOINED: dict[int, tuple[weakref.ref[GridSpec], tuple[GridSpec, ...]]] = {}
+
+
+def join_of(spec: GridSpec, parts: Sequence[GridSpec]) -> GridSpec:
+    """Remember that spec is parts side by side (joined_parts gives them back)."""
+    key = id(spec)
+
+    def gone(ref: weakref.ref, key: int = key) -> None:
+        kept = _JOINED.get(key)
+        if kept is not None and kept[0] is ref:  # not a newer spec's entry under a reused id
+            del _JOINED[key]
+
+    _JOINED[key] = (weakref.ref(spec, gone), tuple(parts))
+    return spec
+
+
+def joined_parts(spec: GridSpec) -> tuple[GridSpec, ...] | None:
+    """The tables spec was made of side by side (join_of), or None."""
+    kept = _JOINED.get(id(spec))
+    return kept[1] if kept is not None and kept[0]() is spec else None
 
 
 @dataclass(frozen=True)

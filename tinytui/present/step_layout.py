@@ -10,10 +10,10 @@ or the key's, whichever is widest; two columns of frame and padding each side.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tinytui.present.grid_layout import Shape
-from tinytui.present.grid_spec import Details, GridSpec, Item, LogitsSpec, Section
+from tinytui.present.grid_spec import Details, GridSpec, Item, LogitsSpec, Section, joined_parts
 
 FRAME = 2  # columns of border and padding on each side of a table
 GAP = 1  # columns between tables side by side
@@ -83,8 +83,26 @@ def key_width(spec: GridSpec) -> int:
     return ends + KEY_CELLS + 2
 
 
+# id(spec) -> (spec held weakly, room, its size): a table that did not change (present keeps its spec)
+# is not measured again when a step around it is laid out anew
+_SIZED: dict[int, tuple[weakref.ref[GridSpec], int | None, tuple[Shape, int, int]]] = {}
+_SIZED_KEPT = 256
+
+
 def table_box_size(spec: GridSpec, room: int | None) -> tuple[Shape, int, int]:
     """A table's shape, its frame's width and height (a heatmap too wide for room gets narrow blocks)."""
+    kept = _SIZED.get(id(spec))
+    if kept is not None and kept[0]() is spec and kept[1] == room:
+        return kept[2]
+    size = _measured(spec, room)
+    key = id(spec)
+    if len(_SIZED) >= _SIZED_KEPT:
+        del _SIZED[next(iter(_SIZED))]
+    _SIZED[key] = (weakref.ref(spec, lambda ref, key=key: _forget(_SIZED, key, ref)), room, size)
+    return size
+
+
+def _measured(spec: GridSpec, room: int | None) -> tuple[Shape, int, int]:
     shape = Shape.of(spec, -1, 0, None if room is None else room - 2 * FRAME)
     inner = max(shape.table_width, len(spec.title) + 2, key_width(spec))
     if room is not None:  # a long title is cut (with …), never widening the table past the room
@@ -119,6 +137,14 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
     kept = _SPLIT.get(id(spec))
     if kept is not None and kept[0]() is spec:
         return kept[1]
+    joined = joined_parts(spec)
+    if joined is not None and len(joined) == len(spec.groups):
+        # the tables it was joined from: their cells, sources and lines as they are, on the shared scale
+        heads = tuple(
+            replace(part, key=f"{spec.key}#{i}", title=spec.title, groups=(group,), limit=spec.limit)
+            for i, (part, group) in enumerate(zip(joined, spec.groups))
+        )
+        return _keep_split(spec, heads)
     parts = []
     start = 0
     for i, (label, span) in enumerate(spec.groups):
@@ -148,18 +174,22 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
                 cut(spec.sources) if spec.sources else (),
             )
         )
+    return _keep_split(spec, tuple(parts))
+
+
+def _keep_split(spec: GridSpec, heads: tuple[GridSpec, ...]) -> tuple[GridSpec, ...]:
     if len(_SPLIT) >= _SPLIT_KEPT:
         del _SPLIT[next(iter(_SPLIT))]
     key = id(spec)
-    _SPLIT[key] = (weakref.ref(spec, lambda ref, key=key: _forget(key, ref)), tuple(parts))
-    return tuple(parts)
+    _SPLIT[key] = (weakref.ref(spec, lambda ref, key=key: _forget(_SPLIT, key, ref)), heads)
+    return heads
 
 
-def _forget(key: int, ref: weakref.ref) -> None:
-    """A split spec is gone: its entry goes too (unless the id already names a newer spec's)."""
-    kept = _SPLIT.get(key)
+def _forget(kept_by_id: dict, key: int, ref: weakref.ref) -> None:
+    """A spec is gone: its entry goes too (unless the id already names a newer spec's)."""
+    kept = kept_by_id.get(key)
     if kept is not None and kept[0] is ref:
-        del _SPLIT[key]
+        del kept_by_id[key]
 
 
 def lay_out(sections: list[Section], width: int, top: int = 0, margin: int = 0) -> StepLayout:
