@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -32,6 +32,10 @@ class TensorDiff:
 @dataclass(frozen=True)
 class TraceDiff:
     tensors: dict[str, TensorDiff]
+    # per_step's counts by (n_heads, n_blocks): the step list and a change's note both ask for them
+    _counts: dict[tuple[int, int], dict[step_path.Step, int]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __getitem__(self, name: str) -> TensorDiff:
         return self.tensors[name]
@@ -42,11 +46,15 @@ class TraceDiff:
     def per_step(self, n_heads: int, n_blocks: int) -> dict[step_path.Step, int]:
         """How many values each step of the forward path wrote changed (a block's steps once per block;
         with one block, one Step per stage)."""
+        kept = self._counts.get((n_heads, n_blocks))
+        if kept is not None:
+            return dict(kept)
         out: dict[step_path.Step, int] = {}
         for step in step_path.forward(n_blocks):
             written = step_path.resolve(step.stage.writes, n_heads, step, n_blocks)
             out[step] = sum(self.tensors[n].n_changed for n in written if n in self.tensors)
-        return out
+        self._counts[(n_heads, n_blocks)] = out
+        return dict(out)
 
     @cached_property
     def empty(self) -> bool:

@@ -85,9 +85,10 @@ def _why_nothing(before: Trace, after: Trace, what: str) -> str:
     return ": the value did not change, or nothing this run computes depends on it"
 
 
-def change_note(before: Trace, after: Trace, what: str) -> str:
-    """One line, e.g. 'mask off: steps 8–12 changed, but only in the rows before the last; …'."""
-    d = diff(before, after)
+def change_note(before: Trace, after: Trace, what: str, d: TraceDiff | None = None) -> str:
+    """One line, e.g. 'mask off: steps 8–12 changed, but only in the rows before the last; …'.
+    d: diff(before, after) when the caller has it already."""
+    d = diff(before, after) if d is None else d
     if any(t.reshaped for t in d.tensors.values()):
         return f"{what}: the prompt changed length, so every step was recomputed; {_outcome(before, after)}."
     if d.empty:

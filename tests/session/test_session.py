@@ -120,3 +120,18 @@ def test_reset_is_undoable(session, trace):
     assert np.array_equal(session.trace["logits"], trace["logits"])
     session.undo()
     assert session.params["blocks.0.b_2"][3] == 2
+
+
+def test_a_changes_two_traces_are_compared_once_and_any_others_anew(session):
+    first = session.trace
+    event = session.edit("b_2", (3,), 2)
+    second = session.trace
+    assert session.diff_between(event.before, event.after) is session.diff  # the pair the view shows
+    session.edit("b_2", (0,), 1)
+    older = session.diff_between(first, second)  # no longer the view's pair: worked out for the two
+    assert older is not session.diff
+    assert older["blocks.0.ffn"].changed[:, 3].all() and not older["blocks.0.ffn"].changed[:, 0].any()
+    assert session.diff_between(second, session.trace)["blocks.0.ffn"].changed[:, 0].all()
+    counts = session.diff.per_step(2, 1)
+    counts.clear()  # a caller's copy: the diff's own counts stay
+    assert sum(session.diff.per_step(2, 1).values()) > 0

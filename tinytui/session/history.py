@@ -118,6 +118,13 @@ class TracedHistory:
             self._diff = (weakref.ref(base), weakref.ref(trace), diff(base, trace))
         return self._diff[2]
 
+    def diff_between(self, before: Trace, after: Trace) -> TraceDiff:
+        """What changed from before to after: the diff kept for the view when they are its pair (a
+        change's note compares the traces either side of it, which the view compares too)."""
+        if before is self.base and after is self.trace:
+            return self.diff
+        return diff(before, after)
+
     @property
     def can_undo(self) -> bool:
         return self.cursor > 0

@@ -40,7 +40,8 @@ class EditController:
             host.inspect()
             d = event.data
             what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
-            note = change_note(event.before, event.after, what)
+            d = host.session.diff_between(event.before, event.after)
+            note = change_note(event.before, event.after, what, d)
             host.notify(note, title="Edited", timeout=6, replaces="edit")  # the last edit's note only
 
     # ---- history -------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ class ExperimentController:
             was, sw = before.switches, after.switches
             what = [x for x in sw.labels() if x not in was.labels()]
             what += ["no head ablated"] if was.ablated_heads and not sw.ablated_heads else []
-            note = change_note(before, after, ", ".join(what) or "switches as they were")
+            d = self.host.session.diff_between(before, after)
+            note = change_note(before, after, ", ".join(what) or "switches as they were", d)
             self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8, replaces=SWITCHES)
 
     def ablate_in_block(self, block: int, head: int) -> None:
@@ -36,7 +37,8 @@ class ExperimentController:
         off = now.is_ablated(block, head)
         what = f"head {head} of block {block + 1} {'ablated' if off else 'back'}"
         if host.apply(lambda s: s.set_switches(now), what) is not None:
-            note = change_note(before, host.session.trace, what)
+            after = host.session.trace
+            note = change_note(before, after, what, host.session.diff_between(before, after))
             said = host.session.trace.switches.describe()
             host.notify(f"{said}\n{note}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
 
