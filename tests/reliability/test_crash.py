@@ -105,12 +105,14 @@ def test_a_crash_while_drawing_is_rescued_too(tmp_path, monkeypatch, capsys):
     with the model saved."""
     from tinytui.tui.widgets.status_bar import StatusBar
 
-    def draw_then_fail(self):
+    draw = StatusBar.render_line
+
+    def draw_then_fail(self, y):
         if not self.app.session.state.switches.causal_mask:  # m, the first key, turned it off
             raise Boom("while drawing")
-        return StatusBar.describe(self, self.view, self.content_size.width)
+        return draw(self, y)
 
-    monkeypatch.setattr(StatusBar, "render", draw_then_fail)
+    monkeypatch.setattr(StatusBar, "render_line", draw_then_fail)
     assert crash_in(["--prompt", "a wood chuck"], monkeypatch) == 1
     err = capsys.readouterr().err.splitlines()
     saved = sorted(tmp_path.glob("tinytui-crash-*.json"))

@@ -178,3 +178,25 @@ async def test_every_step_at_80x24_and_resizing():
         assert not app.has_class("-too-small") and not app.has_class("-narrow")
         await press(pilot, "8")
         assert "0.8618" in grid(app, "output:blocks.0.attn.{h}").text()
+
+
+async def test_the_status_bar_draws_what_it_says_after_each_key_and_at_each_width(app):
+    from tinytui.tui.widgets.status_bar import StatusBar
+
+    def drawn(bar: StatusBar) -> list[str]:
+        return [bar.render_line(y).text.rstrip() for y in range(bar.content_size.height)]
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        bar = app.query_one(StatusBar)
+        await press(pilot, "n", "n")
+        assert drawn(bar)[0].startswith("Step 3/16 Positional encoding")
+        await press(pilot, "m")
+        assert drawn(bar) == status(app).split("\n")
+        assert "mask off" in drawn(bar)[2] and "undo 1" in drawn(bar)[1]
+        await press(pilot, "p")
+        assert drawn(bar)[0].startswith("Step 2/16 Embedding lookup") and "mask off" in drawn(bar)[2]
+        await pilot.resize_terminal(60, 30)
+        await pilot.pause()
+        narrow = drawn(bar)
+        assert len(narrow) == 4 and narrow[3] == "▲▼ vs last change (c)"  # a piece never breaks
+        assert all(len(line) <= 58 for line in narrow)

@@ -15,7 +15,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import ThemeProvider
@@ -45,6 +45,7 @@ from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
 from tinytui.tui.toasts import Toasts
+from tinytui.tui.widgets.covered import Body, MainScreen
 from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 from tinytui.tui.widgets.step_list import StepList
@@ -205,7 +206,7 @@ class TinyTuiApp(App[None]):
     # ---- the screen ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
-        with Horizontal(id="body"):
+        with Body(id="body"):
             # not focus stops themselves: Tab goes from table to table; PageUp/PageDown scroll
             with VerticalScroll(id="sidebar", can_focus=False):
                 yield StepList(id="steps")
@@ -215,6 +216,9 @@ class TinyTuiApp(App[None]):
         yield Inspector(Inspector.HINT, id="inspector")
         yield TinyFooter()  # Textual's Footer, less the keys only a wide screen has room for
         yield self.toasts.board()  # the notices, over the rest (toasts.py, widgets/notice_board.py)
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")
 
     def on_mount(self) -> None:
         for notice in self._notices:

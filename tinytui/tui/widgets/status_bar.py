@@ -7,7 +7,9 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -92,11 +94,48 @@ class StatusBar(ViewPart, Widget):
         before = self._height(width) if self.view is not None and width else None
         self.view = view
         self.text = self.describe(view).plain  # what is on screen, for tests and transcripts
-        # a layout only when the bar's height changes (one line more or less at this width)
-        self.refresh(layout=before is None or self._height(width) != before)
+        if before is None or self._height(width) != before:
+            self.refresh(layout=True)  # a layout only when the bar's height changes at this width
+            return
+        for y in range(before):  # else only the lines that say something else (a step: the first)
+            kept = self._drawn.get(y)
+            if kept is None or kept[0] != self._shows(y, width):
+                self.refresh(Region(0, y, self.size.width, 1))
 
-    def render(self) -> Text:
-        return self.describe(self.view, self.content_size.width) if self.view is not None else Text()
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
+        self._split: tuple[Text | None, list[Text]] = (None, [])  # describe's text, as its lines
+
+    def render_line(self, y: int) -> Strip:
+        """Line y of the bar, drawn again only when its words or their styles changed."""
+        width = self.content_size.width
+        key = self._shows(y, width)
+        kept = self._drawn.get(y)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        lines = self._lines(width)
+        if y < len(lines):
+            strip = Visual.to_strips(self, visualize(self, lines[y]), width, 1, self.visual_style)[0]
+        else:
+            strip = Strip.blank(width, self.visual_style.rich_style)
+        self._drawn[y] = (key, strip)
+        return strip
+
+    def _lines(self, width: int) -> list[Text]:
+        if self.view is None:
+            return []
+        text = self._described_text(self.view, width)
+        if self._split[0] is not text:
+            self._split = (text, list(text.split("\n")))
+        return self._split[1]
+
+    def _shows(self, y: int, width: int) -> tuple:
+        """What line y is drawn from: when it is the same, the line drawn last time stands."""
+        lines = self._lines(width)
+        line = lines[y] if y < len(lines) else None
+        said = None if line is None else (line.plain, tuple(line.spans))
+        return said, width, self.app.theme
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._height(width) if self.view is not None else 1
@@ -118,6 +157,10 @@ class StatusBar(ViewPart, Widget):
     def describe(self, view: View, width: int = 0) -> Text:
         """Lines of pieces; a piece never breaks, so a narrow terminal gets more lines, not broken words.
         (Asked for the text, the height and the drawing, at two widths, and made once for each.)"""
+        return self._described_text(view, width).copy()
+
+    def _described_text(self, view: View, width: int) -> Text:
+        """describe's text as kept (not to be changed: describe gives a copy)."""
         kept = self._described
         if kept is None or kept[0] is not view or kept[1] != self.app.theme:
             kept = self._described = (view, self.app.theme, {})
@@ -128,7 +171,7 @@ class StatusBar(ViewPart, Widget):
             if width > 0:
                 lines[0] = _fit_first(lines[0], width)
             text = kept[2][width] = _pack(lines, width if width > 0 else 10_000, muted)
-        return text.copy()
+        return text
 
     def lines(self, view: View) -> list[list[Text]]:
         trace, base, s = view.trace, view.base, view.session
