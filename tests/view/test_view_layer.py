@@ -1,9 +1,11 @@
 """The view layer's economy: an edit redraws only the lines it changed, the cursor and the operand marks
 only theirs, Tab moves between the step view's tables, and an unchanged table keeps its spec."""
 
+import numpy as np
+
 from tests.apps import make_app, random_app
 from tests.tui.helpers import W_O, grid, panes, press, view
-from tinytui.present.grid_spec import EDITED
+from tinytui.present.grid_spec import EDITED, GridSpec
 
 
 async def test_an_edit_redraws_only_the_lines_it_changed():
@@ -171,3 +173,40 @@ async def test_a_cell_is_typed_into_in_its_own_place():
         await pilot.press("backspace", "-", "2", "enter")
         await pilot.pause()
         assert not g.editing and float(app.session.params["blocks.0.W_O"][0, 0]) == -2.0
+
+
+def test_a_weight_patched_after_an_edit_is_the_weight_made_anew():
+    # an edit or an undo writes only the cells that moved into the weight's last grids: every field of
+    # them, the inspector's lines and the shading's scale too, must be what making them anew gives
+    from tinytui.present.param_grids import _param_grids, param_grids
+    from tinytui.present.view import View
+
+    session = random_app(16, d=64, heads=4, vocab=64).session
+    session.goto(9)
+    w_o = session.params["blocks.0.W_O"]
+    largest = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(w_o)), w_o.shape))
+
+    def same_as_made_anew() -> GridSpec:
+        view = View.of(session)
+        (patched,) = param_grids(view, "blocks.0.W_O")
+        (fresh,) = _param_grids(view, "blocks.0.W_O", None)
+        for field in ("cells", "marks", "values", "limit", "refs", "sources", "rows", "cols", "title"):
+            assert getattr(patched, field) == getattr(fresh, field), field
+        assert tuple(patched.details) == tuple(fresh.details)
+        return patched
+
+    first = same_as_made_anew()
+    session.edit("blocks.0.W_O", (3, 5), -0.25)  # one cell, below the scale's end
+    after = same_as_made_anew()
+    assert after.cells[3][5] == "−0.2500" and EDITED in after.marks[3][5]
+    assert after.limit == first.limit and after.refs is first.refs
+    assert "(model file" in after.details[3][5] and "−0.2500" in after.details[3][5]
+    session.edit("blocks.0.W_O", largest, 0.0)  # the largest goes: the scale's end comes down
+    assert same_as_made_anew().limit < first.limit
+    session.edit("blocks.0.W_O", (0, 1), 9.0)  # past the end: the scale follows
+    assert same_as_made_anew().limit == 9.0
+    session.undo()
+    session.undo()
+    session.undo()  # back to the model file's numbers: no cell marked edited
+    back = same_as_made_anew()
+    assert back.cells == first.cells and not any(EDITED in m for row in back.marks for m in row)

@@ -3,11 +3,24 @@ editable, read off a View (a big weight: the window's part, tinytui.present.wind
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
+
+import numpy as np
 
 from tinytui.model import names
 from tinytui.present import windows
-from tinytui.present.grid_spec import _EDITED, _NO_MARKS, CellRef, Details, GridSpec, _keep, _kept, _limit
+from tinytui.present.grid_spec import (
+    _EDITED,
+    _KEPT,
+    _NO_MARKS,
+    CellRef,
+    Details,
+    GridSpec,
+    _keep,
+    _kept,
+    _limit,
+)
 from tinytui.present.view import View
 from tinytui.report.tables import fmt, param_table
 
@@ -24,10 +37,49 @@ def param_grids(view: View, name: str, win: windows.Window | None = None) -> lis
     made_of = (arr, original, frozenset(view.edited.get(full, ())), win, view.session.params.cfg)
     if (hit := _kept(key, made_of)) is not None:
         return hit
-    return _keep(key, made_of, _param_grids(view, full, win))
+    before = _KEPT.get(key)
+    patched = _patched(full, before[0], before[1], made_of) if before is not None else None
+    return _keep(key, made_of, patched if patched is not None else _param_grids(view, full, win))
 
 
 _KEEP_UP_TO = 1 << 16  # elements
+_PATCH_UP_TO = 64  # cells: a weight whose numbers moved in at most this many is redrawn from its last grids
+
+
+def _patched(full: str, was: tuple, specs: list[GridSpec], made_of: tuple) -> list[GridSpec] | None:
+    """The weight's grids as they were made last, with only the cells that moved written again: an edit
+    (or its undo) moves one number of a 64 × 64 W_O, and writing all 4,096 again was most of the key.
+    None when more moved than that, or anything but the numbers and their edited marks changed."""
+    old_arr, old_original, old_edited, old_win, old_cfg = was
+    arr, original, edited, win, cfg = made_of
+    if old_arr.shape != arr.shape or old_win != win or old_cfg != cfg:
+        return None
+    if old_original is not original and not np.array_equal(old_original, original):
+        return None
+    moved = {tuple(int(x) for x in i) for i in np.argwhere(old_arr != arr)} | (old_edited ^ edited)
+    if not moved or len(moved) > _PATCH_UP_TO:
+        return None
+    out = []
+    for spec in specs:
+        at = [(spec.where[(full, i)], i) for i in moved if (full, i) in spec.where]
+        if not at:
+            out.append(spec)
+            continue
+        cells, marks, values = list(spec.cells), list(spec.marks), list(spec.values)
+        for r in {r for (r, _), _ in at}:
+            cells[r], marks[r], values[r] = list(cells[r]), list(marks[r]), list(values[r])
+        old_largest = max(abs(v) for (r, c), _ in at if (v := spec.values[r][c]) is not None)
+        for (r, c), i in at:
+            v = float(arr[i])
+            cells[r][c], values[r][c] = fmt(v), v
+            marks[r][c] = _EDITED if i in edited else _NO_MARKS
+        now = tuple(map(tuple, cells)), tuple(map(tuple, marks)), tuple(map(tuple, values))
+        largest = max(abs(values[r][c]) for (r, c), _ in at)
+        # the scale's end moves only when a moved cell was at it or goes past it
+        limit = _limit(now[2]) if old_largest >= spec.limit or largest > spec.limit else spec.limit
+        details = _details(now[0], spec.refs, spec.sources, edited, original, arr)
+        out.append(replace(spec, cells=now[0], marks=now[1], values=now[2], limit=limit, details=details))
+    return out
 
 
 def _param_grids(view: View, full: str, win: windows.Window | None) -> list[GridSpec]:
@@ -39,7 +91,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
     out = []
     whole = partial(param_table, view.trace, params, full)
     for h, table, at_rows, at_cols in windows.param_tables(view, full, win, whole):
-        n_rows = len(table.rows)  # at_rows, at_cols: the weight's own rows and columns the table shows
+        # at_rows, at_cols: the weight's own rows and columns the table shows
         if arr.ndim == 3:
             idx = [[(h, r, c) for c in at_cols] for r in at_rows]
             sub = windows.at(arr[h], at_rows, at_cols)
@@ -53,16 +105,6 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
         marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
         refs, sources = _cell_refs(full, label, h, arr.ndim, table, idx)
 
-        def detail_row(r: int, table=table, idx=idx, refs=refs) -> list[str]:
-            out_row = []
-            for c, i in enumerate(idx[r]):
-                detail = f"{refs[r][c].label} = {table.cells[r][c]}"
-                if i in edited:
-                    was = float(original[i])
-                    detail += f"  (model file {fmt(was)}, Δ {float(arr[i]) - was:+.4f})"
-                out_row.append(detail + "  · Enter to edit")
-            return out_row
-
         spec = GridSpec(
             f"param:{full}:{h}",
             table.title,
@@ -75,13 +117,31 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
             "diverging",
             _limit(values),
             refs,
-            Details(n_rows, detail_row),
+            _details(table.cells, refs, sources, edited, original, arr),
             "param",
             (),
             sources,
         )
         out.append(spec)
     return out
+
+
+def _details(cells: tuple, refs: tuple, sources: tuple, edited: frozenset, original, arr) -> Details:
+    """The inspector line of each cell of a weight's table: its name and number, and for an edited one
+    the model file's number and the change; written a row at a time when first read."""
+
+    def row(r: int) -> list[str]:
+        out = []
+        for c, ref in enumerate(refs[r]):
+            i = sources[r][c][1]
+            detail = f"{ref.label} = {cells[r][c]}"
+            if i in edited:
+                was = float(original[i])
+                detail += f"  (model file {fmt(was)}, Δ {float(arr[i]) - was:+.4f})"
+            out.append(detail + "  · Enter to edit")
+        return out
+
+    return Details(len(cells), row)
 
 
 def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tuple[tuple, tuple]:
