@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import tinytui.recording
+from tinytui.model.generation.sampling import Sampling
 from tinytui.recording.event_kinds import KINDS, EventKind, decode_event
 from tinytui.recording.event_log import event_json
 from tinytui.recording.replay import replay_event
@@ -44,6 +45,7 @@ def each_kind(session):
     session.learn_step()
     session.reset()
     session.set_practice(True)
+    session.set_sampling(Sampling(0.8, 3, 1.0, 7))
 
 
 def test_each_kind_encodes_decodes_to_its_data_and_replays_to_the_same_state(chapter):
@@ -57,6 +59,7 @@ def test_each_kind_encodes_decodes_to_its_data_and_replays_to_the_same_state(cha
         again = replay_event(replayed, rec)
         assert again.kind == event.kind and again.after.loss == event.after.loss
         assert replayed.state.prompt == live.state.prompt and replayed.state.switches == live.state.switches
+        assert replayed.sampling == live.sampling
         seen.append(event.kind)
 
     live.listeners.append(hear)

@@ -3,6 +3,7 @@ set_mode; walk steps enter the walk and forward steps leave it; a recording star
 
 import pytest
 
+from tinytui.model.generation.sampling import Sampling
 from tinytui.recording.event_kinds import KINDS
 from tinytui.recording.recorder import Recorder
 from tinytui.recording.replay import Replayer, load_recording
@@ -107,10 +108,12 @@ def test_every_kind_the_session_emits_is_in_the_codec_and_round_trips(chapter, t
     session.reset()
     session.set_practice(True)
     session.answer("blocks.0.scores.1", (0, 0), "1")
+    session.set_sampling(Sampling(1.0, None, 0.5, 2))
     rec.stop()
     assert sorted(set(kinds)) == sorted(KINDS)
     replayer = Replayer(load_recording(tmp_path / "all.txt"))
     again = replayer.new_session()
     replayer.apply_all(again)
     assert replayer.diverged is None and again.params == session.params
+    assert again.sampling == session.sampling
     assert [r.kind for r in replayer.recording.events] == kinds

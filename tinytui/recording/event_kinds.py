@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from tinytui.model import checks
+from tinytui.model.generation import sampling
+from tinytui.model.generation.sampling import Sampling
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
@@ -519,6 +521,48 @@ class PracticeKind(EventKind):
 MAX_PRACTICE_CELLS = 10_000
 
 
+class SamplingKind(EventKind):
+    """How the next token is chosen: greedy, or drawn with a temperature, top-k, top-p and seed
+    (tinytui.model.generation.sampling). A setting like the mode, so no change of state; recorded so a
+    replay's step 14 and next token are chosen as they were."""
+
+    kind = Kind.SAMPLING
+    fields = ("temperature", "top_k", "top_p", "seed")
+    changes_state = False
+
+    def decode(self, d, model):
+        return decode_sampling(d, model)
+
+    def apply(self, session, rec):
+        session.set_sampling(Sampling(**rec.data))
+
+    def idle(self, session, d):
+        return f"the next token is already chosen {Sampling(**d).describe()}"
+
+    def describe(self, d, params):
+        return f"next token: {Sampling(**d).describe()}"
+
+    def headline(self, event, session, was):
+        return f"the next token is now chosen {Sampling(**event.data).describe()} {_at(event, session)}"
+
+
+def decode_sampling(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
+    """Sampling settings (a sampling event's data, the start line's): each checked as the debugger's
+    own dialog checks what is typed into it."""
+    where = "sampling"
+    top_k = d["top_k"]
+    if top_k is not None:
+        k = integer(top_k, f"{where}: top_k", 1, model.cfg.n_vocab)
+        top_k = checked(lambda v: sampling.top_k(v, model.cfg.n_vocab), k, f"{where}: top_k")
+    temperature = number(d["temperature"], f"{where}: temperature")
+    return {
+        "temperature": checked(sampling.temperature, temperature, where),
+        "top_k": top_k,
+        "top_p": checked(sampling.top_p, number(d["top_p"], f"{where}: top_p"), where),
+        "seed": integer(d["seed"], f"{where}: seed", 0, sampling.MAX_SEED),
+    }
+
+
 def _practice_cell(x: Any, where: str) -> tuple[str, tuple[int, ...], str]:
     """[name, index, note] of a practice cell; whether the run has it is the session's to say."""
     if not isinstance(x, list) or len(x) != 3:
@@ -565,6 +609,7 @@ KINDS: dict[Kind, EventKind] = {
         ResetKind(),
         LearnKind(),
         PracticeKind(),
+        SamplingKind(),
     )
 }
 

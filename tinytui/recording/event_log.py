@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from tinytui.model.generation.sampling import Sampling
 from tinytui.model.io.document import ModelFile
 from tinytui.model.params import Params
 from tinytui.model.stages import FIRST, LAST
 from tinytui.recording.cell_changes import changed_cells
-from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, decode_mode
+from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, decode_mode, decode_sampling
 from tinytui.recording.log_values import (
     BadLine,
     bits,
@@ -58,6 +59,7 @@ class Start:
     recorded: str | None
     check: Any
     block: int = 0  # the block of a block step (0-based); recordings of one-block models leave it out
+    sampling: Sampling = field(default_factory=Sampling)  # how the next token was chosen (greedy: left out)
 
 
 # ---- encoding -----------------------------------------------------------------------------------
@@ -103,8 +105,13 @@ def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
         "step": session.step,
         **({"block": session.block} if session.model.cfg.n_blocks > 1 else {}),
         "mode": {"backward": session.mode.backward, "gradients": session.mode.gradients},
+        **({"sampling": sampling_json(session.sampling)} if session.sampling != Sampling() else {}),
         "check": check_json(session),
     }
+
+
+def sampling_json(s: Sampling) -> dict[str, Any]:
+    return {"temperature": s.temperature, "top_k": s.top_k, "top_p": s.top_p, "seed": s.seed}
 
 
 def event_json(seq: int, event: Event, session: Session) -> dict[str, Any]:
@@ -123,13 +130,16 @@ def dumps(doc: dict[str, Any]) -> str:
 
 # ---- decoding the start -------------------------------------------------------------------------
 
-START_KEYS = ("format", "recorded", "model", "history", "cursor", "step", "block", "mode", "check")
+START_KEYS = (
+    "format", "recorded", "model", "history", "cursor", "step", "block", "mode", "sampling", "check",
+)  # fmt: skip
 
 
 def decode_start(head: Any) -> Start:
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise BadLine(f"not a tinytui session (the first line should be a {FORMAT} object)")
-    keys(head, START_KEYS, ("recorded", "block", "mode"), "the start")  # older files have no mode, block
+    # older files have no mode or block; a greedy session no sampling
+    keys(head, START_KEYS, ("recorded", "block", "mode", "sampling"), "the start")
     model = model_from_json(head["model"])
     history = head["history"]
     if not isinstance(history, list) or not history:
@@ -151,7 +161,13 @@ def decode_start(head: Any) -> Start:
     if recorded is not None:
         recorded = plain(recorded, "recorded")
     block = integer(head.get("block", 0), "block", 0, model.cfg.n_blocks - 1)
-    return Start(model, states, cursor, step, mode, recorded, head["check"], block)
+    chosen = Sampling()
+    if "sampling" in head:
+        if not isinstance(head["sampling"], dict):
+            raise BadLine("sampling: expected an object")
+        keys(head["sampling"], ("temperature", "top_k", "top_p", "seed"), (), "sampling")
+        chosen = Sampling(**decode_sampling(head["sampling"], model))
+    return Start(model, states, cursor, step, mode, recorded, head["check"], block, chosen)
 
 
 def _state(doc: Any, model: ModelFile, where: str) -> State:

@@ -19,6 +19,7 @@ import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tinytui.model.generation.sampling import Sampling
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.model_file import MAX_FILE_BYTES as MAX_MODEL_BYTES
 from tinytui.model.io.safe_io import read_regular_file
@@ -49,6 +50,7 @@ class Recording:
     events: tuple[Recorded, ...]
     mode: Mode = field(default_factory=Mode)  # the view at the start (older files: the default)
     block: int = 0  # the block of the step at the start (models of several blocks)
+    sampling: Sampling = field(default_factory=Sampling)  # how the next token was chosen at the start
 
     def new_session(self) -> Session:
         """A Session exactly where the recording started (undo history and view included)."""
@@ -58,6 +60,7 @@ class Recording:
         session.step = self.step
         session.block = self.block
         session.mode = self.mode
+        session.sampling = self.sampling
         return session
 
 
@@ -94,6 +97,7 @@ def load_recording(path: str | Path) -> Recording:
             (),
             start.mode,
             start.block,
+            start.sampling,
         )
         try:
             scratch = recording.new_session()

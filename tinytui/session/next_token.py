@@ -8,7 +8,7 @@ of Generator(PCG64(seed))), so undoing an append and appending again gives the s
 appending N times gives what `tinytui generate --tokens N` prints with the same settings.
 
 The settings are the session's (Session.sampling), like the mode: changing them is not a change to the
-model and is not undone.
+model and is not undone, but it is recorded (Kind.SAMPLING), so a replay picks as the user's session did.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def set_sampling(session: Session, **typed: object) -> Sampling:
             changes[name] = check[name](value)
         except checks.Invalid as exc:
             raise Refused(str(exc)) from None
-    session.sampling = replace(now, **changes)
+    session.set_sampling(replace(now, **changes))
     return session.sampling
 
 

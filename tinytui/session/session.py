@@ -110,6 +110,17 @@ class Session(TracedHistory):
         self._emit(Kind.MODE, data, self.trace, self.trace)
         return True
 
+    def set_sampling(self, sampling: Sampling) -> bool:
+        """How the next token is chosen from now on (checked already: next_token.set_sampling); False
+        when it is already so. A setting, like the mode: recorded, so a replay chooses as the user did."""
+        if sampling == self.sampling:
+            return False
+        self.sampling = sampling
+        data = {"temperature": sampling.temperature, "top_k": sampling.top_k}
+        data |= {"top_p": sampling.top_p, "seed": sampling.seed}
+        self._emit(Kind.SAMPLING, data, self.trace, self.trace)
+        return True
+
     def next(self) -> bool:
         return self.move(1)
 

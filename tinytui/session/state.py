@@ -69,6 +69,7 @@ class Kind(StrEnum):
     RESET = "reset"  # back to the model file
     LEARN = "learn"  # SGD steps on every weight
     PRACTICE = "practice"  # practice mode on or off, an answer graded, a hint given (no state change)
+    SAMPLING = "sampling"  # how the next token is chosen (a setting, like the mode: not undone)
 
 
 @dataclass(frozen=True)
