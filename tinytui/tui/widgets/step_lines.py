@@ -168,7 +168,10 @@ class Painter:
                     out.append(("│", label))
                 inner = sum(w + 2 for w in shape.widths[start : start + span])
                 name = group_title(name, inner - 1)
-                out.append((name.center(inner) if name else " " * inner, header))
+                # one head shown alone may be wider than the view: its name where its columns begin,
+                # not in the middle of them, off the screen
+                placed = (" " + name).ljust(inner) if len(spec.groups) == 1 else name.center(inner)
+                out.append((placed if name else " " * inner, header))
                 start += span
             return out
         if y == shape.top - 1:
