@@ -110,6 +110,17 @@ async def test_the_column_header_stays_when_a_table_scrolls_down():
         assert shown[y][2:].startswith(attn.spec.rows[40]) and y > 2  # the cursor's row, below them
 
 
+async def test_a_head_too_wide_for_the_view_has_its_name_on_screen_at_80x24():
+    app = random_app(tokens=16, d=64, heads=4, vocab=64)
+    async with app.run_test(size=(80, 24)) as pilot:
+        head = await table_at(pilot, "9", "output:blocks.0.head.{h}")
+        assert head.spec.groups[0][0] == "head 1: A V" and head.box.width > 80  # a table of its own
+        shown = lines(app)
+        _, y = place(head, 0)
+        group_line = shown[y - 2]  # above the column header and the first row
+        assert group_line[2:].split()[:3] == ["head", "1:", "A"]  # where its columns begin
+
+
 async def test_a_2000_row_table_draws_only_what_is_on_screen():
     app = random_app(tokens=4, vocab=2000)
     async with app.run_test(size=(120, 40)) as pilot:
