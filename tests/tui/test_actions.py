@@ -9,9 +9,10 @@ from tinytui.cli.debugger import app_options
 from tinytui.cli.options import build_parser
 from tinytui.recording.recorder import Recorder
 from tinytui.recording.replay import Replayer, load_recording
-from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, check_keymap
+from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, check_keymap, with_sharers
 from tinytui.tui.app import TinyTuiApp
 from tinytui.tui.screens.help_screen import help_rows
+from tinytui.tui.widgets.step_view import StepView
 
 
 def test_each_action_is_described_once_and_runs_a_controller_method(app):
@@ -118,3 +119,33 @@ async def test_help_starts_with_keys_that_work_now(app):
         rows = [what for _, _, what, _ in help_rows(app, app.help_sources())]
         assert rows[0] == "Next"
         assert rows.index("Next event") > rows.index("Quit")  # not replaying: listed after what works
+
+
+async def test_a_remapped_key_stays_with_the_actions_that_share_it(tmp_path):
+    # next-step moves to j: the presenter's n and replay's n, bound to the same default key, keep it
+    assert with_sharers({"next-step": "j"}) == {
+        "next-step": "j",
+        "next-event": "n",
+        "presenter-next": "n,right,space",
+    }
+    assert with_sharers({"next-step": "j", "compare": "space"})["presenter-next"] == "n,right"  # space taken
+    app = make_app(large=True, keymap={"next-step": "j"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "8")
+        assert app.query_one(StepView).page == 0
+        await press(pilot, "n")  # the presenter's next table
+        assert app.query_one(StepView).page == 1 and app.session.step == 8
+        await press(pilot, "j")  # next-step's own key: the next step
+        assert app.session.step == 9
+
+    recorded = make_app()
+    async with recorded.run_test(size=(120, 40)) as pilot:
+        recorder = Recorder(tmp_path / "moves.txt", clock=None)
+        recorder.attach(recorded.session)
+        await press(pilot, "3", "5")
+        recorder.stop()
+    replayer = Replayer(load_recording(tmp_path / "moves.txt"))
+    app = TinyTuiApp(replayer.new_session(), replay=replayer, keymap={"next-step": "j"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "n", "n")  # replay's n applies the recorded events
+        assert app.recording.replayer.done and app.session.step == 5

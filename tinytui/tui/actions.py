@@ -307,6 +307,23 @@ def _settle_clashes(good: dict[str, str], notices: list[str]) -> None:
         notices.append(f"The keymap takes keys from other actions: {shown}.")
 
 
+def with_sharers(keymap: dict[str, str]) -> dict[str, str]:
+    """A checked keymap as Textual is to be given it. Textual takes every default key of a remapped
+    action from all the actions bound to that key (the presenter's n and replay's n went with next-step's
+    n), so each action the keymap leaves alone that shares a default key with a remapped one is named
+    too, with its own default keys less those the keymap gives to another action."""
+    taken = {k for keys in keymap.values() for k in _key_names(keys)}
+    moved = {k for action_id in keymap for k in _key_names(ACTION_BY_ID[action_id].keys)}
+    out = dict(keymap)
+    for action in ACTIONS:
+        own = _key_names(action.keys)
+        if action.id in keymap or not any(k in moved for k in own):
+            continue
+        if kept := [k for k in own if k not in taken]:
+            out[action.id] = ",".join(kept)
+    return out
+
+
 def _keymap_problem(action_id: object, keys: object) -> str:
     if action_id not in ACTION_BY_ID:
         return "no action has that id (the ? screen and the README list them)"

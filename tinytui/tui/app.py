@@ -28,7 +28,7 @@ from tinytui.recording.replay import Replayer
 from tinytui.session.session import Session
 from tinytui.session.state import Refused
 from tinytui.settings import ThemeMemory
-from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, Action, PaletteCommand
+from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, Action, PaletteCommand, with_sharers
 from tinytui.tui.controllers.edit_controller import EditController
 from tinytui.tui.controllers.experiment_controller import ExperimentController
 from tinytui.tui.controllers.gallery_controller import GalleryController
@@ -98,7 +98,7 @@ class TinyTuiApp(App[None]):
 
     def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
         self.user_keymap = dict(keymap)
-        super().set_keymap(keymap)
+        super().set_keymap(with_sharers(keymap))
 
     # ---- leaving -------------------------------------------------------------------------------
     leaving = False  # q was taken (and answered): the app is closing
