@@ -22,7 +22,7 @@ from tinytui.model.config import ModelConfig
 from tinytui.model.io import bpe
 from tinytui.model.io.checkpoint_weights import CheckpointError, read
 from tinytui.model.io.document import ModelFile
-from tinytui.model.io.field_checks import LIMITS, ModelFileError
+from tinytui.model.io.field_checks import LIMITS, MAX_TEXT, ModelFileError
 from tinytui.model.io.model_file import load as load_file
 
 FILES = ("config.json", "model.safetensors", "vocab.json", "merges.txt")
@@ -106,12 +106,14 @@ def load_checkpoint(folder: str | Path) -> CheckpointModel:
     pieces = tokenizer.pieces(DEFAULT_TEXT)[: cfg.n_ctx + 1]
     prompt, target = (pieces[:-1], pieces[-1]) if len(pieces) > 1 else (pieces, pieces[0])
     blocks = f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
+    read_from = (
+        f"A GPT-2 checkpoint ({blocks}, {cfg.n_heads} heads of {cfg.d_head}, d {cfg.d_model}, "
+        f"{cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
+    )
+    name, about = read_names(folder / NAMES_FILE)
     return CheckpointModel(
-        name=folder.resolve().name or "checkpoint",
-        about=(
-            f"A GPT-2 checkpoint ({blocks}, {cfg.n_heads} heads of {cfg.d_head}, d {cfg.d_model}, "
-            f"{cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
-        ),
+        name=name or folder.resolve().name or "checkpoint",
+        about=f"{about} {read_from}" if about else read_from,
         params=params,
         prompt=tuple(prompt),
         target=target,
@@ -141,6 +143,38 @@ def config(shape: dict[str, Any], vocab: tuple[str, ...]) -> ModelConfig:
     )
 
 
+NAMES_FILE = "tinytui.json"  # an edited checkpoint's name and what was edited (checkpoint_save writes it)
+MAX_NAMES_BYTES = 64 * 1024
+
+
+def read_names(path: Path) -> tuple[str, str]:
+    """(name, about) from a folder's tinytui.json, ("", "") when it has none; CheckpointError (one line
+    naming the file) when the file is there but not an object of two plain strings."""
+    if not path.exists() and not path.is_symlink():
+        return "", ""
+    doc = _json_object(path, MAX_NAMES_BYTES)
+    if set(doc) != {"name", "about"}:
+        raise CheckpointError(f'{path}: expected an object of "name" and "about"')
+    try:
+        name = checks.plain_text(doc["name"], "name", MAX_TEXT["name"])
+        return name, checks.plain_text(doc["about"], "about", MAX_TEXT["about"])
+    except checks.Invalid as exc:
+        raise CheckpointError(f"{path}: {exc}") from None
+
+
+def _json_object(path: Path, limit: int) -> dict[str, Any]:
+    """A folder's small JSON file as an object; CheckpointError naming the file if it is not one."""
+    try:
+        doc = json.loads(bpe.read_text(path, limit))
+    except bpe.TokenizerFileError as exc:
+        raise CheckpointError(str(exc)) from None
+    except (json.JSONDecodeError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict):
+        raise CheckpointError(f"{path}: not a JSON object")
+    return doc
+
+
 def read_config(path: Path) -> dict[str, Any]:
     """The sizes config.json gives, checked: a GPT-2, of sizes tinytui can hold, computing what
     tinytui computes (scaled attention, tanh GELU, no cross-attention)."""
@@ -148,14 +182,7 @@ def read_config(path: Path) -> dict[str, Any]:
     def fail(why: str) -> CheckpointError:
         return CheckpointError(f"{path}: {why}")
 
-    try:
-        doc = json.loads(bpe.read_text(path, MAX_CONFIG_BYTES))
-    except bpe.TokenizerFileError as exc:
-        raise CheckpointError(str(exc)) from None
-    except (json.JSONDecodeError, RecursionError):
-        raise fail("not a JSON object") from None
-    if not isinstance(doc, dict):
-        raise fail("not a JSON object")
+    doc = _json_object(path, MAX_CONFIG_BYTES)
     architectures = doc.get("architectures") or []
     names = ", ".join(map(str, architectures)) if isinstance(architectures, list) else str(architectures)
     if (

@@ -8,9 +8,13 @@ model.safetensors in the Hugging Face layout (checkpoint_weights.to_params inver
 edited weights: float32 as GPT-2's own file when every weight is exactly a float32 (an unedited one, or
 an edit to a value float32 holds), else float64, so a saved edit always reads back exactly.
 
-The folder is written whole or not at all: the four files go into a new hidden folder beside it
-(created, never reused, so nothing in it can be a planted link), each fsynced, and that folder is
-renamed to the name asked for, which must not exist: a folder is never overwritten or merged into.
+An edited checkpoint's folder also holds tinytui.json, its name and a sentence saying which weights
+were edited (document.derived's, as a saved model file says it), which checkpoint.py reads back as the
+model's name and about; other tools ignore the file.
+
+The folder is written whole or not at all: its files go into a new hidden folder beside it (created,
+never reused, so nothing in it can be a planted link), each fsynced, and that folder is renamed to
+the name asked for, which must not exist: a folder is never overwritten or merged into.
 The prompt and target are not saved: a checkpoint folder opens with its default text.
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import shutil
 from pathlib import Path
@@ -25,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from tinytui.model.io import bpe
-from tinytui.model.io.checkpoint import CheckpointModel
+from tinytui.model.io.checkpoint import NAMES_FILE, CheckpointModel
 from tinytui.model.io.checkpoint_weights import CheckpointError
 from tinytui.model.io.document import ModelFile, derived
 from tinytui.model.io.model_file import save
@@ -103,9 +108,13 @@ def save_checkpoint(model: CheckpointModel, params: Params, folder: str | Path) 
     if tuple(sorted(vocab, key=vocab.__getitem__)) != model.cfg.vocab:
         raise CheckpointError(f"{model.folder / 'vocab.json'}: changed since the checkpoint was loaded")
     weights = weights_bytes(params)
+    files = [*copies.items(), ("model.safetensors", weights)]
+    saved = derived(model, params, model.prompt, model.target)
+    if saved.about != model.about:  # edited: the folder says so, as a saved model file does
+        files.append((NAMES_FILE, names_bytes(saved.name, saved.about)))
     tmp = fresh_folder_beside(folder)
     try:
-        for name, data in (*copies.items(), ("model.safetensors", weights)):
+        for name, data in files:
             atomic_write_bytes(tmp / name, data)
         if os.path.lexists(folder):  # again, just before the rename
             raise _exists(folder)
@@ -114,6 +123,11 @@ def save_checkpoint(model: CheckpointModel, params: Params, folder: str | Path) 
         with contextlib.suppress(OSError):
             shutil.rmtree(tmp)
         raise
+
+
+def names_bytes(name: str, about: str) -> bytes:
+    """tinytui.json: the edited checkpoint's name and what was edited (checkpoint.read_names reads it)."""
+    return (json.dumps({"name": name, "about": about}, ensure_ascii=False, indent=2) + "\n").encode()
 
 
 def _exists(folder: Path) -> OSError:

@@ -13,7 +13,7 @@ from tests.gpt2.checkpoints import TINY, copy
 from tests.tui.helpers import press
 from tinytui.model.io.checkpoint import load_checkpoint
 from tinytui.model.io.checkpoint_save import hf_tensors, save_checkpoint, save_edited, suggested_name
-from tinytui.model.io.checkpoint_weights import to_params
+from tinytui.model.io.checkpoint_weights import CheckpointError, to_params
 from tinytui.session.session import Session
 
 TEXT = "The river runs to the mill again"
@@ -42,7 +42,8 @@ def test_a_saved_edit_loads_back_exactly_with_the_same_token_ids(tiny, tmp_path)
     folder = tmp_path / "tiny-edited"
     where = save_edited(tiny, session.params, session.state.prompt, session.state.target, f"{folder}.json")
     assert where == folder  # the .json the save box adds is dropped: a folder
-    assert sorted(os.listdir(folder)) == ["config.json", "merges.txt", "model.safetensors", "vocab.json"]
+    files = ["config.json", "merges.txt", "model.safetensors", "tinytui.json", "vocab.json"]
+    assert sorted(os.listdir(folder)) == files
     for name in ("config.json", "vocab.json", "merges.txt"):  # the tokenizer, byte for byte
         assert (folder / name).read_bytes() == (TINY / name).read_bytes()
     assert dtypes(folder) == {"F64"}
@@ -54,6 +55,37 @@ def test_a_saved_edit_loads_back_exactly_with_the_same_token_ids(tiny, tmp_path)
     assert back.prompt_pieces(TEXT) == tiny.prompt_pieces(TEXT)
     assert back.cfg == tiny.cfg
     assert [p.name for p in tmp_path.iterdir()] == ["tiny-edited"]  # no temporary folder left behind
+    # it says it is edited, and which weights, as a saved model file does
+    assert back.name == f"{tiny.name}-edited"
+    assert back.about.startswith(f"Derived from {tiny.name} with 2 weights edited: ")
+    assert "blocks.1.W_Q[2,5,3]" in back.about and "0.123456789" in back.about
+    assert back.about.endswith(f"read from {folder}.")
+
+
+def test_an_unedited_save_has_no_names_file(tiny, tmp_path):
+    save_checkpoint(tiny, tiny.params, tmp_path / "same")
+    assert "tinytui.json" not in os.listdir(tmp_path / "same")
+    back = load_checkpoint(tmp_path / "same")
+    assert back.name == "same" and back.about.startswith("A GPT-2 checkpoint (2 blocks")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("[1, 2]", "not a JSON object"),
+        ('{"name": "x"}', 'expected an object of "name" and "about"'),
+        ('{"name": "x", "about": "y", "more": 1}', 'expected an object of "name" and "about"'),
+        (r'{"name": "x\u001b[31m", "about": "y"}', "name: control character U+001B"),
+        ('{"name": 3, "about": "y"}', "name: expected a string"),
+        ("{nope", "not a JSON object"),
+    ],
+)
+def test_a_names_file_that_is_not_two_plain_strings_is_refused_in_one_line(tmp_path, text, why):
+    folder = copy(TINY, tmp_path / "odd")
+    (folder / "tinytui.json").write_text(text)
+    with pytest.raises(CheckpointError) as caught:
+        load_checkpoint(folder)
+    assert str(caught.value).startswith(f"{folder / 'tinytui.json'}: ") and why in str(caught.value)
 
 
 def test_an_edit_float32_holds_keeps_the_file_float32(tiny, tmp_path):
