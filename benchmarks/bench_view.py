@@ -12,7 +12,9 @@ all 40 lines anew on each key, the floor a key that redraws a screen of tables i
 runs the whole time, and each key tinytui is timed on is followed by one the bare app is timed on: a
 key's ratio is its median over the median of the bare keys pressed beside it, so the machine's drift
 (the bare app alone has measured 7 to 20 ms on this shared machine from one run to the next) falls on
-both alike.
+both alike. The two models' apps run side by side too and take each key in turn, so the d 64 model is
+compared with the chapter's CPU for CPU, under the same conditions (timed one after the other, minutes
+apart, the bare keys beside them had differed by 2× and the ratio of ratios with them).
 
 Models: the chapter's (172 parameters), and one made by `tinytui new` at d_model 64, 4 heads, 2 blocks,
 vocab 64 and 16 tokens. Targets (issue 26): on the chapter model every key's CPU ≤ 2× the bare app's and
@@ -142,55 +144,73 @@ def worst(samples: list[Sample]) -> Sample:
 
 
 class Beside:
-    """tinytui's keys, each followed by a key of the bare app (running the whole time): the samples of
-    both, by the name of the key measured."""
+    """Both models' apps and the bare app, running the whole time: a measured key is pressed in each
+    model's app in turn, each followed by a key of the bare app, so the two models are timed under the
+    same conditions, key for key, and each beside bare keys of its own."""
 
-    def __init__(self, term: Terminal, bare: Terminal) -> None:
-        self.term, self.bare = term, bare
-        self.bare_samples: dict[str, list[Sample]] = {}
+    def __init__(self, terms: dict[str, Terminal], bare: Terminal) -> None:
+        self.terms, self.bare = terms, bare
+        self.samples: dict[str, dict[str, list[Sample]]] = {name: {} for name in terms}
+        self.bare_samples: dict[str, dict[str, list[Sample]]] = {name: {} for name in terms}
 
-    def key(self, name: str, measured: str) -> Sample:
-        sample = self.term.key(name)
-        self.bare_samples.setdefault(measured, []).append(self.bare.key("x"))
-        return sample
+    def key(self, name: str, measured: str) -> None:
+        for model, term in self.terms.items():
+            self.samples[model].setdefault(measured, []).append(term.key(name))
+            self.bare_samples[model].setdefault(measured, []).append(self.bare.key("x"))
+
+    def setup(self, name: str) -> None:
+        """A key that brings each app where the next measured keys start (not timed)."""
+        for term in self.terms.values():
+            term.key(name)
 
 
-def measure(model: str | None, repeats: int, bare: Terminal) -> tuple[dict[str, Sample], dict[str, Sample]]:
-    """(tinytui's samples by key, the bare app's beside each)."""
-    argv = [sys.executable, "-m", "tinytui"] + (["--model", model] if model else [])
-    term = Terminal(argv)
-    pair = Beside(term, bare)
-    out: dict[str, Sample] = {}
+def measure(models: dict[str, str | None], repeats: int, bare: Terminal) -> Beside:
+    """Every model's app measured key for key beside the others' (models: name -> --model, None for the
+    chapter's)."""
+    terms = {
+        name: Terminal([sys.executable, "-m", "tinytui"] + (["--model", model] if model else []))
+        for name, model in models.items()
+    }
+    pair = Beside(terms, bare)
     try:
-        ns, ps = [], []
         for _ in range(repeats):
-            term.key("g")
-            ns += [pair.key("n", "n") for _ in range(15)]
-            ps += [pair.key("p", "p") for _ in range(15)]
-        out["n median"], out["n max"] = med(ns), worst(ns)
-        pair.bare_samples["n median"] = pair.bare_samples["n max"] = pair.bare_samples.pop("n")
-        out["p"] = med(ps)
-        term.key("9")
-        term.key("tab")  # from the step list into the step view
-        out["arrow"] = med([pair.key(k, "arrow") for _ in range(repeats) for k in ("down", "up")])
-        # the next table and on to the weights (the third), then back: shift+Tab moves as Tab does
-        out["Tab"] = med([pair.key(k, "Tab") for _ in range(repeats) for k in ("tab", "tab", "btab", "btab")])
-        for key in ("m", "o", "d"):
-            out[key] = med([pair.key(key, key) for _ in range(2 * repeats)])  # on and off
-        out["b"] = med([pair.key("b", "b") for _ in range(2 * repeats)])  # into the walk and out
-        chars, enters = [], []
-        term.key("9")
-        to_a_weight(term)
+            pair.setup("g")
+            for _ in range(15):
+                pair.key("n", "n")
+            for _ in range(15):
+                pair.key("p", "p")
+        pair.setup("9")
+        pair.setup("tab")  # from the step list into the step view
+        for _ in range(repeats):
+            for k in ("down", "up"):
+                pair.key(k, "arrow")
+        for _ in range(repeats):  # the next table and on to the weights (the third), then back
+            for k in ("tab", "tab", "btab", "btab"):
+                pair.key(k, "Tab")
+        for key in ("m", "o", "d", "b"):  # on and off; b: into the walk and out
+            for _ in range(2 * repeats):
+                pair.key(key, key)
+        pair.setup("9")
+        for term in terms.values():
+            to_a_weight(term)
         for i in range(repeats):
-            term.key("e")  # the editor over the weight under the cursor
-            chars += [pair.key(ch, "typed char") for ch in f"0.{i + 1}"]
-            enters.append(pair.key("enter", "edit Enter"))
-        out["typed char"] = med(chars)
-        out["edit Enter"] = med(enters)
-        out["u"] = med([pair.key("u", "u") for _ in range(repeats)])
+            pair.setup("e")  # the editor over the weight under the cursor
+            for ch in f"0.{i + 1}":
+                pair.key(ch, "typed char")
+            pair.key("enter", "edit Enter")
+        for _ in range(repeats):
+            pair.key("u", "u")
     finally:
-        term.close()
-    return out, {key: med(samples) for key, samples in pair.bare_samples.items()}
+        for term in terms.values():
+            term.close()
+    return pair
+
+
+def summary(samples: dict[str, list[Sample]]) -> dict[str, Sample]:
+    """Each key's median sample; n also its worst."""
+    out = {"n median": med(samples["n"]), "n max": worst(samples["n"])}
+    out |= {key: med(s) for key, s in samples.items() if key != "n"}
+    return out
 
 
 def bare_app() -> Terminal:
@@ -204,16 +224,20 @@ def main() -> None:
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"load {os.getloadavg()[0]:.2f}",
         f"a pty at {COLS}×{ROWS}; a key is timed to the last byte written ({QUIET} s quiet after it) and by "
-        f"the process's CPU time; medians of {repeats} rounds; each tinytui key is followed by a key of the "
-        "bare app, and ÷ bare is over the bare keys beside it",
+        f"the process's CPU time; medians of {repeats} rounds; the chapter's and the d 64 model's apps take "
+        "each key in turn, each followed by a key of the bare app: ÷ bare is over the bare keys beside it, "
+        "d 64 ÷ chapter is CPU over CPU",
     ]
     bare = bare_app()
     try:
-        chapter, bare_chapter = measure(None, repeats, bare)
         with tempfile.TemporaryDirectory() as folder:
-            big, bare_big = measure(str(d64_model(Path(folder))), repeats, bare)
+            pair = measure({"chapter": None, "d64": str(d64_model(Path(folder)))}, repeats, bare)
     finally:
         bare.close()
+    chapter, big = summary(pair.samples["chapter"]), summary(pair.samples["d64"])
+    bare_chapter, bare_big = summary(pair.bare_samples["chapter"]), summary(pair.bare_samples["d64"])
+    bare_chapter["n max"] = bare_chapter["n median"]  # the worst n is held to the usual bare key
+    bare_big["n max"] = bare_big["n median"]
     cpus = sorted(b[1] for b in bare_chapter.values())
     lines.append(
         f"bare Line-API app, 40 lines formatted and drawn anew: CPU {statistics.median(cpus) * 1e3:.1f} ms "
@@ -225,12 +249,10 @@ def main() -> None:
     )
     for key in chapter:
         (cw, cc), (bw, bc) = chapter[key], big[key]
-        ratio = cc / bare_chapter[key][1]
-        # the d 64 model's keys ran beside their own bare keys: compared with the chapter's by ÷ bare
-        big_ratio = bc / bare_big[key][1]
+        # the two models' keys ran in turn, each beside its own bare key: d 64 ÷ chapter is by CPU
         lines.append(
-            f"{key:<12} {cc * 1e3:10.1f} ms {ratio:5.2f}× {cw * 1e3:7.1f} ms   |"
-            f" {bc * 1e3:7.1f} ms {big_ratio / ratio:6.2f}×  {bw * 1e3:7.1f} ms  ({big_ratio:.2f}×)"
+            f"{key:<12} {cc * 1e3:10.1f} ms {cc / bare_chapter[key][1]:5.2f}× {cw * 1e3:7.1f} ms   |"
+            f" {bc * 1e3:7.1f} ms {bc / cc:6.2f}×  {bw * 1e3:7.1f} ms  ({bc / bare_big[key][1]:.2f}×)"
         )
     text = "\n".join(lines)
     print(text)
