@@ -85,13 +85,17 @@ async def test_row_labels_stay_when_a_table_scrolls_sideways_at_80x24():
             if not 0 <= y < len(shown):
                 continue
             assert shown[y].startswith("┃ " + label.ljust(shape.label_w))  # pinned at the left edge
+            first = None
             for c in range(24):  # every cell right of the labels is the weight's number, in its place
                 x, _ = place(w_o, r, c)
                 w = shape.widths[c]
                 if x < FRAME + shape.label_w or x + w + 2 > right:
                     continue
+                first = x if first is None else first
                 assert plain(shown[y][x : x + w + 1].strip()) == fmt(float(weights[r, c]))
                 counted += 1
+            # the cell the labels' edge cuts is blank: no digit of it runs into the labels
+            assert first is not None and not shown[y][FRAME + shape.label_w : first].strip()
         assert counted >= 8
 
 

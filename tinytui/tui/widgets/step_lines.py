@@ -85,10 +85,13 @@ class Painter:
         lit: frozenset,
         note: tuple[str, str] | None = None,
         edit: tuple[str, int | None, bool] | None = None,
+        cols: tuple[int, int] | None = None,
     ) -> Strip:
         """Line i of box's frame; cursor is (row, col) when the cursor is in this table (and shown);
         note (text, "hint" or "error") takes the key's place in the bottom border (the editor's); edit
-        (what is typed, the caret's column or None, all selected) is drawn in the cursor's cell."""
+        (what is typed, the caret's column or None, all selected) is drawn in the cursor's cell; cols
+        (first, end): only those columns of a table wider than the view are drawn, the others are blank
+        of their width (the line is as long either way)."""
         role = "focus" if focused else f"border-{getattr(box.item, 'role', 'output')}"
         border = self.style(role)
         heavy = focused
@@ -100,7 +103,7 @@ class Painter:
         if isinstance(box.item, LogitsSpec):
             inner = self._bars_line(box, i - 1, lit)
         else:
-            inner = self._table_line(box, i - 1, cursor, lit, edit)
+            inner = self._table_line(box, i - 1, cursor, lit, edit, cols)
         pad = box.inner - sum(len(t) for t, _ in inner)
         segments = [Segment(side + " ", border), *(Segment(t, s) for t, s in inner)]
         if pad > 0:
@@ -153,6 +156,7 @@ class Painter:
         cursor: tuple[int, int] | None,
         lit: frozenset,
         edit: tuple[str, int | None, bool] | None = None,
+        cols: tuple[int, int] | None = None,
     ) -> list:
         """Content line y of a table (group header, column header, or a row) as (text, style) pieces."""
         spec, shape = box.item, box.shape
@@ -174,14 +178,24 @@ class Painter:
                 out.append((placed if name else " " * inner, header))
                 start += span
             return out
+        first, end = cols if cols is not None else (0, len(shape.widths))
+        skipped = 0  # columns left out (outside cols) since the last piece: one blank as wide as they are
         if y == shape.top - 1:
             here = cursor is not None and cursor[0] == -1
             corner_on = here and cursor[1] == -1
             out.append((spec.corner.ljust(shape.label_w), header + on if corner_on else header))
             for c, text in enumerate(shape.headers):
+                if not first <= c < end:
+                    skipped += len(text) + (c in shape.starts)
+                    continue
+                if skipped:
+                    out.append((" " * skipped, _PLAIN))
+                    skipped = 0
                 if c in shape.starts:
                     out.append(("│", label))
                 out.append((text, header + on if here and cursor[1] == c else header))
+            if skipped:
+                out.append((" " * skipped, _PLAIN))
             return out
         r = y - shape.top
         row_on = cursor is not None and cursor[0] == r
@@ -189,6 +203,12 @@ class Painter:
         cells, marks, values = spec.cells[r], spec.marks[r], spec.values[r]
         shaded = bool(spec.shade)
         for c, w in enumerate(shape.widths):
+            if not first <= c < end:
+                skipped += w + 2 + (c in shape.starts)  # the lead, the number, the glyph; a rule
+                continue
+            if skipped:
+                out.append((" " * skipped, _PLAIN))
+                skipped = 0
             if c in shape.starts:
                 out.append(("│", label))
             style = self.cell_style(spec, marks[c], values[c] if shaded else None)
@@ -215,6 +235,8 @@ class Painter:
                 out.append((text.rjust(w) + glyph(marks[c]), style))
                 continue
             out.append((lead + text.rjust(w) + glyph(marks[c]), style))
+        if skipped:
+            out.append((" " * skipped, _PLAIN))
         return out
 
     def _typed(self, edit: tuple[str, int | None, bool]) -> list[tuple[str, Style]]:

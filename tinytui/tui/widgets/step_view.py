@@ -17,6 +17,7 @@ own cell (typed there, drawn by the view: Enter commits, Esc cancels), or asks f
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -606,7 +607,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         """Whether the keys act here: the view has the focus (its cell editor is drawn inside it)."""
         return self.has_focus
 
-    def _box_line(self, box: Box, line: int) -> Strip:
+    def _box_line(self, box: Box, line: int, cols: tuple[int, int] | None = None) -> Strip:
+        """Line `line` of a table's frame (cols: only those of its columns, as _window gives them)."""
         focused = self.active and box.index == self.table
         cursor = None
         if focused and box.first_row - 1 <= line < box.height - 1:
@@ -626,7 +628,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         item = box.item
         version = self._versions.get((item.key, line), 0)
         shape = (box.width, box.bar_width, box.short, box.shape.narrow if box.shape is not None else False)
-        key = (item.key, version, shape, line, cursor, lit, focused, note, edit)
+        key = (item.key, version, shape, line, cursor, lit, focused, note, edit, cols)
         self._last_key = key
         strip = self._drawn.get(key)
         if strip is None:
@@ -635,8 +637,22 @@ class StepView(ViewPart, ScrollView, can_focus=True):
                 del self._drawn[next(iter(self._drawn))]  # the line drawn longest ago
             painter = self._painter
             assert painter is not None
-            strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note, edit)
+            strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note, edit, cols)
         return strip
+
+    @staticmethod
+    def _window(box: Box, sx: int, width: int) -> tuple[int, int] | None:
+        """The columns of a table wider than the view worth drawing when it is scrolled to sx: those in
+        the page of the view's width that sx is in and the page after it, so a scroll inside them finds
+        its lines drawn (at d_model 64, W_O's lines are 586 columns and the view shows 90). None: all."""
+        shape = box.shape
+        if shape is None or box.width <= width:
+            return None
+        low = sx // width * width
+        inside = shape.columns_in(low - box.x - FRAME, low + 2 * width - box.x - FRAME)
+        if len(inside) == len(shape.widths):
+            return None
+        return inside.start, inside.stop
 
     def _note(self) -> tuple[str, str] | None:
         """What the editor says in its table's bottom border: a refusal's reason, or its keys."""
@@ -670,9 +686,10 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             line = vy - box.y
             if self._pinned(box, sy) and y < box.first_row:
                 line = y  # the title and the column header stay at the view's top
-            parts.append((box.x, self._box_line(box, line)))
+            parts.append((box.x, self._box_line(box, line, self._window(box, sx, width))))
             keys.append((box.x, self._last_key))
-            if pinned is None and box.x < sx < box.x + box.width - label_width(box) - 1:
+            inside = 0 < line < box.height - 1  # a border line has no labels: it is not pinned
+            if pinned is None and inside and box.x < sx < box.x + box.width - label_width(box) - 1:
                 pinned = box
         # the whole line, kept by what it is made of (a layout redraws every line of the screen)
         key = (tuple(keys), sx, width, pinned.index if pinned is not None else -1)
@@ -691,7 +708,11 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if pinned is not None:
             strip = parts[[b.index for b in self.blocks.at(vy)].index(pinned.index)][1]
             label = strip.crop(0, label_width(pinned))
-            line_strip = Strip.join([label, line_strip.crop(label.cell_length, width)])
+            rest = line_strip.crop(label.cell_length, width)
+            gap = min(_cut_by_labels(pinned, sx), rest.cell_length)
+            if gap:  # the column the labels' edge cuts is left blank: no piece of a number beside them
+                rest = Strip.join([Strip.blank(gap), rest.crop(gap, rest.cell_length)])
+            line_strip = Strip.join([label, rest])
         composed = line_strip.extend_cell_length(width).apply_style(base)
         if len(self._composed) >= _LINES_KEPT:
             del self._composed[next(iter(self._composed))]
@@ -965,6 +986,18 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             event.stop()
             self.editor.typed(" ".join(event.text.split()))  # one line: a pasted newline is a space
             self._refresh_cursor_line()
+
+
+def _cut_by_labels(box: Box, sx: int) -> int:
+    """Columns from the pinned labels' right edge to the first of the table's columns that begins at or
+    after it, when the view is scrolled to sx: the part of a column the labels cut into."""
+    shape = box.shape
+    if shape is None:
+        return 0
+    edge = sx + label_width(box) - box.x - FRAME  # in the table's own columns
+    i = bisect_left(shape.xs, edge)
+    start = shape.xs[i] if i < len(shape.xs) else shape.table_width
+    return max(start - edge, 0)
 
 
 def _same_geometry(a: StepLayout, b: StepLayout) -> bool:
