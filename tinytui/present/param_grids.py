@@ -22,7 +22,7 @@ from tinytui.present.grid_spec import (
     _limit,
 )
 from tinytui.present.view import View
-from tinytui.report.tables import fmt, param_table
+from tinytui.report.tables import fmt, on_screen_cells, param_table
 
 
 def param_grids(view: View, name: str, win: windows.Window | None = None) -> list[GridSpec]:
@@ -111,7 +111,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
             table.corner,
             tuple(table.rows),
             tuple(table.cols),
-            table.cells,
+            on_screen_cells(table.cells),
             marks,
             values,
             "diverging",

@@ -28,7 +28,7 @@ from tinytui.present.grid_spec import (
 )
 from tinytui.present.view import View
 from tinytui.report.display_names import display
-from tinytui.report.tables import fmt
+from tinytui.report.tables import fmt, on_screen_cells
 
 HEAT = frozenset({"mask"})  # tensors in [0, 1], shaded on the sequential scale (plus attn.h below)
 MASKABLE_PREFIXES = ("scores.", "attn.")
@@ -171,7 +171,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         table.corner,
         tuple(table.rows),
         tuple(table.cols),
-        table.cells,
+        on_screen_cells(table.cells),
         marks,
         values,
         _shade_of(name),
