@@ -58,7 +58,15 @@ async def test_the_footer_follows_the_bindings():
         await pilot.press("b")
         await pilot.pause()
         assert "Forward" in footer_keys(app) and "Backward" not in footer_keys(app)
-        assert "b Forward" in app.query_one(TinyFooter).text()
+        footer = app.query_one(TinyFooter)
+        assert "b Forward" in footer.text()
+        assert "b Forward" in footer.render_line(0).text  # the line drawn, kept by what it shows
+        await pilot.press("b")  # out of the walk: the line drawn before comes back
+        await pilot.pause()
+        assert "b Backward" in footer.render_line(0).text and "Forward" not in footer.render_line(0).text
+        await pilot.press("b")
+        await pilot.pause()
+        assert "b Forward" in footer.render_line(0).text
 
 
 async def test_a_click_on_a_key_presses_it():

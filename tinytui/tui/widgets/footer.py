@@ -18,6 +18,8 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.screen import Screen
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from tinytui.tui.actions import ACTION_BY_ID, ACTIONS
@@ -121,6 +123,9 @@ class TinyFooter(Widget, can_focus=False):
         super().__init__(id=id)
         self._items: tuple[list[FooterItem], FooterItem | None] = ([], None)
         self._spans: list[tuple[int, int, FooterItem]] = []  # (x0, x1, key) as last drawn
+        # the line by what it shows (the keys, the width, the theme): b and Esc, or a step that turns
+        # keys on and off, go back and forth between a few lines, each drawn once
+        self._lines: dict[tuple, tuple[Strip, list[tuple[int, int, FooterItem]]]] = {}
 
     # ---- what is shown -------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -187,6 +192,20 @@ class TinyFooter(Widget, can_focus=False):
         return self.render().plain
 
     # ---- drawing -------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        items, palette = self._items
+        key = (tuple(items), palette, width, self.app.theme)
+        kept = self._lines.get(key)
+        if kept is None:
+            line = self.render()  # sets _spans, where each key is drawn
+            strip = Visual.to_strips(self, visualize(self, line), width, 1, self.visual_style)[0]
+            if len(self._lines) >= 32:
+                self._lines.clear()
+            kept = self._lines[key] = (strip, self._spans)
+        self._spans = kept[1]
+        return kept[0]
+
     def render(self) -> Text:
         items, palette = self._items
         width = self.size.width
