@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
@@ -98,7 +99,7 @@ def document(setup: Setup, found: Continuation) -> dict[str, Any]:
         for p in found.picks
     ]
     if s is not None:
-        doc["sampling"] = {"temperature": s.temperature, "top_k": s.top_k, "top_p": s.top_p, "seed": s.seed}
+        doc["sampling"] = asdict(s)
     doc["kv_cache"] = found.cached
     doc["stopped"] = found.stopped
     return doc

@@ -551,9 +551,8 @@ def decode_sampling(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
     own dialog checks what is typed into it."""
     where = "sampling"
     top_k = d["top_k"]
-    if top_k is not None:
-        k = integer(top_k, f"{where}: top_k", 1, model.cfg.n_vocab)
-        top_k = checked(lambda v: sampling.top_k(v, model.cfg.n_vocab), k, f"{where}: top_k")
+    if top_k is not None:  # a whole number from 1 to the vocabulary's size, as sampling.top_k asks
+        top_k = integer(top_k, f"{where}: top_k", 1, model.cfg.n_vocab)
     temperature = number(d["temperature"], f"{where}: temperature")
     return {
         "temperature": checked(sampling.temperature, temperature, where),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tinytui.model.generation.sampling import Sampling
@@ -42,7 +42,7 @@ from tinytui.recording.log_values import (
 from tinytui.recording.recorded_model import model_from_json, model_json
 from tinytui.recording.state_digest import is_legacy_digest, legacy_params_digest, params_digest
 from tinytui.session.session import Session
-from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Mode, State
+from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Kind, Mode, State
 
 FORMAT = "tinytui-session/1"
 
@@ -105,13 +105,9 @@ def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
         "step": session.step,
         **({"block": session.block} if session.model.cfg.n_blocks > 1 else {}),
         "mode": {"backward": session.mode.backward, "gradients": session.mode.gradients},
-        **({"sampling": sampling_json(session.sampling)} if session.sampling != Sampling() else {}),
+        **({"sampling": asdict(session.sampling)} if session.sampling != Sampling() else {}),
         "check": check_json(session),
     }
-
-
-def sampling_json(s: Sampling) -> dict[str, Any]:
-    return {"temperature": s.temperature, "top_k": s.top_k, "top_p": s.top_p, "seed": s.seed}
 
 
 def event_json(seq: int, event: Event, session: Session) -> dict[str, Any]:
@@ -165,7 +161,7 @@ def decode_start(head: Any) -> Start:
     if "sampling" in head:
         if not isinstance(head["sampling"], dict):
             raise BadLine("sampling: expected an object")
-        keys(head["sampling"], ("temperature", "top_k", "top_p", "seed"), (), "sampling")
+        keys(head["sampling"], KINDS[Kind.SAMPLING].fields, (), "sampling")
         chosen = Sampling(**decode_sampling(head["sampling"], model))
     return Start(model, states, cursor, step, mode, recorded, head["check"], block, chosen)
 

@@ -12,7 +12,7 @@ history, the traces it keeps and the events it emits are in tinytui.session.hist
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from tinytui.model import checks, step_path
@@ -116,9 +116,7 @@ class Session(TracedHistory):
         if sampling == self.sampling:
             return False
         self.sampling = sampling
-        data = {"temperature": sampling.temperature, "top_k": sampling.top_k}
-        data |= {"top_p": sampling.top_p, "seed": sampling.seed}
-        self._emit(Kind.SAMPLING, data, self.trace, self.trace)
+        self._emit(Kind.SAMPLING, asdict(sampling), self.trace, self.trace)
         return True
 
     def next(self) -> bool:
