@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -104,6 +104,8 @@ def _on_screen_row(row: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(on_screen_text(joined).split("\x00"))
 
 
+T = TypeVar("T")
+
 # GridSpec.where by its sources' identity: a step's tables, every head of both blocks at d_model 64
 _WHERE: OrderedDict[int, tuple[tuple, dict[Source, tuple[int, int]]]] = OrderedDict()
 _WHERE_KEPT = 128
@@ -174,28 +176,46 @@ class GridSpec:
         return None
 
 
-# A table made of others side by side (cells.side_by_side) -> those tables, held while it is: shown too
-# wide for the screen, it is those tables again, under each other (step_layout.heads_of)
-_JOINED: dict[int, tuple[weakref.ref[GridSpec], tuple[GridSpec, ...]]] = {}
+class KeptBySpec(Generic[T]):
+    """A value kept for each spec while the spec lives: the spec is held weakly, by its id, and its entry
+    goes with it (an id a newer spec reuses never finds the older one's value); at most `limit` entries
+    (None: no bound), the oldest going first."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self._kept: dict[int, tuple[weakref.ref, T]] = {}
+        self._limit = limit
+
+    def get(self, spec: object) -> T | None:
+        kept = self._kept.get(id(spec))
+        return kept[1] if kept is not None and kept[0]() is spec else None
+
+    def put(self, spec: object, value: T) -> T:
+        if self._limit is not None and len(self._kept) >= self._limit:
+            del self._kept[next(iter(self._kept))]
+        key = id(spec)
+        self._kept[key] = (weakref.ref(spec, lambda ref: self._gone(key, ref)), value)
+        return value
+
+    def _gone(self, key: int, ref: weakref.ref) -> None:
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] is ref:  # not a newer spec's entry under a reused id
+            del self._kept[key]
+
+
+# A table made of others side by side (cells.side_by_side) -> those tables: shown too wide for the
+# screen, it is those tables again, under each other (step_layout.heads_of)
+_JOINED: KeptBySpec[tuple[GridSpec, ...]] = KeptBySpec()
 
 
 def join_of(spec: GridSpec, parts: Sequence[GridSpec]) -> GridSpec:
     """Remember that spec is parts side by side (joined_parts gives them back)."""
-    key = id(spec)
-
-    def gone(ref: weakref.ref, key: int = key) -> None:
-        kept = _JOINED.get(key)
-        if kept is not None and kept[0] is ref:  # not a newer spec's entry under a reused id
-            del _JOINED[key]
-
-    _JOINED[key] = (weakref.ref(spec, gone), tuple(parts))
+    _JOINED.put(spec, tuple(parts))
     return spec
 
 
 def joined_parts(spec: GridSpec) -> tuple[GridSpec, ...] | None:
     """The tables spec was made of side by side (join_of), or None."""
-    kept = _JOINED.get(id(spec))
-    return kept[1] if kept is not None and kept[0]() is spec else None
+    return _JOINED.get(spec)
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,10 @@ or the key's, whichever is widest; two columns of frame and padding each side.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, replace
 
 from tinytui.present.grid_layout import Shape
-from tinytui.present.grid_spec import Details, GridSpec, Item, LogitsSpec, Section, joined_parts
+from tinytui.present.grid_spec import Details, GridSpec, Item, KeptBySpec, LogitsSpec, Section, joined_parts
 
 FRAME = 2  # columns of border and padding on each side of a table
 GAP = 1  # columns between tables side by side
@@ -83,23 +82,17 @@ def key_width(spec: GridSpec) -> int:
     return ends + KEY_CELLS + 2
 
 
-# id(spec) -> (spec held weakly, room, its size): a table that did not change (present keeps its spec)
-# is not measured again when a step around it is laid out anew
-_SIZED: dict[int, tuple[weakref.ref[GridSpec], int | None, tuple[Shape, int, int]]] = {}
-_SIZED_KEPT = 256
+# spec -> (room, its size): a table that did not change (present keeps its spec) is not measured again
+# when a step around it is laid out anew
+_SIZED: KeptBySpec[tuple[int | None, tuple[Shape, int, int]]] = KeptBySpec(256)
 
 
 def table_box_size(spec: GridSpec, room: int | None) -> tuple[Shape, int, int]:
     """A table's shape, its frame's width and height (a heatmap too wide for room gets narrow blocks)."""
-    kept = _SIZED.get(id(spec))
-    if kept is not None and kept[0]() is spec and kept[1] == room:
-        return kept[2]
-    size = _measured(spec, room)
-    key = id(spec)
-    if len(_SIZED) >= _SIZED_KEPT:
-        del _SIZED[next(iter(_SIZED))]
-    _SIZED[key] = (weakref.ref(spec, lambda ref, key=key: _forget(_SIZED, key, ref)), room, size)
-    return size
+    kept = _SIZED.get(spec)
+    if kept is not None and kept[0] == room:
+        return kept[1]
+    return _SIZED.put(spec, (room, _measured(spec, room)))[1]
 
 
 def _measured(spec: GridSpec, room: int | None) -> tuple[Shape, int, int]:
@@ -124,19 +117,18 @@ def bars_box_size(spec: LogitsSpec, room: int | None) -> tuple[int, int, int, bo
     return inner + 2 * FRAME, 1 + 1 + len(spec.rows) + bool(spec.others) + 1, bar, short
 
 
-# id(spec) -> (spec, its heads), the spec held weakly: an entry goes with its spec, so the splits of the
-# tables of earlier traces are not kept (at GPT-2 small, 12 heads of each of them on every move)
-_SPLIT: dict[int, tuple[weakref.ref[GridSpec], tuple[GridSpec, ...]]] = {}
-_SPLIT_KEPT = 256
+# spec -> its heads, the spec held weakly: an entry goes with its spec, so the splits of the tables of
+# earlier traces are not kept (at GPT-2 small, 12 heads of each of them on every move)
+_SPLIT: KeptBySpec[tuple[GridSpec, ...]] = KeptBySpec(256)
 
 
 def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
     """A table of several heads (column groups) as one table per head, each under the one before when
     the whole is too wide: the same rows, cells, marks and shading scale; keys "<key>#<head>". Made once
     per spec (the same spec gives the same tables, so an unchanged table draws nothing again)."""
-    kept = _SPLIT.get(id(spec))
-    if kept is not None and kept[0]() is spec:
-        return kept[1]
+    kept = _SPLIT.get(spec)
+    if kept is not None:
+        return kept
     joined = joined_parts(spec)
     if joined is not None and len(joined) == len(spec.groups):
         # the tables it was joined from: their cells, sources and lines as they are, on the shared scale
@@ -144,7 +136,7 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
             replace(part, key=f"{spec.key}#{i}", title=spec.title, groups=(group,), limit=spec.limit)
             for i, (part, group) in enumerate(zip(joined, spec.groups))
         )
-        return _keep_split(spec, heads)
+        return _SPLIT.put(spec, heads)
     parts = []
     start = 0
     for i, (label, span) in enumerate(spec.groups):
@@ -174,22 +166,7 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
                 cut(spec.sources) if spec.sources else (),
             )
         )
-    return _keep_split(spec, tuple(parts))
-
-
-def _keep_split(spec: GridSpec, heads: tuple[GridSpec, ...]) -> tuple[GridSpec, ...]:
-    if len(_SPLIT) >= _SPLIT_KEPT:
-        del _SPLIT[next(iter(_SPLIT))]
-    key = id(spec)
-    _SPLIT[key] = (weakref.ref(spec, lambda ref, key=key: _forget(_SPLIT, key, ref)), heads)
-    return heads
-
-
-def _forget(kept_by_id: dict, key: int, ref: weakref.ref) -> None:
-    """A spec is gone: its entry goes too (unless the id already names a newer spec's)."""
-    kept = kept_by_id.get(key)
-    if kept is not None and kept[0] is ref:
-        del kept_by_id[key]
+    return _SPLIT.put(spec, tuple(parts))
 
 
 def lay_out(sections: list[Section], width: int, top: int = 0, margin: int = 0) -> StepLayout:
