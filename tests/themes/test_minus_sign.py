@@ -7,7 +7,7 @@ from rich.text import Text
 from tests.apps import make_app
 from tinytui.model.checks import number
 from tinytui.present.grid_spec import Cell, GridSpec, grid
-from tinytui.report.tables import MINUS, fmt, fmt_rows, on_screen, on_screen_cells, on_screen_text
+from tinytui.report.tables import MINUS, fmt, number_rows, on_screen, on_screen_rows, on_screen_text
 from tinytui.themes.legend import legend
 
 
@@ -41,24 +41,25 @@ def _specs(app):
             if isinstance(item, GridSpec)]  # fmt: skip
 
 
-def test_a_table_formatted_at_once_reads_as_each_cell_formatted_alone():
+def test_a_table_formatted_a_row_at_a_time_reads_as_each_cell_formatted_alone():
     values = np.array(
         [[-0.00001, -0.0, 0.0, 1.23456, -1.23455, 9.99996], [np.inf, -np.inf, 1e300, -0.00005, 0.00005, -7.5]]
     )
-    rows = fmt_rows(values)
+    rows = number_rows(values)
     assert rows == tuple(tuple(fmt(v) for v in row) for row in values)
     assert rows[0][:3] == ("0.0000", "0.0000", "0.0000") and rows[0][5] == "10.0000"
-    assert fmt_rows(np.zeros((2, 0))) == ((), ())
+    assert number_rows(np.zeros((2, 0))) == ((), ())
 
 
-def test_a_table_of_numbers_on_screen_at_once_reads_as_each_cell_alone():
+def test_a_table_of_numbers_on_screen_reads_as_each_cell_alone():
     values = np.array([[-0.00001, -1.5, 2.25], [np.inf, -np.inf, np.nan], [-7.5, 0.0, -0.00005]])
-    rows = fmt_rows(values)
-    shown = on_screen_cells(rows)
+    rows = number_rows(values)
+    shown = on_screen_rows(rows)
     assert shown == tuple(tuple(on_screen_text(cell) for cell in row) for row in rows)
     assert shown[0] == ("0.0000", "−1.5000", "2.2500") and shown[1][1] == "-inf"  # not a number's sign
-    assert on_screen_cells(fmt_rows(np.ones((2, 2)))) == fmt_rows(np.ones((2, 2)))
-    assert on_screen_cells(((), ())) == ((), ())
+    assert on_screen_rows(number_rows(np.ones((2, 2)))) == number_rows(np.ones((2, 2)))
+    assert on_screen_rows(((), ())) == ((), ())
+    assert shown.widths() == (7, 7, 7)  # the widths hold: − is one column, as - was
 
 
 def test_a_row_of_cells_on_screen_changes_only_a_numbers_sign():

@@ -20,7 +20,6 @@ from tinytui.present import windows
 from tinytui.present.grid_spec import (
     _KEPT,
     Cell,
-    Details,
     GridSpec,
     Item,
     Section,
@@ -34,6 +33,7 @@ from tinytui.present.param_grids import param_grids
 from tinytui.present.tensor_cells import columns_grid, tensor_grid
 from tinytui.present.token_cells import logits_spec, token_grid
 from tinytui.present.view import View
+from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.step_report import count_tables
 
 PARAM_NAMES = names.PARAMS
@@ -51,19 +51,21 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
     def joined(field: str) -> tuple:
         return tuple(tuple(chain.from_iterable(rows)) for rows in zip(*(getattr(p, field) for p in parts)))
 
+    n_rows = len(first.rows)
+
     joined_spec = GridSpec(
         key,
         title,
         first.corner,
         first.rows,
         sum((p.cols for p in parts), ()),
-        joined("cells"),
+        LazyRows.joined([p.cells for p in parts], n_rows),
         joined("marks"),
         joined("values"),
         first.shade,
         max(p.limit for p in parts),  # one scale, so the heads can be compared by shade
         joined("refs"),
-        Details.joined([p.details for p in parts], len(first.rows)),
+        LazyRows.joined([p.details for p in parts], n_rows),
         first.role,
         tuple((p.title, len(p.cols)) for p in parts),
         joined("sources") if all(p.sources for p in parts) else (),

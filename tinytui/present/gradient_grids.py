@@ -19,12 +19,13 @@ from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.trace import Tensor
 from tinytui.present import windows
 from tinytui.present.cells import PARAM_NAMES, short_key_labels, side_by_side
-from tinytui.present.grid_spec import MASKED, Cell, Details, GridSpec, Source, _keep, _kept, _limit, grid
+from tinytui.present.grid_spec import MASKED, Cell, GridSpec, Source, _keep, _kept, _limit, grid
 from tinytui.present.tensor_cells import MASKABLE_PREFIXES
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
 from tinytui.report.display_names import DISPLAY, PER_HEAD
-from tinytui.report.tables import fmt
+from tinytui.report.lazy_rows import LazyRows
+from tinytui.report.tables import fmt, number_rows
 
 # A gradient is named after its tensor's display name (tinytui.report.display_names: x′, h_pre, MHA, ℓ), as
 # the transcript and the handouts name it; a per-head tensor by its letter (∂L/∂Q, its heads side by side).
@@ -125,8 +126,8 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
         rows, corner = tuple(tensor.axes[-2].labels[r] for r in at_rows), tensor.axes[-2].name
     # picked: values are already the at rows (of every column), as Gradients.rows gives E's
     from_rows = range(table.shape[0]) if picked else at_rows
-    grid_values = windows.at(table, from_rows, at_cols).astype(float).tolist()
-    texts = tuple(tuple(fmt(v) for v in row) for row in grid_values)
+    texts = number_rows(windows.at(table, from_rows, at_cols))  # each row written when first read
+    grid_values = texts.basis
     masked = _masked_cells(view, stem, values.ndim, at_rows, at_cols)  # scores and attn only
     rows_at, cols_at = list(at_rows), list(at_cols)
 
@@ -151,7 +152,7 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
         return out
 
     n_rows, n_cols = len(rows), len(cols)
-    values_t = tuple(tuple(row) for row in grid_values)
+    values_t = grid_values
     marks = tuple(tuple(_MASKED if (r, c) in masked else _NONE for c in range(n_cols)) for r in range(n_rows))
     return GridSpec(
         key,
@@ -165,7 +166,7 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
         "diverging",
         _limit(values_t),
         tuple(tuple(None for _ in range(n_cols)) for _ in range(n_rows)),
-        Details(n_rows, detail_row),
+        LazyRows(n_rows, detail_row),
         role,
         (),
         tuple(tuple(source(r, c) for c in range(n_cols)) for r in range(n_rows)),

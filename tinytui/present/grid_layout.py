@@ -84,8 +84,8 @@ class Shape:
         if narrow and spec.rows and spec.shaded:
             label_w += 1  # a space between a row's label and its first block, never "oak▇▇"
         widths = []
-        # each column's widest text, read column by column (zip) rather than cell by cell
-        longest = [max(map(len, column)) for column in zip(*spec.cells)] if spec.cells and not narrow else []
+        # each column's widest text: numbers' widths are known without writing them (LazyRows.widths)
+        longest = spec.cells.widths() if not narrow else ()
         for c, col in enumerate(spec.cols):
             w = BLOCK_TEXT if narrow else max(len(col), longest[c] if c < len(longest) else 0)
             if c == editing_col:

@@ -1,4 +1,4 @@
-"""A table as the Grid draws it: GridSpec and its parts (CellRef, Details, Cell, the marks), the bars'
+"""A table as the Grid draws it: GridSpec and its parts (CellRef, Cell, the marks), the bars'
 LogitsSpec, a step's Section, and the cache of specs kept for tables that did not change.
 
 Pure data (no Textual); tinytui.present.cells (with cells_tensors, cells_tokens) and param_grids make these
@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from tinytui.report.tables import on_screen_text
+from tinytui.report.lazy_rows import LazyRows
+from tinytui.report.tables import on_screen_rows, on_screen_text
 
 # Cell marks. Each one is drawn with a glyph as well as a style, so none is carried by colour alone.
 EDITED = "edited"  # a weight that differs from the model file
@@ -41,69 +42,6 @@ class CellRef:
 Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
 
 
-class Details(Sequence):
-    """The inspector lines of a table, rows × cols, each row made the first time it is read.
-
-    Only the focused cell's line is ever shown, so a table's lines are not written out on every change;
-    reads like a tuple of tuples of str (indexing, len, iteration, == with a tuple)."""
-
-    __slots__ = ("_n", "_row", "_rows")
-
-    def __init__(self, n: int, row: Callable[[int], Sequence[str]]) -> None:
-        self._n = n
-        self._row = row  # r -> that row's lines
-        self._rows: dict[int, tuple[str, ...]] = {}
-
-    @classmethod
-    def of(cls, rows) -> Details:
-        """Lines already written (a tuple of rows)."""
-        rows = tuple(tuple(r) for r in rows)
-        return cls(len(rows), rows.__getitem__)
-
-    @classmethod
-    def joined(cls, parts: Sequence[Details | tuple], n: int) -> Details:
-        """Several tables' lines side by side: row r is every part's row r, in order."""
-        return cls(n, lambda r: tuple(x for p in parts for x in p[r]))
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, r):  # type: ignore[override]
-        if isinstance(r, slice):
-            return tuple(self[i] for i in range(self._n)[r])
-        if r < 0:
-            r += self._n
-        if not 0 <= r < self._n:
-            raise IndexError(r)
-        row = self._rows.get(r)
-        if row is None:
-            row = self._rows[r] = tuple(self._row(r))
-        return row
-
-    def __iter__(self) -> Iterator[tuple[str, ...]]:
-        return (self[r] for r in range(self._n))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Details | tuple | list):
-            return tuple(self) == tuple(tuple(r) for r in other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"Details({tuple(self)!r})"
-
-
-def _on_screen_row(row: tuple[str, ...]) -> tuple[str, ...]:
-    """A row of cells as on_screen_text writes each: the row read once for a minus sign, and written
-    anew only when it has one (a cell's own "\x00" never occurs, so the row splits back cell for cell)."""
-    joined = "\x00".join(row)
-    if "-" not in joined:
-        return tuple(row)
-    return tuple(on_screen_text(joined).split("\x00"))
-
-
 T = TypeVar("T")
 
 # GridSpec.where by its sources' identity: a step's tables, every head of both blocks at d_model 64
@@ -118,13 +56,13 @@ class GridSpec:
     corner: str
     rows: tuple[str, ...]
     cols: tuple[str, ...]
-    cells: tuple[tuple[str, ...], ...]  # formatted text, rows × cols
+    cells: LazyRows  # formatted text, rows × cols, each row written when first read (given as a tuple too)
     marks: tuple[tuple[frozenset[str], ...], ...]
     values: tuple[tuple[float | None, ...], ...]  # what the shading reads; None = not shaded
     shade: str  # "diverging", "heat" or ""
     limit: float  # the diverging scale's ±end
     refs: tuple[tuple[CellRef | None, ...], ...]  # editable cells
-    details: Details  # the inspector line for each cell (rows × cols, each row written when first read)
+    details: LazyRows  # the inspector line for each cell (rows × cols, each row written when first read)
     role: str  # "output", "param", "input" or "info"
     groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
     # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
@@ -132,11 +70,10 @@ class GridSpec:
     sources: tuple[tuple[Source | None, ...], ...] = ()
 
     def __post_init__(self) -> None:
-        # on screen a number's minus sign is −, as in the formulas and legends (tables.on_screen)
-        object.__setattr__(self, "cells", tuple(_on_screen_row(row) for row in self.cells))  # ✓−0.47 too
-        details = self.details  # each row still written when first read
-        shown = Details(len(details), lambda r: tuple(on_screen_text(line) for line in details[r]))
-        object.__setattr__(self, "details", shown)
+        # on screen a number's minus sign is −, as in the formulas and legends (tables.on_screen): in
+        # each row when it is first read, a cell's text and an inspector line alike (✓−0.47 too)
+        object.__setattr__(self, "cells", on_screen_rows(self.cells))
+        object.__setattr__(self, "details", on_screen_rows(self.details))
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -294,7 +231,7 @@ def grid(
         shade,
         _limit(values) if limit is None else limit,
         field("ref"),
-        Details.of(field("detail")),
+        field("detail"),
         role,
         groups,
         field("source"),

@@ -15,14 +15,14 @@ from tinytui.present.grid_spec import (
     _KEPT,
     _NO_MARKS,
     CellRef,
-    Details,
     GridSpec,
     _keep,
     _kept,
     _limit,
 )
 from tinytui.present.view import View
-from tinytui.report.tables import fmt, on_screen_cells, param_table
+from tinytui.report.lazy_rows import LazyRows
+from tinytui.report.tables import fmt, fmt_widths, param_table, written_numbers
 
 
 def param_grids(view: View, name: str, win: windows.Window | None = None) -> list[GridSpec]:
@@ -65,20 +65,24 @@ def _patched(full: str, was: tuple, specs: list[GridSpec], made_of: tuple) -> li
         if not at:
             out.append(spec)
             continue
-        cells, marks, values = list(spec.cells), list(spec.marks), list(spec.values)
+        marks, values = list(spec.marks), list(spec.values)
         for r in {r for (r, _), _ in at}:
-            cells[r], marks[r], values[r] = list(cells[r]), list(marks[r]), list(values[r])
+            marks[r], values[r] = list(marks[r]), list(values[r])
         old_largest = max(abs(v) for (r, c), _ in at if (v := spec.values[r][c]) is not None)
         for (r, c), i in at:
-            v = float(arr[i])
-            cells[r][c], values[r][c] = fmt(v), v
+            values[r][c] = float(arr[i])
             marks[r][c] = _EDITED if i in edited else _NO_MARKS
-        now = tuple(map(tuple, cells)), tuple(map(tuple, marks)), tuple(map(tuple, values))
+        now_marks, now_values = tuple(map(tuple, marks)), tuple(map(tuple, values))  # rows kept as they were
+        widths = list(spec.cells.widths())
+        for c in {c for (_, c), _ in at}:  # a moved column's width from its numbers
+            widths[c] = fmt_widths(np.array([[row[c]] for row in now_values], dtype=float))[0]
+        cells = written_numbers(now_values, tuple(widths))  # each row written when it is drawn
         largest = max(abs(values[r][c]) for (r, c), _ in at)
         # the scale's end moves only when a moved cell was at it or goes past it
-        limit = _limit(now[2]) if old_largest >= spec.limit or largest > spec.limit else spec.limit
-        details = _details(now[0], spec.refs, spec.sources, edited, original, arr)
-        out.append(replace(spec, cells=now[0], marks=now[1], values=now[2], limit=limit, details=details))
+        limit = _limit(now_values) if old_largest >= spec.limit or largest > spec.limit else spec.limit
+        details = _details(cells, spec.refs, spec.sources, edited, original, arr)
+        now = {"cells": cells, "marks": now_marks, "values": now_values, "details": details}
+        out.append(replace(spec, limit=limit, **now))
     return out
 
 
@@ -111,7 +115,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
             table.corner,
             tuple(table.rows),
             tuple(table.cols),
-            on_screen_cells(table.cells),
+            table.cells,
             marks,
             values,
             "diverging",
@@ -126,7 +130,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
     return out
 
 
-def _details(cells: tuple, refs: tuple, sources: tuple, edited: frozenset, original, arr) -> Details:
+def _details(cells: LazyRows, refs: tuple, sources: tuple, edited: frozenset, original, arr) -> LazyRows:
     """The inspector line of each cell of a weight's table: its name and number, and for an edited one
     the model file's number and the change; written a row at a time when first read."""
 
@@ -141,7 +145,7 @@ def _details(cells: tuple, refs: tuple, sources: tuple, edited: frozenset, origi
             out.append(detail + "  · Enter to edit")
         return out
 
-    return Details(len(cells), row)
+    return LazyRows(len(cells), row)
 
 
 def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tuple[tuple, tuple]:

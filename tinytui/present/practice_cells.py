@@ -10,8 +10,9 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from tinytui.model.practice.questions import cell_text
-from tinytui.present.grid_spec import MASKED, Details, GridSpec, Item, LogitRow, LogitsSpec, Section, Source
+from tinytui.present.grid_spec import MASKED, GridSpec, Item, LogitRow, LogitsSpec, Section, Source
 from tinytui.present.view import View
+from tinytui.report.lazy_rows import LazyRows
 from tinytui.session.practice_state import Shown
 
 HIDDEN = "?"
@@ -95,7 +96,7 @@ def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
         cells=tuple(tuple(row) for row in cells),
         values=tuple(tuple(row) for row in values),
         marks=tuple(tuple(row) for row in marks),
-        details=Details(len(old), detail_row),
+        details=LazyRows(len(old), detail_row),
     )
 
 

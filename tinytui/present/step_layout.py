@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tinytui.present.grid_layout import Shape
-from tinytui.present.grid_spec import Details, GridSpec, Item, KeptBySpec, LogitsSpec, Section, joined_parts
+from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec, LogitsSpec, Section, joined_parts
 
 FRAME = 2  # columns of border and padding on each side of a table
 GAP = 1  # columns between tables side by side
@@ -146,7 +146,6 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
         def cut(rows: tuple, a: int = a, b: int = b) -> tuple:
             return tuple(tuple(row[a:b]) for row in rows)
 
-        details = Details(len(spec.rows), lambda r, a=a, b=b, whole=spec.details: whole[r][a:b])
         parts.append(
             GridSpec(
                 f"{spec.key}#{i}",
@@ -154,13 +153,13 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
                 spec.corner,
                 spec.rows,
                 spec.cols[a:b],
-                cut(spec.cells),
+                spec.cells.columns(a, b),
                 cut(spec.marks),
                 cut(spec.values),
                 spec.shade,
                 spec.limit,
                 cut(spec.refs),
-                details,
+                spec.details.columns(a, b),
                 spec.role,
                 ((label, span),),
                 cut(spec.sources) if spec.sources else (),

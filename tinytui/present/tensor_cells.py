@@ -19,7 +19,6 @@ from tinytui.present.grid_spec import (
     DOWN,
     UP,
     Cell,
-    Details,
     GridSpec,
     Source,
     _keep,
@@ -28,7 +27,8 @@ from tinytui.present.grid_spec import (
 )
 from tinytui.present.view import View
 from tinytui.report.display_names import display
-from tinytui.report.tables import fmt, on_screen_cells
+from tinytui.report.lazy_rows import LazyRows
+from tinytui.report.tables import fmt
 
 HEAT = frozenset({"mask"})  # tensors in [0, 1], shaded on the sequential scale (plus attn.h below)
 MASKABLE_PREFIXES = ("scores.", "attn.")
@@ -171,13 +171,13 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         table.corner,
         tuple(table.rows),
         tuple(table.cols),
-        on_screen_cells(table.cells),
+        table.cells,
         marks,
         values,
         _shade_of(name),
         _limit_of(grid_values),
         ((None,) * n_cols,) * n_rows,
-        Details(n_rows, detail_row),
+        LazyRows(n_rows, detail_row),
         role,
         (),
         sources,

@@ -27,7 +27,7 @@ from tinytui.present.top_tokens import shown_tokens
 from tinytui.present.view import View
 from tinytui.report.display_names import param_axes
 from tinytui.report.print_window import CELLS
-from tinytui.report.tables import Table, fmt_rows, tensor_table
+from tinytui.report.tables import Table, number_rows, tensor_table
 
 # Measured (benchmarks/bench_windows.py, and cells.param_grid at ~8 µs a cell on a loaded 2-core machine):
 # the biggest tables today's models show (a 2,000-token E at d 8, a d 64 model's 64 × 256 W_1, 64 tokens
@@ -249,7 +249,7 @@ def table(
         corner,
         tuple(rows[r] for r in at_rows),
         tuple(cols[c] for c in at_cols),
-        fmt_rows(values),
+        number_rows(values),
     )
 
 

@@ -8,8 +8,8 @@ report.py makes a step's report, forward or backward, from these tables.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from tinytui.model import names
 from tinytui.model.switches import Switches
 from tinytui.model.trace import TensorMap, Trace
 from tinytui.report.display_names import param_axes, pe_columns
+from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.print_window import Picks, cut
 
 # Table titles in the display names (tinytui.report.display_names): the app, the transcript and print share
@@ -49,7 +50,7 @@ class Table:
     corner: str  # header above the row labels
     rows: tuple[str, ...]
     cols: tuple[str, ...]
-    cells: tuple[tuple[str, ...], ...]  # formatted, rows × cols
+    cells: Sequence[tuple[str, ...]]  # formatted, rows × cols (numbers: LazyRows, a row written when read)
     note: str = ""  # under a big table shown in part: how much is left out, where all of it is
 
 
@@ -58,17 +59,45 @@ def fmt(v: float) -> str:
     return "0.0000" if s == "-0.0000" else s
 
 
-def fmt_rows(values) -> tuple[tuple[str, ...], ...]:
-    """A 2-d array's numbers as fmt writes each, rows × cols: formatted in one pass over all of them (a
-    d_model 64 step formats thousands of cells on every change), the same texts as fmt cell by cell."""
+def number_rows(values) -> LazyRows:
+    """A 2-d array's numbers as fmt writes each, rows × cols, each row written the first time it is read
+    (a d_model 64 step shows thousands of numbers and a screen a few dozen lines of them); the column
+    widths worked out from the numbers (fmt_widths), and the numbers each row's basis."""
     flat = np.asarray(values, dtype=float)
-    n_rows, n_cols = flat.shape
-    if not flat.size:
-        return ((),) * n_rows
+    return written_numbers(tuple(map(tuple, flat.tolist())), fmt_widths(flat))
+
+
+def written_numbers(basis: tuple[tuple[float, ...], ...], widths: tuple[int, ...]) -> LazyRows:
+    """Rows of numbers as fmt writes each, each row when first read; widths: fmt_widths' of them."""
+    return LazyRows(len(basis), lambda r: _fmt_row(basis[r]), widths, basis)
+
+
+def _fmt_row(row: tuple[float, ...]) -> list[str]:
+    """A row of numbers as fmt writes each, in one %-format pass."""
+    if not row:
+        return []
     # "\x00" opens every cell, so "\x00-0.0000" is a whole cell (four decimals: nothing follows it)
-    text = ("\x00%.4f" * flat.size) % tuple(flat.ravel().tolist())
-    cells = text.replace("\x00-0.0000", "\x000.0000").split("\x00")[1:]
-    return tuple(tuple(cells[r * n_cols : (r + 1) * n_cols]) for r in range(n_rows))
+    text = ("\x00%.4f" * len(row)) % row
+    return text.replace("\x00-0.0000", "\x000.0000").split("\x00")[1:]
+
+
+def fmt_widths(values: np.ndarray) -> tuple[int, ...]:
+    """How wide each column of a 2-d array is as fmt writes it, from the column's largest and smallest
+    number alone: %.4f of a bigger magnitude of the same sign is never shorter, and fmt's −0.0000 is
+    0.0000, the shortest there is. A column holding a NaN or an infinity is written out to measure."""
+    n_rows, n_cols = values.shape
+    if not n_rows:
+        return (0,) * n_cols
+    ends = np.stack([values.max(axis=0), values.min(axis=0)], axis=1).ravel().tolist()
+    texts = (("%.4f\x00" * len(ends)) % tuple(ends)).split("\x00")
+    widths = [max(_fmt_len(texts[2 * c]), _fmt_len(texts[2 * c + 1])) for c in range(n_cols)]
+    for c in np.flatnonzero(~np.isfinite(values).all(axis=0)).tolist():
+        widths[c] = max(len(fmt(v)) for v in values[:, c].tolist())
+    return tuple(widths)
+
+
+def _fmt_len(text: str) -> int:
+    return 6 if text == "-0.0000" else len(text)
 
 
 MINUS = "\u2212"  # −: the minus sign on screen, in tables as in the formulas and the legends
@@ -90,19 +119,19 @@ def on_screen_text(text: str) -> str:
     return _SIGNED.sub(MINUS, text) if "-" in text else text
 
 
-_CELL_SIGN = re.compile("\x00-(?=[0-9.])")
+def on_screen_row(row: Sequence[str]) -> tuple[str, ...]:
+    """A row of texts as on_screen_text writes each: the row read once for a minus sign, and written
+    anew only when it has one (a text's own "\x00" never occurs, so the row splits back text for text)."""
+    joined = "\x00".join(row)
+    if "-" not in joined:
+        return tuple(row)
+    return tuple(on_screen_text(joined).split("\x00"))
 
 
-def on_screen_cells(rows: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    """A table of fmt's numbers (fmt_rows') as the app shows them, each minus sign −: one pass over the
-    whole table (at d_model 64 a step's tables change by thousands of cells a key), the same texts as
-    on_screen_text cell by cell."""
-    n_cols = len(rows[0]) if rows else 0
-    text = "\x00" + "\x00".join(chain.from_iterable(rows))
-    if "-" not in text or not n_cols:
-        return rows
-    cells = _CELL_SIGN.sub("\x00" + MINUS, text).split("\x00")[1:]
-    return tuple(tuple(cells[r * n_cols : (r + 1) * n_cols]) for r in range(len(rows)))
+def on_screen_rows(rows: Sequence[Sequence[str]]) -> LazyRows:
+    """A table's texts as the app shows them (on_screen_row), each row when first read."""
+    lazy = LazyRows.of(rows)
+    return lazy if lazy.on_screen else lazy.written(on_screen_row, on_screen=True)
 
 
 def tensor_table(
@@ -149,14 +178,14 @@ def windowed(
     are formatted."""
     win = cut(arr.shape[0], arr.shape[1], row_axis or corner, col_axis, picks, logits_rows)
     if win is None:
-        return Table(title, corner, tuple(rows), tuple(cols), fmt_rows(arr))
+        return Table(title, corner, tuple(rows), tuple(cols), number_rows(arr))
     part = arr[win.rows[:, None], win.cols[None, :]]
     return Table(
         f"{title} — {win.caption()}",
         corner,
         tuple(rows[i] for i in win.rows),
         tuple(cols[j] for j in win.cols),
-        fmt_rows(part),
+        number_rows(part),
         win.note(name),
     )
 

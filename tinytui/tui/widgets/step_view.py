@@ -469,7 +469,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
                     b.first_row + r
                     for r in range(len(new.rows))
                     if old.rows[r] != new.rows[r]
-                    or old.cells[r] != new.cells[r]
+                    or not new.cells.same_row(old.cells, r)
                     or old.marks[r] != new.marks[r]
                     or old.values[r] != new.values[r]
                 ]
