@@ -52,6 +52,15 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         return tuple(tuple(chain.from_iterable(rows)) for rows in zip(*(getattr(p, field) for p in parts)))
 
     n_rows = len(first.rows)
+    # the heads' sources are the same tuples from one run to the next (tensor_cells._sources): so are
+    # theirs side by side, and the table's cells are found again without reading them all (GridSpec.where)
+    sources = tuple(p.sources for p in parts)
+    if not all(sources):
+        joined_sources: tuple = ()
+    elif (hit := _kept(("joined sources", key), sources)) is not None:
+        joined_sources = hit
+    else:
+        joined_sources = _keep(("joined sources", key), sources, joined("sources"))
 
     joined_spec = GridSpec(
         key,
@@ -68,7 +77,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         LazyRows.joined([p.details for p in parts], n_rows),
         first.role,
         tuple((p.title, len(p.cols)) for p in parts),
-        joined("sources") if all(p.sources for p in parts) else (),
+        joined_sources,
     )
     return join_of(joined_spec, parts)
 

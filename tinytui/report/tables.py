@@ -7,6 +7,7 @@ report.py makes a step's report, forward or backward, from these tables.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,20 +85,16 @@ def _fmt_row(row: tuple[float, ...]) -> list[str]:
 def fmt_widths(values: np.ndarray) -> tuple[int, ...]:
     """How wide each column of a 2-d array is as fmt writes it, from the column's largest and smallest
     number alone: %.4f of a bigger magnitude of the same sign is never shorter, and fmt's −0.0000 is
-    0.0000, the shortest there is. A column holding a NaN or an infinity is written out to measure."""
-    n_rows, n_cols = values.shape
-    if not n_rows:
-        return (0,) * n_cols
-    ends = np.stack([values.max(axis=0), values.min(axis=0)], axis=1).ravel().tolist()
-    texts = (("%.4f\x00" * len(ends)) % tuple(ends)).split("\x00")
-    widths = [max(_fmt_len(texts[2 * c]), _fmt_len(texts[2 * c + 1])) for c in range(n_cols)]
-    for c in np.flatnonzero(~np.isfinite(values).all(axis=0)).tolist():
-        widths[c] = max(len(fmt(v)) for v in values[:, c].tolist())
+    0.0000, the shortest there is. A column holding a NaN or an infinity (then its largest or smallest
+    is one) is written out to measure."""
+    if not values.shape[0]:
+        return (0,) * values.shape[1]
+    hi, lo = values.max(axis=0).tolist(), values.min(axis=0).tolist()
+    widths = list(map(max, map(len, _fmt_row(tuple(hi))), map(len, _fmt_row(tuple(lo)))))
+    for c, (a, b) in enumerate(zip(hi, lo)):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            widths[c] = max(len(fmt(v)) for v in values[:, c].tolist())
     return tuple(widths)
-
-
-def _fmt_len(text: str) -> int:
-    return 6 if text == "-0.0000" else len(text)
 
 
 MINUS = "\u2212"  # −: the minus sign on screen, in tables as in the formulas and the legends
