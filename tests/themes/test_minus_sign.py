@@ -7,7 +7,16 @@ from rich.text import Text
 from tests.apps import make_app
 from tinytui.model.checks import number
 from tinytui.present.grid_spec import Cell, GridSpec, grid
-from tinytui.report.tables import MINUS, fmt, number_rows, on_screen, on_screen_rows, on_screen_text
+from tinytui.report.tables import (
+    MINUS,
+    fmt,
+    number_rows,
+    on_screen,
+    on_screen_numbers,
+    on_screen_row,
+    on_screen_rows,
+    on_screen_text,
+)
 from tinytui.themes.legend import legend
 
 
@@ -70,3 +79,20 @@ def test_a_row_of_cells_on_screen_changes_only_a_numbers_sign():
 def grid_of(texts) -> GridSpec:
     cells = [[Cell(text) for text in row] for row in texts]
     return grid("t", "t", "", tuple(str(r) for r in range(len(texts))), ("a", "b", "c"), cells, "", "output")
+
+
+def test_rows_of_numbers_on_screen_read_as_any_row_on_screen():
+    values = np.array([[-1.5, 0.25, -np.inf, np.inf, np.nan, -0.00001, -12.0, 3.0]])
+    texts = number_rows(values)[0]
+    assert on_screen_numbers(texts) == on_screen_row(texts)
+    assert on_screen_numbers(texts) == (
+        "−1.5000",
+        "0.2500",
+        "-inf",
+        "inf",
+        "nan",
+        "0.0000",
+        "−12.0000",
+        "3.0000",
+    )
+    assert on_screen_numbers(("1.0000", "2.0000")) == ("1.0000", "2.0000") and on_screen_numbers(()) == ()

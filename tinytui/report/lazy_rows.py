@@ -17,8 +17,9 @@ class LazyRows(Sequence):
 
     widths: each column's widest text, when the maker knows it without writing the texts (fmt's
     numbers: from each column's extremes); otherwise measured, reading every row, when first asked.
-    basis: the numbers each row is written from, when a row depends on nothing else: two rows with
-    equal bases read the same, so a redraw compares numbers and writes no text to do it.
+    basis: the numbers each row is written from (by tables.fmt, one text per number), when a row
+    depends on nothing else: two rows with equal bases read the same, so a redraw compares numbers and
+    writes no text to do it.
     on_screen: the texts are already as the app shows them (tables.on_screen_text)."""
 
     __slots__ = ("_n", "_row", "_rows", "_widths", "basis", "on_screen")

@@ -125,10 +125,23 @@ def on_screen_row(row: Sequence[str]) -> tuple[str, ...]:
     return tuple(on_screen_text(joined).split("\x00"))
 
 
+def on_screen_numbers(row: Sequence[str]) -> tuple[str, ...]:
+    """A row of fmt's numbers as on_screen_row writes it, knowing each text is one number: a sign can
+    only open a text, and the only signed text that is not a number is −inf."""
+    joined = "\x00" + "\x00".join(row)
+    if "-" not in joined:
+        return tuple(row)
+    shown = joined.replace("\x00-", "\x00" + MINUS).replace("\x00" + MINUS + "inf", "\x00-inf")
+    return tuple(shown.split("\x00")[1:])
+
+
 def on_screen_rows(rows: Sequence[Sequence[str]]) -> LazyRows:
-    """A table's texts as the app shows them (on_screen_row), each row when first read."""
+    """A table's texts as the app shows them (on_screen_row), each row when first read; rows written
+    from numbers (LazyRows.basis) the quicker way their texts allow (on_screen_numbers)."""
     lazy = LazyRows.of(rows)
-    return lazy if lazy.on_screen else lazy.written(on_screen_row, on_screen=True)
+    if lazy.on_screen:
+        return lazy
+    return lazy.written(on_screen_numbers if lazy.basis is not None else on_screen_row, on_screen=True)
 
 
 def tensor_table(
