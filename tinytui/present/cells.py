@@ -73,7 +73,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         joined("values"),
         first.shade,
         max(p.limit for p in parts),  # one scale, so the heads can be compared by shade
-        joined("refs"),
+        LazyRows.joined([p.refs for p in parts], n_rows),
         LazyRows.joined([p.details for p in parts], n_rows),
         first.role,
         tuple((p.title, len(p.cols)) for p in parts),

@@ -61,7 +61,7 @@ class GridSpec:
     values: tuple[tuple[float | None, ...], ...]  # what the shading reads; None = not shaded
     shade: str  # "diverging", "heat" or ""
     limit: float  # the diverging scale's ±end
-    refs: tuple[tuple[CellRef | None, ...], ...]  # editable cells
+    refs: Sequence[tuple[CellRef | None, ...]]  # editable cells (a weight's: LazyRows, a row made when read)
     details: LazyRows  # the inspector line for each cell (rows × cols, each row written when first read)
     role: str  # "output", "param", "input" or "info"
     groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
@@ -243,6 +243,13 @@ def glyph(marks: frozenset[str]) -> str:
         if mark in marks:
             return GLYPHS[mark]
     return " "
+
+
+def array_limit(values: np.ndarray) -> float:
+    """The diverging scale's ±end of an array's numbers: the largest |value| (1 when there is none), as
+    _limit reads a table's values, in one pass."""
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    return largest if largest > 0 else 1.0
 
 
 def _limit(values) -> float:

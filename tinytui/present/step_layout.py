@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from tinytui.present.grid_layout import Shape
 from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec, LogitsSpec, Section, joined_parts
+from tinytui.report.lazy_rows import LazyRows
 
 FRAME = 2  # columns of border and padding on each side of a table
 GAP = 1  # columns between tables side by side
@@ -158,7 +159,7 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
                 cut(spec.values),
                 spec.shade,
                 spec.limit,
-                cut(spec.refs),
+                LazyRows.of(spec.refs).columns(a, b),
                 spec.details.columns(a, b),
                 spec.role,
                 ((label, span),),

@@ -23,6 +23,7 @@ from tinytui.present.grid_spec import (
     Source,
     _keep,
     _kept,
+    array_limit,
     grid,
 )
 from tinytui.present.view import View
@@ -93,12 +94,6 @@ def _masked_cells(view: View, name: str, shape: tuple[int, int]) -> np.ndarray |
 
 
 _NO_MARKS_ROW = (_MARKS[0],)
-
-
-def _limit_of(values: np.ndarray) -> float:
-    """The diverging scale's ±end: the largest |value| (1 when there is none), as grid_spec._limit."""
-    largest = float(np.max(np.abs(values))) if values.size else 0.0
-    return largest if largest > 0 else 1.0
 
 
 def _sources(
@@ -176,7 +171,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         marks,
         values,
         _shade_of(name),
-        _limit_of(grid_values),
+        array_limit(grid_values),
         ((None,) * n_cols,) * n_rows,
         LazyRows(n_rows, detail_row),
         role,
