@@ -19,7 +19,7 @@ from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.trace import Tensor
 from tinytui.present import windows
 from tinytui.present.cells import PARAM_NAMES, short_key_labels, side_by_side
-from tinytui.present.grid_spec import MASKED, Cell, GridSpec, Source, _keep, _kept, _limit, grid
+from tinytui.present.grid_spec import MASKED, Cell, GridSpec, Source, _keep, _kept, array_limit, grid
 from tinytui.present.tensor_cells import MASKABLE_PREFIXES
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
@@ -126,7 +126,8 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
         rows, corner = tuple(tensor.axes[-2].labels[r] for r in at_rows), tensor.axes[-2].name
     # picked: values are already the at rows (of every column), as Gradients.rows gives E's
     from_rows = range(table.shape[0]) if picked else at_rows
-    texts = number_rows(windows.at(table, from_rows, at_cols))  # each row written when first read
+    part = windows.at(table, from_rows, at_cols)
+    texts = number_rows(part)  # each row written when first read
     grid_values = texts.basis
     masked = _masked_cells(view, stem, values.ndim, at_rows, at_cols)  # scores and attn only
     rows_at, cols_at = list(at_rows), list(at_cols)
@@ -152,7 +153,6 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
         return out
 
     n_rows, n_cols = len(rows), len(cols)
-    values_t = grid_values
     marks = tuple(tuple(_MASKED if (r, c) in masked else _NONE for c in range(n_cols)) for r in range(n_rows))
     return GridSpec(
         key,
@@ -162,9 +162,9 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
         cols,
         texts,
         marks,
-        values_t,
+        grid_values,
         "diverging",
-        _limit(values_t),
+        array_limit(part),
         tuple(tuple(None for _ in range(n_cols)) for _ in range(n_rows)),
         LazyRows(n_rows, detail_row),
         role,

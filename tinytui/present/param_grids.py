@@ -106,8 +106,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
         else:
             idx = [[(r, c) for c in at_cols] for r in at_rows]
             sub = windows.at(arr, at_rows, at_cols)
-        basis = getattr(table.cells, "basis", None)  # the numbers its rows are written from: the values
-        values = basis if basis is not None else tuple(tuple(row) for row in sub.astype(float).tolist())
+        values = table.cells.basis  # the numbers its rows are written from (tables.number_rows)
         if edited:
             marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
         else:

@@ -148,8 +148,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         _NO_MARKS_ROW * len(row) if not any(row) else tuple(map(_MARKS.__getitem__, row))
         for row in codes.tolist()
     )
-    basis = getattr(table.cells, "basis", None)  # the numbers its rows are written from: the values
-    values = basis if basis is not None else tuple(map(tuple, grid_values.astype(float).tolist()))
+    values = table.cells.basis  # the numbers its rows are written from (tables.number_rows)
     full = names.canonical(name)
     sources = _sources(full, arr.ndim, by_tokens, at_rows, at_cols)
 

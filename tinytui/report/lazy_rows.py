@@ -40,12 +40,12 @@ class LazyRows(Sequence):
         self.on_screen = on_screen
 
     @classmethod
-    def of(cls, rows: Sequence[Sequence[Any]], on_screen: bool = False) -> LazyRows:
+    def of(cls, rows: Sequence[Sequence[Any]]) -> LazyRows:
         """Rows already made (a tuple of rows, or other LazyRows kept as they are)."""
         if isinstance(rows, LazyRows):
             return rows
         made = tuple(tuple(r) for r in rows)
-        return cls(len(made), made.__getitem__, on_screen=on_screen)
+        return cls(len(made), made.__getitem__)
 
     @classmethod
     def joined(cls, parts: Sequence[Sequence[Sequence[Any]]], n: int) -> LazyRows:

@@ -160,7 +160,7 @@ def tensor_table(
     switches = getattr(trace, "switches", None)
     title = title or title_of(local, getattr(trace, "cfg", None), switches) or _head_title(local, switches)
     if vals.ndim == 0:
-        return Table(title, "", ("",), (shown,), ((fmt(float(vals)),),))
+        return Table(title, "", ("",), (shown,), number_rows(vals.reshape(1, 1)))
     if vals.ndim == 1:
         ax = t.axes[0]
         if ax.name == "tokens":  # per-token scalar: one column
