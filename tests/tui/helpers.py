@@ -115,6 +115,7 @@ class Table:
     @property
     def legend_text(self):
         """The shading's key as drawn in the bottom border (a Text with its colours), or None."""
+        from rich.style import Style
         from rich.text import Text
 
         strip = list(self.view._box_line(self.box, self.box.height - 1))
@@ -122,8 +123,12 @@ class Table:
         if not inner:
             return None
         key = Text()
+        ground = self.view.rich_style.bgcolor  # under every segment of the line, the key's too
         for segment in inner:
-            key.append(segment.text, segment.style)
+            style = segment.style
+            if style is not None and style.bgcolor == ground:
+                style = Style(color=style.color, bold=style.bold)
+            key.append(segment.text, style)
         return key
 
     def shape(self):

@@ -31,38 +31,52 @@ _MARK = {
     "changed": "changed",
     MASKED: "masked",
 }
-_PLAIN = Style()
-# a shaded cell's style by (theme, marks, shade, level): shared by every table and every step
+# a shaded cell's style by (theme, ground, marks, shade, level): shared by every table and every step
 CELL_STYLES: dict[tuple, Style] = {}
 
 
 class Painter:
-    """Draws boxes' lines with one theme's styles (style(name) is the view's component style)."""
+    """Draws boxes' lines with one theme's styles (style(name) is the view's component style). Every
+    style it gives is over ground, the view's own colours, so a line it draws is finished as it is."""
 
     def __init__(
-        self, style: Callable[[str], Style], theme: str, variables: dict[str, str], console: Console
+        self,
+        style: Callable[[str], Style],
+        theme: str,
+        variables: dict[str, str],
+        console: Console,
+        ground: Style,
     ) -> None:
         self._get = style
         self.console = console
         self.theme = theme
         self.variables = variables
-        self._styles: dict[str, Style] = {}
+        self.ground = ground
+        self._styles: dict[str, Style] = {}  # over the ground
+        self._components: dict[str, Style] = {}
 
     def style(self, name: str) -> Style:
+        """A component's style over the ground."""
         got = self._styles.get(name)
         if got is None:
-            got = self._styles[name] = self._get(f"step-view--{name}")
+            got = self._styles[name] = self.ground + self._component(name)
+        return got
+
+    def _component(self, name: str) -> Style:
+        got = self._components.get(name)
+        if got is None:
+            got = self._components[name] = self._get(f"step-view--{name}")
         return got
 
     def cell_style(self, spec: GridSpec, marks: frozenset[str], value: float | None) -> Style:
         at = level(spec.shade, value, spec.limit) if value is not None and spec.shade else None
-        key = (self.theme, marks, spec.shade, at)
+        key = (self.theme, self.ground, marks, spec.shade, at)
         got = CELL_STYLES.get(key)
         if got is not None:
             return got
         for mark in PRECEDENCE:
             if mark in marks:
-                got = self.style(_MARK.get(mark, "changed"))
+                got = self._component(_MARK.get(mark, "changed"))
                 break
         else:
             got = Style()
@@ -70,6 +84,7 @@ class Painter:
             got = Style(bgcolor=shade_at(self.variables, spec.shade, at).rich_color) + got
         if got.bgcolor and not got.color:
             got += Style(color=readable_on(Color.from_rich_color(got.bgcolor)).rich_color)
+        got = self.ground + got
         if len(CELL_STYLES) > 100_000:
             CELL_STYLES.clear()
         CELL_STYLES[key] = got
@@ -107,7 +122,7 @@ class Painter:
         pad = box.inner - sum(len(t) for t, _ in inner)
         segments = [Segment(side + " ", border), *(Segment(t, s) for t, s in inner)]
         if pad > 0:
-            segments.append(Segment(" " * pad, _PLAIN))
+            segments.append(Segment(" " * pad, self.ground))
         segments.append(Segment(" " + side, border))
         return Strip(segments, box.width)
 
@@ -144,7 +159,10 @@ class Painter:
         if key is None:
             return Strip([Segment(a + h * (box.width - 2) + b, border)], box.width)
         segments = [Segment(a + h + " ", border)]
-        segments += [Segment(s.text, s.style or _PLAIN) for s in key.render(self.console)]
+        segments += [
+            Segment(s.text, self.ground + s.style if s.style else self.ground)
+            for s in key.render(self.console)
+        ]
         rest = box.width - 5 - key.cell_len
         segments.append(Segment(" " + h * max(rest, 0) + b, border))
         return Strip(segments, box.width)
@@ -162,10 +180,10 @@ class Painter:
         spec, shape = box.item, box.shape
         assert isinstance(spec, GridSpec) and shape is not None
         header, label = self.style("header"), self.style("label")
-        on = self.style("cursor")
+        on = self._component("cursor")  # added over a cell's own style
         out: list[tuple[str, Style]] = []
         if spec.groups and y == 0:
-            out.append((" " * shape.label_w, _PLAIN))
+            out.append((" " * shape.label_w, self.ground))
             start = 0
             for name, span in spec.groups:
                 if start in shape.starts:
@@ -189,13 +207,13 @@ class Painter:
                     skipped += len(text) + (c in shape.starts)
                     continue
                 if skipped:
-                    out.append((" " * skipped, _PLAIN))
+                    out.append((" " * skipped, self.ground))
                     skipped = 0
                 if c in shape.starts:
                     out.append(("│", label))
                 out.append((text, header + on if here and cursor[1] == c else header))
             if skipped:
-                out.append((" " * skipped, _PLAIN))
+                out.append((" " * skipped, self.ground))
             return out
         r = y - shape.top
         row_on = cursor is not None and cursor[0] == r
@@ -207,14 +225,14 @@ class Painter:
                 skipped += w + 2 + (c in shape.starts)  # the lead, the number, the glyph; a rule
                 continue
             if skipped:
-                out.append((" " * skipped, _PLAIN))
+                out.append((" " * skipped, self.ground))
                 skipped = 0
             if c in shape.starts:
                 out.append(("│", label))
             style = self.cell_style(spec, marks[c], values[c] if shaded else None)
             lead = " "
             if (r, c) in lit:
-                style += self.style("source")
+                style += self._component("source")
                 lead = LIT
             if row_on and cursor[1] == c:
                 if edit is not None:
@@ -231,26 +249,26 @@ class Painter:
                 and not (row_on and cursor[1] == 0)
             ):
                 # the first shade starts after its lead: a row's label never runs into a shaded number
-                out.append((lead, _PLAIN))
+                out.append((lead, self.ground))
                 out.append((text.rjust(w) + glyph(marks[c]), style))
                 continue
             out.append((lead + text.rjust(w) + glyph(marks[c]), style))
         if skipped:
-            out.append((" " * skipped, _PLAIN))
+            out.append((" " * skipped, self.ground))
         return out
 
     def _typed(self, edit: tuple[str, int | None, bool]) -> list[tuple[str, Style]]:
         """The cell being typed into: its lead, then the text with the caret (or all of it selected)."""
         shown, caret, selected = edit
-        editing = self.style("editing")
+        editing, caret_on = self.style("editing"), self._component("caret")
         if selected:
             text = shown.rstrip()
-            return [(" ", _PLAIN), (text, editing + self.style("caret")), (shown[len(text) :], editing)]
+            return [(" ", self.ground), (text, editing + caret_on), (shown[len(text) :], editing)]
         assert caret is not None
         return [
-            (" ", _PLAIN),  # the lead stays plain: the row's label never runs into what is typed
+            (" ", self.ground),  # the lead stays plain: the row's label never runs into what is typed
             (shown[:caret], editing),
-            (shown[caret], editing + self.style("caret")),
+            (shown[caret], editing + caret_on),
             (shown[caret + 1 :], editing),
         ]
 
@@ -264,7 +282,7 @@ class Painter:
         if y - 1 >= len(spec.rows):
             return [(spec.others, self.style("header"))]
         r = spec.rows[y - 1]
-        tag = self.style("target") if r.target else self.style("predicted") if r.predicted else _PLAIN
+        tag = self.style("target") if r.target else self.style("predicted") if r.predicted else self.ground
         out = [(f"{r.token:<{tok_w}}", tag)]
         for text, marks, source in (
             (r.logit, r.logit_mark, r.logit_source),
@@ -278,10 +296,10 @@ class Painter:
                     if UP in marks
                     else self.style("changed-down")
                     if DOWN in marks
-                    else _PLAIN
+                    else self.ground
                 )
                 out.append((f" {text:>7}{glyph(marks)}", style))
-        out.append((" ", _PLAIN))
+        out.append((" ", self.ground))
         out.append((_bar(r.p, box.bar_width), self.style("predicted" if r.predicted else "bar")))
         if r.target:
             out.append((" ◀" if box.short else " ◀ target", self.style("target")))

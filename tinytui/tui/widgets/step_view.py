@@ -18,7 +18,7 @@ own cell (typed there, drawn by the view: Enter commits, Esc cancels), or asks f
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -333,9 +333,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         changed = [(b, self._bump_changed(b)) for b in new.boxes if self._seen.get(b.item.key) is not b.item]
         if structure == self._structure and _same_geometry(old, new) and self._more_at == new.height:
             self.blocks = new
-            for box, lines in changed:
-                for line in lines:
-                    self._refresh_box_line(box, line)
+            self._refresh_at(at for box, lines in changed for line in lines for at in self._at(box, line))
             if self._shown_words != (self._head, self._more):
                 self._shown_words = (self._head, self._more)
                 self.refresh_lines(0, top)
@@ -570,13 +568,15 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if lit == self.lit:
             return
         old, self.lit = self.lit, lit
+        ys: set[int] = set()
         for index in set(old) | set(lit):
             box = self.blocks.boxes[index] if index < len(self.blocks.boxes) else None
             if box is None:
                 continue
             changed = old.get(index, frozenset()) ^ lit.get(index, frozenset())
             for line in {self._line_of(box, cell) for cell in changed}:
-                self._refresh_box_line(box, line)
+                ys.update(self._at(box, line))
+        self._refresh_at(ys)
 
     def _line_of(self, box: Box, cell) -> int:
         if isinstance(box.item, LogitsSpec):
@@ -599,6 +599,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
                 self.app.theme,
                 self.app.theme_variables,
                 self.app.console,
+                self._base,
             )
         return self._painter
 
@@ -643,13 +644,15 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     @staticmethod
     def _window(box: Box, sx: int, width: int) -> tuple[int, int] | None:
         """The columns of a table wider than the view worth drawing when it is scrolled to sx: those in
-        the page of the view's width that sx is in and the page after it, so a scroll inside them finds
-        its lines drawn (at d_model 64, W_O's lines are 586 columns and the view shows 90). None: all."""
+        the view and half a view past its right edge, from the half-view step at or before sx, so a
+        scroll by a few columns finds its lines drawn (at d_model 64, W_O's lines are 586 columns and
+        the view shows 90). None: all."""
         shape = box.shape
         if shape is None or box.width <= width:
             return None
-        low = sx // width * width
-        inside = shape.columns_in(low - box.x - FRAME, low + 2 * width - box.x - FRAME)
+        half = max(width // 2, 1)
+        low = sx // half * half
+        inside = shape.columns_in(low - box.x - FRAME, low + 3 * half - box.x - FRAME)
         if len(inside) == len(shape.widths):
             return None
         return inside.start, inside.stop
@@ -696,14 +699,18 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         composed = self._composed.get(key)
         if composed is not None:
             return composed
-        segments: list[Strip] = []
-        at = 0
-        for x, strip in parts:
-            if x > at:
-                segments.append(Strip([Segment(" " * (x - at))], x - at))
-            segments.append(strip)
-            at = x + strip.cell_length
-        line_strip = Strip.join(segments) if segments else Strip([])
+        # the painter's strips are over the view's colours already: the gaps between them are too
+        if len(parts) == 1 and parts[0][0] == 0:
+            line_strip = parts[0][1]
+        else:
+            segments: list[Strip] = []
+            at = 0
+            for x, strip in parts:
+                if x > at:
+                    segments.append(Strip([Segment(" " * (x - at), base)], x - at))
+                segments.append(strip)
+                at = x + strip.cell_length
+            line_strip = Strip.join(segments) if segments else Strip([])
         line_strip = line_strip.crop(sx, sx + width)
         if pinned is not None:
             strip = parts[[b.index for b in self.blocks.at(vy)].index(pinned.index)][1]
@@ -711,9 +718,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             rest = line_strip.crop(label.cell_length, width)
             gap = min(_cut_by_labels(pinned, sx), rest.cell_length)
             if gap:  # the column the labels' edge cuts is left blank: no piece of a number beside them
-                rest = Strip.join([Strip.blank(gap), rest.crop(gap, rest.cell_length)])
+                rest = Strip.join([Strip.blank(gap, base), rest.crop(gap, rest.cell_length)])
             line_strip = Strip.join([label, rest])
-        composed = line_strip.extend_cell_length(width).apply_style(base)
+        composed = line_strip.extend_cell_length(width, base)
         if len(self._composed) >= _LINES_KEPT:
             del self._composed[next(iter(self._composed))]
         self._composed[key] = composed
@@ -724,10 +731,31 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         return box.y < sy and sy + box.first_row < box.y + box.height - 1
 
     def _refresh_box_line(self, box: Box, line: int) -> None:
-        self.refresh_lines(box.y + line)
+        self._refresh_at(self._at(box, line))
+
+    def _at(self, box: Box, line: int) -> tuple[int, ...]:
+        """Where a box's line is in the view's virtual space: its place, and the top of the view too
+        while the box's title and header are pinned there."""
         sy = self.scroll_offset.y
         if line < box.first_row and self._pinned(box, sy):
-            self.refresh_lines(sy + line)
+            return box.y + line, sy + line
+        return (box.y + line,)
+
+    def _refresh_at(self, ys: Iterable[int]) -> None:
+        """Draw these lines of the virtual space again: those on screen, a run of neighbours in one
+        refresh (a line off screen is drawn when it scrolls in: a scroll draws every line)."""
+        top = self.scroll_offset.y
+        bottom = top + self.size.height
+        start = end = None
+        for y in sorted(y for y in set(ys) if top <= y < bottom):
+            if start is not None and y == end:
+                end += 1
+                continue
+            if start is not None:
+                self.refresh_lines(start, end - start)
+            start, end = y, y + 1
+        if start is not None:
+            self.refresh_lines(start, end - start)
 
     def _refresh_box(self, box: Box) -> None:
         self.refresh_lines(box.y, box.height)
