@@ -37,13 +37,18 @@ LEVELS = 1024  # steps of the shading from 0 to either end: finer than a termina
 def level(kind: str, value: float, limit: float) -> float:
     """Where a value sits on its shading, in LEVELS steps: 0 … 1 for heat, −1 … 1 for diverging (its
     value over limit). Cells at the same level share one style, whatever their values or limit."""
+    return levels(kind, (value,), limit)[0]  # type: ignore[return-value]
+
+
+def levels(kind: str, values, limit: float) -> list[float | None]:
+    """level of each of values (None for a cell without a value), a row of a table at a time."""
     if kind == "heat":
-        t = min(1.0, max(0.0, float(value)))
-    elif limit <= 0:
-        t = 0.0
-    else:
-        t = max(-1.0, min(1.0, float(value) / limit))
-    return round(t * LEVELS) / LEVELS
+        return [None if v is None else round(min(1.0, max(0.0, float(v))) * LEVELS) / LEVELS for v in values]
+    if limit <= 0:
+        return [None if v is None else 0.0 for v in values]
+    return [
+        None if v is None else round(max(-1.0, min(1.0, float(v) / limit)) * LEVELS) / LEVELS for v in values
+    ]
 
 
 def shade_at(variables: dict[str, str], kind: str, t: float) -> Color:

@@ -20,7 +20,7 @@ from tinytui.present.grid_layout import group_title
 from tinytui.present.grid_spec import DOWN, EDITED, MASKED, PRECEDENCE, UP, GridSpec, LogitsSpec, glyph
 from tinytui.present.step_layout import FRAME, Box
 from tinytui.themes.scale import readable_on
-from tinytui.tui.widgets.shading import level, shade_at, shading_key
+from tinytui.tui.widgets.shading import level, levels, shade_at, shading_key
 
 LIT = "▸"  # before a cell the focused value reads
 _BLOCKS = " ▏▎▍▌▋▊▉█"
@@ -70,7 +70,11 @@ class Painter:
 
     def cell_style(self, spec: GridSpec, marks: frozenset[str], value: float | None) -> Style:
         at = level(spec.shade, value, spec.limit) if value is not None and spec.shade else None
-        key = (self.theme, self.ground, marks, spec.shade, at)
+        return self._cell_style(spec.shade, marks, at)
+
+    def _cell_style(self, shade: str | None, marks: frozenset[str], at: float | None) -> Style:
+        """A cell's style by its marks and its level on the shading (None: not shaded)."""
+        key = (self.theme, self.ground, marks, shade, at)
         got = CELL_STYLES.get(key)
         if got is not None:
             return got
@@ -80,8 +84,8 @@ class Painter:
                 break
         else:
             got = Style()
-        if not got.bgcolor and MASKED not in marks and at is not None:
-            got = Style(bgcolor=shade_at(self.variables, spec.shade, at).rich_color) + got
+        if not got.bgcolor and MASKED not in marks and at is not None and shade:
+            got = Style(bgcolor=shade_at(self.variables, shade, at).rich_color) + got
         if got.bgcolor and not got.color:
             got += Style(color=readable_on(Color.from_rich_color(got.bgcolor)).rich_color)
         got = self.ground + got
@@ -216,45 +220,50 @@ class Painter:
                 out.append((" " * skipped, self.ground))
             return out
         r = y - shape.top
-        row_on = cursor is not None and cursor[0] == r
-        out.append((spec.rows[r].ljust(shape.label_w), label + on if row_on and cursor[1] == -1 else label))
-        cells, marks, values = spec.cells[r], spec.marks[r], spec.values[r]
-        shaded = bool(spec.shade)
-        for c, w in enumerate(shape.widths):
-            if not first <= c < end:
-                skipped += w + 2 + (c in shape.starts)  # the lead, the number, the glyph; a rule
-                continue
-            if skipped:
-                out.append((" " * skipped, self.ground))
-                skipped = 0
-            if c in shape.starts:
+        cursor_col = cursor[1] if cursor is not None and cursor[0] == r else None
+        out.append((spec.rows[r].ljust(shape.label_w), label + on if cursor_col == -1 else label))
+        widths, starts = shape.widths, shape.starts
+        if first >= end:
+            if shape.table_width > shape.label_w:
+                out.append((" " * (shape.table_width - shape.label_w), self.ground))
+            return out
+        if first:  # the columns left of the window: one blank as wide as they are
+            out.append((" " * (shape.xs[first] - shape.label_w - (first in starts)), self.ground))
+        cells, marks = spec.cells[r], spec.marks[r]
+        shade, narrow = spec.shade, shape.narrow
+        at = levels(shade, spec.values[r][first:end], spec.limit) if shade else [None] * (end - first)
+        lit_here = {c for row, c in lit if row == r} if lit else ()
+        source, ground_bg = self._component("source"), self.ground.bgcolor
+        for c in range(first, end):
+            if c in starts:
                 out.append(("│", label))
-            style = self.cell_style(spec, marks[c], values[c] if shaded else None)
+            mark = marks[c]
+            style = self._cell_style(shade, mark, at[c - first])
             lead = " "
-            if (r, c) in lit:
-                style += self._component("source")
+            if c in lit_here:
+                style += source
                 lead = LIT
-            if row_on and cursor[1] == c:
+            if c == cursor_col:
                 if edit is not None:
                     out += self._typed(edit)
                     continue
                 style += on
-            text = "" if shape.narrow else cells[c]
+            number = "" if narrow else cells[c].rjust(widths[c])
             if (
                 c == 0
-                and shaded
-                and not shape.narrow
-                and style.bgcolor
+                and shade
+                and not narrow
                 and lead == " "
-                and not (row_on and cursor[1] == 0)
+                and cursor_col != 0
+                and style.bgcolor != ground_bg
             ):
                 # the first shade starts after its lead: a row's label never runs into a shaded number
                 out.append((lead, self.ground))
-                out.append((text.rjust(w) + glyph(marks[c]), style))
+                out.append((number + glyph(mark), style))
                 continue
-            out.append((lead + text.rjust(w) + glyph(marks[c]), style))
-        if skipped:
-            out.append((" " * skipped, self.ground))
+            out.append((lead + (number or " " * widths[c]) + glyph(mark), style))
+        if end < len(widths):  # the columns right of the window
+            out.append((" " * (shape.table_width - shape.xs[end - 1] - widths[end - 1] - 2), self.ground))
         return out
 
     def _typed(self, edit: tuple[str, int | None, bool]) -> list[tuple[str, Style]]:
