@@ -6,13 +6,16 @@ y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_step
 A block's names carry its prefix, "blocks.<b>." (blocks.0.attn.2; see names.py); z is computed
 from the last block's y.
 
-run(..., reuse=trace) recomputes only what differs from an earlier trace of the same prompt: the tensors
-it computes in four parts, in order (the embedding; each block; the head z, logits, probs; the loss and the
-step after it), and a part is kept, the very same Tensor objects, when nothing it reads changed and no
-part before it was recomputed. An edit of block b's weights or a head ablated in block b runs blocks b…
-and the head; a row of E that the prompt does not use, or the final norm, runs the head only; a target or
-learning rate runs the loss only. Every part computed reads exactly what a full run's would (the same
-arrays, bit for bit), so the result is bit for bit a full run's (tests/model/test_recompute.py).
+run(..., reuse=trace) recomputes only what differs from an earlier trace of the same prompt, in two
+grains. Its four parts, in order (the embedding; each block; the head z, logits, probs; the loss and
+the step after it), are kept whole, the very same Tensor objects, when nothing they read changed and no
+part before them was recomputed: an edit of block b's weights or a head ablated in block b runs blocks
+b… and the head; a row of E that the prompt does not use, or the final norm, runs the head only; a
+target or learning rate runs the loss only. Inside a part that runs, a tensor is kept too when its
+inputs are the very tensors it was computed from and the weights and switches it reads are the same
+(_Same): a mask toggled keeps the norms, queries, keys, values and scores; an edit of W_O keeps its
+block's attention. Every tensor computed reads exactly what a full run's would (the same arrays, bit
+for bit), so the result is bit for bit a full run's (tests/model/test_recompute.py).
 
 What GPT-2 adds, each when its ModelConfig switch is on (the chapter's model has none of them):
 learned positions (pe = P[:T]), layer norms with gain and bias (x_norm = LN(x)·ln1_g + ln1_b, likewise
@@ -30,7 +33,7 @@ import numpy as np
 
 from tinytui.model import ops
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import BLOCK, POSITION_PARAM, prefix
+from tinytui.model.names import BLOCK, FINAL_NORM_PARAMS, POSITION_PARAM, in_block, prefix
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches, defaults
 
@@ -214,6 +217,7 @@ def run(
     if reuse is not None and start == nothing_changed(cfg):
         same = reuse.params is params and reuse.target == target and reuse.lr == lr
         return reuse if same else Trace(cfg, prompt, target, switches, lr, dict(reuse.tensors), params)
+    same = _Same.of(reuse, params, prompt, target, switches, lr)
     kept: dict[int, list[tuple[str, Tensor]]] = {}
     if reuse is not None and start > EMBED:
         for name, tensor in reuse.tensors.items():
@@ -239,48 +243,122 @@ def run(
     def keep(part: int) -> None:
         out.update(kept.get(part, ()))
 
+    def take(names: tuple[str, ...], inputs: tuple[str, ...], weights=(), switches=()) -> bool:
+        """Whether names were taken as they are from reuse (see _Same), into out."""
+        return same is not None and same.take(out, names, inputs, weights, switches)
+
     if start > EMBED:
         keep(EMBED)
-        x, allowed = out["x"].values, out["mask"].values
     else:
         ids = np.array([cfg.token_id(t) for t in prompt])
-        put("ids", ids, tokens)
-        emb = put("emb", params["E"][ids], tokens, dims)  # (T, d)
-        pe = params["P"][:T] if cfg.learned_positions else ops.positional_encoding(T, cfg.d_model)
-        if not switches.positional_encoding:
-            pe = np.zeros_like(pe)
-        put("pe", pe, tokens, dims)
-        x = put("x", emb + pe, tokens, dims)  # (T, d)
-        allowed = np.tril(np.ones((T, T))) if switches.causal_mask else np.ones((T, T))
-        put("mask", allowed, tokens, keys)
+        if not take(("ids",), ()):
+            put("ids", ids, tokens)
+        if not take(("emb",), ("ids",), (PROMPT_ROWS,)):
+            put("emb", params["E"][ids], tokens, dims)  # (T, d)
+        if not take(("pe",), (), (PROMPT_POSITIONS,), ("positional_encoding",)):
+            pe = params["P"][:T] if cfg.learned_positions else ops.positional_encoding(T, cfg.d_model)
+            put("pe", pe if switches.positional_encoding else np.zeros_like(pe), tokens, dims)
+        if not take(("x",), ("emb", "pe")):
+            put("x", out["emb"].values + out["pe"].values, tokens, dims)  # (T, d)
+        if not take(("mask",), (), (), ("causal_mask",)):
+            put("mask", np.tril(np.ones((T, T))) if switches.causal_mask else np.ones((T, T)), tokens, keys)
 
+    stream = "x"  # the name of the residual stream into the next block
     for b in range(cfg.n_blocks):
         if start > BLOCKS + b:
             keep(BLOCKS + b)
-            x = out[prefix(b) + "y"].values
         else:
             w = params.block(b)
-            x = _block(w, x, allowed, cfg, switches, b, put, (tokens, keys, dims, k_axis, units))
+            _block(w, stream, cfg, switches, b, put, take, out, (tokens, keys, dims, k_axis, units))
+        stream = prefix(b) + "y"
 
     if start > head_part(cfg):
         keep(head_part(cfg))
-        logits = out["logits"].values
     else:
-        z = ops.layer_norm(x[-1], cfg.eps)[0]  # (d,)
-        if cfg.norm_affine:
-            z = z * params["lnf_g"] + params["lnf_b"]
-        put("z", z, dims)
-        logits = put("logits", z @ params["E"].T, vocab)  # (V,)
-        put("probs", ops.softmax(logits), vocab)
+        if not take(("z",), (stream,), FINAL_NORM_PARAMS):
+            z = ops.layer_norm(out[stream].values[-1], cfg.eps)[0]  # (d,)
+            if cfg.norm_affine:
+                z = z * params["lnf_g"] + params["lnf_b"]
+            put("z", z, dims)
+        if not take(("logits", "probs"), ("z",), ("E",)):
+            logits = put("logits", out["z"].values @ params["E"].T, vocab)  # (V,)
+            put("probs", ops.softmax(logits), vocab)
 
-    t = cfg.token_id(target)
-    loss, grad = ops.cross_entropy(logits, t)
-    put("loss", loss)
-    put("grad_logits", grad, vocab)
-    stepped = put("logits_stepped", logits - lr * grad, vocab)
-    put("probs_stepped", ops.softmax(stepped), vocab)
-    put("loss_stepped", ops.cross_entropy(stepped, t)[0])
+    logits = out["logits"].values
+    if not take(LOSS_NAMES, ("logits",), (), (TARGET_AND_LR,)):
+        t = cfg.token_id(target)
+        loss, grad = ops.cross_entropy(logits, t)
+        put("loss", loss)
+        put("grad_logits", grad, vocab)
+        stepped = put("logits_stepped", logits - lr * grad, vocab)
+        put("probs_stepped", ops.softmax(stepped), vocab)
+        put("loss_stepped", ops.cross_entropy(stepped, t)[0])
     return Trace(cfg, prompt, target, switches, lr, out, params)
+
+
+# what the embedding reads of E and P: the prompt's rows and positions (a change elsewhere is not read)
+PROMPT_ROWS, PROMPT_POSITIONS = "E: the prompt's rows", "P: the prompt's positions"
+TARGET_AND_LR = "the target and the learning rate"  # what the loss reads besides the logits
+
+
+class _Same:
+    """What a run may take as it is from an earlier trace of the same prompt and model: a tensor whose
+    inputs are the very tensors the earlier run computed it from, whose weights read the same, and whose
+    switches say the same, would be computed again bit for bit (the same arithmetic on the same arrays).
+    A mask toggled keeps the embedding, the norms, queries, keys, values and scores; an edit of W_O keeps
+    its block's attention."""
+
+    def __init__(self, old: Trace, changed: set[str], switches: Switches, same_loss: bool):
+        self.old = old.tensors
+        self.changed = changed  # weight names that may read differently (and PROMPT_ROWS, …)
+        self.before, self.now = old.switches, switches
+        self.same_loss = same_loss  # the target and the learning rate
+
+    @classmethod
+    def of(
+        cls,
+        old: Trace | None,
+        params: Params,
+        prompt: tuple[str, ...],
+        target: str,
+        switches: Switches,
+        lr: float,
+    ) -> _Same | None:
+        """What can be taken from old for a run on these inputs (None: nothing, another prompt or model)."""
+        if old is None or old.params is None or old.prompt != prompt:
+            return None
+        cfg = params.cfg
+        if old.cfg is not cfg and old.cfg != cfg:
+            return None
+        differences = params.differences(old.params)
+        changed = set(differences)
+        ids = {cfg.token_id(t) for t in prompt}
+        for name, read_as in (("E", PROMPT_ROWS), (POSITION_PARAM, PROMPT_POSITIONS)):
+            if name in differences and _first_reader(name, differences[name], ids, len(prompt), cfg) == EMBED:
+                changed.add(read_as)
+        return cls(old, changed, switches, old.target == target and old.lr == lr)
+
+    def switch(self, name) -> bool:
+        """Whether a switch says the same in both runs (name: a Switches field, TARGET_AND_LR, or a
+        (block, head) pair: whether that head is ablated)."""
+        if name == TARGET_AND_LR:
+            return self.same_loss
+        if isinstance(name, tuple):
+            return self.before.is_ablated(*name) == self.now.is_ablated(*name)
+        return getattr(self.before, name) == getattr(self.now, name)
+
+    def take(self, out: dict[str, Tensor], names, inputs, weights, switches) -> bool:
+        """Put the earlier run's tensors named names into out when they can be taken as they are."""
+        if any(w in self.changed for w in weights) or not all(self.switch(n) for n in switches):
+            return False
+        old = self.old
+        if any(i not in old or out.get(i) is not old[i] for i in inputs):
+            return False
+        if any(n not in old for n in names):
+            return False
+        for n in names:
+            out[n] = old[n]
+        return True
 
 
 def affine(x_hat: np.ndarray, w, which: str) -> np.ndarray:
@@ -290,50 +368,75 @@ def affine(x_hat: np.ndarray, w, which: str) -> np.ndarray:
     return x_hat if gain is None else x_hat * gain + w[which + "_b"]
 
 
-def _block(w, x, allowed, cfg: ModelConfig, sw: Switches, b: int, put, axes) -> np.ndarray:
-    """One transformer block on the residual stream x (T, d); returns the new stream (T, d)."""
+def _block(w, stream: str, cfg: ModelConfig, sw: Switches, b: int, put, take, out, axes) -> None:
+    """One transformer block on the residual stream out[stream] (T, d), putting block b's tensors; what
+    take finds unchanged since the earlier run (its inputs, weights and switches the same) is kept."""
     tokens, keys, dims, k_axis, units = axes
     eps, pre = cfg.eps, prefix(b)  # pre: what every name of block b starts with
-    if sw.norm == "pre":
-        x_hat, mean, var = ops.layer_norm(x, eps)
-        x_norm = affine(x_hat, w, "ln1")
-    else:  # post-norm: the sublayer reads the raw stream
-        x_norm, mean, var = x, x.mean(axis=-1), x.var(axis=-1)
-    put(pre + "ln1.mean", mean, tokens)
-    put(pre + "ln1.var", var, tokens)
-    put(pre + "x_norm", x_norm, tokens, dims)
+
+    def weights(*names: str) -> tuple[str, ...]:
+        return tuple(in_block(b, n) for n in names)
+
+    x = out[stream].values
+    ln1 = weights("ln1_g", "ln1_b")
+    if not take((pre + "ln1.mean", pre + "ln1.var", pre + "x_norm"), (stream,), ln1, ("norm",)):
+        if sw.norm == "pre":
+            x_hat, mean, var = ops.layer_norm(x, eps)
+            x_norm = affine(x_hat, w, "ln1")
+        else:  # post-norm: the sublayer reads the raw stream
+            x_norm, mean, var = x, x.mean(axis=-1), x.var(axis=-1)
+        put(pre + "ln1.mean", mean, tokens)
+        put(pre + "ln1.var", var, tokens)
+        put(pre + "x_norm", x_norm, tokens, dims)
+    x_norm = out[pre + "x_norm"].values
 
     scale = np.sqrt(cfg.d_head)
-    mask = np.where(allowed > 0, 0.0, ops.NEG_INF)
     bias = cfg.attn_bias
+    mask = None
     heads = []
     for h in range(cfg.n_heads):
         n = h + 1
-        q, k, v = (x_norm @ w[f"W_{c}"][h] for c in "QKV")  # (T, k) each
-        if bias:
-            q, k, v = q + w["b_Q"][h], k + w["b_K"][h], v + w["b_V"][h]
-        q = put(f"{pre}q.{n}", q, tokens, k_axis)
-        k = put(f"{pre}k.{n}", k, tokens, k_axis)
-        v = put(f"{pre}v.{n}", v, tokens, k_axis)
-        s = put(f"{pre}scores.{n}", q @ k.T / scale, tokens, keys)  # (T, T)
-        a = put(f"{pre}attn.{n}", ops.softmax(s + mask), tokens, keys)
-        head = np.zeros_like(v) if sw.is_ablated(b, n) else a @ v
-        heads.append(put(f"{pre}head.{n}", head, tokens, k_axis))
-    mha = np.concatenate(heads, axis=-1) @ w["W_O"]
-    if bias:
-        mha = mha + w["b_O"]
-    mha = put(pre + "mha", mha, tokens, dims)  # (T, d)
-    x_mid = x + mha if sw.residual else mha
-    if sw.norm == "post":
-        x_mid = affine(ops.layer_norm(x_mid, eps)[0], w, "ln1")
-    put(pre + "x_mid", x_mid, tokens, dims)
+        for c in "QKV":  # (T, k) each
+            name = f"{pre}{c.lower()}.{n}"
+            if not take((name,), (pre + "x_norm",), weights(f"W_{c}", f"b_{c}")):
+                a = x_norm @ w[f"W_{c}"][h]
+                put(name, a + w[f"b_{c}"][h] if bias else a, tokens, k_axis)
+        q, k, v = (out[f"{pre}{c}.{n}"].values for c in "qkv")
+        if not take((f"{pre}scores.{n}",), (f"{pre}q.{n}", f"{pre}k.{n}")):
+            put(f"{pre}scores.{n}", q @ k.T / scale, tokens, keys)  # (T, T)
+        if not take((f"{pre}attn.{n}",), (f"{pre}scores.{n}", "mask")):
+            if mask is None:
+                mask = np.where(out["mask"].values > 0, 0.0, ops.NEG_INF)
+            put(f"{pre}attn.{n}", ops.softmax(out[f"{pre}scores.{n}"].values + mask), tokens, keys)
+        if not take((f"{pre}head.{n}",), (f"{pre}attn.{n}", f"{pre}v.{n}"), (), ((b, n),)):
+            head = np.zeros_like(v) if sw.is_ablated(b, n) else out[f"{pre}attn.{n}"].values @ v
+            put(f"{pre}head.{n}", head, tokens, k_axis)
+        heads.append(pre + f"head.{n}")
+    if not take((pre + "mha",), tuple(heads), weights("W_O", "b_O")):
+        mha = np.concatenate([out[h].values for h in heads], axis=-1) @ w["W_O"]
+        put(pre + "mha", mha + w["b_O"] if bias else mha, tokens, dims)  # (T, d)
+    if not take((pre + "x_mid",), (stream, pre + "mha"), ln1, ("residual", "norm")):
+        mha = out[pre + "mha"].values
+        x_mid = x + mha if sw.residual else mha
+        if sw.norm == "post":
+            x_mid = affine(ops.layer_norm(x_mid, eps)[0], w, "ln1")
+        put(pre + "x_mid", x_mid, tokens, dims)
+    x_mid = out[pre + "x_mid"].values
 
-    f_in = affine(ops.layer_norm(x_mid, eps)[0], w, "ln2") if sw.norm == "pre" else x_mid
-    put(pre + "x_mid_norm", f_in, tokens, dims)
-    hidden_pre = put(pre + "hidden_pre", f_in @ w["W_1"] + w["b_1"], tokens, units)  # (T, ff)
-    hidden = put(pre + "hidden", ops.ACTIVATIONS[sw.activation](hidden_pre), tokens, units)
-    ffn = put(pre + "ffn", hidden @ w["W_2"] + w["b_2"], tokens, dims)  # (T, d)
-    y = x_mid + ffn if sw.residual else ffn
-    if sw.norm == "post":
-        y = affine(ops.layer_norm(y, eps)[0], w, "ln2")
-    return put(pre + "y", y, tokens, dims)
+    ln2 = weights("ln2_g", "ln2_b")
+    if not take((pre + "x_mid_norm",), (pre + "x_mid",), ln2, ("norm",)):
+        f_in = affine(ops.layer_norm(x_mid, eps)[0], w, "ln2") if sw.norm == "pre" else x_mid
+        put(pre + "x_mid_norm", f_in, tokens, dims)
+    if not take((pre + "hidden_pre",), (pre + "x_mid_norm",), weights("W_1", "b_1")):
+        f_in = out[pre + "x_mid_norm"].values
+        put(pre + "hidden_pre", f_in @ w["W_1"] + w["b_1"], tokens, units)  # (T, ff)
+    if not take((pre + "hidden",), (pre + "hidden_pre",), (), ("activation",)):
+        put(pre + "hidden", ops.ACTIVATIONS[sw.activation](out[pre + "hidden_pre"].values), tokens, units)
+    if not take((pre + "ffn",), (pre + "hidden",), weights("W_2", "b_2")):
+        put(pre + "ffn", out[pre + "hidden"].values @ w["W_2"] + w["b_2"], tokens, dims)  # (T, d)
+    if not take((pre + "y",), (pre + "x_mid", pre + "ffn"), ln2, ("residual", "norm")):
+        ffn = out[pre + "ffn"].values
+        y = x_mid + ffn if sw.residual else ffn
+        if sw.norm == "post":
+            y = affine(ops.layer_norm(y, eps)[0], w, "ln2")
+        put(pre + "y", y, tokens, dims)

@@ -1,4 +1,4 @@
-"""run(..., reuse=trace) recomputes only from the first part an edit touches, and gives a full run's bits."""
+"""run(..., reuse=trace) recomputes only what an edit or a switch reaches, and gives a full run's bits."""
 
 import numpy as np
 import pytest
@@ -50,18 +50,41 @@ def before_block(trace, b) -> set[str]:
     return EMBEDDING.union(*(block_names(trace, k) for k in range(b)))
 
 
-def test_an_edit_of_every_weight_of_every_block_recomputes_from_that_block(model):
+NORM = ("ln1.mean", "ln1.var", "x_norm")
+ATTENTION = (*NORM, "q", "k", "v", "scores", "attn", "head")
+# what a block computes before what reads each of its weights: kept when only that weight changes
+BEFORE_READER = {
+    "W_Q": (*NORM, "k", "v"),
+    "W_K": (*NORM, "q", "v"),
+    "W_V": (*NORM, "q", "k", "scores", "attn"),
+    "W_O": ATTENTION,
+    "W_1": (*ATTENTION, "mha", "x_mid", "x_mid_norm"),
+    "W_2": (*ATTENTION, "mha", "x_mid", "x_mid_norm", "hidden_pre", "hidden"),
+    "ln1": (),
+    "ln2": (*ATTENTION, "mha", "x_mid"),
+}
+
+
+def in_block(trace, b, *stems) -> set[str]:
+    """Block b's tensors named by stem (q: q.1, q.2, …; ln1.mean itself)."""
+    local = {n: n[len(prefix(b)) :] for n in block_names(trace, b)}
+    return {n for n, short in local.items() if short in stems or short.split(".")[0] in stems}
+
+
+def test_an_edit_of_every_weight_of_every_block_recomputes_what_reads_it(model):
     params, switches, base = model
     rng = np.random.default_rng(1)
     block_params = [n for n in param_shapes(params.cfg) if n.startswith("blocks.")]
     assert len(block_params) == BLOCKS * (16 if params.cfg.norm_affine else 8)
     for name in block_params:
-        b = int(name.split(".")[1])
+        b, local = int(name.split(".")[1]), name.split(".")[2]
+        # b_Q is read where W_Q is, ln1_g and ln1_b where ln1 is
+        reader = local.split("_")[0] if local.startswith("ln") else "W_" + local.split("_")[1]
         index = tuple(int(rng.integers(k)) for k in params[name].shape)
         edited = params.with_edit(name, index, float(params[name][index]) + 0.25)
         again = run(edited, PROMPT, "t7", switches, reuse=base)
         same_bits(again, run(edited, PROMPT, "t7", switches))
-        assert kept(base, again) == before_block(base, b), name
+        assert kept(base, again) == before_block(base, b) | in_block(base, b, *BEFORE_READER[reader]), name
 
 
 def test_edits_after_edits_stay_a_full_runs_bits(model):
@@ -87,11 +110,11 @@ def test_model_wide_weights_recompute_only_what_reads_them(model):
     loss = {"loss", "grad_logits", "logits_stepped", "probs_stepped", "loss_stepped"}
     everything = set(base.tensors)
     cases = [
-        ("E", (cfg.token_id("t1"), 2), set()),  # a row the prompt reads: from the embedding on
-        ("E", (cfg.token_id("t6"), 2), everything - head - loss),  # any other row: the logits on
+        ("E", (cfg.token_id("t1"), 2), {"ids", "pe", "mask"}),  # a row the prompt reads: from emb on
+        ("E", (cfg.token_id("t6"), 2), everything - {"logits", "probs"} - loss),  # another row: logits on
     ]
     if cfg.learned_positions:
-        cases += [("P", (1, 0), set()), ("P", (6, 0), everything)]  # position 6 is past the prompt
+        cases += [("P", (1, 0), {"ids", "emb", "mask"}), ("P", (6, 0), everything)]  # 6: past the prompt
     if cfg.norm_affine:
         cases += [("lnf_g", (3,), everything - head - loss), ("lnf_b", (0,), everything - head - loss)]
     for name, index, same in cases:
@@ -109,14 +132,25 @@ def test_switches_target_and_lr(model):
         ablated = Switches(**{**vars(switches), "ablated": frozenset({(b, 2)})})
         again = run(params, PROMPT, "t7", ablated, reuse=base)
         same_bits(again, run(params, PROMPT, "t7", ablated))
-        assert kept(base, again) == before_block(base, b)
+        attention = in_block(base, b, *ATTENTION) - {prefix(b) + "head.2"}
+        assert kept(base, again) == before_block(base, b) | attention
     heads = switches.toggled("ablated_heads", 1)
-    assert kept(base, run(params, PROMPT, "t7", heads, reuse=base)) == EMBEDDING
-    for name in ("causal_mask", "positional_encoding", "residual", "activation", "norm"):
+    again = run(params, PROMPT, "t7", heads, reuse=base)
+    same_bits(again, run(params, PROMPT, "t7", heads))
+    assert kept(base, again) == EMBEDDING | in_block(base, 0, *ATTENTION) - {"blocks.0.head.1"}
+    # each switch keeps what comes before the first tensor that reads it
+    before_reader = {
+        "causal_mask": {"ids", "emb", "pe", "x"} | in_block(base, 0, *NORM, "q", "k", "v", "scores"),
+        "positional_encoding": {"ids", "emb", "mask"},
+        "residual": EMBEDDING | in_block(base, 0, *ATTENTION, "mha"),
+        "activation": EMBEDDING | in_block(base, 0, *ATTENTION, "mha", "x_mid", "x_mid_norm", "hidden_pre"),
+        "norm": EMBEDDING,
+    }
+    for name, same in before_reader.items():
         other = switches.toggled(name)
         again = run(params, PROMPT, "t7", other, reuse=base)
         same_bits(again, run(params, PROMPT, "t7", other))
-        assert kept(base, again) == set(), name
+        assert kept(base, again) == same, name
     for target, lr in (("t2", base.lr), ("t7", 0.125)):
         again = run(params, PROMPT, target, switches, lr, reuse=base)
         same_bits(again, run(params, PROMPT, target, switches, lr))
@@ -144,4 +178,4 @@ def test_new_arrays_recompute_from_the_first_block_that_reads_them(model):
     W = params["blocks.3.W_1"] * 1.5
     again = run(params.with_arrays({"blocks.3.W_1": W}), PROMPT, "t7", switches, reuse=base)
     same_bits(again, run(params.with_arrays({"blocks.3.W_1": W}), PROMPT, "t7", switches))
-    assert kept(base, again) == before_block(base, 3)
+    assert kept(base, again) == before_block(base, 3) | in_block(base, 3, *BEFORE_READER["W_1"])

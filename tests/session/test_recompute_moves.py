@@ -1,5 +1,5 @@
-"""A session's moves compute only what they change: an edit runs from its block on, undo and redo take back
-traces already made, and every trace is bit for bit a full run of its state."""
+"""A session's moves compute only what they change: an edit runs from what reads it on, undo and redo take
+back traces already made, and every trace is bit for bit a full run of its state."""
 
 import gc
 
@@ -27,7 +27,7 @@ def model():
 
 @pytest.fixture
 def runs(monkeypatch):
-    """Each run the session makes: the first part it computed (0: everything, 1 + b: from block b)."""
+    """Each run the session makes: the first tensor it computed (None: it kept every one)."""
     made = []
 
     def counted(params, prompt, target, switches=None, lr=0.5, reuse=None):
@@ -56,7 +56,7 @@ def test_an_edit_runs_from_its_block_and_gives_a_full_runs_bits(model, runs):
     for b in (3, 0, 2, 1):
         before = session.trace
         session.edit(f"blocks.{b}.W_1", (1, 2), 0.3 * (b + 1))
-        assert runs[-1] == prefix(b) + "ln1.mean"  # the first tensor of block b: nothing earlier
+        assert runs[-1] == prefix(b) + "hidden_pre"  # the first tensor that reads W_1: nothing earlier
         same_bits(session.trace, full_run(session))
         earlier = [n for n in before.tensors if n.startswith(prefix(b - 1))] if b else ["x"]
         assert all(session.trace.tensors[n] is before.tensors[n] for n in earlier)
@@ -75,7 +75,7 @@ def test_undo_and_redo_take_back_the_traces_already_made(model, runs):
     session.edit("blocks.2.b_1", (4,), -1.0)
     session.undo()
     session.undo()  # two back: the file's weights, whose trace the session still holds as the original
-    assert session.trace is first and runs == [prefix(2) + "ln1.mean"]
+    assert session.trace is first and runs == [prefix(2) + "hidden_pre"]  # what reads b_1, on
     same_bits(session.trace, full_run(session))
 
 
@@ -87,8 +87,8 @@ def test_undo_of_a_trace_let_go_runs_from_the_block_that_differs(model, runs):
     gc.collect()
     del runs[:]
     session.undo()  # back to the third edit: its trace is the one before the last change
-    session.undo()  # the second edit's trace was let go: block 2 differs from the current one
-    assert runs == [prefix(2) + "ln1.mean"]
+    session.undo()  # the second edit's trace was let go: block 2's W_Q differs from the current one
+    assert runs == [prefix(2) + "q.1"]
     same_bits(session.trace, full_run(session))
 
 
@@ -99,8 +99,8 @@ def test_the_original_model_on_new_switches_runs_from_the_ablated_block(model, r
     assert session.base is session.original_trace  # run again (the edit let it go) and now held
     del runs[:]
     session.set_switches(session.state.switches.with_block_head(3, 1))
-    # the edited model's trace from block 3, the file's weights on the new switches from block 3 too
-    assert runs == [prefix(3) + "ln1.mean", prefix(3) + "ln1.mean"]
+    # the edited model's trace from block 3's head 1, the file's weights on the new switches too
+    assert runs == [prefix(3) + "head.1", prefix(3) + "head.1"]
     same_bits(session.base, run(model.params, PROMPT, "t7", session.state.switches))
     same_bits(session.trace, full_run(session))
 
