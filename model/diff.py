@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -69,11 +69,8 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         if old is None or old.shape != new.shape:
             out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
             continue
-        if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved,
-            # said by read-only views of one zero (GPT-2 small keeps hundreds of tensors per edit)
-            out[name] = TensorDiff(
-                name, np.broadcast_to(False, new.shape), np.broadcast_to(0.0, new.shape), False
-            )
+        if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved
+            out[name] = _unchanged(name, new.shape)
             continue
         delta = new - old
         # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
@@ -81,6 +78,13 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         changed = np.abs(delta) > tol
         out[name] = TensorDiff(name, changed, np.where(changed, delta, 0.0), False)
     return TraceDiff(out)
+
+
+@lru_cache(maxsize=4096)
+def _unchanged(name: str, shape: tuple[int, ...]) -> TensorDiff:
+    """A tensor that did not move: read-only views of one zero, made (and counted) once per name and
+    shape (GPT-2 small keeps hundreds of tensors per edit)."""
+    return TensorDiff(name, np.broadcast_to(False, shape), np.broadcast_to(0.0, shape), False)
 
 
 def no_change(trace: Trace) -> TraceDiff:

@@ -12,6 +12,7 @@ the previous block's y after that. Outside the blocks, "y" is the last block's o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tinytui.model import names
 from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, Stage
@@ -99,6 +100,7 @@ def name(local: str, step: Step, n_blocks: int) -> str:
     return names.GRAD + full if grad else full
 
 
+@lru_cache(maxsize=4096)  # asked for every step of the path on each change (the step list's counts)
 def resolve(templates: tuple[str, ...], n_heads: int, step: Step, n_blocks: int) -> tuple[str, ...]:
     """A stage table's names as the canonical names of one step, "{h}" expanded to every head."""
     out: list[str] = []
