@@ -57,6 +57,25 @@ async def test_an_edit_redraws_only_the_lines_it_changed():
         assert changed < sum(b.height for b in v.blocks.boxes) / 2
 
 
+async def test_a_switch_flipped_back_and_forth_finds_its_lines_drawn():
+    """Lines are kept by what they show: the mask off a second time (the same numbers, the same marks
+    against the mask on) is drawn from the cache, and reads as it did the first time."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "8")
+        v = view(app)
+        start = v.text()
+        await press(pilot, "m")
+        mask_off = v.text()
+        assert mask_off != start and "▲" in mask_off
+        await press(pilot, "m")
+        assert v.text() != mask_off
+        v.lines_drawn = 0
+        await press(pilot, "m")
+        assert v.text() == mask_off
+        assert v.lines_drawn == 0
+
+
 async def test_the_cursor_and_the_operand_marks_redraw_only_their_lines():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -18,7 +18,7 @@ own cell (typed there, drawn by the view: Enter commits, Esc cancels), or asks f
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -37,6 +37,7 @@ from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
 from tinytui.present.grid_spec import CellRef, GridSpec, Item, LogitsSpec, Section, Source
 from tinytui.present.step_layout import FRAME, Box, StepLayout, lay_out
 from tinytui.present.view import View, ViewPart
+from tinytui.report.lazy_rows import LazyRows
 from tinytui.tui.widgets.step_lines import Painter, label_width
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
 from tinytui.tui.widgets.virtual_size import set_virtual_size
@@ -229,7 +230,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.blocks = StepLayout((), (), 0, 0, ())
         self.table, self.row, self.col = 0, 0, 0
         self.lit: dict[int, frozenset] = {}  # box -> the cells (or the bars' sources) the focused value reads
-        self._versions: dict[tuple[str, int], int] = {}  # (table's key, line) -> that line's version
+        # (table's key, line) -> that line's version: what a table's line shows (_line_shows), or a count
+        self._versions: dict[tuple[str, int], Hashable] = {}
         self._seen: dict[str, Item] = {}  # table's key -> the spec it showed last
         self._drawn: dict[tuple, Strip] = {}  # a table's line, by what it shows
         self._composed: dict[tuple, Strip] = {}  # a screen line, by the table lines it is made of
@@ -442,9 +444,10 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         return next((b.index for b in self.blocks.boxes if isinstance(b.item, GridSpec)), 0)
 
     def _bump_changed(self, b: Box) -> list[int]:
-        """A table shows a new spec: the lines whose cells differ from the spec it showed last get a
-        new version (their cached strips are not used again). Lines are cached by the table's key, so
-        a table shown again unchanged (a step revisited) draws nothing anew."""
+        """A table shows a new spec: the lines whose cells differ from the spec it showed last get a new
+        version, what they now show (so a value toggled back, or an undo, finds its lines drawn). Lines
+        are cached by the table's key, so a table shown again unchanged (a step revisited) draws
+        nothing anew. Returns the lines to draw again."""
         new = b.item
         old = self._seen.get(new.key)
         self._seen[new.key] = new
@@ -452,15 +455,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return []
         lines: list[int]
         if isinstance(old, GridSpec) and isinstance(new, GridSpec):
-            if (old.title, old.shade, old.limit, old.corner, old.cols, old.groups, len(old.rows)) != (
-                new.title,
-                new.shade,
-                new.limit,
-                new.corner,
-                new.cols,
-                new.groups,
-                len(new.rows),
-            ):
+            if _frame_of(old) != _frame_of(new):
                 lines = list(range(b.height))
             else:
                 lines = [
@@ -471,9 +466,11 @@ class StepView(ViewPart, ScrollView, can_focus=True):
                     or old.marks[r] != new.marks[r]
                     or old.values[r] != new.values[r]
                 ]
-        else:
-            lines = list(range(b.height)) if old != new else []
-        for line in lines:
+            for line in lines:
+                self._versions[(new.key, line)] = _line_shows(new, b, line)
+            return lines
+        lines = list(range(b.height)) if old != new else []
+        for line in lines:  # the bars: a new version each time they change
             key = (new.key, line)
             self._versions[key] = self._versions.get(key, 0) + 1
         return lines
@@ -628,7 +625,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             edit = self.editor.shown(box.shape.widths[self.col] + 1)  # the number's place and its mark's
         item = box.item
         version = self._versions.get((item.key, line), 0)
-        shape = (box.width, box.bar_width, box.short, box.shape.narrow if box.shape is not None else False)
+        shape = (box.width, box.bar_width, box.short, box.shape)
         key = (item.key, version, shape, line, cursor, lit, focused, note, edit, cols)
         self._last_key = key
         strip = self._drawn.get(key)
@@ -1040,3 +1037,20 @@ def _same_geometry(a: StepLayout, b: StepLayout) -> bool:
 
 def item_key(item: Item) -> str:
     return item.key
+
+
+def _frame_of(spec: GridSpec) -> tuple:
+    """What every line of a table depends on: a change of it draws the whole table again."""
+    return (spec.title, spec.shade, spec.limit, spec.corner, spec.cols, spec.groups, len(spec.rows))
+
+
+def _line_shows(spec: GridSpec, box: Box, line: int) -> Hashable:
+    """What a table's line shows, as a key its strip is kept by: the table's frame and, for a row, its
+    label, its numbers (or texts), marks and values."""
+    r = line - box.first_row
+    if not 0 <= r < len(spec.rows):
+        return _frame_of(spec)
+    cells = spec.cells
+    numbers = cells.basis if isinstance(cells, LazyRows) and cells.basis is not None else None
+    row = tuple(numbers[r]) if numbers is not None else tuple(cells[r])
+    return _frame_of(spec), spec.rows[r], row, spec.marks[r], tuple(spec.values[r])
