@@ -60,7 +60,7 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
     elif (hit := _kept(("joined sources", key), sources)) is not None:
         joined_sources = hit
     else:
-        joined_sources = _keep(("joined sources", key), sources, joined("sources"))
+        joined_sources = _keep(("joined sources", key), sources, LazyRows.joined(list(sources), n_rows))
 
     joined_spec = GridSpec(
         key,

@@ -97,21 +97,17 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
     whole = partial(param_table, view.trace, params, full)
     for h, table, at_rows, at_cols in windows.param_tables(view, full, win, whole):
         # at_rows, at_cols: the weight's own rows and columns the table shows
-        if arr.ndim == 3:
-            idx = [[(h, r, c) for c in at_cols] for r in at_rows]
-            sub = windows.at(arr[h], at_rows, at_cols)
-        elif arr.ndim == 1:
-            idx = [[(c,) for c in at_cols]]
-            sub = windows.at(arr[None, :], at_rows, at_cols)
-        else:
-            idx = [[(r, c) for c in at_cols] for r in at_rows]
-            sub = windows.at(arr, at_rows, at_cols)
+        at_rows, at_cols = tuple(at_rows), tuple(at_cols)
+        idx = _indices(h, arr.ndim, at_rows, at_cols)
+        sub = windows.at(
+            arr[h] if arr.ndim == 3 else arr[None, :] if arr.ndim == 1 else arr, at_rows, at_cols
+        )
         values = table.cells.basis  # the numbers its rows are written from (tables.number_rows)
         if edited:
             marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
         else:
-            marks = ((_NO_MARKS,) * len(idx[0]),) * len(idx) if idx else ()
-        refs, sources = _cell_refs(full, label, h, arr.ndim, table, idx)
+            marks = ((_NO_MARKS,) * len(at_cols),) * len(idx)
+        refs, sources = _cell_refs(full, label, h, arr.ndim, table, idx, (at_rows, at_cols))
 
         spec = GridSpec(
             f"param:{full}:{h}",
@@ -152,15 +148,28 @@ def _details(cells: LazyRows, refs: tuple, sources: tuple, edited: frozenset, or
     return LazyRows(len(cells), row)
 
 
-def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tuple[LazyRows, tuple]:
-    """(refs, sources) of a weight's table: each cell's CellRef, labelled as the inspector names it, a
-    row of them made when first read (the cursor's cell is all the editor reads: at d_model 64 a first
-    visit to step 6 made 12,288 of them, most of its 80 ms).
+def _indices(h: int, ndim: int, at_rows: tuple[int, ...], at_cols: tuple[int, ...]) -> LazyRows:
+    """The weight's index of each cell of its table (head h of a per-head weight), a row when first read:
+    a first visit at d_model 64 shows 12,288 weight cells and reads a few."""
+    if ndim == 3:
+        return LazyRows(len(at_rows), lambda r: tuple((h, at_rows[r], c) for c in at_cols))
+    if ndim == 1:
+        return LazyRows(1, lambda r: tuple((c,) for c in at_cols))
+    return LazyRows(len(at_rows), lambda r: tuple((at_rows[r], c) for c in at_cols))
+
+
+def _cell_refs(
+    full: str, label: str, h: int, ndim: int, table, idx: LazyRows, window: tuple
+) -> tuple[LazyRows, LazyRows]:
+    """(refs, sources) of a weight's table: each cell's CellRef, labelled as the inspector names it, and
+    the run's cell it shows, a row of them made when first read (the cursor's cell is all the editor
+    reads: at d_model 64 a first visit to step 6 made 12,288 of them, most of its 80 ms). window: the
+    weight's rows and columns the table shows, which decide idx.
 
     They name the cells, not their values, so they are kept (grid_spec's cache of kept specs) across
     edits of the weight's numbers: at d_model 64, W_O's 4,096 labelled refs were a third of an edit's
     redraw."""
-    key = ("param refs", full, label, h, ndim, tuple(table.rows), tuple(table.cols), tuple(map(tuple, idx)))
+    key = ("param refs", full, label, h, ndim, tuple(table.rows), tuple(table.cols), window)
     if (hit := _kept(key, ())) is not None:
         return hit
 
@@ -176,5 +185,5 @@ def _cell_refs(full: str, label: str, h: int, ndim: int, table, idx: list) -> tu
         return tuple(CellRef("param", full, i, f"{label}[{where_of(r, c)}]") for c, i in enumerate(idx[r]))
 
     refs = LazyRows(len(idx), refs_row)
-    sources = tuple(tuple((full, i) for i in row) for row in idx)
+    sources = LazyRows(len(idx), lambda r: tuple((full, i) for i in idx[r]))
     return _keep(key, (), (refs, sources))

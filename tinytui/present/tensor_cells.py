@@ -96,6 +96,18 @@ def _masked_cells(view: View, name: str, shape: tuple[int, int]) -> np.ndarray |
 _NO_MARKS_ROW = (_MARKS[0],)
 
 
+def _marks_of(codes: np.ndarray) -> tuple[tuple[frozenset[str], ...], ...]:
+    """Each cell's marks from its code (_mark_codes, + 4 where masked): a row without any, one shared
+    row of empty marks; only the rows with marks are read cell by cell."""
+    blank = _NO_MARKS_ROW * codes.shape[1]
+    if not codes.any():
+        return (blank,) * codes.shape[0]
+    return tuple(
+        tuple(map(_MARKS.__getitem__, row)) if marked else blank
+        for row, marked in zip(codes.tolist(), codes.any(axis=1).tolist())
+    )
+
+
 def _sources(
     full: str, ndim: int, by_tokens: bool, at_rows: Sequence[int], at_cols: Sequence[int]
 ) -> tuple[tuple[Source, ...], ...]:
@@ -144,10 +156,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     codes = windows.part(_mark_codes(view, name, whole, by_tokens), win)
     if masked is not None:
         codes = codes + 4 * masked
-    marks = tuple(
-        _NO_MARKS_ROW * len(row) if not any(row) else tuple(map(_MARKS.__getitem__, row))
-        for row in codes.tolist()
-    )
+    marks = _marks_of(codes)
     values = table.cells.basis  # the numbers its rows are written from (tables.number_rows)
     full = names.canonical(name)
     sources = _sources(full, arr.ndim, by_tokens, at_rows, at_cols)
