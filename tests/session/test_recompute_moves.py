@@ -116,3 +116,15 @@ def test_the_diff_is_computed_once_per_pair_of_traces(model):
     assert session.diff is first  # the original is the trace before the edit: the same pair
     session.undo()
     assert session.diff is not first and session.diff.empty
+
+
+def test_a_switch_flipped_back_and_forth_takes_back_the_trace_it_made(model, runs):
+    session = Session(model)
+    session.toggle("causal_mask")
+    mask_off = session.trace
+    session.toggle("causal_mask")  # back to the file's own state: the original trace, nothing run
+    del runs[:]
+    session.toggle("causal_mask")  # the state before the last change again: its trace, nothing run
+    assert session.trace is mask_off and runs == []
+    assert not session.state.switches.causal_mask
+    same_bits(session.trace, full_run(session))

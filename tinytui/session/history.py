@@ -174,10 +174,16 @@ class TracedHistory:
 
     def _made(self, state: State) -> Trace | None:
         """A trace the session holds that state made (it is the very state, or the file's weights on the
-        original trace's inputs), so a move back to it computes nothing; None if there is none."""
-        if state is self._previous_state:
-            return self.previous
+        original trace's inputs), so a move back to it computes nothing; None if there is none. A state
+        like the one before the last change (its very weights, the same inputs: a switch flipped back
+        and forth) is that state."""
         key = (state.prompt, state.target, state.switches, state.lr)
+        before = self._previous_state
+        if state is before or (
+            state.params is before.params
+            and key == (before.prompt, before.target, before.switches, before.lr)
+        ):
+            return self.previous
         if state.params is self.model.params and key == self._original_key:
             return self._original()
         return None
