@@ -121,10 +121,12 @@ def test_the_diff_is_computed_once_per_pair_of_traces(model):
 def test_a_switch_flipped_back_and_forth_takes_back_the_trace_it_made(model, runs):
     session = Session(model)
     session.toggle("causal_mask")
-    mask_off = session.trace
+    mask_off, turned_off = session.trace, session.diff
     session.toggle("causal_mask")  # back to the file's own state: the original trace, nothing run
+    assert session.diff is not turned_off and session.diff["blocks.0.attn.1"].n_changed > 0
     del runs[:]
     session.toggle("causal_mask")  # the state before the last change again: its trace, nothing run
     assert session.trace is mask_off and runs == []
     assert not session.state.switches.causal_mask
     same_bits(session.trace, full_run(session))
+    assert session.diff is turned_off  # the same two traces: the diff made the first time

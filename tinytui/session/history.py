@@ -61,7 +61,9 @@ class TracedHistory:
         self._gradients: tuple[Trace, Gradients] | None = None
         self._held: tuple[Params, tuple[np.ndarray, ...]] | None = None  # the current params' arrays
         # (base, trace, their diff) as last asked; weak: the diff holds no trace alive
-        self._diff: tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff] | None = None
+        # (base, trace, their diff) as last asked, and the pair before when the traces are small (a switch
+        # flipped back and forth compares the same two traces again); weak: a diff holds no trace alive
+        self._diffs: list[tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff]] = []
         self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
 
     # ---- reading -------------------------------------------------------------------------------
@@ -114,9 +116,13 @@ class TracedHistory:
         """What changed from base to the trace: computed once per pair of traces, not per read (the app
         reads it for the view and again for the note of a change)."""
         base, trace = self.base, self.trace
-        if self._diff is None or self._diff[0]() is not base or self._diff[1]() is not trace:
-            self._diff = (weakref.ref(base), weakref.ref(trace), diff(base, trace))
-        return self._diff[2]
+        for kept_base, kept_trace, kept in self._diffs:
+            if kept_base() is base and kept_trace() is trace:
+                return kept
+        made = diff(base, trace)
+        older = self._diffs[:1] if _values_in(trace) <= SMALL_TRACE else []  # GPT-2: one diff, not two
+        self._diffs = [(weakref.ref(base), weakref.ref(trace), made), *older]
+        return made
 
     def diff_between(self, before: Trace, after: Trace) -> TraceDiff:
         """What changed from before to after: the diff kept for the view when they are its pair (a
@@ -251,7 +257,7 @@ class TracedHistory:
         """Make the move computed by _compute; nothing here can refuse."""
         before = self.trace
         self.previous, self.trace = before, trace
-        self._diff = None  # of traces no longer both shown
+        self._diffs = [(b, t, d) for b, t, d in self._diffs if b() is not None and t() is not None]
         if self._gradients is not None and self._gradients[0] is not trace:
             self._gradients = None  # of a trace no longer shown: its computed ∂L/∂w (GPT-2: ≤ 1 GB) let go
         if original is not None:
@@ -276,6 +282,13 @@ def _most_in_common(state: State, traces: tuple[Trace | None, ...]) -> Trace | N
         if at > start:
             best, start = trace, at
     return best
+
+
+SMALL_TRACE = 1 << 20  # values: a trace this small keeps two diffs (a d_model 64 step: about 80,000)
+
+
+def _values_in(trace: Trace) -> int:
+    return sum(t.values.size for t in trace.tensors.values())
 
 
 def _all_finite(trace: Trace, reuse: Trace | None = None) -> bool:
