@@ -11,21 +11,22 @@ import numpy as np
 from tinytui.model import names
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
+    _NO_MARKS,
     CHANGED,
-    Cell,
     CellRef,
     GridSpec,
     LogitRow,
     LogitsSpec,
     _keep,
     _kept,
-    grid,
+    array_limit,
 )
-from tinytui.present.tensor_cells import _change_marks, _was
+from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marks_of, _was
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
 from tinytui.report.display_names import display, pe_columns
-from tinytui.report.tables import fmt, title_of
+from tinytui.report.lazy_rows import LazyRows
+from tinytui.report.tables import fmt, number_rows, title_of
 
 
 def token_grid(view: View, vec: str | None = None) -> GridSpec:
@@ -52,34 +53,65 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     if unmarked and (hit := _kept(key, made_of)) is not None:
         return hit  # the same prompt and vector, nothing to mark: the table shown last time
     shown, canon = (display(vec), names.canonical(vec)) if vec else ("", "")
-    changed = vec is not None and view.diff.get(vec) is not None
-    cells = []
-    for p in at_rows:
-        tok = trace.prompt[p]
-        id_marks = frozenset({CHANGED}) if _change_marks(view, "ids", (p,)) else frozenset()
-        ref = CellRef("token", "prompt", (p,), f"position {p}")
-        row = [
-            Cell(tok, id_marks, ref=ref, detail=f"position {p}: {tok!r}  · Enter to choose another token"),
-            Cell(str(int(ids[p])), id_marks, detail=f"{tok!r} is id {int(ids[p])}", source=("ids", (p,))),
-        ]
-        if vec:
-            row_values = values[p].tolist()
-            for j in at_cols:
-                dim, v = dims[j], row_values[j]
-                marks = frozenset(_change_marks(view, vec, (p, j))) if changed else frozenset()
-                was = _was(view, vec, (p, j)) if changed else ""
-                text = fmt(v)
-                detail = f"{shown}[{p}:{tok}, {dim}] = {text}{was}"
-                row.append(Cell(text, marks, v, detail=detail, source=(canon, (p, j))))
-        cells.append(row)
+    n_rows, n_cols = len(at_rows), len(at_cols)
+    tokens = tuple(trace.prompt[p] for p in at_rows)
+    id_texts = tuple(str(int(ids[p])) for p in at_rows)
+    # the token and its id, then the vector's numbers (tables.number_rows: each row written when drawn)
+    head = tuple(zip(tokens, id_texts))
+    cells = LazyRows(n_rows, head.__getitem__, (max(map(len, tokens)), max(map(len, id_texts))))
+    id_marks = [frozenset({CHANGED}) if _change_marks(view, "ids", (p,)) else _NO_MARKS for p in at_rows]
+    blank = (None,) * n_cols
+    numbers: tuple = ((),) * n_rows
+    vector_marks: tuple = ((),) * n_rows
+    limit = 1.0
+    if vec:
+        part = windows.part(values, win)
+        cells = LazyRows.joined([cells, number_rows(part)], n_rows)
+        numbers = tuple(map(tuple, part.tolist()))
+        limit = array_limit(part)
+        changed = view.diff.get(vec) is not None
+        codes = windows.part(_mark_codes(view, vec, shape, False), win) if changed else None
+        vector_marks = _marks_of(codes) if codes is not None else ((_NO_MARKS,) * n_cols,) * n_rows
+    marks = tuple((m, m, *row) for m, row in zip(id_marks, vector_marks))
+    shaded = tuple((None, None, *row) for row in numbers)
+    refs = tuple((CellRef("token", "prompt", (p,), f"position {p}"), None, *blank) for p in at_rows)
+
+    def detail_row(r: int) -> list[str]:
+        p, tok = at_rows[r], tokens[r]
+        out = [f"position {p}: {tok!r}  · Enter to choose another token", f"{tok!r} is id {id_texts[r]}"]
+        for c, j in enumerate(at_cols):
+            was = _was(view, vec, (p, j)) if vec else ""
+            out.append(f"{shown}[{p}:{tok}, {dims[j]}] = {fmt(numbers[r][c])}{was}")
+        return out
+
+    def sources_row(r: int) -> tuple:
+        p = at_rows[r]
+        return (None, ("ids", (p,)), *((canon, (p, j)) for j in at_cols))
+
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
-        groups = (("", 2), (title_of(vec, trace.cfg), len(at_cols)))
+        groups = (("", 2), (title_of(vec, trace.cfg), n_cols))
     title = windows.titled(f"the prompt → target {trace.target!r}", win)
     positions = tuple(str(p) for p in at_rows)
     heads = pe_columns(trace.cfg) if vec == "pe" else dims  # a wave, not the dimension it is added to
     cols = ("token", "id", *(heads[j] for j in at_cols))
-    spec = grid("tokens", title, "position", positions, cols, cells, "diverging", "output", groups=groups)
+    spec = GridSpec(
+        "tokens",
+        title,
+        "position",
+        positions,
+        cols,
+        cells,
+        marks,
+        shaded,
+        "diverging",
+        limit,
+        refs,
+        LazyRows(n_rows, detail_row),
+        "output",
+        groups,
+        LazyRows(n_rows, sources_row),
+    )
     return _keep(key, made_of, spec) if unmarked else spec
 
 
