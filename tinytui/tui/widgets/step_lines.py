@@ -23,6 +23,7 @@ from tinytui.themes.scale import readable_on
 from tinytui.tui.widgets.shading import level, levels, shade_at, shading_key
 
 LIT = "▸"  # before a cell the focused value reads
+WIDE_GROUP = 60  # columns: a group header wider than this starts its name at its left, not centred
 _BLOCKS = " ▏▎▍▌▋▊▉█"
 _MARK = {
     EDITED: "edited",
@@ -194,9 +195,11 @@ class Painter:
                     out.append(("│", label))
                 inner = sum(w + 2 for w in shape.widths[start : start + span])
                 name = group_title(name, inner - 1)
-                # one head shown alone may be wider than the view: its name where its columns begin,
-                # not in the middle of them, off the screen
-                placed = (" " + name).ljust(inner) if len(spec.groups) == 1 else name.center(inner)
+                # a group may be wider than the view (one head shown alone; d_model 64's vector beside
+                # the prompt's tokens): its name where its columns begin, not in the middle of them, off
+                # the screen
+                wide = len(spec.groups) == 1 or inner > WIDE_GROUP
+                placed = (" " + name).ljust(inner) if wide else name.center(inner)
                 out.append((placed if name else " " * inner, header))
                 start += span
             return out
