@@ -20,7 +20,7 @@ from tinytui.present.grid_layout import group_title
 from tinytui.present.grid_spec import DOWN, EDITED, MASKED, PRECEDENCE, UP, GridSpec, LogitsSpec, glyph
 from tinytui.present.step_layout import FRAME, Box
 from tinytui.themes.scale import readable_on
-from tinytui.tui.widgets.shading import level, levels, shade_at, shading_key
+from tinytui.tui.widgets.shading import levels, shade_at, shading_key
 
 LIT = "▸"  # before a cell the focused value reads
 WIDE_GROUP = 60  # columns: a group header wider than this starts its name at its left, not centred
@@ -68,10 +68,6 @@ class Painter:
         if got is None:
             got = self._components[name] = self._get(f"step-view--{name}")
         return got
-
-    def cell_style(self, spec: GridSpec, marks: frozenset[str], value: float | None) -> Style:
-        at = level(spec.shade, value, spec.limit) if value is not None and spec.shade else None
-        return self._cell_style(spec.shade, marks, at)
 
     def _cell_style(self, shade: str | None, marks: frozenset[str], at: float | None) -> Style:
         """A cell's style by its marks and its level on the shading (None: not shaded)."""

@@ -37,7 +37,6 @@ from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
 from tinytui.present.grid_spec import CellRef, GridSpec, Item, LogitsSpec, Section, Source
 from tinytui.present.step_layout import FRAME, Box, StepLayout, lay_out
 from tinytui.present.view import View, ViewPart
-from tinytui.report.lazy_rows import LazyRows
 from tinytui.tui.widgets.step_lines import Painter, label_width
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
 from tinytui.tui.widgets.virtual_size import set_virtual_size
@@ -453,21 +452,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._seen[new.key] = new
         if old is None:
             return []
-        lines: list[int]
         if isinstance(old, GridSpec) and isinstance(new, GridSpec):
-            if _frame_of(old) != _frame_of(new):
-                lines = list(range(b.height))
-            else:
-                lines = [
-                    b.first_row + r
-                    for r in range(len(new.rows))
-                    if old.rows[r] != new.rows[r]
-                    or not new.cells.same_row(old.cells, r)
-                    or old.marks[r] != new.marks[r]
-                    or old.values[r] != new.values[r]
-                ]
-            for line in lines:
-                self._versions[(new.key, line)] = _line_shows(new, b, line)
+            lines = []
+            for line in range(b.height):  # a frame that moved (a new scale, say) moves every line
+                shows = _line_shows(new, b, line)
+                if shows != _line_shows(old, b, line):
+                    self._versions[(new.key, line)] = shows
+                    lines.append(line)
             return lines
         lines = list(range(b.height)) if old != new else []
         for line in lines:  # the bars: a new version each time they change
@@ -1050,7 +1041,6 @@ def _line_shows(spec: GridSpec, box: Box, line: int) -> Hashable:
     r = line - box.first_row
     if not 0 <= r < len(spec.rows):
         return _frame_of(spec)
-    cells = spec.cells
-    numbers = cells.basis if isinstance(cells, LazyRows) and cells.basis is not None else None
-    row = tuple(numbers[r]) if numbers is not None else tuple(cells[r])
+    numbers = spec.cells.basis  # a row written from numbers reads as they do: no text written to compare
+    row = tuple(numbers[r]) if numbers is not None else tuple(spec.cells[r])
     return _frame_of(spec), spec.rows[r], row, spec.marks[r], tuple(spec.values[r])
