@@ -90,3 +90,20 @@ async def test_the_apps_rounds_hold_no_more_traces_than_the_session():
     assert specs[-1] <= specs[1], specs  # after the first rounds, no more tables kept than the screen's
     assert len(refs) == 2 + 6 * APP_ROUNDS  # the start, 9, and each round's edit, u, d, d, b, b
     assert np.isfinite(session.trace["loss"])
+
+
+@pytest.mark.parametrize("step", [2, 9])  # the prompt's table with E[id]; the heads' A V tables
+def test_a_table_kept_for_later_keeps_no_trace(model: ModelFile, step: int):
+    """A step's tables are kept while nothing in them moves (grid_spec's kept specs); their inspector
+    lines are written later, from what the table was made of, not from the view: the traces go."""
+    from tinytui.present.backward_tables import pane_sections
+    from tinytui.present.view import View
+
+    session = Session(model)
+    session.goto(step)
+    session.edit("blocks.3.W_2", (0, 0), 0.3)  # nothing of these steps' tables moves
+    made = weakref.ref(session.trace)
+    pane_sections(View.of(session))
+    for i in range(3):
+        session.edit("blocks.3.W_2", (1, i), 0.1 * i)
+    assert alive([made]) == 0

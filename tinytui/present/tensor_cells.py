@@ -7,7 +7,7 @@ come from several per-row tensors (a layer norm's row statistics, the loss befor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -46,11 +46,24 @@ def _change_marks(view: View, name: str, index: tuple[int, ...]) -> set[str]:
 
 def _was(view: View, name: str, index: tuple[int, ...]) -> str:
     """' (was 0.9000, Δ −0.0382)' when the cell changed since the comparison trace, else ''."""
+    return _was_in(view, name)(index)
+
+
+def _was_in(view: View, name: str) -> Callable[[tuple[int, ...]], str]:
+    """_was for the cells of one tensor, holding its diff and its numbers before, not the view: a table
+    kept for later (grid_spec's kept specs) writes its inspector lines with it, and must not keep the
+    view's traces alive."""
     d = view.diff.get(name)
-    if d is None or not d.changed[index] or d.reshaped or name not in view.base.tensors:
-        return ""
-    old = float(view.base[name][index])
-    return f"  (was {fmt(old)}, Δ {float(d.delta[index]):+.4f})"
+    if d is None or d.reshaped or name not in view.base.tensors:
+        return lambda index: ""
+    before = view.base[name]
+
+    def was(index: tuple[int, ...]) -> str:
+        if not d.changed[index]:
+            return ""
+        return f"  (was {fmt(float(before[index]))}, Δ {float(d.delta[index]):+.4f})"
+
+    return was
 
 
 def _shade_of(name: str) -> str:
@@ -161,12 +174,14 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     full = names.canonical(name)
     sources = _sources(full, arr.ndim, by_tokens, at_rows, at_cols)
 
+    was = _was_in(view, name)
+
     def detail_row(r: int) -> list[str]:
         row_label, cells = table.rows[r], table.cells[r]
         out = []
         for c, col_label in enumerate(table.cols):
             where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
-            out.append(f"{shown}[{where}] = {cells[c]}{_was(view, name, sources[r][c][1])}")
+            out.append(f"{shown}[{where}] = {cells[c]}{was(sources[r][c][1])}")
         return out
 
     spec = GridSpec(

@@ -21,7 +21,7 @@ from tinytui.present.grid_spec import (
     _kept,
     array_limit,
 )
-from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marks_of, _was
+from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marks_of, _was_in
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
 from tinytui.report.display_names import display, pe_columns
@@ -76,12 +76,13 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     shaded = tuple((None, None, *row) for row in numbers)
     refs = tuple((CellRef("token", "prompt", (p,), f"position {p}"), None, *blank) for p in at_rows)
 
+    was = _was_in(view, vec) if vec else None
+
     def detail_row(r: int) -> list[str]:
         p, tok = at_rows[r], tokens[r]
         out = [f"position {p}: {tok!r}  · Enter to choose another token", f"{tok!r} is id {id_texts[r]}"]
         for c, j in enumerate(at_cols):
-            was = _was(view, vec, (p, j)) if vec else ""
-            out.append(f"{shown}[{p}:{tok}, {dims[j]}] = {fmt(numbers[r][c])}{was}")
+            out.append(f"{shown}[{p}:{tok}, {dims[j]}] = {fmt(numbers[r][c])}{was((p, j)) if was else ''}")
         return out
 
     def sources_row(r: int) -> tuple:
