@@ -60,7 +60,6 @@ class TracedHistory:
         self.listeners: list[Callable[[Event], None]] = []
         self._gradients: tuple[Trace, Gradients] | None = None
         self._held: tuple[Params, tuple[np.ndarray, ...]] | None = None  # the current params' arrays
-        # (base, trace, their diff) as last asked; weak: the diff holds no trace alive
         # (base, trace, their diff) as last asked, and the pair before when the traces are small (a switch
         # flipped back and forth compares the same two traces again); weak: a diff holds no trace alive
         self._diffs: list[tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff]] = []
