@@ -18,13 +18,13 @@ from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Pa
 from tinytui.model.stages import STAGE_BY_NUMBER, Stage, params_read
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
-    _KEPT,
     Cell,
     GridSpec,
     Item,
     Section,
     _keep,
     _kept,
+    _kept_made_of,
     grid,
     join_of,
 )
@@ -94,10 +94,8 @@ def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
     made = tuple(tensor_grid(view, n, role) for n in view.names((template,)))
     key = ("heads", role, view.name(template))
-    hit = _KEPT.get(key)
-    if hit is not None and len(hit[0]) == len(made) and all(a is b for a, b in zip(hit[0], made)):
-        _KEPT.move_to_end(key)
-        return hit[1]  # every head's table is the one kept: so is the row of them
+    if (hit := _kept_made_of(key, made)) is not None:
+        return hit  # every head's table is one kept: so is the row of them
     parts = [short_key_labels(p) for p in made]
     title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
     return _keep(key, made, side_by_side(f"{role}:{view.name(template)}", title, parts))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
@@ -258,13 +258,16 @@ def _limit(values) -> float:
 
 
 # Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
-# values and nothing to mark are the same GridSpec object as last time, so the view redraws nothing.
-# Keyed by what the table is; an entry holds what its spec was made from, and is used only when all of
-# that is equal again. Bounded by the cells the kept specs show (a d_model 64 model's steps, every head
-# of both blocks, fit; a few GPT-2 tables do): the least recently used go first.
+# values and marks are the same GridSpec object as last time, so the view redraws nothing. Keyed by what
+# the table is; an entry holds what its spec was made from, and is used only when all of that is equal
+# again. Each key keeps its last two specs: a switch toggled on and off, or an edit and its undo, goes
+# back and forth between two looks of the same table. Bounded by the cells the kept specs show (a
+# d_model 64 model's steps, every head of both blocks, fit; a few GPT-2 tables do): the least recently
+# used go first.
 _KEPT: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a weight's list of them
+_KEPT_BEFORE: dict[tuple, tuple[tuple, Any]] = {}  # the entry a key held before its newest
 KEPT_CELLS = 400_000
-_kept_cells: dict[tuple, int] = {}  # key -> the cells its spec shows
+_kept_cells: dict[tuple, int] = {}  # key -> the cells its specs show
 _held_weakly: set[tuple] = set()  # keys whose entry is made of something that can be gone
 
 _NO_MARKS: frozenset[str] = frozenset()
@@ -274,9 +277,25 @@ _MARKS = tuple(frozenset(m | extra) for extra in (set(), {MASKED}) for m in (set
 
 
 def _kept(key: tuple, made_of: tuple) -> Any:
+    """The spec kept under key that was made of what is equal to made_of (None: none was)."""
+    return _find(key, lambda made: _same(made, made_of))
+
+
+def _kept_made_of(key: tuple, objects: tuple) -> Any:
+    """The spec kept under key that was made of these very objects (other specs, say)."""
+    return _find(key, lambda made: len(made) == len(objects) and all(a is b for a, b in zip(made, objects)))
+
+
+def _find(key: tuple, matches: Callable[[tuple], bool]) -> Any:
     hit = _KEPT.get(key)
-    if hit is None or not _same(hit[0], made_of):
+    if hit is None:
         return None
+    if not matches(hit[0]):
+        before = _KEPT_BEFORE.get(key)
+        if before is None or not matches(before[0]):
+            return None
+        _KEPT[key], _KEPT_BEFORE[key] = before, hit  # the one before is the newest again
+        hit = before
     _KEPT.move_to_end(key)
     return hit[1]
 
@@ -288,22 +307,33 @@ def _cells_of(spec: Any) -> int:
 
 def _drop(key: tuple) -> None:
     del _KEPT[key]
+    _KEPT_BEFORE.pop(key, None)
     _kept_cells.pop(key, None)
     _held_weakly.discard(key)
 
 
+def _entries(key: tuple) -> list[tuple[tuple, Any]]:
+    return [e for e in (_KEPT.get(key), _KEPT_BEFORE.get(key)) if e is not None]
+
+
 def _keep(key: tuple, made_of: tuple, spec: Any) -> Any:
-    if key in _KEPT:
-        _drop(key)
+    newest = _KEPT.pop(key, None)
+    if newest is not None:
+        _KEPT_BEFORE[key] = newest
     _KEPT[key] = (made_of, spec)
-    _kept_cells[key] = _cells_of(spec)
-    if any(hasattr(x, "gone") for x in made_of):
+    _kept_cells[key] = sum(_cells_of(s) for _, s in _entries(key))
+    if any(hasattr(x, "gone") for made, _ in _entries(key) for x in made):
         _held_weakly.add(key)
     # an entry made of something held weakly that is gone (the gradients of a trace no longer shown) can
     # never be used again: dropped now, not when newer ones push it out (at GPT-2 small a gradient's
     # table is ~2.7 MB of texts, and each round of edit, undo and d left more of them)
-    for gone in [k for k in _held_weakly if any(getattr(x, "gone", False) for x in _KEPT[k][0])]:
-        _drop(gone)
+    for k in list(_held_weakly):
+        before = _KEPT_BEFORE.get(k)
+        if before is not None and any(getattr(x, "gone", False) for x in before[0]):
+            del _KEPT_BEFORE[k]
+            _kept_cells[k] = _cells_of(_KEPT[k][1])
+        if any(getattr(x, "gone", False) for x in _KEPT[k][0]):
+            _drop(k)
     total = sum(_kept_cells.values())
     while total > KEPT_CELLS and len(_KEPT) > 1:
         oldest = next(iter(_KEPT))

@@ -66,6 +66,25 @@ def _was_in(view: View, name: str) -> Callable[[tuple[int, ...]], str]:
     return was
 
 
+def _marked_by(view: View, name: str, by_tokens: bool, win: windows.Window | None) -> tuple:
+    """What a tensor's table takes from the diff, inside its window: where cells moved and by how much,
+    and their numbers before (its inspector lines say "was"); all None when nothing moved. Part of what
+    a kept table was made of: a toggle's marks, shown again, find their table."""
+    d = view.diff.get(name)
+    if d is None or not d.n_changed:
+        return None, None, None, None
+    changed = windows.part(_as_table(d.changed, by_tokens), win)
+    if d.reshaped:
+        return True, changed, None, None
+    before = view.base[name] if name in view.base.tensors else None
+    return (
+        False,
+        changed,
+        windows.part(_as_table(d.delta, by_tokens), win),
+        None if before is None else windows.part(_as_table(before, by_tokens), win),
+    )
+
+
 def _shade_of(name: str) -> str:
     local = names.split(name)[1]
     return "heat" if local in HEAT or local.startswith("attn.") else "diverging"
@@ -145,8 +164,6 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     t = trace.tensor(name)
     arr = t.values
     by_tokens = arr.ndim == 1 and t.axes[0].name == "tokens"
-    d = view.diff.get(name)
-    unmarked = d is None or not d.changed.any()
     whole = _as_table(arr, by_tokens).shape
     win = windows.tensor_window(view, whole, [a.name for a in t.axes])  # None: the whole tensor
     masked = _masked_cells(view, name, whole)
@@ -157,9 +174,10 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         trace.cfg.n_blocks,
         masked,
         win,
+        *_marked_by(view, name, by_tokens, win),
     )
     key = ("tensor", role, name)
-    if unmarked and (hit := _kept(key, made_of)) is not None:
+    if (hit := _kept(key, made_of)) is not None:
         return hit
     shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
     table = windows.tensor_part_table(trace, name, shown, win)
@@ -201,7 +219,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         (),
         sources,
     )
-    return _keep(key, made_of, spec) if unmarked else spec
+    return _keep(key, made_of, spec)
 
 
 def columns_grid(

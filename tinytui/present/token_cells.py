@@ -21,7 +21,7 @@ from tinytui.present.grid_spec import (
     _kept,
     array_limit,
 )
-from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marks_of, _was_in
+from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marked_by, _marks_of, _was_in
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
 from tinytui.report.display_names import display, pe_columns
@@ -39,7 +39,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     ids = trace["ids"]
     # read once per table, not once per cell: the vector, its names, whether any of it changed
     values = trace[vec] if vec else None
-    unmarked = all(view.diff.get(n) is None or not view.diff.get(n).changed.any() for n in ("ids", vec) if n)
+    moved_ids = view.diff.get("ids")
     made_of = (
         vec,
         trace.prompt,
@@ -48,10 +48,12 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
         None if values is None else windows.part(values, win),
         win,
         trace.cfg,
+        moved_ids.changed if moved_ids is not None and moved_ids.n_changed else None,
+        *(_marked_by(view, vec, False, win) if vec else ()),
     )
     key = ("tokens", vec)
-    if unmarked and (hit := _kept(key, made_of)) is not None:
-        return hit  # the same prompt and vector, nothing to mark: the table shown last time
+    if (hit := _kept(key, made_of)) is not None:
+        return hit  # the same prompt, vector and marks: the table shown last time
     shown, canon = (display(vec), names.canonical(vec)) if vec else ("", "")
     n_rows, n_cols = len(at_rows), len(at_cols)
     tokens = tuple(trace.prompt[p] for p in at_rows)
@@ -113,7 +115,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
         groups,
         LazyRows(n_rows, sources_row),
     )
-    return _keep(key, made_of, spec) if unmarked else spec
+    return _keep(key, made_of, spec)
 
 
 def logits_spec(view: View) -> LogitsSpec:
