@@ -57,6 +57,30 @@ async def test_an_edit_redraws_only_the_lines_it_changed():
         assert changed < sum(b.height for b in v.blocks.boxes) / 2
 
 
+async def test_a_column_that_widens_redraws_its_table_and_leaves_no_line_stale():
+    """An edit that gives a column its first minus sign widens it (and its table) without moving any
+    table to other lines: the lines of that table are drawn again, and the screen is what drawing it
+    all anew draws."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        v = view(app)
+        mha = next(b for b in v.blocks.boxes if b.item.key == "output:blocks.0.mha")
+        assert all(mha.item.cells[r][1] == "0.0000" for r in range(4))  # "action": no minus sign
+        g = grid(app, W_O)
+        g.focus()
+        g.move_to(0, 1)  # h1.k0 → action: the action column becomes head 1's first value column
+        await pilot.pause()
+        await press(pilot, "e", "1", "enter")
+        wider = next(b for b in v.blocks.boxes if b.item.key == "output:blocks.0.mha")
+        assert wider.width == mha.width + 1 and wider.y == mha.y
+        assert "−1.7320" in "".join(v.box_text(wider))
+        shown = app.export_screenshot()
+        v.refresh()
+        await pilot.pause()
+        assert app.export_screenshot() == shown
+
+
 async def test_a_switch_flipped_back_and_forth_finds_its_lines_drawn():
     """Lines are kept by what they show: the mask off a second time (the same numbers, the same marks
     against the mask on) is drawn from the cache, and reads as it did the first time."""

@@ -332,9 +332,17 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._laid_for = max(self.scrollable_content_region.width - 2, 20)
         new = self._lay_out(sections, max(self.scrollable_content_region.width, 20), top, margin)
         changed = [(b, self._bump_changed(b)) for b in new.boxes if self._seen.get(b.item.key) is not b.item]
-        if structure == self._structure and _same_geometry(old, new) and self._more_at == new.height:
+        if structure == self._structure and _same_rows(old, new) and self._more_at == new.height:
+            # the same tables on the same lines: draw again the lines whose cells changed, and every line
+            # of a table whose columns moved (a column one wider for a minus sign)
             self.blocks = new
+            moved = [
+                b for a, b in zip(old.boxes, new.boxes) if (a.x, a.width, a.shape) != (b.x, b.width, b.shape)
+            ]
+            changed += [(box, range(box.height)) for box in moved]
             self._refresh_at(at for box, lines in changed for line in lines for at in self._at(box, line))
+            if moved:
+                self._set_virtual_size(Size(self._width_of(new), self.virtual_size.height))
             if self._shown_words != (self._head, self._more):
                 self._shown_words = (self._head, self._more)
                 self.refresh_lines(0, top)
@@ -353,9 +361,12 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._clamp()
         self._more_at = new.height
         height = new.height + (1 + len(self._more) if self._more else 0)
-        width = max([new.width, *(s.cell_length for s in self._head), *(s.cell_length for s in self._more)])
-        self._set_virtual_size(Size(width, height))
+        self._set_virtual_size(Size(self._width_of(new), height))
         self.refresh()
+
+    def _width_of(self, layout: StepLayout) -> int:
+        """The step's width to scroll over: its widest table or line of words."""
+        return max([layout.width, *(s.cell_length for s in self._head), *(s.cell_length for s in self._more)])
 
     def _set_virtual_size(self, size: Size) -> None:
         """The step's size, to scroll over: a layout only when a scrollbar comes or goes
@@ -1016,12 +1027,12 @@ def _cut_by_labels(box: Box, sx: int) -> int:
     return max(start - edge, 0)
 
 
-def _same_geometry(a: StepLayout, b: StepLayout) -> bool:
-    """Whether two layouts put the same blocks in the same places (new data, same sizes)."""
+def _same_rows(a: StepLayout, b: StepLayout) -> bool:
+    """Whether two layouts put the same blocks on the same lines (their widths may differ)."""
     if len(a.boxes) != len(b.boxes) or a.headings != b.headings:
         return False
     return all(
-        (x.x, x.y, x.width, x.height, x.shape) == (y.x, y.y, y.width, y.height, y.shape)
+        (x.index, x.item.key, x.y, x.height) == (y.index, y.item.key, y.y, y.height)
         for x, y in zip(a.boxes, b.boxes)
     )
 
