@@ -34,3 +34,23 @@ def test_the_colour_at_a_level_is_the_scales_own_within_one_unit():
             exact = channels(scale.heat(variables, v))
             at = channels(shade_at(variables, "heat", level("heat", v, 1.0)))
             assert np.abs(exact - at).max() <= 1, (theme.name, v)
+
+
+def test_a_shaded_cells_style_is_its_shade_with_text_readable_on_it():
+    """Every level of both scales, in every theme: the cell's background is the shade at its level and
+    its text is the one of black and white that reads on it, over the view's own colours."""
+    from rich.style import Style
+
+    from tinytui.tui.widgets.step_lines import CELL_STYLES, Painter
+
+    ground = Style(color="#d8dee9", bgcolor="#15171c")
+    for theme in palettes.ALL:
+        painter = Painter(lambda name: Style(), theme.name, theme.variables, None, ground)
+        for shade, low in (("diverging", -LEVELS), ("heat", 0)):
+            for i in range(low, LEVELS + 1, 7):
+                CELL_STYLES.clear()
+                style = painter._cell_style(shade, frozenset(), i / LEVELS)
+                bg = shade_at(theme.variables, shade, i / LEVELS)
+                assert style.bgcolor == bg.rich_color
+                assert style.color == scale.readable_on(bg).rich_color
+                assert scale.contrast(scale.readable_on(bg), bg) >= 4.5

@@ -75,6 +75,10 @@ class Painter:
         got = CELL_STYLES.get(key)
         if got is not None:
             return got
+        if not marks and at is not None and shade:  # most cells: a shade and the text readable on it
+            bg = shade_at(self.variables, shade, at)
+            got = self.ground + Style(color=readable_on(bg).rich_color, bgcolor=bg.rich_color)
+            return self._kept_style(key, got)
         for mark in PRECEDENCE:
             if mark in marks:
                 got = self._component(_MARK.get(mark, "changed"))
@@ -85,11 +89,14 @@ class Painter:
             got = Style(bgcolor=shade_at(self.variables, shade, at).rich_color) + got
         if got.bgcolor and not got.color:
             got += Style(color=readable_on(Color.from_rich_color(got.bgcolor)).rich_color)
-        got = self.ground + got
+        return self._kept_style(key, self.ground + got)
+
+    @staticmethod
+    def _kept_style(key: tuple, style: Style) -> Style:
         if len(CELL_STYLES) > 100_000:
             CELL_STYLES.clear()
-        CELL_STYLES[key] = got
-        return got
+        CELL_STYLES[key] = style
+        return style
 
     # ---- a box's lines ----------------------------------------------------------------------------
     def line(
