@@ -34,7 +34,7 @@ from textual.strip import Strip
 
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
-from tinytui.present.grid_spec import CellRef, GridSpec, Item, LogitsSpec, Section, Source
+from tinytui.present.grid_spec import CellRef, GridSpec, Item, KeptBySpec, LogitsSpec, Section, Source
 from tinytui.present.step_layout import FRAME, Box, StepLayout, lay_out
 from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.step_lines import Painter, label_width
@@ -229,8 +229,11 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.blocks = StepLayout((), (), 0, 0, ())
         self.table, self.row, self.col = 0, 0, 0
         self.lit: dict[int, frozenset] = {}  # box -> the cells (or the bars' sources) the focused value reads
-        # (table's key, line) -> that line's version: what a table's line shows (_line_shows), or a count
-        self._versions: dict[tuple[str, int], Hashable] = {}
+        # (table's key, line) -> that line's version: what a table's line shows (_version), or a count
+        self._versions: dict[tuple[str, int], int] = {}
+        self._version_of: dict[Hashable, int] = {}  # what a line shows -> its version (_version)
+        self._next_version = 1  # 0: a table's lines as first shown
+        self._shown_by_spec: KeptBySpec[tuple[tuple[int, int], tuple[Hashable, ...]]] = KeptBySpec(256)
         self._seen: dict[str, Item] = {}  # table's key -> the spec it showed last
         self._drawn: dict[tuple, Strip] = {}  # a table's line, by what it shows
         self._composed: dict[tuple, Strip] = {}  # a screen line, by the table lines it is made of
@@ -465,10 +468,10 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return []
         if isinstance(old, GridSpec) and isinstance(new, GridSpec):
             lines = []
-            for line in range(b.height):  # a frame that moved (a new scale, say) moves every line
-                shows = _line_shows(new, b, line)
-                if shows != _line_shows(old, b, line):
-                    self._versions[(new.key, line)] = shows
+            now, before = self._lines_shown(new, b), self._lines_shown(old, b)
+            for line, (shows, showed) in enumerate(zip(now, before)):  # a frame that moved moves every line
+                if shows is not showed and shows != showed:
+                    self._versions[(new.key, line)] = self._version(shows)
                     lines.append(line)
             return lines
         lines = list(range(b.height)) if old != new else []
@@ -476,6 +479,29 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             key = (new.key, line)
             self._versions[key] = self._versions.get(key, 0) + 1
         return lines
+
+    def _lines_shown(self, spec: GridSpec, box: Box) -> tuple[Hashable, ...]:
+        """What each line of a table shows (_line_shows), kept for the spec: a switch toggled back and
+        forth compares the same two specs' lines again."""
+        geometry = (box.first_row, box.height)
+        kept = self._shown_by_spec.get(spec)
+        if kept is not None and kept[0] == geometry:
+            return kept[1]
+        shown = tuple(_line_shows(spec, box, line) for line in range(box.height))
+        self._shown_by_spec.put(spec, (geometry, shown))
+        return shown
+
+    def _version(self, shows: Hashable) -> int:
+        """A small number for what a line shows, the same for the same content: a drawn line's key hashes
+        it, not the whole row of numbers and marks. Numbers are never given twice, so a line shown long
+        ago (its number forgotten) is drawn again, never taken for another."""
+        version = self._version_of.get(shows)
+        if version is None:
+            if len(self._version_of) >= _LINES_KEPT:
+                self._version_of.clear()
+            version = self._version_of[shows] = self._next_version
+            self._next_version += 1
+        return version
 
     def _clamp(self) -> None:
         boxes = self.blocks.boxes
