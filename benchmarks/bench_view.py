@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "view.txt"
 COLS, ROWS = 120, 40
 QUIET = 0.25  # seconds without output: the key's frame is done
+EDITS = 3  # edits (and undos) per round
 KEYS = {
     "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "btab": b"\x1b[Z", "enter": b"\r",
     "escape": b"\x1b",
@@ -193,12 +194,14 @@ def measure(models: dict[str, str | None], repeats: int, bare: Terminal) -> Besi
         pair.setup("9")
         for term in terms.values():
             to_a_weight(term)
-        for i in range(repeats):
+        # three times as many edits and undos as other keys: one in a few meets a collection of the
+        # cycle collector or a first sight of a shade, and five made a median that moved by half
+        for i in range(EDITS * repeats):
             pair.setup("e")  # the editor over the weight under the cursor
-            for ch in f"0.{i + 1}":
+            for ch in f"0.{i + 11}":
                 pair.key(ch, "typed char")
             pair.key("enter", "edit Enter")
-        for _ in range(repeats):
+        for _ in range(EDITS * repeats):
             pair.key("u", "u")
     finally:
         for term in terms.values():
@@ -224,7 +227,8 @@ def main() -> None:
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"load {os.getloadavg()[0]:.2f}",
         f"a pty at {COLS}×{ROWS}; a key is timed to the last byte written ({QUIET} s quiet after it) and by "
-        f"the process's CPU time; medians of {repeats} rounds; the chapter's and the d 64 model's apps take "
+        f"the process's CPU time; medians of {repeats} rounds ({EDITS * repeats} edits and undos); the "
+        "chapter's and the d 64 model's apps take "
         "each key in turn, each followed by a key of the bare app: ÷ bare is over the bare keys beside it, "
         "d 64 ÷ chapter is CPU over CPU",
     ]
