@@ -139,6 +139,44 @@ async def test_escape_cancels_and_keys_type_into_the_editor(app):
         assert not g.editing and len(app.session.history) == 1
 
 
+async def test_keys_sent_at_once_go_into_the_editor_in_order(app):
+    """e, a digit and Enter arriving in one burst (a fast typist, a script driving the terminal): the
+    editor opens with the e, the digit goes into the cell and Enter commits it."""
+    from textual import events
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, W_O)
+        g.focus()
+        await pilot.pause()
+        g.move_to(0, 1)
+        await pilot.pause()
+        for key, character in (("e", "e"), ("7", "7"), ("enter", "\r")):
+            app.post_message(events.Key(key, character))
+        await press(pilot)
+        await pilot.pause()
+        assert app.session.params["blocks.0.W_O"][0, 1] == 7.0
+        assert len(app.session.history) == 2 and not g.editing
+
+
+async def test_enter_on_the_value_as_shown_changes_nothing():
+    """The editor opens with the value to four places; Enter on it untouched leaves the weight as it
+    was, to the last bit, and makes nothing to undo."""
+    from tests.apps import random_app
+
+    app = random_app(tokens=4)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9")
+        g = grid(app, W_O)
+        exact = float(app.session.params["blocks.0.W_O"][0, 0])
+        assert fmt(exact) != repr(exact)  # more places than the cell shows
+        await open_editor(pilot, app, W_O, 0, 0)
+        await press(pilot, "enter")
+        assert not g.editing
+        assert float(app.session.params["blocks.0.W_O"][0, 0]) == exact
+        assert len(app.session.history) == 1 and not app.session.can_undo
+
+
 async def test_tab_reaches_the_weights_and_arrows_move_the_cursor(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "9")

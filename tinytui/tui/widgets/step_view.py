@@ -115,7 +115,16 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         Binding("right", "move(0, 1)", "Cell right", show=False, id="cell-right"),
         Binding("tab", "table(1)", "Next table", show=False, id="next-table"),
         Binding("shift+tab", "table(-1)", "Previous table", show=False, id="previous-table"),
-        Binding("enter,e", "edit", "Edit", id="edit-cell", tooltip="Edit the weight under the cursor"),
+        # priority: the editor opens as the key arrives, before the keys typed after it reach the view
+        # (e, 1, Enter sent at once: the 1 goes into the cell, the Enter commits it)
+        Binding(
+            "enter,e",
+            "edit",
+            "Edit",
+            id="edit-cell",
+            tooltip="Edit the weight under the cursor",
+            priority=True,
+        ),
         Binding("enter,e", "not_editable", "Not editable", show=False, system=True, id="edit-computed"),
         # while a cell is typed into (on_key takes these keys first; the footer shows them)
         Binding("enter", "commit", "Commit", id="edit-commit", tooltip="Try the typed value on the weight"),
@@ -245,6 +254,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._epoch: tuple = ()
         self._structure: tuple = ()
         self.editor: CellEdit | None = None  # the cell being typed into, if one is
+        self._opened_with = ""  # the text the editor opened with (the cell as shown)
         self.error = ""  # why the session refused what the editor holds
         self.lines_drawn = 0  # block lines drawn afresh (not from the cache): tests and benchmarks
 
@@ -961,6 +971,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         typed replaces it); Enter commits, Esc cancels."""
         self.error = ""
         self.editor = CellEdit(value, len(value))
+        self._opened_with = value
         self._refresh_cursor_line()
         self._refresh_bottom()
         self.refresh_bindings()
@@ -1003,7 +1014,12 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._refresh_bottom()
 
     def submit(self, text: str) -> None:
-        """The editor's Enter: the app tries the text on the session (edit_refused says no)."""
+        """The editor's Enter: the app tries the text on the session (edit_refused says no). The text as
+        the editor opened with it changes nothing: the cell shows its value to four places, and Enter on
+        it must not round the weight (nor make an entry to undo)."""
+        if text == self._opened_with:
+            self.close_editor()
+            return
         ref = self.ref
         if ref is not None:
             self.post_message(self.EditSubmitted(self, ref, text))
