@@ -320,6 +320,23 @@ async def test_typing_a_digit_on_a_question_starts_the_answer():
 
 
 @pytest.mark.asyncio
+async def test_an_answer_typed_in_one_burst_arrives_whole():
+    """Keys that reach the app together (a fast typist, a terminal script): the digit opens the box and
+    the rest go on after it, none replacing it, so the answer graded is the one typed."""
+    from textual import events
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "7", "k", "tab", "down")  # scores.1[1,0] is 1.0170
+        for key, character in [("1", "1"), ("full_stop", "."), *((c, c) for c in "0170"), ("enter", "\r")]:
+            app.post_message(events.Key(key, character))
+        await keys(pilot)
+        await pilot.pause()
+        assert not isinstance(app.screen, AskScreen)
+        assert shown(app, ("blocks.0.scores.1", (1, 0))) == "✓1.0170"
+
+
+@pytest.mark.asyncio
 async def test_the_step_s_words_give_no_answer_away_while_practising():
     import re
 

@@ -16,8 +16,6 @@ import math
 import os
 from pathlib import Path
 
-from textual.widgets import Input
-
 from tinytui.model.io.presets import DEFAULT, presets
 from tinytui.model.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
 from tinytui.model.practice.questions import Question, cell_text
@@ -172,10 +170,9 @@ class PracticeController:
                 return None
             return event.data["shown"]  # type: ignore[attr-defined]
 
-        screen = AskScreen(title, typed, words, submit)
-        self.host.push_screen(screen)
-        if typed:  # the key that opened the box is its first character: go on typing after it
-            self.host.call_after_refresh(_cursor_to_end, screen)
+        # the key that opened the box is its first character: the keys after it go on from its end, even
+        # those that arrive before the box has the focus (an answer typed fast, or pasted as keys)
+        self.host.push_screen(AskScreen(title, typed, words, submit, select_on_focus=not typed))
 
     def more_hint(self) -> None:
         source = self.focused()
@@ -298,11 +295,6 @@ class PracticeController:
             ),
             chosen,
         )
-
-
-def _cursor_to_end(screen: AskScreen) -> None:
-    for box in screen.query(Input):
-        box.cursor_position = len(box.value)
 
 
 @never_raises

@@ -20,8 +20,16 @@ class AskScreen(InputDialog[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(False)", "Cancel", id="ask-cancel")]
     DEFAULT_CSS = "AskScreen #ask-message { color: $error; }"
 
-    def __init__(self, title: str, value: str, hint: str, submit: Callable[[str], str | None]) -> None:
-        super().__init__(title, value, f"{hint} · Enter takes it · Esc cancels", "ask-value", "ask-message")
+    def __init__(
+        self,
+        title: str,
+        value: str,
+        hint: str,
+        submit: Callable[[str], str | None],
+        select_on_focus: bool = True,
+    ) -> None:
+        words = f"{hint} · Enter takes it · Esc cancels"
+        super().__init__(title, value, words, "ask-value", "ask-message", select_on_focus)
         self.submit = submit
 
     def on_input_changed(self) -> None:

@@ -24,16 +24,21 @@ class InputDialog(ModalScreen[Result]):
     InputDialog .hint { color: $foreground-muted; }
     """
 
-    def __init__(self, title: str, value: str, hint: str, input_id: str, message_id: str) -> None:
+    def __init__(
+        self, title: str, value: str, hint: str, input_id: str, message_id: str, select_on_focus: bool = True
+    ) -> None:
+        """select_on_focus: the value is selected when the box opens (the first key typed replaces it);
+        False when the value is what was typed already, so the keys after it go on from its end."""
         super().__init__()
         self.title_text, self.value, self.hint = title, value, hint
         self.input_id, self.message_id = input_id, message_id
+        self.select_on_focus = select_on_focus
         self.message = ""  # what the message line shows, for tests
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = self.title_text
-            yield Input(self.value, id=self.input_id)
+            yield Input(self.value, id=self.input_id, select_on_focus=self.select_on_focus)
             yield Static("", id=self.message_id, classes="message")
             yield Static(self.hint, classes="hint")
 
