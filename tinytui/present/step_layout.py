@@ -10,6 +10,7 @@ or the key's, whichever is widest; two columns of frame and padding each side.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from tinytui.present.grid_layout import Shape
 from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec, LogitsSpec, Section, joined_parts
@@ -67,12 +68,28 @@ class StepLayout:
     height: int
     pages: tuple[tuple[int, tuple[int, ...]], ...]  # (section, the boxes of one row of it): a presenter page
 
-    def at(self, y: int) -> list[Box]:
+    def at(self, y: int) -> tuple[Box, ...]:
         """The boxes that have line y (one, or several side by side)."""
-        return [b for b in self.boxes if b.covers(y)]
+        return self._boxes_by_line.get(y, ())
 
     def heading_at(self, y: int) -> Heading | None:
-        return next((h for h in self.headings if h.y == y), None)
+        return self._headings_by_line.get(y)
+
+    # looked up for every line drawn: a step's lines each found in one step, not by a walk over its boxes
+    @cached_property
+    def _boxes_by_line(self) -> dict[int, tuple[Box, ...]]:
+        lines: dict[int, list[Box]] = {}
+        for box in self.boxes:
+            for y in range(box.y, box.y + box.height):
+                lines.setdefault(y, []).append(box)
+        return {y: tuple(boxes) for y, boxes in lines.items()}
+
+    @cached_property
+    def _headings_by_line(self) -> dict[int, Heading]:
+        by_line: dict[int, Heading] = {}
+        for heading in self.headings:
+            by_line.setdefault(heading.y, heading)  # the first, as a walk over them finds it
+        return by_line
 
 
 def key_width(spec: GridSpec) -> int:
