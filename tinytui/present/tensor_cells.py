@@ -100,17 +100,17 @@ def _as_table(a: np.ndarray, by_tokens: bool) -> np.ndarray:
     return a
 
 
-def _mark_codes(view: View, name: str, shape: tuple[int, int], by_tokens: bool) -> np.ndarray:
-    """Each table cell's change mark as a code of _MARKS (0 none, 1 up, 2 down, 3 changed)."""
+def _mark_codes(marked: tuple, shape: tuple[int, int]) -> np.ndarray:
+    """Each table cell's change mark as a code of _MARKS (0 none, 1 up, 2 down, 3 changed), from what
+    _marked_by read off the diff inside the table's window."""
+    reshaped, changed, delta, _ = marked
     codes = np.zeros(shape, np.int8)
-    d = view.diff.get(name)
-    if d is None:
+    if changed is None:
         return codes
-    changed = _as_table(d.changed, by_tokens)
-    if d.reshaped:
+    if reshaped:
         codes[changed] = 3
     else:
-        codes[changed] = np.where(_as_table(d.delta, by_tokens) > 0, 1, 2)[changed]
+        codes[changed] = np.where(delta > 0, 1, 2)[changed]
     return codes
 
 
@@ -168,23 +168,17 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     win = windows.tensor_window(view, whole, [a.name for a in t.axes])  # None: the whole tensor
     masked = _masked_cells(view, name, whole)
     masked = None if masked is None else windows.part(masked, win)
-    made_of = (
-        arr if win is None else windows.part(_as_table(arr, by_tokens), win),
-        t.axes,
-        trace.cfg.n_blocks,
-        masked,
-        win,
-        *_marked_by(view, name, by_tokens, win),
-    )
+    shown_values = windows.part(_as_table(arr, by_tokens), win)  # the numbers the table shows
+    marked = _marked_by(view, name, by_tokens, win)
+    made_of = (arr if win is None else shown_values, t.axes, trace.cfg.n_blocks, masked, win, *marked)
     key = ("tensor", role, name)
     if (hit := _kept(key, made_of)) is not None:
         return hit
     shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
     table = windows.tensor_part_table(trace, name, shown, win)
-    grid_values = windows.part(_as_table(arr, by_tokens), win)
     n_rows, n_cols = len(table.rows), len(table.cols)
     at_rows, at_cols = windows.indices(win, n_rows, n_cols)  # the tensor's own rows and columns
-    codes = windows.part(_mark_codes(view, name, whole, by_tokens), win)
+    codes = _mark_codes(marked, shown_values.shape)
     if masked is not None:
         codes = codes + 4 * masked
     marks = _marks_of(codes)
@@ -212,7 +206,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         marks,
         values,
         _shade_of(name),
-        array_limit(grid_values),
+        array_limit(shown_values),
         ((None,) * n_cols,) * n_rows,
         LazyRows(n_rows, detail_row),
         role,

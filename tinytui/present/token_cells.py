@@ -38,18 +38,19 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     at_rows, at_cols = windows.indices(win, *shape)
     ids = trace["ids"]
     # read once per table, not once per cell: the vector, its names, whether any of it changed
-    values = trace[vec] if vec else None
+    part = windows.part(trace[vec], win) if vec else None  # the vector inside the window
     moved_ids = view.diff.get("ids")
+    marked = _marked_by(view, vec, False, win) if vec else ()
     made_of = (
         vec,
         trace.prompt,
         trace.target,
         ids,
-        None if values is None else windows.part(values, win),
+        part,
         win,
         trace.cfg,
         moved_ids.changed if moved_ids is not None and moved_ids.n_changed else None,
-        *(_marked_by(view, vec, False, win) if vec else ()),
+        *marked,
     )
     key = ("tokens", vec)
     if (hit := _kept(key, made_of)) is not None:
@@ -66,14 +67,11 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
     numbers: tuple = ((),) * n_rows
     vector_marks: tuple = ((),) * n_rows
     limit = 1.0
-    if vec:
-        part = windows.part(values, win)
+    if part is not None:
         cells = LazyRows.joined([cells, number_rows(part)], n_rows)
         numbers = tuple(map(tuple, part.tolist()))
         limit = array_limit(part)
-        changed = view.diff.get(vec) is not None
-        codes = windows.part(_mark_codes(view, vec, shape, False), win) if changed else None
-        vector_marks = _marks_of(codes) if codes is not None else ((_NO_MARKS,) * n_cols,) * n_rows
+        vector_marks = _marks_of(_mark_codes(marked, part.shape))
     marks = tuple((m, m, *row) for m, row in zip(id_marks, vector_marks))
     shaded = tuple((None, None, *row) for row in numbers)
     refs = tuple((CellRef("token", "prompt", (p,), f"position {p}"), None, *blank) for p in at_rows)
