@@ -34,6 +34,7 @@ _MARK = {
 }
 # a shaded cell's style by (theme, ground, marks, shade, level): shared by every table and every step
 CELL_STYLES: dict[tuple, Style] = {}
+_PLAIN = Style()  # a cell without a mark: no style of its own
 
 
 class Painter:
@@ -70,33 +71,28 @@ class Painter:
         return got
 
     def _cell_style(self, shade: str | None, marks: frozenset[str], at: float | None) -> Style:
-        """A cell's style by its marks and its level on the shading (None: not shaded)."""
+        """A cell's style by its marks and its level on the shading (None: not shaded): the mark's own
+        style, on the shade where the mark has no background, with text readable on whichever it has."""
         key = (self.theme, self.ground, marks, shade, at)
         got = CELL_STYLES.get(key)
         if got is not None:
             return got
-        if not marks and at is not None and shade:  # most cells: a shade and the text readable on it
-            bg = shade_at(self.variables, shade, at)
-            got = self.ground + Style(color=readable_on(bg).rich_color, bgcolor=bg.rich_color)
-            return self._kept_style(key, got)
-        for mark in PRECEDENCE:
-            if mark in marks:
-                got = self._component(_MARK.get(mark, "changed"))
-                break
-        else:
-            got = Style()
-        if not got.bgcolor and MASKED not in marks and at is not None and shade:
-            got = Style(bgcolor=shade_at(self.variables, shade, at).rich_color) + got
-        if got.bgcolor and not got.color:
-            got += Style(color=readable_on(Color.from_rich_color(got.bgcolor)).rich_color)
-        return self._kept_style(key, self.ground + got)
-
-    @staticmethod
-    def _kept_style(key: tuple, style: Style) -> Style:
+        mark = next((m for m in PRECEDENCE if m in marks), None) if marks else None
+        own = self._component(_MARK.get(mark, "changed")) if mark is not None else _PLAIN
+        background, shaded = own.bgcolor, None
+        if background is None and MASKED not in marks and at is not None and shade:
+            shaded = shade_at(self.variables, shade, at)
+            background = shaded.rich_color
+        color = own.color
+        if background is not None and color is None:
+            on = shaded if shaded is not None else Color.from_rich_color(background)
+            color = readable_on(on).rich_color
+        under = self.ground if mark is None else self.ground + own
+        got = under + Style(color=color, bgcolor=background)
         if len(CELL_STYLES) > 100_000:
             CELL_STYLES.clear()
-        CELL_STYLES[key] = style
-        return style
+        CELL_STYLES[key] = got
+        return got
 
     # ---- a box's lines ----------------------------------------------------------------------------
     def line(
