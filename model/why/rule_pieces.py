@@ -212,9 +212,18 @@ class Ctx:
     def make(self, cell: Cell, formula: str, filled: str, refs: Sequence[Ref], compute: Compute) -> Why:
         value = self.value(cell.name, cell.index)
         operands = tuple(Operand(n, tuple(int(i) for i in idx), self.value(n, idx)) for n, idx in refs)
-        return Why(
-            cell.name, cell.index, value, formula, filled, result_text(cell.name, value), operands, compute
-        )
+        result = result_text(cell.name, value)
+        if _same_number(filled, result):  # "0" beside "0.0000" says nothing new: one text, shown once
+            filled = result
+        return Why(cell.name, cell.index, value, formula, filled, result, operands, compute)
+
+
+def _same_number(filled: str, result: str) -> bool:
+    """Whether `filled` is only a number that reads as `result` at the shown precision."""
+    try:
+        return num(float(filled.strip().replace(MINUS, "-"))) == num(float(result.replace(MINUS, "-")))
+    except ValueError:
+        return False
 
 
 def result_text(name: str, value: float) -> str:

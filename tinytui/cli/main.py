@@ -121,7 +121,9 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     shown, canonical = named(name, index)
     lines = [f"{shown}   (canonical: {canonical})", in_formula(why.formula)]
-    lines += [f"  = {in_formula(why.filled)}", f"  = {why.result}", ""]
+    if why.filled != why.result:  # a weight or a constant has nothing to fill in: its value, once
+        lines.append(f"  = {in_formula(why.filled)}")
+    lines += [f"  = {why.result}", ""]
     lines.append("operands:" if why.operands else "operands: none (nothing else goes into it)")
     for op in why.operands:
         shown, canonical = named(op.name, op.index)
