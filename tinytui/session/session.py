@@ -44,6 +44,9 @@ def _checked(check: Callable[..., Any], *args: Any) -> Any:
         raise Refused(str(exc)) from None
 
 
+MAX_NOTE = 1000  # characters: a paragraph for the class, and bounded for the files that keep it
+
+
 class Session(TracedHistory):
     """A debugger session: step through the forward pass or the backward walk, and change the model,
     prompt, target, switches or learning rate as one undoable move each (refused moves change nothing)."""
@@ -118,6 +121,18 @@ class Session(TracedHistory):
         self.sampling = sampling
         self._emit(Kind.SAMPLING, asdict(sampling), self.trace, self.trace)
         return True
+
+    def add_note(self, text: str) -> Event:
+        """A note for the class where the session stands (a recording keeps it; nothing else changes).
+        Refused, with one line, when it is empty, too long or holds a control character."""
+        text = " ".join(text.split())  # one line: a recording prints it wrapped to its own width
+        if not text:
+            raise Refused("a note needs some text")
+        if len(text) > MAX_NOTE:
+            raise Refused(f"a note is at most {MAX_NOTE} characters; this one has {len(text)}")
+        if not text.isprintable():
+            raise Refused("a note cannot hold control or invisible formatting characters")
+        return self._emit(Kind.NOTE, {"text": text}, self.trace, self.trace)
 
     def next(self) -> bool:
         return self.move(1)

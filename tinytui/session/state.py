@@ -70,6 +70,7 @@ class Kind(StrEnum):
     LEARN = "learn"  # SGD steps on every weight
     PRACTICE = "practice"  # practice mode on or off, an answer graded, a hint given (no state change)
     SAMPLING = "sampling"  # how the next token is chosen (a setting, like the mode: not undone)
+    NOTE = "note"  # a teacher's note for the class, written into a recording (no state change)
 
 
 @dataclass(frozen=True)
