@@ -49,7 +49,7 @@ from tinytui.recording.recording_words import cell_name, change_words, mode_word
 from tinytui.recording.recording_words import number as exact
 from tinytui.report.tables import fmt
 from tinytui.session.practice_state import Sample
-from tinytui.session.session import Session
+from tinytui.session.session import MAX_NOTE, Session
 from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State
 
 MAX_EVENTS = 50_000  # hours of clicking; replay re-runs each one, so a bound keeps loading finite
@@ -546,6 +546,33 @@ class SamplingKind(EventKind):
         return f"the next token is now chosen {Sampling(**event.data).describe()} {_at(event, session)}"
 
 
+class NoteKind(EventKind):
+    """A teacher's note for the class (N, or ctrl+p → "Add a note for the class…"), kept where it was
+    made: the transcript and the handout print it under its headline, a replay shows it in turn."""
+
+    kind = Kind.NOTE
+    fields = ("text",)
+    changes_state = False
+
+    def decode(self, d, model):
+        text = plain(d["text"], "note: text")
+        if not text.strip() or len(text) > MAX_NOTE:
+            raise BadLine(f"note: text: expected 1 to {MAX_NOTE} characters, got {len(text.strip())}")
+        return {"text": text}
+
+    def apply(self, session, rec):
+        session.add_note(rec.data["text"])
+
+    def describe(self, d, params):
+        return f"note: {d['text']}"
+
+    def headline(self, event, session, was):
+        return f"note for the class {_at(event, session)}"
+
+    def notes(self, event, before, after):
+        return [("note", event.data["text"])]
+
+
 def decode_sampling(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
     """Sampling settings (a sampling event's data, the start line's): each checked as the debugger's
     own dialog checks what is typed into it."""
@@ -609,6 +636,7 @@ KINDS: dict[Kind, EventKind] = {
         LearnKind(),
         PracticeKind(),
         SamplingKind(),
+        NoteKind(),
     )
 }
 
