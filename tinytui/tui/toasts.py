@@ -222,11 +222,8 @@ def cursor_row(widget: Widget | None) -> int | None:
     """The screen row of a table's cursor, or None when the focused widget has no cell cursor."""
     if widget is None:
         return None
-    cell_region = getattr(widget, "cell_region", None)
-    if cell_region is None:
+    cell_region = getattr(widget, "cell_region", None)  # the step view's: the cursor's cell, scrolled
+    cell = cell_region() if cell_region is not None else None
+    if cell is None:  # not a view of tables, or a step without one
         return None
-    try:
-        cell = cell_region()  # the step view: the cursor's cell in its scrolled space
-    except TypeError:
-        cell = cell_region(getattr(widget, "row", 0), getattr(widget, "col", 0))  # one table's widget
     return widget.content_region.y + cell.y - round(widget.scroll_offset.y)

@@ -268,10 +268,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             if self._sections_of is None:
                 self._words(self._view)
             self._structure = ()
-            keep = (self.table, self.row, self.col)
+            keep = (self._cursor_key(), self.row, self.col)
             self.show_sections(self.all_sections)
-            self.table, self.row, self.col = keep
-            self._clamp()
+            self._refind_cursor(*keep)
 
     # ---- data ---------------------------------------------------------------------------------
     def show(self, view: View) -> None:
@@ -340,6 +339,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             tuple((s.title, tuple(tuple(i.key for i in row) for row in s.rows)) for s in sections),
         )
         self.sections = sections
+        cursor_key = self._cursor_key()
         top = len(self._head) + (1 if self._head else 0)
         margin = PRESENTER_MARGIN if self.page is not None else 0
         self._laid_for = max(self.scrollable_content_region.width - 2, 20)
@@ -361,17 +361,18 @@ class StepView(ViewPart, ScrollView, can_focus=True):
                 self.refresh_lines(0, top)
                 if self._more:
                     self.refresh_lines(self._more_at, len(self._more) + 1)
-            self._clamp()
+            self._refind_cursor(cursor_key, self.row, self.col)
             return
         same_step = bool(self._structure) and structure[2] == self._structure[2]
         self._structure = structure
         self.blocks = new
         self.lit = {}
         self._shown_words = (self._head, self._more)
-        if not same_step:
-            self.table, self.row, self.col = self._first_table(), 0, 0
+        if same_step:
+            self._refind_cursor(cursor_key, self.row, self.col)
+        else:
+            self._refind_cursor(None, 0, 0)
             self.scroll_to(0, 0, animate=False, immediate=True)
-        self._clamp()
         self._more_at = new.height
         height = new.height + (1 + len(self._more) if self._more else 0)
         self._set_virtual_size(Size(self._width_of(new), height))
@@ -435,9 +436,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
 
     def focused_page(self) -> int:
         """The page of the table the cursor is in."""
-        if not self.blocks.boxes:
+        box = self.cursor_box
+        if box is None:
             return 0
-        box = self.blocks.boxes[self.table]
         for i, (_, members) in enumerate(self.blocks.pages):
             if box.index in members:
                 return i
@@ -448,7 +449,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.page = page
         self._structure = ()
         self.show_sections(self.all_sections)
-        self.table, self.row, self.col = self._first_table(), 0, 0
+        self._refind_cursor(None, 0, 0)
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
         if page is not None:
@@ -513,16 +514,32 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self._next_version += 1
         return version
 
-    def _clamp(self) -> None:
+    @property
+    def cursor_box(self) -> Box | None:
+        """The table the cursor is in, or None when the step shows none."""
         boxes = self.blocks.boxes
-        if not boxes:
-            self.table, self.row, self.col = 0, 0, 0
-            return
-        self.table = min(self.table, len(boxes) - 1)
-        item = boxes[self.table].item
+        return boxes[self.table] if 0 <= self.table < len(boxes) else None
+
+    def _cursor_key(self) -> str | None:
+        box = self.cursor_box
+        return box.item.key if box is not None else None
+
+    def _refind_cursor(self, key: str | None, row: int, col: int) -> None:
+        """Put the cursor in the layout just taken: in the table of this key at (row, col), kept inside
+        it, or on the step's first table when no table has the key. Every change of self.blocks ends
+        here, so self.table is always an index into the tables shown (0 when there are none)."""
+        boxes = self.blocks.boxes
+        found = next((b.index for b in boxes if key is not None and b.item.key == key), None)
+        if found is None:
+            self.table, self.row, self.col = self._first_table(), 0, 0
+        else:
+            self.table, self.row, self.col = found, row, col
+        item = self.cursor_box.item if self.cursor_box is not None else None
         if isinstance(item, GridSpec):
             rows, cols = item.shape
-            self.row, self.col = min(self.row, rows - 1), min(self.col, cols - 1)
+            self.row, self.col = max(min(self.row, rows - 1), -1), max(min(self.col, cols - 1), -1)
+        else:
+            self.row, self.col = 0, 0
 
     def on_resize(self, event: events.Resize) -> None:
         """A new width lays the step out again (the cursor stays, and in view); a new height alone
@@ -534,21 +551,18 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return
         self.styles.overflow_x = "auto"  # the horizontal bar again only for a step wider than the view
         self._structure = ()
-        keep = (self.table, self.row, self.col)
+        keep = (self._cursor_key(), self.row, self.col)
         if self._sections_of is None:
             self._words(self._view)
         self.show_sections(self.all_sections)
-        self.table, self.row, self.col = keep
-        self._clamp()
+        self._refind_cursor(*keep)
         self.scroll_to_cursor()
 
     # ---- what the cursor is on ----------------------------------------------------------------
     @property
     def spec(self) -> GridSpec | None:
-        boxes = self.blocks.boxes
-        if not boxes:
-            return None
-        item = boxes[self.table].item
+        box = self.cursor_box
+        item = box.item if box is not None else None
         return item if isinstance(item, GridSpec) else None
 
     @property
@@ -859,27 +873,28 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     def move_to(self, row: int, col: int, table: int | None = None) -> None:
         if self.editor is not None:  # a click on another cell while typing: the typing is dropped
             self.close_editor(refocus=False)
-        boxes = self.blocks.boxes
-        old = boxes[self.table] if boxes else None
+        old = self.cursor_box
         old_line = self.row
-        if table is not None and table != self.table:
+        if table is not None and table != self.table and 0 <= table < len(self.blocks.boxes):
             self.table = table
             if old is not None:
                 self._refresh_box(old)
-            self._refresh_box(boxes[table])
+            self._refresh_box(self.blocks.boxes[table])
         elif old is not None:
             self._refresh_box_line(old, old.first_row + old_line)
         self.row, self.col = row, col
-        if boxes:
-            box = boxes[self.table]
+        box = self.cursor_box
+        if box is not None:
             self._refresh_box_line(box, box.first_row + row)
             self.scroll_to_cursor()
         self.refresh_bindings()
         self.post_message(self.CursorMoved(self))
 
-    def cell_region(self) -> Region:
-        """The cursor's cell (or label) in the view's virtual space."""
-        box = self.blocks.boxes[self.table]
+    def cell_region(self) -> Region | None:
+        """The cursor's cell (or label) in the view's virtual space; None when the step has no table."""
+        box = self.cursor_box
+        if box is None:
+            return None
         shape = box.shape
         y = box.y + box.first_row + self.row
         if shape is None:
@@ -889,11 +904,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         return Region(box.x + FRAME + shape.xs[self.col], y, shape.widths[self.col] + 2, 1)
 
     def scroll_to_cursor(self) -> None:
-        boxes = self.blocks.boxes
-        if not boxes:
+        box, cell = self.cursor_box, self.cell_region()
+        if box is None or cell is None:
             return
-        box = boxes[self.table]
-        cell = self.cell_region()
         left = box.x if self.col <= 0 else cell.x
         top = box.y if self.row <= 0 else cell.y
         region = Region(left, top, cell.right - left, cell.bottom - top)
@@ -901,16 +914,16 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.scroll_to_region(region, spacing=spacing, animate=False, immediate=True)
 
     def on_focus(self) -> None:
-        if self.blocks.boxes:
-            self._refresh_box(self.blocks.boxes[self.table])
+        if self.cursor_box is not None:
+            self._refresh_box(self.cursor_box)
         self.refresh_bindings()
         self.post_message(self.CursorMoved(self))
 
     def on_blur(self) -> None:
         if self.editor is not None:  # a click elsewhere: what was typed is dropped, as Esc would
             self.close_editor(refocus=False)
-        if self.blocks.boxes:
-            self._refresh_box(self.blocks.boxes[self.table])
+        if self.cursor_box is not None:
+            self._refresh_box(self.cursor_box)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -989,13 +1002,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self.focus()
 
     def _refresh_cursor_line(self) -> None:
-        if self.blocks.boxes:
-            box = self.blocks.boxes[self.table]
+        box = self.cursor_box
+        if box is not None:
             self._refresh_box_line(box, box.first_row + self.row)
 
     def _refresh_bottom(self) -> None:
-        if self.blocks.boxes:
-            box = self.blocks.boxes[self.table]
+        box = self.cursor_box
+        if box is not None:
             self._refresh_box_line(box, box.height - 1)
 
     def cancel_edit(self) -> None:
