@@ -25,6 +25,7 @@ from tinytui.model import ops
 from tinytui.model.analysis.circuits import head_out_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.params import Params
+from tinytui.model.texts.wording import in_words, listed, tops_as_shown
 from tinytui.model.trace import Trace
 
 MAX_ASPECT = 4  # a picture wider than this many times its height is drawn as a one-row strip
@@ -97,6 +98,7 @@ class Gallery:
     picture_shape: tuple[int, int, int] | None  # None unless 3 divides d_model
     scale: float  # one normalisation for every picture: the largest |value| of any vector above
     switches: str  # the run's switches, one line
+    position_marks: bool = True  # the positional encoding is on (with it off every mark is zero)
 
     def picture(self, vector: np.ndarray) -> np.ndarray | None:
         """A vector of this gallery as shaded RGB (h, w, 3) in [0, 1]; None when there is no shape."""
@@ -136,7 +138,14 @@ def day(params: Params, trace: Trace) -> Gallery:
         None if second is None else float(probs[second]),
     )
     scale = max(float(np.max(np.abs(v), initial=0.0)) for pt in paintings for v in pt.vectors())
-    return Gallery(tuple(paintings), prediction, picture_shape(cfg.d_model), scale, trace.switches.describe())
+    return Gallery(
+        tuple(paintings),
+        prediction,
+        picture_shape(cfg.d_model),
+        scale,
+        trace.switches.describe(),
+        trace.switches.positional_encoding,
+    )
 
 
 # ---- captions ---------------------------------------------------------------------------------------
@@ -144,8 +153,8 @@ def day(params: Params, trace: Trace) -> Gallery:
 
 @dataclass(frozen=True)
 class Caption:
-    kind: str  # "artist", "filter" or "prediction"
-    position: int | None  # the painting it is about (None for the prediction)
+    kind: str  # "stock", "mark", "artist", "filter" or "prediction"
+    position: int | None  # the painting it is about (None for the stock images, the marks, the prediction)
     text: str
     numbers: dict[str, float]  # every number the text quotes, unrounded, by what it is
 
@@ -159,32 +168,89 @@ def _percent(p: float) -> str:
 
 
 def captions(gallery: Gallery) -> list[Caption]:
-    """Sentences for a reader who is not technical: per painting, which artist added the most and how
-    much the filter changed it; then what the finished gallery predicts and how sure it is."""
-    out = [_artist_caption(pt) for pt in gallery.paintings]
+    """Sentences for a reader who is not technical: which stock picture is boldest and which position
+    mark biggest; per painting, which artist added the most and how much the filter changed it; then
+    what the finished gallery predicts and how sure it is. A sentence that singles one out says so only
+    when no other reads the same at the precision it is quoted with; equals are named as a tie."""
+    out = [_stock_caption(gallery), _mark_caption(gallery)]
+    out += [_artist_caption(pt) for pt in gallery.paintings]
     out += [_filter_caption(pt) for pt in gallery.paintings]
     out.append(_prediction_caption(gallery.prediction))
     return out
 
 
+def _stock_caption(gallery: Gallery) -> Caption:
+    text = (
+        "Each word of the prompt is hung as a plain stock picture: the same word always starts from the "
+        "same picture, wherever it hangs."
+    )
+    sizes = [float(np.linalg.norm(pt.stock)) for pt in gallery.paintings]
+    size, labels = _largest(gallery, sizes)
+    if len(sizes) == 1:
+        said = f"It has a size of {_size(size)}."
+    elif len(labels) == len(sizes):
+        said = f"All {in_words(len(sizes))} are equally bold: each has a size of {_size(size)}."
+    elif len(labels) > 1:
+        said = f"The boldest, tied at a size of {_size(size)}, are {listed(labels)}."
+    else:
+        said = f"The boldest one is {labels[0]}, of size {_size(size)}."
+    return Caption("stock", None, f"{text} {said}", {"stock": size})
+
+
+def _mark_caption(gallery: Gallery) -> Caption:
+    if not gallery.position_marks:
+        text = (
+            "The position marks are switched off (PE off): nothing on a painting says where it hangs, so "
+            "the artists cannot tell the order of the words."
+        )
+        return Caption("mark", None, text, {})
+    text = (
+        "Every painting gets a small mark saying where it hangs in the row, added on top of its stock "
+        "picture."
+    )
+    sizes = [float(np.linalg.norm(pt.mark)) for pt in gallery.paintings]
+    size, labels = _largest(gallery, sizes)
+    if len(sizes) == 1:
+        said = f"Its mark has a size of {_size(size)}."
+    elif len(labels) == len(sizes):
+        said = f"No mark is bigger than another: all {in_words(len(sizes))} positions tie at {_size(size)}."
+    elif len(labels) > 1:
+        said = f"The biggest marks, tied at a size of {_size(size)}, are on {listed(labels)}."
+    else:
+        said = f"The biggest mark, of size {_size(size)}, is on {labels[0]}."
+    return Caption("mark", None, f"{text} {said}", {"mark": size})
+
+
+def _largest(gallery: Gallery, sizes: list[float]) -> tuple[float, list[str]]:
+    """The largest size and the labels of every painting whose size reads the same as it when quoted."""
+    tops = tops_as_shown(sizes, _size)
+    return max(sizes), [gallery.paintings[i].label for i in tops]
+
+
 def _artist_caption(pt: Painting) -> Caption:
     sizes = [(float(np.linalg.norm(s)), d.block, h) for d in pt.days for h, s in enumerate(d.strokes, 1)]
     size, block, head = max(sizes, key=lambda t: t[0])  # the first of equals: earliest day, lowest head
+    tops = [sizes[i] for i in tops_as_shown([t[0] for t in sizes], _size)]
     if size == 0.0:
         text = f"Painting {pt.label}: no artist added anything to it."
         return Caption("artist", pt.position, text, {})
     total = float(np.linalg.norm(sum(d.morning for d in pt.days)))
     together = f"all the artists' strokes on it together come to a size of {_size(total)}."
     days = len(pt.days)
-    who = f"artist {head}" + (f" of day {block + 1}" if days > 1 else "")
-    tied = sum(1 for s, _, _ in sizes if s == size) > 1
+
+    def who(block: int, head: int) -> str:
+        return f"artist {head}" + (f" of day {block + 1}" if days > 1 else "")
+
     if len(sizes) == 1:
         text = f"Painting {pt.label}: the one artist painted strokes of size {_size(size)} on it."
         return Caption("artist", pt.position, text, {"strokes": size})
-    if tied:  # "the most" would single out one of equals
-        text = f"Painting {pt.label}: {who} and others painted equally large strokes, of size {_size(size)}; "
+    if len(tops) > 1:  # "the most" would single out one of equals
+        names = listed([who(b, h) for _, b, h in tops])
+        text = f"Painting {pt.label}: {names} painted equally large strokes, of size {_size(size)}; "
     else:
-        text = f"Painting {pt.label}: {who} painted the most on it, strokes of size {_size(size)}; "
+        text = (
+            f"Painting {pt.label}: {who(block, head)} painted the most on it, strokes of size {_size(size)}; "
+        )
     return Caption("artist", pt.position, text + together, {"strokes": size, "all strokes": total})
 
 
@@ -204,7 +270,7 @@ def _filter_caption(pt: Painting) -> Caption:
         return Caption("filter", pt.position, text, {})
     if len(ratios) == 1:
         how = "changed it by"
-    elif sum(1 for r, *_ in ratios if r == ratio) == 1:  # one evening changed it more than every other
+    elif len(tops_as_shown([r for r, *_ in ratios], _percent)) == 1:  # one evening changed it the most
         how = f"changed it most on {evening}, by"
     else:
         how = "changed it as much on several evenings, each time by"

@@ -37,6 +37,16 @@ def in_words(k: int) -> str:
     return WORDS[k] if 0 <= k < len(WORDS) else str(k)
 
 
+def tops_as_shown(values, shown=num) -> list[int]:
+    """The indices of every value that reads as the largest does, at the precision it is shown with
+    (`shown`): two sizes both printed 1.12 are a tie to the reader, however they differ further down."""
+    vals = [float(v) for v in values]
+    if not vals:
+        return []
+    top = shown(max(vals))
+    return [i for i, v in enumerate(vals) if shown(v) == top]
+
+
 def listed(items: list[str]) -> str:
     if len(items) <= 2:
         return " and ".join(items)

@@ -142,6 +142,10 @@ def test_captions_quote_only_values_of_the_run(case):
         if c.kind == "prediction":
             expected = {"probability": probs[0], "runner-up probability": probs[1]}
             assert f"“{trace.prediction}”" in c.text
+        elif c.kind in ("stock", "mark"):
+            tensor = trace["emb" if c.kind == "stock" else "pe"]
+            on = c.kind == "stock" or trace.switches.positional_encoding
+            expected = {c.kind: np.linalg.norm(tensor, axis=1).max()} if on else {}
         else:
             expected = expected_numbers(params, trace, c.position)[c.kind]
             assert c.text.startswith(f"Painting {trace.token_labels[c.position]}:")
@@ -160,10 +164,10 @@ def test_captions_quote_only_values_of_the_run(case):
 
 def test_chapter_captions(chapter, trace):
     texts = [c.text for c in captions(day(chapter.params, trace))]
-    assert len(texts) == 2 * len(trace.prompt) + 1
-    assert texts[0].startswith("Painting 0:a: artist 1 painted the most on it, strokes of size 1.83")
+    assert len(texts) == 2 * len(trace.prompt) + 3
+    assert texts[2].startswith("Painting 0:a: artist 1 painted the most on it, strokes of size 1.83")
     # one evening: nothing to be "most" among, and no day to name
-    assert texts[4] == (
+    assert texts[6] == (
         "Painting 0:a: the filter changed it by 56% of the size of the canvas (a change of 1.37 on a "
         "canvas of 2.45)."
     )
@@ -171,6 +175,24 @@ def test_chapter_captions(chapter, trace):
         "The finished gallery says the next painting is “wood”, and it is far from sure: 31%, "
         "with “chuck” next at 15%."
     )
+
+
+def test_equal_sizes_at_the_quoted_precision_are_named_as_a_tie(chapter, trace):
+    """woodchuck's and chuck's stock pictures are both √1.25 = 1.118 (1.12 as quoted); every sinusoidal
+    position mark at d_model 4 is √2: none of them is "the" boldest or biggest."""
+    stock, mark = (c.text for c in captions(day(chapter.params, trace))[:2])
+    assert stock.endswith("The boldest, tied at a size of 1.12, are 1:woodchuck and 3:chuck."), stock
+    assert mark.endswith("No mark is bigger than another: all four positions tie at 1.41."), mark
+    off = run(chapter.params, chapter.prompt, chapter.target, Switches(positional_encoding=False))
+    mark_off = captions(day(chapter.params, off))[1]
+    assert "switched off (PE off)" in mark_off.text and mark_off.numbers == {}
+
+
+def test_one_largest_is_named_alone(chapter):
+    """Different stock pictures: the one that reads largest is named, with its size."""
+    trace = run(chapter.params, ("a", "woodchuck", "would"), "chuck")
+    stock = captions(day(chapter.params, trace))[0].text
+    assert stock.endswith("The boldest one is 1:woodchuck, of size 1.12."), stock
 
 
 def test_caption_for_a_painting_no_artist_touched(chapter):
@@ -237,3 +259,12 @@ def test_scale_card(chapter):
     params, _, _ = random_model(*SIZES["2blocks-3heads-d6"])
     rows = {r.key: r.ours for r in scale_card(params.cfg)}
     assert rows["days"] == 2 and rows["artists"] == 3 and rows["picture"] == (1, 2, 3)
+
+
+def test_ties_are_read_at_the_precision_shown():
+    from tinytui.model.texts.wording import tops_as_shown
+
+    sizes = [1.0, 1.118033988749895, 1.1180339887498951, 1.1149]
+    assert tops_as_shown(sizes, lambda v: f"{v:.2f}") == [1, 2]  # 1.1149 reads 1.11
+    assert tops_as_shown(sizes, lambda v: f"{v:.1f}") == [1, 2, 3]
+    assert tops_as_shown([0.3, 0.2]) == [0]

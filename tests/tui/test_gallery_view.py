@@ -145,7 +145,7 @@ async def test_stepping_through_the_day_shows_each_stages_caption(app):
             assert f"Stage {i + 1} of 6 · {stage.title}" in text
             seen.append(text)
             await press(pilot, "n")
-        assert "stock picture" in seen[0] and "1:woodchuck, of size 1.12" in seen[0]
+        assert "stock picture" in seen[0] and "tied at a size of 1.12, are 1:woodchuck and 3:chuck" in seen[0]
         assert "mark saying where it hangs" in seen[1]
         assert all(c in seen[2] for c in by_kind["artist"])
         assert all(c in seen[3] for c in by_kind["filter"])

@@ -98,24 +98,8 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
     """The stage's plain-words sentences, every number in them from this run."""
     g, sw = runs.gallery, runs.trace.switches
     found = runs.captions()
-    if stage.kind == "stock":
-        big = max(g.paintings, key=lambda p: _norm(p.stock))
-        return [
-            "Each word of the prompt is hung as a plain stock picture: the same word always starts from "
-            f"the same picture, wherever it hangs. The boldest one is {big.label}, of size "
-            f"{_norm(big.stock):.2f}."
-        ]
-    if stage.kind == "mark":
-        if not sw.positional_encoding:
-            return [
-                "The position marks are switched off (PE off): nothing on a painting says where it hangs, "
-                "so the artists cannot tell the order of the words."
-            ]
-        big = max(g.paintings, key=lambda p: _norm(p.mark))
-        return [
-            "Every painting gets a small mark saying where it hangs in the row, added on top of its stock "
-            f"picture. The biggest mark, of size {_norm(big.mark):.2f}, is on {big.label}."
-        ]
+    if stage.kind in ("stock", "mark"):
+        return [next(c.text for c in found if c.kind == stage.kind)]
     if stage.kind == "morning":
         out = [
             f"On the morning of day {stage.block + 1} each artist (an attention head) looks across the "
