@@ -8,7 +8,8 @@ when it has it, so a model with all of them on (GPT-2 small's shapes) is counted
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from tinytui.model.config import ModelConfig
 
@@ -53,11 +54,6 @@ class Size:
 
 
 FORMULA = "V·d + N·(3d² + d² + d·d_ff + d_ff + d_ff·d + d)"
-LEFT_OUT = (
-    "The formula leaves out what these small models do not have: biases on Q, K, V and W_O, the layer "
-    "norms' learned gain and bias, and GPT's learned position table (n_ctx × d). Those add a few per cent "
-    "at GPT scale; the tied unembedding costs nothing extra."
-)
 GPT_VOCAB = 50257
 GPT_CONTEXT = {"GPT-2 small": 1024, "GPT-2 XL": 1024, "GPT-3": 2048}
 
@@ -75,7 +71,8 @@ def formula(cfg: ModelConfig) -> str:
 
 
 def left_out(cfg: ModelConfig) -> str:
-    """What the count leaves out for this model: the chapter's sentence, or what is still not counted."""
+    """What the count leaves out for this model, and what those parts would add to this model and to
+    each real size beside it: counted, not guessed."""
     missing = []
     if not cfg.attn_bias:
         missing.append("biases on Q, K, V and W_O")
@@ -83,18 +80,38 @@ def left_out(cfg: ModelConfig) -> str:
         missing.append("the layer norms' learned gain and bias")
     if not cfg.learned_positions:
         missing.append("GPT's learned position table (n_ctx × d)")
-    if len(missing) == 3:
-        return LEFT_OUT
     if not missing:
         return (
             "Every parameter is counted: the learned position table, the layer norms' gains and biases and "
             "the attention biases are in the formula, so GPT-2 small's shapes give 124,439,808. The tied "
             "unembedding costs nothing extra."
         )
-    said = missing[0] if len(missing) == 1 else f"{missing[0]} and {missing[1]}"
+    said = " and ".join(missing) if len(missing) < 3 else f"{missing[0]}, {missing[1]}, and {missing[2]}"
+    shares = []
+    for size in four_sizes(cfg):
+        extra, whole = added(size, cfg)
+        context = f", n_ctx {cfg.n_ctx}" if size.name == "this model" and not cfg.learned_positions else ""
+        shares.append(f"{extra:,} to {size.name} ({percent(extra / whole)} of {whole:,}{context})")
     return (
-        f"This model has no {said}, so the count leaves them out; the tied unembedding costs nothing extra."
+        f"The formula leaves out what this model does not have: {said}. Counted, they would add "
+        f"{'; '.join(shares)}. The tied unembedding costs nothing extra."
     )
+
+
+def added(size: Size, cfg: ModelConfig) -> tuple[int, int]:
+    """What the parts cfg's model lacks (attention biases, norm gains and biases, a learned position
+    table of n_ctx rows: the real size's context, or this model's n_ctx) would add to `size`, and its
+    count with them."""
+    rows = size.positions or (GPT_CONTEXT.get(size.name, cfg.n_ctx) if not cfg.learned_positions else 0)
+    whole = replace(size, positions=rows, norm_affine=True, attn_bias=True).total()
+    return whole - size.total(), whole
+
+
+def percent(share: float) -> str:
+    """A share as a percentage to two significant figures (whole above 10): '38%', '0.69%', '0.020%'."""
+    p = 100 * share
+    digits = 0 if p >= 10 or p <= 0 else 1 - math.floor(math.log10(p))
+    return f"{p:.{digits}f}%"
 
 
 def this_model(cfg: ModelConfig) -> Size:
