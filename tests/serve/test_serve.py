@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 
 from tinytui.cli.options import build_parser
-from tinytui.cli.serve_command import app_command, check_port, is_loopback
+from tinytui.cli.serve_command import (
+    app_command,
+    check_port,
+    check_record_name,
+    clamped_size,
+    is_loopback,
+    origin_of,
+    own_origins,
+    session_record,
+)
 
 
 def free_port() -> int:
@@ -25,7 +34,8 @@ def free_port() -> int:
 
 
 def start(port: int, *options: str, cwd: Path) -> subprocess.Popen:
-    env = {**os.environ, "XDG_CONFIG_HOME": str(cwd / "config")}
+    (cwd / "tmp").mkdir(exist_ok=True)  # the server's temporary folder goes here, to be looked at
+    env = {**os.environ, "XDG_CONFIG_HOME": str(cwd / "config"), "TMPDIR": str(cwd / "tmp")}
     command = [sys.executable, "-m", "tinytui", "serve", "--port", str(port), *options]
     return subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -77,6 +87,173 @@ def test_a_busy_port_is_one_line_naming_it(tmp_path):
     )
 
 
+# ---- who may start an app, at what size, and what is left when the server stops --------------------
+
+
+def children(pid: int) -> set[int]:
+    """The processes pid started (Linux's /proc)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(n) for n in (task / "children").read_text().split()}
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def _handshake(port: int, origin: str | None, query: str = "width=80&height=24"):
+    """Open the app's websocket as a page from origin would, keep it while the caller looks, and give
+    back (status of a refusal or None, the highest row the app drew on)."""
+    import asyncio
+    import re
+
+    import aiohttp
+
+    headers = {"Origin": origin} if origin is not None else {}
+    async with aiohttp.ClientSession() as http:
+        try:
+            async with asyncio.timeout(15):  # the handshake, bounded
+                ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws?{query}", headers=headers)
+        except aiohttp.WSServerHandshakeError as exc:
+            return exc.status, None, None
+        drawn = b""
+        rows: list[int] = []
+        async with asyncio.timeout(30):
+            while not rows or max(rows) < 24:  # the first frame's lower half is drawn
+                message = await ws.receive()
+                assert message.type == aiohttp.WSMsgType.BINARY, message
+                drawn += message.data
+                rows = [int(n) for n in re.findall(rb"\x1b\[(\d+);\d+H", drawn)]
+        await asyncio.sleep(0.5)  # the rest of the frame
+        while True:
+            try:
+                message = await asyncio.wait_for(ws.receive(), 0.5)
+            except TimeoutError:
+                break
+            if message.type == aiohttp.WSMsgType.BINARY:
+                drawn += message.data
+        rows = [int(n) for n in re.findall(rb"\x1b\[(\d+);\d+H", drawn)]
+        return None, max(rows), ws
+
+
+def handshake(port: int, origin: str | None, query: str = "width=80&height=24", then=None):
+    """_handshake, then then() while the socket is still open; (refusal status, highest row)."""
+    import asyncio
+
+    async def run():
+        status, rows, ws = await _handshake(port, origin, query)
+        if then is not None:
+            then()
+        if ws is not None:
+            await ws.close()
+        return status, rows
+
+    return asyncio.run(run())
+
+
+def stop(server: subprocess.Popen) -> tuple[str, str]:
+    server.send_signal(signal.SIGINT)
+    return server.communicate(timeout=30)
+
+
+def test_a_page_from_another_site_starts_no_app(tmp_path):
+    port = free_port()
+    proxy = "http://proxy.example:8443"
+    server = start(port, "--record", "lesson.txt", "--allow-origin", proxy, cwd=tmp_path)
+    try:
+        fetch(f"http://127.0.0.1:{port}/")
+        for origin in ("http://evil.example", f"http://evil.example:{port}", f"https://127.0.0.1:{port}1",
+                       "null", "", None):  # fmt: skip
+            status, _ = handshake(port, origin)
+            assert status == 403, origin
+        assert children(server.pid) == set()  # refused before any app started
+        assert not list(tmp_path.glob("lesson*"))
+        status, rows = handshake(port, proxy)  # named with --allow-origin
+        assert status is None and rows == 24
+    finally:
+        _, err = stop(server)
+    assert server.returncode == 0, err
+    assert "refused a browser session from origin 'http://evil.example'" in err
+    assert "--allow-origin URL allows another" in err
+
+
+def test_own_page_is_served_at_a_capped_size_and_stopping_ends_every_app(tmp_path):
+    port = free_port()
+    (tmp_path / "lesson-1.txt").write_text("my notes\n", encoding="utf-8")
+    server = start(port, "--record", "lesson.txt", cwd=tmp_path)
+    apps: set[int] = set()
+    try:
+        fetch(f"http://127.0.0.1:{port}/")
+        assert len(list((tmp_path / "tmp").iterdir())) == 1  # the page's template folder
+
+        def look():
+            apps.update(children(server.pid))
+            assert len(apps) == 1 and all(alive(pid) for pid in apps)
+            # the app itself (the shell exec'd it), recording to the first free name
+            (app,) = apps
+            assert "-m tinytui --record lesson-2.txt" in Path(f"/proc/{app}/cmdline").read_text().replace(
+                "\0", " "
+            )
+            server.send_signal(signal.SIGTERM)  # stop the server while the browser is still there
+
+        status, rows = handshake(port, f"http://localhost:{port}", "width=120&height=100000", then=look)
+        assert status is None and rows == 500  # the 100000 rows asked for, capped
+        server.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+        out, err = server.communicate(timeout=30)
+    assert server.returncode == 0, err
+    assert "stopped serving" in out
+    assert apps and not any(alive(pid) for pid in apps)  # the app stopped with the server
+    assert list((tmp_path / "tmp").iterdir()) == []  # its temporary folder is gone
+    assert (tmp_path / "lesson-1.txt").read_text(encoding="utf-8") == "my notes\n"  # not replaced
+    assert "step 1/16" in (tmp_path / "lesson-2.txt").read_text(encoding="utf-8")
+
+
+def test_origins_sizes_and_session_files(tmp_path):
+    assert origin_of("HTTP://LocalHost:8000/page") == "http://localhost:8000"
+    assert origin_of("https://example.org") == "https://example.org:443"
+    assert origin_of("http://[::1]:80") == "http://[::1]:80"
+    assert origin_of("null") is None and origin_of("") is None and origin_of("file:///x") is None
+    assert origin_of("http://a:99999") is None
+    assert own_origins("127.0.0.1", 8000) == {
+        "http://127.0.0.1:8000", "https://127.0.0.1:8000", "http://localhost:8000", "https://localhost:8000",
+    }  # fmt: skip
+    assert own_origins("192.0.2.1", 80) == {"http://192.0.2.1:80", "https://192.0.2.1:80"}
+    assert clamped_size(100_000, 100_000) == (1000, 500)
+    assert clamped_size(-5, 0) == (1, 1) and clamped_size(120, 40) == (120, 40)
+    (tmp_path / "lesson-1.jsonl").write_text("", encoding="utf-8")  # a half of a pair counts too
+    given: set[Path] = set()
+    name = str(tmp_path / "lesson.txt")
+    assert session_record(name, given) == tmp_path / "lesson-2.txt"
+    assert session_record(name, given) == tmp_path / "lesson-3.txt"  # given once, even before it exists
+    assert session_record(str(tmp_path / "notes"), given) == tmp_path / "notes-1"
+    assert "names a folder" in check_record_name(str(tmp_path))
+    assert "does not exist" in check_record_name(str(tmp_path / "gone" / "lesson.txt"))
+    assert "name the transcript" in check_record_name("lesson.jsonl")
+    assert check_record_name(name) is None
+
+
+def test_bad_serve_options_are_one_line(tmp_path):
+    for options, said in (
+        (["--allow-origin", "evil"], "--allow-origin: 'evil' is not a web origin"),
+        (["--record", str(tmp_path)], "--record: "),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "tinytui", "serve", "--port", str(free_port()), *options],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert said in done.stderr.strip().splitlines()[-1], done.stderr
+        assert "Traceback" not in done.stderr
+
+
 def test_each_tab_runs_tinytui_with_the_options_given():
     args = build_parser().parse_args(
         ["--theme", "light", "serve", "--no-pe", "--prompt", "a wood", "--lr", "1/4"]
@@ -85,6 +262,8 @@ def test_each_tab_runs_tinytui_with_the_options_given():
     assert command.startswith(f"{sys.executable} -m tinytui")
     assert "--prompt 'a wood'" in command and "--lr 1/4" in command and "--theme light" in command
     assert command.endswith("--no-pe") and "--no-mask" not in command
+    assert "--record" not in command  # each session is given its own file
+    assert "--record lesson-2.txt" in app_command(args, Path("lesson-2.txt"))
 
 
 def test_loopback_and_other_hosts():
@@ -167,8 +346,8 @@ def test_a_browser_loads_the_app_and_n_moves_to_step_2(tmp_path):
     import asyncio
 
     port = free_port()
-    lesson = tmp_path / "lesson.txt"
-    server = start(port, "--record", str(lesson), cwd=tmp_path)
+    lesson = tmp_path / "lesson-1.txt"  # --record lesson.txt: the first session's own file
+    server = start(port, "--record", str(tmp_path / "lesson.txt"), cwd=tmp_path)
     try:
         fetch(f"http://127.0.0.1:{port}/")
         shot = tmp_path / "browser.png"

@@ -2,23 +2,47 @@
 
 Each browser tab gets its own `python -m tinytui …` process with the options given here, so recordings
 (--record) and screenshots are written on the server's side, in the folder the server was started in.
+
+What textual-serve leaves open is closed here (GuardedServer, a subclass of its Server):
+- a websocket starts an app only when its Origin is this server's own page (or one named with
+  --allow-origin): a browser sends the Origin of the page that opened the socket, so a page on another
+  site open in the same browser cannot start the debugger and press its keys. Host names are not
+  trusted for this (a name of the attacker's can resolve to 127.0.0.1); the address served is.
+- a terminal's size is capped (MAX_WIDTH x MAX_HEIGHT), at the start and at every resize: one request
+  for 100000x100000 otherwise grows an app by gigabytes.
+- when the server stops (ctrl+c, SIGTERM) every app it started is asked to quit, then ended.
+- the page's template lives in a temporary folder removed when the server stops.
+- --record NAME gives each browser session its own transcript, NAME-1.txt, NAME-2.txt, …
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import ipaddress
+import json
+import os
 import shlex
 import socket
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from tinytui.recording.recorder import events_path
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+MAX_WIDTH, MAX_HEIGHT = 1000, 500  # cells: far past any screen, and an app of that size stays small
+QUIT_WAIT = 3.0  # seconds an app has to quit when asked, before it is terminated
 # the options a served app takes from the command line (store_true ones carry no value)
-FORWARDED = ("model", "prompt", "target", "lr", "theme", "record")
+FORWARDED = ("model", "prompt", "target", "lr", "theme")
 FLAGS = ("no_mask", "no_pe", "large")
+RECORD_HELP = (
+    "record each browser session to its own transcript beside NAME: lesson.txt gives lesson-1.txt, "
+    "lesson-2.txt, … (the first number whose files do not exist yet; no file is replaced)"
+)
 
 
 def add_parser(sub, run_options: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -29,26 +53,36 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> argparse.ArgumentPa
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument(
+        "--allow-origin",
+        metavar="URL",
+        action="append",
+        type=origin_option,
+        default=[],
+        help="also let pages from URL (e.g. http://proxy.example:443) start the debugger; repeatable. "
+        "Without it only the server's own page can",
+    )
     # SUPPRESS: `tinytui --theme light serve` keeps the theme given before the subcommand
     p.add_argument(
         "--theme", metavar="NAME", default=argparse.SUPPRESS, help="colour theme of the served app"
     )
-    p.add_argument(
-        "--record", metavar="FILE", default=argparse.SUPPRESS, help="record each browser session to FILE"
-    )
+    p.add_argument("--record", metavar="NAME", default=argparse.SUPPRESS, help=RECORD_HELP)
     p.add_argument(
         "--large", action="store_true", default=argparse.SUPPRESS, help="serve the presenter view (z toggles)"
     )
     return p
 
 
-def app_command(args: argparse.Namespace) -> str:
-    """The command each browser tab runs: this Python, this tinytui, the options given to serve."""
+def app_command(args: argparse.Namespace, record: Path | None = None) -> str:
+    """The command a browser tab runs: this Python, this tinytui, the options given to serve, and the
+    session's own transcript when there is one."""
     parts = [sys.executable, "-m", "tinytui"]
     for name in FORWARDED:
         value = getattr(args, name, None)
         if value is not None:
             parts += [f"--{name.replace('_', '-')}", str(value)]
+    if record is not None:
+        parts += ["--record", str(record)]
     parts += [f"--{name.replace('_', '-')}" for name in FLAGS if getattr(args, name, False)]
     return shlex.join(parts)
 
@@ -72,6 +106,8 @@ def check_port(host: str, port: int) -> str | None:
         return f"--host: cannot use {host!r} ({exc})"
     family, _, _, _, address = infos[0]
     with socket.socket(family, socket.SOCK_STREAM) as probe:
+        if os.name == "posix":  # as aiohttp listens: a port left in TIME_WAIT by a stopped server is free
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(address)
         except OSError as exc:
@@ -79,7 +115,86 @@ def check_port(host: str, port: int) -> str | None:
     return None
 
 
-def _offline_templates() -> Path:
+# ---- origins -------------------------------------------------------------------------------------
+
+
+def origin_of(url: str) -> str | None:
+    """scheme://host:port of an http(s) URL or Origin header, lower-case, port always written; None
+    for anything else (an empty or "null" Origin, another scheme, no host)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    if scheme not in ("http", "https") or not host:
+        return None
+    port = port or (443 if scheme == "https" else 80)
+    return f"{scheme}://{_bracketed(host)}:{port}"
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def origin_option(value: str) -> str:
+    """argparse type of --allow-origin."""
+    origin = origin_of(value)
+    if origin is None:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a web origin such as http://example.org:8080")
+    return origin
+
+
+def own_origins(host: str, port: int) -> set[str]:
+    """The origins of the server's own page: the address it serves, and `localhost` when that is
+    loopback (the same machine's name for it)."""
+    hosts = {host.lower()} | ({"localhost"} if is_loopback(host) else set())
+    return {f"{scheme}://{_bracketed(h)}:{port}" for h in hosts for scheme in ("http", "https")}
+
+
+def clamped_size(width: int, height: int) -> tuple[int, int]:
+    return min(max(width, 1), MAX_WIDTH), min(max(height, 1), MAX_HEIGHT)
+
+
+def _number(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text is not None else default
+    except ValueError:
+        return default
+
+
+# ---- recordings ----------------------------------------------------------------------------------
+
+
+def check_record_name(name: str) -> str | None:
+    """None when sessions can record beside name, else the one-line reason."""
+    p = Path(name)
+    if not p.name or p.name in (".", "..") or p.is_dir():
+        return f"--record: {name!r} names a folder; give a file name such as lesson.txt"
+    if p.suffix == ".jsonl":
+        return f"--record: name the transcript, e.g. {p.with_suffix('.txt').name}"
+    if not (p.parent if str(p.parent) else Path(".")).is_dir():
+        return f"--record: the folder {str(p.parent)!r} does not exist"
+    return None
+
+
+def session_record(name: str, given: set[Path]) -> Path:
+    """NAME-k (k from 1) with NAME's suffix: the first whose transcript and .jsonl do not exist and that
+    no other session of this server was given."""
+    p = Path(name)
+    k = 1
+    while True:
+        candidate = p.with_name(f"{p.stem}-{k}{p.suffix}")
+        if candidate not in given and not candidate.exists() and not events_path(candidate).exists():
+            given.add(candidate)
+            return candidate
+        k += 1
+
+
+# ---- the page ------------------------------------------------------------------------------------
+
+
+def write_offline_templates(folder: Path) -> None:
     """textual-serve's page without its web-font link: nothing the page loads leaves this machine."""
     import textual_serve
 
@@ -96,13 +211,143 @@ def _offline_templates() -> Path:
             continue
         kept.append(lines[i])
         i += 1
-    folder = Path(tempfile.mkdtemp(prefix="tinytui-serve-"))
     (folder / "app_index.html").write_text("".join(kept), encoding="utf-8")
-    return folder
+
+
+# ---- the server ----------------------------------------------------------------------------------
+
+
+def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
+    """A textual-serve Server that lets only its own page start apps, caps their size, and ends them
+    all when it stops (built here so textual-serve loads only for `serve`)."""
+    from aiohttp import WSCloseCode, WSMsgType, web
+    from textual_serve.app_service import AppService
+    from textual_serve.server import Server
+
+    class CappedApp(AppService):
+        """One browser tab's app: its terminal never larger than MAX_WIDTH x MAX_HEIGHT, and ended
+        for sure when asked to stop."""
+
+        process: asyncio.subprocess.Process | None = None
+
+        async def _open_app_process(self, width: int = 80, height: int = 24):
+            # textual-serve starts the process here and keeps it to itself; the server needs it to
+            # end an app that does not answer "quit"
+            self.process = await super()._open_app_process(*clamped_size(width, height))
+            return self.process
+
+        async def set_terminal_size(self, width: int, height: int) -> None:
+            await super().set_terminal_size(*clamped_size(width, height))
+
+        async def end(self) -> None:
+            """Ask the app to quit; after QUIT_WAIT seconds terminate it, after as many more kill it."""
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop(), QUIT_WAIT)
+            process = self.process
+            if process is None or process.returncode is not None:
+                return
+            for ending in (process.terminate, process.kill):
+                try:
+                    ending()
+                    await asyncio.wait_for(process.wait(), QUIT_WAIT)
+                    return
+                except ProcessLookupError:
+                    return
+                except TimeoutError:
+                    continue
+
+    class GuardedServer(Server):
+        def __init__(self) -> None:
+            super().__init__(
+                app_command(args),
+                host=args.host,
+                port=args.port,
+                title="tinytui",
+                public_url=url,
+                templates_path=templates,
+            )
+            self.allowed = own_origins(args.host, args.port) | set(args.allow_origin)
+            self.record_name: str | None = getattr(args, "record", None)
+            self.records_given: set[Path] = set()
+            self.running: dict[web.WebSocketResponse, CappedApp] = {}
+
+        async def on_startup(self, app: web.Application) -> None:
+            """Quiet: `tinytui serve` has said where it serves."""
+
+        async def on_shutdown(self, app: web.Application) -> None:
+            """Close every browser's socket and end every app this server started."""
+            running = list(self.running.items())
+            for websocket, _ in running:
+                await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"the server stopped")
+            await asyncio.gather(*(served.end() for _, served in running), return_exceptions=True)
+
+        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+            origin = request.headers.get("Origin", "")
+            if origin_of(origin) not in self.allowed:
+                shown = origin.encode("ascii", "backslashreplace").decode()[:200] or "none"
+                print(
+                    f"tinytui: refused a browser session from origin {shown!r}: not this server's page "
+                    "(--allow-origin URL allows another)",
+                    file=err,
+                    flush=True,
+                )
+                raise web.HTTPForbidden(text="tinytui: this page's origin may not start the debugger\n")
+            width, height = clamped_size(
+                _number(request.query.get("width"), 80), _number(request.query.get("height"), 24)
+            )
+            record = session_record(self.record_name, self.records_given) if self.record_name else None
+            # exec: the shell becomes the app, so ending the process ends the app itself
+            command = ("exec " if os.name == "posix" else "") + app_command(args, record)
+            websocket = web.WebSocketResponse(heartbeat=15)
+            await websocket.prepare(request)
+            served = CappedApp(
+                command,
+                write_bytes=websocket.send_bytes,
+                write_str=websocket.send_str,
+                close=websocket.close,
+                download_manager=self.download_manager,
+                debug=self.debug,
+            )
+            self.running[websocket] = served
+            try:
+                await served.start(width, height)
+                await relay(websocket, served)
+            except asyncio.CancelledError:
+                pass
+            finally:
+                await served.end()
+                self.running.pop(websocket, None)
+                await websocket.close()
+            return websocket
+
+    async def relay(websocket: web.WebSocketResponse, served: CappedApp) -> None:
+        """The browser's messages to its app; anything malformed is dropped."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+                if kind == "stdin":
+                    await served.send_bytes(str(data).encode("utf-8"))
+                elif kind == "resize":
+                    await served.set_terminal_size(int(data["width"]), int(data["height"]))
+                elif kind == "ping":
+                    await websocket.send_json(["pong", data])
+                elif kind == "blur":
+                    await served.blur()
+                elif kind == "focus":
+                    await served.focus()
+            except (ValueError, TypeError, KeyError, IndexError):
+                continue
+
+    return GuardedServer()
 
 
 def run(args: argparse.Namespace, out, err) -> int:
     why = check_port(args.host, args.port)
+    record = getattr(args, "record", None)
+    why = why or (check_record_name(record) if record is not None else None)
     if why:
         print(f"tinytui: error: {why}", file=err)
         return 2
@@ -112,18 +357,11 @@ def run(args: argparse.Namespace, out, err) -> int:
             "can use the debugger (and write files where it runs)",
             file=err,
         )
-    from textual_serve.server import Server
-
     url = f"http://[{args.host}]:{args.port}" if ":" in args.host else f"http://{args.host}:{args.port}"
-    print(f"tinytui: serving the debugger at {url} (ctrl+c stops)", file=out, flush=True)
-    server = Server(
-        app_command(args),
-        host=args.host,
-        port=args.port,
-        title="tinytui",
-        public_url=url,
-        templates_path=_offline_templates(),
-    )
-    server.serve()
+    with tempfile.TemporaryDirectory(prefix="tinytui-serve-") as folder:
+        write_offline_templates(Path(folder))
+        server = guarded_server(args, url, Path(folder), err)
+        print(f"tinytui: serving the debugger at {url} (ctrl+c stops)", file=out, flush=True)
+        server.serve()
     print("tinytui: stopped serving", file=out, flush=True)
     return 0
