@@ -8,7 +8,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from tinytui.model import step_path
-from tinytui.model.trace import Trace
+from tinytui.model.trace import Tensor, Trace
 
 TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals
 
@@ -17,8 +17,11 @@ TOLERANCE = 1e-9  # float noise below this is not a change a person could see at
 class TensorDiff:
     name: str
     changed: np.ndarray  # bool, the tensor's shape: True where the value moved
-    delta: np.ndarray  # after − before (zeros where the shapes differ)
-    reshaped: bool  # the shapes differ (the prompt changed length): every cell counts as changed
+    delta: np.ndarray  # after − before (zeros where a cell has no counterpart before)
+    # The shapes differ. When only the positions' axes grew or shrank (a token appended or taken
+    # off), cells are compared at the same position and a new position is new, not changed; any other
+    # change of shape (another model) marks every cell changed.
+    reshaped: bool
 
     @cached_property  # asked by every table of a step and the step list (the arrays never change)
     def n_changed(self) -> int:
@@ -67,7 +70,15 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         new = t.values
         old = before.tensors[name].values if name in before.tensors else None
         if old is None or old.shape != new.shape:
-            out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
+            common = _common_positions(before.tensors[name], t) if old is not None else None
+            if common is None:
+                out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
+                continue
+            changed, delta = np.zeros(new.shape, bool), np.zeros(new.shape)
+            moved = new[common] - old[common]
+            changed[common] = np.abs(moved) > tol
+            delta[common] = np.where(changed[common], moved, 0.0)
+            out[name] = TensorDiff(name, changed, delta, True)
             continue
         if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved
             out[name] = _unchanged(name, new.shape)
@@ -78,6 +89,22 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         changed = np.abs(delta) > tol
         out[name] = TensorDiff(name, changed, np.where(changed, delta, 0.0), False)
     return TraceDiff(out)
+
+
+POSITION_AXES = frozenset({"tokens", "keys"})  # the axes that grow by one when a token is appended
+
+
+def _common_positions(before: Tensor, after: Tensor) -> tuple[slice, ...] | None:
+    """The cells both tensors have at the same positions: the prefix of every positions' axis and all of
+    every other (None when another axis changed length: nothing lines up)."""
+    if len(before.axes) != len(after.axes):
+        return None
+    common = []
+    for a, b in zip(before.axes, after.axes, strict=True):
+        if a.name != b.name or (len(a.labels) != len(b.labels) and a.name not in POSITION_AXES):
+            return None
+        common.append(slice(0, min(len(a.labels), len(b.labels))))
+    return tuple(common)
 
 
 @lru_cache(maxsize=4096)

@@ -85,12 +85,27 @@ def _why_nothing(before: Trace, after: Trace, what: str) -> str:
     return ": the value did not change, or nothing this run computes depends on it"
 
 
+def _length_change(d: TraceDiff, before: Trace, after: Trace) -> str:
+    """The prompt grew or shrank: the rows it added or dropped, and which steps changed at the positions
+    both runs have (diff compares those; a new row is new, not changed)."""
+    n0, n1 = len(before.prompt), len(after.prompt)
+    if before.cfg != after.cfg or n0 == n1:
+        return "the shapes changed, so every value counts as changed"
+    rows = f"position {min(n0, n1)}" if abs(n1 - n0) == 1 else f"positions {min(n0, n1)}–{max(n0, n1) - 1}"
+    if n1 > n0:
+        how = f"the prompt grew from {n0} to {n1} tokens: every per-position table has a new row for {rows}"
+    else:
+        how = f"the prompt shrank from {n0} to {n1} tokens: every per-position table lost its row for {rows}"
+    steps = changed_steps(d, before, after)
+    return f"{how}; besides, {_ranges(steps)} changed" if steps else f"{how}; nothing else changed"
+
+
 def change_note(before: Trace, after: Trace, what: str, d: TraceDiff | None = None) -> str:
     """One line, e.g. 'mask off: steps 8–12 changed, but only in the rows before the last; …'.
     d: diff(before, after) when the caller has it already."""
     d = diff(before, after) if d is None else d
     if any(t.reshaped for t in d.tensors.values()):
-        return f"{what}: the prompt changed length, so every step was recomputed; {_outcome(before, after)}."
+        return f"{what}: {_length_change(d, before, after)}; {_outcome(before, after)}."
     if d.empty:
         why = _why_nothing(before, after, what)
         return f"{what}: nothing in the run changed{why}; {_outcome(before, after)}."

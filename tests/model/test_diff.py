@@ -1,9 +1,11 @@
 import numpy as np
 
+from tests.model.reference_backward import random_model
 from tinytui.model.diff import diff
 from tinytui.model.names import resolve
 from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.switches import Switches
+from tinytui.model.texts.change_note import change_note
 from tinytui.model.trace import run
 
 
@@ -53,10 +55,41 @@ def test_stage_writes_cover_the_diff(chapter, trace):
     assert set(writers) == set(trace)
 
 
-def test_prompt_length_change_marks_everything(chapter, trace):
-    short = run(chapter.params, chapter.prompt[:3], chapter.target)
-    d = diff(trace, short)
-    assert d["x"].reshaped and d["x"].n_changed == 12
+def test_an_appended_token_changes_nothing_at_the_earlier_positions(chapter, trace):
+    """With the mask on a position never sees a later one: appending a token leaves every value at
+    positions 0–3 as it was (what the KV cache reuses); the new row is new, not changed. Only the steps
+    that read the last position (13–15) change. Taking it off again (undo) is the same comparison."""
+    longer = run(chapter.params, (*chapter.prompt, "chuck"), chapter.target)
+    for before, after in ((trace, longer), (longer, trace)):
+        d = diff(before, after)
+        for name in ("x", "blocks.0.q.1", "blocks.0.k.2", "blocks.0.v.1", "blocks.0.scores.2", "mask"):
+            assert d[name].reshaped and d[name].n_changed == 0, name
+        per = {step.number: n for step, n in d.per_step(2, 1).items()}
+        assert [n for n, c in per.items() if c] == [13, 14, 15]
+    note = change_note(trace, longer, "append")
+    assert note.startswith(
+        "append: the prompt grew from 4 to 5 tokens: every per-position table has a new row for position 4"
+    ), note
+    assert "besides, steps 13–15 changed" in note and "every step" not in note
+
+
+def test_with_the_mask_off_an_appended_token_changes_what_earlier_positions_see(chapter):
+    off = Switches(causal_mask=False)
+    before = run(chapter.params, chapter.prompt, chapter.target, off)
+    after = run(chapter.params, (*chapter.prompt, "chuck"), chapter.target, off)
+    d = diff(before, after)
+    attn = d["blocks.0.attn.1"]
+    assert attn.changed[:4, :4].all() and not attn.changed[4].any() and not attn.changed[:, 4].any()
+    assert np.allclose(attn.delta[:4, :4], after["blocks.0.attn.1"][:4, :4] - before["blocks.0.attn.1"])
+    assert d["blocks.0.q.1"].n_changed == 0  # Q is still per position
+
+
+def test_another_shape_of_model_marks_everything(chapter, trace):
+    cfg = chapter.cfg
+    wide = random_model(5, cfg.d_model + 2, 2, 2, 6, cfg.n_vocab, 1, len(chapter.prompt))
+    other = run(wide[0], wide[1], wide[2])
+    d = diff(trace, other)
+    assert d["x"].reshaped and d["x"].n_changed == d["x"].changed.size
 
 
 def test_toggle_diff(chapter, trace):
