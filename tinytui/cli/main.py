@@ -14,6 +14,7 @@ import os
 import sys
 from typing import TextIO
 
+from tinytui import __version__
 from tinytui.cli import (
     analysis_commands,
     collector,
@@ -133,42 +134,162 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+class OutputError(Exception):
+    """Standard output could not take what a command wrote (closed, a full disk, a file size limit)."""
+
+
+class CheckedOutput:
+    """A command's standard output, every write checked: what cannot be written is an OutputError (one
+    line and a non-zero exit from main), never a traceback, and never exit 0 with a short file.
+
+    On the process's own stdout (POSIX) the text is written with os.write in a loop until every byte is
+    taken: Python's buffered writer can report success after a partial write that a file size limit
+    (ulimit -f) cut short. To a terminal each write goes out at once (quiz asks, then reads); elsewhere
+    the text is gathered and written in large pieces, and at the end by main's flush."""
+
+    GATHER = 1 << 16  # bytes held before they are written
+
+    def __init__(self, stream: TextIO | None):
+        self.stream = stream
+        self.pending: list[str] = []
+        self.held = 0
+        self.fd: int | None = None
+        if stream is not None and stream is sys.__stdout__ and os.name == "posix":
+            try:
+                self.fd = stream.fileno()
+            except (OSError, ValueError):
+                self.fd = None
+        self.terminal = self.isatty()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str:
+        return getattr(self.stream, "errors", None) or "strict"
+
+    def isatty(self) -> bool:
+        try:
+            return self.stream is not None and self.stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self.stream is None:
+            raise OutputError("standard output is closed")
+        return self.stream.fileno()
+
+    def writable(self) -> bool:
+        return self.stream is not None
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            raise OutputError("standard output is closed")
+        if self.fd is None:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                raise
+            except OSError as exc:
+                raise OutputError(exc.strerror or str(exc)) from None
+        else:
+            self.pending.append(text)
+            self.held += len(text)
+        if self.terminal or self.held >= self.GATHER:
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            if self.fd is None:
+                self.stream.flush()
+                return
+            self.stream.flush()  # anything written to sys.stdout directly goes first
+            data = memoryview("".join(self.pending).encode(self.encoding, self.errors))
+            self.pending, self.held = [], 0
+            while data:
+                data = data[os.write(self.fd, data) :]
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.strerror or str(exc)) from None
+
+    def silence(self) -> None:
+        """Drop what is held and point the process's standard output at /dev/null, so the
+        interpreter's own flush at exit finds nothing that fails (after a reader left a pipe, or a
+        write failed and was reported)."""
+        self.pending, self.held = [], 0
+        if self.fd is None:
+            return
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.fd)
+            os.close(null)
+        except OSError:
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is not None:  # not the app (whose run_app settles the collector): collect as usual
         collector.resume()
+    out = CheckedOutput(sys.stdout)
     try:
-        if args.command == "print":
-            return cmd_print(args, sys.stdout)
-        if args.command == "trace":
-            return cmd_trace(args, sys.stdout)
-        if args.command == "circuits":
-            return analysis_commands.run_circuits(setup_from(args), args, sys.stdout)
-        if args.command == "attribution":
-            return analysis_commands.run_attribution(setup_from(args), args, sys.stdout)
-        if args.command == "generate":
-            return generate_command.run(setup_from(args), args, sys.stdout)
-        if args.command == "serve":
-            setup_from(args)  # a bad model or option is refused here, not in every browser tab
-            return serve_command.run(args, sys.stdout, sys.stderr)
-        if args.command in ("new", "train", "presets"):
-            return {"new": new_command.run, "train": train_command.run, "presets": new_command.run_presets}[
-                args.command
-            ](args, sys.stdout, sys.stderr)
-        if args.command == "why":
-            return cmd_why(args, sys.stdout)
-        if args.command == "quiz":
-            return quiz_command.run(setup_from(args), args, sys.stdin.buffer, sys.stdout)
-        if args.command == "practice":
-            return practice_command.run_practice(args)
-        if args.command == "handout":
-            return handout_command.run(args, sys.stdout, sys.stderr)
-        if args.command == "replay":
-            return cmd_replay(args, sys.stdout)
-        return cmd_app(args)
+        code = run_command(args, out)
+        out.flush()
+        return code
     except (ModelFileError, UsageError, CommandError) as exc:
         print(f"tinytui: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `tinytui print | head` is fine
+        out.silence()
         return 0
+    except OutputError as exc:
+        out.silence()
+        print(f"tinytui: error: cannot write the output: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print(
+            "tinytui: error: out of memory (this machine, or its limit, holds too little for it)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def run_command(args: argparse.Namespace, out: CheckedOutput) -> int:
+    """Run the command args name, writing to out; its exit status."""
+    if args.version:
+        out.write(f"tinytui {__version__}\n")
+        return 0
+    if args.command == "print":
+        return cmd_print(args, out)
+    if args.command == "trace":
+        return cmd_trace(args, out)
+    if args.command == "circuits":
+        return analysis_commands.run_circuits(setup_from(args), args, out)
+    if args.command == "attribution":
+        return analysis_commands.run_attribution(setup_from(args), args, out)
+    if args.command == "generate":
+        return generate_command.run(setup_from(args), args, out)
+    if args.command == "serve":
+        setup_from(args)  # a bad model or option is refused here, not in every browser tab
+        return serve_command.run(args, out, sys.stderr)
+    if args.command in ("new", "train", "presets"):
+        return {"new": new_command.run, "train": train_command.run, "presets": new_command.run_presets}[
+            args.command
+        ](args, out, sys.stderr)
+    if args.command == "why":
+        return cmd_why(args, out)
+    if args.command == "quiz":
+        return quiz_command.run(setup_from(args), args, sys.stdin.buffer, out)
+    if args.command == "practice":
+        return practice_command.run_practice(args)
+    if args.command == "handout":
+        return handout_command.run(args, out, sys.stderr)
+    if args.command == "replay":
+        return cmd_replay(args, out)
+    return cmd_app(args)
