@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="open in the presenter view, for a projector: one table at a time, more room (z toggles it)",
     )
+    parser.add_argument("--version", action="store_true", help="print tinytui's version and stop")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     pr = sub.add_parser("print", parents=[run_options], help="print the sixteen steps as tables")
     pr.add_argument("--step", type=int, metavar="N", help="print only step N (1–16)")
