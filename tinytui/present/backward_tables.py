@@ -8,6 +8,7 @@ come from model.backward's table of the walk. The walk goes 15 → 2, and "next"
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 from tinytui.model import step_path
 from tinytui.model.backward.gradients import grad_name
@@ -43,7 +44,7 @@ def in_walk(view: View) -> bool:
 
 
 # The panels (model.panels) a forward stage can show in place of its walk step's outgoing gradients.
-PASSED_BACK = {LOGITS_GRADIENT: logits_gradient_grid}
+PASSED_BACK = MappingProxyType({LOGITS_GRADIENT: logits_gradient_grid})
 
 
 # ---- the walk's sections -----------------------------------------------------------------------------
@@ -106,7 +107,7 @@ def backward_sections(view: View) -> list[Section]:
 
 
 def with_gradients(view: View, sections: list[Section]) -> list[Section]:
-    """Every weight table gets its gradient ∂L/∂w beside it (stacked below when they do not fit)."""
+    """Every weight table gets its gradient ∂L/∂w in its row: beside it, or below when they do not fit."""
     out = []
     for section in sections:
         if section.role != "param":
@@ -120,7 +121,7 @@ def with_gradients(view: View, sections: list[Section]) -> list[Section]:
                 if isinstance(item, GridSpec) and item.key.startswith("param:")
             ]
             rows.append((*row, *extra))
-        out.append(replace(section, title=section.title + " · ∂L/∂w beside each (d hides)", rows=tuple(rows)))
+        out.append(replace(section, title=section.title + " · ∂L/∂w with each (d hides)", rows=tuple(rows)))
     return out
 
 

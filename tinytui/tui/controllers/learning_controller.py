@@ -8,12 +8,14 @@ from __future__ import annotations
 from tinytui.model import checks, names
 from tinytui.model import step_path as steps
 from tinytui.model.stages import STAGES
+from tinytui.present.gradient_places import gradient_places, where_said
 from tinytui.present.view import Curve
 from tinytui.report.tables import fmt
 from tinytui.session.session import Session
 from tinytui.session.state import WALK, Event, Refused, State, Training
 from tinytui.tui.actions import Host
 from tinytui.tui.screens.ask_screen import AskScreen
+from tinytui.tui.widgets.step_view import StepView
 
 DEFAULT_STEPS = 10
 STEPS_WITH_WEIGHTS = tuple(s.number for s in STAGES if any(name in names.PARAMS for name in s.reads))
@@ -126,12 +128,23 @@ class LearningController:
         shown = not host.session.mode.gradients
         host.apply(lambda s: s.set_mode(gradients=shown), "gradient overlay")
         where = ", ".join(str(n) for n in STEPS_WITH_WEIGHTS)
+        rule = "beside a weight table when both fit the width, else below it"
+        # where this step's layout (made by apply, above) put each gradient: the note says what is drawn
+        views = host.screen.walk_children(StepView)
+        places = tuple(place for view in views for place in gradient_places(view.blocks))
+        here = where_said(places) if places else ""
         if not shown:
-            note = f"Gradients hidden; d shows ∂L/∂w beside the weight tables of steps {where} again."
+            note = f"Gradients hidden; d shows ∂L/∂w with the weight tables of steps {where} again."
         elif self.walking():
-            note = "Each weight now sits beside its gradient ∂L/∂w, shaded by sign and size; d hides them."
+            said = f"shown {here}" if here else f"shown with its weight ({rule})"
+            note = f"Each weight's gradient ∂L/∂w is now {said}, shaded by sign and size; d hides them."
+        elif here:
+            note = (
+                f"∂L/∂w is now shown {here} here, and at steps {where} {rule}; shaded by sign and size, "
+                "d hides it."
+            )
         else:
-            note = f"∂L/∂w now sits beside every weight table (steps {where}), shaded by sign and size; d hides it."  # noqa: E501
+            note = f"∂L/∂w is now shown at steps {where}, {rule}; shaded by sign and size, d hides it."
         host.notify(note, timeout=3, replaces=GRADIENTS_NOTICE)
 
     def gradients_note(self) -> str:
