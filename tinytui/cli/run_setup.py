@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from tinytui.model import checks
 from tinytui.model.io.checkpoint import CheckpointModel, load_model
 from tinytui.model.io.document import ModelFile
-from tinytui.model.io.model_file import load_default
+from tinytui.model.io.model_file import default_model_path, load_default
 from tinytui.model.io.presets import resolve
 from tinytui.model.switches import defaults
 from tinytui.model.trace import DEFAULT_LR, Trace, run
+from tinytui.recording.recorder import target_problem
 from tinytui.session.session import Session
 from tinytui.session.state import Refused, State
 
@@ -43,10 +45,26 @@ def _option(flag: str, check, *values):
         raise UsageError(f"{flag}: {exc}") from None
 
 
+def record_option(record: str | None, loading: Path | None = None) -> str | None:
+    """--record FILE, checked before the app starts: a transcript name where neither it nor its .jsonl
+    exists, never the model being loaded (loading) nor a preset (tinytui.recording.recorder)."""
+    if record is None:
+        return None
+    try:
+        problem = target_problem(record, loading)
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        problem = f"{record!r}: cannot use that path ({getattr(exc, 'strerror', None) or exc})"
+    if problem:
+        raise UsageError(f"--record: {problem}")
+    return record
+
+
 def setup_from(args: argparse.Namespace) -> Setup:
     """The model and first state the options ask for, checked by the same functions as the app's; the
     model is run once here, so one that overflows is one line now rather than a traceback later."""
-    model = load_model(resolve(args.model)) if args.model else load_default()
+    source = resolve(args.model) if args.model else default_model_path()
+    record = record_option(getattr(args, "record", None), source)
+    model = load_model(source) if args.model else load_default()
     cfg = model.cfg
     prompt, target = model.prompt, model.target
     if isinstance(model, CheckpointModel):  # text, split by the checkpoint's own BPE
@@ -68,4 +86,4 @@ def setup_from(args: argparse.Namespace) -> Setup:
     except Refused as exc:
         why = str(exc).removesuffix("; nothing was changed").removeprefix("that ")
         raise UsageError(f"{args.model or 'the model'}: running it {why}") from None
-    return Setup(model, state, getattr(args, "record", None))
+    return Setup(model, state, record)

@@ -8,6 +8,8 @@ When the recording stops, the transcript ends with an appendix holding every .js
 Each event is appended to both files, flushed and fsync'd before the listener returns, so a killed
 terminal loses nothing already shown. Everything is also kept in memory: when a path cannot be written
 the recorder says so at once, keeps going in memory, and set_path() writes all of it to a better one.
+A recording never replaces a file: both files are created new, and target_problem() says in one line
+why a path cannot be used (a file there, the model being loaded, the installed presets).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from tinytui.model.io.safe_io import open_for_append
+from tinytui.model.io.presets import folder as presets_folder
 from tinytui.recording.embedded_log import appendix_text, data_lines
 from tinytui.recording.event_log import dumps, event_json, start_json
 from tinytui.recording.transcript import event_text, header_text, rule
@@ -34,6 +36,39 @@ def default_clock() -> str:
 def events_path(path: str | Path) -> Path:
     """The machine-readable log beside a transcript: lesson.txt -> lesson.jsonl."""
     return Path(path).with_suffix(".jsonl")
+
+
+def target_problem(path: str | Path, loading: str | Path | None = None) -> str:
+    """Why a recording may not start at path (the transcript; its events go beside it), in one line, or
+    "" when it may: a recording never replaces a file, so neither file may exist, and it is never the
+    model being loaded (loading, when the session came from a file) nor in the installed presets'
+    folder. The command line, the app's path dialogs and set_path() all ask here. OSError and
+    ValueError (a NUL byte) from the file system pass through."""
+    path = Path(path)
+    if not str(path).strip() or not path.name:
+        return "give a file name for the transcript, e.g. lesson.txt"
+    events = events_path(path)
+    if path.suffix == ".jsonl":
+        return (
+            f"{path}: name the transcript instead, e.g. {path.with_suffix('.txt').name}; "
+            f"the events are written beside it as {path.name}"
+        )
+    both = (path, events)
+    model = Path(loading).resolve() if loading is not None else None
+    presets = presets_folder().resolve()
+    for p in both:
+        resolved = p.resolve()
+        if resolved == model:
+            return f"{p} is the model being loaded; a recording never replaces a file"
+        if resolved.parent == presets:
+            return f"{p} is in tinytui's installed presets; a recording never writes there"
+    if path.is_dir():
+        return f"{path} is a folder; name a file in it, such as {path / 'lesson.txt'}"
+    taken = [p.name for p in both if os.path.lexists(p)]
+    if taken:
+        verb = "exists" if len(taken) == 1 else "exist"
+        return f"{' and '.join(taken)} {verb}; a recording never replaces a file, so choose another name"
+    return ""
 
 
 # ---- the recorder -------------------------------------------------------------------------------
@@ -111,19 +146,20 @@ class Recorder:
         self._close()
 
     def set_path(self, path: str | Path) -> str | None:
-        """Write everything recorded so far to path (replacing the file) and keep appending there."""
+        """Write everything recorded so far to path (and its .jsonl) and keep appending there. Both
+        files are made new: a recording never replaces a file (target_problem says why not)."""
         p = Path(path)
-        if p.suffix == ".jsonl":
-            return self._fail(
-                f"{p}: name the transcript, e.g. {p.with_suffix('.txt').name}; "
-                f"the events are written beside it as {p.name}"
-            )
-        if p.is_dir():
-            return self._fail(f"{p} is a folder; name a file such as {p / 'lesson.txt'}")
+        try:
+            problem = target_problem(p)
+        except (OSError, ValueError) as exc:
+            problem = f"cannot record to {p}: {getattr(exc, 'strerror', None) or exc}"
+        if problem:
+            return self._fail(problem)
         self._close()
         try:
-            # fresh files, never through a (dangling) symbolic link planted at either name
-            files = (open_for_append(p, fresh=True), open_for_append(events_path(p), fresh=True))
+            files = _create_both(p)
+        except FileExistsError:  # made by someone else since the check above
+            return self._fail(f"{p} or {events_path(p).name} exists; a recording never replaces a file")
         except OSError as exc:
             return self._fail(f"cannot record to {p}: {exc.strerror or exc}")
         self._files, self._written, self.path = files, (0, 0), p
@@ -178,3 +214,24 @@ class Recorder:
                 with contextlib.suppress(OSError):  # closing a file on a failed disk can fail too
                     f.close()
         self._files = None
+
+
+NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _create_both(path: Path) -> tuple[TextIO, TextIO]:
+    """The transcript and its log, both created new (O_EXCL: a file, folder or link already at either
+    name fails, so nothing is replaced or written through a link, even one planted after the check).
+    When the log cannot be made, the transcript just made is removed again."""
+    text_fd = os.open(path, NEW_FILE | getattr(os, "O_BINARY", 0), 0o644)
+    try:
+        log_fd = os.open(events_path(path), NEW_FILE | getattr(os, "O_BINARY", 0), 0o644)
+    except OSError:
+        os.close(text_fd)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+    return (
+        os.fdopen(text_fd, "a", encoding="utf-8", newline="\n"),
+        os.fdopen(log_fd, "a", encoding="utf-8", newline="\n"),
+    )
