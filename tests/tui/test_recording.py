@@ -158,17 +158,20 @@ async def test_record_key_starts_and_stops_and_the_status_shows_rec(app, tmp_pat
         assert "1 · step 2/16" in text and "recording stopped after 1 event" in text
         assert len(load_recording(tmp_path / "lesson.txt").events) == 1
 
-        # a second recording suggests a free name; the taken one is only overwritten after asking
+        # a second recording suggests a free name; the taken one is refused, however often Enter is pressed
         await press(pilot, "ctrl+t")
         box = app.screen.query_one("#path-input")
         assert box.value == "lesson-2.txt"
         box.value = "lesson.txt"
-        await press(pilot, "enter")
+        await press(pilot, "enter", "enter")
         assert isinstance(app.screen, PathScreen)
-        assert "lesson.txt and lesson.jsonl exist" in str(app.screen.query_one("#path-message").render())
+        said = str(app.screen.query_one("#path-message").render())
+        assert "lesson.txt and lesson.jsonl exist; a recording never replaces a file" in said
         assert not app.recording.recording()
+        box.value = "lesson-2.txt"
         await press(pilot, "enter")
-        assert app.recording.recording() and app.recording.recorder.path == Path("lesson.txt")
+        assert app.recording.recording() and app.recording.recorder.path == Path("lesson-2.txt")
+        assert (tmp_path / "lesson.txt").read_text() == text  # the first recording, kept as it was
 
 
 async def test_an_unwritable_path_records_in_memory_until_saved(tmp_path):

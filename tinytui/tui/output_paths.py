@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tinytui.model.io.model_file import default_model_path
 from tinytui.model.stages import STAGE_BY_NUMBER
-from tinytui.recording.recorder import events_path
+from tinytui.recording.recorder import target_problem
 
 Check = tuple[Path | None, str]
 MAX_STEM = 64  # a suggested file name stays short and far below any file system's limit
@@ -109,18 +109,14 @@ def _where(text: str, suffix: str, example: str) -> Check:
 
 @never_raises
 def check_record_path(text: str) -> Check:
-    """A transcript path for PathScreen: lesson.txt, with lesson.jsonl beside it."""
+    """A transcript path for PathScreen: lesson.txt, with lesson.jsonl beside it, neither there yet (a
+    recording never replaces a file, so never the model loaded or a preset either)."""
     path, why = _where(text, ".txt", "lesson.txt")
     if path is None:
         return None, why
-    if path.suffix == ".jsonl":
-        return None, f"Name the transcript, e.g. {path.with_suffix('.txt').name}; the events go beside it"
-    if os.path.islink(events_path(path)):
-        return None, f"{events_path(path).name} is a symbolic link; tinytui does not write through links"
-    taken = [p.name for p in (path, events_path(path)) if _lexists(p)]
-    if taken:
-        verb = "exists" if len(taken) == 1 else "exist"
-        return path, f"{' and '.join(taken)} {verb}. Press Enter again to overwrite, or change the name."
+    problem = target_problem(path)
+    if problem:
+        return None, problem
     return path, ""
 
 
