@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from tinytui.cli.debugger import app_options, run_app
 from tinytui.cli.quiz_command import add_step_options
-from tinytui.cli.run_setup import Setup, UsageError, setup_from
+from tinytui.cli.run_setup import Setup, UsageError, record_option, setup_from
 from tinytui.model import checks
 from tinytui.model.io.checkpoint import load_model
 from tinytui.model.io.model_file import load_default
@@ -92,7 +92,7 @@ def run_practice(args: argparse.Namespace) -> int:
 
 def practice_app(args: argparse.Namespace):
     """The debugger in practice mode as the options ask, at the step of its first question."""
-    record = getattr(args, "record", None)
+    record = record_option(getattr(args, "record", None))  # checked before anything else
     lesson: Lesson | None = None
     sample: Sample | None = None
     if args.lesson is not None:
