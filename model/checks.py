@@ -42,7 +42,11 @@ def shown(text: str, limit: int = 40) -> str:
 
 
 def number(text: str) -> float:
-    """A number as typed: '0.5', '-1', '1e-3', '1/2', with '−' (U+2212) as a minus. Finite, or Invalid."""
+    """A number as typed: '0.5', '-1', '1e-3', '1/2', with '−' (U+2212) as a minus. Finite, or Invalid.
+
+    The one rule for typed numbers (a cell edit, a practice answer, a quiz line): ASCII digits only, no
+    digit separators ('1_000'), no inf or nan; a decimal comma ('0,4714') is refused with the point
+    suggested. Every refusal is one line saying what is accepted."""
     if not isinstance(text, str):
         raise Invalid(f"{text!r} is not typed text; {_HINT}")
     s = text.strip().replace("\u2212", "-")
@@ -57,12 +61,14 @@ def number(text: str) -> float:
             value = float(Fraction(int(m.group(1)), int(m.group(2))))
         elif _DECIMAL.fullmatch(s):
             value = float(s)
+        elif "," in s and _DECIMAL.fullmatch(point := s.replace(",", ".", 1)):
+            raise Invalid(f"{shown(s)} is not a number: write a decimal point, {point} ({_HINT})")
         else:
             raise Invalid(f"{shown(s)} is not a number ({_HINT})")
     except OverflowError:  # float(Fraction) of a huge ratio
         value = math.inf
     if not math.isfinite(value):
-        raise Invalid(f"{shown(s)} is too large to be a finite number")
+        raise Invalid(f"{shown(s)} is too large to be a finite number ({_HINT})")
     return value
 
 

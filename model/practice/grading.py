@@ -1,12 +1,23 @@
-"""Grading a learner's answer: right when it agrees with the true value to the 4 decimals the app shows.
+"""Grading a learner's answer fairly: right when it is what the formula gives from the operands as the
+screen shows them, within the rounding those shown operands can carry through the formula.
 
-    grade("0.7777", 0.777714…)   Grade(correct=True, …)
-    grade("0.7787", 0.777714…)   Grade(correct=False, …, said='not quite')
-    grade("seven", 0.777714…)    Grade(correct=False, answer=None, said="'seven' is not a number")
+    ok = accepted(why)          # the interval of right answers for one cell (model/why's Why)
+    grade("0.4713", ok)         Grade(correct=True, …)
+    grade("0.4743", ok)         Grade(correct=False, …, said='not quite')
+    grade("seven", ok)          Grade(correct=False, answer=None, said="'seven' is not a number: …")
 
-The rule: |answer − value| ≤ 5e-5 (half the last decimal shown), or, for values of 10 or more, a relative
-error of at most 1e-4. An answer may be written as the app writes numbers (the Unicode minus "−0.2429",
-"∞") or as Python reads them ("-0.2429", "1e-3"); anything else is not a number and is graded wrong.
+The rule, worked out per question from its own formula:
+- the operands as shown: each rounded to the 4 decimals the tables show (token ids and the mask are
+  whole numbers, shown exactly);
+- from_shown: the formula evaluated on those shown operands, what a careful student gets;
+- carried: the most the operands' rounding (each within half a unit of its 4th decimal) moves the
+  result, to first order: Σ |∂f/∂operand| · 0.00005, the derivatives taken on the formula itself;
+- right: within carried plus half a unit of the last place shown (0.00005) of from_shown, or within
+  half a unit of the last place of the exact value (the exact value to the places shown).
+
+The margin kept: an accepted interval never reaches further than MARGIN (0.002) from the exact value,
+however large the carried rounding, so an answer 0.003 off the true value is wrong on every question.
+On the chapter model the widest interval reaches 0.0007 from the true value (tests/practice check it).
 """
 
 from __future__ import annotations
@@ -14,56 +25,104 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-ABSOLUTE = 5e-5  # half of the 4th decimal
-RELATIVE = 1e-4  # for values of 10 or more
-LARGE = 10.0
+from tinytui.model import checks
+from tinytui.model.why.rule_pieces import PLACES, Why
+
+HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
+MARGIN = 2e-3  # the farthest an accepted answer may be from the exact value
 _SLACK = 1e-12  # what a decimal written to 4 places may differ by in binary (0.12345 is not exact)
-_INFINITE = {"∞": math.inf, "+∞": math.inf, "−∞": -math.inf, "-∞": -math.inf}
+_STEP = 1e-6  # the step of the central differences that give the derivatives
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """The answers counted right for one cell: from low to high (value lies between them)."""
+
+    value: float  # the exact value
+    from_shown: float  # the formula on the operands as shown
+    carried: float  # how far the operands' rounding can move the result (first order)
+    places: int  # the places the result is shown to (0 for a token id)
+    low: float
+    high: float
+
+    def holds(self, answer: float) -> bool:
+        if not math.isfinite(self.value):
+            return answer == self.value
+        return self.low - _SLACK <= answer <= self.high + _SLACK
+
+    @property
+    def width(self) -> float:
+        """How far from what the shown operands give an answer may be: 'within ±0.0007'."""
+        return self.carried + 0.5 * 10.0**-self.places
+
+    def text(self) -> str:
+        """'0.4707 to 0.4721': the interval, to one place more than shown so its ends are exact enough."""
+        p = self.places + 1
+        return f"{_signed(self.low, p)} to {_signed(self.high, p)}"
+
+    def rule_text(self) -> str:
+        """The rule without the answer: 'within ±0.00072 of what its operands as shown give'."""
+        return f"within ±{self.width:.{self.places + 1}f} of what its operands as shown give"
+
+    def to_json(self) -> dict:
+        return {
+            "low": self.low,
+            "high": self.high,
+            "from_shown": self.from_shown,
+            "carried": self.carried,
+        }
 
 
 @dataclass(frozen=True)
 class Grade:
     """One answer graded: the number read (None when the text is not one), whether it is right, and a
-    few words for the learner ("right", "not quite", "'x' is not a number")."""
+    few words for the learner ("right", "not quite", "'x' is not a number: …")."""
 
     answer: float | None
     expected: float
     correct: bool
     said: str
+    accepted: Accepted | None = None
 
 
-def read_number(text: str) -> float | None:
-    """The number a learner typed, or None when it is not one: '−0.25', '-0.25', '1e-3', '∞'."""
-    s = text.strip().replace("−", "-").replace(" ", "")
-    if s in _INFINITE:
-        return _INFINITE[s]
-    if not s or s.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-        return None  # Python reads these; a learner writing them has not computed a number
+def accepted(why: Why) -> Accepted:
+    """The interval of right answers for why's cell, worked out from its formula and operands."""
+    value = why.value
+    places = why.places
+    half = 0.5 * 10.0**-places
+    if not math.isfinite(value):
+        return Accepted(value, value, 0.0, places, value, value)
+    shown = why.shown_operands()
+    from_shown = why.evaluate(shown)
+    carried = 0.0
+    for i, op in enumerate(why.operands):
+        if op.exact:
+            continue
+        step = _STEP * max(1.0, abs(shown[i]))
+        up, down = list(shown), list(shown)
+        up[i] += step
+        down[i] -= step
+        slope = (why.evaluate(up) - why.evaluate(down)) / (2 * step)
+        carried += abs(slope) * HALF_UNIT if math.isfinite(slope) else math.inf
+    if not math.isfinite(from_shown) or not math.isfinite(carried):
+        from_shown, carried = value, 0.0
+    low = max(min(from_shown - carried - half, value - half), value - MARGIN)
+    high = min(max(from_shown + carried + half, value + half), value + MARGIN)
+    return Accepted(value, from_shown, carried, places, low, high)
+
+
+def grade(text: str, ok: Accepted) -> Grade:
+    """A typed answer graded against a cell's accepted interval."""
+    if not text.strip():
+        return Grade(None, ok.value, False, "no answer given", ok)
     try:
-        return float(s)
-    except ValueError:
-        return None
+        answer = checks.number(text)
+    except checks.Invalid as exc:
+        return Grade(None, ok.value, False, str(exc), ok)
+    right = ok.holds(answer)
+    return Grade(answer, ok.value, right, "right" if right else "not quite", ok)
 
 
-def tolerance(expected: float) -> float:
-    """How far an answer may be from expected and still be right."""
-    if abs(expected) >= LARGE:
-        return RELATIVE * abs(expected)
-    return ABSOLUTE + _SLACK
-
-
-def is_right(answer: float, expected: float) -> bool:
-    """answer agrees with expected to the 4 decimals shown (see tolerance)."""
-    if math.isinf(expected) or math.isinf(answer):
-        return answer == expected
-    return abs(answer - expected) <= tolerance(expected)
-
-
-def grade(text: str, expected: float) -> Grade:
-    """A typed answer graded against the true value."""
-    answer = read_number(text)
-    if answer is None:
-        shown = text.strip()
-        return Grade(None, expected, False, f"{shown!r} is not a number" if shown else "no answer given")
-    right = is_right(answer, expected)
-    return Grade(answer, expected, right, "right" if right else "not quite")
+def _signed(v: float, places: int) -> str:
+    s = f"{v:.{places}f}"
+    return s.replace("-", "−") if s.strip("-0.") else s.lstrip("-")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import BLOCK, GRAD, label, prefix, split
 from tinytui.model.switches import Switches
+from tinytui.model.why.written import last_piece, settled, value_of
 
 Index = tuple[int, ...]
 Ref = tuple[str, Index]  # a cell: canonical name and full index
@@ -26,6 +28,8 @@ Compute = Callable[[Sequence[float]], float]
 
 SHOW = 4  # the terms of a long sum shown before "… + N more"
 MINUS = "−"
+PLACES = 4  # the decimals every table, formula and result shows
+WHOLE = frozenset({"ids", "mask"})  # cells that hold whole numbers, shown exactly
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,18 @@ class Operand:
     index: Index  # a full index into that array (() for a scalar)
     value: float
 
+    @property
+    def exact(self) -> bool:
+        """Shown exactly (a token id, the mask's 0 or 1), so it carries no rounding."""
+        return self.name in WHOLE
+
+    @property
+    def shown(self) -> float:
+        """The value as the screen shows it: rounded to PLACES decimals (a whole number as it is)."""
+        if self.exact or not math.isfinite(self.value):
+            return self.value
+        return round(self.value, PLACES)
+
 
 @dataclass(frozen=True)
 class Why:
@@ -44,6 +60,8 @@ class Why:
     formula: the rule in symbols, as it ran under the trace's switches;
     filled: the same with the operands' numbers in; result: the value as the app shows it;
     operands: every cell the value is computed from, in the order compute() takes them.
+    filled is true as written; where its numbers do not give result at the places shown, gives says
+    what they give and ending writes "≈ result".
     """
 
     name: str
@@ -55,12 +73,43 @@ class Why:
     operands: tuple[Operand, ...]
     compute: Compute = field(repr=False, compare=False)
 
+    @cached_property
+    def gives(self) -> float | None:
+        """None when the numbers written in filled give result at the places shown, else what they give.
+        Worked out when first asked (the inspector, why, a hint): a walk over every cell never pays."""
+        written = value_of(last_piece(self.filled))
+        if written is None and self.operands:  # not every number is written ("… + 4 more"): the shown ones
+            try:
+                written = float(self.compute(self.shown_operands()))
+            except (ValueError, ZeroDivisionError, OverflowError):
+                written = None
+        if written is None or not math.isfinite(written) or result_text(self.name, written) == self.result:
+            return None
+        return written
+
     def evaluate(self, values: Sequence[float] | None = None) -> float:
         """The value recomputed from the operands' values (or from other values, one per operand)."""
         vals = [o.value for o in self.operands] if values is None else [float(v) for v in values]
         if len(vals) != len(self.operands):
             raise ValueError(f"{len(self.operands)} operand values needed, {len(vals)} given")
         return float(self.compute(vals))
+
+    @property
+    def ending(self) -> str:
+        """What follows filled, true as written: '= 0.4714', or where the rounded numbers written give
+        another value at the places shown, '≈ 0.4714   (these rounded numbers give 0.4713)'."""
+        if self.gives is None:
+            return f"= {self.result}"
+        return f"≈ {self.result}   (these rounded numbers give {result_text(self.name, self.gives)})"
+
+    @property
+    def places(self) -> int:
+        """The decimals the result is shown to: none for a token id."""
+        return 0 if self.name == "ids" else PLACES
+
+    def shown_operands(self) -> list[float]:
+        """The operands' values as the screen shows them, in the order compute() takes them."""
+        return [o.shown for o in self.operands]
 
     def to_json(self) -> dict:
         return {
@@ -71,6 +120,8 @@ class Why:
             "filled": self.filled,
             "operands": [{"name": o.name, "index": list(o.index), "value": o.value} for o in self.operands],
             "result": self.result,
+            "equals": "=" if self.gives is None else "≈",
+            "gives": self.gives,
         }
 
 
@@ -210,11 +261,15 @@ class Ctx:
         return prefix(self.cfg.n_blocks - 1) + "y"
 
     def make(self, cell: Cell, formula: str, filled: str, refs: Sequence[Ref], compute: Compute) -> Why:
+        """The one place a Why is made: filled is settled here so it is true as written (an "=" between
+        pieces that differ at the places shown becomes "≈"; Why.gives says what the written numbers
+        give when that is not the result)."""
         value = self.value(cell.name, cell.index)
         operands = tuple(Operand(n, tuple(int(i) for i in idx), self.value(n, idx)) for n, idx in refs)
         result = result_text(cell.name, value)
         if _same_number(filled, result):  # "0" beside "0.0000" says nothing new: one text, shown once
             filled = result
+        filled = settled(filled, num)
         return Why(cell.name, cell.index, value, formula, filled, result, operands, compute)
 
 

@@ -116,7 +116,10 @@ def test_run_options_change_the_explanation(capsys):
 
 def test_a_scalar_and_a_token_id(capsys):
     rc, out, _ = why(capsys, "loss")
-    assert rc == 0 and out.splitlines()[3] == "  = 1.1690"
+    assert rc == 0 and out.splitlines()[2:4] == [
+        "  = −log 0.3107",
+        "  ≈ 1.1690   (these rounded numbers give 1.1689)",  # −log 0.3107 is 1.16893
+    ]
     rc, out, _ = why(capsys, "ids[1]")
     assert rc == 0 and out.splitlines()[3] == "  = 5" and "operands: none" in out
 
@@ -179,3 +182,19 @@ def test_every_cells_screen_name_reads_back_to_that_cell(model):
                 assert np.array_equal(grads[name], trace[same])
             checked += 1
     assert checked > 200
+
+
+def test_a_filled_formula_is_true_as_written(capsys):
+    """The shown operands of x′[1,3] add to 2.0788, not the 2.0787 the unrounded ones give: the line
+    says ≈ and what the written numbers give; --json says so too."""
+    rc, out, _ = why(capsys, "x′[1,3]")
+    assert rc == 0 and out.splitlines()[2:4] == [
+        "  = 1.5000 + 0.5788",
+        "  ≈ 2.0787   (these rounded numbers give 2.0788)",
+    ]
+    rc, out, _ = why(capsys, "--json", "S_2[0,0]")
+    doc = json.loads(out)
+    assert doc["filled"] == "(0.5773·0.5773 + 0.5773·0.5773) / 1.4142"
+    assert (doc["equals"], doc["result"], round(doc["gives"], 4)) == ("≈", "0.4714", 0.4713)
+    rc, out, _ = why(capsys, "--json", "S_2[1,0]")
+    assert (json.loads(out)["equals"], json.loads(out)["gives"]) == ("=", None)

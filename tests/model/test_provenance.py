@@ -11,12 +11,17 @@ and more; a d_model 64 model on a sample of cells):
 from __future__ import annotations
 
 import itertools
+import math
+import os
+import re
 
 import numpy as np
 import pytest
 
 from tests.model.reference_backward import GPT2, RANDOM, SWITCHES, random_model
 from tinytui.model.backward.gradients import gradients
+from tinytui.model.io.model_file import load
+from tinytui.model.io.presets import presets
 from tinytui.model.names import label
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
@@ -263,3 +268,83 @@ def test_explain_refuses_a_cell_that_does_not_exist(chapter, trace):
         explain(trace, chapter.params, "attn.2", (0, 9))
     with pytest.raises(CellError, match="no tensor named"):
         explain(trace, chapter.params, "attention", (0, 0))
+
+
+# ---- a filled formula is true as written ------------------------------------------------------------------
+
+_FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "sin": math.sin, "cos": math.cos}
+_FUNCTIONS |= {"tanh": math.tanh, "max": max, "__builtins__": {}}
+
+
+def read_as_written(piece: str) -> float | None:
+    """A piece of a filled formula worked out as a reader would, apart from model/why/written.py: None
+    when it is not all written out ("… + 4 more", words, an index)."""
+    if any(c in piece for c in "…∞[≤>:\"'") or re.search(
+        r"\b[A-Za-z]{2,}\b(?!\()", piece.replace("log ", "")
+    ):
+        return None
+    py = piece.replace("−", "-").replace("·", "*").replace("²", "**2").replace("³", "**3")
+    py = re.sub(r"log (\S+)", r"log(\1)", re.sub(r"√(\d[\d.]*)", r"sqrt(\1)", py)).replace("√(", "sqrt(")
+    try:
+        return float(eval(py, _FUNCTIONS))  # only arithmetic reaches here, and only the app's own text
+    except (SyntaxError, NameError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def check_true_as_written(why) -> None:
+    doc = why.to_json()
+    where = f"{why.name}{list(why.index)}: {doc['filled']} {why.ending}"
+    say = (lambda v: str(int(v))) if why.name == "ids" else num
+    chain = doc["filled"].split("   (", 1)[0].rsplit(":  ", 1)[-1]
+    pieces = re.split(r" (=|≈) ", chain)
+    values = [read_as_written(p) for p in pieces[0::2]]
+    for (a, b), mark in zip(itertools.pairwise(values), pieces[1::2]):
+        if a is not None and b is not None:
+            assert (num(a) == num(b)) == (mark == "="), where
+    last = values[-1]
+    if last is None and why.operands:  # not all written: the operands as the tables show them
+        last = why.evaluate(
+            [o.value if o.name in ("ids", "mask") else round(o.value, 4) for o in why.operands]
+        )
+    if doc["equals"] == "=":
+        assert doc["gives"] is None and why.ending == f"= {doc['result']}", where
+        assert last is None or not math.isfinite(last) or say(last) == doc["result"], where
+    else:
+        assert doc["equals"] == "≈" and why.ending.startswith(f"≈ {doc['result']}   ("), where
+        assert last is not None and say(last) == say(doc["gives"]) != doc["result"], where
+        assert say(doc["gives"]) in why.ending, where
+
+
+# woodland has 25,000 cells: the suite checks a seeded sample of each tensor's (every cell with
+# TINYTUI_EVERY_CELL=1); the chapter model's every cell
+SAMPLE = {"chapter17": None, "woodland": None if os.environ.get("TINYTUI_EVERY_CELL") else 12}
+
+
+@pytest.mark.parametrize("preset", list(SAMPLE))
+def test_every_filled_formula_is_true_as_written_or_marked(preset):
+    model = load(presets()[preset])
+    trace = run(model.params, model.prompt, model.target)
+    grads = gradients(model.params, trace)
+    rng = np.random.default_rng(0)
+    marked = 0
+    for name, arr in arrays_of(trace, model.params, grads).items():
+        cells = list(np.ndindex(arr.shape))
+        if SAMPLE[preset] is not None and len(cells) > SAMPLE[preset]:
+            cells = [cells[i] for i in rng.choice(len(cells), SAMPLE[preset], replace=False)]
+        for index in cells:
+            why = explain(trace, model.params, name, tuple(int(i) for i in index), grads)
+            check_true_as_written(why)
+            marked += why.gives is not None
+    assert marked > 20  # 4 decimals of each operand often move the 4th of the result
+
+
+def test_the_issues_three_lines(chapter, trace):
+    mid = explain(trace, chapter.params, "x_mid", (1, 3))
+    assert (mid.filled, mid.ending) == ("1.5000 + 0.5788", "≈ 2.0787   (these rounded numbers give 2.0788)")
+    loss = explain(trace, chapter.params, "loss")
+    assert (loss.filled, loss.ending) == ("−log 0.3107", "≈ 1.1690   (these rounded numbers give 1.1689)")
+    s = explain(trace, chapter.params, "scores.2", (0, 0))
+    assert s.filled == "(0.5773·0.5773 + 0.5773·0.5773) / 1.4142"
+    assert s.ending == "≈ 0.4714   (these rounded numbers give 0.4713)"
+    sure = explain(trace, chapter.params, "scores.2", (1, 0))
+    assert sure.ending == "= −0.2429" and sure.to_json()["equals"] == "="

@@ -84,13 +84,18 @@ async def test_a_step_hidden_answered_and_scored():
         await answer(pilot, app, "0.5")
         assert isinstance(app.screen, AskScreen)  # wrong: the box stays, with the first hint
         said = str(app.screen.query_one("#ask-message").render())
-        assert said == "✗ not quite. hint 1 of 3: computed from q.1[0,0], k.1[0,0], q.1[0,1], k.1[0,1]"
-        await answer(pilot, app, "seven")
-        said = str(app.screen.query_one("#ask-message").render())
-        assert said.startswith(
-            "✗ 'seven' is not a number. hint 2 of 3: scores.1[0,0] = (q.1[0] · k.1[0]) / √2"
+        assert said == (
+            "✗ not quite (right is within ±0.00017 of what its operands as shown give). "
+            "hint 1 of 3: computed from q.1[0,0], k.1[0,0], q.1[0,1], k.1[0,1]"
         )
+        await answer(pilot, app, "seven")  # not a number: refused, and no hint is spent on it
+        said = str(app.screen.query_one("#ask-message").render())
+        assert said == "✗ 'seven' is not a number (try 0.5, -1, 1e-3 or 1/2)"
+        assert app.session.practice.rung(("blocks.0.scores.1", (0, 0))) == 1
         await answer(pilot, app, f"{true + 1e-3:.4f}")
+        said = str(app.screen.query_one("#ask-message").render())
+        assert "hint 2 of 3: scores.1[0,0] = (q.1[0] · k.1[0]) / √2" in said
+        await answer(pilot, app, f"{true - 1e-3:.4f}")
         assert "hint 3 of 3: scores.1[0,0] = (" in str(app.screen.query_one("#ask-message").render())
         await answer(pilot, app, f"{true:.4f}")
         assert not isinstance(app.screen, AskScreen)

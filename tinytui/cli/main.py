@@ -124,7 +124,7 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
     lines = [f"{shown}   (canonical: {canonical})", in_formula(why.formula)]
     if why.filled != why.result:  # a weight or a constant has nothing to fill in: its value, once
         lines.append(f"  = {in_formula(why.filled)}")
-    lines += [f"  = {why.result}", ""]
+    lines += [f"  {why.ending}", ""]
     lines.append("operands:" if why.operands else "operands: none (nothing else goes into it)")
     for op in why.operands:
         shown, canonical = named(op.name, op.index)

@@ -19,7 +19,7 @@ from typing import BinaryIO, TextIO
 
 from tinytui.cli.run_setup import Setup, UsageError
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.practice.grading import Grade, grade
+from tinytui.model.practice.grading import Grade, accepted, grade
 from tinytui.model.practice.hints import hint
 from tinytui.model.practice.questions import Question, QuestionError, step_questions
 
@@ -82,7 +82,7 @@ def run(setup: Setup, args: argparse.Namespace, stdin: BinaryIO, out: TextIO) ->
         out.write(list_json(qs) if args.json else list_text(qs))
         return 0
     lines = answer_lines(stdin, len(qs))
-    grades = [grade(lines[i] if i < len(lines) else "", q.value) for i, q in enumerate(qs)]
+    grades = [grade(lines[i] if i < len(lines) else "", accepted(q.why)) for i, q in enumerate(qs)]
     out.write(results_json(qs, grades) if args.json else results_text(qs, grades, n_blocks))
     return 0
 
@@ -103,10 +103,12 @@ def list_text(qs: Sequence[Question]) -> str:
 def results_text(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int) -> str:
     lines = []
     for i, (q, g) in enumerate(zip(qs, grades), 1):
+        ok = g.accepted
         if g.correct:
-            lines.append(f"{i:>3}. ✓ {q.cell(n_blocks)} = {q.why.result}")
+            lines.append(f"{i:>3}. ✓ {q.cell(n_blocks)} = {q.why.result} (accepted {ok.text()})")
         else:
-            lines.append(f"{i:>3}. ✗ {q.cell(n_blocks)}: {g.said}. Hint: {hint(q, 1, n_blocks)}")
+            rule = f" (right is {ok.rule_text()})" if g.answer is not None else ""
+            lines.append(f"{i:>3}. ✗ {q.cell(n_blocks)}: {g.said}{rule}. Hint: {hint(q, 1, n_blocks)}")
     right = sum(g.correct for g in grades)
     lines.append(f"score: {right} of {len(grades)}")
     return "\n".join(lines) + "\n"
@@ -121,6 +123,7 @@ def results_json(qs: Sequence[Question], grades: Sequence[Grade]) -> str:
             "expected": q.value,
             "correct": g.correct,
             "said": g.said,
+            "accepted": [g.accepted.low, g.accepted.high],
         }
         for q, g in zip(qs, grades)
     ]

@@ -48,7 +48,7 @@ from tinytui.recording.log_values import (
 from tinytui.recording.recording_words import cell_name, change_words, mode_words, step_heading, switch_name
 from tinytui.recording.recording_words import number as exact
 from tinytui.report.tables import fmt
-from tinytui.session.practice_state import Sample
+from tinytui.session.practice_state import Sample, accepted_at
 from tinytui.session.session import MAX_NOTE, Session
 from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State
 
@@ -478,7 +478,10 @@ class PracticeKind(EventKind):
         elif d["action"] == "hint":
             session.more_hint(d["name"], d["index"])
         else:
-            if grade(d["text"], session.cell_value((d["name"], d["index"]))).correct != d["correct"]:
+            cell = (d["name"], d["index"])
+            session.cell_value(cell)  # Refused for a cell the run does not have
+            ok = accepted_at(session.trace, session.params, session.gradients, cell)
+            if grade(d["text"], ok).correct != d["correct"]:
                 right = "right" if d["correct"] else "wrong"
                 raise Refused(f"the answer {d['text']!r} was {right} when recorded, and is not now")
             session.answer(d["name"], d["index"], d["text"])

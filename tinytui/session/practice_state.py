@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.params import Params
-from tinytui.model.practice.grading import Grade, grade
+from tinytui.model.practice.grading import Accepted, Grade, accepted, grade
 from tinytui.model.practice.hints import RUNGS, hint
 from tinytui.model.practice.questions import (
     BACKWARD_STEPS,
@@ -105,11 +105,12 @@ class Practice:
         return step_cells(trace, params, number, backward, block, s.count, s.seed, grads)
 
     # ---- answers and hints -----------------------------------------------------------------------
-    def answer(self, source: Source, text: str, expected: float) -> Grade:
-        """Grade a typed answer and keep it; a wrong one earns the next hint."""
-        g = grade(text, expected)
-        self.answers[source] = Answer(text.strip(), expected, g.correct)
-        if not g.correct:
+    def answer(self, source: Source, text: str, ok: Accepted) -> Grade:
+        """Grade a typed answer against the cell's accepted interval and keep it; a wrong number earns
+        the next hint (text that is not a number costs none: it is refused, not graded)."""
+        g = grade(text, ok)
+        self.answers[source] = Answer(text.strip(), ok.value, g.correct)
+        if not g.correct and g.answer is not None:
             self.rungs[source] = min(self.rungs.get(source, 0) + 1, RUNGS)
         return g
 
@@ -149,8 +150,19 @@ def hint_line(trace: Trace, params: Params, grads: Gradients, cell: Source, rung
     return f"hint {rung} of {RUNGS}: {hint(question, rung, trace.cfg.n_blocks)}"
 
 
+def accepted_at(trace: Trace, params: Params, grads: Gradients | None, cell: Source) -> Accepted:
+    """The answers counted right for a run cell (model/practice/grading.py)."""
+    return accepted(explain(trace, params, cell[0], cell[1], grads))
+
+
 def answer_line(trace: Trace, params: Params, grads: Gradients, cell: Source, g: Grade, rung: int) -> str:
-    """What the learner is told: '✓ scores.1[0,0] = −0.4714', or 'not quite. hint 1 of 3: …'."""
+    """What the learner is told: '✓ S_1[0,0] = −0.4714 (accepted −0.47146 to −0.47134)', or
+    'not quite (right is within ±0.00010 of what its operands as shown give). hint 1 of 3: …', or for
+    text that is not a number the reason alone (no hint is spent on it)."""
     if g.correct:
-        return f"✓ {cell_text(*cell, trace.cfg.n_blocks)} = {num(g.expected)}"
-    return f"{g.said}. {hint_line(trace, params, grads, cell, rung)}"
+        shown = f"✓ {cell_text(*cell, trace.cfg.n_blocks)} = {num(g.expected)}"
+        return shown + (f" (accepted {g.accepted.text()})" if g.accepted is not None else "")
+    if g.answer is None:
+        return g.said
+    rule = f" (right is {g.accepted.rule_text()})" if g.accepted is not None else ""
+    return f"{g.said}{rule}. {hint_line(trace, params, grads, cell, rung)}"

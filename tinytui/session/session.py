@@ -24,7 +24,7 @@ from tinytui.model.switches import Switches
 from tinytui.model.switches import defaults as default_switches
 from tinytui.model.training import learn
 from tinytui.session.history import TracedHistory
-from tinytui.session.practice_state import Practice, Sample, Source, answer_line, hint_line
+from tinytui.session.practice_state import Practice, Sample, Source, accepted_at, answer_line, hint_line
 from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State, Training
 
 MAX_ANSWER = 100  # characters of a practice answer kept (a number is far shorter)
@@ -302,7 +302,8 @@ class Session(TracedHistory):
         was told ("shown": the value with ✓, or "not quite" and the next hint)."""
         cell = (name, tuple(int(i) for i in index))
         text = "".join(c for c in text if c.isprintable()).strip()[:MAX_ANSWER]  # as the transcript shows it
-        grade = self.practice.answer(cell, text, self.cell_value(cell))
+        self.cell_value(cell)  # Refused for a cell the run does not have
+        grade = self.practice.answer(cell, text, accepted_at(self.trace, self.params, self.gradients, cell))
         rung = self.practice.rung(cell)
         shown = answer_line(self.trace, self.params, self.gradients, cell, grade, rung)
         data = {"action": "answer", "name": name, "index": list(cell[1]), "text": text}

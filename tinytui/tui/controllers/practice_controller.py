@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from tinytui.model.io.presets import DEFAULT, presets
+from tinytui.model.practice.grading import accepted
 from tinytui.model.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
 from tinytui.model.practice.questions import Question, cell_text
 from tinytui.model.why.explain import explain
@@ -158,8 +159,12 @@ class PracticeController:
             return
         note = self.state.notes.get(source) or self.marked.get(source, "")
         rung = self.state.rung(source)
+        ok = accepted(self.question(source).why)
         words = self.hint_text(source, rung) if rung else "h or a wrong answer gives a hint"
-        title = f"Your value for {self.cell(source)}" + (f" — {note}" if note else "")
+        words = f"right: {ok.rule_text()}\n{words}"
+        if note:  # the teacher's note whole, on lines of its own (the box wraps it)
+            words = f"{note}\n{words}"
+        title = f"Your value for {self.cell(source)}"
 
         def submit(text: str) -> str | None:
             event = self.host.apply(lambda s: s.answer(source[0], source[1], text), "answer")

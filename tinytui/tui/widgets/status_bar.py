@@ -303,7 +303,7 @@ def provenance_text(why: Why, detail: str, hint: str, width: int, lines: int) ->
     """formula = filled = result (was …), wrapped to width in at most `lines` lines: `filled` is cut
     with "…" until it fits, then the whole; the follow hint goes where a line is left."""
     width = max(width, 10)
-    tail = f" = {why.result}{_extra(detail)}"
+    tail = f" {why.ending}{_extra(detail)}"
 
     def main(filled: str | None) -> str:
         return why.formula + (f" = {filled}" if filled is not None else "") + tail
