@@ -127,6 +127,9 @@ def device(path):
 
 def not_utf8(path):
     log_of(path).write_bytes(log_of(path).read_bytes().replace(b'"step"', b'"st\xffp"', 1))
+    # a damaged log is replaced by the transcript's copy of the events; here there is none
+    kept = [raw for raw in path.read_text(encoding="utf-8").splitlines() if not raw.startswith("#|")]
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
 
 
 FILE = None  # the file cannot be read at all: the message names the file, there is no line

@@ -75,9 +75,26 @@ def test_record_option_is_kept_for_the_app(tmp_path):
     assert setup_from(build_parser().parse_args([])).record is None
 
 
+def without_event_data(path):
+    """The transcript as a killed session leaves it: no event data, so it cannot stand in for its log."""
+    kept = [raw for raw in path.read_text(encoding="utf-8").splitlines() if not raw.startswith("#|")]
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
 def _truncate(path):
     text = path.with_suffix(".jsonl").read_text(encoding="utf-8")
     path.with_suffix(".jsonl").write_text(text[: len(text) - 40], encoding="utf-8")
+    without_event_data(path)
+
+
+def damaged(spoil):
+    """A log damaged beside a transcript without event data (with it, the transcript's copy replays)."""
+
+    def both(path):
+        spoil(path)
+        without_event_data(path)
+
+    return both
 
 
 BAD = {
@@ -89,11 +106,11 @@ BAD = {
     ),
     "plain text": (lambda p: write_lines(p, ["hello"]), 1, "not a tinytui session"),
     "truncated start": (
-        lambda p: write_lines(p, [lines_of(p)[0][:300]]),
+        damaged(lambda p: write_lines(p, [lines_of(p)[0][:300]])),
         1,
         "truncated: the last line is not complete JSON",
     ),
-    "empty": (lambda p: write_lines(p, [], end=""), 1, "empty: not a tinytui session"),
+    "empty": (damaged(lambda p: write_lines(p, [], end="")), 1, "empty: not a tinytui session"),
     "no such parameter": (
         lambda p: edit_line(p, 3, lambda d: d["data"].update(param="blocks.0.W_Z")),
         3,

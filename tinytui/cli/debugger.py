@@ -10,7 +10,7 @@ import traceback
 from typing import TextIO
 
 from tinytui.cli import collector
-from tinytui.cli.run_setup import UsageError, setup_from
+from tinytui.cli.run_setup import UsageError, record_option, setup_from
 from tinytui.session.session import Session
 
 
@@ -106,10 +106,13 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """The whole file is checked before anything is applied; a bad one is one line and exit 2."""
     from tinytui.recording.replay import Replayer, ReplayError, load_recording, state_text
 
+    record = record_option(getattr(args, "record", None))  # refused before anything is read
     try:
         replayer = Replayer(load_recording(args.file), to_end=args.to_end)
     except ReplayError as exc:
         raise UsageError(str(exc)) from None
+    if replayer.recording.notice:  # the .jsonl was damaged or short: the transcript's copy replays
+        print(f"tinytui: warning: {replayer.recording.notice}", file=sys.stderr)
     if args.print:  # where the recording ends: every event applied, with or without --to-end
         session = replayer.new_session()
         replayer.apply_all(session)
@@ -121,7 +124,6 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
     # the app opens where the recording started (its undo history included)
     session = replayer.new_session()
-    record = getattr(args, "record", None)
     return run_app(
         TinyTuiApp(
             session,

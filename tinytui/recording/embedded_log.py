@@ -82,14 +82,11 @@ def read_data(lines: list[str]) -> list[tuple[int, str]]:
         if not first and not raw.startswith(MORE):
             previous = False
             continue
-        given, part = raw[3:11], raw[12:]
-        if raw[11:12] != " ":
-            raise DataLineError(n, EDITED)
-        data = part.encode()
+        given, parts = raw[3:11], _parts(raw)
         if first:
-            if given == f"{zlib.crc32(data, SEED):08x}":
-                crc = zlib.crc32(data, SEED)
-            elif given == f"{zlib.crc32(data):08x}":
+            if (part := _matching(parts, given, SEED)) is not None:
+                crc = zlib.crc32(part.encode(), SEED)
+            elif (part := _matching(parts, given, 0)) is not None:
                 crc = None
             else:
                 raise DataLineError(n, EDITED)
@@ -97,15 +94,12 @@ def read_data(lines: list[str]) -> list[tuple[int, str]]:
             last.append(n)
         elif not previous:
             raise DataLineError(n, "this event data line continues no record (a line before it is missing)")
-        elif crc is not None:
-            if given != f"{zlib.crc32(data, crc):08x}":
-                raise DataLineError(n, BROKEN)
-            crc = zlib.crc32(data, crc)
-            records[-1][1].append(part)
-            last[-1] = n
         else:
-            if given != f"{zlib.crc32(data):08x}":
-                raise DataLineError(n, EDITED)
+            part = _matching(parts, given, 0 if crc is None else crc)
+            if part is None:
+                raise DataLineError(n, EDITED if crc is None else BROKEN)
+            if crc is not None:
+                crc = zlib.crc32(part.encode(), crc)
             records[-1][1].append(part)
             last[-1] = n
         previous = True
@@ -117,6 +111,24 @@ def read_data(lines: list[str]) -> list[tuple[int, str]]:
                 f"the event data from line {n} stops here, before it is complete: a line is missing",
             )
     return out
+
+
+TRAILING = " \t\r\f\v"  # what an editor adds or strips at a line's end, and Windows' \r: not content
+
+
+def _parts(raw: str) -> list[str]:
+    """What a data line's part may be: without the blanks at its end (a part never ends with one, so an
+    editor that adds or strips them, or a CRLF line end, changes nothing), or, for the rare part that
+    is all spaces, with its spaces (and only the \r dropped)."""
+    if raw[11:12] != " ":
+        return []
+    stripped, kept = raw.rstrip(TRAILING)[12:], raw.rstrip("\r")[12:]
+    return [stripped] if kept == stripped else [stripped, kept]
+
+
+def _matching(parts: list[str], given: str, start: int) -> str | None:
+    """The first of parts whose CRC-32, continued from start, is the one the line gives."""
+    return next((p for p in parts if given == f"{zlib.crc32(p.encode(), start):08x}"), None)
 
 
 def _complete(text: str) -> bool:

@@ -26,6 +26,11 @@ class BadLine(ValueError):
     """A problem on the line being read; str() names the field. The reader adds the file and line."""
 
 
+class Damaged(BadLine):
+    """A line that is not JSON at all, or an empty file: the file was cut short or damaged (rather than
+    holding a value replay refuses), so another copy of the recording may still replay."""
+
+
 # ---- reading JSON -------------------------------------------------------------------------------
 
 
@@ -60,8 +65,8 @@ def loads(raw: str, last: bool) -> Any:
         return json.loads(raw, parse_int=_read_int, parse_float=_read_float, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         if last:
-            raise BadLine(f"truncated: the last line is not complete JSON ({exc.msg})") from None
-        raise BadLine(f"not JSON ({exc.msg}, column {exc.colno})") from None
+            raise Damaged(f"truncated: the last line is not complete JSON ({exc.msg})") from None
+        raise Damaged(f"not JSON ({exc.msg}, column {exc.colno})") from None
     except RecursionError:
         raise BadLine("lists or objects nested too deeply") from None
 

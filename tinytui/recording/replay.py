@@ -2,7 +2,9 @@
 
 The log is the .jsonl file, or, when a transcript has none beside it, the copy of each record the
 transcript carries on its "#| " lines (tinytui.recording.embedded_log; each line has a checksum, so an
-edited line is refused by its number in the transcript).
+edited line is refused by its number in the transcript). When the .jsonl is damaged or shorter than
+that copy, the transcript's copy is replayed and the Recording's notice says so. Line ends (CRLF), a
+byte-order mark and blanks at a line's end are not content: an editor's changes to them still replay.
 
 load_recording() validates the whole file before anything is applied to a session anyone sees: every
 line is decoded by tinytui.recording.event_log against the recorded model, then the events are re-applied
@@ -26,7 +28,7 @@ from tinytui.model.io.safe_io import read_regular_file
 from tinytui.recording.embedded_log import DataLineError, has_data, read_data
 from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, Recorded, decode_event
 from tinytui.recording.event_log import FORMAT, compare_check, decode_start
-from tinytui.recording.log_values import BadLine, line_limit, loads
+from tinytui.recording.log_values import BadLine, Damaged, line_limit, loads
 from tinytui.recording.recorder import events_path
 from tinytui.recording.transcript import state_lines, step_text
 from tinytui.session.session import Session
@@ -37,6 +39,11 @@ MAX_FILE_BYTES = 2 * MAX_MODEL_BYTES  # the first line holds a whole model file,
 
 class ReplayError(ValueError):
     """A session file that cannot be replayed; str() is one line naming the file and the line."""
+
+
+class DamagedLog(ReplayError):
+    """A log cut short or damaged (a line that is not JSON, an empty or non-UTF-8 file), rather than one
+    holding something replay refuses: the transcript's copy of the events may replay instead."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,7 @@ class Recording:
     mode: Mode = field(default_factory=Mode)  # the view at the start (older files: the default)
     block: int = 0  # the block of the step at the start (models of several blocks)
     sampling: Sampling = field(default_factory=Sampling)  # how the next token was chosen at the start
+    notice: str = ""  # one line when another copy was replayed than the one asked for, and why
 
     def new_session(self) -> Session:
         """A Session exactly where the recording started (undo history and view included)."""
@@ -71,12 +79,64 @@ def log_path(path: str | Path) -> Path:
 
 
 def load_recording(path: str | Path) -> Recording:
-    log, numbered = _records(Path(path))
+    """The recording at path (a transcript, or its .jsonl), checked whole. When the .jsonl is damaged
+    or holds fewer events than the transcript's event data, the transcript's copy is replayed and
+    .notice says so in one line (the .jsonl's error stands when the transcript cannot replay either)."""
+    given = Path(path)
+    log = log_path(given)
+    transcript = given if given != log else _transcript_beside(log)
+    try:
+        recording = _load(*_records(given))
+    except DamagedLog as exc:
+        carried = _carried(transcript, log)
+        instead = _replayable(transcript, carried) if carried else None
+        if instead is None:
+            raise
+        return replace(instead, notice=f"{exc}; replaying the event data in {transcript} instead")
+    carried = _carried(transcript, log) if recording.source == log else None
+    if carried and len(carried) - 1 > len(recording.events):  # the start, then one record an event
+        instead = _replayable(transcript, carried)
+        if instead is not None:
+            held, total = len(recording.events), len(instead.events)
+            return replace(
+                instead,
+                notice=f"{log} holds {held} of the {total} events {transcript} carries (it was cut "
+                f"short); replaying the event data in {transcript} instead",
+            )
+    return recording
+
+
+def _transcript_beside(log: Path) -> Path | None:
+    """The transcript a .jsonl was written beside: lesson.jsonl -> lesson.txt."""
+    text = log.with_suffix(".txt")
+    return text if text != log else None
+
+
+def _carried(transcript: Path | None, log: Path) -> list[tuple[int, str]] | None:
+    """The event data a transcript beside an existing .jsonl carries, when it has readable data."""
+    if transcript is None or transcript == log or not os.path.lexists(log):
+        return None
+    try:
+        lines = _read_lines(transcript, transcript)
+        return read_data(lines) if has_data(lines) else None
+    except (ReplayError, DataLineError):
+        return None
+
+
+def _replayable(transcript: Path | None, carried: list[tuple[int, str]]) -> Recording | None:
+    assert transcript is not None
+    try:
+        return _load(transcript, carried)
+    except ReplayError:
+        return None
+
+
+def _load(log: Path, numbered: list[tuple[int, str]]) -> Recording:
     lines = [raw for _, raw in numbered]
     n = numbered[0][0] if numbered else 1
     try:
         if not lines or not lines[0].strip():
-            raise BadLine("empty: not a tinytui session")
+            raise Damaged("empty: not a tinytui session")
         if len(lines) - 1 > MAX_EVENTS:
             n = numbered[MAX_EVENTS + 1][0]
             raise BadLine(f"more than {MAX_EVENTS} events: longer than any session tinytui replays")
@@ -114,7 +174,8 @@ def load_recording(path: str | Path) -> Recording:
             compare_check(rec.check, scratch, f"this {rec.kind}")
             events.append(rec)
     except BadLine as exc:
-        raise ReplayError(f"{log}:{n}: {exc}") from None
+        error = DamagedLog if isinstance(exc, Damaged) else ReplayError
+        raise error(f"{log}:{n}: {exc}") from None
     except (RecursionError, MemoryError) as exc:  # a structure json read but too deep or big to use
         raise ReplayError(f"{log}:{n}: too deeply nested or too large ({exc.__class__.__name__})") from None
     return replace(recording, events=tuple(events))
@@ -158,9 +219,11 @@ def _read_lines(given: Path, log: Path) -> list[str]:
     except OSError as exc:
         raise ReplayError(f"{log}: cannot read the file ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:
-        raise ReplayError(f"{log}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
-    lines = text.split("\n")
-    if lines[-1] == "":
+        raise DamagedLog(f"{log}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
+    # a byte-order mark, CRLF line ends and blank lines at the end (a Windows editor, git's autocrlf)
+    # are not content
+    lines = [raw.removesuffix("\r") for raw in text.removeprefix("\ufeff").split("\n")]
+    while lines and not lines[-1].strip():
         lines.pop()
     return lines
 
