@@ -33,6 +33,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         recording = load_recording(args.file)
     except ReplayError as exc:
         raise CommandError(str(exc)) from None
+    if recording.notice:  # the .jsonl was damaged or short: the transcript's copy is used
+        print(f"tinytui: warning: {recording.notice}", file=err)
     text = handout(recording, Path(args.file).name)
     try:
         write_new_text(path, text)
