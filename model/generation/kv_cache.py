@@ -19,10 +19,11 @@ import numpy as np
 
 from tinytui.model import ops
 from tinytui.model.config import ModelConfig
+from tinytui.model.forward import activate, ffn_input, linear, norm, residual, scaled
 from tinytui.model.names import prefix
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches
-from tinytui.model.trace import Trace, affine
+from tinytui.model.trace import Trace
 
 NOT_REUSABLE = (
     "without the causal mask every earlier position attends to the new one, so from block 2 on their "
@@ -100,9 +101,7 @@ def extend(params: Params, cache: KVCache, token: str, switches: Switches) -> Ne
         x, k_b, v_b = _block_row(params.block(b), x, cache, b, cfg, switches, rows)
         keys.append(k_b)
         values.append(v_b)
-    z = ops.layer_norm(x, cfg.eps)[0]  # (d,)
-    if cfg.norm_affine:
-        z = z * params["lnf_g"] + params["lnf_b"]
+    z = scaled(ops.layer_norm(x, cfg.eps)[0], params.get("lnf_g"), params.get("lnf_b"))  # (d,)
     rows["z"] = z
     rows["logits"] = z @ params["E"].T  # (V,)
     rows["probs"] = ops.softmax(rows["logits"])
@@ -115,7 +114,8 @@ def _block_row(w, x, cache: KVCache, b: int, cfg: ModelConfig, sw: Switches, row
     """Block b on the new position's row x (d,): its output row, and the block's K and V per head with
     the new row appended ((length + 1, d_head) each)."""
     pre = prefix(b)
-    x_norm = affine(ops.layer_norm(x, cfg.eps)[0], w, "ln1") if sw.norm == "pre" else x
+    eps, ln1, ln2 = cfg.eps, (w.get("ln1_g"), w.get("ln1_b")), (w.get("ln2_g"), w.get("ln2_b"))
+    x_norm = norm(x, *ln1, eps, sw.norm)[2]
     rows[pre + "x_norm"] = x_norm
     scale = np.sqrt(cfg.d_head)
     heads, keys, values = [], [], []
@@ -138,17 +138,10 @@ def _block_row(w, x, cache: KVCache, b: int, cfg: ModelConfig, sw: Switches, row
     if cfg.attn_bias:
         mha = mha + w["b_O"]
     rows[pre + "mha"] = mha
-    x_mid = x + mha if sw.residual else mha
-    if sw.norm == "post":
-        x_mid = affine(ops.layer_norm(x_mid, cfg.eps)[0], w, "ln1")
-    rows[pre + "x_mid"] = x_mid
-    f_in = affine(ops.layer_norm(x_mid, cfg.eps)[0], w, "ln2") if sw.norm == "pre" else x_mid
-    rows[pre + "x_mid_norm"] = f_in
-    hidden_pre = rows[pre + "hidden_pre"] = f_in @ w["W_1"] + w["b_1"]
-    hidden = rows[pre + "hidden"] = ops.ACTIVATIONS[sw.activation](hidden_pre)
-    ffn = rows[pre + "ffn"] = hidden @ w["W_2"] + w["b_2"]
-    y = x_mid + ffn if sw.residual else ffn
-    if sw.norm == "post":
-        y = affine(ops.layer_norm(y, cfg.eps)[0], w, "ln2")
-    rows[pre + "y"] = y
+    x_mid = rows[pre + "x_mid"] = residual(x, mha, sw.residual, sw.norm, *ln1, eps)
+    f_in = rows[pre + "x_mid_norm"] = ffn_input(x_mid, *ln2, eps, sw.norm)
+    hidden_pre = rows[pre + "hidden_pre"] = linear(f_in, w["W_1"], w["b_1"])
+    hidden = rows[pre + "hidden"] = activate(hidden_pre, sw.activation)
+    ffn = rows[pre + "ffn"] = linear(hidden, w["W_2"], w["b_2"])
+    y = rows[pre + "y"] = residual(x_mid, ffn, sw.residual, sw.norm, *ln2, eps)
     return y, tuple(keys), tuple(values)

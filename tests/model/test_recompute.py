@@ -82,9 +82,18 @@ def test_an_edit_of_every_weight_of_every_block_recomputes_what_reads_it(model):
         reader = local.split("_")[0] if local.startswith("ln") else "W_" + local.split("_")[1]
         index = tuple(int(rng.integers(k)) for k in params[name].shape)
         edited = params.with_edit(name, index, float(params[name][index]) + 0.25)
-        again = run(edited, PROMPT, "t7", switches, reuse=base)
-        same_bits(again, run(edited, PROMPT, "t7", switches))
-        assert kept(base, again) == before_block(base, b) | in_block(base, b, *BEFORE_READER[reader]), name
+        again, full = run(edited, PROMPT, "t7", switches, reuse=base), run(edited, PROMPT, "t7", switches)
+        same_bits(again, full)
+        same = before_block(base, b) | in_block(base, b, *BEFORE_READER[reader])
+        if local[-1] in "QKV":  # a head's slice: the other heads read theirs, the same bits, and are kept
+            others = {h for h in range(1, params.cfg.n_heads + 1) if h != index[0] + 1}
+            same |= {n for n in in_block(base, b, *ATTENTION) if n.split(".")[-1] in map(str, others)}
+        moved = {n for n in base.tensors if base[n].tobytes() != full[n].tobytes()}
+        # what comes before the edit's reader is kept; so is the rest when the reader's bits come out
+        # the same (a row of W_2 for a unit the ReLU silenced at every position); nothing that moved is
+        assert same <= kept(base, again) and not kept(base, again) & moved, name
+        if not moved:
+            assert kept(base, again) == set(base.tensors), name
 
 
 def test_edits_after_edits_stay_a_full_runs_bits(model):
@@ -169,7 +178,8 @@ def test_nothing_changed_gives_the_trace_back(model):
     assert again.params is same_value and kept(base, again) == set(base.tensors)
     flipped = params.with_edit("blocks.2.b_1", (0,), 0.0).with_edit("blocks.2.b_1", (0,), -0.0)
     zero = run(params.with_edit("blocks.2.b_1", (0,), 0.0), PROMPT, "t7", switches)
-    assert not kept(zero, run(flipped, PROMPT, "t7", switches, reuse=zero)) >= block_names(base, 2)
+    # 0.0 and -0.0 are different weights: b_1 is read again, and whatever the sign reaches is a full run's
+    same_bits(run(flipped, PROMPT, "t7", switches, reuse=zero), run(flipped, PROMPT, "t7", switches))
 
 
 def test_new_arrays_recompute_from_the_first_block_that_reads_them(model):
