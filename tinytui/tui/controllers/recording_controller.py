@@ -6,14 +6,18 @@ recorded ones through host.apply(), like any other change."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from rich.markup import escape
 
 from tinytui.model.io.safe_io import atomic_writer
 from tinytui.recording.recorder import Recorder, events_path
 from tinytui.recording.replay import Replayer
 from tinytui.tui.actions import Host
 from tinytui.tui.output_paths import check_record_path, check_screenshot_path, free_path, screenshot_name
+from tinytui.tui.screens.ask_screen import AskScreen
+from tinytui.tui.screens.confirm_screen import ConfirmScreen
 from tinytui.tui.screens.path_screen import PathScreen
 
 
@@ -24,6 +28,7 @@ class RecordingController:
         self.replayer = replayer
         self._record_at_start = record
         self._replay_left = None  # (step, mode) where the last replayed event left the session
+        self._let_go = False  # the user chose to quit without the events held only in memory
 
     def start_at_mount(self) -> None:
         """Once the app is mounted: --record starts recording, then `tinytui replay --to-end` applies
@@ -33,6 +38,13 @@ class RecordingController:
             self.start_recording(Path(self._record_at_start))
         if replayer is None:
             return
+        if replayer.recording.notice:  # the .jsonl was damaged or short: the transcript's copy replays
+            host.notify(
+                escape(replayer.recording.notice),
+                title="Replaying the transcript",
+                severity="warning",
+                timeout=12,
+            )
         if replayer.to_end and not replayer.done:
             host.apply(lambda s: replayer.apply_all(s), "replay to the end")
             host.notify(self._replay_summary(), title="Replayed to the end", timeout=8)
@@ -131,6 +143,69 @@ class RecordingController:
         hint = "the events go beside it (.jsonl)"
         host.push_screen(PathScreen("Save the recording to…", suggestion, hint, check_record_path), chosen)
 
+    def add_note(self) -> None:
+        """N: a note for the class, written into the recording where the session stands now."""
+        host = self.host
+        if not self.recording():
+            host.notify(
+                "A note goes into a recording: ctrl+t starts one, then N writes a note where you are.",
+                title="Not recording",
+                severity="warning",
+            )
+            return
+
+        def submit(text: str) -> str | None:
+            refused: list[str] = []
+            if host.apply(lambda s: s.add_note(text), "note", refused.append) is None:
+                return refused[0] if refused else "not done"
+            host.notify("The note is in the recording here.", title="Note added", timeout=3)
+            return None
+
+        hint = "for the class, kept here in the recording: the transcript and the handout show it"
+        host.push_screen(AskScreen("Add a note for the class", "", hint, submit, select_on_focus=False))
+
+    def note_note(self) -> str:
+        """The palette's word on where a note would go."""
+        if self.recording():
+            assert self.recorder is not None
+            where = self.recorder.path.name if self.recorder.path is not None else "memory"
+            return f"into the recording ({where})"
+        return "start a recording first (ctrl+t)"
+
+    def ask_before_quit(self, then: Callable[[], None]) -> bool:
+        """q while recorded events are held only in memory (the file failed, or no file was given): ask
+        where to save them first. True when it asks; then() runs once they are saved, or once the user
+        agreed to lose them. False when nothing is held only in memory."""
+        recorder = self.recorder
+        if recorder is None or recorder.path is not None or not recorder.events or self._let_go:
+            return False
+        host = self.host
+        held = f"{recorder.events} recorded event{'s' if recorder.events != 1 else ''}"
+
+        def lost(yes: bool | None) -> None:
+            if yes:
+                self._let_go = True
+                then()
+
+        def chosen(path: Path | None) -> None:
+            if path is None:
+                question = f"Quit and lose the {held} held only in memory?"
+                host.push_screen(ConfirmScreen(question, "Quit", "Stay"), lost)
+                return
+            failed = recorder.set_path(path)
+            host.refresh_views()
+            if failed:  # q asks again
+                host.notify(failed, title="Not saved", severity="error", timeout=12)
+                return
+            host.notify(f"Recording saved to {path}.", title="Recording saved")
+            then()
+
+        title = f"Before quitting: save the {held} held only in memory to…"
+        hint = "the events go beside it (.jsonl) · Esc: quit without them (asks first)"
+        suggestion = free_path(Path(), "lesson.txt").name
+        host.push_screen(PathScreen(title, suggestion, hint, check_record_path), chosen)
+        return True
+
     def close(self) -> None:
         """On any way out: the transcript then ends with how many events it holds."""
         if self.recorder is not None:
@@ -158,7 +233,8 @@ class RecordingController:
         if replayer.done:
             host.notify(self._replay_summary(), title=f"Replayed event {rec.seq}", timeout=8)
         else:
-            host.notify(f"{replayer.describe(rec)}\nNext: {replayer.describe()}", title="Replayed", timeout=4)
+            said = f"{replayer.describe(rec)}\nNext: {replayer.describe()}"  # a note's text, tokens: as typed
+            host.notify(escape(said), title="Replayed", timeout=max(4, len(said) / 20))
         host.refresh_bindings()  # a replayed walk step changes what n and b do
         self._warn_if_diverged(diverged)
 
