@@ -179,6 +179,10 @@ ACTIONS: tuple[Action, ...] = (
     Action("save-recording", "", "recording.save_to", "Save recording",
            "The recording is only in memory: write it to a file", "Save recording to…",
            when="recording.in_memory"),
+    Action("add-note", "N", "recording.add_note", "Note",
+           "For a teacher: write a note for the class into the recording where you are (the transcript "
+           "and the handout show it there; a replay shows it in turn)", "Add a note for the class…",
+           note="recording.note_note"),
     Action("save-screenshot", "w", "recording.screenshot", "Screenshot",
            "Save the screen as an SVG named after the step, in the current folder",
            "Save a screenshot (SVG)", note="recording.screenshot_note"),
