@@ -260,7 +260,7 @@ def test_each_tab_runs_tinytui_with_the_options_given():
     )
     command = app_command(args)
     assert command.startswith(f"{sys.executable} -m tinytui")
-    assert "--prompt 'a wood'" in command and "--lr 1/4" in command and "--theme light" in command
+    assert "--prompt 'a wood'" in command and "--lr 1/4" in command and "--theme tinytui-light" in command
     assert command.endswith("--no-pe") and "--no-mask" not in command
     assert "--record" not in command  # each session is given its own file
     assert "--record lesson-2.txt" in app_command(args, Path("lesson-2.txt"))

@@ -28,9 +28,12 @@ def theme_choice(args: argparse.Namespace, environ=os.environ) -> tuple[str, lis
     return theme, notices
 
 
-def app_options(args: argparse.Namespace, environ=os.environ) -> tuple[str, list[str], dict[str, str]]:
+def app_options(
+    args: argparse.Namespace, environ=os.environ, remember_choice: bool = True
+) -> tuple[str, list[str], dict[str, str]]:
     """The debugger's theme (see theme_choice), the notices for the user, and the user's keymap
-    (the entries that can be used; a notice for each one that cannot)."""
+    (the entries that can be used; a notice for each one that cannot). remember_choice=False: a run
+    that will be refused leaves settings.json as it was."""
     from tinytui import themes
     from tinytui.settings import load_settings, remember
     from tinytui.tui.actions import check_keymap
@@ -45,7 +48,7 @@ def app_options(args: argparse.Namespace, environ=os.environ) -> tuple[str, list
     notices = [notice] if notice else []
     name, choice_notice = themes.choose(requested, settings.theme, no_color(environ))
     notices += [choice_notice] if choice_notice else []
-    if requested is not None and requested != settings.theme:
+    if remember_choice and requested is not None and requested != settings.theme:
         failed = remember(theme=requested)
         notices += [failed] if failed else []
     keymap, keymap_notices = check_keymap(settings.keymap)
@@ -72,8 +75,8 @@ def require_terminal() -> None:
 
 def cmd_app(args: argparse.Namespace) -> int:
     setup = setup_from(args)
-    theme, notices, keymap = app_options(args)  # checks --theme before the screen is taken over
-    require_terminal()
+    require_terminal()  # before app_options, which remembers a --theme (checked when it was parsed)
+    theme, notices, keymap = app_options(args)
     from tinytui.tui.app import TinyTuiApp
 
     session = Session(setup.model, setup.state)
@@ -118,8 +121,8 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         replayer.apply_all(session)
         out.write(state_text(session, replayer))
         return 0
-    theme, notices, keymap = app_options(args)
     require_terminal()
+    theme, notices, keymap = app_options(args)
     from tinytui.tui.app import TinyTuiApp
 
     # the app opens where the recording started (its undo history included)

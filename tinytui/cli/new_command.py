@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TextIO
 
+from tinytui.cli.option_types import file_name
 from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError
@@ -68,7 +69,9 @@ def add_output_options(p: argparse.ArgumentParser, name_default: str = "the outp
     p.add_argument("--prompt", metavar="TEXT", default=argparse.SUPPRESS, help="the file's prompt")
     p.add_argument("--target", metavar="TOKEN", default=argparse.SUPPRESS, help="the file's target")
     p.add_argument("--name", metavar="TEXT", help=f"the model's name (default: {name_default})")
-    p.add_argument("-o", "--output", metavar="FILE", help="the model file to write (never overwritten)")
+    p.add_argument(
+        "-o", "--output", metavar="FILE", type=file_name, help="the model file to write (never overwritten)"
+    )
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -137,6 +140,8 @@ def output_path(args: argparse.Namespace, what: str = "model file", example: str
     if not text:
         raise CommandError(f"-o: name the {what} to write, e.g. -o {example}")
     path = Path(text)
+    if text.endswith(("/", os.sep)) or path.name in ("", ".", "..") or os.path.isdir(text):
+        raise CommandError(f"-o: {checks.shown(text)} is a folder; name a file in it, e.g. -o {example}")
     beside = [path.with_name(path.stem + ".safetensors")] if what == "model file" else []
     try:
         for p in (path, *beside):

@@ -16,14 +16,23 @@ from tinytui.cli import (
     trace_command,
     train_command,
 )
+from tinytui.cli.option_types import file_name, not_empty, theme_name
 from tinytui.model.stages import GROUPS
 from tinytui.model.trace import DEFAULT_LR
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A bad command line is one line, like every other refusal: `tinytui: error: --seed: …`, exit 2
+    (argparse would print the usage first; `tinytui COMMAND --help` shows it)."""
+
+    def error(self, message: str):
+        self.exit(2, f"tinytui: error: {message.removeprefix('argument ')}\n")
 
 
 def _run_options(for_subcommand: bool = False) -> argparse.ArgumentParser:
     """The run's options. A subcommand's copy leaves an option it was not given unset (SUPPRESS), so
     `tinytui --model F print` keeps the --model given before the subcommand instead of the default."""
-    p = argparse.ArgumentParser(add_help=False)
+    p = OneLineParser(add_help=False)
     g = p.add_argument_group("the run")
 
     def add(*names: str, default=None, **kw) -> None:
@@ -32,6 +41,7 @@ def _run_options(for_subcommand: bool = False) -> argparse.ArgumentParser:
     add(
         "--model",
         metavar="PATH",
+        type=not_empty("a model file, a preset's name (tinytui presets) or a GPT-2 checkpoint folder"),
         help="a tinytui model file, a preset's name, or a GPT-2 checkpoint folder (default: the chapter's)",
     )
     add(
@@ -43,6 +53,7 @@ def _run_options(for_subcommand: bool = False) -> argparse.ArgumentParser:
     add(
         "--target",
         metavar="TOKEN",
+        type=not_empty("a token of the vocabulary"),
         help="the token the loss is measured against (GPT-2: a piece such as Ġwood, or a one-piece word)",
     )
     add("--no-mask", action="store_true", default=False, help="switch the causal mask off")
@@ -55,7 +66,7 @@ def _run_options(for_subcommand: bool = False) -> argparse.ArgumentParser:
 def build_parser() -> argparse.ArgumentParser:
     common = _run_options()
     run_options = _run_options(for_subcommand=True)
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="tinytui",
         description="Step through a 172-parameter transformer, one equation at a time. "
         "With no subcommand, opens the interactive debugger.",
@@ -64,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--theme",
         metavar="NAME",
+        type=theme_name,
         help="colour theme for the debugger: dark, light, high-contrast, colour-blind or monochrome "
         "(remembered for next time; NO_COLOR=1 forces monochrome)",
     )
@@ -98,7 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     wy.add_argument("--json", action="store_true", help="the explanation as JSON")
     rp = sub.add_parser("replay", help="open a recorded session and re-apply its events (n: next event)")
-    rp.add_argument("file", metavar="FILE", help="a transcript written by --record (or its .jsonl)")
+    rp.add_argument(
+        "file", metavar="FILE", type=file_name, help="a transcript written by --record (or its .jsonl)"
+    )
     rp.add_argument("--to-end", action="store_true", help="apply every recorded event at once")
     rp.add_argument(
         "--print",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from tinytui.cli.debugger import app_options, run_app
+from tinytui.cli.debugger import app_options, has_terminal, require_terminal, run_app
 from tinytui.cli.quiz_command import add_step_options
 from tinytui.cli.run_setup import Setup, UsageError, record_option, setup_from
 from tinytui.model import checks
@@ -87,10 +87,14 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
 
 
 def run_practice(args: argparse.Namespace) -> int:
-    return run_app(practice_app(args))
+    """Every option checked (each refusal one line), then the terminal: without one Textual would spin
+    on an endless end of file, or pour its drawing into a pipe."""
+    app = practice_app(args, remember_theme=has_terminal())
+    require_terminal()
+    return run_app(app)
 
 
-def practice_app(args: argparse.Namespace):
+def practice_app(args: argparse.Namespace, remember_theme: bool = True):
     """The debugger in practice mode as the options ask, at the step of its first question."""
     record = record_option(getattr(args, "record", None))  # checked before anything else
     lesson: Lesson | None = None
@@ -116,7 +120,7 @@ def practice_app(args: argparse.Namespace):
         if not cells:
             walk = "the backward walk's " if args.backward else ""
             raise UsageError(f"--step {args.step}: {walk}step {args.step} computes nothing to check by hand")
-    theme, notices, keymap = app_options(args)
+    theme, notices, keymap = app_options(args, remember_choice=remember_theme)
     from tinytui.tui.app import TinyTuiApp
 
     session = Session(setup.model, setup.state)

@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO, TextIO
 
+from tinytui.cli.option_types import seed
 from tinytui.cli.run_setup import Setup, UsageError
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.practice.grading import Grade, accepted, grade
@@ -40,7 +41,7 @@ def add_step_options(p: argparse.ArgumentParser, required: bool) -> None:
         help="the block of a block's step (1 = the first; default)",
     )
     g.add_argument("--count", type=int, metavar="K", help="ask a sample of K cells instead of every one")
-    g.add_argument("--seed", type=int, metavar="S", default=0, help="which sample --count draws (default 0)")
+    g.add_argument("--seed", type=seed, metavar="S", default=0, help="which sample --count draws (default 0)")
 
 
 def add_parser(sub, run_options: argparse.ArgumentParser) -> None:

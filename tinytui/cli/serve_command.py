@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tinytui.cli.option_types import theme_name
 from tinytui.recording.recorder import events_path
 
 DEFAULT_HOST = "127.0.0.1"
@@ -64,7 +65,11 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> argparse.ArgumentPa
     )
     # SUPPRESS: `tinytui --theme light serve` keeps the theme given before the subcommand
     p.add_argument(
-        "--theme", metavar="NAME", default=argparse.SUPPRESS, help="colour theme of the served app"
+        "--theme",
+        metavar="NAME",
+        type=theme_name,
+        default=argparse.SUPPRESS,
+        help="colour theme of the served app",
     )
     p.add_argument("--record", metavar="NAME", default=argparse.SUPPRESS, help=RECORD_HELP)
     p.add_argument(
