@@ -86,6 +86,8 @@ class StepController:
     def quit(self) -> None:
         """q: leave at once, or first ask when edited weights are not saved (as R asks before a reset)."""
         host, s = self.host, self.host.session
+        if host.recording.ask_before_quit(self.quit):  # recorded events held only in memory come first
+            return
         edited = 0
         if s.params is not s.model.params and s.params is not host.edits.saved_params:
             edited = sum(len(cells) for cells in s.edited_cells().values())
