@@ -7,8 +7,10 @@ every position p predicts the next token:
     L_line = (1/T) Σ_p −log softmax(ℓ_p)[w_{p+1}]
 
 The stepper's own loss (trace.run) is the last position's term alone; this is the objective a language
-model is really trained on. A batch's loss is the mean of its lines' losses (every line counts the same,
-whatever its length), and so is the corpus loss.
+model is really trained on. A batch's loss is the mean over every token it predicts, per token (a line of
+ten positions counts ten times as much as a line of one), and so is the corpus loss:
+
+    L_batch = Σ_lines T·L_line / Σ_lines T
 
 The backward pass is by hand, like backward.py, and reuses its block rule (_block_backward): only the
 top changes — every row of y now receives gradient, each through its own LN — and the embedding lookup
@@ -107,7 +109,7 @@ def check_lines(lines: Sequence[Line], vocab: Sequence[str], n_ctx: int, source:
 
 @dataclass(frozen=True)
 class LineGradients:
-    loss: float  # the line's mean cross-entropy over its positions
+    loss: float  # the line's cross-entropy per position (per token it predicts)
     params: dict[str, np.ndarray]  # full parameter name -> ∂L/∂θ
     logits: np.ndarray  # (T, V), every position's
     tensors: dict[str, np.ndarray]  # ∂L/∂(trace tensor) for every tensor the walk reaches, by trace name
@@ -168,23 +170,27 @@ def line_gradients(params: Params, tokens: Sequence[str], switches: Switches | N
 def batch_gradients(
     params: Params, lines: Sequence[Sequence[str]], switches: Switches | None = None
 ) -> tuple[float, dict[str, np.ndarray]]:
-    """The mean of the lines' losses and of their gradients."""
+    """The loss per predicted token over all the lines, and its gradient: each line's mean loss and
+    gradient weighted by how many tokens it predicts."""
     total: dict[str, np.ndarray] = {name: np.zeros(params[name].shape) for name in params}
-    loss = 0.0
+    loss, tokens_predicted = 0.0, 0
     for tokens in lines:
         lg = line_gradients(params, tokens, switches)
-        loss += lg.loss
+        n = len(tokens) - 1
+        loss += n * lg.loss
+        tokens_predicted += n
         for name, arr in lg.params.items():
-            total[name] += arr
-    n = len(lines)
-    return loss / n, {name: arr / n for name, arr in total.items()}
+            total[name] += n * arr
+    return loss / tokens_predicted, {name: arr / tokens_predicted for name, arr in total.items()}
 
 
 def corpus_loss(params: Params, lines: Sequence[Line], switches: Switches | None = None) -> float:
-    """The mean over lines of each line's mean next-token cross-entropy."""
+    """The next-token cross-entropy per token, over every position of every line."""
     sw = switches or Switches()
     with np.errstate(all="ignore"):
-        return float(np.mean([line_loss(params, line.tokens, sw) for line in lines]))
+        losses = [line_loss(params, line.tokens, sw) for line in lines]
+        weights = [len(line.tokens) - 1 for line in lines]
+        return float(np.dot(losses, weights) / sum(weights))
 
 
 # ---- optimisers and the training loop ---------------------------------------------------------------
@@ -225,8 +231,8 @@ def optimizer(kind: str, lr: float) -> SGD | Adam:
 @dataclass(frozen=True)
 class TrainRun:
     params: Params  # after the last step
-    losses: tuple[float, ...]  # each step's batch loss, before that step's update
-    loss_before: float  # the corpus loss at the start
+    losses: tuple[float, ...]  # each step's batch loss per token, before that step's update
+    loss_before: float  # the corpus loss per token at the start
     loss_after: float  # and at the end
 
 

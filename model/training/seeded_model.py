@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -153,10 +153,22 @@ def parameter_count(s: Sizes, n_vocab: int) -> int:
     return n_vocab * s.d_model + s.n_blocks * per_block
 
 
+def neutral_dims(d_model: int) -> tuple[str, ...]:
+    """Dimension names that claim nothing: d0, d1, … (a dimension of learned weights means what training
+    made it mean, not what a name says)."""
+    return tuple(f"d{i}" for i in range(d_model))
+
+
+def with_neutral_dims(params: Params) -> Params:
+    """The same weights, their dimensions named d0, d1, …"""
+    cfg = replace(params.cfg, dims=neutral_dims(params.cfg.d_model))
+    return Params(cfg, {name: params[name] for name in params})
+
+
 def config(s: Sizes, vocab: Sequence[str]) -> ModelConfig:
     return ModelConfig(
         vocab=tuple(vocab),
-        dims=tuple(f"d{i}" for i in range(s.d_model)),
+        dims=neutral_dims(s.d_model),
         d_model=s.d_model,
         n_heads=s.n_heads,
         d_head=s.d_head,

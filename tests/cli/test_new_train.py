@@ -120,15 +120,19 @@ def test_train_lowers_the_corpus_loss_and_is_reproducible(here, capsys):
     args = ("train", "c.txt", "--steps", "40", "--batch", "2", "--lr", "0.05", "--seed", "3")
     rc, out, err = call(capsys, *args, "-o", "a.json")
     assert rc == 0, err
-    before, after = map(float, re.search(r"corpus loss .*: ([0-9.]+) → ([0-9.]+)", out).groups())
+    found = re.search(r"corpus loss \(next-token cross-entropy per token\): ([0-9.]+) → ([0-9.]+)", out)
+    before, after = map(float, found.groups())
     assert after < before
-    assert re.search(r"loss curve \(40 steps, batch loss\): [▁▂▃▄▅▆▇█]{40} ", out)
+    assert re.search(r"loss curve \(40 steps, batch loss per token\): [▁▂▃▄▅▆▇█]{40} ", out)
     assert "step 40/40  loss " in err and "\r" not in err  # plain lines when stderr is not a terminal
+    assert "(loss: next-token cross-entropy per token)" in err
     trained = load(here / "a.json")
-    assert trained.name == "chapter17" and "Trained by tinytui train on c.txt" in trained.about
-    assert call(capsys, *args, "-o", "b.json")[0] == 0
+    # its own name and numbered dimensions: the chapter's "thing", "action", … no longer mean anything
+    assert trained.name == "a" and trained.cfg.dims == ("d0", "d1", "d2", "d3")
+    assert "Trained by tinytui train on c.txt" in trained.about and "loss per token" in trained.about
+    assert call(capsys, *args, "--name", "a", "-o", "b.json")[0] == 0  # b.json would be named b
     assert (here / "a.json").read_bytes() == (here / "b.json").read_bytes()
-    assert call(capsys, *args[:-1], "4", "-o", "c.json")[0] == 0  # another seed, another batch order
+    assert call(capsys, *args[:-1], "4", "--name", "a", "-o", "c.json")[0] == 0  # another batch order
     assert (here / "a.json").read_bytes() != (here / "c.json").read_bytes()
 
 
@@ -140,7 +144,7 @@ def test_train_sgd_from_a_preset_and_new_with_added_words(here, capsys):
     (here / "ok.txt").write_text(CORPUS)
     args = ("--model", "chapter17-trained", "--optimizer", "sgd", "--steps", "5", "-o", "sgd.json")
     assert call(capsys, "train", "ok.txt", *args)[0] == 0
-    assert load(here / "sgd.json").name == "chapter17-trained"
+    assert load(here / "sgd.json").name == "sgd"
     rc, _, err = call(
         capsys,
         *("train", "c.txt", "--new", "--add-vocab", "--d", "8", "--heads", "2", "--blocks", "2"),
@@ -219,3 +223,29 @@ def test_a_path_that_exists_wins_over_a_preset_name(here, capsys):
     assert call(capsys, "new", "--name", "mine", "--seed", "5", "-o", "chapter17-trained")[0] == 0
     rc, out, _ = call(capsys, "trace", "--model", "chapter17-trained")
     assert rc == 0 and '"model": "mine"' in out
+
+
+def test_the_corpus_loss_printed_is_per_token(here, capsys):
+    """The chapter's model on two lines of 5 and 2 predicted tokens: the printed loss is the mean of the
+    7 tokens' cross-entropies, not the mean of the two lines' means."""
+    from tinytui.model.io.model_file import load_default
+    from tinytui.model.training.corpus import line_loss
+
+    lines = ("a woodchuck would chuck wood .", "much wood .")
+    (here / "c.txt").write_text("\n".join(lines) + "\n")
+    rc, out, err = call(capsys, "train", "c.txt", "--steps", "1", "--lr", "1e-12", "-o", "t.json")
+    assert rc == 0, err
+    params = load_default().params
+    means = [line_loss(params, line.split()) for line in lines]
+    per_token, per_line = (5 * means[0] + 2 * means[1]) / 7, (means[0] + means[1]) / 2
+    assert f"{per_token:.4f}" != f"{per_line:.4f}"
+    assert f"corpus loss (next-token cross-entropy per token): {per_token:.4f} → " in out, out
+
+
+def test_step_2_of_a_trained_model_claims_no_named_columns(here, capsys):
+    (here / "c.txt").write_text(CORPUS)
+    assert call(capsys, "train", "c.txt", "--steps", "2", "-o", "t.json")[0] == 0
+    rc, out, _ = call(capsys, "print", "--model", "t.json", "--step", "2")
+    assert rc == 0
+    flat = " ".join(out.split())
+    assert "only numbered (d0, d1, d2 and d3)" in flat and "carry names" not in flat

@@ -16,6 +16,7 @@ from tinytui.model.backward.gradients import gradients
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
 from tinytui.model.training.corpus import (
+    Line,
     batch_gradients,
     check_lines,
     corpus_loss,
@@ -129,13 +130,31 @@ def test_a_two_token_line_is_the_steppers_loss(chapter):
             np.testing.assert_allclose(lg.params[name], steppers.param(name), rtol=0, atol=1e-14)
 
 
-def test_a_batch_is_the_mean_of_its_lines(chapter):
+def test_a_batch_loss_is_per_token_over_its_lines(chapter):
+    """7 + 4 predicted tokens: the batch's loss and gradient are the mean over those 11, so the longer
+    line weighs 7/11, not 1/2 (a mean of the lines' means would be a different number)."""
     loss, grads = batch_gradients(chapter.params, CHAPTER_LINES)
     each = [line_gradients(chapter.params, t) for t in CHAPTER_LINES]
-    assert loss == pytest.approx(np.mean([lg.loss for lg in each]), abs=1e-14)
+    per_token = (7 * each[0].loss + 4 * each[1].loss) / 11
+    assert loss == pytest.approx(per_token, abs=1e-14)
+    assert abs(loss - np.mean([lg.loss for lg in each])) > 1e-3
     for name in chapter.params:
-        mean = (each[0].params[name] + each[1].params[name]) / 2
+        mean = (7 * each[0].params[name] + 4 * each[1].params[name]) / 11
         np.testing.assert_allclose(grads[name], mean, rtol=0, atol=1e-15)
+    lines = [Line(n, t) for n, t in enumerate(CHAPTER_LINES, 1)]
+    assert corpus_loss(chapter.params, lines) == pytest.approx(per_token, abs=1e-14)
+
+
+def test_the_batch_loss_is_the_mean_of_every_positions_cross_entropy(chapter):
+    """Straight from the definition: −log p(next token) at every position of every line, averaged."""
+    terms = []
+    for tokens in CHAPTER_LINES:
+        for p in range(1, len(tokens)):
+            each = line_gradients(chapter.params, tokens[: p + 1])
+            probs = np.exp(each.logits[-1] - each.logits[-1].max())
+            probs /= probs.sum()
+            terms.append(-np.log(probs[chapter.cfg.token_id(tokens[p])]))
+    assert batch_gradients(chapter.params, CHAPTER_LINES)[0] == pytest.approx(np.mean(terms), abs=1e-12)
 
 
 # ---- reading a corpus and training on it ------------------------------------------------------------

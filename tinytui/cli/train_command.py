@@ -64,7 +64,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--seed", metavar="N", default="0", help="the batch order, and with --new the weights (default 0)"
     )
     new_command.add_size_options(p)
-    new_command.add_output_options(p, "the starting model's; with --new the output file's stem")
+    new_command.add_output_options(p)
     return p
 
 
@@ -226,7 +226,8 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             target = _checked(checks.target, "--target", args.target, cfg.vocab)
         print(
             f"training {model.params.total():,} parameters on {len(lines)} lines of {args.corpus}: "
-            f"{args.optimizer}, lr {lr:g}, {steps} steps of {min(batch, len(lines))} lines",
+            f"{args.optimizer}, lr {lr:g}, {steps} steps of {min(batch, len(lines))} lines "
+            "(loss: next-token cross-entropy per token)",
             file=err,
             flush=True,
         )
@@ -239,16 +240,18 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         about = (
             f"Trained by tinytui train on {Path(args.corpus).name} ({len(lines)} lines): {args.optimizer}, "
             f"lr {lr:g}, {steps} steps of {min(batch, len(lines))} lines, seed {seed}, from {start}. "
-            f"Mean next-token loss over the corpus {result.loss_before:.4f} → {result.loss_after:.4f}."
+            f"Next-token loss per token over the corpus {result.loss_before:.4f} → "
+            f"{result.loss_after:.4f}."
         )
-        name = args.name if args.name is not None else (model.name if not args.new else None)
-        name = name if name is not None else new_command.default_name(path)
+        # A trained model is a model of its own: named after its file, and its dimensions only numbered
+        # (what a starting model's names said of each dimension, training does not keep).
+        name = args.name if args.name is not None else new_command.default_name(path)
         try:
             about = checks.plain_text(about, "about", 5000)
             name = checks.plain_text(name, "--name", 200)
         except checks.Invalid as exc:
             raise CommandError(str(exc)) from None
-        trained = ModelFile(name, about, result.params, tuple(prompt), target)
+        trained = ModelFile(name, about, seeded_model.with_neutral_dims(result.params), tuple(prompt), target)
         new_command.write(trained, path)
     except (CommandError, ModelFileError) as exc:
         print(f"tinytui: error: {exc}", file=err)
@@ -258,11 +261,13 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     losses = result.losses
     print(
-        f"loss curve ({steps} steps, batch loss): {curve(losses)} {losses[0]:.4f} → {losses[-1]:.4f}",
+        f"loss curve ({steps} steps, batch loss per token): {curve(losses)} "
+        f"{losses[0]:.4f} → {losses[-1]:.4f}",
         file=out,
     )
     print(
-        f"corpus loss (mean next-token cross-entropy): {result.loss_before:.4f} → {result.loss_after:.4f}",
+        "corpus loss (next-token cross-entropy per token): "
+        f"{result.loss_before:.4f} → {result.loss_after:.4f}",
         file=out,
     )
     print(f"wrote {path}", file=out)
