@@ -1,8 +1,9 @@
 """A recording as a Markdown handout (`tinytui handout lesson.txt -o lesson.md`): where the lesson
 starts, then each event as a section headed by the sentence its kind says (the transcript's
-headlines): a step visited with its tables, its equation in LaTeX and the weights it uses (in the
-backward walk, its rules and gradients); a change with what moved, before → after, the largest change
-in each step and the step on screen as it now is; and where the recording ends.
+headlines), with the lines its kind adds (a teacher's note, what a learner was shown): a step visited
+with its tables, its equation in LaTeX and the weights it uses (in the backward walk, its rules and
+gradients); a change with what moved, before → after, the largest change in each step and the step
+on screen as it now is; and where the recording ends.
 
 The recording is replayed into a fresh Session to get there, so the handout shows exactly what the
 recorded session showed (it was checked whole when it loaded). Markdown only: no escape codes, tables
@@ -16,7 +17,13 @@ from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.recording.event_kinds import KINDS
 from tinytui.recording.recording_words import step_heading
 from tinytui.recording.replay import Recording, Replayer
-from tinytui.recording.transcript import change_facts, largest_changes, prediction_text, weights_summary
+from tinytui.recording.transcript import (
+    change_facts,
+    largest_changes,
+    next_token_text,
+    prediction_text,
+    weights_summary,
+)
 from tinytui.report.print_window import picks_of
 from tinytui.report.render import markdown_backward_report, markdown_report, markdown_table
 from tinytui.report.step_report import backward_report, stage_report
@@ -45,7 +52,10 @@ def handout(recording: Recording, name: str) -> str:
         out += [f"## {rec.seq} · {_md(spec.headline(event, session, was))}", ""]
         if spec.changes_state:
             out += _change(event, before, session)
-        elif spec.shows_step(event, was):
+            continue
+        told = spec.notes(event, before, session.state)  # a teacher's note, what a learner was shown
+        out += [f"- **{label}**: {_md(text)}" for label, text in told] + [""] * bool(told)
+        if spec.shows_step(event, was):
             out += [_step(session, event), ""]
     out += ["## Where the lesson ends", "", *_state(session), ""]
     out += [f"*Made by `tinytui handout` from `{name}`; `tinytui replay {name}` replays it.*", ""]
@@ -91,6 +101,7 @@ def _state(session: Session) -> list[str]:
         f"- **switches**: {s.switches.describe()}; **learning rate**: {s.lr:g}",
         f"- **weights**: {_md(weights_summary(s.params, session.model.params))}",
         f"- **prediction**: {_md(prediction_text(t))}; **loss**: {fmt(t.loss)}",
+        *([f"- **next token**: {_md(next_token_text(session))}"] if not session.sampling.greedy else []),
         f"- **at** {where} · {STAGE_BY_NUMBER[session.step].title}"
         + (" (in the backward walk)" if session.mode.backward else ""),
     ]

@@ -30,6 +30,7 @@ from tinytui.report.print_window import picks_of
 from tinytui.report.render import plain_backward_report, plain_report, plain_table
 from tinytui.report.step_report import backward_report, stage_report
 from tinytui.report.tables import Table, fmt
+from tinytui.session.next_token import full_line, next_pick
 from tinytui.session.session import Session
 from tinytui.session.state import Event, Mode, State
 
@@ -79,9 +80,23 @@ def state_lines(session: Session) -> list[str]:
     out += line("weights", weights_summary(s.params, m.params))
     out += line("prediction", prediction_text(t))
     out += line("loss", fmt(t.loss))
+    if not session.sampling.greedy:  # greedy: the prediction above is what + appends
+        out += line("next token", next_token_text(session))
     where = step_path.of_all(session.here, session.model.cfg.n_blocks, "/").removeprefix("Step ")
     out += line("at step", f"{where} · {STAGE_BY_NUMBER[session.step].title}")
     return out
+
+
+def next_token_text(session: Session) -> str:
+    """How + chooses the next token and what it would append now, as step 14 shows it in the app:
+    'T 1.5 · seed 0: + appends 'would' (chance 0.2012 under these settings, drawn with u = 0.6370)'."""
+    chosen = next_pick(session)
+    if chosen is None:
+        return f"{session.sampling.describe()}: {full_line(session)}"
+    token = session.model.cfg.vocab[chosen.token]
+    chance = f"chance {fmt(float(chosen.probs[chosen.token]))} under these settings"
+    drawn = f", drawn with u = {fmt(chosen.draw)}" if chosen.draw is not None else ""
+    return f"{session.sampling.describe()}: + appends {token!r} ({chance}{drawn})"
 
 
 def rule(text: str) -> str:
