@@ -8,7 +8,7 @@ from tinytui.present.cells import all_items
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label, label_line
 from tinytui.present.grid_layout import MIN_BLOCKS, Shape, is_heatmap
 from tinytui.present.grid_spec import DOWN, UP
-from tinytui.present.step_layout import heads_of, table_box_size
+from tinytui.present.step_layout import LayoutKept, heads_of, table_box_size
 from tinytui.present.view import View
 from tinytui.tui.controllers.why_controller import GLOSSARY
 
@@ -80,7 +80,8 @@ def test_heads_too_wide_to_sit_side_by_side_are_the_heads_as_made_on_one_scale()
     session.toggle("causal_mask")  # every head's numbers change, and each is marked ▲ or ▼
     specs = {item.key: item for item in all_items(pane_sections(View.of(session)))}
     joined = specs["output:blocks.0.head.{h}"]
-    heads = heads_of(joined)
+    kept = LayoutKept({})
+    heads = heads_of(joined, kept)
     assert [h.key for h in heads] == [f"{joined.key}#{i}" for i in range(4)]
     start = 0
     for head, (label, span) in zip(heads, joined.groups):
@@ -100,12 +101,13 @@ def test_heads_too_wide_to_sit_side_by_side_are_the_heads_as_made_on_one_scale()
         r, c = 5, span - 1
         assert head.where[head.sources[r][c]] == (r, c)
         assert joined.where[head.sources[r][c]] == (r, start - span + c)
-    assert heads_of(joined) is heads  # made once per table
+    assert heads_of(joined, kept) is heads  # made once per table
 
 
 def test_a_kept_tables_size_is_measured_for_the_room_it_is_given():
     attn = step_specs(16, 8)["output:blocks.0.attn.{h}"]
-    wide = table_box_size(attn, 400)
-    narrow = table_box_size(attn, 60)
+    kept = LayoutKept({})
+    wide = table_box_size(attn, 400, kept)
+    narrow = table_box_size(attn, 60, kept)
     assert not wide[0].narrow and narrow[0].narrow and narrow[1] < wide[1]
-    assert table_box_size(attn, 400) == wide and table_box_size(attn, 60) == narrow
+    assert table_box_size(attn, 400, kept) == wide and table_box_size(attn, 60, kept) == narrow

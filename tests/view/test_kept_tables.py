@@ -5,15 +5,17 @@ made afresh (its numbers, marks, shading and the inspector's "was" lines)."""
 import pytest
 
 from tests.apps import random_app
-from tinytui.present import grid_spec
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
-from tinytui.present.grid_spec import GridSpec
+from tinytui.present.grid_spec import GridSpec, KeptSpecs
 from tinytui.present.view import View
 
 
-def tables(session) -> dict[str, GridSpec]:
-    return {i.key: i for i in all_items(pane_sections(View.of(session))) if isinstance(i, GridSpec)}
+def tables(session, kept: KeptSpecs) -> dict[str, GridSpec]:
+    """The step's tables as the app makes them: every view made with the same kept specs."""
+    return {
+        i.key: i for i in all_items(pane_sections(View.of(session, kept=kept))) if isinstance(i, GridSpec)
+    }
 
 
 def reads(spec: GridSpec) -> tuple:
@@ -33,43 +35,36 @@ def reads(spec: GridSpec) -> tuple:
 
 
 def made_afresh(session) -> dict[str, tuple]:
-    saved = (dict(grid_spec._KEPT), dict(grid_spec._KEPT_BEFORE))
-    grid_spec._KEPT.clear()
-    grid_spec._KEPT_BEFORE.clear()
-    try:
-        return {key: reads(spec) for key, spec in tables(session).items()}
-    finally:
-        grid_spec._KEPT.update(saved[0])
-        grid_spec._KEPT_BEFORE.update(saved[1])
+    return {key: reads(spec) for key, spec in tables(session, KeptSpecs()).items()}
 
 
 @pytest.mark.parametrize("switch", ["causal_mask", "positional_encoding"])
 def test_a_switch_toggled_back_and_forth_shows_the_tables_it_showed(switch):
-    session = random_app(tokens=6).session
+    session, kept = random_app(tokens=6).session, KeptSpecs()
     session.goto(9)
     session.toggle(switch)
-    first = tables(session)
+    first = tables(session, kept)
     assert any(any(any(m for m in row) for row in s.marks) for s in first.values())  # marked tables
     session.toggle(switch)
-    back = tables(session)
+    back = tables(session, kept)
     session.toggle(switch)
-    again = tables(session)
+    again = tables(session, kept)
     assert again.keys() == first.keys()
     assert all(again[k] is first[k] for k in first)
     assert {k: reads(s) for k, s in again.items()} == made_afresh(session)
     session.toggle(switch)
-    assert all(s is back[k] for k, s in tables(session).items())
+    assert all(s is back[k] for k, s in tables(session, kept).items())
 
 
 def test_an_edit_undone_and_redone_shows_the_tables_it_showed():
-    session = random_app(tokens=6).session
+    session, kept = random_app(tokens=6).session, KeptSpecs()
     session.goto(9)
     session.edit("blocks.0.W_O", (1, 2), 0.75)
-    edited = tables(session)
+    edited = tables(session, kept)
     assert any("(was " in line for s in edited.values() for r in range(len(s.rows)) for line in s.details[r])
     session.undo()
     session.redo()
-    redone = tables(session)
+    redone = tables(session, kept)
     assert all(redone[k] is edited[k] for k in edited)
     assert {k: reads(s) for k, s in redone.items()} == made_afresh(session)
 
@@ -77,14 +72,14 @@ def test_an_edit_undone_and_redone_shows_the_tables_it_showed():
 def test_the_same_numbers_against_other_numbers_before_say_so():
     """An edit back to a value shown before: the same numbers, but the "was" lines read the trace just
     before, not the one the table was first made against."""
-    session = random_app(tokens=6).session
+    session, kept = random_app(tokens=6).session, KeptSpecs()
     session.goto(9)
     lines = []
     for value in (0.5, 0.2, 0.5):
         session.edit("blocks.0.W_O", (1, 2), value)
-        shown = {k: reads(s) for k, s in tables(session).items()}
+        shown = {k: reads(s) for k, s in tables(session, kept).items()}
         assert shown == made_afresh(session)
-        mha = tables(session)["output:blocks.0.mha"]
+        mha = tables(session, kept)["output:blocks.0.mha"]
         lines.append([line for r in range(len(mha.rows)) for line in mha.details[r] if "(was " in line])
     first, last = lines[0], lines[2]
     assert first and len(first) == len(last)

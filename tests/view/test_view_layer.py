@@ -221,16 +221,17 @@ async def test_a_cell_is_typed_into_in_its_own_place():
 def test_a_weight_patched_after_an_edit_is_the_weight_made_anew():
     # an edit or an undo writes only the cells that moved into the weight's last grids: every field of
     # them, the inspector's lines and the shading's scale too, must be what making them anew gives
+    from tinytui.present.grid_spec import KeptSpecs
     from tinytui.present.param_grids import _param_grids, param_grids
     from tinytui.present.view import View
 
-    session = random_app(16, d=64, heads=4, vocab=64).session
+    session, kept = random_app(16, d=64, heads=4, vocab=64).session, KeptSpecs()  # as the app keeps them
     session.goto(9)
     w_o = session.params["blocks.0.W_O"]
     largest = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(w_o)), w_o.shape))
 
     def same_as_made_anew() -> GridSpec:
-        view = View.of(session)
+        view = View.of(session, kept=kept)
         (patched,) = param_grids(view, "blocks.0.W_O")
         (fresh,) = _param_grids(view, "blocks.0.W_O", None)
         for field in ("cells", "marks", "values", "limit", "refs", "sources", "rows", "cols", "title"):

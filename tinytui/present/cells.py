@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from itertools import chain
+from types import MappingProxyType
 
 from tinytui.model import names
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
@@ -21,12 +22,10 @@ from tinytui.present.grid_spec import (
     Cell,
     GridSpec,
     Item,
+    KeptSpecs,
+    Located,
     Section,
-    _keep,
-    _kept,
-    _kept_made_of,
     grid,
-    join_of,
 )
 from tinytui.present.next_token_grids import generation_sections
 from tinytui.present.param_grids import param_grids
@@ -42,8 +41,9 @@ PARAM_NAMES = names.PARAMS
 # ---- a step's sections ---------------------------------------------------------------------------------
 
 
-def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
-    """Several grids with the same rows as one, each under its own group header (one per head)."""
+def side_by_side(kept: KeptSpecs, key: str, title: str, parts: list[GridSpec]) -> GridSpec:
+    """Several grids with the same rows as one, each under its own group header (one per head); kept:
+    the app's kept specs, where the joined sources are kept."""
     first = parts[0]
     if len(parts) == 1:
         return first
@@ -55,12 +55,15 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
     # the heads' sources are the same tuples from one run to the next (tensor_cells._sources): so are
     # theirs side by side, and the table's cells are found again without reading them all (GridSpec.where)
     sources = tuple(p.sources for p in parts)
+    located = None
     if not all(sources):
         joined_sources: tuple = ()
-    elif (hit := _kept(("joined sources", key), sources)) is not None:
-        joined_sources = hit
+    elif (hit := kept.find(("joined sources", key), sources)) is not None:
+        joined_sources, located = hit
     else:
-        joined_sources = _keep(("joined sources", key), sources, LazyRows.joined(list(sources), n_rows))
+        joined_sources = LazyRows.joined(list(sources), n_rows)
+        located = Located(joined_sources)
+        kept.keep(("joined sources", key), sources, (joined_sources, located))
 
     joined_spec = GridSpec(
         key,
@@ -78,8 +81,10 @@ def side_by_side(key: str, title: str, parts: list[GridSpec]) -> GridSpec:
         first.role,
         tuple((p.title, len(p.cols)) for p in parts),
         joined_sources,
+        located,
+        tuple(parts),
     )
-    return join_of(joined_spec, parts)
+    return joined_spec
 
 
 def short_key_labels(part: GridSpec) -> GridSpec:
@@ -94,11 +99,11 @@ def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
     made = tuple(tensor_grid(view, n, role) for n in view.names((template,)))
     key = ("heads", role, view.name(template))
-    if (hit := _kept_made_of(key, made)) is not None:
+    if (hit := view.kept.find_made_of(key, made)) is not None:
         return hit  # every head's table is one kept: so is the row of them
     parts = [short_key_labels(p) for p in made]
     title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
-    return _keep(key, made, side_by_side(f"{role}:{view.name(template)}", title, parts))
+    return view.kept.keep(key, made, side_by_side(view.kept, f"{role}:{view.name(template)}", title, parts))
 
 
 def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
@@ -122,20 +127,20 @@ def param_grid(view: View, name: str, window: windows.Window | None = None) -> G
         win,
     )
     key = ("param", full)
-    if (hit := _kept(key, made_of)) is not None:
+    if (hit := view.kept.find(key, made_of)) is not None:
         return hit
     parts = param_grids(view, full, win)
     if len(parts) > 1 or (win is not None and params[full].ndim == 3):
         parts = [replace(p, title=p.title.partition(" ")[2]) for p in parts]  # "W_Q head 1" -> "head 1"
         title = windows.titled(names.label(full), win)
-        return _keep(
+        return view.kept.keep(
             key,
             made_of,
-            side_by_side(f"param:{full}", title, parts)
+            side_by_side(view.kept, f"param:{full}", title, parts)
             if len(parts) > 1
             else replace(parts[0], key=f"param:{full}", title=title),
         )
-    return _keep(key, made_of, replace(parts[0], key=f"param:{full}"))
+    return view.kept.keep(key, made_of, replace(parts[0], key=f"param:{full}"))
 
 
 def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
@@ -208,11 +213,13 @@ def _count_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
     return [(info_grid(f"count:{i}", t),) for i, t in enumerate(count_tables(view.trace))]
 
 
-PANEL_ROWS: dict[str, Callable[[View, Panel, str], list[tuple[Item, ...]]]] = {
-    TOKENS: _token_rows,
-    TENSOR: _tensor_rows,
-    STATS: _stats_rows,
-    LOGITS: lambda view, panel, role: [(logits_spec(view),)],
-    LOSS: _loss_rows,
-    COUNTS: _count_rows,
-}
+PANEL_ROWS: MappingProxyType[str, Callable[[View, Panel, str], list[tuple[Item, ...]]]] = MappingProxyType(
+    {
+        TOKENS: _token_rows,
+        TENSOR: _tensor_rows,
+        STATS: _stats_rows,
+        LOGITS: lambda view, panel, role: [(logits_spec(view),)],
+        LOSS: _loss_rows,
+        COUNTS: _count_rows,
+    }
+)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import replace
+from types import MappingProxyType
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.trace import Tensor
 from tinytui.present import windows
 from tinytui.present.cells import PARAM_NAMES, short_key_labels, side_by_side
-from tinytui.present.grid_spec import MASKED, Cell, GridSpec, Source, _keep, _kept, array_limit, grid
+from tinytui.present.grid_spec import MASKED, Cell, GridSpec, Source, array_limit, grid
 from tinytui.present.tensor_cells import MASKABLE_PREFIXES
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
@@ -105,9 +106,9 @@ def _matrix_spec(
     where = None if at is None else (tuple(at[0]), tuple(at[1]))
     kept_as = ("gradient", key, title, tensor.name, head, where, picked, role, step_size)
     made_of = (_Held(view.gradients), view.session.state.lr)
-    if (hit := _kept(kept_as, made_of)) is not None:
+    if (hit := view.kept.find(kept_as, made_of)) is not None:
         return hit
-    return _keep(kept_as, made_of, _made_matrix_spec(*args))
+    return view.kept.keep(kept_as, made_of, _made_matrix_spec(*args))
 
 
 def _made_matrix_spec(  # _matrix_spec's arguments, in its order
@@ -207,7 +208,7 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
                 view, key, windows.titled(f"head {h}", win), t, t.values, _no_prefix, role, False, at=at
             )
             parts.append(short_key_labels(part))
-        joined = side_by_side(key, f"{title} — per head", parts)
+        joined = side_by_side(view.kept, key, f"{title} — per head", parts)
         return joined if len(parts) > 1 else replace(joined, key=key)  # one head: its own spec, renamed
     name = view.name(template)
     if is_param and name in ROWS_OF and hasattr(grads, "rows"):  # E's: the window's rows only
@@ -228,7 +229,7 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
                 prefix = lambda r, c, h=h: f"h{h + 1}: "  # noqa: E731
                 parts.append(_matrix_spec(view, key, label, t, t.values[h], prefix, role, True, h, at))
         title = windows.titled(title, win)
-        joined = side_by_side(key, title, parts)
+        joined = side_by_side(view.kept, key, title, parts)
         return joined if len(parts) > 1 else replace(joined, key=key, title=title)
     at = None if win is None else (win.rows, win.cols)
     return _matrix_spec(view, key, windows.titled(title, win), t, t.values, _no_prefix, role, is_param, at=at)

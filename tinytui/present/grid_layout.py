@@ -10,7 +10,7 @@ few columns, as an axis does.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import OrderedDict
+from collections.abc import MutableMapping
 from dataclasses import dataclass, replace
 
 from tinytui.model import names
@@ -71,24 +71,30 @@ class Shape:
     footer: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, spec: GridSpec, editing_col: int, editor_width: int, room: int | None = None) -> Shape:
+    def of(
+        cls,
+        spec: GridSpec,
+        editing_col: int,
+        editor_width: int,
+        room: int | None = None,
+        kept: MutableMapping[tuple, Shape] | None = None,
+    ) -> Shape:
         """The table's layout; a heatmap of MIN_BLOCKS positions or more that is wider than room
-        (content columns) gets narrow blocks. Kept by what it is made of: a table whose numbers changed
-        and whose widths did not (a switch flipped, a weight edited) has the shape it had."""
+        (content columns) gets narrow blocks. kept: shapes by what they are made of (the view's, bounded):
+        a table whose numbers changed and whose widths did not (a switch flipped, a weight edited) has
+        the shape it had."""
         narrowable = can_be_narrow(spec)
         key = (spec.corner, spec.rows, spec.cols, spec.cells.widths(), spec.groups, spec.shaded, narrowable)
         key += (editing_col, editor_width, room)
-        kept = _SHAPES.get(key)
-        if kept is not None:
-            _SHAPES.move_to_end(key)
-            return kept
+        shape = kept.get(key) if kept is not None else None
+        if shape is not None:
+            return shape
         full = cls._measure(spec, editing_col, editor_width, narrow=False)
         if room is not None and full.table_width > room and narrowable:
             narrow = cls._measure(spec, editing_col, editor_width, narrow=True)
             full = replace(narrow, natural=full.table_width)
-        _SHAPES[key] = full
-        if len(_SHAPES) > _SHAPES_KEPT:
-            _SHAPES.popitem(last=False)
+        if kept is not None:
+            kept[key] = full
         return full
 
     @classmethod
@@ -136,10 +142,6 @@ class Shape:
             first += 1
         last = bisect_right(self.xs, x1 - 1)
         return range(first, max(first, last))
-
-
-_SHAPES: OrderedDict[tuple, Shape] = OrderedDict()  # by what a shape is made of (Shape.of)
-_SHAPES_KEPT = 512
 
 
 def _ticks(spec: GridSpec, widths: list[int]) -> tuple[str, ...]:

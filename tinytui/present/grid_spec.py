@@ -1,5 +1,6 @@
 """A table as the Grid draws it: GridSpec and its parts (CellRef, Cell, the marks), the bars'
-LogitsSpec, a step's Section, and the cache of specs kept for tables that did not change.
+LogitsSpec, a step's Section, and KeptSpecs: the specs kept for tables that did not change (one per
+app, carried by its View; nothing is kept at module level).
 
 Pure data (no Textual); tinytui.present.cells (with cells_tensors, cells_tokens) and param_grids make these
 from a View.
@@ -10,8 +11,9 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -25,7 +27,7 @@ UP = "changed-up"  # went up since the comparison trace
 DOWN = "changed-down"  # went down
 CHANGED = "changed"  # changed without a direction (a token, or the prompt changed length)
 MASKED = "masked"  # blocked by the causal mask
-GLYPHS = {EDITED: "*", UP: "▲", DOWN: "▼", CHANGED: "◆", MASKED: "×"}
+GLYPHS = MappingProxyType({EDITED: "*", UP: "▲", DOWN: "▼", CHANGED: "◆", MASKED: "×"})
 PRECEDENCE = (EDITED, UP, DOWN, CHANGED, MASKED)  # which glyph a cell with several marks shows
 
 
@@ -44,9 +46,29 @@ Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full 
 
 T = TypeVar("T")
 
-# GridSpec.where by its sources' identity: a step's tables, every head of both blocks at d_model 64
-_WHERE: OrderedDict[int, tuple[tuple, dict[Source, tuple[int, int]]]] = OrderedDict()
-_WHERE_KEPT = 128
+
+class Located:
+    """Where a table shows each run's cell, (row, col) by source, found the first time it is asked for.
+    Made with the sources it indexes and kept with them: every spec made of the same sources (a table
+    whose numbers changed, a weight's table patched after an edit) finds its cells without reading
+    them all again."""
+
+    __slots__ = ("_cells", "sources")
+
+    def __init__(self, sources: Sequence[Sequence[Source | None]]) -> None:
+        self.sources = sources
+        self._cells: dict[Source, tuple[int, int]] | None = None
+
+    @property
+    def cells(self) -> dict[Source, tuple[int, int]]:
+        if self._cells is None:
+            where: dict[Source, tuple[int, int]] = {}
+            for r, row in enumerate(self.sources):
+                for c, src in enumerate(row):
+                    if src is not None:
+                        where.setdefault(src, (r, c))
+            self._cells = where
+        return self._cells
 
 
 @dataclass(frozen=True)
@@ -68,6 +90,10 @@ class GridSpec:
     # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
     # the app explains the focused cell (model.provenance) and lights up the cells it reads
     sources: tuple[tuple[Source | None, ...], ...] = ()
+    # where the sources' cells are, shared by the specs made of the same sources (None: found anew)
+    located: Located | None = field(default=None, compare=False, repr=False)
+    # the tables this one is side by side (cells.side_by_side): too wide, it is shown as them again
+    parts: tuple[GridSpec, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # on screen a number's minus sign is −, as in the formulas and legends (tables.on_screen): in
@@ -87,22 +113,12 @@ class GridSpec:
     @cached_property
     def where(self) -> dict[Source, tuple[int, int]]:
         """Where the table shows each run's cell (row, col), looked up when a cell's operands are lit:
-        made once per sources, which every run of one window of a tensor shares (tensor_cells._sources),
-        so a table whose numbers changed finds its cells without reading them all again."""
-        sources = self.sources
-        kept = _WHERE.get(id(sources))
-        if kept is not None and kept[0] is sources:
-            _WHERE.move_to_end(id(sources))
-            return kept[1]
-        where: dict[Source, tuple[int, int]] = {}
-        for r, row in enumerate(sources):
-            for c, src in enumerate(row):
-                if src is not None:
-                    where.setdefault(src, (r, c))
-        _WHERE[id(sources)] = (sources, where)  # the sources held: their id stays theirs
-        if len(_WHERE) > _WHERE_KEPT:
-            _WHERE.popitem(last=False)
-        return where
+        from the Located made with its sources when it came with one (every run of one window of a
+        tensor shares them: tensor_cells._sources)."""
+        located = self.located
+        if located is None or located.sources is not self.sources:
+            located = Located(self.sources)
+        return located.cells
 
     def find(self, text: str) -> tuple[int, int] | None:
         """The first cell showing exactly this text (for tests and for placing a cursor)."""
@@ -122,6 +138,12 @@ class KeptBySpec(Generic[T]):
         self._kept: dict[int, tuple[weakref.ref, T]] = {}
         self._limit = limit
 
+    def clear(self) -> None:
+        self._kept.clear()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
     def get(self, spec: object) -> T | None:
         kept = self._kept.get(id(spec))
         return kept[1] if kept is not None and kept[0]() is spec else None
@@ -137,22 +159,6 @@ class KeptBySpec(Generic[T]):
         kept = self._kept.get(key)
         if kept is not None and kept[0] is ref:  # not a newer spec's entry under a reused id
             del self._kept[key]
-
-
-# A table made of others side by side (cells.side_by_side) -> those tables: shown too wide for the
-# screen, it is those tables again, under each other (step_layout.heads_of)
-_JOINED: KeptBySpec[tuple[GridSpec, ...]] = KeptBySpec()
-
-
-def join_of(spec: GridSpec, parts: Sequence[GridSpec]) -> GridSpec:
-    """Remember that spec is parts side by side (joined_parts gives them back)."""
-    _JOINED.put(spec, tuple(parts))
-    return spec
-
-
-def joined_parts(spec: GridSpec) -> tuple[GridSpec, ...] | None:
-    """The tables spec was made of side by side (join_of), or None."""
-    return _JOINED.get(spec)
 
 
 @dataclass(frozen=True)
@@ -257,18 +263,7 @@ def _limit(values) -> float:
     return max(flat) if flat and max(flat) > 0 else 1.0
 
 
-# Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
-# values and marks are the same GridSpec object as last time, so the view redraws nothing. Keyed by what
-# the table is; an entry holds what its spec was made from, and is used only when all of that is equal
-# again. Each key keeps its last two specs: a switch toggled on and off, or an edit and its undo, goes
-# back and forth between two looks of the same table. Bounded by the cells the kept specs show (a
-# d_model 64 model's steps, every head of both blocks, fit; a few GPT-2 tables do): the least recently
-# used go first.
-_KEPT: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a weight's list of them
-_KEPT_BEFORE: dict[tuple, tuple[tuple, Any]] = {}  # the entry a key held before its newest
-KEPT_CELLS = 400_000
-_kept_cells: dict[tuple, int] = {}  # key -> the cells its specs show
-_held_weakly: set[tuple] = set()  # keys whose entry is made of something that can be gone
+KEPT_CELLS = 400_000  # the cells the kept specs of one app show at most
 
 _NO_MARKS: frozenset[str] = frozenset()
 _EDITED = frozenset({EDITED})
@@ -276,70 +271,99 @@ _EDITED = frozenset({EDITED})
 _MARKS = tuple(frozenset(m | extra) for extra in (set(), {MASKED}) for m in (set(), {UP}, {DOWN}, {CHANGED}))
 
 
-def _kept(key: tuple, made_of: tuple) -> Any:
-    """The spec kept under key that was made of what is equal to made_of (None: none was)."""
-    return _find(key, lambda made: _same(made, made_of))
+class KeptSpecs:
+    """Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
+    values and marks are the same GridSpec object as last time, so the view redraws nothing. Keyed by
+    what the table is; an entry holds what its spec was made from, and is used only when all of that is
+    equal again. Each key keeps its last two specs: a switch toggled on and off, or an edit and its
+    undo, goes back and forth between two looks of the same table. Bounded by the cells the kept specs
+    show (a d_model 64 model's steps, every head of both blocks, fit; a few GPT-2 tables do): the least
+    recently used go first.
 
+    One per app (it makes each View with it), so what is kept dies with the app; clear() empties it."""
 
-def _kept_made_of(key: tuple, objects: tuple) -> Any:
-    """The spec kept under key that was made of these very objects (other specs, say)."""
-    return _find(key, lambda made: len(made) == len(objects) and all(a is b for a, b in zip(made, objects)))
+    def __init__(self, cells: int = KEPT_CELLS) -> None:
+        self.limit = cells
+        self._newest: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a list
+        self._before: dict[tuple, tuple[tuple, Any]] = {}  # the entry a key held before its newest
+        self._cells: dict[tuple, int] = {}  # key -> the cells its specs show
+        self._held_weakly: set[tuple] = set()  # keys whose entry is made of something that can be gone
 
+    def clear(self) -> None:
+        self._newest.clear()
+        self._before.clear()
+        self._cells.clear()
+        self._held_weakly.clear()
 
-def _find(key: tuple, matches: Callable[[tuple], bool]) -> Any:
-    hit = _KEPT.get(key)
-    if hit is None:
-        return None
-    if not matches(hit[0]):
-        before = _KEPT_BEFORE.get(key)
-        if before is None or not matches(before[0]):
+    def __len__(self) -> int:
+        return len(self._newest)
+
+    def find(self, key: tuple, made_of: tuple) -> Any:
+        """The spec kept under key that was made of what is equal to made_of (None: none was)."""
+        return self._find(key, lambda made: _same(made, made_of))
+
+    def find_made_of(self, key: tuple, objects: tuple) -> Any:
+        """The spec kept under key that was made of these very objects (other specs, say)."""
+        return self._find(
+            key, lambda made: len(made) == len(objects) and all(a is b for a, b in zip(made, objects))
+        )
+
+    def newest(self, key: tuple) -> tuple[tuple, Any] | None:
+        """(what it was made of, the spec) kept last under key, whatever it was made of."""
+        return self._newest.get(key)
+
+    def _find(self, key: tuple, matches: Callable[[tuple], bool]) -> Any:
+        hit = self._newest.get(key)
+        if hit is None:
             return None
-        _KEPT[key], _KEPT_BEFORE[key] = before, hit  # the one before is the newest again
-        hit = before
-    _KEPT.move_to_end(key)
-    return hit[1]
+        if not matches(hit[0]):
+            before = self._before.get(key)
+            if before is None or not matches(before[0]):
+                return None
+            self._newest[key], self._before[key] = before, hit  # the one before is the newest again
+            hit = before
+        self._newest.move_to_end(key)
+        return hit[1]
+
+    def _drop(self, key: tuple) -> None:
+        del self._newest[key]
+        self._before.pop(key, None)
+        self._cells.pop(key, None)
+        self._held_weakly.discard(key)
+
+    def _entries(self, key: tuple) -> list[tuple[tuple, Any]]:
+        return [e for e in (self._newest.get(key), self._before.get(key)) if e is not None]
+
+    def keep(self, key: tuple, made_of: tuple, spec: T) -> T:
+        """Keep spec under key as made of made_of (the entry it held goes one back); returns spec."""
+        newest = self._newest.pop(key, None)
+        if newest is not None:
+            self._before[key] = newest
+        self._newest[key] = (made_of, spec)
+        self._cells[key] = sum(_cells_of(s) for _, s in self._entries(key))
+        if any(hasattr(x, "gone") for made, _ in self._entries(key) for x in made):
+            self._held_weakly.add(key)
+        # an entry made of something held weakly that is gone (the gradients of a trace no longer
+        # shown) can never be used again: dropped now, not when newer ones push it out (at GPT-2 small
+        # a gradient's table is ~2.7 MB of texts, and each round of edit, undo and d left more of them)
+        for k in list(self._held_weakly):
+            before = self._before.get(k)
+            if before is not None and any(getattr(x, "gone", False) for x in before[0]):
+                del self._before[k]
+                self._cells[k] = _cells_of(self._newest[k][1])
+            if any(getattr(x, "gone", False) for x in self._newest[k][0]):
+                self._drop(k)
+        total = sum(self._cells.values())
+        while total > self.limit and len(self._newest) > 1:
+            oldest = next(iter(self._newest))
+            total -= self._cells[oldest]
+            self._drop(oldest)
+        return spec
 
 
 def _cells_of(spec: Any) -> int:
     specs = spec if isinstance(spec, list) else [spec]
     return sum(len(s.rows) * max(len(s.cols), 1) if isinstance(s, GridSpec) else 1 for s in specs)
-
-
-def _drop(key: tuple) -> None:
-    del _KEPT[key]
-    _KEPT_BEFORE.pop(key, None)
-    _kept_cells.pop(key, None)
-    _held_weakly.discard(key)
-
-
-def _entries(key: tuple) -> list[tuple[tuple, Any]]:
-    return [e for e in (_KEPT.get(key), _KEPT_BEFORE.get(key)) if e is not None]
-
-
-def _keep(key: tuple, made_of: tuple, spec: Any) -> Any:
-    newest = _KEPT.pop(key, None)
-    if newest is not None:
-        _KEPT_BEFORE[key] = newest
-    _KEPT[key] = (made_of, spec)
-    _kept_cells[key] = sum(_cells_of(s) for _, s in _entries(key))
-    if any(hasattr(x, "gone") for made, _ in _entries(key) for x in made):
-        _held_weakly.add(key)
-    # an entry made of something held weakly that is gone (the gradients of a trace no longer shown) can
-    # never be used again: dropped now, not when newer ones push it out (at GPT-2 small a gradient's
-    # table is ~2.7 MB of texts, and each round of edit, undo and d left more of them)
-    for k in list(_held_weakly):
-        before = _KEPT_BEFORE.get(k)
-        if before is not None and any(getattr(x, "gone", False) for x in before[0]):
-            del _KEPT_BEFORE[k]
-            _kept_cells[k] = _cells_of(_KEPT[k][1])
-        if any(getattr(x, "gone", False) for x in _KEPT[k][0]):
-            _drop(k)
-    total = sum(_kept_cells.values())
-    while total > KEPT_CELLS and len(_KEPT) > 1:
-        oldest = next(iter(_KEPT))
-        total -= _kept_cells[oldest]
-        _drop(oldest)
-    return spec
 
 
 def _same(a: tuple, b: tuple) -> bool:

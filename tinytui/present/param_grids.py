@@ -12,12 +12,11 @@ from tinytui.model import names
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
     _EDITED,
-    _KEPT,
     _NO_MARKS,
     CellRef,
     GridSpec,
-    _keep,
-    _kept,
+    KeptSpecs,
+    Located,
     _limit,
     array_limit,
 )
@@ -33,14 +32,14 @@ def param_grids(view: View, name: str, win: windows.Window | None = None) -> lis
     arr, original = view.session.params[full], view.session.model.params[full]
     if arr.size > _KEEP_UP_TO:  # a kept entry holds what it was made of: no big weight is pinned
         return _param_grids(view, full, win)
-    # an edit of one weight redraws every table of the step: the others' grids are kept (_KEPT)
+    # an edit of one weight redraws every table of the step: the others' grids are kept (view.kept)
     key = ("param grids", full)  # not cells.param_grid's key: the two kept entries are not the same thing
     made_of = (arr, original, frozenset(view.edited.get(full, ())), win, view.session.params.cfg)
-    if (hit := _kept(key, made_of)) is not None:
+    if (hit := view.kept.find(key, made_of)) is not None:
         return hit
-    before = _KEPT.get(key)
+    before = view.kept.newest(key)
     patched = _patched(full, before[0], before[1], made_of) if before is not None else None
-    return _keep(key, made_of, patched if patched is not None else _param_grids(view, full, win))
+    return view.kept.keep(key, made_of, patched if patched is not None else _param_grids(view, full, win))
 
 
 _KEEP_UP_TO = 1 << 16  # elements
@@ -107,7 +106,9 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
             marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
         else:
             marks = ((_NO_MARKS,) * len(at_cols),) * len(idx)
-        refs, sources = _cell_refs(full, label, h, arr.ndim, table, idx, (at_rows, at_cols))
+        refs, sources, located = _cell_refs(
+            view.kept, full, label, h, arr.ndim, table, idx, (at_rows, at_cols)
+        )
 
         spec = GridSpec(
             f"param:{full}:{h}",
@@ -125,6 +126,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
             "param",
             (),
             sources,
+            located,
         )
         out.append(spec)
     return out
@@ -159,18 +161,18 @@ def _indices(h: int, ndim: int, at_rows: tuple[int, ...], at_cols: tuple[int, ..
 
 
 def _cell_refs(
-    full: str, label: str, h: int, ndim: int, table, idx: LazyRows, window: tuple
-) -> tuple[LazyRows, LazyRows]:
-    """(refs, sources) of a weight's table: each cell's CellRef, labelled as the inspector names it, and
-    the run's cell it shows, a row of them made when first read (the cursor's cell is all the editor
-    reads: at d_model 64 a first visit to step 6 made 12,288 of them, most of its 80 ms). window: the
-    weight's rows and columns the table shows, which decide idx.
+    kept: KeptSpecs, full: str, label: str, h: int, ndim: int, table, idx: LazyRows, window: tuple
+) -> tuple[LazyRows, LazyRows, Located]:
+    """(refs, sources, where the sources are) of a weight's table: each cell's CellRef, labelled as the
+    inspector names it, and the run's cell it shows, a row of them made when first read (the cursor's
+    cell is all the editor reads: at d_model 64 a first visit to step 6 made 12,288 of them, most of
+    its 80 ms). window: the weight's rows and columns the table shows, which decide idx.
 
-    They name the cells, not their values, so they are kept (grid_spec's cache of kept specs) across
+    They name the cells, not their values, so they are kept (the app's KeptSpecs) across
     edits of the weight's numbers: at d_model 64, W_O's 4,096 labelled refs were a third of an edit's
     redraw."""
     key = ("param refs", full, label, h, ndim, tuple(table.rows), tuple(table.cols), window)
-    if (hit := _kept(key, ())) is not None:
+    if (hit := kept.find(key, ())) is not None:
         return hit
 
     def where_of(r: int, c: int) -> str:
@@ -186,4 +188,4 @@ def _cell_refs(
 
     refs = LazyRows(len(idx), refs_row)
     sources = LazyRows(len(idx), lambda r: tuple((full, i) for i in idx[r]))
-    return _keep(key, (), (refs, sources))
+    return kept.keep(key, (), (refs, sources, Located(sources)))

@@ -6,11 +6,10 @@ so every widget that draws a GridSpec or a LogitsSpec draws practice without kno
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import replace
 
 from tinytui.model.practice.questions import cell_text
-from tinytui.present.grid_spec import MASKED, GridSpec, Item, LogitRow, LogitsSpec, Section, Source
+from tinytui.present.grid_spec import MASKED, GridSpec, Item, KeptSpecs, LogitRow, LogitsSpec, Section, Source
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.session.practice_state import Shown
@@ -18,10 +17,6 @@ from tinytui.session.practice_state import Shown
 HIDDEN = "?"
 RIGHT = "✓"
 _ONLY_MASKED = frozenset({MASKED})
-_KEPT: OrderedDict[tuple, tuple[Item, Item]] = (
-    OrderedDict()
-)  # (id of a spec, its cells' states) -> (spec, new)
-KEPT_MAX = 128
 
 
 def conceal(view: View, sections: list[Section]) -> list[Section]:
@@ -31,7 +26,9 @@ def conceal(view: View, sections: list[Section]) -> list[Section]:
         return sections
     n_blocks = view.trace.cfg.n_blocks
     return [
-        replace(s, rows=tuple(tuple(_item(item, shown, n_blocks) for item in row) for row in s.rows))
+        replace(
+            s, rows=tuple(tuple(_item(view.kept, item, shown, n_blocks) for item in row) for row in s.rows)
+        )
         for s in sections
     ]
 
@@ -41,7 +38,9 @@ def ask_line(source: Source, n_blocks: int) -> str:
     return f"{cell_text(*source, n_blocks)} = ?   practice: Enter to give your value, h for a hint"
 
 
-def _item(item: Item, shown: Shown, n_blocks: int) -> Item:
+def _item(kept: KeptSpecs, item: Item, shown: Shown, n_blocks: int) -> Item:
+    """The item with its practised cells drawn so; kept with the spec it was made from and its cells'
+    states (a key that changes nothing else draws the same spec)."""
     if isinstance(item, GridSpec):
         states = tuple(
             (r, c, src in shown.right)
@@ -57,16 +56,11 @@ def _item(item: Item, shown: Shown, n_blocks: int) -> Item:
         )
     if not states:
         return item
-    key = (id(item), states)
-    kept = _KEPT.get(key)
-    if kept is not None and kept[0] is item:
-        _KEPT.move_to_end(key)
-        return kept[1]
+    key = ("practice", item.key, states)
+    if (hit := kept.find_made_of(key, (item,))) is not None:
+        return hit
     new = _grid(item, states, n_blocks) if isinstance(item, GridSpec) else _bars(item, states)
-    _KEPT[key] = (item, new)
-    while len(_KEPT) > KEPT_MAX:
-        _KEPT.popitem(last=False)
-    return new
+    return kept.keep(key, (item,), new)
 
 
 def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:

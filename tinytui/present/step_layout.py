@@ -1,6 +1,7 @@
 """Where a step's blocks sit in the step view: each section's heading, then its tables (side by side
 when they fit the width, each under the one before when they do not), every block a known number of
-lines. Pure geometry on the specs (no Textual): the step view draws what this places.
+lines. Pure geometry on the specs (no Textual): the step view draws what this places. What laying out keeps
+between keys (LayoutKept) belongs to the view that lays out, and goes with it.
 
 A table's block is its frame: the top border with the title, the header lines, the rows, and the
 bottom border with the shading's key. Its inner width is the table's (grid_layout.Shape) or the title's
@@ -9,11 +10,12 @@ or the key's, whichever is widest; two columns of frame and padding each side.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from tinytui.present.grid_layout import Shape
-from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec, LogitsSpec, Section, joined_parts
+from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec, LogitsSpec, Section
 from tinytui.report.lazy_rows import LazyRows
 
 FRAME = 2  # columns of border and padding on each side of a table
@@ -92,6 +94,27 @@ class StepLayout:
         return by_line
 
 
+@dataclass
+class LayoutKept:
+    """What laying a view's steps out keeps between keys, made and owned by that view: a table's shape by
+    what it is made of (shapes: bounded, the view gives Textual's LRUCache), and by spec (held weakly:
+    an entry goes with its spec) its size for a room and, for a table of heads, its heads. A table that
+    did not change (present keeps its spec) is not measured or split again when a step around it is
+    laid out anew."""
+
+    shapes: MutableMapping[tuple, Shape]
+    sized: KeptBySpec[tuple[int | None, tuple[Shape, int, int]]] = field(
+        default_factory=lambda: KeptBySpec(256)
+    )
+    # at GPT-2 small, 12 heads of each table on every move: the splits of earlier traces' tables go with them
+    split: KeptBySpec[tuple[GridSpec, ...]] = field(default_factory=lambda: KeptBySpec(256))
+
+    def clear(self) -> None:
+        self.shapes.clear()
+        self.sized.clear()
+        self.split.clear()
+
+
 def key_width(spec: GridSpec) -> int:
     """Columns the shading's key takes under a table (0 when it has none)."""
     if spec.shade not in ("heat", "diverging") or not spec.shaded:
@@ -100,21 +123,16 @@ def key_width(spec: GridSpec) -> int:
     return ends + KEY_CELLS + 2
 
 
-# spec -> (room, its size): a table that did not change (present keeps its spec) is not measured again
-# when a step around it is laid out anew
-_SIZED: KeptBySpec[tuple[int | None, tuple[Shape, int, int]]] = KeptBySpec(256)
-
-
-def table_box_size(spec: GridSpec, room: int | None) -> tuple[Shape, int, int]:
+def table_box_size(spec: GridSpec, room: int | None, kept: LayoutKept) -> tuple[Shape, int, int]:
     """A table's shape, its frame's width and height (a heatmap too wide for room gets narrow blocks)."""
-    kept = _SIZED.get(spec)
-    if kept is not None and kept[0] == room:
-        return kept[1]
-    return _SIZED.put(spec, (room, _measured(spec, room)))[1]
+    sized = kept.sized.get(spec)
+    if sized is not None and sized[0] == room:
+        return sized[1]
+    return kept.sized.put(spec, (room, _measured(spec, room, kept)))[1]
 
 
-def _measured(spec: GridSpec, room: int | None) -> tuple[Shape, int, int]:
-    shape = Shape.of(spec, -1, 0, None if room is None else room - 2 * FRAME)
+def _measured(spec: GridSpec, room: int | None, kept: LayoutKept) -> tuple[Shape, int, int]:
+    shape = Shape.of(spec, -1, 0, None if room is None else room - 2 * FRAME, kept.shapes)
     inner = max(shape.table_width, len(spec.title) + 2, key_width(spec))
     if room is not None:  # a long title is cut (with …), never widening the table past the room
         inner = max(shape.table_width, min(inner, room - 2 * FRAME))
@@ -135,26 +153,21 @@ def bars_box_size(spec: LogitsSpec, room: int | None) -> tuple[int, int, int, bo
     return inner + 2 * FRAME, 1 + 1 + len(spec.rows) + bool(spec.others) + 1, bar, short
 
 
-# spec -> its heads, the spec held weakly: an entry goes with its spec, so the splits of the tables of
-# earlier traces are not kept (at GPT-2 small, 12 heads of each of them on every move)
-_SPLIT: KeptBySpec[tuple[GridSpec, ...]] = KeptBySpec(256)
-
-
-def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
+def heads_of(spec: GridSpec, kept: LayoutKept) -> tuple[GridSpec, ...]:
     """A table of several heads (column groups) as one table per head, each under the one before when
     the whole is too wide: the same rows, cells, marks and shading scale; keys "<key>#<head>". Made once
-    per spec (the same spec gives the same tables, so an unchanged table draws nothing again)."""
-    kept = _SPLIT.get(spec)
-    if kept is not None:
-        return kept
-    joined = joined_parts(spec)
-    if joined is not None and len(joined) == len(spec.groups):
+    per spec (kept.split: the same spec gives the same tables, so an unchanged table draws nothing again)."""
+    split = kept.split.get(spec)
+    if split is not None:
+        return split
+    joined = spec.parts
+    if joined and len(joined) == len(spec.groups):
         # the tables it was joined from: their cells, sources and lines as they are, on the shared scale
         heads = tuple(
             replace(part, key=f"{spec.key}#{i}", title=spec.title, groups=(group,), limit=spec.limit)
             for i, (part, group) in enumerate(zip(joined, spec.groups))
         )
-        return _SPLIT.put(spec, heads)
+        return kept.split.put(spec, heads)
     parts = []
     start = 0
     for i, (label, span) in enumerate(spec.groups):
@@ -183,12 +196,15 @@ def heads_of(spec: GridSpec) -> tuple[GridSpec, ...]:
                 cut(spec.sources) if spec.sources else (),
             )
         )
-    return _SPLIT.put(spec, tuple(parts))
+    return kept.split.put(spec, tuple(parts))
 
 
-def lay_out(sections: list[Section], width: int, top: int = 0, margin: int = 0) -> StepLayout:
+def lay_out(
+    sections: list[Section], width: int, kept: LayoutKept, top: int = 0, margin: int = 0
+) -> StepLayout:
     """Every section's heading and tables, top to bottom from line top, for a view width columns wide;
-    margin: columns left of every table and a blank line above each row of them (the presenter's room)."""
+    margin: columns left of every table and a blank line above each row of them (the presenter's room);
+    kept: the view's sizes and splits of the tables it laid out before."""
     headings: list[Heading] = []
     boxes: list[Box] = []
     pages: list[tuple[int, tuple[int, ...]]] = []
@@ -208,11 +224,11 @@ def lay_out(sections: list[Section], width: int, top: int = 0, margin: int = 0) 
                     w, h, bar, short = bars_box_size(item, width_left)
                     sized.append((item, None, w, h, (bar, short)))
                 else:
-                    shape, w, h = table_box_size(item, width_left)
+                    shape, w, h = table_box_size(item, width_left, kept)
                     heads = len(item.groups) > 1 and all(g.startswith("head") for g, _ in item.groups)
                     if w > width_left and heads:
-                        for head in heads_of(item):  # too wide: its heads under each other
-                            shape, w, h = table_box_size(head, width_left)
+                        for head in heads_of(item, kept):  # too wide: its heads under each other
+                            shape, w, h = table_box_size(head, width_left, kept)
                             sized.append((head, shape, w, h, (0, False)))
                         continue
                     sized.append((item, shape, w, h, (0, False)))

@@ -20,9 +20,9 @@ from tinytui.present.grid_spec import (
     UP,
     Cell,
     GridSpec,
+    KeptSpecs,
+    Located,
     Source,
-    _keep,
-    _kept,
     array_limit,
     grid,
 )
@@ -141,12 +141,13 @@ def _marks_of(codes: np.ndarray) -> tuple[tuple[frozenset[str], ...], ...]:
 
 
 def _sources(
-    full: str, ndim: int, by_tokens: bool, at_rows: Sequence[int], at_cols: Sequence[int]
-) -> tuple[tuple[Source, ...], ...]:
-    """Which of the tensor's cells each table cell shows: the same for every run of one window, so kept."""
+    kept: KeptSpecs, full: str, ndim: int, by_tokens: bool, at_rows: Sequence[int], at_cols: Sequence[int]
+) -> tuple[tuple[tuple[Source, ...], ...], Located]:
+    """Which of the tensor's cells each table cell shows, and where each is: the same for every run of
+    one window, so kept."""
     made_of = (ndim, by_tokens, tuple(at_rows), tuple(at_cols))
     key = ("sources", full)
-    if (hit := _kept(key, made_of)) is not None:
+    if (hit := kept.find(key, made_of)) is not None:
         return hit
     if ndim == 0:
         sources: tuple = (((full, ()),),)
@@ -156,7 +157,7 @@ def _sources(
         )
     else:
         sources = tuple(tuple((full, (r, c)) for c in at_cols) for r in at_rows)
-    return _keep(key, made_of, sources)
+    return kept.keep(key, made_of, (sources, Located(sources)))
 
 
 def tensor_grid(view: View, name: str, role: str) -> GridSpec:
@@ -172,7 +173,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     marked = _marked_by(view, name, by_tokens, win)
     made_of = (arr if win is None else shown_values, t.axes, trace.cfg.n_blocks, masked, win, *marked)
     key = ("tensor", role, name)
-    if (hit := _kept(key, made_of)) is not None:
+    if (hit := view.kept.find(key, made_of)) is not None:
         return hit
     shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
     table = windows.tensor_part_table(trace, name, shown, win)
@@ -184,7 +185,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     marks = _marks_of(codes)
     values = table.cells.basis  # the numbers its rows are written from (tables.number_rows)
     full = names.canonical(name)
-    sources = _sources(full, arr.ndim, by_tokens, at_rows, at_cols)
+    sources, located = _sources(view.kept, full, arr.ndim, by_tokens, at_rows, at_cols)
 
     was = _was_in(view, name)
 
@@ -212,8 +213,9 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         role,
         (),
         sources,
+        located,
     )
-    return _keep(key, made_of, spec)
+    return view.kept.keep(key, made_of, spec)
 
 
 def columns_grid(

@@ -17,8 +17,6 @@ from tinytui.present.grid_spec import (
     GridSpec,
     LogitRow,
     LogitsSpec,
-    _keep,
-    _kept,
     array_limit,
 )
 from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marked_by, _marks_of, _was_in
@@ -53,7 +51,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
         *marked,
     )
     key = ("tokens", vec)
-    if (hit := _kept(key, made_of)) is not None:
+    if (hit := view.kept.find(key, made_of)) is not None:
         return hit  # the same prompt, vector and marks: the table shown last time
     shown, canon = (display(vec), names.canonical(vec)) if vec else ("", "")
     n_rows, n_cols = len(at_rows), len(at_cols)
@@ -113,7 +111,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
         groups,
         LazyRows(n_rows, sources_row),
     )
-    return _keep(key, made_of, spec)
+    return view.kept.keep(key, made_of, spec)
 
 
 def logits_spec(view: View) -> LogitsSpec:

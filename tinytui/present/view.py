@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from tinytui.model import step_path as steps
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff
 from tinytui.model.trace import Trace
+from tinytui.present.grid_spec import KeptSpecs
 from tinytui.session.practice_state import Shown
 from tinytui.session.session import Session
 from tinytui.session.state import Mode
@@ -38,6 +39,9 @@ class View:
     curve: Curve | None = None  # set when the current weights came from a learning step or run
     notes: tuple[str, ...] = ()  # status-line pieces from the app: recording, replay, practice
     practice: Shown | None = None  # practice mode: the cells drawn as "?" or with ✓ (present/practice_cells)
+    # the tables kept from the views made before (the app's own: the same spec for a table that did not
+    # change, so the widgets redraw nothing of it); a view made alone keeps its own
+    kept: KeptSpecs = field(default_factory=KeptSpecs, compare=False, repr=False)
 
     @classmethod
     def of(
@@ -46,10 +50,12 @@ class View:
         curve: Curve | None = None,
         notes: tuple[str, ...] = (),
         practice: Shown | None = None,
+        kept: KeptSpecs | None = None,
     ) -> View:
         s = session
+        kept = KeptSpecs() if kept is None else kept
         return cls(
-            s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, s.here, curve, notes, practice
+            s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, s.here, curve, notes, practice, kept
         )
 
     @property

@@ -23,6 +23,7 @@ from textual.widget import AwaitMount
 from textual.widgets import Footer
 
 from tinytui import themes
+from tinytui.present.grid_spec import KeptSpecs
 from tinytui.present.view import View, ViewPart
 from tinytui.recording.replay import Replayer
 from tinytui.session.session import Session
@@ -76,6 +77,7 @@ class TinyTuiApp(App[None]):
         super().__init__()
         self.toasts = Toasts(self)  # the notices raised (toasts.py)
         self.session = session
+        self.kept_specs = KeptSpecs()  # every View is made with it: a table that did not change is kept
         self.steps = StepController(self)
         self.edits = EditController(self)
         self.experiments = ExperimentController(self)
@@ -280,7 +282,8 @@ class TinyTuiApp(App[None]):
 
     def view(self) -> View:
         notes = (*self.recording.status(), *self.practice.status())
-        return View.of(self.session, self.learning.loss_curves.current(), notes, self.practice.shown())
+        curve = self.learning.loss_curves.current()
+        return View.of(self.session, curve, notes, self.practice.shown(), self.kept_specs)
 
     def refresh_views(self) -> None:
         if self.leaving:  # a worker or a timer that ends while the app closes has nothing to draw into

@@ -9,10 +9,12 @@ mark also has a glyph (▲ ▼ ◆ * × ▸), so nothing is colour alone. Draws 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import MappingProxyType
 
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.strip import Strip
 
@@ -25,15 +27,16 @@ from tinytui.tui.widgets.shading import levels, shade_at, shading_key
 LIT = "▸"  # before a cell the focused value reads
 WIDE_GROUP = 60  # columns: a group header wider than this starts its name at its left, not centred
 _BLOCKS = " ▏▎▍▌▋▊▉█"
-_MARK = {
-    EDITED: "edited",
-    UP: "changed-up",
-    DOWN: "changed-down",
-    "changed": "changed",
-    MASKED: "masked",
-}
-# a shaded cell's style by (theme, ground, marks, shade, level): shared by every table and every step
-CELL_STYLES: dict[tuple, Style] = {}
+_MARK = MappingProxyType(
+    {
+        EDITED: "edited",
+        UP: "changed-up",
+        DOWN: "changed-down",
+        "changed": "changed",
+        MASKED: "masked",
+    }
+)
+CELL_STYLES_KEPT = 16384  # cells' styles a painter keeps: every mark on every level of both shadings
 _PLAIN = Style()  # a cell without a mark: no style of its own
 
 
@@ -56,6 +59,8 @@ class Painter:
         self.ground = ground
         self._styles: dict[str, Style] = {}  # over the ground
         self._components: dict[str, Style] = {}
+        # a cell's style by (ground, marks, shade, level): shared by every table and every step it paints
+        self._cell_styles: LRUCache[tuple, Style] = LRUCache(CELL_STYLES_KEPT)
 
     def style(self, name: str) -> Style:
         """A component's style over the ground."""
@@ -73,8 +78,8 @@ class Painter:
     def _cell_style(self, shade: str | None, marks: frozenset[str], at: float | None) -> Style:
         """A cell's style by its marks and its level on the shading (None: not shaded): the mark's own
         style, on the shade where the mark has no background, with text readable on whichever it has."""
-        key = (self.theme, self.ground, marks, shade, at)
-        got = CELL_STYLES.get(key)
+        key = (self.ground, marks, shade, at)
+        got = self._cell_styles.get(key)
         if got is not None:
             return got
         mark = next((m for m in PRECEDENCE if m in marks), None) if marks else None
@@ -89,9 +94,7 @@ class Painter:
             color = readable_on(on).rich_color
         under = self.ground if mark is None else self.ground + own
         got = under + Style(color=color, bgcolor=background)
-        if len(CELL_STYLES) > 100_000:
-            CELL_STYLES.clear()
-        CELL_STYLES[key] = got
+        self._cell_styles[key] = got
         return got
 
     # ---- a box's lines ----------------------------------------------------------------------------

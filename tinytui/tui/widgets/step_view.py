@@ -27,6 +27,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Region, Size, Spacing
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -35,7 +36,7 @@ from textual.strip import Strip
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
 from tinytui.present.grid_spec import CellRef, GridSpec, Item, KeptBySpec, LogitsSpec, Section, Source
-from tinytui.present.step_layout import FRAME, Box, StepLayout, lay_out
+from tinytui.present.step_layout import FRAME, Box, LayoutKept, StepLayout, lay_out
 from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.step_lines import Painter, label_width
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
@@ -44,6 +45,7 @@ from tinytui.tui.widgets.virtual_size import set_virtual_size
 PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
 _LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; revisited steps hit)
 _LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
+_SHAPES_KEPT = 512  # tables' shapes kept, by what they are made of
 
 
 @dataclass
@@ -248,6 +250,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._composed: dict[tuple, Strip] = {}  # a screen line, by the table lines it is made of
         self._wrapped: dict[tuple, list[Strip]] = {}  # the words as lines, by their text and width
         self._layouts: dict[tuple, tuple[list[Item], StepLayout]] = {}  # by the specs laid out
+        self._layout_kept = LayoutKept(LRUCache(_SHAPES_KEPT))  # the tables' sizes and splits (lay_out)
         self._last_key: tuple = ()
         self._base = Style()
         self._painter: Painter | None = None
@@ -414,7 +417,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return kept[1]
         if len(self._layouts) >= _LAYOUTS_KEPT:
             self._layouts.pop(next(iter(self._layouts)))
-        layout = lay_out(sections, width, top, margin)
+        layout = lay_out(sections, width, self._layout_kept, top, margin)
         self._layouts[key] = (items, layout)  # the items held: their ids in the key stay theirs
         return layout
 
