@@ -143,27 +143,27 @@ def first_stale(
 ) -> int:
     """The first part of a run on these inputs whose tensors differ from reuse's: EMBED when nothing can
     be kept (another prompt or model, a switch every block reads, weights not known), nothing_changed()
-    when every tensor would be the same."""
+    when every tensor would be the same. (To choose which earlier trace a run should reuse.)"""
     cfg = params.cfg
     if reuse.params is None or reuse.prompt != prompt or (reuse.cfg is not cfg and reuse.cfg != cfg):
         return EMBED
-    old = reuse.switches
-    unablated = {"ablated_heads": frozenset(), "ablated": frozenset()}
-    if replace(old, **unablated) != replace(switches, **unablated):
-        return EMBED  # the mask, positions, norm, activation or residual: read from the embedding on
-    start = nothing_changed(cfg)
-    if old.ablated_heads != switches.ablated_heads:
-        start = BLOCKS  # a head of every block
-    for b, _ in old.ablated ^ switches.ablated:
-        start = min(start, BLOCKS + b)
+    start = _first_switch_reader(reuse.switches, switches, cfg)
     ids = {cfg.token_id(t) for t in prompt}
     for name, cells in params.differences(reuse.params).items():
         start = min(start, _first_reader(name, cells, ids, len(prompt), cfg))
-        if start == EMBED:
-            return EMBED
     if target != reuse.target or lr != reuse.lr:
         start = min(start, loss_part(cfg))
     return start
+
+
+def _first_switch_reader(old: Switches, new: Switches, cfg: ModelConfig) -> int:
+    """The first part that reads a switch that differs (a head ablated: its block's part)."""
+    unablated = {"ablated_heads": frozenset(), "ablated": frozenset()}
+    if replace(old, **unablated) != replace(new, **unablated):
+        return EMBED  # the mask, positions, norm, activation or residual: read from the embedding on
+    if old.ablated_heads != new.ablated_heads:
+        return BLOCKS  # a head of every block
+    return min((BLOCKS + b for b, _ in old.ablated ^ new.ablated), default=nothing_changed(cfg))
 
 
 def _first_reader(name: str, cells, ids: set[int], T: int, cfg: ModelConfig) -> int:
@@ -194,8 +194,16 @@ def run(
     only the rest is computed (Tape): the same tensors, bit for bit, as without it."""
     cfg = params.cfg
     switches = switches or defaults(cfg)
-    prompt = tuple(prompt)
-    lr = float(lr)
+    prompt, lr = tuple(prompt), float(lr)
+    _check_inputs(cfg, prompt, target)
+    tape = Tape.start(params, prompt, reuse)
+    forward(tape, cfg, prompt, target, switches, lr)
+    if _same_run(reuse, params, target, lr, switches) and _all_kept(reuse, tape.tensors):
+        return reuse
+    return Trace(cfg, prompt, target, switches, lr, tape.tensors, params, tape.sources)
+
+
+def _check_inputs(cfg: ModelConfig, prompt: tuple[str, ...], target: str) -> None:
     if not prompt:
         raise ValueError("the prompt is empty")
     for tok in (*prompt, target):
@@ -203,18 +211,16 @@ def run(
             raise ValueError(f"{tok!r} is not in the vocabulary")
     if cfg.learned_positions and len(prompt) > cfg.n_ctx:
         raise ValueError(f"{len(prompt)} tokens is longer than the model's {cfg.n_ctx} learned positions")
-    tape = Tape.start(params, prompt, reuse)
-    forward(tape, cfg, prompt, target, switches, lr)
-    out = tape.tensors
-    if (
-        reuse is not None
-        and len(out) == len(reuse.tensors)
-        and all(reuse.tensors.get(n) is t for n, t in out.items())
-    ):
-        same = reuse.params is params and reuse.target == target and reuse.lr == lr
-        if same and reuse.switches == switches:
-            return reuse
-    return Trace(cfg, prompt, target, switches, lr, out, params, tape.sources)
+
+
+def _same_run(reuse: Trace | None, params: Params, target: str, lr: float, switches: Switches) -> bool:
+    if reuse is None or reuse.params is not params:
+        return False
+    return (reuse.target, reuse.lr, reuse.switches) == (target, lr, switches)
+
+
+def _all_kept(reuse: Trace, tensors: dict[str, Tensor]) -> bool:
+    return len(tensors) == len(reuse.tensors) and all(reuse.tensors.get(n) is t for n, t in tensors.items())
 
 
 # ---- the tape: how a run writes its tensors, keeping an earlier run's where it may ----------------
@@ -287,51 +293,60 @@ class Tape:
 
     def __call__(self, names, axes, formula: Callable, *inputs):
         single = isinstance(names, str)
-        names = (names,) if single else tuple(names)
-        axes = (axes,) if single else tuple(axes)
+        names, axes = ((names,), (axes,)) if single else (tuple(names), tuple(axes))
         if self._block is not None:
             names = tuple(prefix(self._block) + n for n in names)
-        rec = self._record
-        kept = self._kept(names, inputs)
-        if kept is None:
-            args = [rec.params[i.name] if isinstance(i, Weight) else i for i in inputs]
-            values = formula(*args)
-            made = [self._tensor(n, v, a) for n, v, a in zip(names, (values,) if single else values, axes)]
-            kept = self._same_bits(names, made, inputs) or made
-        for name, tensor in zip(names, kept):
-            rec.out[name] = tensor
-            rec.sources[name] = inputs
-        return kept[0].values if single else tuple(t.values for t in kept)
+        tensors = self._tensors(names, axes, single, formula, inputs)
+        for name, tensor in zip(names, tensors):
+            self._record.out[name] = tensor
+            self._record.sources[name] = inputs
+        return tensors[0].values if single else tuple(t.values for t in tensors)
+
+    def _tensors(self, names, axes, single: bool, formula: Callable, inputs: tuple) -> list[Tensor]:
+        """The earlier run's tensors where they may be kept, else formula computed on the inputs."""
+        before = self._earlier(names, inputs)
+        kept = self._kept(before, names, inputs)
+        if kept is not None:
+            return kept
+        values = formula(*[self._record.params[i.name] if isinstance(i, Weight) else i for i in inputs])
+        made = [self._tensor(n, v, a) for n, v, a in zip(names, (values,) if single else values, axes)]
+        return self._same_bits(before, names, made, inputs) or made
 
     def _tensor(self, name: str, values, axes: str) -> Tensor:
         arr = np.array(values, dtype=np.float64)
         arr.setflags(write=False)
         return Tensor(name, arr, tuple(self._record.axes[a] for a in axes.split()))
 
-    def _kept(self, names: tuple[str, ...], inputs: tuple) -> list[Tensor] | None:
-        """The earlier run's tensors when every input is the same as theirs, else None."""
+    def _earlier(self, names: tuple[str, ...], inputs: tuple) -> tuple | None:
+        """What the earlier run computed these tensors from (None: it has not all of them)."""
         rec = self._record
         before = rec.old_sources.get(names[0])
-        if before is None or any(n not in rec.old for n in names) or len(before) != len(inputs):
+        if before is None or len(before) != len(inputs) or any(n not in rec.old for n in names):
+            return None
+        return before
+
+    def _kept(self, before: tuple | None, names, inputs: tuple) -> list[Tensor] | None:
+        """The earlier run's tensors when every input is the same as theirs, else None."""
+        if before is None:
             return None
         for was, now in zip(before, inputs):
             if isinstance(now, Weight):
-                if was != now or now.name in rec.changed:
+                if was != now or now.name in self._record.changed:
                     return None
             elif not _same_input(was, now):
                 return None
-        return [rec.old[n] for n in names]
+        return [self._record.old[n] for n in names]
 
-    def _same_bits(self, names, made: list[Tensor], inputs: tuple) -> list[Tensor] | None:
+    def _same_bits(
+        self, before: tuple | None, names, made: list[Tensor], inputs: tuple
+    ) -> list[Tensor] | None:
         """The earlier tensors when a changed weight was all that differed and the bits came out the same
-        (a row of E the prompt does not use, a row of P past it)."""
-        rec = self._record
-        before = rec.old_sources.get(names[0])
-        if before is None or any(n not in rec.old for n in names) or len(before) != len(inputs):
+        (a row of E the prompt does not use, a row of P past it, another head's slice of W_Q)."""
+        if before is None or not all(
+            isinstance(now, Weight) or _same_input(was, now) for was, now in zip(before, inputs)
+        ):
             return None
-        if not all(isinstance(now, Weight) or _same_input(was, now) for was, now in zip(before, inputs)):
-            return None
-        old = [rec.old[n] for n in names]
+        old = [self._record.old[n] for n in names]
         if all(_bits(o.values) == _bits(m.values) and o.axes == m.axes for o, m in zip(old, made)):
             return old
         return None
