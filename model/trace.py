@@ -255,6 +255,8 @@ class _Record:
         self.sources: dict[str, tuple] = {}  # tensor name -> the inputs it was computed from
         self.old, self.old_sources = old, sources  # the earlier run's ({} when there is none to reuse)
         self.changed: frozenset[str] = changed  # weights that may read differently from the earlier run's
+        self.weights: dict[tuple[int | None, str], Weight | None] = {}  # made once a run, by (block, name)
+        self.axes_by_spec: dict[str, tuple[Axis, ...]] = {}  # "T d" -> (tokens, dims)
 
 
 class Tape:
@@ -280,8 +282,11 @@ class Tape:
 
     def weight(self, name: str) -> Weight | None:
         """A parameter of this block (or of the model), or None when the model has none of that name."""
-        full = name if self._block is None else in_block(self._block, name)
-        return Weight(full) if full in self._record.params else None
+        key, made = (self._block, name), self._record.weights
+        if key not in made:
+            full = name if self._block is None else in_block(self._block, name)
+            made[key] = Weight(full) if full in self._record.params else None
+        return made[key]
 
     @property
     def tensors(self) -> dict[str, Tensor]:
@@ -313,9 +318,13 @@ class Tape:
         return self._same_bits(before, names, made, inputs) or made
 
     def _tensor(self, name: str, values, axes: str) -> Tensor:
-        arr = np.array(values, dtype=np.float64)
-        arr.setflags(write=False)
-        return Tensor(name, arr, tuple(self._record.axes[a] for a in axes.split()))
+        fresh = isinstance(values, np.ndarray) and values.flags.owndata and values.flags.writeable
+        arr = values if fresh and values.dtype == np.float64 else np.array(values, dtype=np.float64)
+        arr.setflags(write=False)  # a formula's own new array is taken; an input or a view is copied
+        by_spec = self._record.axes_by_spec
+        if axes not in by_spec:
+            by_spec[axes] = tuple(self._record.axes[a] for a in axes.split())
+        return Tensor(name, arr, by_spec[axes])
 
     def _earlier(self, names: tuple[str, ...], inputs: tuple) -> tuple | None:
         """What the earlier run computed these tensors from (None: it has not all of them)."""
