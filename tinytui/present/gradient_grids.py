@@ -31,7 +31,7 @@ from tinytui.report.tables import fmt, number_rows
 # A gradient is named after its tensor's display name (tinytui.report.display_names: x′, h_pre, MHA, ℓ), as
 # the transcript and the handouts name it; a per-head tensor by its letter (∂L/∂Q, its heads side by side).
 # E's two shares of gradient (model.backward): what a share is called after its symbol
-SHARES = {"E.lookup": "lookup share, step 2", "E.unembed": "unembedding share, step 14"}
+SHARES = MappingProxyType({"E.lookup": "lookup share, step 2", "E.unembed": "unembedding share, step 14"})
 
 
 def _split(gname: str) -> tuple[str, int | None]:
