@@ -27,7 +27,7 @@ async def test_q_asks_where_to_save_events_held_in_memory_and_saves_them_all(tmp
         assert "● REC 2 events · in memory only" in status(app)
         await press(pilot, "q")
         assert isinstance(app.screen, PathScreen) and app.is_running
-        assert "save the 2 recorded events held only in memory" in app.screen.title_text
+        assert app.screen.title_text == "Save the 2 recorded events before quitting…"
         app.screen.query_one("#path-input").value = str(tmp_path / "kept.txt")
         await press(pilot, "enter")
         await until_closed(app, pilot)

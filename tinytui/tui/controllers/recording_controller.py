@@ -200,8 +200,8 @@ class RecordingController:
             host.notify(f"Recording saved to {path}.", title="Recording saved")
             then()
 
-        title = f"Before quitting: save the {held} held only in memory to…"
-        hint = "the events go beside it (.jsonl) · Esc: quit without them (asks first)"
+        title = f"Save the {held} before quitting…"
+        hint = "they are only in memory; the events go beside it (.jsonl); without them: Esc, then y"
         suggestion = free_path(Path(), "lesson.txt").name
         host.push_screen(PathScreen(title, suggestion, hint, check_record_path), chosen)
         return True
