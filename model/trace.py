@@ -188,15 +188,17 @@ def run(
     switches: Switches | None = None,
     lr: float = DEFAULT_LR,
     reuse: Trace | None = None,
+    patch: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
 ) -> Trace:
     """Every tensor of the forward pass, the loss and one SGD step's effect on it. With reuse (an earlier
     trace of these weights or others), what these inputs would compute the same is kept as it is and
-    only the rest is computed (Tape): the same tensors, bit for bit, as without it."""
+    only the rest is computed (Tape): the same tensors, bit for bit, as without it. patch: tensor name ->
+    a function of its values giving the values the rest of the run reads instead (activation patching)."""
     cfg = params.cfg
     switches = switches or defaults(cfg)
     prompt, lr = tuple(prompt), float(lr)
     _check_inputs(cfg, prompt, target)
-    tape = Tape.start(params, prompt, reuse)
+    tape = Tape.start(params, prompt, reuse, patch or {})
     forward(tape, cfg, prompt, target, switches, lr)
     if _same_run(reuse, params, target, lr, switches) and _all_kept(reuse, tape.tensors):
         return reuse
@@ -257,6 +259,7 @@ class _Record:
         self.changed: frozenset[str] = changed  # weights that may read differently from the earlier run's
         self.weights: dict[tuple[int | None, str], Weight | None] = {}  # made once a run, by (block, name)
         self.axes_by_spec: dict[str, tuple[Axis, ...]] = {}  # "T d" -> (tokens, dims)
+        self.patch: dict[str, Callable[[np.ndarray], np.ndarray]] = {}  # name -> what replaces its values
 
 
 class Tape:
@@ -267,14 +270,17 @@ class Tape:
         self._block = block
 
     @classmethod
-    def start(cls, params: Params, prompt: tuple[str, ...], reuse=None) -> Tape:
-        """A tape for a run of params on prompt; reuse: an earlier Trace to keep tensors from."""
+    def start(cls, params: Params, prompt: tuple[str, ...], reuse=None, patch=None) -> Tape:
+        """A tape for a run of params on prompt; reuse: an earlier Trace to keep tensors from; patch:
+        tensor name -> what replaces its values."""
         old, sources, changed = {}, {}, frozenset()
         same_model = reuse is not None and (reuse.cfg is params.cfg or reuse.cfg == params.cfg)
         if same_model and reuse.params is not None and reuse.prompt == prompt:
             old, sources = reuse.tensors, reuse.sources
             changed = frozenset(params.differences(reuse.params))
-        return cls(_Record(params, axes_of(params.cfg, prompt), old, sources, changed))
+        record = _Record(params, axes_of(params.cfg, prompt), old, sources, changed)
+        record.patch = dict(patch or {})
+        return cls(record)
 
     def block(self, b: int) -> Tape:
         """The same tape, naming tensors and reading weights of block b."""
@@ -302,9 +308,12 @@ class Tape:
         if self._block is not None:
             names = tuple(prefix(self._block) + n for n in names)
         tensors = self._tensors(names, axes, single, formula, inputs)
-        for name, tensor in zip(names, tensors):
-            self._record.out[name] = tensor
-            self._record.sources[name] = inputs
+        rec = self._record
+        for i, name in enumerate(names):
+            if name in rec.patch:  # a patched tensor is never the same input as any run's: never kept
+                tensors[i] = self._tensor(name, np.array(rec.patch[name](tensors[i].values)), axes[i])
+            rec.out[name] = tensors[i]
+            rec.sources[name] = (*inputs, _PATCHED) if name in rec.patch else inputs
         return tensors[0].values if single else tuple(t.values for t in tensors)
 
     def _tensors(self, names, axes, single: bool, formula: Callable, inputs: tuple) -> list[Tensor]:
@@ -359,6 +368,9 @@ class Tape:
         if all(_bits(o.values) == _bits(m.values) and o.axes == m.axes for o, m in zip(old, made)):
             return old
         return None
+
+
+_PATCHED = object()  # the last input of a patched tensor: the same as no other input
 
 
 def _same_input(was, now) -> bool:
