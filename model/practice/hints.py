@@ -1,16 +1,18 @@
 """The ladder of hints for a question, one rung per ask:
 
-    1  which cells it is computed from   'computed from q.2[1,0], q.2[1,1], k.2[0,0], k.2[0,1]'
-    2  the formula                       'scores.2[1,0] = (q.2[1] · k.2[0]) / √2'
-    3  the formula with the numbers in   'scores.2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142'
+    1  which cells it is computed from   'computed from Q_2[1,0], K_2[0,0], Q_2[1,1], K_2[0,1]'
+    2  the formula                       'S_2[1,0] = (Q_2[1] · K_2[0]) / √2'
+    3  the formula with the numbers in   'S_2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142'
 
-All three come from the cell's provenance (model/why); none gives the value itself. lit() is the cells of
+All three come from the cell's provenance (model/why), with the cells named as the screen names them;
+none gives the value itself. lit() is the cells of
 the first rung as (name, index), for the app to light as the inspector lights operands.
 """
 
 from __future__ import annotations
 
 from tinytui.model.practice.questions import Question, cell_text
+from tinytui.model.texts.display_names import in_formula
 
 RUNGS = 3
 SHOWN = 8  # the operand cells named before "… and N more"
@@ -36,8 +38,8 @@ def hint(question: Question, rung: int, n_blocks: int = 1) -> str:
         more = f" … and {len(cells) - SHOWN} more" if len(cells) > SHOWN else ""
         return "computed from " + ", ".join(named) + more
     if rung == 2:
-        return why.formula
-    return f"{question.cell(n_blocks)} = {why.filled}"
+        return in_formula(why.formula)
+    return f"{question.cell(n_blocks)} = {in_formula(why.filled)}"
 
 
 def ladder(question: Question, n_blocks: int = 1) -> tuple[str, ...]:

@@ -20,9 +20,9 @@ import numpy as np
 from tinytui.model import step_path
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.backward.walk_stages import backward_stage_for
-from tinytui.model.names import label
 from tinytui.model.params import Params
 from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.texts.display_names import display
 from tinytui.model.trace import Trace
 from tinytui.model.why.explain import explain
 from tinytui.model.why.rule_pieces import Why
@@ -59,22 +59,28 @@ class Question:
         return self.why.value
 
     def cell(self, n_blocks: int = 1) -> str:
-        """The cell as people read it: 'scores.2[1,0]', 'loss', 'attn.1[2,0] (block 2)'."""
+        """The cell as the screen names it: 'S_2[1,0]', 'L', 'A_1[2,0] (block 2)'."""
         return cell_text(self.name, self.index, n_blocks)
 
-    def to_json(self) -> dict:
-        """What a question says without its answer: name, index, formula and the operands' cells."""
+    def to_json(self, n_blocks: int = 1) -> dict:
+        """What a question says without its answer: name, index, formula and the operands' cells (each
+        with "shown", the name the screen gives it)."""
         return {
             "name": self.name,
             "index": list(self.index),
+            "shown": self.cell(n_blocks),
             "formula": self.why.formula,
-            "operands": [{"name": o.name, "index": list(o.index)} for o in self.why.operands],
+            "operands": [
+                {"name": o.name, "index": list(o.index), "shown": cell_text(o.name, o.index, n_blocks)}
+                for o in self.why.operands
+            ],
         }
 
 
 def cell_text(name: str, index: Sequence[int], n_blocks: int = 1) -> str:
-    """'scores.2[1,0]'; with several blocks the block after the index: 'scores.2[1,0] (block 2)'."""
-    base, sep, block = label(name, n_blocks).partition(" (")
+    """A cell as the screen names it, 'S_2[1,0]', '∂L/∂W_O[2,1]'; with several blocks the block after the
+    index: 'S_2[1,0] (block 2)'. why reads it back."""
+    base, sep, block = display(name, n_blocks).partition(" (")
     at = f"[{','.join(str(int(i)) for i in index)}]" if len(index) else ""
     return base + at + (f" ({block}" if sep else "")
 

@@ -22,8 +22,9 @@ import re
 from collections.abc import Sequence
 
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.names import GRAD, canonical, label
+from tinytui.model.names import GRAD, canonical
 from tinytui.model.params import Params
+from tinytui.model.texts.display_names import display
 from tinytui.model.trace import Axis, Trace
 from tinytui.model.why import (
     attention_cells,
@@ -156,11 +157,11 @@ def _position(item: str, axis: Axis, name: str, axes, n_blocks: int) -> int:
 
 
 def _unknown(name: str, known: Sequence[str], n_blocks: int) -> str:
-    return f"no tensor named {name!r}; the names are: " + ", ".join(label(n, n_blocks) for n in known)
+    return f"no tensor named {name!r}; the names are: " + ", ".join(display(n, n_blocks) for n in known)
 
 
 def _bad_index(name: str, index: tuple, axes: Sequence[Axis], n_blocks: int, axis: Axis | None = None) -> str:
-    shown = label(name, n_blocks)
+    shown = display(name, n_blocks)
     if not axes:
         return f"{shown} is a single number: give no index"
     if axis is None:

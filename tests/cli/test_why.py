@@ -127,11 +127,11 @@ def test_a_scalar_and_a_token_id(capsys):
 @pytest.mark.parametrize(
     ("cell", "needle"),
     [
-        ("nope[0,0]", "no tensor named 'nope'; the names are: ids, emb, pe, x"),
-        ("attn.2[9,0]", "attn.2: '9' is not on axis tokens; tokens 0–3 (0:a, 1:woodchuck, 2:would, 3:chuck)"),
-        ("attn.2[0]", "attn.2 has 2 axes (tokens, keys): give 2 indices"),
+        ("nope[0,0]", "no tensor named 'nope'; the names are: id, E[id], PE, x, mask, μ, σ², x_n, Q_1"),
+        ("attn.2[9,0]", "A_2: '9' is not on axis tokens; tokens 0–3 (0:a, 1:woodchuck, 2:would, 3:chuck)"),
+        ("attn.2[0]", "A_2 has 2 axes (tokens, keys): give 2 indices"),
         ("W_O[h9.k0, thing]", "'h9.k0' is not on axis heads"),
-        ("A_9[1,0]", "no tensor named 'attn.9'; the names are: ids, emb"),
+        ("A_9[1,0]", "no tensor named 'attn.9'; the names are: id, E[id]"),
     ],
 )
 def test_a_bad_cell_is_one_line_and_exit_2(capsys, cell, needle):
@@ -161,9 +161,9 @@ def test_every_cells_screen_name_reads_back_to_that_cell(model):
     from tinytui.model.backward.gradients import gradients
     from tinytui.model.io.checkpoint import load_checkpoint, load_model
     from tinytui.model.io.presets import resolve
+    from tinytui.model.texts.display_names import canonical_cell, screen_cell
     from tinytui.model.trace import run
     from tinytui.model.why.explain import axes_of, names_of, parse_cell
-    from tinytui.report.display_names import canonical_cell, screen_cell
 
     m = load_checkpoint(TINY) if model == "gpt2" else load_model(resolve(model))
     trace = run(m.params, m.prompt, m.target)

@@ -98,7 +98,7 @@ def test_a_model_starts_with_its_own_activation():
 
 
 def test_gpt2s_weight_cells_are_labelled_by_their_axes():
-    from tinytui.report.display_names import cell
+    from tinytui.model.texts.display_names import cell
 
     params, _ = gpt2_trace()
     cfg = params.cfg

@@ -14,6 +14,7 @@ from tinytui.cli.main import main
 from tinytui.cli.options import build_parser
 from tinytui.cli.practice_command import practice_app
 from tinytui.model.practice.lesson_file import read_lesson
+from tinytui.model.practice.questions import cell_text
 from tinytui.model.why.rule_pieces import num
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_spec import GridSpec
@@ -78,7 +79,7 @@ async def test_a_step_hidden_answered_and_scored():
         assert "practice: this step 0/32 · overall 0/32" in status(app)
         await keys(pilot, "tab")  # the first table: scores.1, cursor on [0,0]
         assert app.why.focused_source() == ("blocks.0.scores.1", (0, 0))
-        assert inspector(app).startswith("scores.1[0,0] = ?")
+        assert inspector(app).startswith("S_1[0,0] = ?")
         assert "−0.4714" not in inspector(app)  # the value is not given away
         true = app.session.trace["blocks.0.scores.1"][0, 0]
         await answer(pilot, app, "0.5")
@@ -86,7 +87,7 @@ async def test_a_step_hidden_answered_and_scored():
         said = str(app.screen.query_one("#ask-message").render())
         assert said == (
             "✗ not quite (right is within ±0.00017 of what its operands as shown give). "
-            "hint 1 of 3: computed from q.1[0,0], k.1[0,0], q.1[0,1], k.1[0,1]"
+            "hint 1 of 3: computed from Q_1[0,0], K_1[0,0], Q_1[0,1], K_1[0,1]"
         )
         await answer(pilot, app, "seven")  # not a number: refused, and no hint is spent on it
         said = str(app.screen.query_one("#ask-message").render())
@@ -94,9 +95,9 @@ async def test_a_step_hidden_answered_and_scored():
         assert app.session.practice.rung(("blocks.0.scores.1", (0, 0))) == 1
         await answer(pilot, app, f"{true + 1e-3:.4f}")
         said = str(app.screen.query_one("#ask-message").render())
-        assert "hint 2 of 3: scores.1[0,0] = (q.1[0] · k.1[0]) / √2" in said
+        assert "hint 2 of 3: S_1[0,0] = (Q_1[0] · K_1[0]) / √2" in said
         await answer(pilot, app, f"{true - 1e-3:.4f}")
-        assert "hint 3 of 3: scores.1[0,0] = (" in str(app.screen.query_one("#ask-message").render())
+        assert "hint 3 of 3: S_1[0,0] = (" in str(app.screen.query_one("#ask-message").render())
         await answer(pilot, app, f"{true:.4f}")
         assert not isinstance(app.screen, AskScreen)
         assert shown(app, ("blocks.0.scores.1", (0, 0))) == "✓-0.4714"
@@ -125,12 +126,12 @@ async def test_the_hint_key_climbs_the_ladder_and_lights_the_operands():
         assert app.practice.can_answer()
         lit_before = len(app.why.current().operands)
         await keys(pilot, "h")
-        assert "hint 1 of 3: computed from q.1[1,0], k.1[0,0], q.1[1,1], k.1[0,1]" in inspector(app)
+        assert "hint 1 of 3: computed from Q_1[1,0], K_1[0,0], Q_1[1,1], K_1[0,1]" in inspector(app)
         assert lit_before == 4
         await keys(pilot, "h")
-        assert "hint 2 of 3: scores.1[1,0] = (q.1[1] · k.1[0]) / √2" in inspector(app)
+        assert "hint 2 of 3: S_1[1,0] = (Q_1[1] · K_1[0]) / √2" in inspector(app)
         await keys(pilot, "h", "h")  # the last rung stays
-        assert "hint 3 of 3: scores.1[1,0] = (" in inspector(app)
+        assert "hint 3 of 3: S_1[1,0] = (" in inspector(app)
         await keys(pilot, "escape")
 
 
@@ -217,7 +218,7 @@ async def test_a_sample_of_one_step(tmp_path):
         ({"prompt": ["a", "tree"]}, "prompt[1]: 'tree' is not in the vocabulary"),
         ({"target": "tree"}, "target: 'tree' is not in the vocabulary"),
         ({"cells": [{"name": "scores.9", "index": [0, 0]}]}, "cells[0]: no tensor named 'scores.9'"),
-        ({"cells": [{"name": "loss", "index": [0]}]}, "cells[0]: loss is a single number: give no index"),
+        ({"cells": [{"name": "loss", "index": [0]}]}, "cells[0]: L is a single number: give no index"),
         ({"cells": []}, "cells: the lesson asks no cell"),
         (
             {"edits": [{"name": "blocks.0.W_Q", "index": [9, 0, 0], "value": 1}]},
@@ -250,7 +251,7 @@ async def test_a_teacher_marks_cells_and_saves_a_lesson(tmp_path, monkeypatch):
         assert isinstance(app.screen, AskScreen)
         await pilot.press(*"dot product")
         await keys(pilot, "enter")
-        await keys(pilot, "8", "tab", "X", "enter")  # no note
+        await keys(pilot, "8", "X", "enter")  # A, the first table of step 8 (the cursor is on it); no note
         assert "lesson: 2 cells marked" in status(app)
         app.action_do("lesson-save")
         await pilot.pause()
@@ -300,9 +301,7 @@ async def test_a_practice_in_the_app_is_recorded_and_replays(tmp_path):
         await keys(pilot, "escape", "q")
     text = path.read_text(encoding="utf-8")
     assert "practice on: step 7, 2 of its cells hidden as ? until worked out" in text
-    assert f"practice: answered {first[0].removeprefix('blocks.0.')}{list(first[1])}".replace(
-        " ", ""
-    ) in text.replace(" ", "")
+    assert f"practice: answered {cell_text(*first)} =" in text  # named as the screen names it
     assert "practice: asked for a hint on" in text
     replayer = Replayer(load_recording(path))
     again = replayer.new_session()

@@ -10,6 +10,7 @@ from tinytui.model.backward.gradients import Gradients
 from tinytui.model.practice.grading import accepted, grade
 from tinytui.model.practice.hints import RUNGS, hint, ladder, lit
 from tinytui.model.practice.questions import QuestionError, step_names, step_questions
+from tinytui.model.texts.display_names import in_formula
 from tinytui.model.why.explain import explain
 from tinytui.model.why.rule_pieces import num
 
@@ -41,7 +42,9 @@ def test_every_cell_graded(run, number, backward):
             assert not wrong.correct and wrong.said == "not quite", (q.cell(), true, off)
         rungs = ladder(q)
         assert len(rungs) == RUNGS and len(set(rungs)) == RUNGS
-        assert rungs[1] == q.why.formula and rungs[2] == f"{q.cell()} = {q.why.filled}"
+        assert (
+            rungs[1] == in_formula(q.why.formula) and rungs[2] == f"{q.cell()} = {in_formula(q.why.filled)}"
+        )
         cells = lit(q)
         assert rungs[0].startswith("computed from ") if cells else "no other cell" in rungs[0]
         assert {(o.name, o.index) for o in q.why.operands} == set(cells)
@@ -70,22 +73,19 @@ def test_hints_of_one_score(run):
     (q,) = [
         q for q in step_questions(trace, params, 7) if q.name == "blocks.0.scores.2" and q.index == (1, 0)
     ]
-    assert hint(q, 1) == "computed from q.2[1,0], k.2[0,0], q.2[1,1], k.2[0,1]"
-    assert hint(q, 2) == "scores.2[1,0] = (q.2[1] · k.2[0]) / √2"
-    assert hint(q, 3) == "scores.2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142"
+    assert hint(q, 1) == "computed from Q_2[1,0], K_2[0,0], Q_2[1,1], K_2[0,1]"
+    assert hint(q, 2) == "S_2[1,0] = (Q_2[1] · K_2[0]) / √2"
+    assert hint(q, 3) == "S_2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142"
     assert hint(q, 9) == hint(q, 3)  # past the top rung the last one repeats
     assert q.value == pytest.approx(-0.2429, abs=5e-5)
-    assert q.to_json() == {
-        "name": "blocks.0.scores.2",
-        "index": [1, 0],
-        "formula": "scores.2[1,0] = (q.2[1] · k.2[0]) / √2",
-        "operands": [
-            {"name": "blocks.0.q.2", "index": [1, 0]},
-            {"name": "blocks.0.k.2", "index": [0, 0]},
-            {"name": "blocks.0.q.2", "index": [1, 1]},
-            {"name": "blocks.0.k.2", "index": [0, 1]},
-        ],
-    }
+    assert q.to_json()["shown"] == "S_2[1,0]"
+    assert q.to_json()["formula"] == "scores.2[1,0] = (q.2[1] · k.2[0]) / √2"  # what why reads
+    assert [(o["name"], o["index"], o["shown"]) for o in q.to_json()["operands"]] == [
+        ("blocks.0.q.2", [1, 0], "Q_2[1,0]"),
+        ("blocks.0.k.2", [0, 0], "K_2[0,0]"),
+        ("blocks.0.q.2", [1, 1], "Q_2[1,1]"),
+        ("blocks.0.k.2", [0, 1], "K_2[0,1]"),
+    ]
 
 
 def test_a_seeded_sample(run):

@@ -29,21 +29,24 @@ def listed(capsys, monkeypatch, *args) -> list[dict]:
 def test_list_json_names_cells_as_why_takes_them(capsys, monkeypatch):
     qs = listed(capsys, monkeypatch, "--step", "7")
     assert len(qs) == 32
-    assert [set(q) for q in qs] == [{"name", "index", "formula", "operands"}] * 32  # no answers
+    assert [set(q) for q in qs] == [{"name", "index", "shown", "formula", "operands"}] * 32  # no answers
     assert qs[0]["name"] == "blocks.0.scores.1" and qs[0]["index"] == [0, 0]
     assert qs[20] == {
         "name": "blocks.0.scores.2",
         "index": [1, 0],
+        "shown": "S_2[1,0]",
         "formula": "scores.2[1,0] = (q.2[1] · k.2[0]) / √2",
         "operands": [
-            {"name": "blocks.0.q.2", "index": [1, 0]},
-            {"name": "blocks.0.k.2", "index": [0, 0]},
-            {"name": "blocks.0.q.2", "index": [1, 1]},
-            {"name": "blocks.0.k.2", "index": [0, 1]},
+            {"name": "blocks.0.q.2", "index": [1, 0], "shown": "Q_2[1,0]"},
+            {"name": "blocks.0.k.2", "index": [0, 0], "shown": "K_2[0,0]"},
+            {"name": "blocks.0.q.2", "index": [1, 1], "shown": "Q_2[1,1]"},
+            {"name": "blocks.0.k.2", "index": [0, 1], "shown": "K_2[0,1]"},
         ],
     }
     # the name and index are what `tinytui why` takes
     rc = main(["why", "--json", f"{qs[20]['name']}[{','.join(map(str, qs[20]['index']))}]"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["result"] == "−0.2429"
+    rc = main(["why", "--json", qs[20]["shown"]])  # and so is the name the screen gives it
     assert rc == 0 and json.loads(capsys.readouterr().out)["result"] == "−0.2429"
 
 

@@ -1,15 +1,15 @@
 """The app's tables and inspector name tensors as the transcript and the handouts do
-(tinytui.report.display_names): x′ not x_mid, h_pre, MHA, A_1, ∂L/∂ℓ; one naming for the app, the transcript
-and print."""
+(tinytui.model.texts.display_names): x′ not x_mid, h_pre, MHA, A_1, ∂L/∂ℓ; one naming for the app, the
+transcript and print."""
 
 import re
 
 from tests.apps import make_app
 from tests.tui.helpers import grid, tables
+from tinytui.model.texts.display_names import in_formula
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
 from tinytui.present.grid_spec import GridSpec
-from tinytui.report.display_names import in_formula
 from tinytui.report.tables import TENSOR_TITLES
 from tinytui.tui.widgets.status_bar import Inspector
 
@@ -71,7 +71,9 @@ async def test_the_first_residual_says_x_prime_in_its_title_and_the_inspector():
         x_mid.move_to(3, 3)
         await pilot.pause()
         shown = app.query_one(Inspector).text
-        assert shown.startswith("x′[3,3] = x[3,3] + MHA[3,3] = 1.4996 + 1.7512 = 3.2507"), shown
+        assert shown.startswith(
+            "x′[3,3] = x[3,3] + MHA[3,3] = 1.4996 + 1.7512 ≈ 3.2507   (these rounded numbers give 3.2508)"
+        ), shown
         assert "f: follow x[3,3]" in shown
         app.steps.goto(11)
         await pilot.pause()
@@ -84,7 +86,7 @@ async def test_the_first_residual_says_x_prime_in_its_title_and_the_inspector():
 
 
 def test_prose_and_step_formulas_use_the_same_names():
-    from tinytui.report.display_names import in_words
+    from tinytui.model.texts.display_names import in_words
 
     assert in_words("the skip hands ∂L/∂ffn to x' as well") == "the skip hands ∂L/∂FFN to x′ as well"
     assert in_words("∂L/∂b_2 = Σ_p ∂L/∂ffn_p") == "∂L/∂b_2 = Σ_p ∂L/∂FFN_p"

@@ -91,9 +91,9 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
     The cell is named as the screen shows it (A_2[1,0], W_O[h2.k0, thing], W_Q[h1: wood, k1]) or by its
     canonical name (attn.2[1,0]); each cell is printed both ways."""
     from tinytui.model.names import label
+    from tinytui.model.texts.display_names import canonical_cell, in_formula, screen_cell
     from tinytui.model.why.explain import CellError, axes_of, explain, parse_cell
     from tinytui.model.why.rule_pieces import num
-    from tinytui.report.display_names import canonical_cell, in_formula, screen_cell
 
     setup = setup_from(args)
     trace, params = setup.trace(), setup.state.params

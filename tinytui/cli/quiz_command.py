@@ -23,6 +23,7 @@ from tinytui.model.backward.gradients import Gradients
 from tinytui.model.practice.grading import Grade, accepted, grade
 from tinytui.model.practice.hints import hint
 from tinytui.model.practice.questions import Question, QuestionError, step_questions
+from tinytui.model.texts.display_names import in_formula
 
 MAX_LINE = 1000  # characters of one answer line read; a longer line is not a number anyway
 HELP = "practice in the terminal: the cells a step computes as questions, your answers graded from stdin"
@@ -80,11 +81,11 @@ def answer_lines(stream: BinaryIO, n: int) -> list[str]:
 def run(setup: Setup, args: argparse.Namespace, stdin: BinaryIO, out: TextIO) -> int:
     qs, n_blocks = questions(setup, args)
     if args.list:
-        out.write(list_json(qs) if args.json else list_text(qs))
+        out.write(list_json(qs, n_blocks) if args.json else list_text(qs))
         return 0
     lines = answer_lines(stdin, len(qs))
     grades = [grade(lines[i] if i < len(lines) else "", accepted(q.why)) for i, q in enumerate(qs)]
-    out.write(results_json(qs, grades) if args.json else results_text(qs, grades, n_blocks))
+    out.write(results_json(qs, grades, n_blocks) if args.json else results_text(qs, grades, n_blocks))
     return 0
 
 
@@ -93,12 +94,12 @@ def _lines(items: Sequence[dict]) -> str:
     return "[\n" + ",\n".join(" " + json.dumps(i, ensure_ascii=False, allow_nan=False) for i in items) + "\n]"
 
 
-def list_json(qs: Sequence[Question]) -> str:
-    return _lines([q.to_json() for q in qs]) + "\n"
+def list_json(qs: Sequence[Question], n_blocks: int = 1) -> str:
+    return _lines([q.to_json(n_blocks) for q in qs]) + "\n"
 
 
 def list_text(qs: Sequence[Question]) -> str:
-    return "".join(f"{i:>3}. {q.why.formula}\n" for i, q in enumerate(qs, 1))
+    return "".join(f"{i:>3}. {in_formula(q.why.formula)}\n" for i, q in enumerate(qs, 1))
 
 
 def results_text(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int) -> str:
@@ -115,11 +116,12 @@ def results_text(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int)
     return "\n".join(lines) + "\n"
 
 
-def results_json(qs: Sequence[Question], grades: Sequence[Grade]) -> str:
+def results_json(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int = 1) -> str:
     items = [
         {
             "name": q.name,
             "index": list(q.index),
+            "shown": q.cell(n_blocks),
             "answer": _number(g.answer),
             "expected": q.value,
             "correct": g.correct,

@@ -21,8 +21,8 @@ from tinytui.cli.new_command import CommandError
 from tinytui.model import checks
 from tinytui.model.backward.gradients import Gradients, grad_name, gradients
 from tinytui.model.names import canonical
+from tinytui.model.texts.display_names import canonical_name, display
 from tinytui.model.trace import Trace
-from tinytui.report.display_names import canonical_name, display
 
 # A whole trace of at most this many numbers is written (a few hundred MB of JSON at most); a bigger
 # one is refused, pointing to --only. GPT-2 small's is ~250 million; the largest preset's under a million.
@@ -147,7 +147,7 @@ def weights_json(params, trace: Trace, only: list[str] | None = None) -> dict:
     ["thing", …]], "values": [[…], …]}}: one list of labels per dimension of values (a per-head weight's
     first is ["h1", "h2"]). Floats as stored, so the arithmetic can be redone by hand."""
     from tinytui.model.names import label
-    from tinytui.report.display_names import param_axes
+    from tinytui.model.texts.display_names import param_axes
 
     cfg = trace.cfg
     out = {}

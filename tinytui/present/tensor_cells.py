@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tinytui.model import names
+from tinytui.model.texts.display_names import display
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
     _MARKS,
@@ -27,7 +28,6 @@ from tinytui.present.grid_spec import (
     grid,
 )
 from tinytui.present.view import View
-from tinytui.report.display_names import display
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.tables import fmt
 

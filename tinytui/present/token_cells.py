@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.model import names
+from tinytui.model.texts.display_names import display, pe_columns
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
     _NO_MARKS,
@@ -22,7 +23,6 @@ from tinytui.present.grid_spec import (
 from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marked_by, _marks_of, _was_in
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
-from tinytui.report.display_names import display, pe_columns
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.tables import fmt, number_rows, title_of
 

@@ -22,10 +22,10 @@ import numpy as np
 from tinytui.model import names
 from tinytui.model.panels import LOGITS
 from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.model.texts.display_names import param_axes
 from tinytui.model.trace import Axis, Tensor
 from tinytui.present.top_tokens import shown_tokens
 from tinytui.present.view import View
-from tinytui.report.display_names import param_axes
 from tinytui.report.print_window import CELLS
 from tinytui.report.tables import Table, number_rows, tensor_table
 

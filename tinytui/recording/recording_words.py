@@ -8,8 +8,8 @@ from tinytui.model import names, step_path
 from tinytui.model.params import Params
 from tinytui.model.stages import LAST
 from tinytui.model.switches import WORDS
+from tinytui.model.texts.display_names import cell
 from tinytui.recording.cell_changes import changed_cells
-from tinytui.report.display_names import cell
 from tinytui.session.state import Mode, State
 
 

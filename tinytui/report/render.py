@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from tinytui.report.display_names import in_words
+from tinytui.model.texts.display_names import in_words
 from tinytui.report.step_report import BackwardReport, StageReport
 from tinytui.report.tables import Table
 

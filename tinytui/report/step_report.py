@@ -16,9 +16,9 @@ from tinytui.model.backward.gradients import Gradients
 from tinytui.model.backward.walk_stages import BackwardStage
 from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
 from tinytui.model.stages import Stage, formula_as_run, params_read
+from tinytui.model.texts.display_names import display, in_words
 from tinytui.model.texts.facts import stage_facts
 from tinytui.model.trace import Trace
-from tinytui.report.display_names import display, in_words
 from tinytui.report.print_window import Picks, picks_of
 from tinytui.report.tables import Table, fmt, param_table, tensor_table, windowed
 

@@ -13,11 +13,11 @@ from dataclasses import replace
 from tinytui.model import names, step_path
 from tinytui.model.backward.walk_stages import backward_stages
 from tinytui.model.stages import params_read
+from tinytui.model.texts.display_names import display, in_formula
 from tinytui.model.why.explain import CellError, explain
 from tinytui.model.why.rule_pieces import Operand, Why
 from tinytui.present.grid_labels import label_line
 from tinytui.present.grid_spec import GridSpec, LogitsSpec, Source
-from tinytui.report.display_names import display, in_formula
 from tinytui.tui.actions import Host
 from tinytui.tui.widgets.step_view import StepView
 

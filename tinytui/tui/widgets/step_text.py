@@ -17,10 +17,10 @@ from rich.text import Text
 
 from tinytui.model import step_path
 from tinytui.model.stages import STAGE_BY_NUMBER, formula_as_run
+from tinytui.model.texts.display_names import in_words
 from tinytui.model.texts.facts import stage_facts
 from tinytui.present.backward_tables import heading, in_walk
 from tinytui.present.view import View
-from tinytui.report.display_names import in_words
 from tinytui.report.tables import on_screen_text
 
 SHORT_HEIGHT = 30  # below this many terminal rows the step's text is compact (the rest after the tables)

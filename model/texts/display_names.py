@@ -1,4 +1,5 @@
-"""The names a person reads: one table shared by the transcript, `tinytui print` and its handouts.
+"""The names a person reads: one table shared by the app's tables, the transcript, `tinytui print` and its
+handouts, and by what practice, quiz and why say of a cell (so it lives beside the model's other texts).
 
 tinytui.model.names gives every tensor one internal name ("blocks.0.x_mid", "grad.z"); display() turns it
 into what the chapter and the app's tables write: x′, h_pre, MHA, ℓ, ∂L/∂z. cell() names one weight cell
