@@ -16,7 +16,10 @@ all.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import stat
 from importlib import resources
 from pathlib import Path
 
@@ -31,8 +34,8 @@ from tinytui.model.io.field_checks import (
     read_float,
     read_int,
 )
-from tinytui.model.io.safe_io import TextFileError, atomic_writer, read_utf8
-from tinytui.model.io.weights_file import write_weights
+from tinytui.model.io.safe_io import TextFileError, check_writable_target, land, read_utf8, stage
+from tinytui.model.io.weights_file import weights_bytes, written_for
 
 BINARY_ABOVE = 100_000  # save() writes the weights as safetensors above this many (JSON below)
 MAX_FILE_BYTES = 256 * 2**20  # far above any model a person steps through; stops a runaway read
@@ -75,15 +78,60 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
     """Write atomically (a crash mid-write never leaves half a model file) and never through a symbolic
     link: OSError with a sentence in strerror if path is a link or not a regular file.
 
-    binary (default: above BINARY_ABOVE weights): the weights go to <stem>.safetensors beside the JSON,
-    written (atomically too) before the JSON that names it."""
+    binary (default: above BINARY_ABOVE weights): the weights go to <stem>.safetensors beside the JSON.
+    The two land as a unit: both are written and synced under hidden temporary names first (ours by
+    name, swept by the next write if the process is killed), then renamed into place, the weights
+    just before the JSON that names them. A kill between those two renames leaves weights whose header
+    names this JSON while the JSON is absent: half_left() knows them, and sweep_half removes them."""
     path = Path(path)
     if binary is None:
         binary = model.params.total() > BINARY_ABOVE
-    weights_file = None
-    if binary:
-        weights_file = path.stem + ".safetensors"
-        write_weights(model.params, path.with_name(weights_file))
+    weights_file = path.stem + ".safetensors" if binary else None
     text = json.dumps(to_document(model, weights_file), indent=2) + "\n"
-    with atomic_writer(path) as f:
-        f.write(text)
+    check_writable_target(path)
+    moves: list[tuple[Path, Path]] = []
+    try:
+        if weights_file is not None:
+            beside = path.with_name(weights_file)
+            moves.append((stage(beside, weights_bytes(model.params, path.name)), beside))
+        moves.append((stage(path, text.encode("utf-8")), path))
+    except BaseException:
+        for tmp, _ in moves:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    land(moves)
+
+
+def weights_beside(path: str | Path) -> Path:
+    """Where save() puts a model file's weights: <stem>.safetensors in the same folder."""
+    path = Path(path)
+    return path.with_name(path.stem + ".safetensors")
+
+
+def half_left(path: str | Path) -> Path | None:
+    """The weights file of model file path when a killed save left it alone: path absent, and beside it
+    a regular file (not a link) of this user whose header says it was written for path's name."""
+    path = Path(path)
+    beside = weights_beside(path)
+    try:
+        if os.path.lexists(path):
+            return None
+        st = os.lstat(beside)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+        return None
+    return beside if written_for(beside) == path.name else None
+
+
+def sweep_half(path: str | Path) -> Path | None:
+    """Remove what half_left finds (the weights a killed save of path left without it); what was removed."""
+    beside = half_left(path)
+    if beside is None:
+        return None
+    try:
+        os.unlink(beside)
+    except OSError:
+        return None
+    return beside

@@ -140,6 +140,40 @@ def write_new_text(path: str | Path, text: str, encoding: str = "utf-8") -> None
     _sync_folder(path.parent)
 
 
+def stage(path: str | Path, data: bytes) -> Path:
+    """data in a new hidden temporary beside path, named for this process and synced: the first half of
+    an atomic write, for files that must land together (land moves them into place)."""
+    path = Path(path)
+    check_writable_target(path)
+    tmp, fd = _fresh_beside(path, lambda p: _create_exclusive(p, 0o644))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def land(moves: list[tuple[Path, Path]]) -> None:
+    """Move staged temporaries onto their targets, in order, one rename each (microseconds apart); the
+    temporaries not moved are removed if anything fails. Each target must be absent or a regular file."""
+    try:
+        for tmp, target in moves:
+            check_writable_target(target)
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in moves:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    for folder in {target.parent for _, target in moves}:
+        _sync_folder(folder)
+
+
 def fresh_folder_beside(path: str | Path) -> Path:
     """A new, empty, randomly named hidden folder beside path (never one that was there, nor a link)."""
     return _fresh_beside(Path(path), lambda tmp: os.mkdir(tmp, 0o755))[0]

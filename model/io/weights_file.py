@@ -21,7 +21,6 @@ import numpy as np
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
 from tinytui.model.io.field_checks import MAX_TEXT, Fail, ModelFileError, plain_text
-from tinytui.model.io.safe_io import atomic_write_bytes
 from tinytui.model.params import Params, adopt, param_shapes
 
 MAX_HEADER_BYTES = 2**20  # a safetensors header for 48 blocks is ~40 KB
@@ -33,12 +32,38 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 
 
-def write_weights(params: Params, path: str | Path) -> None:
-    """params as a safetensors file (F64, Params' names), replacing path atomically, never via a link."""
+OWNER_KEY = "tinytui-model"  # the header's metadata: the name of the model file these weights belong to
+
+
+def weights_bytes(params: Params, owner: str) -> bytes:
+    """params as a safetensors file (F64, Params' names) whose header names the model file (owner) it
+    is written for, so weights left without their model file by a killed save are known as that."""
     from safetensors.numpy import save as safetensors_bytes  # only saving a large model needs it
 
-    data = safetensors_bytes({name: np.ascontiguousarray(params[name], dtype="<f8") for name in params})
-    atomic_write_bytes(path, data)
+    tensors = {name: np.ascontiguousarray(params[name], dtype="<f8") for name in params}
+    return safetensors_bytes(tensors, metadata={OWNER_KEY: owner})
+
+
+def written_for(path: str | Path) -> str | None:
+    """The model file's name a weights file's header says it was written for; None when it says none,
+    or is not a readable regular file (never through a link)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
+    except (OSError, ValueError):
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return None
+        n = int.from_bytes(f.read(8), "little")
+        if not 0 < n <= MAX_HEADER_BYTES:
+            return None
+        try:
+            header = json.loads(f.read(n).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return None
+    meta = header.get("__metadata__") if isinstance(header, dict) else None
+    owner = meta.get(OWNER_KEY) if isinstance(meta, dict) else None
+    return owner if isinstance(owner, str) else None
 
 
 def weights_path(x: Any, folder: Path | None, fail: Fail) -> Path:

@@ -16,8 +16,8 @@ from tinytui.cli.option_types import file_name
 from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError
-from tinytui.model.io.model_file import save
-from tinytui.model.io.safe_io import TextFileError, read_utf8
+from tinytui.model.io.model_file import save, sweep_half, weights_beside
+from tinytui.model.io.safe_io import TextFileError, read_utf8, sweep_stale
 from tinytui.model.training import seeded_model
 
 MAX_VOCAB_BYTES = 16 * 2**20  # 100,000 tokens of up to 100 characters fit with room to spare
@@ -132,18 +132,26 @@ def read_vocab(path: str | None) -> tuple[str, ...]:
         raise CommandError(f"--vocab: {exc}") from None
 
 
-def output_path(args: argparse.Namespace, what: str = "model file", example: str = "my.model.json") -> Path:
+def output_path(
+    args: argparse.Namespace,
+    what: str = "model file",
+    example: str = "my.model.json",
+    err: TextIO | None = None,
+) -> Path:
     """Where to write: refused if anything is there (a file, a folder, a link, even a dangling one), or
     if its folder does not exist. save() puts a big model's weights in <stem>.safetensors beside a model
-    file, so for a model file that name must be free too."""
+    file, so for a model file that name must be free too. What a killed write of a model file left
+    there is removed first (sweep_leftovers), so it never blocks the next run."""
     text = getattr(args, "output", None)
     if not text:
         raise CommandError(f"-o: name the {what} to write, e.g. -o {example}")
     path = Path(text)
     if text.endswith(("/", os.sep)) or path.name in ("", ".", "..") or os.path.isdir(text):
         raise CommandError(f"-o: {checks.shown(text)} is a folder; name a file in it, e.g. -o {example}")
-    beside = [path.with_name(path.stem + ".safetensors")] if what == "model file" else []
+    beside = [weights_beside(path)] if what == "model file" else []
     try:
+        if what == "model file":
+            sweep_leftovers(path, err)
         for p in (path, *beside):
             if os.path.islink(p):
                 raise CommandError(f"-o: {p} is a symbolic link; tinytui does not write through links")
@@ -155,6 +163,17 @@ def output_path(args: argparse.Namespace, what: str = "model file", example: str
         why = getattr(exc, "strerror", None) or exc
         raise CommandError(f"-o: cannot use {checks.shown(text)} ({why})") from None
     return path
+
+
+def sweep_leftovers(path: Path, err: TextIO | None) -> None:
+    """Remove, and name on err, what a killed tinytui left beside path: its hidden temporaries (their
+    process gone) and the weights a save stopped between its two files left without path."""
+    for stale in sweep_stale(path.parent):
+        if err is not None:
+            print(f"removed {stale}, a temporary file left by a tinytui that was stopped", file=err)
+    half = sweep_half(path)
+    if half is not None and err is not None:
+        print(f"removed {half}, the weights of a {path.name} whose writing was stopped", file=err)
 
 
 def default_name(path: Path) -> str:
@@ -177,9 +196,9 @@ def write(model: ModelFile, path: Path) -> None:
         raise CommandError(f"-o: cannot write {path} ({exc.strerror or exc})") from None
 
 
-def build(args: argparse.Namespace) -> tuple[ModelFile, Path]:
+def build(args: argparse.Namespace, err: TextIO | None = None) -> tuple[ModelFile, Path]:
     """The model the arguments ask for and where it goes; CommandError before anything is written."""
-    path = output_path(args)
+    path = output_path(args, err=err)
     s = sizes_from(args)
     vocab = read_vocab(getattr(args, "vocab", None))
     try:
@@ -204,7 +223,7 @@ def build(args: argparse.Namespace) -> tuple[ModelFile, Path]:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        model, path = build(args)
+        model, path = build(args, err)
         write(model, path)
     except (CommandError, ModelFileError) as exc:
         print(f"tinytui: error: {exc}", file=err)

@@ -197,7 +197,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        path = new_command.output_path(args)
+        path = new_command.output_path(args, err=err)  # also sweeps what a killed run left
         writable(path, err)
         if args.name is not None:  # checked again with the model's name after training
             try:
