@@ -551,6 +551,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return
         fit = (self.app.size.height < SHORT_HEIGHT, max(self.scrollable_content_region.width - 2, 20))
         if fit == self._words_fit and self.blocks.width and self._laid_for == fit[1]:
+            if self.has_focus:  # shorter (the status bar took lines after an edit): the cursor stays seen
+                self.scroll_to_cursor()
             return
         self.styles.overflow_x = "auto"  # the horizontal bar again only for a step wider than the view
         self._structure = ()
@@ -737,10 +739,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         parts: list[tuple[int, Strip]] = []
         keys: list[tuple] = []
         pinned: Box | None = None
+        cut: tuple[Box, int] | None = None  # the table the view's right edge cuts, and its line here
         for box in self.blocks.at(vy):
             line = vy - box.y
             if self._pinned(box, sy) and y < box.first_row:
                 line = y  # the title and the column header stay at the view's top
+            if box.x < sx + width < box.x + box.width:
+                cut = (box, line)
             parts.append((box.x, self._box_line(box, line, self._window(box, sx, width))))
             keys.append((box.x, self._last_key))
             inside = 0 < line < box.height - 1  # a border line has no labels: it is not pinned
@@ -772,6 +777,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             if gap:  # the column the labels' edge cuts is left blank: no piece of a number beside them
                 rest = Strip.join([Strip.blank(gap, base), rest.crop(gap, rest.cell_length)])
             line_strip = Strip.join([label, rest])
+        if cut is not None:
+            line_strip = _cut_at_right(line_strip, *cut, sx, width, painter.style("label"), base)
         composed = line_strip.extend_cell_length(width, base)
         if len(self._composed) >= _LINES_KEPT:
             del self._composed[next(iter(self._composed))]
@@ -1083,6 +1090,23 @@ def _cut_by_labels(box: Box, sx: int) -> int:
     i = bisect_left(shape.xs, edge)
     start = shape.xs[i] if i < len(shape.xs) else shape.table_width
     return max(start - edge, 0)
+
+
+def _cut_at_right(strip: Strip, box: Box, line: int, sx: int, width: int, mark: Style, base: Style) -> Strip:
+    """A screen line across a table the view's right edge cuts: its last column is a dim › (the table
+    goes on to the right), and inside the frame the column the edge cuts is left blank, so no piece of a
+    number (a lone 0) is read as a value."""
+    keep = width - 1  # the view's columns kept as drawn
+    shape = box.shape
+    if shape is not None and 0 < line < box.height - 1:
+        inner = sx + width - box.x - FRAME  # the edge, in the table's own columns
+        cols = shape.columns_in(inner - 1, inner)
+        if cols and shape.xs[cols.start] + shape.widths[cols.start] + 2 > inner:
+            keep = min(keep, max(box.x + FRAME + shape.xs[cols.start] - sx, 0))
+    strip = strip.extend_cell_length(width, base)
+    return Strip.join(
+        [strip.crop(0, keep), Strip.blank(width - 1 - keep, base), Strip([Segment("›", mark)], 1)]
+    )
 
 
 def _same_rows(a: StepLayout, b: StepLayout) -> bool:

@@ -1,0 +1,23 @@
+"""A table wider than the view shows that it goes on: the view's last column is a › on every line the
+right edge cuts, and the column the edge cuts into is blank (no piece of a number read as a value)."""
+
+import re
+
+from tests.apps import make_app
+from tests.tui.helpers import press, view
+
+
+async def test_a_table_cut_at_the_right_edge_says_so_and_shows_no_piece_of_a_number():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "9", "n", "n")  # step 11: h_pre, eight units wide, is wider than the view
+        v = view(app)
+        lines = [v.render_line(y).text for y in range(v.size.height)]
+        cut = [line for line in lines if "h_pre" in line or re.search(r"^│ \d:", line)]
+        rows = [line for line in lines if line.endswith("›") and re.search(r"\d:\w", line)]
+        assert any("h_pre" in line and line.endswith("›") for line in cut)
+        assert len(rows) >= 2  # the rows of h_pre on screen, each marked
+        for line in rows:
+            # every number left whole: the last before the › is a full one (−0.1234 and its mark)
+            last = line[:-1].rstrip().split()[-1]
+            assert re.fullmatch(r"−?\d\.\d{4}[▲▼◆*]?", last), line
