@@ -22,6 +22,7 @@ from tinytui.cli import (
     handout_command,
     new_command,
     practice_command,
+    prediction_commands,
     quiz_command,
     serve_command,
     trace_command,
@@ -273,6 +274,10 @@ def run_command(args: argparse.Namespace, out: CheckedOutput) -> int:
         return analysis_commands.run_circuits(setup_from(args), args, out)
     if args.command == "attribution":
         return analysis_commands.run_attribution(setup_from(args), args, out)
+    if args.command == "lens":
+        return prediction_commands.run_lens(setup_from(args), args, out)
+    if args.command == "patch":
+        return prediction_commands.run_patch(setup_from(args), args, out)
     if args.command == "generate":
         return generate_command.run(setup_from(args), args, out)
     if args.command == "serve":

@@ -11,6 +11,7 @@ from tinytui.cli import (
     handout_command,
     new_command,
     practice_command,
+    prediction_commands,
     quiz_command,
     serve_command,
     trace_command,
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     train_command.add_parser(sub)
     new_command.add_presets_parser(sub)
     analysis_commands.add_parsers(sub, run_options)
+    prediction_commands.add_parsers(sub, run_options)
     quiz_command.add_parser(sub, run_options)
     practice_command.add_parser(sub, run_options)
     generate_command.add_parser(sub, run_options)

@@ -1,0 +1,197 @@
+"""`tinytui lens` and `tinytui patch`: why this prediction, read at every point of the stream and by patching.
+
+    tinytui lens [--json]                          the next-token distribution read off the residual
+                                                   stream at the last position, before each block, after
+                                                   its attention and after it (the logit lens)
+    tinytui patch --corrupt TEXT --foil TOKEN      the clean run patched into a corrupted prompt's, one
+                  [--json]                         piece at a time: logit(target) − logit(foil)
+
+Both take the run's options (--model, --prompt, --target, --no-mask, --no-pe), checked by
+cli.setup_from, which hands the result in. Blocks are numbered from 1 here, as on screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+from typing import Any, TextIO
+
+import numpy as np
+
+from tinytui.cli.run_setup import UsageError
+from tinytui.model import checks
+from tinytui.model.analysis.lens import LensPoint, logit_lens
+from tinytui.model.analysis.patching import Patching, patch
+from tinytui.model.io.checkpoint import CheckpointModel
+from tinytui.model.io.field_checks import ModelFileError
+
+TOP = 5
+
+
+def add_parsers(sub, run_options: argparse.ArgumentParser) -> None:
+    lens = sub.add_parser(
+        "lens",
+        parents=[run_options],
+        help="the logit lens: what the model would predict from the stream before each block, after its "
+        "attention and after it (the last is the prediction itself)",
+    )
+    lens.add_argument("--json", action="store_true", help="JSON instead of plain text")
+    pa = sub.add_parser(
+        "patch",
+        parents=[run_options],
+        help="activation patching: the clean prompt's run written into a corrupted prompt's, one block "
+        "input at one position or one head at a time, read as logit(target) − logit(foil)",
+    )
+    pa.add_argument(
+        "--corrupt", required=True, metavar="TEXT", help="the corrupted prompt, as long as the clean one"
+    )
+    pa.add_argument("--foil", required=True, metavar="TOKEN", help="the token the target is compared with")
+    pa.add_argument("--json", action="store_true", help="JSON instead of plain text")
+
+
+# ---- lens ----------------------------------------------------------------------------------------
+
+
+def run_lens(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    trace = setup.trace()
+    points = logit_lens(trace, setup.state.params)
+    for p in points:
+        if not np.all(np.isfinite(p.probs)):
+            raise ModelFileError(f"{setup.model.name}: the lens {p.where} overflows to a non-finite number")
+    vocab = trace.cfg.vocab
+    if args.json:
+        document = {
+            "prompt": list(trace.prompt),
+            "target": trace.target,
+            "prediction": trace.prediction,
+            "vocab": list(vocab),
+            "points": [_point_json(p, vocab) for p in points],
+        }
+        out.write(json.dumps(document, allow_nan=False) + "\n")
+        return 0
+    out.write(lens_text(points, trace) + "\n")
+    return 0
+
+
+def _point_json(p: LensPoint, vocab) -> dict:
+    return {
+        "block": p.block,
+        "at": p.at,
+        "stream": p.stream,
+        "probs": [float(v) for v in p.probs],
+        "top": [{"token": tok, "p": prob} for tok, prob in p.top(vocab, TOP)],
+    }
+
+
+def lens_text(points: list[LensPoint], trace) -> str:
+    vocab, target = trace.cfg.vocab, trace.target
+    t = trace.cfg.token_id(target)
+    where = [p.where for p in points]
+    width = max(len(w) for w in (*where, "read"))
+    head = f"p({target})"
+    lines = [
+        *wrap(
+            f"The logit lens at the last position, {trace.token_labels[-1]}: each row is what the model "
+            "would predict if the residual stream stopped there (the final norm and the unembedding "
+            f"applied to it). The last row is the model's own prediction, {trace.prediction!r}."
+        ),
+        "",
+        f"{'read':<{width}}  {head:>7}  likeliest {TOP}",
+    ]
+    for w, p in zip(where, points):
+        top = ", ".join(f"{tok} {prob:.4f}" for tok, prob in p.top(vocab, TOP))
+        lines.append(f"{w:<{width}}  {p.probs[t]:>{max(7, len(head))}.4f}  {top}")
+    return "\n".join(lines)
+
+
+def wrap(text: str) -> list[str]:
+    return textwrap.wrap(text, 100)
+
+
+# ---- patch ---------------------------------------------------------------------------------------
+
+
+def corrupt_prompt(setup: Any, text: str) -> tuple[str, ...]:
+    """--corrupt read as --prompt is: the checkpoint's own pieces, or tokens of the vocabulary."""
+    model, cfg = setup.model, setup.model.cfg
+    try:
+        if isinstance(model, CheckpointModel):
+            return tuple(model.prompt_pieces(text))
+        return checks.prompt(text.split(), cfg.vocab, cfg.n_ctx)
+    except ValueError as exc:
+        raise UsageError(f"--corrupt: {exc}") from None
+
+
+def foil_token(setup: Any, token: str) -> str:
+    model, cfg = setup.model, setup.model.cfg
+    try:
+        if isinstance(model, CheckpointModel):
+            return model.target_piece(token)
+        return checks.target(token, cfg.vocab)
+    except ValueError as exc:
+        raise UsageError(f"--foil: {exc}") from None
+
+
+def run_patch(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    state = setup.state
+    corrupt = corrupt_prompt(setup, args.corrupt)
+    foil = foil_token(setup, args.foil)
+    if len(corrupt) != len(state.prompt):
+        raise UsageError(
+            f"--corrupt: {len(corrupt)} tokens, and the prompt has {len(state.prompt)}: patching puts "
+            "position p of one run into position p of the other, so both need the same length"
+        )
+    if foil == state.target:
+        raise UsageError(f"--foil: {foil!r} is the target itself; the metric compares two tokens")
+    result = patch(state.params, state.prompt, corrupt, state.target, foil, state.switches)
+    values = [result.clean, result.corrupt, result.resid_pre, result.heads]
+    if not all(np.all(np.isfinite(v)) for v in values):
+        raise ModelFileError(f"{setup.model.name}: a patched run overflows to a non-finite number")
+    if args.json:
+        document = {
+            "prompt": list(state.prompt),
+            "corrupt_prompt": list(corrupt),
+            "target": state.target,
+            "foil": foil,
+            "metric": "logit(target) - logit(foil) at the last position",
+            "clean": result.clean,
+            "corrupt": result.corrupt,
+            "resid_pre": result.resid_pre.tolist(),
+            "heads": result.heads.tolist(),
+        }
+        out.write(json.dumps(document, allow_nan=False) + "\n")
+        return 0
+    out.write(patch_text(result, state.prompt, corrupt) + "\n")
+    return 0
+
+
+def patch_text(result: Patching, clean: tuple[str, ...], corrupt: tuple[str, ...]) -> str:
+    t, f = result.target, result.foil
+    lines = [
+        f"Metric: logit({t}) − logit({f}) at the last position.",
+        f"  clean     {' '.join(clean)!r}: {result.clean:+.4f}",
+        f"  corrupted {' '.join(corrupt)!r}: {result.corrupt:+.4f}",
+        *wrap(
+            "Each value below is the metric when one piece of the clean run replaces the corrupted run's; "
+            "in brackets, the share of the corrupted → clean change it brings back (1.00: all of it). A "
+            "position shows clean / corrupted where the prompts differ."
+        ),
+        "",
+        "Block input (the residual stream entering the block), one position at a time:",
+    ]
+    labels = [f"{p}:{c}" if c == k else f"{p}:{c} / {k}" for p, (c, k) in enumerate(zip(clean, corrupt))]
+    width = max(len(s) for s in labels)
+    for b, row in enumerate(result.resid_pre):
+        lines.append(f"  block {b + 1}")
+        lines += [f"    {lab:<{width}}  {v:+.4f}  ({_share(result, v)})" for lab, v in zip(labels, row)]
+    lines += ["", "Each head's output (A·V, before W_O), at every position:"]
+    for b, row in enumerate(result.heads):
+        cells = "  ".join(f"head {h + 1} {v:+.4f} ({_share(result, v)})" for h, v in enumerate(row))
+        lines.append(f"  block {b + 1}: {cells}")
+    return "\n".join(lines)
+
+
+def _share(result: Patching, value: float) -> str:
+    share = result.restored(value)
+    return "no gap" if np.isnan(share) else f"{round(share, 2) + 0.0:.2f}"  # + 0.0: no "-0.00"
