@@ -64,6 +64,9 @@ def target_problem(path: str | Path, loading: str | Path | None = None) -> str:
             return f"{p} is in tinytui's installed presets; a recording never writes there"
     if path.is_dir():
         return f"{path} is a folder; name a file in it, such as {path / 'lesson.txt'}"
+    link = next((p for p in both if os.path.islink(p)), None)
+    if link is not None:
+        return f"{link.name} is a symbolic link; tinytui does not write through links"
     taken = [p.name for p in both if os.path.lexists(p)]
     if taken:
         verb = "exists" if len(taken) == 1 else "exist"
