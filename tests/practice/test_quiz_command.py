@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import subprocess
 import sys
 
@@ -63,7 +64,7 @@ def test_backward_sample_and_run_options(capsys, monkeypatch):
 def test_answers_graded_with_hints_and_score(capsys, monkeypatch):
     answers = "−0.2429\n-0.2439\nseven\n\n0.3131\n".encode()
     rc, out, err = quiz(capsys, monkeypatch, "--step", "7", "--count", "6", "--seed", "0", stdin=answers)
-    assert rc == 0, err
+    assert rc == 1 and err == ""  # not every answer right
     rc, js, _ = quiz(
         capsys, monkeypatch, "--step", "7", "--count", "6", "--seed", "0", "--json", stdin=answers
     )
@@ -87,7 +88,8 @@ def test_answers_graded_with_hints_and_score(capsys, monkeypatch):
     # now answer every one right, to 4 decimals
     right = "".join(f"{e:.4f}\n" for e in expected).encode()
     rc, js, _ = quiz(capsys, monkeypatch, "--step", "7", "--count", "6", "--seed", "0", "--json", stdin=right)
-    assert json.loads(js)["score"] == {"right": 6, "asked": 6}
+    assert json.loads(js)["score"] == {"right": 6, "asked": 6} and rc == 0
+    assert all(q["accepted"][0] < q["expected"] < q["accepted"][1] for q in json.loads(js)["questions"])
 
 
 def test_every_question_of_a_step_right_and_1e3_off(capsys, monkeypatch):
@@ -104,7 +106,7 @@ def test_every_question_of_a_step_right_and_1e3_off(capsys, monkeypatch):
 
 def test_bytes_that_are_not_text_are_not_a_number(capsys, monkeypatch):
     rc, out, err = quiz(capsys, monkeypatch, "--step", "13", "--count", "1", stdin=b"\xff\xfe0.5\n")
-    assert rc == 0 and err == ""
+    assert rc == 1 and err == ""
     assert "is not a number" in out and out.endswith("score: 0 of 1\n")
 
 
@@ -135,7 +137,7 @@ def test_a_real_pipe():
         text=True,
         timeout=120,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # not every answer right
     assert done.stderr == ""
     assert done.stdout.splitlines()[-1].startswith("score: ")
     assert "'abc' is not a number" in done.stdout
@@ -146,3 +148,94 @@ def test_a_later_block_of_a_deeper_model(capsys, monkeypatch):
     assert [q["name"].split(".")[:2] for q in qs] == [["blocks", "1"]] * 3
     rc = main(["why", "--model", "woodland", f"{qs[0]['name']}[{','.join(map(str, qs[0]['index']))}]"])
     assert rc == 0 and "(block 2)" in capsys.readouterr().out
+
+
+def test_answers_after_the_last_question_are_reported_not_dropped(capsys, monkeypatch):
+    qs = listed(capsys, monkeypatch, "--step", "13", "--count", "2")
+    values = [explain_value(capsys, q) for q in qs]
+    typed = "".join(f"{v}\n" for v in values) + "0.1\n\n0.2\n"
+    rc, out, _ = quiz(capsys, monkeypatch, "--step", "13", "--count", "2", stdin=typed.encode())
+    assert rc == 0 and out.splitlines()[-2:] == [
+        "2 more lines after the last question: not read as answers",
+        "score: 2 of 2",
+    ]
+    rc, js, _ = quiz(capsys, monkeypatch, "--step", "13", "--count", "2", "--json", stdin=typed.encode())
+    assert rc == 0 and json.loads(js)["extra_lines"] == 2
+
+
+def explain_value(capsys, q: dict) -> str:
+    assert main(["why", "--json", q["shown"]]) == 0
+    return json.loads(capsys.readouterr().out)["result"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("inf", "'inf' is not a number"),
+        ("1e999", "'1e999' is too large to be a finite number"),
+        ("1_000", "'1_000' is not a number"),
+        ("\u0661\u0662", "is not a number"),
+        ("0,4714", "'0,4714' is not a number: write a decimal point, 0.4714"),
+    ],
+)
+def test_one_rule_for_numbers(capsys, monkeypatch, typed, says):
+    rc, out, _ = quiz(capsys, monkeypatch, "--step", "7", "--count", "1", stdin=f"{typed}\n".encode())
+    assert rc == 1 and says in out.splitlines()[0] and "(try 0.5, -1, 1e-3 or 1/2)" in out.splitlines()[0]
+    rc, js, _ = quiz(
+        capsys, monkeypatch, "--step", "7", "--count", "1", "--json", stdin=f"{typed}\n".encode()
+    )
+    assert json.loads(js)["questions"][0]["answer"] is None  # refused, never graded as a number
+
+
+class Terminal(io.BytesIO):
+    """Keys typed at a terminal: stdin that says it is one."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class Screen(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def converse(typed: str, *args: str) -> tuple[int, str]:
+    from tinytui.cli.options import build_parser
+    from tinytui.cli.quiz_command import run
+    from tinytui.cli.run_setup import setup_from
+
+    ns = build_parser().parse_args(["quiz", *args])
+    screen = Screen()
+    rc = run(setup_from(ns), ns, Terminal(typed.encode()), screen)
+    return rc, screen.getvalue()
+
+
+def test_at_a_terminal_the_quiz_is_a_conversation(monkeypatch):
+    """Each question with its formula and operands as the screen shows them, graded as it is answered:
+    refused text asks again, a wrong number gives the next hint, the score comes last. The student's
+    answer is worked out from the operands the conversation shows."""
+    monkeypatch.setenv("COLUMNS", "100")  # the terminal's width: the operands on one line
+    q0, k0, q1, k1 = -1.5850, -1.3145, 0.9683, 0.7194  # as the operands' line below shows them
+    worked = f"{(q0 * k0 + q1 * k1) / math.sqrt(2):.4f}"
+    rc, said = converse(f"0,5\n0.5\n{worked}\n", "--step", "7", "--count", "1", "--seed", "3")
+    lines = said.splitlines()
+    lines = lines[lines.index("") + 1 :]  # after the few lines that say how it goes
+    assert lines[:7] == [
+        "1 of 1.  S_2[2,1] = (Q_2[2] · K_2[1]) / √2",
+        "    Q_2[2,0] = −1.5850   K_2[1,0] = −1.3145   Q_2[2,1] = 0.9683   K_2[1,1] = 0.7194",
+        "S_2[2,1] =   ✗ '0,5' is not a number: write a decimal point, 0.5 (try 0.5, -1, 1e-3 or 1/2)",
+        "S_2[2,1] =   ✗ not quite (right is within ±0.00021 of what its operands as shown give).",
+        "    hint 1 of 3: computed from Q_2[2,0], K_2[1,0], Q_2[2,1], K_2[1,1]",
+        "S_2[2,1] =   ✓ S_2[2,1] = 1.9658 (accepted 1.96560 to 1.96602)",
+        "",
+    ]
+    assert lines[7:] == ["score: 1 of 1 right"] and rc == 0
+    rc, said = converse("0.5\n", "--step", "7", "--count", "2", "--seed", "3")
+    assert rc == 1 and said.endswith("score: 0 of 2 right; stopped at question 1, the rest unanswered\n")
+
+
+def test_the_exit_status_is_in_the_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["quiz", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Exit status: 0 when every question is answered right, 1 otherwise" in text
