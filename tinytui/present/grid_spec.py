@@ -28,7 +28,10 @@ DOWN = "changed-down"  # went down
 CHANGED = "changed"  # changed without a direction (a token, or the prompt changed length)
 MASKED = "masked"  # blocked by the causal mask
 GLYPHS = MappingProxyType({EDITED: "*", UP: "▲", DOWN: "▼", CHANGED: "◆", MASKED: "×"})
-PRECEDENCE = (EDITED, UP, DOWN, CHANGED, MASKED)  # which glyph a cell with several marks shows
+PRECEDENCE = (EDITED, UP, DOWN, CHANGED, MASKED)  # which style a cell with several marks takes
+# which glyph: the mask's × before a change's, so a blocked cell reads as blocked in every view (a masked
+# score that moved still shows its change in the style; it reaches no weight after the softmax)
+GLYPH_PRECEDENCE = (EDITED, MASKED, UP, DOWN, CHANGED)
 
 
 @dataclass(frozen=True)
@@ -245,7 +248,7 @@ def grid(
 
 
 def glyph(marks: frozenset[str]) -> str:
-    for mark in PRECEDENCE:
+    for mark in GLYPH_PRECEDENCE:
         if mark in marks:
             return GLYPHS[mark]
     return " "
