@@ -23,6 +23,7 @@ from tinytui.model.io.field_checks import (
     describe,
     finite,
     is_number,
+    look_alike,
     plain_text,
     positive_int,
     strings,
@@ -127,6 +128,13 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
         raise fail("vocab", f"{len(vocab)} tokens is more than tinytui allows ({LIMITS['vocab']})")
     if len(set(vocab)) != len(vocab):
         raise fail("vocab", "tokens must be distinct")
+    if pair := look_alike(vocab):
+        i, j = pair
+        raise fail(
+            f"vocab[{j}]",
+            f"{describe(vocab[j])} looks the same as vocab[{i}] {describe(vocab[i])}: they differ only by "
+            "invisible characters (or how an accent is encoded); keep one",
+        )
     dims = strings(doc["dims"], "dims", fail)
     # n_heads × d_head need not equal d_model: W_Q/W_K/W_V map d_model to n_heads × d_head and W_O back
     sizes = {k: positive_int(doc[k], k, fail) for k in ("d_model", "n_heads", "d_head", "d_ff")}

@@ -8,6 +8,7 @@ turn NaN, Infinity and numbers beyond a float into UnusableNumber, which the fie
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -98,6 +99,32 @@ def plain_text(x: Any, field: str, limit: int, fail: Fail) -> str:
         return checks.plain_text(x, "text", limit)
     except checks.Invalid as exc:
         raise fail(field, str(exc).removeprefix("text: ")) from None
+
+
+# characters that change nothing a reader sees: format characters (zero-width space and joiners, word
+# joiner, BOM, soft hyphen, bidi marks), the combining grapheme joiner, variation selectors, Hangul fillers
+_INVISIBLE_EXTRA = frozenset("\u034f\u115f\u1160\u3164\uffa0") | frozenset(map(chr, range(0xFE00, 0xFE10)))
+
+
+def seen_as(token: str) -> str:
+    """A token as a reader sees it: composed (NFC), without its invisible characters."""
+    kept = "".join(
+        c
+        for c in unicodedata.normalize("NFC", token)
+        if unicodedata.category(c) != "Cf" and c not in _INVISIBLE_EXTRA and not 0xE0100 <= ord(c) <= 0xE01EF
+    )
+    return unicodedata.normalize("NFC", kept)
+
+
+def look_alike(tokens: list[str] | tuple[str, ...]) -> tuple[int, int] | None:
+    """The first two positions (i < j) whose tokens differ only by invisible characters or by how their
+    accents are encoded, so a prompt could name either one while showing the other; None if none."""
+    first: dict[str, int] = {}
+    for j, token in enumerate(tokens):
+        i = first.setdefault(seen_as(token), j)
+        if i != j:
+            return i, j
+    return None
 
 
 def strings(x: Any, field: str, fail: Fail) -> list[str]:

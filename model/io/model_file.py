@@ -31,6 +31,8 @@ from tinytui.model.io.document import (
 from tinytui.model.io.field_checks import (
     ModelFileError,
     UnusableNumber,
+    describe,
+    look_alike,
     read_float,
     read_int,
 )
@@ -84,6 +86,13 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
     just before the JSON that names them. A kill between those two renames leaves weights whose header
     names this JSON while the JSON is absent: half_left() knows them, and sweep_half removes them."""
     path = Path(path)
+    if pair := look_alike(model.cfg.vocab):  # a file load() would refuse is never written
+        i, j = pair
+        vocab = model.cfg.vocab
+        raise ModelFileError(
+            f"{path}: vocab[{j}]: {describe(vocab[j])} looks the same as vocab[{i}] {describe(vocab[i])}: "
+            "they differ only by invisible characters"
+        )
     if binary is None:
         binary = model.params.total() > BINARY_ABOVE
     weights_file = path.stem + ".safetensors" if binary else None

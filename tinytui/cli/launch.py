@@ -24,6 +24,7 @@ just before the app runs); every other command turns it back on as soon as its a
 from __future__ import annotations
 
 import os
+import sys
 
 from tinytui.cli import collector
 
@@ -45,9 +46,23 @@ def limit_blas_threads() -> None:
         os.environ.setdefault(name, BLAS_THREADS)
 
 
+OUT_OF_MEMORY = "tinytui: error: out of memory (this machine, or its limit, holds too little for it)"
+# what the dynamic loader says when a library cannot be mapped for want of memory (ulimit -v)
+NO_MEMORY_TO_LOAD = ("failed to map segment", "Cannot allocate memory")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; running out of memory anywhere, even while loading numpy, is one line."""
     limit_blas_threads()
     collector.pause()
-    from tinytui.cli.main import main as run
+    try:
+        from tinytui.cli.main import main as run
 
-    return run(argv)
+        return run(argv)
+    except MemoryError:
+        pass
+    except ImportError as exc:
+        if not any(words in str(exc) for words in NO_MEMORY_TO_LOAD):
+            raise
+    print(OUT_OF_MEMORY, file=sys.stderr)
+    return 1

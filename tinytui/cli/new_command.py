@@ -15,7 +15,7 @@ from typing import TextIO
 from tinytui.cli.option_types import file_name
 from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
-from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.field_checks import ModelFileError, look_alike
 from tinytui.model.io.model_file import save, sweep_half, weights_beside
 from tinytui.model.io.safe_io import TextFileError, read_utf8, sweep_stale
 from tinytui.model.training import seeded_model
@@ -127,9 +127,16 @@ def read_vocab(path: str | None) -> tuple[str, ...]:
         return seeded_model.DEFAULT_VOCAB
     text = read_text(path, MAX_VOCAB_BYTES, "--vocab: ", "the file")
     try:
-        return seeded_model.parse_vocab(text, path)
+        vocab = seeded_model.parse_vocab(text, path)
     except ValueError as exc:
         raise CommandError(f"--vocab: {exc}") from None
+    if pair := look_alike(vocab):  # one line a token: the line is its position, counted from 1
+        i, j = pair
+        raise CommandError(
+            f"--vocab: {path}: line {j + 1}: {checks.shown(vocab[j])} looks the same as line {i + 1}'s "
+            f"{checks.shown(vocab[i])}: they differ only by invisible characters"
+        )
+    return vocab
 
 
 def output_path(
