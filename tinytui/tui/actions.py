@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
+
 from tinytui.session.session import Session
 from tinytui.tui.switch_table import EXPERIMENTS
 
@@ -337,4 +339,30 @@ def _keymap_problem(action_id: object, keys: object) -> str:
         key = key.strip()
         if not key or not key.isprintable() or " " in key:
             return f"{key!r} is not a key name (examples: j, J, f5, ctrl+j, shift+tab)"
+        if why := _unbindable(key):
+            return why
+    return ""
+
+
+# the modifiers a terminal reports to Textual (super, hyper and meta reach it only through the kitty
+# keyboard protocol, so an entry using them would take an action's keys and give back none)
+TERMINAL_MODIFIERS = ("ctrl", "shift", "alt")
+NAMED_KEYS = frozenset(k.value for k in Keys if "+" not in k.value and not k.value.startswith("<")) | set(
+    KEY_NAME_REPLACEMENTS.values()  # plus, minus, slash, …
+)
+
+
+def _unbindable(key: str) -> str:
+    """Why Textual cannot bind key to anything a terminal sends ("" when it can): a single character, or
+    a key name Textual knows (f5, tab, question_mark) after at most one each of ctrl, shift and alt."""
+    if len(key) == 1:
+        return ""
+    *modifiers, name = key.split("+")
+    odd = next((m for m in modifiers if m not in TERMINAL_MODIFIERS), None)
+    if odd is not None:
+        return f"{key!r}: {odd!r} is not a modifier a terminal sends (ctrl, shift or alt)"
+    if len(set(modifiers)) != len(modifiers):
+        return f"{key!r} names a modifier twice"
+    if not (len(name) == 1 or name in NAMED_KEYS or key_to_character(name) is not None):
+        return f"{key!r}: {name!r} is not a key Textual knows (examples: j, f5, tab, question_mark)"
     return ""
