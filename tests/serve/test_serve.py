@@ -185,6 +185,7 @@ def test_a_page_from_another_site_starts_no_app(tmp_path):
 def test_own_page_is_served_at_a_capped_size_and_stopping_ends_every_app(tmp_path):
     port = free_port()
     (tmp_path / "lesson-1.txt").write_text("my notes\n", encoding="utf-8")
+    (tmp_path / "lesson.txt").write_text("the name given, never written\n", encoding="utf-8")
     server = start(port, "--record", "lesson.txt", cwd=tmp_path)
     apps: set[int] = set()
     try:

@@ -281,7 +281,9 @@ def run_command(args: argparse.Namespace, out: CheckedOutput) -> int:
     if args.command == "generate":
         return generate_command.run(setup_from(args), args, out)
     if args.command == "serve":
-        setup_from(args)  # a bad model or option is refused here, not in every browser tab
+        # a bad model or option is refused here, not in every browser tab; --record NAME is not a file
+        # serve writes (each session gets NAME-k), so it is checked by serve itself
+        setup_from(argparse.Namespace(**{**vars(args), "record": None}))
         return serve_command.run(args, out, sys.stderr)
     if args.command in ("new", "train", "presets"):
         return {"new": new_command.run, "train": train_command.run, "presets": new_command.run_presets}[
