@@ -159,7 +159,8 @@ def block(t: Tape, cfg: ModelConfig, sw: Switches, b: int, x: np.ndarray, mask: 
     added back to the stream. t names its tensors blocks.<b>.<name>; W reads block b's weights."""
     W, eps = t.weight, cfg.eps
     first_norm = ("ln1.mean", "ln1.var", "x_norm")
-    _, _, x_norm = t(first_norm, ("T", "T", "T d"), norm, x, W("ln1_g"), W("ln1_b"), eps, sw.norm)
+    pre = (W("ln1_g"), W("ln1_b")) if sw.norm == "pre" else (None, None)  # post-norm reads x as it is
+    _, _, x_norm = t(first_norm, ("T", "T", "T d"), norm, x, *pre, eps, sw.norm)
     heads = []
     for h in range(cfg.n_heads):
         n = h + 1  # heads are counted from 1, as the chapter does
@@ -170,9 +171,12 @@ def block(t: Tape, cfg: ModelConfig, sw: Switches, b: int, x: np.ndarray, mask: 
         a = t(f"attn.{n}", "T S", attend, s, mask)
         heads.append(t(f"head.{n}", "T k", weigh, a, v, sw.is_ablated(b, n)))
     mha = t("mha", "T d", combine, W("W_O"), W("b_O"), *heads)
-    x_mid = t("x_mid", "T d", residual, x, mha, sw.residual, sw.norm, W("ln1_g"), W("ln1_b"), eps)
-    f_in = t("x_mid_norm", "T d", ffn_input, x_mid, W("ln2_g"), W("ln2_b"), eps, sw.norm)
+    post = (W("ln1_g"), W("ln1_b")) if sw.norm == "post" else (None, None)  # post-norm: normed after the add
+    x_mid = t("x_mid", "T d", residual, x, mha, sw.residual, sw.norm, *post, eps)
+    pre = (W("ln2_g"), W("ln2_b")) if sw.norm == "pre" else (None, None)
+    f_in = t("x_mid_norm", "T d", ffn_input, x_mid, *pre, eps, sw.norm)
     hidden_pre = t("hidden_pre", "T f", linear, f_in, W("W_1"), W("b_1"))
     hidden = t("hidden", "T f", activate, hidden_pre, sw.activation)
     ffn = t("ffn", "T d", linear, hidden, W("W_2"), W("b_2"))
-    return t("y", "T d", residual, x_mid, ffn, sw.residual, sw.norm, W("ln2_g"), W("ln2_b"), eps)
+    post = (W("ln2_g"), W("ln2_b")) if sw.norm == "post" else (None, None)
+    return t("y", "T d", residual, x_mid, ffn, sw.residual, sw.norm, *post, eps)

@@ -99,6 +99,18 @@ class Trace(TensorMap):
     def loss(self) -> float:
         return float(self["loss"])
 
+    def inputs_of(self, name: str) -> tuple[str, ...]:
+        """The tensors and weights the tensor named name was computed from, by canonical name, in the
+        order its formula takes them (empty for a trace that did not record it)."""
+        by_array = {id(t.values): n for n, t in self.tensors.items()}
+        found = []
+        for item in self.sources.get(name, ()):
+            if isinstance(item, Weight):
+                found.append(item.name)
+            elif isinstance(item, np.ndarray) and id(item) in by_array:
+                found.append(by_array[id(item)])
+        return tuple(found)
+
     def to_json(self) -> dict:
         return {
             "prompt": list(self.prompt),
