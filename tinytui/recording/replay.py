@@ -25,7 +25,7 @@ from tinytui.model.generation.sampling import Sampling
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.model_file import MAX_FILE_BYTES as MAX_MODEL_BYTES
 from tinytui.model.io.safe_io import read_regular_file
-from tinytui.recording.embedded_log import DataLineError, has_data, read_data
+from tinytui.recording.embedded_log import DATA, DataLineError, has_data, read_data
 from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, Recorded, decode_event
 from tinytui.recording.event_log import FORMAT, compare_check, decode_start
 from tinytui.recording.log_values import BadLine, Damaged, line_limit, loads
@@ -93,8 +93,10 @@ def load_recording(path: str | Path) -> Recording:
         if instead is None:
             raise
         return replace(instead, notice=f"{exc}; replaying the event data in {transcript} instead")
-    carried = _carried(transcript, log) if recording.source == log else None
-    if carried and len(carried) - 1 > len(recording.events):  # the start, then one record an event
+    # the start, then one record an event: only a transcript that carries more is read whole
+    more = recording.source == log and _records_carried(transcript, log) - 1 > len(recording.events)
+    carried = _carried(transcript, log) if more else None
+    if carried and len(carried) - 1 > len(recording.events):
         instead = _replayable(transcript, carried)
         if instead is not None:
             held, total = len(recording.events), len(instead.events)
@@ -110,6 +112,16 @@ def _transcript_beside(log: Path) -> Path | None:
     """The transcript a .jsonl was written beside: lesson.jsonl -> lesson.txt."""
     text = log.with_suffix(".txt")
     return text if text != log else None
+
+
+def _records_carried(transcript: Path | None, log: Path) -> int:
+    """How many records the event data of a transcript beside an existing .jsonl starts (0: none)."""
+    if transcript is None or transcript == log or not os.path.lexists(log):
+        return 0
+    try:
+        return sum(raw.startswith(DATA) for raw in _read_lines(transcript, transcript))
+    except ReplayError:
+        return 0
 
 
 def _carried(transcript: Path | None, log: Path) -> list[tuple[int, str]] | None:
