@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytui.model.texts.wording import SAME, about, block_tensor, in_words, listed, num, quoted, sentences
+from tinytui.model.texts.wording import (
+    SAME,
+    about,
+    block_tensor,
+    in_words,
+    listed,
+    num,
+    quoted,
+    sentences,
+    tops_as_shown,
+)
 from tinytui.model.trace import Trace
 
 
@@ -106,8 +116,7 @@ def softmax(trace: Trace) -> str:
         )
     if T >= 2:
         out.append(_from_second_row(trace, attn))
-        last = [int(attn[h][-1].argmax()) for h in heads]
-        if all(j == T - 1 for j in last) and T > 2:
+        if all(largest(attn[h][-1]) == [T - 1] for h in heads) and T > 2:
             who = "every head puts" if cfg.n_heads > 1 else "the head puts"
             out.append(f"In the last row {who} its largest weight on {quoted(trace.prompt[-1])} itself.")
     off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
@@ -121,8 +130,9 @@ def softmax(trace: Trace) -> str:
 
 
 def largest(row: np.ndarray) -> list[int]:
-    """The positions that hold a row's largest weight (several when they tie within SAME)."""
-    return np.flatnonzero(row >= row.max() - SAME).tolist()
+    """The positions that hold a row's largest weight: every one that reads as the largest at the 4
+    decimals the tables show (several when they tie there)."""
+    return tops_as_shown(row, num)
 
 
 def _from_second_row(trace: Trace, attn: dict[int, np.ndarray]) -> str:
