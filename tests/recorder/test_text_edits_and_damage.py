@@ -180,3 +180,14 @@ def test_a_log_that_holds_a_refused_value_is_refused_not_replaced(lesson):
     log.write_text(log.read_text(encoding="utf-8").replace('"step": 9', '"step": 10', 1), encoding="utf-8")
     with pytest.raises(ReplayError, match=r"lesson\.jsonl:2: "):
         load_recording(path)
+
+
+def test_the_handout_says_it_too_and_holds_every_event(lesson, tmp_path, capsys):
+    path, _ = lesson
+    lines(path, 4)
+    out = tmp_path / "lesson.md"
+    assert main(["handout", str(path), "-o", str(out)]) == 0
+    said = capsys.readouterr()
+    assert said.err.startswith(f"tinytui: warning: {events_path(path)} holds 3 of the 5 events")
+    assert said.err.count("\n") == 1 and "(5 events)" in said.out
+    assert "## 5 · step 14/16" in out.read_text(encoding="utf-8")
