@@ -9,6 +9,7 @@ from tinytui.cli.main import main
 from tinytui.recording.recorder import Recorder, events_path
 from tinytui.recording.replay import Replayer, ReplayError, load_recording
 from tinytui.session.session import Session
+from tinytui.tui.app import TinyTuiApp
 
 
 @pytest.fixture
@@ -191,3 +192,15 @@ def test_the_handout_says_it_too_and_holds_every_event(lesson, tmp_path, capsys)
     assert said.err.startswith(f"tinytui: warning: {events_path(path)} holds 3 of the 5 events")
     assert said.err.count("\n") == 1 and "(5 events)" in said.out
     assert "## 5 · step 14/16" in out.read_text(encoding="utf-8")
+
+
+async def test_the_app_says_it_when_a_replay_opens(lesson):
+    path, _ = lesson
+    lines(path, 4)
+    replayer = Replayer(load_recording(path))
+    app = TinyTuiApp(replayer.new_session(), replay=replayer)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        said = [n.message for n in app.toasts.notes()]
+        assert any("holds 3 of the 5 events" in m and "replaying the event data in" in m for m in said)
+        assert replayer.total == 5
