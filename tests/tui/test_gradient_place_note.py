@@ -48,4 +48,4 @@ def test_a_step_with_some_gradients_beside_and_some_below_names_them():
     from tinytui.present.gradient_places import GradientPlace, where_said
 
     places = (GradientPlace("W_1", True), GradientPlace("b_1", True), GradientPlace("W_2", False))
-    assert where_said(places) == ("beside W_1 and b_1, below W_2 (where the two do not fit side by side)")
+    assert where_said(places) == ("beside W_1 and b_1, below W_2 (no room beside it)")

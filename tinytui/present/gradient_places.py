@@ -48,10 +48,10 @@ def where_said(places: tuple[GradientPlace, ...]) -> str:
     if all(p.beside for p in places):
         return "beside each weight table"
     if not any(p.beside for p in places):
-        return "below each weight table (the two do not fit side by side at this width)"
+        return "below each weight table (no room beside it at this width)"
     beside = [p.weight for p in places if p.beside]
     below = [p.weight for p in places if not p.beside]
-    return f"beside {_listed(beside)}, below {_listed(below)} (where the two do not fit side by side)"
+    return f"beside {_listed(beside)}, below {_listed(below)} (no room beside it)"
 
 
 def _listed(items: list[str]) -> str:
