@@ -50,7 +50,7 @@ async def test_a_temperature_set_in_the_app_is_replayed_and_printed(tmp_path, ca
     assert flat(expected) in flat(out)  # the choice under the user's settings, not greedy's
 
 
-def test_a_recording_started_under_drawn_settings_says_so_in_its_header(chapter, tmp_path):
+def test_a_recording_started_under_drawn_settings_says_so_in_its_header(chapter, tmp_path, capsys):
     session = Session(chapter)
     session.set_sampling(Sampling(0.8, 3, 0.9, 7))
     rec = Recorder(tmp_path / "drawn.txt", clock=None)
@@ -63,6 +63,10 @@ def test_a_recording_started_under_drawn_settings_says_so_in_its_header(chapter,
 
     again = Replayer(load_recording(tmp_path / "drawn.txt")).new_session()
     assert choice_line(again) == expected  # the replay starts under them, so step 14 shows the same
+
+    assert main(["handout", str(tmp_path / "drawn.txt"), "-o", str(tmp_path / "drawn.md")]) == 0
+    intro = (tmp_path / "drawn.md").read_text(encoding="utf-8").split("## Start")[0]
+    assert f"Next token: {expected.removeprefix('next token  ')}. 0 events follow." in intro
 
 
 def test_a_greedy_session_prints_no_next_token_line(chapter, tmp_path, capsys):

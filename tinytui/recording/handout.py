@@ -69,7 +69,9 @@ def _intro(session: Session, recording: Recording, name: str) -> str:
     return (
         f"{when}Model `{model.name}` ({model.params.total()} parameters).{about} "
         f"Prompt **{_md(' '.join(s.prompt))}**, target **{_md(s.target)}**; switches: "
-        f"{s.switches.describe()}; learning rate {s.lr:g}. {len(recording.events)} events follow."
+        f"{s.switches.describe()}; learning rate {s.lr:g}."
+        + ("" if session.sampling.greedy else f" Next token: {_md(next_token_text(session))}.")
+        + f" {len(recording.events)} events follow."
     )
 
 
