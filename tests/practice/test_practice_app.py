@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tests.apps import make_app
 from tinytui.cli.main import main
@@ -101,6 +101,8 @@ async def test_a_step_hidden_answered_and_scored():
         await answer(pilot, app, f"{true:.4f}")
         assert not isinstance(app.screen, AskScreen)
         assert shown(app, ("blocks.0.scores.1", (0, 0))) == "✓-0.4714"
+        assert inspector(app).startswith("S_1[0,0] = (Q_1[0] · K_1[0]) / √2 = ")  # at once, not "= ?"
+        assert "−0.4714" in inspector(app) and "= ?" not in inspector(app)
         assert "practice: this step 1/32 · overall 1/32" in status(app)
         await keys(pilot, "enter")  # a cell answered right is not asked again
         assert not isinstance(app.screen, AskScreen)
@@ -163,6 +165,12 @@ async def test_findable_in_palette_and_help():
         await keys(pilot, "escape")
 
 
+NOTE = (
+    "Compute this dot product by hand, pairing each entry of the query with the same entry of the key; "
+    "add the two products, then divide by √2, the square root of the head's width."
+)
+
+
 def lesson_file(tmp_path, **changes) -> str:
     doc = {
         "format": "tinytui-lesson/1",
@@ -170,7 +178,7 @@ def lesson_file(tmp_path, **changes) -> str:
         "prompt": ["a", "woodchuck", "would", "chuck"],
         "target": "wood",
         "cells": [
-            {"name": "blocks.0.scores.2", "index": [1, 0], "note": "q·k, then divide by √2"},
+            {"name": "blocks.0.scores.2", "index": [1, 0], "note": NOTE},
             {"name": "blocks.0.scores.2", "index": [2, 1]},
             {"name": "grad.logits", "index": [4]},
         ],
@@ -195,7 +203,11 @@ async def test_a_lesson_asks_only_its_cells(tmp_path):
         await keys(pilot, "tab")
         await keys(pilot, *["right"] * 4, "down")  # head 2's table sits right of head 1's: scores.2[1,0]
         assert app.why.focused_source() == ("blocks.0.scores.2", (1, 0))
+        assert f"note: {NOTE}" in " ".join(inspector(app).split())  # whole, where it is asked
         await keys(pilot, "enter")
+        box = " ".join(str(app.screen.query_one(".hint", Static).render()).split())
+        assert box.startswith(NOTE)  # the answer box gives it whole too, on lines of its own
+        assert "right: within ±0.00016 of what its operands as shown give" in box
         await answer(pilot, app, "−0.2429")
         assert "practice: this step 1/2 · overall 1/3" in status(app)
 
@@ -381,3 +393,40 @@ async def test_the_watch_pane_keeps_its_numbers_back_while_a_step_is_practised()
         assert "Attention\n" not in pane.text() and loss not in pane.text()
         await keys(pilot, "k")  # practice ends: the pane's numbers are back
         assert p in pane.text() and "Hidden" not in pane.text()
+        app.session.set_practice(True, sample=Sample(7, count=2))  # only step 7 asks, two of its cells
+        app.refresh_views()
+        await pilot.pause()
+        assert not app.view().practising  # nothing of step 15 is asked, yet its numbers answer step 7's
+        assert p not in pane.text() and "Attention\n" not in pane.text()
+        assert "loss ?" in status(app) and "1.1690" not in status(app)  # nor the status line
+        app.action_do("gallery")  # the gallery's paintings would too: it waits for practice to end
+        await pilot.pause()
+        assert not app.gallery.is_open()
+
+
+def grid_of(app, source) -> GridSpec:
+    for section in pane_sections(app.view()):
+        for row in section.rows:
+            for item in row:
+                if isinstance(item, GridSpec) and source in item.where:
+                    return item
+    raise AssertionError(f"{source} is not on screen")
+
+
+@pytest.mark.asyncio
+async def test_the_shade_key_of_a_practised_table_reads_only_the_numbers_shown():
+    """The key under a shaded table ("−2.44 0 +2.44") is its largest |value|: while practising, the
+    largest of the numbers still shown, never a hidden one's."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "7")
+        table = app.session.trace["blocks.0.scores.1"]
+        largest = max(float(abs(app.session.trace[f"blocks.0.scores.{h}"]).max()) for h in (1, 2))
+        first = ("blocks.0.scores.1", (0, 0))
+        assert grid_of(app, first).limit == pytest.approx(largest)  # the two heads' tables share a key
+        await keys(pilot, "k", "tab")
+        assert not grid_of(app, first).shaded  # every cell a ?: no shade and no key
+        await answer(pilot, app, f"{table[0, 0]:.4f}")
+        spec = grid_of(app, first)
+        assert spec.shaded and spec.limit == pytest.approx(abs(float(table[0, 0])))
+        assert spec.limit < float(abs(table).max()) < largest  # the hidden cells' size stays hidden

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tinytui.recording.event_kinds import KINDS
+from tinytui.recording.handout import handout
 from tinytui.recording.recorder import Recorder
 from tinytui.recording.replay import Replayer, ReplayError, load_recording
 from tinytui.session.practice_state import Sample
@@ -76,17 +77,24 @@ def test_a_lesson_or_sample_start_replays_with_its_cells(chapter, tmp_path):
     path = tmp_path / "lesson.txt"
     rec = Recorder(path, clock=None)
     rec.attach(session)
-    session.set_practice(True, (("blocks.0.scores.2", (1, 0), "a dot product"), ("loss", (), "")))
+    note = "a dot product: multiply the query and the key entry by entry, add, then divide by √2 " * 3
+    session.set_practice(True, (("blocks.0.scores.2", (1, 0), note.strip()), ("loss", (), "")))
     session.set_practice(True, sample=Sample(9, True, 0, 3, 1))
     rec.stop()
     text = path.read_text(encoding="utf-8")
     assert "practice on: a lesson's 2 cells hidden as ?" in text
+    assert "asks        S_2[1,0], L\n" in text
+    flat = " ".join(text.split())  # the transcript wraps a long line to its width
+    assert f"note S_2[1,0]: {' '.join(note.split())}" in flat  # the teacher's note whole
+    md = handout(load_recording(path), "lesson.txt")  # and in the handout
+    cell = r"S\_2\[1,0\]"  # as Markdown writes it
+    assert f"- **note**: {cell}: {note.strip()}" in md and f"- **asks**: {cell}, L" in md
     assert "practice on: step 9, 3 of its cells hidden as ?" in text
     again = Replayer(load_recording(path)).new_session()
     replayer = Replayer(load_recording(path))
     replayer.apply_next(again)
     assert again.practice.lesson == (("blocks.0.scores.2", (1, 0)), ("loss", ()))
-    assert again.practice.notes == {("blocks.0.scores.2", (1, 0)): "a dot product"}
+    assert again.practice.notes == {("blocks.0.scores.2", (1, 0)): note.strip()}
     replayer.apply_next(again)
     assert again.practice.sample == Sample(9, True, 0, 3, 1)
 

@@ -85,12 +85,19 @@ def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
             for c, line in enumerate(row)
         )
 
+    # the scale's end (and so the key under the table, "−2.44 0 +2.44") from the numbers still shown:
+    # the largest |value| of the table would give a hidden value's size away
+    shown_values = [abs(v) for row in values for v in row if v is not None]
+    limit = spec.limit
+    if spec.shade == "diverging":
+        limit = max(shown_values) if shown_values and max(shown_values) > 0 else 1.0
     return replace(
         spec,
         cells=tuple(tuple(row) for row in cells),
         values=tuple(tuple(row) for row in values),
         marks=tuple(tuple(row) for row in marks),
         details=LazyRows(len(old), detail_row),
+        limit=limit,
     )
 
 

@@ -516,12 +516,24 @@ class PracticeKind(EventKind):
         return f"practice: answered {cell} = {d['text']}, {'right' if d['correct'] else 'wrong'}"
 
     def notes(self, event, before, after):
-        """What the learner was told: the value with ✓, or why not and the next hint."""
-        shown = event.data.get("shown")
+        """What the learner was told: the value with ✓, or why not and the next hint; for a lesson, each
+        question with the teacher's note on it, whole."""
+        d = event.data
+        if d["action"] == "on" and d.get("cells"):
+            n_blocks = after.params.cfg.n_blocks
+            cells = [cell_text(n, ix, n_blocks) for n, ix, _ in d["cells"]]
+            listed = ", ".join(cells[:MAX_LISTED]) + (
+                f" … and {len(cells) - MAX_LISTED} more" if len(cells) > MAX_LISTED else ""
+            )
+            out = [("asks", listed)]
+            out += [("note", f"{cell}: {note}") for cell, (_, _, note) in zip(cells, d["cells"]) if note]
+            return out
+        shown = d.get("shown")
         return [("shown", shown)] if shown else []
 
 
 MAX_PRACTICE_CELLS = 10_000
+MAX_LISTED = 40  # a lesson's cells named in its "asks" line (every note is given whole)
 
 
 class SamplingKind(EventKind):

@@ -1,7 +1,7 @@
 """Practice: the learner works out each step's values by hand (k turns it on and off).
 
 On, the cells the step computes are drawn as "?" (tinytui/present/practice_cells.py) until answered; the
-cursor picks one, typing a number (or Enter) asks for the value and grades it to the 4 decimals shown
+cursor picks one, typing a number (or Enter) asks for the value and grades it from its operands as shown
 (model/practice; the session keeps the answer, so a recording has it). Right:
 the value appears after a ✓. Wrong: "not quite" and the next hint of the ladder (which cells it is
 computed from, lit in the tables as the inspector lights operands; the formula; the formula with the
@@ -177,7 +177,11 @@ class PracticeController:
 
         # the key that opened the box is its first character: the keys after it go on from its end, even
         # those that arrive before the box has the focus (an answer typed fast, or pasted as keys)
-        self.host.push_screen(AskScreen(title, typed, words, submit, select_on_focus=not typed))
+        def answered(taken: bool | None) -> None:
+            if taken:  # the box is gone: the inspector gives the cell's value and why, not "= ?"
+                self.host.inspect()
+
+        self.host.push_screen(AskScreen(title, typed, words, submit, select_on_focus=not typed), answered)
 
     def more_hint(self) -> None:
         source = self.focused()
@@ -198,6 +202,9 @@ class PracticeController:
             return
         rung = self.state.rung(source)
         line = ask_line(source, self.host.session.trace.cfg.n_blocks)
+        note = self.state.notes.get(source) or self.marked.get(source, "")
+        if note:  # the teacher's note whole, where the question is asked (the inspector wraps it)
+            line += f"\nnote: {note}"
         if rung:
             line += " · " + self.hint_text(source, rung)
         self.host.why.light(self.question(source).why if rung else None)  # type: ignore[attr-defined]

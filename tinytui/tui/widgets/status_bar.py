@@ -187,7 +187,7 @@ class StatusBar(ViewPart, Widget):
         p, p_old = float(trace["probs"].max()), float(base["probs"].max())
         prediction = Text("prediction ", muted)
         loss = Text("loss ", muted)
-        if view.practising:  # the probability and the loss are answers the step may ask for
+        if view.practice is not None:  # practice on: the probability and the loss are answers steps ask
             prediction.append(f"{trace.prediction} ?", key)
             loss.append("?", key)
         else:

@@ -35,8 +35,8 @@ from tinytui.tui.widgets.text_lines import TextLines
 
 BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
 PRACTISING = (
-    "Hidden while you practise: the probabilities, the loss and the attention would give answers away. "
-    "They come back when every cell of the step is answered, or when practice ends (k)."
+    "Hidden while you practise: the probabilities, the loss and the attention would give answers away "
+    "at any step. They come back when practice ends (k)."
 )
 NARROW_BAR = 6
 
@@ -103,7 +103,7 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         self.spec = watch_spec(self.view)
         bar = NARROW_BAR if self.app.has_class("-narrow") else BAR
         room, tall = self.content_region.width or 30, self.container_size.height
-        practising = self.view.practising
+        practising = self.view.practice is not None  # practice on: any step's answers, not only this one's
         key = (self.spec, bar, room, tall, self.app.theme, practising)
         if key != self._drawn:
             self._drawn = key
