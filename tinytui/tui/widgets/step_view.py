@@ -45,6 +45,7 @@ from tinytui.tui.widgets.virtual_size import set_virtual_size
 PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
 _LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; revisited steps hit)
 _LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
+_WORDS_KEPT = 64  # steps' words kept wrapped
 _SHAPES_KEPT = 512  # tables' shapes kept, by what they are made of
 
 
@@ -246,10 +247,11 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._next_version = 1  # 0: a table's lines as first shown
         self._shown_by_spec: KeptBySpec[tuple[tuple[int, int], tuple[Hashable, ...]]] = KeptBySpec(256)
         self._seen: dict[str, Item] = {}  # table's key -> the spec it showed last
-        self._drawn: dict[tuple, Strip] = {}  # a table's line, by what it shows
-        self._composed: dict[tuple, Strip] = {}  # a screen line, by the table lines it is made of
-        self._wrapped: dict[tuple, list[Strip]] = {}  # the words as lines, by their text and width
-        self._layouts: dict[tuple, tuple[list[Item], StepLayout]] = {}  # by the specs laid out
+        # what is kept between keys, each bounded (the least recently used go first), all of it the view's
+        self._drawn: LRUCache[tuple, Strip] = LRUCache(_LINES_KEPT)  # a table's line, by what it shows
+        self._composed: LRUCache[tuple, Strip] = LRUCache(_LINES_KEPT)  # a screen line, by its table lines
+        self._wrapped: LRUCache[tuple, list[Strip]] = LRUCache(_WORDS_KEPT)  # the words, by text and width
+        self._layouts: LRUCache[tuple, tuple[list[Item], StepLayout]] = LRUCache(_LAYOUTS_KEPT)  # by specs
         self._layout_kept = LayoutKept(LRUCache(_SHAPES_KEPT))  # the tables' sizes and splits (lay_out)
         self._last_key: tuple = ()
         self._base = Style()
@@ -314,8 +316,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         kept = self._wrapped.get(key)
         if kept is not None:
             return kept
-        if len(self._wrapped) >= 64:
-            self._wrapped.clear()
         out = self._wrapped[key] = self._wrap_now(text, width)
         return out
 
@@ -415,9 +415,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         kept = self._layouts.get(key)
         if kept is not None and all(a is b for a, b in zip(kept[0], items)):
             return kept[1]
-        if len(self._layouts) >= _LAYOUTS_KEPT:
-            self._layouts.pop(next(iter(self._layouts)))
         layout = lay_out(sections, width, self._layout_kept, top, margin)
+        self._layouts.discard(key)  # LRUCache.set keeps a value it has
         self._layouts[key] = (items, layout)  # the items held: their ids in the key stay theirs
         return layout
 
@@ -646,8 +645,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if epoch != self._epoch or self._painter is None:
             self._epoch = epoch
             self._base = self.rich_style  # the view's own colours, under every line
-            self._drawn = {}
-            self._composed = {}
+            self._drawn.clear()  # the lines drawn were drawn in the old theme's colours
+            self._composed.clear()
             self._painter = Painter(
                 lambda name: self.get_component_rich_style(name, partial=True),
                 self.app.theme,
@@ -688,8 +687,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         strip = self._drawn.get(key)
         if strip is None:
             self.lines_drawn += 1
-            if len(self._drawn) >= _LINES_KEPT:
-                del self._drawn[next(iter(self._drawn))]  # the line drawn longest ago
             painter = self._painter
             assert painter is not None
             strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note, edit, cols)
@@ -780,8 +777,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if cut is not None:
             line_strip = _cut_at_right(line_strip, *cut, sx, width, painter.style("label"), base)
         composed = line_strip.extend_cell_length(width, base)
-        if len(self._composed) >= _LINES_KEPT:
-            del self._composed[next(iter(self._composed))]
         self._composed[key] = composed
         return composed
 
