@@ -8,6 +8,19 @@ Canonical names, in the spirit of TransformerLens' hook names:
   "lnf_g", "lnf_b" (the final norm's gain and bias);
 - a gradient is "grad." + the name of what it is the gradient of: "grad.blocks.0.W_2", "grad.logits".
 
+What the blocks of Llama, Qwen2 and Mistral add, each only in a model that has it (config.py):
+- grouped-query attention: W_K, W_V, b_K, b_V and the tensors k.g, v.g (k_pre.g) have one entry per
+  key/value head g (1-based), fewer than the query heads; query head h reads k.g, v.g with
+  g = (h − 1) // (n_heads / n_kv_heads) + 1. With as many as query heads nothing changes;
+- rotary positions: q_pre.h and k_pre.g are the projections x W_Q, x W_K, and q.h and k.g the same rows
+  turned by their position: what the scores read is q and k in every model, as hidden is what W_2
+  reads (hidden_pre before the ReLU);
+- RMSNorm: ln1.mean_sq (the mean of the squares each row is divided by the root of) instead of
+  ln1.mean and ln1.var; its gain ln1_g, ln2_g, lnf_g and no bias;
+- the gated feed-forward: gate_pre = x W_gate, gate = SiLU(gate_pre), up = x W_up, hidden = gate ⊙ up,
+  ffn = hidden W_down (W_gate, W_up (d, f), W_down (f, d), no biases);
+- an untied unembedding: W_U (d, V), model-wide; logits = z W_U.
+
 The stage tables (stages.py, backward.py) write block-local names ("attn.{h}", "W_O", "grad.y");
 resolve() turns them into canonical ones for a block. label() is the one way a name is shown.
 Older spellings ("attn.2" for block 0, "W_Q@1", "grad.W_2") are read by canonical(), so recordings
@@ -27,23 +40,30 @@ NORM_PARAMS = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")  # norm_affine: each norm's g
 ATTN_BIAS_PARAMS = ("b_Q", "b_K", "b_V", "b_O")  # attn_bias: (n_heads, d_head) each, b_O (d,)
 FINAL_NORM_PARAMS = ("lnf_g", "lnf_b")  # norm_affine: the final norm's (model-wide)
 POSITION_PARAM = "P"  # positions == "learned": (n_ctx, d), model-wide
+UNEMBED_PARAM = "W_U"  # tied False: the unembedding's own matrix (d, V), model-wide
+GATED_PARAMS = ("W_gate", "W_up", "W_down")  # activation "swiglu": in place of W_1, b_1, W_2, b_2
 # Every block parameter in the order the forward pass reads them (the chapter's keep their order).
 ALL_BLOCK_PARAMS = (
     "ln1_g", "ln1_b", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "W_O", "b_O",
-    "ln2_g", "ln2_b", "W_1", "b_1", "W_2", "b_2",
+    "ln2_g", "ln2_b", "W_1", "b_1", "W_2", "b_2", *GATED_PARAMS,
 )  # fmt: skip
-MODEL_PARAMS = ("E", POSITION_PARAM, *FINAL_NORM_PARAMS)  # model-wide, bare names
+MODEL_PARAMS = ("E", POSITION_PARAM, *FINAL_NORM_PARAMS, UNEMBED_PARAM)  # model-wide, bare names
 ALL_PARAMS = (*MODEL_PARAMS, *ALL_BLOCK_PARAMS)
-PER_HEAD = ("q", "k", "v", "scores", "attn", "head")  # one tensor per head: "<local>.<h>"
+# one tensor per head: "<local>.<h>" (k, v, k_pre: per key/value head)
+PER_HEAD = ("q", "k", "v", "scores", "attn", "head", "q_pre", "k_pre")
 BLOCK_TENSORS = (
     "ln1.mean",
     "ln1.var",
+    "ln1.mean_sq",
     "x_norm",
     *PER_HEAD,
     "mha",
     "x_mid",
     "x_mid_norm",
     "hidden_pre",
+    "gate_pre",
+    "gate",
+    "up",
     "hidden",
     "ffn",
     "y",

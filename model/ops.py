@@ -30,6 +30,61 @@ def layer_norm_backward(grad: np.ndarray, x: np.ndarray, eps: float) -> np.ndarr
     return (grad - g_mean - x_hat * gx_mean) / np.sqrt(var[..., None] + eps)
 
 
+def rms_norm(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """RMSNorm per row, no gain: x / √(mean(x²) + ε), nothing subtracted. x (…, d) -> (normalised, mean
+    of squares (…,))."""
+    mean_sq = (x * x).mean(axis=-1)
+    return x / np.sqrt(mean_sq[..., None] + eps), mean_sq
+
+
+def rms_norm_backward(grad: np.ndarray, x: np.ndarray, eps: float) -> np.ndarray:
+    """∂L/∂x from ∂L/∂RMS(x), per row: (g − x̂·mean(g·x̂)) / √(mean(x²) + ε), x̂ = RMS(x). LN's rule
+    without the mean's term, as RMSNorm subtracts no mean."""
+    x_hat, mean_sq = rms_norm(x, eps)
+    gx_mean = (grad * x_hat).mean(axis=-1, keepdims=True)
+    return (grad - x_hat * gx_mean) / np.sqrt(mean_sq[..., None] + eps)
+
+
+NORMS = {"layer": lambda x, eps: layer_norm(x, eps)[0], "rms": lambda x, eps: rms_norm(x, eps)[0]}
+NORM_BACKWARDS = {"layer": layer_norm_backward, "rms": rms_norm_backward}
+
+
+def rope_angles(T: int, k: int, theta: float, scaling=None, start: int = 0) -> np.ndarray:
+    """The rotary angles of positions start … start+T−1: angle[p, i] = p · f_i with f_i = θ^(−2i/k),
+    i < k/2 (Llama 3's scaling stretches the low frequencies). -> (T, k/2)"""
+    freq = 1.0 / theta ** (np.arange(0, k, 2, dtype=np.float64) / k)
+    if scaling is not None:
+        freq = llama3_frequencies(freq, scaling)
+    return np.arange(start, start + T, dtype=np.float64)[:, None] * freq[None, :]
+
+
+def llama3_frequencies(freq: np.ndarray, s) -> np.ndarray:
+    """Llama 3's rule (rope_type "llama3"): a wavelength 2π/f longer than L / low_freq_factor (L the
+    original context) has f divided by factor, shorter than L / high_freq_factor is kept, and between
+    the two f is blended from f/factor to f as L / wavelength runs from low to high_freq_factor."""
+    wavelength = 2 * np.pi / freq
+    L = s.original_max_position_embeddings
+    scaled = np.where(wavelength > L / s.low_freq_factor, freq / s.factor, freq)
+    smooth = (L / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor)
+    blended = (1 - smooth) * scaled / s.factor + smooth * scaled
+    between = (wavelength >= L / s.high_freq_factor) & (wavelength <= L / s.low_freq_factor)
+    return np.where(between, blended, scaled)
+
+
+def rotate(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """RoPE: dims i and i + k/2 of each row turn together by that row's angle_i (the pairing Hugging
+    Face's Llama uses): (a, b) -> (a cos − b sin, b cos + a sin). x (T, k), angles (T, k/2) -> (T, k)"""
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    cos, sin = np.cos(angles), np.sin(angles)
+    return np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
+
+
+def rotate_backward(grad: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """∂L/∂x from ∂L/∂rotate(x): a rotation's transpose turns back by the same angle."""
+    return rotate(grad, -angles)
+
+
 def softmax(s: np.ndarray) -> np.ndarray:
     """Row-wise softmax; -inf entries get exactly zero weight. (…, n) -> (…, n)"""
     shifted = s - s.max(axis=-1, keepdims=True)
@@ -54,7 +109,12 @@ def gelu(h: np.ndarray) -> np.ndarray:
     return 0.5 * h * (1.0 + np.tanh(GELU_C * (h + 0.044715 * h**3)))
 
 
-ACTIVATIONS = {"relu": relu, "gelu": gelu}
+def silu(h: np.ndarray) -> np.ndarray:
+    """SiLU (swish): h · σ(h), the gate of Llama's feed-forward."""
+    return h / (1.0 + np.exp(-h))
+
+
+ACTIVATIONS = {"relu": relu, "gelu": gelu, "silu": silu}
 
 
 def relu_backward(grad: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -69,7 +129,13 @@ def gelu_backward(grad: np.ndarray, h: np.ndarray) -> np.ndarray:
     return grad * slope
 
 
-ACTIVATION_BACKWARDS = {"relu": relu_backward, "gelu": gelu_backward}
+def silu_backward(grad: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """∂L/∂h from ∂L/∂silu(h): σ(h) · (1 + h · (1 − σ(h)))."""
+    sig = 1.0 / (1.0 + np.exp(-h))
+    return grad * sig * (1.0 + h * (1.0 - sig))
+
+
+ACTIVATION_BACKWARDS = {"relu": relu_backward, "gelu": gelu_backward, "silu": silu_backward}
 
 
 def cross_entropy(logits: np.ndarray, target: int) -> tuple[float, np.ndarray]:

@@ -14,8 +14,10 @@ from tinytui.model.names import (
     ATTN_BIAS_PARAMS,
     BLOCK_PARAMS,
     FINAL_NORM_PARAMS,
+    GATED_PARAMS,
     NORM_PARAMS,
     POSITION_PARAM,
+    UNEMBED_PARAM,
     in_block,
     label,
 )
@@ -23,26 +25,31 @@ from tinytui.model.names import (
 
 def block_params_of(cfg: ModelConfig) -> tuple[str, ...]:
     """The block-local parameter names this config has, in the order the forward pass reads them: the
-    chapter's eight, with the norms' gains and biases and the attention biases when switched on."""
+    chapter's eight, with the norms' gains and biases and the attention biases when switched on
+    (RMSNorm has gains only; Qwen2 biases Q, K and V but not the output), W_gate, W_up and W_down in
+    place of the feed-forward's four when it is gated."""
     on = set(BLOCK_PARAMS)
+    if cfg.gated:
+        on -= {"W_1", "b_1", "W_2", "b_2"}
+        on.update(GATED_PARAMS)
     if cfg.norm_affine:
-        on.update(NORM_PARAMS)
+        on.update(n for n in NORM_PARAMS if cfg.norm == "layer" or n.endswith("_g"))
     if cfg.attn_bias:
-        on.update(ATTN_BIAS_PARAMS)
+        on.update(n for n in ATTN_BIAS_PARAMS if n != "b_O" or cfg.out_bias)
     return tuple(name for name in ALL_BLOCK_PARAMS if name in on)
 
 
 def block_param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    d, h, dh, ff = cfg.d_model, cfg.n_heads, cfg.d_head, cfg.d_ff
+    d, h, dh, ff, kv = cfg.d_model, cfg.n_heads, cfg.d_head, cfg.d_ff, cfg.n_kv_heads
     every = {
         "ln1_g": (d,),
         "ln1_b": (d,),
         "W_Q": (h, d, dh),
-        "W_K": (h, d, dh),
-        "W_V": (h, d, dh),
+        "W_K": (kv, d, dh),  # one per key/value head (as many as query heads but in grouped attention)
+        "W_V": (kv, d, dh),
         "b_Q": (h, dh),
-        "b_K": (h, dh),
-        "b_V": (h, dh),
+        "b_K": (kv, dh),
+        "b_V": (kv, dh),
         "W_O": (h * dh, d),
         "b_O": (d,),
         "ln2_g": (d,),
@@ -51,13 +58,17 @@ def block_param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
         "b_1": (ff,),
         "W_2": (ff, d),
         "b_2": (d,),
+        "W_gate": (d, ff),
+        "W_up": (d, ff),
+        "W_down": (ff, d),
     }
     return {name: every[name] for name in block_params_of(cfg)}
 
 
 def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     """Every parameter the config has, full name and shape: "E" (and "P"), then "blocks.<b>.<name>",
-    then "lnf_g", "lnf_b". The chapter's model: E and the eight of each block, nothing else."""
+    then "lnf_g", "lnf_b" (RMSNorm: lnf_g alone), then "W_U" when the unembedding is untied. The
+    chapter's model: E and the eight of each block, nothing else."""
     shapes: dict[str, tuple[int, ...]] = {"E": (cfg.n_vocab, cfg.d_model)}
     if cfg.learned_positions:
         shapes[POSITION_PARAM] = (cfg.n_ctx, cfg.d_model)
@@ -66,8 +77,10 @@ def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
         for name, shape in block.items():
             shapes[in_block(b, name)] = shape
     if cfg.norm_affine:
-        for name in FINAL_NORM_PARAMS:
+        for name in FINAL_NORM_PARAMS if cfg.norm == "layer" else FINAL_NORM_PARAMS[:1]:
             shapes[name] = (cfg.d_model,)
+    if not cfg.tied:
+        shapes[UNEMBED_PARAM] = (cfg.d_model, cfg.n_vocab)
     return shapes
 
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tinytui.model.config import ModelConfig
 
-ACTIVATIONS = ("relu", "gelu")
+ACTIVATIONS = ("relu", "gelu")  # what the activation switch toggles between
+GATE_ACTIVATION = "silu"  # a gated (SwiGLU) model's own: it starts there, toggling goes to ReLU and GELU
 NORM_PLACEMENTS = ("pre", "post")
 # The one list of the switches: every other module (the session, the transcript, the event log) reads
 # these, so a new switch is a field below and a line in each of these tables.
@@ -38,7 +39,7 @@ class Switches:
     ablated: frozenset[tuple[int, int]] = frozenset()
 
     def __post_init__(self) -> None:
-        if self.activation not in ACTIVATIONS:
+        if self.activation not in (*ACTIVATIONS, GATE_ACTIVATION):
             raise ValueError(f"activation must be one of {ACTIVATIONS}, not {self.activation!r}")
         if self.norm not in NORM_PLACEMENTS:
             raise ValueError(f"norm must be one of {NORM_PLACEMENTS}, not {self.norm!r}")
@@ -64,8 +65,9 @@ class Switches:
                 raise ValueError("toggling a head needs its number")
             return replace(self, ablated_heads=self.ablated_heads ^ {head})
         if name in CHOICES:
-            options = CHOICES[name]
-            return replace(self, **{name: options[(options.index(getattr(self, name)) + 1) % len(options)]})
+            options, now = CHOICES[name], getattr(self, name)
+            after = options[(options.index(now) + 1) % len(options)] if now in options else options[0]
+            return replace(self, **{name: after})
         if name in FLAGS:
             return replace(self, **{name: not getattr(self, name)})
         raise ValueError(f"no switch named {name!r}")
@@ -105,8 +107,8 @@ class Switches:
 
 def defaults(cfg: ModelConfig) -> Switches:
     """The switches a model starts with: the chapter's, with the model's own activation (GELU for
-    GPT-2), so a fresh session computes what the model was trained to compute."""
-    return Switches(activation=cfg.activation)
+    GPT-2, the gate's SiLU for Llama), so a fresh session computes what the model was trained to compute."""
+    return Switches(activation=GATE_ACTIVATION if cfg.activation == "swiglu" else cfg.activation)
 
 
 if tuple(f.name for f in fields(Switches)) != NAMES or set(WORDS) != set(NAMES):

@@ -7,14 +7,14 @@ to_document() is its inverse, writing the architecture switches only when they a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tinytui.model import checks
-from tinytui.model.config import MODEL_ACTIVATIONS, POSITIONS, ModelConfig
+from tinytui.model.config import MODEL_ACTIVATIONS, NORMS, POSITIONS, ModelConfig, RopeScaling
 from tinytui.model.io.field_checks import (
     LIMITS,
     MAX_TEXT,
@@ -30,17 +30,29 @@ from tinytui.model.io.field_checks import (
     weight_array,
 )
 from tinytui.model.io.weights_file import read_weights, weights_path
-from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM, label
+from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM, UNEMBED_PARAM, label
 from tinytui.model.params import Params, adopt, block_param_shapes, block_params_of, param_shapes
 
 FORMAT = "tinytui-model/1"
-# GPT-2's architecture switches (ModelConfig): written only when not the chapter's, so its file is unchanged
-ARCHITECTURE = ("positions", "norm_affine", "attn_bias", "activation")
+# The architecture's choices (ModelConfig): GPT-2's, then Llama's. Each is written only when it is not the
+# chapter's, so the chapter's file is unchanged; n_kv_heads only when fewer than n_heads, rope_scaling
+# (an object of RopeScaling's four fields) only when there is one.
+ARCHITECTURE = ("positions", "norm_affine", "attn_bias", "activation", "norm", "attn_out_bias", "tied")
+ROPE = ("rope_theta", "rope_scaling")
 REQUIRED = ("format", "vocab", "dims", "d_model", "n_heads", "d_head", "d_ff", "prompt", "target")
 WEIGHTS = ("weights", "weights_file")  # exactly one: inline, or a safetensors file beside the JSON
-OPTIONAL = ("name", "about", "eps", "n_ctx", "n_blocks", *ARCHITECTURE)
+OPTIONAL = ("name", "about", "eps", "n_ctx", "n_blocks", *ARCHITECTURE, "n_kv_heads", *ROPE)
 
-CHAPTER = {"positions": "sinusoid", "norm_affine": False, "attn_bias": False, "activation": "relu"}
+CHAPTER = {
+    "positions": "sinusoid",
+    "norm_affine": False,
+    "attn_bias": False,
+    "activation": "relu",
+    "norm": "layer",
+    "attn_out_bias": True,
+    "tied": True,
+}
+SCALING = tuple(RopeScaling.__dataclass_fields__)  # factor, low/high_freq_factor, original_max_position…
 
 
 @dataclass(frozen=True)
@@ -205,25 +217,63 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
 
 
 def _architecture(doc: dict, fail: Fail) -> dict[str, Any]:
-    """GPT-2's switches the document sets (each absent one is the chapter's)."""
+    """The architecture's choices the document sets (each absent one is the chapter's), checked against
+    each other and the sizes already read (doc's d_head, n_heads: positive whole numbers)."""
     out: dict[str, Any] = {}
-    for key, options in (("positions", POSITIONS), ("activation", MODEL_ACTIVATIONS)):
+    for key, options in (("positions", POSITIONS), ("activation", MODEL_ACTIVATIONS), ("norm", NORMS)):
         if key in doc:
             if doc[key] not in options:
                 raise fail(key, f"expected one of {', '.join(options)}, got {describe(doc[key])}")
             out[key] = doc[key]
-    for key in ("norm_affine", "attn_bias"):
+    for key in ("norm_affine", "attn_bias", "attn_out_bias", "tied"):
         if key in doc:
             if not isinstance(doc[key], bool):
                 raise fail(key, f"expected true or false, got {describe(doc[key])}")
             out[key] = doc[key]
+    if out.get("attn_out_bias") is False and not out.get("attn_bias"):
+        raise fail("attn_out_bias", "false leaves out b_O alone, so it needs attn_bias true")
+    if "n_kv_heads" in doc:
+        kv, heads = positive_int(doc["n_kv_heads"], "n_kv_heads", fail), doc["n_heads"]
+        if heads % kv:
+            raise fail(
+                "n_kv_heads", f"{kv} does not divide n_heads {heads} (each key/value head serves as many)"
+            )
+        out["n_kv_heads"] = kv
+    if out.get("positions") == "rope" and doc["d_head"] % 2:
+        raise fail("d_head", f"{doc['d_head']} is odd: rotary positions turn a head's dims in pairs")
+    if "rope_theta" in doc:
+        theta = doc["rope_theta"]
+        if not is_number(theta) or not finite(theta) or theta <= 0:
+            raise fail("rope_theta", f"expected a positive finite number, got {describe(theta)}")
+        out["rope_theta"] = float(theta)
+    if "rope_scaling" in doc:
+        out["rope_scaling"] = _rope_scaling(doc["rope_scaling"], fail)
     return out
 
 
+def _rope_scaling(x: Any, fail: Fail) -> RopeScaling:
+    """Llama 3's frequency scaling: an object of its four numbers, the frequencies' bounds in order."""
+    if not isinstance(x, dict) or set(x) != set(SCALING):
+        raise fail("rope_scaling", f"expected an object of {', '.join(SCALING)}")
+    for key in SCALING:
+        if not is_number(x[key]) or not finite(x[key]) or x[key] <= 0:
+            raise fail(f"rope_scaling.{key}", f"expected a positive finite number, got {describe(x[key])}")
+    if x["low_freq_factor"] >= x["high_freq_factor"]:
+        raise fail("rope_scaling.high_freq_factor", "must be larger than low_freq_factor")
+    original = positive_int(
+        x["original_max_position_embeddings"], "rope_scaling.original_max_position_embeddings", fail
+    )
+    factors = (float(x["factor"]), float(x["low_freq_factor"]), float(x["high_freq_factor"]))
+    return RopeScaling(*factors, original)
+
+
 def _model_wide(arch: dict[str, Any]) -> tuple[str, ...]:
-    """The weights outside the blocks: E, and P and the final norm's when the architecture has them."""
+    """The weights outside the blocks: E, and P, the final norm's (RMSNorm: its gain alone) and W_U when
+    the architecture has them."""
     positions = (POSITION_PARAM,) if arch.get("positions") == "learned" else ()
-    return ("E", *positions, *(FINAL_NORM_PARAMS if arch.get("norm_affine") else ()))
+    final = FINAL_NORM_PARAMS if arch.get("norm", "layer") == "layer" else FINAL_NORM_PARAMS[:1]
+    untied = (UNEMBED_PARAM,) if arch.get("tied") is False else ()
+    return ("E", *positions, *(final if arch.get("norm_affine") else ()), *untied)
 
 
 def _finish(doc, cfg: ModelConfig, params: Params, vocab, n_ctx: int, source: str, fail: Fail) -> ModelFile:
@@ -266,6 +316,9 @@ def to_document(model: ModelFile, weights_file: str | None = None) -> dict[str, 
         "eps": cfg.eps,
         "n_ctx": cfg.n_ctx,
         **{key: getattr(cfg, key) for key in ARCHITECTURE if getattr(cfg, key) != CHAPTER[key]},
+        **({"n_kv_heads": cfg.n_kv_heads} if cfg.n_kv_heads != cfg.n_heads else {}),
+        **({"rope_theta": cfg.rope_theta} if cfg.positions == "rope" else {}),
+        **({"rope_scaling": asdict(cfg.rope_scaling)} if cfg.rope_scaling is not None else {}),
         "prompt": list(model.prompt),
         "target": model.target,
     }
