@@ -33,6 +33,10 @@ whatever was asked first (tests/model/test_lazy_gradients.py).
 backward_parts.py lists the parts and computes each (the mixin BackwardParts); backward_rules.py holds
 the chain rule of each part; backward_stages.py the table of the backward walk (steps 15 → 2), re-exported
 here with the parts' names (PREFIX, E_SHARES) and the rules corpus.py reuses.
+
+Untied (a model with W_U): ∂L/∂z = W_U ∂L/∂ℓ, ∂L/∂W_U = z ⊗ ∂L/∂ℓ, and E, read only by the lookup, has
+the lookup's share alone (grad.E.unembed does not exist). RMSNorm, rotary positions, grouped key/value
+heads and the gated feed-forward: chain_rules.py.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from tinytui.model.backward.chain_rules import block_backward, param_axes
-from tinytui.model.backward.parts import E_SHARES, PREFIX, BackwardParts, parts
+from tinytui.model.backward.parts import PREFIX, BackwardParts, e_shares, parts
 from tinytui.model.backward.rows import e_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import grad
@@ -70,7 +74,7 @@ class Gradients(BackwardParts, TensorMap):
         self._part_of = {name: p.key for p in self._parts.values() for name in p.names}
         after_e = (grad_name(p) for p in param_shapes(self.cfg) if p != "E")  # the order Params lists them
         in_trace = (PREFIX + n for n in trace if PREFIX + n in self._part_of)  # so the JSON reads forward
-        self._names = ("grad.E", *E_SHARES, *after_e, *in_trace)
+        self._names = ("grad.E", *e_shares(self.cfg), *after_e, *in_trace)
         self._axes = param_axes(self.cfg)
         self._done: dict[str, Tensor] = {}
         self._finished: set[str] = set()

@@ -21,18 +21,41 @@ from tinytui.model.backward.chain_rules import (
 )
 from tinytui.model.backward.rows import unembed_share
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import FINAL_NORM_PARAMS, prefix, split
+from tinytui.model.names import FINAL_NORM_PARAMS, UNEMBED_PARAM, prefix, split
 from tinytui.model.params import Params, param_shapes
 from tinytui.model.trace import Axis, Tensor, Trace
 
 PREFIX = "grad."
 E_SHARES = ("grad.E.lookup", "grad.E.unembed")  # E is read twice: its gradient has a share of each
 
-# A block's tensors that get a gradient inside the block (its y gets one from the part above it)
-_BLOCK_TENSORS = ("ffn", "hidden", "hidden_pre", "x_mid_norm", "x_mid", "mha", "x_norm")
-_HEAD_TENSORS = ("head", "attn", "v", "scores", "q", "k")
+
+def e_shares(cfg: ModelConfig) -> tuple[str, ...]:
+    """E's shares: the lookup's, and the unembedding's when E is the unembedding too (tied)."""
+    return E_SHARES if cfg.tied else E_SHARES[:1]
+
+
 # A block's weights whose gradients nothing further down reads: a part of their own, after the block's
-_MATRICES = ("W_2", "b_2", "W_1", "b_1", "W_O", "b_O", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
+_MATRICES = ("W_2", "b_2", "W_1", "b_1", "W_O", "b_O", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "W_down")
+_MATRICES += ("W_gate", "W_up")
+
+
+def block_tensors(cfg: ModelConfig) -> tuple[str, ...]:
+    """A block's tensors that get a gradient inside the block (its y gets one from the part above it),
+    by local name: the feed-forward's, the attention's, one per head (k and v: per key/value head)."""
+    ffn = ("ffn", "hidden", "gate", "up", "gate_pre") if cfg.gated else ("ffn", "hidden", "hidden_pre")
+    queries, kv = range(1, cfg.n_heads + 1), range(1, cfg.n_kv_heads + 1)
+    rope = cfg.positions == "rope"
+    per_head = (
+        ("head", queries),
+        ("attn", queries),
+        ("v", kv),
+        ("scores", queries),
+        ("q", queries),
+        ("k", kv),
+        *((("q_pre", queries), ("k_pre", kv)) if rope else ()),
+    )
+    heads = (f"{t}.{h}" for t, which in per_head for h in which)
+    return (*ffn, "x_mid_norm", "x_mid", "mha", "x_norm", *heads)
 
 
 @dataclass(frozen=True)
@@ -50,21 +73,25 @@ def parts(cfg: ModelConfig) -> tuple[Part, ...]:
     """The backward's parts in the order they can be computed (each after the ones it reads)."""
     shapes, n = param_shapes(cfg), cfg.n_blocks
     final_norm = tuple(PREFIX + p for p in FINAL_NORM_PARAMS if p in shapes)
+    unembedding = (
+        Part("E.unembed", ("logits",), ("grad.E.unembed",), "_unembed_share")
+        if cfg.tied
+        else Part("W_U", ("logits",), (PREFIX + UNEMBED_PARAM,), "_unembed_matrix")
+    )
     found = [
         Part("logits", (), ("grad.logits",), "_loss"),
         Part("z", ("logits",), ("grad.z",), "_through_E"),
-        Part("E.unembed", ("logits",), ("grad.E.unembed",), "_unembed_share"),
+        unembedding,
         Part("final", ("z",), (*final_norm, PREFIX + prefix(n - 1) + "y"), "_final_norm"),
     ]
     above = "final"
     for b in reversed(range(n)):
         pre = PREFIX + prefix(b)
-        heads = (f"{pre}{t}.{h}" for t in _HEAD_TENSORS for h in range(1, cfg.n_heads + 1))
         weights = tuple(PREFIX + p for p in shapes if p.startswith(prefix(b)))
         matrices = tuple(w for w in weights if split(w.removeprefix(PREFIX))[1] in _MATRICES)
         norms = tuple(w for w in weights if w not in matrices)  # their gains and biases (GPT-2)
         below = PREFIX + (prefix(b - 1) + "y" if b else "x")  # what the block hands on
-        names = (*(pre + t for t in _BLOCK_TENSORS), *heads, *norms, below)
+        names = (*(pre + t for t in block_tensors(cfg)), *norms, below)
         found.append(Part(f"block.{b}", (above,), names, "_block", b))
         found.append(Part(f"weights.{b}", (f"block.{b}",), matrices, "_block_weights", b))
         above = f"block.{b}"
@@ -125,8 +152,15 @@ class BackwardParts:
         self._hand_on("logits", self._trace["probs"] - onehot)
 
     def _through_E(self) -> None:
-        """14: ℓ = z Eᵀ  ->  ∂L/∂z = ∂L/∂ℓ E"""
-        self._hand_on("z", self._passed["logits"] @ self._params["E"])
+        """14: ℓ = z Eᵀ  ->  ∂L/∂z = ∂L/∂ℓ E  (untied, ℓ = z W_U  ->  ∂L/∂z = ∂L/∂ℓ W_Uᵀ)"""
+        if self.cfg.tied:
+            self._hand_on("z", self._passed["logits"] @ self._params["E"])
+        else:
+            self._hand_on("z", self._params[UNEMBED_PARAM] @ self._passed["logits"])
+
+    def _unembed_matrix(self) -> None:
+        """14 (untied): ∂L/∂W_U = z ⊗ ∂L/∂ℓ, W_U's column t collecting z times ℓ_t's gradient"""
+        self._put(PREFIX + UNEMBED_PARAM, np.outer(self._trace["z"], self._passed["logits"]))
 
     def _unembed_share(self) -> None:
         """14: ∂L/∂E (unembedding share) = ∂L/∂ℓ ⊗ z"""
@@ -137,7 +171,8 @@ class BackwardParts:
         last_y = prefix(self.cfg.n_blocks - 1) + "y"
         y, pg = self._trace[last_y], {}
         dy = np.zeros_like(y)
-        dy[-1] = norm_backward(self._passed["z"], y[-1], self.cfg.eps, self._params, "lnf_", pg, "lnf_")
+        d_z, cfg = self._passed["z"], self.cfg
+        dy[-1] = norm_backward(d_z, y[-1], cfg.eps, self._params, "lnf_", pg, "lnf_", cfg.norm)
         self._put_all({}, pg)
         self._hand_on(last_y, dy)
 
@@ -156,11 +191,7 @@ class BackwardParts:
         changes no bit here: a sum of products that differ only in the sign of a zero differs at most in
         the sign of a zero result, and that is cleaned too."""
         pre, pg = prefix(b), {}
-        tensors = (
-            *_BLOCK_TENSORS,
-            *(f"{t}.{h}" for t in _HEAD_TENSORS for h in range(1, self.cfg.n_heads + 1)),
-        )
-        g = {pre + t: self._done[PREFIX + pre + t].values for t in tensors}
+        g = {pre + t: self._done[PREFIX + pre + t].values for t in block_tensors(self.cfg)}
         block_weight_gradients(self._trace, b, self.cfg, g, pg)
         self._put_all({}, pg)
 
@@ -177,6 +208,9 @@ class BackwardParts:
         −0.0). The same bits as adding the two tables whole, without a 300 MB sum; and without keeping
         the unembedding share when nothing asked for it (the overlay at step 14 shows only the total)."""
         lookup = self._done["grad.E.lookup"].values
+        if not self.cfg.tied:  # E is read once, by the lookup: its share is the whole
+            self._put("grad.E", lookup.copy(), clean=False)
+            return
         unembed = self._done.get("grad.E.unembed")
         if unembed is not None:
             total = unembed.values.copy()

@@ -28,7 +28,7 @@ def e_rows(grads: Any, name: str, at: np.ndarray) -> np.ndarray:
     """grads[name][at], for E's total or unembedding share made for those rows only when the whole
     table is not there yet (any other gradient: its rows, from the whole)."""
     done = grads._done
-    if name not in ROWS_OF or name in done:
+    if name not in ROWS_OF or name in done or not grads.cfg.tied:
         return np.array(grads[name][at])
     unembed = done.get("grad.E.unembed")
     if unembed is not None:

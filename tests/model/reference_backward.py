@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.random_models import config, weights
-from tinytui.model.config import ModelConfig
+from tinytui.model.config import ModelConfig, RopeScaling
 from tinytui.model.switches import Switches
 
 H = 1e-6
@@ -57,13 +57,31 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
         mu = v.mean(axis=-1, keepdims=True)
         return (v - mu) / np.sqrt(((v - mu) ** 2).mean(axis=-1, keepdims=True) + cfg.eps)
 
-    def norm(v, w, which):  # LN with the gain and bias when the model has them (w: (1 or B, d))
+    def rms(v):
+        return v / np.sqrt((v**2).mean(axis=-1, keepdims=True) + cfg.eps)
+
+    def norm(v, w, which):  # LN (or RMSNorm) with the gain and bias when the model has them (w: (1 or B, d))
+        normed = rms(v) if cfg.norm == "rms" else ln(v)
         if not cfg.norm_affine:
-            return ln(v)
-        g, b = w[which + "_g"], w[which + "_b"]
-        if v.ndim == 3:
-            g, b = g[:, None], b[:, None]
-        return ln(v) * g + b
+            return normed
+        g = w[which + "_g"][:, None] if v.ndim == 3 else w[which + "_g"]
+        if cfg.norm == "rms":
+            return normed * g
+        b = w[which + "_b"][:, None] if v.ndim == 3 else w[which + "_b"]
+        return normed * g + b
+
+    def turn(v):  # RoPE, pair by pair: dims i and i + k/2 of row p turn by p · freq_i
+        if cfg.positions != "rope" or not sw.positional_encoding:
+            return v
+        k = v.shape[-1]
+        out = np.empty(np.broadcast_shapes(v.shape, (1, T, k)))
+        for i in range(k // 2):
+            freq = rope_frequency(i, k, cfg)
+            for p in range(T):
+                c, s_ = np.cos(p * freq), np.sin(p * freq)
+                a, b = v[..., p, i], v[..., p, i + k // 2]
+                out[..., p, i], out[..., p, i + k // 2] = a * c - b * s_, b * c + a * s_
+        return out
 
     def softmax(s):
         e = np.exp(s - s.max(axis=-1, keepdims=True))
@@ -71,10 +89,13 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
 
     ids = [cfg.vocab.index(t) for t in prompt]
     T, d = len(ids), cfg.d_model
+    group = cfg.n_heads // cfg.n_kv_heads
     E = param("E")
     emb = node("emb", E[:, ids])
     pe = np.zeros((T, d))
-    if cfg.positions == "learned":  # GPT-2's table: its first T rows, or zeros with PE off
+    if cfg.positions in ("rope", "none"):
+        pass  # nothing is added: RoPE turns q and k in each block
+    elif cfg.positions == "learned":  # GPT-2's table: its first T rows, or zeros with PE off
         pe = node("pe", param("P")[:, :T] if sw.positional_encoding else pe[None])
     elif sw.positional_encoding:
         for p in range(T):
@@ -89,35 +110,72 @@ def forward(arrays, cfg: ModelConfig, prompt, target, sw: Switches, nudge=None):
         w = {n.removeprefix(pre): param(n) for n in arrays if n.startswith(pre)}
         xn = node(pre + "x_norm", norm(x, w, "ln1") if pre_norm else x)
         heads = []
+        rope = cfg.positions == "rope"
+        keys, values = [], []
+        for g in range(cfg.n_kv_heads):  # the key/value heads (as many as query heads but in GQA)
+            m = g + 1
+            bk, bv = (w[f"b_{c}"][:, g][:, None] if cfg.attn_bias else 0.0 for c in "KV")
+            k = xn @ w["W_K"][:, g] + bk
+            keys.append(
+                node(f"{pre}k.{m}", turn(node(f"{pre}k_pre.{m}", k))) if rope else node(f"{pre}k.{m}", k)
+            )
+            values.append(node(f"{pre}v.{m}", xn @ w["W_V"][:, g] + bv))
         for h in range(cfg.n_heads):
             n = h + 1
-            bq, bk, bv = (w[f"b_{c}"][:, h][:, None] if cfg.attn_bias else 0.0 for c in "QKV")
-            q = node(f"{pre}q.{n}", xn @ w["W_Q"][:, h] + bq)
-            k = node(f"{pre}k.{n}", xn @ w["W_K"][:, h] + bk)
-            v = node(f"{pre}v.{n}", xn @ w["W_V"][:, h] + bv)
+            bq = w["b_Q"][:, h][:, None] if cfg.attn_bias else 0.0
+            q = xn @ w["W_Q"][:, h] + bq
+            q = node(f"{pre}q.{n}", turn(node(f"{pre}q_pre.{n}", q))) if rope else node(f"{pre}q.{n}", q)
+            k, v = keys[h // group], values[h // group]
             s = node(f"{pre}scores.{n}", q @ k.swapaxes(-1, -2) / np.sqrt(cfg.d_head))
             a = node(f"{pre}attn.{n}", softmax(np.where(allowed, s, -np.inf)))
             heads.append(node(f"{pre}head.{n}", 0 * v if n in sw.ablated_heads else a @ v))
-        b_o = w["b_O"][:, None] if cfg.attn_bias else 0.0
+        b_o = w["b_O"][:, None] if cfg.attn_bias and cfg.attn_out_bias else 0.0
         mha = node(pre + "mha", np.concatenate(np.broadcast_arrays(*heads), axis=-1) @ w["W_O"] + b_o)
         mid = x + mha if sw.residual else mha
         x_mid = node(pre + "x_mid", mid if pre_norm else norm(mid, w, "ln1"))
         f_in = node(pre + "x_mid_norm", norm(x_mid, w, "ln2") if pre_norm else x_mid)
-        hp = node(pre + "hidden_pre", f_in @ w["W_1"] + w["b_1"][:, None])
-        if sw.activation == "relu":
-            act = np.maximum(hp, 0.0)
+
+        def act(hp):
+            if sw.activation == "relu":
+                return np.maximum(hp, 0.0)
+            if sw.activation == "silu":
+                return hp / (1 + np.exp(-hp))
+            return 0.5 * hp * (1 + np.tanh(np.sqrt(2 / np.pi) * (hp + 0.044715 * hp**3)))
+
+        if cfg.activation == "swiglu":  # down(act(x W_gate) ⊙ x W_up)
+            gate = node(pre + "gate", act(node(pre + "gate_pre", f_in @ w["W_gate"])))
+            hid = node(pre + "hidden", gate * node(pre + "up", f_in @ w["W_up"]))
+            ffn = node(pre + "ffn", hid @ w["W_down"])
         else:
-            act = 0.5 * hp * (1 + np.tanh(np.sqrt(2 / np.pi) * (hp + 0.044715 * hp**3)))
-        hid = node(pre + "hidden", act)
-        ffn = node(pre + "ffn", hid @ w["W_2"] + w["b_2"][:, None])
+            hp = node(pre + "hidden_pre", f_in @ w["W_1"] + w["b_1"][:, None])
+            hid = node(pre + "hidden", act(hp))
+            ffn = node(pre + "ffn", hid @ w["W_2"] + w["b_2"][:, None])
         out = x_mid + ffn if sw.residual else ffn
         x = node(pre + "y", out if pre_norm else norm(out, w, "ln2"))
     final = {n: param(n) for n in ("lnf_g", "lnf_b") if n in arrays}
     z = node("z", norm(x[:, -1], final, "lnf"))
-    logits = node("logits", np.einsum("bd,bvd->bv", z, E))
+    if cfg.tied:
+        logits = node("logits", np.einsum("bd,bvd->bv", z, E))
+    else:
+        logits = node("logits", np.einsum("bd,bdv->bv", z, param("W_U")))
     top = logits.max(axis=-1, keepdims=True)
     lse = np.log(np.exp(logits - top).sum(axis=-1)) + top[:, 0]
     return nodes, lse - logits[:, cfg.vocab.index(target)]
+
+
+def rope_frequency(i: int, k: int, cfg: ModelConfig) -> float:
+    """Pair i's turning speed θ^(−2i/k), stretched by Llama 3's rule when the config has it."""
+    freq = cfg.rope_theta ** (-2 * i / k)
+    s = cfg.rope_scaling
+    if s is None:
+        return freq
+    wavelength, L = 2 * np.pi / freq, s.original_max_position_embeddings
+    if wavelength < L / s.high_freq_factor:
+        return freq
+    if wavelength > L / s.low_freq_factor:
+        return freq / s.factor
+    smooth = (L / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor)
+    return (1 - smooth) * freq / s.factor + smooth * freq
 
 
 def finite_differences(arrays, cfg, prompt, target, sw, name, shape) -> np.ndarray:
@@ -157,6 +215,39 @@ GPT2 = {
     "random-gpt2-all": ((14, 5, 3, 2, 6, 7, 2, 4), GPT2_ALL),
     "random-gpt2-mixed": ((15, 4, 2, 3, 5, 6, 1, 5), {"norm_affine": True, "attn_bias": True}),
     "random-learned-positions": ((16, 3, 2, 2, 4, 5, 1, 3), {"positions": "learned", "n_ctx": 3}),
+}
+
+# Llama's, Qwen2's and Mistral's choices: every one at once, and mixed with GPT-2's. Two query heads per
+# key/value head, four when there is one (MQA); rotary with Llama 3's scaling (an original context of 4
+# so every kind of frequency, kept, blended and stretched, is in a head of 4 dims: θ = 100).
+LLAMA3 = RopeScaling(
+    factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=4
+)
+LLAMA_ALL = {
+    "norm": "rms",
+    "norm_affine": True,
+    "positions": "rope",
+    "rope_theta": 100.0,
+    "rope_scaling": LLAMA3,
+    "n_kv_heads": 2,
+    "activation": "swiglu",
+    "tied": False,
+}
+MODERN = {
+    "random-llama": ((21, 5, 4, 6, 6, 7, 2, 5), LLAMA_ALL),
+    "random-qwen2": (
+        (22, 4, 2, 2, 5, 6, 1, 4),
+        {**LLAMA_ALL, "rope_scaling": None, "n_kv_heads": 1, "attn_bias": True, "attn_out_bias": False},
+    ),
+    "random-mqa-gelu-untied": (
+        (23, 3, 4, 2, 4, 5, 1, 3),
+        {"n_kv_heads": 1, "tied": False, "attn_bias": True},
+    ),
+    "random-rms-no-positions": ((24, 4, 2, 2, 5, 6, 1, 4), {"norm": "rms", "positions": "none"}),
+    "random-gpt2-rope-swiglu": (
+        (25, 5, 3, 2, 6, 7, 1, 4),
+        {**GPT2_ALL, "positions": "rope", "activation": "swiglu"},
+    ),
 }
 
 SWITCHES = {
