@@ -20,6 +20,7 @@ from tinytui.cli.serve_command import (
     check_port,
     check_record_name,
     clamped_size,
+    ended_with_server,
     is_loopback,
     origin_of,
     own_origins,
@@ -106,7 +107,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-async def _handshake(port: int, origin: str | None, query: str = "width=80&height=24"):
+async def _handshake(port: int, origin: str | None, query: str = "width=80&height=24", draw: bool = True):
     """Open the app's websocket as a page from origin would, keep it while the caller looks, and give
     back (status of a refusal or None, the highest row the app drew on)."""
     import asyncio
@@ -121,6 +122,8 @@ async def _handshake(port: int, origin: str | None, query: str = "width=80&heigh
                 ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws?{query}", headers=headers)
         except aiohttp.WSServerHandshakeError as exc:
             return exc.status, None, None
+        if not draw:
+            return None, None, ws
         drawn = b""
         rows: list[int] = []
         async with asyncio.timeout(30):
@@ -141,12 +144,12 @@ async def _handshake(port: int, origin: str | None, query: str = "width=80&heigh
         return None, max(rows), ws
 
 
-def handshake(port: int, origin: str | None, query: str = "width=80&height=24", then=None):
+def handshake(port: int, origin: str | None, query: str = "width=80&height=24", then=None, draw=True):
     """_handshake, then then() while the socket is still open; (refusal status, highest row)."""
     import asyncio
 
     async def run():
-        status, rows, ws = await _handshake(port, origin, query)
+        status, rows, ws = await _handshake(port, origin, query, draw)
         if then is not None:
             then()
         if ws is not None:
@@ -173,8 +176,8 @@ def test_a_page_from_another_site_starts_no_app(tmp_path):
             assert status == 403, origin
         assert children(server.pid) == set()  # refused before any app started
         assert not list(tmp_path.glob("lesson*"))
-        status, rows = handshake(port, proxy)  # named with --allow-origin
-        assert status is None and rows == 24
+        status, _ = handshake(port, proxy, draw=False)  # named with --allow-origin: accepted
+        assert status is None
     finally:
         _, err = stop(server)
     assert server.returncode == 0, err
@@ -215,6 +218,38 @@ def test_own_page_is_served_at_a_capped_size_and_stopping_ends_every_app(tmp_pat
     assert list((tmp_path / "tmp").iterdir()) == []  # its temporary folder is gone
     assert (tmp_path / "lesson-1.txt").read_text(encoding="utf-8") == "my notes\n"  # not replaced
     assert "step 1/16" in (tmp_path / "lesson-2.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not ended_with_server(), reason="needs Linux's setpriv --pdeathsig")
+def test_an_app_ends_even_when_its_server_is_killed(tmp_path):
+    port = free_port()
+    server = start(port, cwd=tmp_path)
+    apps: set[int] = set()
+    try:
+        fetch(f"http://127.0.0.1:{port}/")
+
+        def kill_the_server():
+            deadline = time.monotonic() + 20
+            while not apps and time.monotonic() < deadline:  # the app starts just after the handshake
+                apps.update(children(server.pid))
+                time.sleep(0.05)
+            time.sleep(0.5)  # past setpriv's exec into the app
+            server.kill()  # SIGKILL: nothing of the server's own can run
+            server.wait(timeout=30)
+
+        status, _ = handshake(port, f"http://127.0.0.1:{port}", then=kill_the_server, draw=False)
+        assert status is None and len(apps) == 1
+        deadline = time.monotonic() + 20
+        while any(alive(pid) for pid in apps) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in apps)  # before, it ran on under init
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.communicate(timeout=30)
+        for pid in apps:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_origins_sizes_and_session_files(tmp_path):

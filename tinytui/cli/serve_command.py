@@ -24,7 +24,9 @@ import ipaddress
 import json
 import os
 import shlex
+import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -60,7 +62,7 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> argparse.ArgumentPa
         action="append",
         type=origin_option,
         default=[],
-        help="also let pages from URL (e.g. http://proxy.example:443) start the debugger; repeatable. "
+        help="also let pages from URL (e.g. https://proxy.example) start the debugger; repeatable. "
         "Without it only the server's own page can",
     )
     # SUPPRESS: `tinytui --theme light serve` keeps the theme given before the subcommand
@@ -222,12 +224,28 @@ def write_offline_templates(folder: Path) -> None:
 # ---- the server ----------------------------------------------------------------------------------
 
 
+def ended_with_server() -> list[str]:
+    """The words before an app's command that make the kernel end the app if the server dies without
+    ending it (SIGKILL, a crash): util-linux's setpriv --pdeathsig, on Linux where it has the option;
+    elsewhere nothing, and an app outlives a killed server until it next writes to its browser."""
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    if setpriv is None:
+        return []
+    try:
+        done = subprocess.run([setpriv, "--pdeathsig", "TERM", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [setpriv, "--pdeathsig", "TERM"] if done.returncode == 0 else []
+
+
 def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
     """A textual-serve Server that lets only its own page start apps, caps their size, and ends them
     all when it stops (built here so textual-serve loads only for `serve`)."""
     from aiohttp import WSCloseCode, WSMsgType, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
+
+    launcher = ended_with_server()
 
     class CappedApp(AppService):
         """One browser tab's app: its terminal never larger than MAX_WIDTH x MAX_HEIGHT, and ended
@@ -302,7 +320,9 @@ def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
             )
             record = session_record(self.record_name, self.records_given) if self.record_name else None
             # exec: the shell becomes the app, so ending the process ends the app itself
-            command = ("exec " if os.name == "posix" else "") + app_command(args, record)
+            command = app_command(args, record)
+            if os.name == "posix":
+                command = shlex.join(["exec", *launcher]) + " " + command
             websocket = web.WebSocketResponse(heartbeat=15)
             await websocket.prepare(request)
             served = CappedApp(
