@@ -108,3 +108,12 @@ def test_a_reader_that_leaves_early_is_no_error():
 def test_version(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"tinytui {__version__}\n"
+
+
+def test_quiz_with_standard_input_closed_grades_no_answers():
+    done = subprocess.run(
+        [sys.executable, "-m", "tinytui", "quiz", "--step", "7", "--count", "1"], stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=60, preexec_fn=lambda: os.close(0),
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stderr == ""  # 1: not every answer right
+    assert "no answer given" in done.stdout and done.stdout.endswith("score: 0 of 1\n")

@@ -9,6 +9,7 @@ replay) in tinytui.cli.debugger.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -292,7 +293,8 @@ def run_command(args: argparse.Namespace, out: CheckedOutput) -> int:
     if args.command == "why":
         return cmd_why(args, out)
     if args.command == "quiz":
-        return quiz_command.run(setup_from(args), args, sys.stdin.buffer, out)
+        answers = sys.stdin.buffer if sys.stdin is not None else io.BytesIO()  # closed: no answers
+        return quiz_command.run(setup_from(args), args, answers, out)
     if args.command == "practice":
         return practice_command.run_practice(args)
     if args.command == "handout":
