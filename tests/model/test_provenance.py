@@ -248,11 +248,11 @@ def test_parse_cell_reads_block_labels():
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("nope[0]", "no tensor named 'nope'; the names are: ids, emb"),
+        ("nope[0]", "no tensor named 'nope'; the names are: id, E[id], PE"),  # as the screen names them
         ("attn.3[0,0]", "no tensor named 'attn.3'"),
         ("attn.2[4,0]", "'4' is not on axis tokens; tokens 0–3 (0:a, 1:woodchuck, 2:would, 3:chuck)"),
-        ("attn.2[1]", "attn.2 has 2 axes (tokens, keys): give 2 indices"),
-        ("loss[0]", "loss is a single number: give no index"),
+        ("attn.2[1]", "A_2 has 2 axes (tokens, keys): give 2 indices"),
+        ("loss[0]", "L is a single number: give no index"),
         ("logits[banana]", "'banana' is not on axis vocab"),
     ],
 )
