@@ -14,6 +14,7 @@ The rule, worked out per question from its own formula:
   result, to first order: Σ |∂f/∂operand| · 0.00005, the derivatives taken on the formula itself;
 - right: within carried plus half a unit of the last place shown (0.00005) of from_shown, or within
   half a unit of the last place of the exact value (the exact value to the places shown).
+A cell computed from more than MAX_DERIVED operands carries none (the derivatives would take minutes).
 
 The margin kept: an accepted interval never reaches further than MARGIN (0.002) from the exact value,
 however large the carried rounding, so an answer 0.003 off the true value is wrong on every question.
@@ -32,6 +33,8 @@ HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
 MARGIN = 2e-3  # the farthest an accepted answer may be from the exact value
 _SLACK = 1e-12  # what a decimal written to 4 places may differ by in binary (0.12345 is not exact)
 _STEP = 1e-6  # the step of the central differences that give the derivatives
+MAX_DERIVED = 512  # operands whose rounding is carried through; a cell of more (a row of GPT-2's
+# vocabulary) is not: its interval is what the shown operands give and the exact value, each ± half a unit
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def accepted(why: Why) -> Accepted:
     shown = why.shown_operands()
     from_shown = why.evaluate(shown)
     carried = 0.0
-    for i, op in enumerate(why.operands):
+    for i, op in enumerate(why.operands if len(why.operands) <= MAX_DERIVED else ()):
         if op.exact:
             continue
         step = _STEP * max(1.0, abs(shown[i]))
