@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -260,7 +259,7 @@ def results_json(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int 
             "name": q.name,
             "index": list(q.index),
             "shown": q.cell(n_blocks),
-            "answer": _number(g.answer),
+            "answer": g.answer,  # a finite number (model.checks.number refuses the rest) or None
             "expected": q.value,
             "correct": g.correct,
             "said": g.said,
@@ -275,10 +274,3 @@ def results_json(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int 
 def score(grades: Iterable[Grade]) -> dict:
     grades = list(grades)
     return {"right": sum(g.correct for g in grades), "asked": len(grades)}
-
-
-def _number(v: float | None) -> float | str | None:
-    """JSON has no infinity: an answer of ∞ is written as the text the app shows."""
-    if v is None or math.isfinite(v):
-        return v
-    return "∞" if v > 0 else "−∞"
