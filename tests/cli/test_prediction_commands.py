@@ -69,7 +69,10 @@ def test_patch_json_is_the_patching_function(capsys):
     assert (doc["clean"], doc["corrupt"]) == (want.clean, want.corrupt)
     assert doc["resid_pre"] == want.resid_pre.tolist() and doc["heads"] == want.heads.tolist()
     assert np.array(doc["resid_pre"]).shape == (2, 6) and np.array(doc["heads"]).shape == (2, 4)
-    assert round(doc["clean"], 4) == 8.7567 and round(doc["corrupt"], 4) == -1.2111
+    clean, corrupt = run(woodland.params, woodland.prompt, "chuck"), run(woodland.params, bad, "chuck")
+    chuck, build = (woodland.cfg.token_id(t) for t in ("chuck", "build"))
+    assert doc["clean"] == clean["logits"][chuck] - clean["logits"][build]
+    assert doc["corrupt"] == corrupt["logits"][chuck] - corrupt["logits"][build]
     # the only corrupted position is the last: patching it back into either block's input restores all
     assert doc["resid_pre"][0][5] == doc["resid_pre"][1][5] == doc["clean"]
 
