@@ -5,6 +5,7 @@ line keeps the step's score and the overall one. tinytui practice opens a lesson
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from textual.widgets import Input, Static
@@ -24,6 +25,7 @@ from tinytui.tui.screens.ask_screen import AskScreen
 from tinytui.tui.screens.help_screen import HelpScreen, help_rows
 from tinytui.tui.screens.path_screen import PathScreen
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
+from tinytui.tui.widgets.step_view import StepView
 from tinytui.tui.widgets.watch_pane import WatchPane
 
 SIZE = (140, 45)
@@ -430,3 +432,18 @@ async def test_the_shade_key_of_a_practised_table_reads_only_the_numbers_shown()
         spec = grid_of(app, first)
         assert spec.shaded and spec.limit == pytest.approx(abs(float(table[0, 0])))
         assert spec.limit < float(abs(table).max()) < largest  # the hidden cells' size stays hidden
+
+
+@pytest.mark.asyncio
+async def test_a_narrow_screen_draws_each_heads_table_with_its_questions_hidden(tmp_path):
+    """At 80 columns the two heads' score tables stand one under the other, each cut from the joined
+    table: the hidden S_2[1,0] is drawn as ?, never its value (the heads' own tables showed it)."""
+    app = practice_app(build_parser().parse_args(["practice", lesson_file(tmp_path)]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(StepView)
+        drawn = [view.render_line(y).text for y in range(view.size.height)]
+        rows = [line for line in drawn if "1:woodchuck" in line]
+        assert len(rows) == 2  # head 1's row, then head 2's under it
+        assert re.search(r"1:woodchuck\s+1\.0170", rows[0])  # S_1[1,0] is not asked: shown
+        assert re.search(r"1:woodchuck\s+\?\s", rows[1]) and "−0.2429" not in rows[1]

@@ -98,6 +98,7 @@ def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
         marks=tuple(tuple(row) for row in marks),
         details=LazyRows(len(old), detail_row),
         limit=limit,
+        parts=(),  # the heads' tables it was joined from show every number: a narrow screen cuts this one
     )
 
 
