@@ -1,4 +1,5 @@
-"""A GPT-2 checkpoint folder, as Hugging Face writes it, -> a ModelFile tinytui steps through.
+"""A GPT-2 checkpoint folder, as Hugging Face writes it, -> a ModelFile tinytui steps through (a folder
+whose config.json says model_type llama, qwen2 or mistral is read by load_llama: llama_checkpoint.py).
 
 The folder holds config.json, model.safetensors, vocab.json and merges.txt (what `huggingface-cli
 download gpt2 --include "*.json" "*.safetensors" "*.txt"` fetches). tinytui reads them and nothing
@@ -19,7 +20,7 @@ from typing import Any
 
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
-from tinytui.model.io import bpe
+from tinytui.model.io import bpe, llama_checkpoint, llama_weights
 from tinytui.model.io.checkpoint_weights import CheckpointError, read
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import LIMITS, MAX_TEXT, ModelFileError
@@ -43,6 +44,7 @@ class CheckpointModel(ModelFile):
     folder: Path = Path()
     weights_sha256: str = ""
     tokenizer: bpe.BPE | None = field(default=None, compare=False, repr=False)
+    family: str = "gpt2"  # config.json's model_type: gpt2, llama, qwen2 or mistral
 
     @property
     def weights_path(self) -> Path:
@@ -81,6 +83,8 @@ def load_model(path: str | Path) -> ModelFile:
 
 def load_checkpoint(folder: str | Path) -> CheckpointModel:
     folder = Path(folder)
+    if _model_type(folder) in llama_checkpoint.FAMILY:
+        return load_llama(folder)
     weights = folder / "model.safetensors"
     if not weights.exists():
         pickle = next((folder / p for p in PICKLES if (folder / p).exists()), None)
@@ -120,6 +124,55 @@ def load_checkpoint(folder: str | Path) -> CheckpointModel:
         folder=folder,
         weights_sha256=digest,
         tokenizer=tokenizer,
+    )
+
+
+def _model_type(folder: Path) -> Any:
+    """config.json's model_type, or None when there is no config.json to read one from (the GPT-2 reader
+    then says what is missing or wrong, as it always has)."""
+    try:
+        return _json_object(folder / "config.json", MAX_CONFIG_BYTES).get("model_type")
+    except ModelFileError:
+        return None
+
+
+def load_llama(folder: Path) -> CheckpointModel:
+    """A Llama, Qwen2 or Mistral folder (llama_checkpoint.py says what it holds and what is refused)."""
+    files = llama_weights.weight_files(folder)
+    if not files[0].exists():
+        pickle = next((folder / p for p in PICKLES if (folder / p).exists()), None)
+        if pickle is not None:
+            raise CheckpointError(
+                f"{pickle}: tinytui reads model.safetensors, never a .bin (a pickle can run code when "
+                "loaded); download the checkpoint's model.safetensors instead"
+            )
+        raise CheckpointError(f"{files[0]}: missing ({llama_checkpoint.FOLDER_HAS})")
+    bpe.require_tokenizers(folder)
+    path = folder / "config.json"
+    doc = _json_object(path, MAX_CONFIG_BYTES)
+    shape = llama_checkpoint.shape_of(doc, path)
+    tokenizer = llama_checkpoint.load_tokenizer(folder)
+    cfg = llama_checkpoint.config(shape, llama_checkpoint.vocabulary(tokenizer, shape["vocab_size"], folder))
+    params, digest = llama_weights.read(folder, cfg)
+    pieces = tokenizer.pieces(DEFAULT_TEXT)[: cfg.n_ctx + 1]
+    prompt, target = (pieces[:-1], pieces[-1]) if len(pieces) > 1 else (pieces, pieces[0])
+    blocks = f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
+    kv = "" if cfg.n_kv_heads == cfg.n_heads else f" over {cfg.n_kv_heads} key/value heads"
+    read_from = (
+        f"A {llama_checkpoint.FAMILY[doc['model_type']]} checkpoint ({blocks}, {cfg.n_heads} heads of "
+        f"{cfg.d_head}{kv}, d {cfg.d_model}, {cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
+    )
+    name, about = read_names(folder / NAMES_FILE)
+    return CheckpointModel(
+        name=name or folder.resolve().name or "checkpoint",
+        about=f"{about} {read_from}" if about else read_from,
+        params=params,
+        prompt=tuple(prompt),
+        target=target,
+        folder=folder,
+        weights_sha256=digest,
+        tokenizer=tokenizer,
+        family=doc["model_type"],
     )
 
 
@@ -193,7 +246,10 @@ def read_config(path: Path) -> dict[str, Any]:
         what = f"model_type {checks.shown(str(doc.get('model_type')))}" + (
             f", architectures {names}" if names else ""
         )
-        raise fail(f"{what}: tinytui reads GPT-2 checkpoints only (model_type 'gpt2', GPT2LMHeadModel)")
+        raise fail(
+            f"{what}: tinytui reads GPT-2 checkpoints (model_type 'gpt2', GPT2LMHeadModel) and Llama, Qwen2 "
+            "and Mistral ones (model_type 'llama', 'qwen2', 'mistral')"
+        )
     shape = {
         key: _size(doc.get(key), key, limit, fail)
         for key, limit in (

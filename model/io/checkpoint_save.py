@@ -51,6 +51,11 @@ def save_edited(model: ModelFile, params: Params, prompt, target: str, path: str
     the save box adds to a name without a suffix is dropped, a folder is not a JSON file), any other model
     as a model file with its prompt and target (files.save). OSError or ValueError say why not."""
     path = Path(path)
+    if isinstance(model, CheckpointModel) and model.family != "gpt2":
+        raise CheckpointError(
+            f"{model.folder}: saving an edited {model.family} checkpoint is not supported yet (tinytui "
+            "writes GPT-2's layout only); the edits stay in this session"
+        )
     if isinstance(model, CheckpointModel):
         folder = path.with_suffix("") if path.suffix == ".json" else path
         save_checkpoint(model, params, folder)

@@ -28,7 +28,7 @@ from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.params import Params, adopt
 
 PREFIX = "transformer."
-DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16}  # what numpy can hold; BF16 cannot
+DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "BF16": None}  # BF16: float32's top half
 MASK_BUFFERS = ("attn.bias", "attn.masked_bias")  # per block; "attn.c_attn.bias" is a real bias
 
 
@@ -92,7 +92,7 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, str]:
     from safetensors import SafetensorError, safe_open
 
     shapes = hf_shapes(cfg)
-    with _regular(path) as f:
+    with regular(path) as f:
         try:
             with safe_open(str(path), framework="numpy") as st:
                 names = list(st.keys())
@@ -115,7 +115,7 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, str]:
             if dtype not in DTYPES:
                 raise fail(name, f"dtype {dtype}: tinytui reads {', '.join(DTYPES)}")
         try:
-            digest, arrays = _read_hashed(f, wanted, kinds, fail)
+            digest, arrays = read_hashed(f, wanted, kinds, fail)
         except MemoryError:
             raise CheckpointError(f"{path}: too large to hold in memory") from None
         except OSError as exc:
@@ -126,7 +126,7 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, str]:
     return to_params(cfg, hf), digest
 
 
-def _read_hashed(
+def read_hashed(
     f, wanted: dict[str, tuple[int, ...]], kinds: dict, fail
 ) -> tuple[str, dict[str, np.ndarray]]:
     """Every byte of the file through sha256, in order; the wanted tensors as float64 arrays. kinds is
@@ -162,7 +162,7 @@ def _read_hashed(
             hasher.submit(h.update, buf)  # the task keeps buf until it is hashed
             pos = end
             if name in wanted:
-                arr = buf.view(np.dtype(DTYPES[entry["dtype"]]).newbyteorder("<")).astype(np.float64)
+                arr = to_float64(buf, entry["dtype"])
                 arr = arr.reshape(wanted[name])
                 finite = np.isfinite(arr)
                 if not finite.all():
@@ -172,6 +172,15 @@ def _read_hashed(
         while chunk := f.read(2**20):
             hasher.submit(h.update, chunk)
     return h.hexdigest(), arrays
+
+
+def to_float64(buf: np.ndarray, dtype: str) -> np.ndarray:
+    """A tensor's little-endian bytes as float64, exactly. numpy has no bfloat16: a bf16 value is the top
+    16 bits of the float32 with the same sign, exponent and leading mantissa bits, so it is widened by
+    putting 16 zero bits below it."""
+    if dtype == "BF16":
+        return (buf.view("<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return buf.view(np.dtype(DTYPES[dtype]).newbyteorder("<")).astype(np.float64)
 
 
 def _names(names: list[str], shapes: dict[str, tuple[int, ...]], fail) -> dict[str, str]:
@@ -191,7 +200,7 @@ def _names(names: list[str], shapes: dict[str, tuple[int, ...]], fail) -> dict[s
     return table
 
 
-def _regular(path: Path):
+def regular(path: Path):
     """path opened for reading, never a FIFO, device or folder (opening does not wait on a FIFO)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
@@ -209,5 +218,5 @@ def _regular(path: Path):
 
 def sha256(path: Path) -> str:
     """The file's sha256 alone (read() computes it as it loads; this is what a benchmark compares)."""
-    with _regular(path) as f:
+    with regular(path) as f:
         return hashlib.file_digest(f, "sha256").hexdigest()

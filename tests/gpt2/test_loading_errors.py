@@ -86,7 +86,7 @@ def test_missing_or_non_finite_tensors(tmp_path):
     assert "lm_head.weight: differs from wte.weight" in refused(with_tensors(copy(tmp_path, "head"), tensors))
     tensors = {k: v.astype(np.int32) if k.endswith("wpe.weight") else v for k, v in hf_tensors().items()}
     assert refused(with_tensors(copy(tmp_path, "int"), tensors)).endswith(
-        "wpe.weight: dtype I32: tinytui reads F32, F64, F16"
+        "wpe.weight: dtype I32: tinytui reads F32, F64, F16, BF16"
     )
 
 
@@ -100,9 +100,9 @@ def test_not_a_safetensors_file(tmp_path):
 @pytest.mark.parametrize(
     ("changes", "says"),
     [
-        ({"model_type": "llama", "architectures": ["LlamaForCausalLM"]},
-         "model_type 'llama', architectures LlamaForCausalLM: tinytui reads GPT-2 checkpoints only"),
-        ({"architectures": ["GPT2ForSequenceClassification"]}, "tinytui reads GPT-2 checkpoints only"),
+        ({"model_type": "falcon", "architectures": ["FalconForCausalLM"]},
+         "model_type 'falcon', architectures FalconForCausalLM: tinytui reads GPT-2 checkpoints (model_type"),
+        ({"architectures": ["GPT2ForSequenceClassification"]}, "tinytui reads GPT-2 checkpoints (model_type"),
         ({"activation_function": "relu"}, "activation_function 'relu': tinytui computes GELU's tanh form"),
         ({"scale_attn_by_inverse_layer_idx": True}, "scale_attn_by_inverse_layer_idx True"),
         ({"n_head": 5}, "n_embd 16 is not a multiple of n_head 5"),
