@@ -112,3 +112,17 @@ def test_fractions_and_the_unicode_minus_are_numbers(questions):
     ok = accepted(q.why)
     assert grade(f"{q.value:.4f}".replace("-", "\u2212"), ok).correct
     assert grade("1/2", ok).answer == 0.5
+
+
+@pytest.mark.parametrize("typed", ["0,4714", "1e999", "inf", "1_000", "\u0661\u0662"])
+def test_the_cell_editor_and_practice_read_numbers_by_one_rule(chapter, questions, typed):
+    """A weight typed into a cell and an answer typed in practice or quiz are read by the same function
+    (model.checks.number): refused alike, with the same line."""
+    from tinytui.session.session import Session
+    from tinytui.session.state import Refused
+
+    session = Session(chapter)
+    with pytest.raises(Refused) as refused:
+        session.edit("W_O", (0, 0), typed)
+    assert str(refused.value) == grade(typed, accepted(questions[0].why)).said
+    assert session.edited_cells() == {}  # and nothing changed
