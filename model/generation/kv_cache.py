@@ -47,8 +47,8 @@ def saving(cfg: ModelConfig) -> str:
     per_position = 2 * cfg.n_blocks * cfg.d_head  # a K row and a V row, each block
     return (
         f"{cfg.n_kv_heads} key/value head{'s' if cfg.n_kv_heads > 1 else ''} for {cfg.n_heads} query heads: "
-        f"{per_position * cfg.n_kv_heads:,} numbers a position instead of {per_position * cfg.n_heads:,}, "
-        f"{cfg.group_size} times smaller"
+        f"{per_position * cfg.n_kv_heads:,} numbers a position, not {per_position * cfg.n_heads:,} "
+        f"({cfg.group_size} times smaller)"
     )
 
 

@@ -118,9 +118,12 @@ def text_lines(setup: Setup, found: Continuation) -> list[str]:
     else:
         reused = sum(p.position - 1 for p in found.picks[1:])  # the pass before each pick after the first
         lines.append("KV cache: each new position computes its own row of Q, K and V in every block and head")
+        per = "head" if cfg.n_kv_heads == cfg.n_heads else "key/value head"
         lines.append(
-            f"and reuses the K and V rows of the positions before it ({reused} rows of each, per head)."
+            f"and reuses the K and V rows of the positions before it ({reused} rows of each, per {per})."
         )
+        if shared := kv_cache.saving(cfg):
+            lines.append(f"It holds {shared}.")
     lines.append("")
     if isinstance(model, CheckpointModel) and model.tokenizer is not None:
         lines.append(f"prompt  {_visible(model.tokenizer.text(list(found.prompt)))}")
