@@ -79,8 +79,11 @@ def residual_parts(params: Params, trace: Trace, position: int) -> dict[str, np.
         pre = f"blocks.{b}."
         for h in range(1, cfg.n_heads + 1):
             out[f"{pre}head.{h}"] = trace[f"{pre}head.{h}"][position] @ head_out_rows(params, b, h)
-        if cfg.attn_bias:
+        if cfg.out_bias:
             out[pre + "b_O"] = np.asarray(params[pre + "b_O"])
+        if cfg.gated:  # hidden · W_down, no bias
+            out[pre + "hidden"] = trace[pre + "hidden"][position] @ params[pre + "W_down"]
+            continue
         out[pre + "hidden"] = trace[pre + "hidden"][position] @ params[pre + "W_2"]
         out[pre + "b_2"] = np.asarray(params[pre + "b_2"])
     return out
@@ -131,8 +134,9 @@ def attribution(params: Params, trace: Trace, tokens: Iterable[str] | None = Non
             raise ValueError(f"{tok!r} is not in the vocabulary")
     position = len(trace.prompt) - 1
     stream = trace[f"blocks.{cfg.n_blocks - 1}.y"][position]
+    rms = cfg.norm == "rms"  # RMSNorm divides by √(mean(x²) + ε) and takes no mean away
     _, _, var = ops.layer_norm(stream, cfg.eps)  # the very computation run() makes for z
-    scale = float(np.sqrt(var + cfg.eps))
+    scale = float(np.sqrt((ops.rms_norm(stream, cfg.eps)[1] if rms else var) + cfg.eps))
     logits = trace["logits"]
     reason = why_not_exact(trace)
     if reason is not None:
@@ -140,13 +144,13 @@ def attribution(params: Params, trace: Trace, tokens: Iterable[str] | None = Non
         return Attribution(position, scale, empty, reason)
     gain = params["lnf_g"] if cfg.norm_affine else 1.0
     parts = residual_parts(params, trace, position).items()
-    centred = {name: gain * (c - c.mean()) / scale for name, c in parts}
-    if cfg.norm_affine:
+    centred = {name: gain * (c if rms else c - c.mean()) / scale for name, c in parts}
+    if cfg.norm_affine and not rms:
         centred["lnf_b"] = np.asarray(params["lnf_b"])  # added to z as it is: neither centred nor scaled
-    E = params["E"]
+    U = params["E"] if cfg.tied else params["W_U"].T  # row i: what token i's logit reads of z
     out = {}
     for tok in tokens:
         i = cfg.token_id(tok)
-        parts = {name: float(c @ E[i]) for name, c in centred.items()}
+        parts = {name: float(c @ U[i]) for name, c in centred.items()}
         out[tok] = TokenAttribution(tok, float(logits[i]), parts)
     return Attribution(position, scale, out)

@@ -89,10 +89,12 @@ def head_circuits(params: Params, block: int, head: int, ids: Sequence[int] | No
     E = params["E"] if chosen is None else params["E"][list(chosen)]
     tokens = cfg.vocab if chosen is None else tuple(cfg.vocab[i] for i in chosen)
     q = E @ params[pre + "W_Q"][head - 1]  # (V, k): every token's query
-    k = E @ params[pre + "W_K"][head - 1]
-    v = E @ params[pre + "W_V"][head - 1]
+    kv = cfg.kv_head(head - 1)  # the key/value head this query head reads (itself but in grouped attention)
+    k = E @ params[pre + "W_K"][kv]
+    v = E @ params[pre + "W_V"][kv]
     qk = q @ k.T / np.sqrt(cfg.d_head)
-    ov = v @ head_out_rows(params, block, head) @ E.T
+    U = E.T if cfg.tied else params["W_U"] if chosen is None else params["W_U"][:, list(chosen)]  # unembed
+    ov = v @ head_out_rows(params, block, head) @ U
     name = f"{pre}{{}}.{head}"
     queries, keys = Axis("queries", tokens), Axis("keys", tokens)
     sources, vocab = Axis("sources", tokens), Axis("vocab", tokens)

@@ -55,7 +55,7 @@ def logit_lens(trace: Trace, params: Params) -> list[LensPoint]:
     gain, bias = params.get("lnf_g"), params.get("lnf_b")
     points = []
     for block, at, name in stream_names(cfg.n_blocks):
-        z = final_norm(trace[name], gain, bias, cfg.eps)
-        logits, probs = unembed(z, params["E"])
+        z = final_norm(trace[name], gain, bias, cfg.eps, cfg.norm)
+        logits, probs = unembed(z, params["E"], params.get("W_U"))
         points.append(LensPoint(block, at, name, logits, probs))
     return points
