@@ -27,7 +27,7 @@ def test_mode_events_are_told_in_words_and_replay(chapter, tmp_path):
     rec.stop()
 
     text = path.read_text(encoding="utf-8")
-    assert "=== 1 · view: ∂L/∂w now shown beside the weights (at step 1) =" in text
+    assert "=== 1 · view: ∂L/∂w now shown with each weight table (at step 1) =" in text
     assert "=== 3 · view: entered the backward walk at step 9 =" in text
     assert "Backward step 9/16 · " in text.split("=== 3 ·")[1]
     assert "=== 5 · view: left the backward walk at step 12 =" in text
@@ -63,7 +63,7 @@ def test_a_recording_started_in_the_walk_replays_from_the_walk(chapter, tmp_path
     session.set_mode(backward=False)  # only possible from inside the walk
     rec.stop()
     header = rec.text().split("=== 1 ·")[0]
-    assert "view        in the backward walk · ∂L/∂w shown beside the weights" in header
+    assert "view        in the backward walk · ∂L/∂w shown with each weight table" in header
     assert (
         "=== start: the recording begins at step 12/16 in the backward walk" in header
         and "Backward step 12/16" in header

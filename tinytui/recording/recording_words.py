@@ -45,7 +45,7 @@ def mode_words(was: Mode, now: Mode, step: int) -> str:
     if now.backward != was.backward:
         parts.append(f"{'entered' if now.backward else 'left'} the backward walk at step {step}")
     if now.gradients != was.gradients:
-        parts.append("∂L/∂w now shown beside the weights" if now.gradients else "∂L/∂w now hidden")
+        parts.append("∂L/∂w now shown with each weight table" if now.gradients else "∂L/∂w now hidden")
     words = " and ".join(parts)
     return words if now.backward != was.backward else f"{words} (at step {step})"
 
