@@ -130,9 +130,8 @@ def header_text(session: Session, recorded: str | None) -> str:
     out += line("replay", f"tinytui replay <this file> ({where})")
     mode, step, block = session.mode, session.step, session.here.block
     if mode != Mode():  # only then: a recording started in the usual view reads as it always did
-        shown = ["in the backward walk"] * mode.backward + [
-            "∂L/∂w shown with each weight table"
-        ] * mode.gradients
+        gradients = "∂L/∂w shown with each weight table"
+        shown = ["in the backward walk"] * mode.backward + [gradients] * mode.gradients
         out += line("view", " · ".join(shown))
     if mode.backward:
         body = backward_text(session, step, block)
