@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TextIO
 
 from tinytui.cli.option_types import file_name
-from tinytui.model import checks
+from tinytui.model import architectures, checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError, look_alike
 from tinytui.model.io.model_file import save, sweep_half, weights_beside
 from tinytui.model.io.safe_io import TextFileError, read_utf8, sweep_stale
+from tinytui.model.params import Params
 from tinytui.model.training import seeded_model
 
 MAX_VOCAB_BYTES = 16 * 2**20  # 100,000 tokens of up to 100 characters fit with room to spare
@@ -82,6 +83,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--seed, so the same arguments give the same file, byte for byte.",
     )
     add_size_options(p)
+    p.add_argument(
+        "--arch",
+        choices=architectures.ARCHES,
+        default="chapter",
+        help="the family: the chapter's (default), GPT-2's (learned positions, norms with gain and bias, "
+        "attention biases, GELU) or Llama's (RMSNorm, rotary positions, shared key/value heads, SwiGLU)",
+    )
+    p.add_argument("--kv-heads", metavar="N", help="--arch llama: key/value heads (default heads / 2)")
     p.add_argument("--seed", metavar="N", default="0", help="the random seed (default 0)")
     add_output_options(p)
     return p
@@ -225,7 +234,27 @@ def build(args: argparse.Namespace, err: TextIO | None = None) -> tuple[ModelFil
         )
     except checks.Invalid as exc:
         raise _field(exc) from None
-    return model, path
+    return with_architecture(model, args, seed), path
+
+
+def with_architecture(model: ModelFile, args: argparse.Namespace, seed: int) -> ModelFile:
+    """The model as its --arch family has it, its weights drawn again by the same rule (the chapter's: as
+    it is)."""
+    arch = getattr(args, "arch", "chapter")
+    kv = getattr(args, "kv_heads", None)
+    if arch == "chapter":
+        if kv is not None:
+            raise CommandError("--kv-heads: only --arch llama has key/value heads of their own")
+        return model
+    try:
+        n_kv = None if kv is None else seeded_model.whole(kv, "kv_heads", 1, model.cfg.n_heads)
+        cfg = architectures.configured(model.cfg, arch, n_kv)
+    except checks.Invalid as exc:
+        raise CommandError(f"--kv-heads: {exc}") from None
+    except ValueError as exc:
+        raise CommandError(f"--arch {arch}: {exc}") from None
+    params = Params(cfg, architectures.seeded_arrays(cfg, seed))
+    return ModelFile(model.name, model.about, params, model.prompt, model.target)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
