@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -239,3 +240,26 @@ def test_the_exit_status_is_in_the_help(capsys):
         main(["quiz", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "Exit status: 0 when every question is answered right, 1 otherwise" in text
+
+
+class Interrupted(Terminal):
+    """ctrl+c while the quiz waits for an answer."""
+
+    def readline(self, size: int = -1) -> bytes:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_a_terminal_ends_with_the_score_not_a_traceback(monkeypatch):
+    from tinytui.cli.options import build_parser
+    from tinytui.cli.quiz_command import run
+    from tinytui.cli.run_setup import setup_from
+
+    monkeypatch.setenv("COLUMNS", "60")  # a narrow terminal: the operands wrap between two of them
+    ns = build_parser().parse_args(["quiz", "--step", "5", "--count", "1", "--seed", "2"])
+    screen = Screen()
+    assert run(setup_from(ns), ns, Interrupted(), screen) == 1
+    lines = screen.getvalue().splitlines()
+    operands = [line for line in lines if line.startswith("    ") and " = " in line]
+    assert len(operands) > 1 and all(re.fullmatch(r"    \S+ = \S+(   \S+ = \S+)*", o) for o in operands)
+    said = " ".join(screen.getvalue().split())  # wrapped to the terminal's width
+    assert said.endswith("score: 0 of 1 right; stopped at question 1, the rest unanswered")

@@ -146,13 +146,17 @@ def converse(qs: Sequence[Question], n_blocks: int, stdin: BinaryIO, out: TextIO
     for i, q in enumerate(qs, 1):
         say("")
         say(f"{i} of {len(qs)}.  {in_formula(q.why.formula)}", indent=" " * (len(f"{i} of {len(qs)}.  ")))
-        say(operands_line(q, n_blocks), first="    ", indent="    ")
+        say.pieces(operands(q, n_blocks), "    ")
         ok = accepted(q.why)
         rung = 0
         while True:
             out.write(f"{q.cell(n_blocks)} = ")
             out.flush()
-            raw = stdin.readline()
+            try:
+                raw = stdin.readline()
+            except KeyboardInterrupt:  # ctrl+c: the quiz stops, as at the end of input
+                out.write("\n")
+                raw = b""
             if not raw:
                 stopped = True
                 break
@@ -188,24 +192,19 @@ def converse(qs: Sequence[Question], n_blocks: int, stdin: BinaryIO, out: TextIO
     return 0 if right == asked else 1
 
 
-def operands_line(q: Question, n_blocks: int) -> str:
-    """'Q_2[1,0] = −1.3145   K_2[0,0] = 0.5773   …': each cell the value is computed from, once, with its
-    value as the screen shows it."""
+def operands(q: Question, n_blocks: int) -> list[str]:
+    """['Q_2[1,0] = −1.3145', 'K_2[0,0] = 0.5773', …]: each cell the value is computed from, once, with
+    its value as the screen shows it."""
     seen: dict[tuple[str, tuple[int, ...]], float] = {}
     for op in q.why.operands:
         seen.setdefault((op.name, tuple(op.index)), op.value)
     if not seen:
-        return "(computed from no other cell)"
-    pieces = [
-        f"{cell_text(n, ix, n_blocks)} = {result_text(n, v)}"
-        for (n, ix), v in list(seen.items())[:MAX_OPERANDS]
-    ]
-    more = (
-        f"   … and {len(seen) - MAX_OPERANDS} more (tinytui why {q.cell(n_blocks)} lists them)"
-        if len(seen) > MAX_OPERANDS
-        else ""
-    )
-    return "   ".join(pieces) + more
+        return ["(computed from no other cell)"]
+    pieces = [f"{cell_text(n, ix, n_blocks)} = {result_text(n, v)}" for (n, ix), v in seen.items()]
+    if len(pieces) > MAX_OPERANDS:
+        more = len(pieces) - MAX_OPERANDS
+        pieces = [*pieces[:MAX_OPERANDS], f"… and {more} more (tinytui why '{q.cell(n_blocks)}' lists them)"]
+    return pieces
 
 
 class _Say:
@@ -216,6 +215,16 @@ class _Say:
 
     def __call__(self, text: str, first: str = "", indent: str = "") -> None:
         lines = textwrap.wrap(text, self.width, initial_indent=first, subsequent_indent=indent) or [""]
+        self.out.write("\n".join(lines) + "\n")
+        self.out.flush()
+
+    def pieces(self, pieces: list[str], indent: str, gap: str = "   ") -> None:
+        """Pieces side by side, a line broken only between two of them."""
+        lines = [indent]
+        for piece in pieces:
+            if lines[-1].strip() and len(lines[-1]) + len(gap) + len(piece) > self.width:
+                lines.append(indent)
+            lines[-1] += (gap if lines[-1].strip() else "") + piece
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()
 
