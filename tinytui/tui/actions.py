@@ -220,8 +220,9 @@ ACTIONS: tuple[Action, ...] = (
            "answers, h gives a hint; k again stops)", "Practice: work out each step's values by hand",
            show=True, note="practice.note", narrow=False),
     Action("practice-answer", "enter", "practice.answer", "Answer",
-           "Practice: type your value for the ? under the cursor; right when it agrees to the 4 decimals "
-           "shown", "Answer the ? under the cursor", show=True, when="practice.can_answer", priority=True),
+           "Practice: type your value for the ? under the cursor; right when it is what its formula "
+           "gives from the numbers shown", "Answer the ? under the cursor", show=True,
+           when="practice.can_answer", priority=True),
     *(
         Action(f"practice-type-{name}", key, "practice.answer", "Type a value",
                "Practice: start typing your value for the ? under the cursor (the answer box opens with it)",
