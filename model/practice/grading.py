@@ -4,7 +4,7 @@ screen shows them, within the rounding those shown operands can carry through th
     ok = accepted(why)          # the interval of right answers for one cell (model/why's Why)
     grade("0.4713", ok)         Grade(correct=True, …)
     grade("0.4743", ok)         Grade(correct=False, …, said='not quite')
-    grade("seven", ok)          Grade(correct=False, answer=None, said="'seven' is not a number: …")
+    grade("seven", ok)          Grade(correct=False, answer=None, said="'seven' is not a number (try …)")
 
 The rule, worked out per question from its own formula:
 - the operands as shown: each rounded to the 4 decimals the tables show (token ids and the mask are
@@ -59,7 +59,7 @@ class Accepted:
         return self.carried + 0.5 * 10.0**-self.places
 
     def text(self) -> str:
-        """'0.4707 to 0.4721': the interval, to one place more than shown so its ends are exact enough."""
+        """'0.47071 to 0.47209': the interval, to one place more than shown (its ends are not rounded)."""
         p = self.places + 1
         return f"{_signed(self.low, p)} to {_signed(self.high, p)}"
 
@@ -67,19 +67,12 @@ class Accepted:
         """The rule without the answer: 'within ±0.00072 of what its operands as shown give'."""
         return f"within ±{self.width:.{self.places + 1}f} of what its operands as shown give"
 
-    def to_json(self) -> dict:
-        return {
-            "low": self.low,
-            "high": self.high,
-            "from_shown": self.from_shown,
-            "carried": self.carried,
-        }
-
 
 @dataclass(frozen=True)
 class Grade:
     """One answer graded: the number read (None when the text is not one), whether it is right, and a
-    few words for the learner ("right", "not quite", "'x' is not a number: …")."""
+    few words for the learner ("right", "not quite", "'x' is not a number (try …)") and the interval
+    it was graded against."""
 
     answer: float | None
     expected: float
