@@ -35,7 +35,7 @@ from tinytui.model.backward.chain_rules import embedding_backward, norm_backward
 from tinytui.model.backward.gradients import _block_backward
 from tinytui.model.names import prefix
 from tinytui.model.params import Params
-from tinytui.model.switches import Switches
+from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
 
 MAX_STEPS = 100_000  # a corpus run is a batch job, not one undoable change (checks.MAX_STEPS is the app's)
@@ -122,10 +122,10 @@ def _forward(params: Params, tokens: Sequence[str], sw: Switches):
     trace = run(params, tokens[:-1], tokens[-1], sw)
     cfg = params.cfg
     y = trace[prefix(cfg.n_blocks - 1) + "y"]  # (T, d)
-    z = ops.layer_norm(y, cfg.eps)[0]  # (T, d): every row, each by itself
+    z = ops.NORMS[cfg.norm](y, cfg.eps)  # (T, d): every row, each by itself
     if cfg.norm_affine:
-        z = z * params["lnf_g"] + params["lnf_b"]
-    logits = z @ params["E"].T  # (T, V)
+        z = z * params["lnf_g"] + params["lnf_b"] if cfg.norm == "layer" else z * params["lnf_g"]
+    logits = z @ params["E"].T if cfg.tied else z @ params["W_U"]  # (T, V)
     targets = np.array([cfg.token_id(t) for t in tokens[1:]])
     top = logits.max(axis=-1, keepdims=True)
     log_probs = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
@@ -135,12 +135,12 @@ def _forward(params: Params, tokens: Sequence[str], sw: Switches):
 
 def line_loss(params: Params, tokens: Sequence[str], switches: Switches | None = None) -> float:
     """The mean next-token cross-entropy over every position of one line."""
-    return _forward(params, tokens, switches or Switches())[-1]
+    return _forward(params, tokens, switches or defaults(params.cfg))[-1]
 
 
 def line_gradients(params: Params, tokens: Sequence[str], switches: Switches | None = None) -> LineGradients:
     """The line's loss and its gradient for every parameter, by hand."""
-    sw = switches or Switches()
+    sw = switches or defaults(params.cfg)
     cfg = params.cfg
     trace, y, z, logits, log_probs, targets, loss = _forward(params, tokens, sw)
     T = len(targets)
@@ -151,11 +151,15 @@ def line_gradients(params: Params, tokens: Sequence[str], switches: Switches | N
     d_logits[np.arange(T), targets] -= 1.0
     d_logits /= T
     # ℓ = Z Eᵀ  ->  ∂L/∂Z = ∂L/∂ℓ E,  ∂L/∂E (unembedding share) = ∂L/∂ℓᵀ Z
-    E = params["E"]
-    d_z = d_logits @ E
-    e_unembed = d_logits.T @ z
-    # Z = LN(Y)[·g + b], row by row: every row of the last block's y now reaches the loss
-    dy = norm_backward(d_z, y, cfg.eps, params, "lnf_", pg, "lnf_")
+    # (untied: ℓ = Z W_U  ->  ∂L/∂Z = ∂L/∂ℓ W_Uᵀ,  ∂L/∂W_U = Zᵀ ∂L/∂ℓ, and E has the lookup's share only)
+    if cfg.tied:
+        d_z = d_logits @ params["E"]
+        e_unembed = d_logits.T @ z
+    else:
+        d_z = d_logits @ params["W_U"].T
+        pg["W_U"], e_unembed = z.T @ d_logits, 0.0
+    # Z = LN(Y)[·g + b] (or RMSNorm's), row by row: every row of the last block's y now reaches the loss
+    dy = norm_backward(d_z, y, cfg.eps, params, "lnf_", pg, "lnf_", cfg.norm)
     for b in reversed(range(cfg.n_blocks)):
         pre = prefix(b)
         g[pre + "y"] = dy
@@ -186,7 +190,7 @@ def batch_gradients(
 
 def corpus_loss(params: Params, lines: Sequence[Line], switches: Switches | None = None) -> float:
     """The next-token cross-entropy per token, over every position of every line."""
-    sw = switches or Switches()
+    sw = switches or defaults(params.cfg)
     with np.errstate(all="ignore"):
         losses = [line_loss(params, line.tokens, sw) for line in lines]
         weights = [len(line.tokens) - 1 for line in lines]
@@ -255,7 +259,7 @@ def train(
         raise ValueError(f"the batch must be between 1 and {MAX_BATCH} lines, not {batch!r}")
     lr = checks.lr(lr)
     opt = optimizer(kind, lr)
-    sw = switches or Switches()
+    sw = switches or defaults(params.cfg)
     cfg = params.cfg
     check_lines(lines, cfg.vocab, cfg.n_ctx)
     rng = np.random.default_rng(seed)
