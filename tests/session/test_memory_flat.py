@@ -1,8 +1,10 @@
-"""Memory stays flat across rounds of edit, undo, d and b: nothing keeps the traces of earlier moves.
+"""Memory stays flat across rounds of edit, undo, d and b: nothing keeps the traces of earlier moves but
+the session's own kept traces, within its budget.
 
 Sizes, not timings: every trace the session ever made is watched through a weak reference, and after any
-number of rounds only the ones the session needs are alive (the trace shown, the one before the last
-change and the model file's own); a cache that grows with the rounds fails here.
+number of rounds only the ones the session holds are alive (the trace shown, the one before the last
+change, the model file's own, and the traces of recent states kept for undo within trace_budget); a
+cache that grows with the rounds fails here.
 """
 
 import gc
@@ -15,10 +17,12 @@ from tests.apps import make_app
 from tests.random_models import config, weights
 from tinytui.model.io.document import ModelFile
 from tinytui.present.grid_spec import GridSpec
+from tinytui.session import history
 from tinytui.session.session import Session
 
 ROUNDS = 12
-APP_ROUNDS = 6  # each makes two traces: a cache of more than three fails by the second
+APP_ROUNDS = 6  # each makes two traces (its edit's, cut from the history by the next edit): a cache of
+# more than three fails by the second
 
 
 @pytest.fixture
@@ -45,8 +49,21 @@ def alive(refs) -> int:
     return len({id(t) for r in refs if (t := r()) is not None})
 
 
-def test_a_sessions_rounds_keep_three_traces_at_most(model: ModelFile):
+def held_by(session) -> set[int]:
+    """The traces the session holds: shown, before the last change, the original's, kept for undo."""
+    kept = {id(t) for _, t in session._kept}
+    return kept | {id(session.trace), id(session.previous), id(session.original_trace)}
+
+
+def alive_bytes(refs) -> int:
+    gc.collect()
+    return history._bytes_of(*(t for r in refs if (t := r()) is not None))
+
+
+@pytest.mark.parametrize("budget", [0, history.TRACE_BUDGET])  # GPT-2's case: two traces; a small model's
+def test_a_sessions_rounds_keep_the_traces_within_the_budget(model: ModelFile, budget: int):
     session = Session(model)
+    session.trace_budget = budget
     refs = watched(session)
     grads = []
     counts = []
@@ -59,7 +76,13 @@ def test_a_sessions_rounds_keep_three_traces_at_most(model: ModelFile):
         session.toggle("ablated_heads", 1 + i % 2)
         session.undo()
         counts.append(alive(refs))
-    assert max(counts) <= 3, counts  # the trace, the one before, the original
+        gc.collect()
+        assert {id(t) for r in refs if (t := r()) is not None} <= held_by(session)
+        assert alive_bytes(refs) <= max(budget, history._bytes_of(session.trace, session.previous))
+    if budget == 0:
+        assert max(counts) <= 3, counts  # the trace, the one before, the original
+    else:  # every state still in the history (each edit, and the toggle undone) keeps its trace
+        assert counts[-1] == len(session.history) == 1 + ROUNDS + 1, counts
     gc.collect()
     assert sum(g() is not None for g in grads) <= 1  # the gradients of the trace shown, if any
     # an entry per change kept: the start, each edit and the last toggle (undone, kept for redo); each
@@ -100,6 +123,7 @@ def test_a_table_kept_for_later_keeps_no_trace(model: ModelFile, step: int):
     from tinytui.present.view import View
 
     session = Session(model)
+    session.trace_budget = 0  # the session keeps no trace for undo: what stays alive is the tables'
     session.goto(step)
     session.edit("blocks.3.W_2", (0, 0), 0.3)  # nothing of these steps' tables moves
     made = weakref.ref(session.trace)

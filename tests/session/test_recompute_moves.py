@@ -81,6 +81,7 @@ def test_undo_and_redo_take_back_the_traces_already_made(model, runs):
 
 def test_undo_of_a_trace_let_go_runs_from_the_block_that_differs(model, runs):
     session = Session(model)
+    session.trace_budget = 0  # as at GPT-2's size: only the trace and the one before it are held
     for k in range(3):
         session.edit("blocks.2.W_Q", (0, k, 0), 0.1 * k)
     session.edit("blocks.1.W_O", (1, 1), 0.5)

@@ -1,4 +1,6 @@
-"""The session holds two traces, not four: what it lets go comes back exactly when it is needed again."""
+"""The session's traces stay within its budget: a small model keeps its recent ones, so an undo chain
+computes nothing; past the budget (GPT-2's size) it holds two, not four, and what it lets go comes back
+exactly when it is needed again."""
 
 import gc
 import weakref
@@ -16,8 +18,9 @@ def same_trace(a, b):
         assert a[name].tobytes() == b[name].tobytes(), name
 
 
-def test_an_edit_holds_the_trace_and_the_one_before_it_only(chapter):
+def test_past_the_budget_an_edit_holds_the_trace_and_the_one_before_it_only(chapter):
     session = Session(chapter)
+    session.trace_budget = 0  # as GPT-2's traces: two of them pass the budget
     made = []
     for k in range(4):
         session.edit("blocks.0.W_O", (0, k), 0.1 * k)
@@ -29,6 +32,7 @@ def test_an_edit_holds_the_trace_and_the_one_before_it_only(chapter):
 
 def test_the_original_trace_let_go_runs_again_to_the_same_numbers(chapter, trace):
     session = Session(chapter)
+    session.trace_budget = 0
     session.edit("blocks.0.b_2", (3,), 2.0)
     session.edit("blocks.0.b_2", (0,), 1.0)
     gc.collect()
@@ -66,6 +70,7 @@ def test_undo_to_the_file_weights_makes_the_trace_the_original(chapter):
 @pytest.mark.parametrize("held_elsewhere", [True, False])
 def test_a_refused_move_gives_back_the_previous_trace(chapter, held_elsewhere):
     session = Session(chapter)
+    session.trace_budget = 0  # the previous trace is let go during the move unless held elsewhere
     session.edit("blocks.0.b_2", (3,), 2.0)
     session.edit("blocks.0.b_2", (0,), 1.0)
     previous, trace = session.previous, session.trace

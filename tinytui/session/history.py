@@ -10,9 +10,14 @@ A move computes only what it changes: the run reuses the current trace's tensors
 move touches (trace.run's reuse: an edit of block 12 runs block 12 and the head), and an undo or redo to
 the state that made the trace before the last change, or to the model file's weights while their trace
 is held, takes that trace as it is and computes nothing.
-It holds at most two traces (the current one and the one before the last change; the original model's
-only when it is one of those or the highlights compare to it), and lets the older go while a move
-computes the next: at GPT-2-small shapes a trace of 64 tokens is 91 MB, as much as 14 % of the weights.
+The traces it holds stay within TRACE_BUDGET (bytes of tensor values, an array shared by two traces
+counted once): the current one and the one before the last change always, and beside them the traces of
+the most recent states still in the history while all of them together fit, so on a small model an
+undo chain (or its redo) takes each trace back as it was and computes nothing (benchmarks/bench_view.py's
+d_model 64 model on 16 tokens: 0.23 MB a trace, and KEPT_TRACES of them fit). GPT-2 small's two traces
+pass the budget on their own (a trace of 64 tokens is 91 MB, as much as 14 % of the weights): there it
+holds those two only, the original model's only when it is one of them or the highlights compare to it,
+and lets the older go while a move computes the next.
 """
 
 from __future__ import annotations
@@ -64,6 +69,10 @@ class TracedHistory:
         # flipped back and forth compares the same two traces again); weak: a diff holds no trace alive
         self._diffs: list[tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff]] = []
         self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
+        self.trace_budget = TRACE_BUDGET  # bytes of tensor values the held traces may take together
+        # (state, the trace it made) for recent states still in the history, the most recent last: what
+        # an undo or redo takes back without computing; bounded by trace_budget and KEPT_TRACES
+        self._kept: list[tuple[State, Trace]] = [(first, self.trace)]
 
     # ---- reading -------------------------------------------------------------------------------
     @property
@@ -191,6 +200,21 @@ class TracedHistory:
             return self.previous
         if state.params is self.model.params and key == self._original_key:
             return self._original()
+        for kept_state, trace in reversed(self._kept):
+            if kept_state is state:
+                return trace
+        return None
+
+    def _kept_original(self, key: tuple) -> Trace | None:
+        """A kept trace of the model file's own weights on these inputs (key), or None."""
+        for state, trace in reversed(self._kept):
+            if state.params is self.model.params and key == (
+                state.prompt,
+                state.target,
+                state.switches,
+                state.lr,
+            ):
+                return trace
         return None
 
     def _compute(self, state: State, made: Trace | None = None) -> tuple[Trace, tuple[Any, Trace] | None]:
@@ -203,6 +227,8 @@ class TracedHistory:
             return trace, (key, trace)
         if key == self._original_key:
             return trace, None
+        if (kept := self._kept_original(key)) is not None:
+            return trace, (key, kept)
         # "relative to the original model" means the file's weights on today's prompt and switches
         try:
             return trace, (key, self._run(State(self.model.params, *key), self._original(), trace))
@@ -262,7 +288,25 @@ class TracedHistory:
         if original is not None:
             self._original_key = original[0]
             self._keep_original(original[1])
+        self._keep(self.state, trace)
         return self._emit(kind, data, before, trace)
+
+    def _keep(self, state: State, trace: Trace) -> None:
+        """Keep state's trace for a later undo or redo; let go of the traces of states no longer in the
+        history (a change after undos), then of the least recent while the traces held pass the budget
+        (the current and previous ones are held whatever their size)."""
+        in_history = {id(s) for s in self.history}
+        kept = [(s, t) for s, t in self._kept if id(s) in in_history and s is not state]
+        kept.append((state, trace))
+        del kept[: max(0, len(kept) - KEPT_TRACES)]
+        while kept and _bytes_of(self.trace, self.previous, *(t for _, t in kept)) > self.trace_budget:
+            del kept[0]  # at GPT-2's size every entry goes: its two traces alone pass the budget
+        self._kept = kept
+
+    def held_trace_bytes(self) -> int:
+        """Bytes of tensor values in the traces the history holds (an array shared by two counted once):
+        within trace_budget unless the current and previous traces alone pass it."""
+        return _bytes_of(self.trace, self.previous, *(t for _, t in self._kept))
 
     def _emit(self, kind: Kind, data: dict[str, Any], before: Trace, after: Trace) -> Event:
         event = Event(kind, data, before, after, self.step, self.here.block)
@@ -284,6 +328,24 @@ def _most_in_common(state: State, traces: tuple[Trace | None, ...]) -> Trace | N
 
 
 SMALL_TRACE = 1 << 20  # values: a trace this small keeps two diffs (a d_model 64 step: about 80,000)
+# Bytes of tensor values the history's traces may take together: more than KEPT_TRACES traces of
+# bench_view's d_model-64 model (0.23 MB each, 16 of them after 15 edits 2.4 MB with the arrays they share);
+# not two of GPT-2 small's past a prompt of two tokens (by its shapes, some 2 MB of values a token).
+TRACE_BUDGET = 8 * 2**20
+# Traces kept at most, whatever their size: a chapter's trace is a few kilobytes of values, but its labels
+# and Python objects, which the budget does not count, are some tens of kilobytes more
+KEPT_TRACES = 32
+
+
+def _bytes_of(*traces: Trace) -> int:
+    """Bytes of tensor values in traces, each array once (a run reuses the tensors before what a move
+    touched, so successive traces share them)."""
+    arrays = {
+        id(t.values): t.values.nbytes
+        for trace in {id(x): x for x in traces}.values()
+        for t in trace.tensors.values()
+    }
+    return sum(arrays.values())
 
 
 def _values_in(trace: Trace) -> int:
