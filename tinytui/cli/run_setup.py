@@ -14,7 +14,6 @@ from tinytui.model.io.model_file import default_model_path, load_default
 from tinytui.model.io.presets import resolve
 from tinytui.model.switches import defaults
 from tinytui.model.trace import DEFAULT_LR, Trace, run
-from tinytui.recording.recorder import target_problem
 from tinytui.session.session import Session
 from tinytui.session.state import Refused, State
 
@@ -50,6 +49,8 @@ def record_option(record: str | None, loading: Path | None = None) -> str | None
     exists, never the model being loaded (loading) nor a preset (tinytui.recording.recorder)."""
     if record is None:
         return None
+    from tinytui.recording.recorder import target_problem  # the transcript's modules: only with --record
+
     try:
         problem = target_problem(record, loading)
     except (OSError, ValueError) as exc:  # a name too long, a NUL byte
