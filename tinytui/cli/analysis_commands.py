@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-from tinytui.model.analysis.attribution import Attribution, attribution
-from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, HeadCircuits, circuits, circuits_json
 from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.names import part_label
+
+if TYPE_CHECKING:
+    from tinytui.model.analysis.attribution import Attribution
+    from tinytui.model.analysis.circuits import HeadCircuits
 
 
 def add_parsers(sub, run_options: argparse.ArgumentParser) -> None:
@@ -58,6 +60,8 @@ MAX_CIRCUIT_CELLS = 2**27  # 1 GB of float64: the chapter's models need a few th
 
 
 def run_circuits(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, circuits, circuits_json
+
     params = setup.model.params
     cfg = params.cfg
     heads, cells = cfg.n_blocks * cfg.n_heads, 2 * cfg.n_blocks * cfg.n_heads * cfg.n_vocab**2
@@ -128,6 +132,8 @@ def _table(values: np.ndarray, labels) -> list[str]:
 
 
 def run_attribution(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.model.analysis.attribution import attribution
+
     trace = setup.trace()
     params = setup.model.params
     result = attribution(params, trace)

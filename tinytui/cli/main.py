@@ -1,9 +1,10 @@
 """The `tinytui` command: the app by default, `print`, `trace` and `why` for the terminal and for tools.
 
 This module reads the arguments and runs the command they name (main), and holds the commands that
-print a run. The rest is beside it and re-exported here: the parser in tinytui.cli.options, the
-Setup the options ask for in tinytui.cli.run_setup, and the commands that open the debugger (the app,
-replay) in tinytui.cli.debugger.
+print a run. The rest is beside it: the parser in tinytui.cli.options, the Setup the options ask for in
+tinytui.cli.run_setup, the commands that open the debugger (the app, replay) in tinytui.cli.debugger,
+and each other command in its own module, imported only when that command runs (run_command), so
+`tinytui print` does not load the server, the analyses or Textual.
 """
 
 from __future__ import annotations
@@ -16,24 +17,11 @@ import sys
 from typing import TextIO
 
 from tinytui import __version__
-from tinytui.cli import (
-    analysis_commands,
-    collector,
-    generate_command,
-    handout_command,
-    new_command,
-    practice_command,
-    prediction_commands,
-    quiz_command,
-    serve_command,
-    trace_command,
-    train_command,
-)
+from tinytui.cli import collector
 from tinytui.cli.debugger import cmd_app, cmd_replay
 from tinytui.cli.new_command import CommandError
 from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import UsageError, setup_from
-from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 
@@ -79,6 +67,8 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_trace(args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.cli import trace_command
+
     if getattr(args, "list", False):
         out.write(trace_command.names_text(setup_from(args)))
         return 0
@@ -92,6 +82,7 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
     """tinytui why NAME[i,j]: the formula, the operands filled in, the result and each operand's cell.
     The cell is named as the screen shows it (A_2[1,0], W_O[h2.k0, thing], W_Q[h1: wood, k1]) or by its
     canonical name (attn.2[1,0]); each cell is printed both ways."""
+    from tinytui.model.backward.gradients import gradients
     from tinytui.model.names import label
     from tinytui.model.texts.display_names import canonical_cell, in_formula, screen_cell
     from tinytui.model.why.explain import CellError, axes_of, explain, parse_cell
@@ -263,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(args: argparse.Namespace, out: CheckedOutput) -> int:
-    """Run the command args name, writing to out; its exit status."""
+    """Run the command args name, writing to out; its exit status. Each command's module is imported
+    here, when it runs: the parser needs only their options, and a command pays for its own imports."""
     if args.version:
         out.write(f"tinytui {__version__}\n")
         return 0
@@ -271,33 +263,50 @@ def run_command(args: argparse.Namespace, out: CheckedOutput) -> int:
         return cmd_print(args, out)
     if args.command == "trace":
         return cmd_trace(args, out)
-    if args.command == "circuits":
-        return analysis_commands.run_circuits(setup_from(args), args, out)
-    if args.command == "attribution":
-        return analysis_commands.run_attribution(setup_from(args), args, out)
-    if args.command == "lens":
-        return prediction_commands.run_lens(setup_from(args), args, out)
-    if args.command == "patch":
-        return prediction_commands.run_patch(setup_from(args), args, out)
+    if args.command in ("circuits", "attribution"):
+        from tinytui.cli import analysis_commands
+
+        run = {"circuits": analysis_commands.run_circuits, "attribution": analysis_commands.run_attribution}
+        return run[args.command](setup_from(args), args, out)
+    if args.command in ("lens", "patch"):
+        from tinytui.cli import prediction_commands
+
+        run = {"lens": prediction_commands.run_lens, "patch": prediction_commands.run_patch}
+        return run[args.command](setup_from(args), args, out)
     if args.command == "generate":
+        from tinytui.cli import generate_command
+
         return generate_command.run(setup_from(args), args, out)
     if args.command == "serve":
+        from tinytui.cli import serve_command
+
         # a bad model or option is refused here, not in every browser tab; --record NAME is not a file
         # serve writes (each session gets NAME-k), so it is checked by serve itself
         setup_from(argparse.Namespace(**{**vars(args), "record": None}))
         return serve_command.run(args, out, sys.stderr)
-    if args.command in ("new", "train", "presets"):
-        return {"new": new_command.run, "train": train_command.run, "presets": new_command.run_presets}[
-            args.command
-        ](args, out, sys.stderr)
+    if args.command in ("new", "presets"):
+        from tinytui.cli import new_command
+
+        run = new_command.run if args.command == "new" else new_command.run_presets
+        return run(args, out, sys.stderr)
+    if args.command == "train":
+        from tinytui.cli import train_command
+
+        return train_command.run(args, out, sys.stderr)
     if args.command == "why":
         return cmd_why(args, out)
     if args.command == "quiz":
+        from tinytui.cli import quiz_command
+
         answers = sys.stdin.buffer if sys.stdin is not None else io.BytesIO()  # closed: no answers
         return quiz_command.run(setup_from(args), args, answers, out)
     if args.command == "practice":
+        from tinytui.cli import practice_command
+
         return practice_command.run_practice(args)
     if args.command == "handout":
+        from tinytui.cli import handout_command
+
         return handout_command.run(args, out, sys.stderr)
     if args.command == "replay":
         return cmd_replay(args, out)

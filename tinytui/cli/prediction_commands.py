@@ -15,16 +15,18 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
 from tinytui.cli.run_setup import UsageError
 from tinytui.model import checks
-from tinytui.model.analysis.lens import LensPoint, logit_lens
-from tinytui.model.analysis.patching import Patching, patch
 from tinytui.model.io.checkpoint import CheckpointModel
 from tinytui.model.io.field_checks import ModelFileError
+
+if TYPE_CHECKING:
+    from tinytui.model.analysis.lens import LensPoint
+    from tinytui.model.analysis.patching import Patching
 
 TOP = 5
 
@@ -54,6 +56,8 @@ def add_parsers(sub, run_options: argparse.ArgumentParser) -> None:
 
 
 def run_lens(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.model.analysis.lens import logit_lens
+
     trace = setup.trace()
     points = logit_lens(trace, setup.state.params)
     for p in points:
@@ -134,6 +138,8 @@ def foil_token(setup: Any, token: str) -> str:
 
 
 def run_patch(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
+    from tinytui.model.analysis.patching import patch
+
     state = setup.state
     corrupt = corrupt_prompt(setup, args.corrupt)
     foil = foil_token(setup, args.foil)

@@ -18,7 +18,6 @@ What textual-serve leaves open is closed here (GuardedServer, a subclass of its 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import ipaddress
 import json
@@ -33,7 +32,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from tinytui.cli.option_types import theme_name
-from tinytui.recording.recorder import events_path
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -188,6 +186,8 @@ def check_record_name(name: str) -> str | None:
 def session_record(name: str, given: set[Path]) -> Path:
     """NAME-k (k from 1) with NAME's suffix: the first whose transcript and .jsonl do not exist and that
     no other session of this server was given."""
+    from tinytui.recording.recorder import events_path
+
     p = Path(name)
     k = 1
     while True:
@@ -241,6 +241,8 @@ def ended_with_server() -> list[str]:
 def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
     """A textual-serve Server that lets only its own page start apps, caps their size, and ends them
     all when it stops (built here so textual-serve loads only for `serve`)."""
+    import asyncio
+
     from aiohttp import WSCloseCode, WSMsgType, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
