@@ -915,8 +915,21 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         left = box.x if self.col <= 0 else cell.x
         top = box.y if self.row <= 0 else cell.y
         region = Region(left, top, cell.right - left, cell.bottom - top)
-        spacing = Spacing(box.first_row if self.row > 0 else 0, 0, 0, label_width(box) if self.col > 0 else 0)
+        # room at the right edge: a column after the cursor's (where a cut table's › goes), or the frame
+        # after the last column, so the cursor's cell is never the one the edge cuts
+        last = box.shape is None or self.col == len(box.shape.widths) - 1
+        right = FRAME if last else 1
+        top_room, left_room = box.first_row if self.row > 0 else 0, label_width(box) if self.col > 0 else 0
+        spacing = Spacing(top_room, right, 0, left_room)
         self.scroll_to_region(region, spacing=spacing, animate=False, immediate=True)
+
+    def _cursor_moved(self) -> None:
+        """The cursor moved (or the view took the focus): the app's inspector is told at once
+        (TinyTuiApp.cursor_moved), so it is drawn in the frame that draws the cursor; a posted message
+        would reach it a frame later."""
+        moved = getattr(self.app, "cursor_moved", None)
+        if moved is not None:
+            moved(self)
 
     def on_focus(self) -> None:
         if self.cursor_box is not None:
