@@ -47,6 +47,8 @@ def each_kind(session):
     session.set_practice(True)
     session.set_sampling(Sampling(0.8, 3, 1.0, 7))
     session.add_note("Look at row 3: the mask is why it ignores later words.")
+    session.set_patching("a much would chuck", "chuck")
+    session.compare_with("pinned")
 
 
 def test_each_kind_encodes_decodes_to_its_data_and_replays_to_the_same_state(chapter):

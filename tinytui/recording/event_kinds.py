@@ -634,6 +634,92 @@ def _sample(x: Any, model: ModelFile) -> dict[str, Any]:
     return out
 
 
+class PatchKind(EventKind):
+    """Activation patching (A, or ctrl+p → "Patch a corrupted prompt…"): the corrupted prompt and the
+    foil set, or patching off (corrupt null). A setting like the mode: recorded so a replay's step 14
+    shows the same heatmap."""
+
+    kind = Kind.PATCH
+    fields = ("corrupt", "foil")
+    changes_state = False
+
+    def decode(self, d, model):
+        if d["corrupt"] is None:
+            return {"corrupt": None, "foil": None}
+        return {
+            "corrupt": list(tokens(d["corrupt"], model, "patch: corrupt")),
+            "foil": token(d["foil"], model, "patch: foil"),
+        }
+
+    def apply(self, session, rec):
+        d = rec.data
+        session.set_patching(d["corrupt"], d["foil"] or "")
+
+    def describe(self, d, params):
+        if d["corrupt"] is None:
+            return "patching off"
+        return f"patch into “{' '.join(d['corrupt'])}”, foil {d['foil']}"
+
+    def headline(self, event, session, was):
+        d = event.data
+        if d["corrupt"] is None:
+            return f"activation patching turned off {_at(event, session)}"
+        return (
+            f"activation patching: the run written into “{' '.join(d['corrupt'])}”, read as "
+            f"logit({session.state.target}) − logit({d['foil']}) {_at(event, session)}"
+        )
+
+
+COMPARED = ("file", "before", "pinned", "prompt", "model", "off")
+
+
+class CompareKind(EventKind):
+    """A two-run compare (C, or the palette's "Compare …" commands): the state now (B) beside another
+    (A) — the model file, the state before the last change, a pinned state, another prompt, another
+    model file — or comparing stopped. A setting like the mode; a replay compares with the same A (a
+    model file is read again from its path)."""
+
+    kind = Kind.COMPARE
+    fields = ("with", "prompt", "path")
+    optional = ("prompt", "path")
+    changes_state = False
+
+    def decode(self, d, model):
+        what = d["with"]
+        if what not in COMPARED:
+            raise BadLine(f"compare: with: expected one of {', '.join(COMPARED)}, got {shown(what)}")
+        out: dict[str, Any] = {"with": what}
+        if what == "prompt":
+            out["prompt"] = list(tokens(d.get("prompt"), model, "compare: prompt"))
+        if what == "model":
+            out["path"] = plain(d.get("path"), "compare: path")
+        return out
+
+    def apply(self, session, rec):
+        d = rec.data
+        session.compare_with(d["with"], d.get("prompt"), d.get("path", ""))
+
+    def describe(self, d, params):
+        return "stop comparing" if d["with"] == "off" else f"compare with {_compared(d)}"
+
+    def headline(self, event, session, was):
+        if event.data["with"] == "off":
+            return f"the two-run compare stopped {_at(event, session)}"
+        return f"compare: A is {_compared(event.data)}, B the state now {_at(event, session)}"
+
+
+def _compared(d: dict[str, Any]) -> str:
+    if d["with"] == "prompt":
+        return f"the prompt “{' '.join(d['prompt'])}”"
+    if d["with"] == "model":
+        return f"the model file {d['path']}"
+    return {
+        "file": "the model file",
+        "before": "the state before the last change",
+        "pinned": "a pinned state",
+    }[d["with"]]
+
+
 # Every kind a Session emits, each defined once; a test checks none is missing.
 KINDS: dict[Kind, EventKind] = {
     spec.kind: spec
@@ -652,6 +738,8 @@ KINDS: dict[Kind, EventKind] = {
         PracticeKind(),
         SamplingKind(),
         NoteKind(),
+        PatchKind(),
+        CompareKind(),
     )
 }
 

@@ -22,9 +22,18 @@ from tinytui.model.params import Params
 from tinytui.model.stages import FIRST, LAST
 from tinytui.model.switches import Switches
 from tinytui.model.switches import defaults as default_switches
+from tinytui.model.trace import Trace
 from tinytui.model.training import learn
 from tinytui.session.history import TracedHistory
 from tinytui.session.practice_state import Practice, Sample, Source, accepted_at, answer_line, hint_line
+from tinytui.session.second_runs import (
+    Comparison,
+    PatchSetting,
+    SecondRuns,
+    load_other,
+    patch_setting,
+    read_prompt,
+)
 from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State, Training
 
 MAX_ANSWER = 100  # characters of a practice answer kept (a number is far shorter)
@@ -256,6 +265,90 @@ class Session(TracedHistory):
 
     def set_compare_to_original(self, on: bool) -> None:
         self.compare_to_original = on
+
+    # ---- a second run: activation patching and a two-run compare (tinytui.session.second_runs) ------
+    patch_setting: PatchSetting | None = None  # settings, like the mode: recorded, not undone
+    comparison: Comparison | None = None  # A of a two-run compare (B is the session's own state)
+    _second: SecondRuns | None = None
+
+    @property
+    def second_runs(self) -> SecondRuns:
+        if self._second is None:
+            self._second = SecondRuns()
+        return self._second
+
+    def set_patching(self, corrupt: str | list[str] | None, foil: str = "") -> Event:
+        """Patch the run into a corrupted prompt's, read as logit(target) − logit(foil); corrupt None:
+        patching off. Refused (nothing changes) for a prompt of another length or an unknown foil."""
+        if corrupt is None:
+            if self.patch_setting is None:
+                raise Refused("patching is already off")
+            self.patch_setting = None
+            return self._emit(Kind.PATCH, {"corrupt": None, "foil": None}, self.trace, self.trace)
+        setting = patch_setting(self.model, self.state, corrupt, foil)
+        self.patch_setting = setting
+        data = {"corrupt": list(setting.corrupt), "foil": setting.foil}
+        return self._emit(Kind.PATCH, data, self.trace, self.trace)
+
+    def patching(self):
+        """The patching of the current state (tinytui.model.analysis.patching.Patching), or None when
+        patching is off or the prompt's length has changed since (patching_problem says so)."""
+        setting = self.patch_setting
+        if setting is None or self.patching_problem():
+            return None
+        return self.second_runs.patching(self.state, setting)
+
+    def patching_problem(self) -> str:
+        """Why the patching set no longer fits the state ("" when it does, or when patching is off)."""
+        setting = self.patch_setting
+        if setting is None:
+            return ""
+        if setting.foil == self.state.target:
+            return f"the target is now the foil {setting.foil!r}: set another foil"
+        if len(setting.corrupt) != len(self.state.prompt):
+            n, m = len(self.state.prompt), len(setting.corrupt)
+            return f"the prompt now has {n} tokens and the corrupted one {m}: patch again"
+        return ""
+
+    def compare_with(self, kind: str, prompt: str | list[str] | None = None, path: str = "") -> Event:
+        """Compare the session's state (B) with another (A): "file" the model file as loaded, "before"
+        the state before the last change, "pinned" the state now, "prompt" this state on another prompt
+        of the same length, "model" another model file of the same shape; "off" stops comparing."""
+        s = self.state
+        if kind == "off":
+            if self.comparison is None:
+                raise Refused("no two runs are being compared")
+            self.comparison = None
+            return self._emit(Kind.COMPARE, {"with": "off"}, self.trace, self.trace)
+        data: dict[str, Any] = {"with": kind}
+        if kind == "file":
+            a = replace(s, params=self.model.params)  # the file's weights on this prompt and switches
+        elif kind == "before":
+            if self.cursor == 0:
+                raise Refused("nothing has changed yet, so there is no state before the last change")
+            a = self.history[self.cursor - 1]
+        elif kind == "pinned":
+            a = s
+        elif kind == "prompt":
+            tokens = read_prompt(self.model, prompt if prompt is not None else "")
+            if len(tokens) != len(s.prompt):
+                raise Refused(
+                    f"the other prompt has {len(tokens)} tokens and this one {len(s.prompt)}: the runs are "
+                    "compared cell by cell, so they must be as long"
+                )
+            a, data["prompt"] = replace(s, prompt=tokens), list(tokens)
+        elif kind == "model":
+            a, data["path"] = replace(s, params=load_other(path, s.params)), path
+        else:
+            raise Refused(f"cannot compare with {kind!r} (file, before, pinned, prompt, model or off)")
+        self.comparison = Comparison(kind, a, path)
+        return self._emit(Kind.COMPARE, data, self.trace, self.trace)
+
+    def compare_trace(self) -> Trace | None:
+        """A's trace (made when first asked, kept while the comparison lasts), or None when not comparing."""
+        if self.comparison is None:
+            return None
+        return self.second_runs.trace_of(self.comparison, self.trace)
 
     # ---- practice: the learner's own arithmetic, graded (tinytui.session.practice_state) -------------
     _practice: Practice | None = None

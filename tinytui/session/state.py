@@ -71,6 +71,8 @@ class Kind(StrEnum):
     PRACTICE = "practice"  # practice mode on or off, an answer graded, a hint given (no state change)
     SAMPLING = "sampling"  # how the next token is chosen (a setting, like the mode: not undone)
     NOTE = "note"  # a teacher's note for the class, written into a recording (no state change)
+    PATCH = "patch"  # activation patching's corrupted prompt and foil set, or patching off (a setting)
+    COMPARE = "compare"  # a two-run compare started with another state as A, or stopped (a setting)
 
 
 @dataclass(frozen=True)

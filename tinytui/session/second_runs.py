@@ -1,0 +1,134 @@
+"""What the session holds for the analyses that need a run besides its own: activation patching's
+corrupted prompt and foil (PatchSetting), and the other state of a two-run compare (Comparison: A, the
+session's own state being B). Both are settings, like the mode: recorded, not undone.
+
+SecondRuns makes the patching and A's trace when first asked and keeps one of each for the state it was
+made for, so moving between steps computes nothing again. Everything a user types is checked here, and
+a refusal is one line (Refused).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tinytui.model import checks
+from tinytui.model.analysis.patching import Patching, patch
+from tinytui.model.io.checkpoint import CheckpointModel, load_model
+from tinytui.model.io.document import ModelFile
+from tinytui.model.params import Params
+from tinytui.model.trace import Trace, run
+from tinytui.session.state import Refused, State
+
+# What A can be, in the words a title and the inspector use (B is always the session's state, now).
+COMPARE_KINDS = {
+    "file": "the model file as loaded",
+    "before": "the state before the last change",
+    "pinned": "the state pinned",
+    "prompt": "the prompt {prompt}",
+    "model": "the model file {path}",
+}
+
+
+@dataclass(frozen=True)
+class PatchSetting:
+    corrupt: tuple[str, ...]  # the corrupted prompt, as long as the clean one
+    foil: str  # the token the target is compared with: logit(target) − logit(foil)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    kind: str  # a key of COMPARE_KINDS
+    state: State  # A: weights, prompt, target, switches of the other run
+    path: str = ""  # "model": the file it was read from
+
+    @property
+    def words(self) -> str:
+        """What A is: 'the model file as loaded', 'the prompt "a b c"'."""
+        prompt = '"' + " ".join(self.state.prompt) + '"'
+        return COMPARE_KINDS[self.kind].format(prompt=prompt, path=self.path)
+
+
+def read_prompt(model: ModelFile, text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """A typed prompt as the model's tokens: a checkpoint's own pieces, else tokens split at spaces."""
+    try:
+        if isinstance(model, CheckpointModel) and isinstance(text, str):
+            return tuple(model.prompt_pieces(text))
+        tokens = text.split() if isinstance(text, str) else list(text)
+        return checks.prompt(tokens, model.cfg.vocab, model.cfg.n_ctx)
+    except ValueError as exc:
+        raise Refused(f"the prompt: {exc}") from None
+
+
+def read_token(model: ModelFile, text: str) -> str:
+    """One typed token (a checkpoint reads its piece, a leading space kept)."""
+    try:
+        if text in model.cfg.vocab:  # a piece as a recording keeps it, its leading space and all
+            return text
+        if isinstance(model, CheckpointModel):
+            return model.target_piece(text)
+        return checks.target(text.strip(), model.cfg.vocab)
+    except ValueError as exc:
+        raise Refused(f"the foil: {exc}") from None
+
+
+def patch_setting(model: ModelFile, clean: State, corrupt, foil: str) -> PatchSetting:
+    """The corrupted prompt and the foil checked against the clean state; Refused (one line) if bad."""
+    tokens = read_prompt(model, corrupt)
+    if len(tokens) != len(clean.prompt):
+        raise Refused(
+            f"the corrupted prompt has {len(tokens)} tokens and the prompt {len(clean.prompt)}: patching "
+            "writes position p of one run into position p of the other, so they must be as long"
+        )
+    token = read_token(model, foil)
+    if token == clean.target:
+        raise Refused(f"the foil {token!r} is the target itself: the metric compares two different tokens")
+    return PatchSetting(tokens, token)
+
+
+def shape_problem(a: Params, b: Params) -> str:
+    """Why two models' weights cannot be compared cell by cell ("" when they can)."""
+    if set(a) != set(b):
+        return "the two models do not have the same weights"
+    for name in a:
+        if a[name].shape != b[name].shape:
+            return f"{name} is {a[name].shape} in one and {b[name].shape} in the other"
+    if a.cfg.vocab != b.cfg.vocab:
+        return "the two models have different vocabularies"
+    return ""
+
+
+def load_other(path: str, current: Params) -> Params:
+    """The weights of another model file (or checkpoint folder) of the same shape; Refused if not."""
+    try:
+        other = load_model(Path(path).expanduser())
+    except Exception as exc:  # any file error is one line: the loaders say what is wrong
+        raise Refused(f"could not read {path}: {exc}") from None
+    if why := shape_problem(current, other.params):
+        raise Refused(f"{path} cannot be compared: {why}")
+    return other.params
+
+
+@dataclass
+class SecondRuns:
+    """The patching and A's trace, each kept for the one state (and setting) it was made for."""
+
+    _patched: tuple[State, PatchSetting, Patching] | None = field(default=None, repr=False)
+    _compared: tuple[Comparison, Trace] | None = field(default=None, repr=False)
+
+    def patching(self, state: State, setting: PatchSetting) -> Patching:
+        kept = self._patched
+        if kept is not None and kept[0] is state and kept[1] == setting:
+            return kept[2]
+        made = patch(state.params, state.prompt, setting.corrupt, state.target, setting.foil, state.switches)
+        self._patched = (state, setting, made)
+        return made
+
+    def trace_of(self, comparison: Comparison, reuse: Trace | None = None) -> Trace:
+        kept = self._compared
+        if kept is not None and kept[0] is comparison:
+            return kept[1]
+        a = comparison.state
+        made = run(a.params, a.prompt, a.target, a.switches, a.lr, reuse=reuse)
+        self._compared = (comparison, made)
+        return made
