@@ -9,6 +9,7 @@ from tinytui.model.generation.sampling import Sampling
 from tinytui.recording.event_kinds import KINDS, EventKind, decode_event
 from tinytui.recording.event_log import event_json
 from tinytui.recording.replay import replay_event
+from tinytui.recording.state_digest import Digests
 from tinytui.session.session import Session
 from tinytui.session.state import Kind
 
@@ -56,7 +57,7 @@ def test_each_kind_encodes_decodes_to_its_data_and_replays_to_the_same_state(cha
     seen = []
 
     def hear(event):
-        doc = event_json(len(seen) + 1, event, live)
+        doc = event_json(len(seen) + 1, event, live, Digests())
         rec = decode_event(doc, len(seen) + 2, len(seen) + 1, chapter)
         assert rec.kind is event.kind and set(rec.data) <= set(KINDS[rec.kind].fields)
         again = replay_event(replayed, rec)

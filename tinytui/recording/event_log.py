@@ -40,7 +40,7 @@ from tinytui.recording.log_values import (
     tokens,
 )
 from tinytui.recording.recorded_model import model_from_json, model_json
-from tinytui.recording.state_digest import is_legacy_digest, legacy_params_digest, params_digest
+from tinytui.recording.state_digest import Digests, is_legacy_digest, legacy_params_digest
 from tinytui.session.session import Session
 from tinytui.session.state import WALK_FIRST, WALK_LAST, Event, Kind, Mode, State
 
@@ -79,13 +79,13 @@ def state_json(state: State, base: Params) -> dict[str, Any]:
     }
 
 
-def check_json(session: Session) -> dict[str, Any]:
+def check_json(session: Session, digests: Digests) -> dict[str, Any]:
     """The state an event reached; replay must reach exactly the same."""
     s = session.state
     return {
         "cursor": session.cursor,
         "step": session.step,
-        "params": params_digest(s.params),
+        "params": digests.of(s.params),
         "prompt": list(s.prompt),
         "target": s.target,
         "switches": s.switches.to_dict(),
@@ -94,7 +94,7 @@ def check_json(session: Session) -> dict[str, Any]:
     }
 
 
-def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
+def start_json(session: Session, recorded: str | None, digests: Digests) -> dict[str, Any]:
     base = session.model.params
     return {
         "format": FORMAT,
@@ -106,17 +106,17 @@ def start_json(session: Session, recorded: str | None) -> dict[str, Any]:
         **({"block": session.block} if session.model.cfg.n_blocks > 1 else {}),
         "mode": {"backward": session.mode.backward, "gradients": session.mode.gradients},
         **({"sampling": asdict(session.sampling)} if session.sampling != Sampling() else {}),
-        "check": check_json(session),
+        "check": check_json(session, digests),
     }
 
 
-def event_json(seq: int, event: Event, session: Session) -> dict[str, Any]:
+def event_json(seq: int, event: Event, session: Session, digests: Digests) -> dict[str, Any]:
     """One event as the log holds it; session is where the event left it."""
     spec = KINDS[event.kind]
     doc: dict[str, Any] = {"seq": seq, "kind": str(event.kind), "data": spec.encode(event.data)}
     if spec.carries_params:
         doc["edits"] = edits_json(session.params, session.model.params)
-    doc["check"] = check_json(session)
+    doc["check"] = check_json(session, digests)
     return doc
 
 
@@ -195,11 +195,11 @@ def computed_close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=COMPUTED_TOLERANCE, abs_tol=ABSOLUTE_FLOOR)
 
 
-def compare_check(check: Any, session: Session, what: str) -> None:
+def compare_check(check: Any, session: Session, what: str, digests: Digests) -> None:
     """The state the session reached must be the one recorded: exactly, but for computed numbers."""
     if not isinstance(check, dict):
         raise BadLine(f"{what}: check: expected an object")
-    now = check_json(session)
+    now = check_json(session, digests)
     if is_legacy_digest(check.get("params")):  # recorded before DIGEST: compare in its own format
         now["params"] = legacy_params_digest(session.params)
     for key, value in now.items():

@@ -24,6 +24,7 @@ from typing import TextIO
 from tinytui.model.io.presets import folder as presets_folder
 from tinytui.recording.embedded_log import appendix_text, data_lines
 from tinytui.recording.event_log import dumps, event_json, start_json
+from tinytui.recording.state_digest import Digests
 from tinytui.recording.transcript import event_text, header_text, rule
 from tinytui.session.session import Session
 from tinytui.session.state import Event, Mode, State
@@ -98,6 +99,7 @@ class Recorder:
         self.problem: str | None = None
         self.session: Session | None = None
         self.events = 0
+        self.digests = Digests()  # the weights' fingerprints, each array hashed once
         self._texts: list[str] = []  # header, then one block per event
         self._lines: list[str] = []  # JSON lines, the same
         self._data: list[str] = []  # each JSON line as transcript lines, for the appendix at the end
@@ -129,7 +131,7 @@ class Recorder:
         self.session = session
         self._last = session.state
         self._mode = session.mode
-        start = start_json(session, recorded)
+        start = start_json(session, recorded, self.digests)
         self._texts.append(header_text(session, recorded))
         self._lines.append(dumps(start))
         self._data.append(data_lines(start))
@@ -178,7 +180,7 @@ class Recorder:
         assert session is not None and self._last is not None
         self.events += 1
         after = session.state
-        doc = event_json(self.events, event, session)
+        doc = event_json(self.events, event, session, self.digests)
         self._lines.append(dumps(doc))
         self._texts.append(event_text(self.events, event, self._last, session, self._mode))
         self._data.append(data_lines(doc))

@@ -30,6 +30,7 @@ from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, Recorded, decode_ev
 from tinytui.recording.event_log import FORMAT, compare_check, decode_start
 from tinytui.recording.log_values import BadLine, Damaged, line_limit, loads
 from tinytui.recording.recorder import events_path
+from tinytui.recording.state_digest import Digests
 from tinytui.recording.transcript import state_lines, step_text
 from tinytui.session.session import Session
 from tinytui.session.state import Event, Mode, Refused, State
@@ -175,7 +176,8 @@ def _load(log: Path, numbered: list[tuple[int, str]]) -> Recording:
             scratch = recording.new_session()
         except Refused as exc:
             raise BadLine(f"the starting state cannot be run: {exc}") from None
-        compare_check(start.check, scratch, "the start")
+        digests = Digests()
+        compare_check(start.check, scratch, "the start", digests)
         events: list[Recorded] = []
         limit = line_limit(start.model)
         for i, (n, raw) in enumerate(numbered[1:], start=2):
@@ -183,7 +185,7 @@ def _load(log: Path, numbered: list[tuple[int, str]]) -> Recording:
                 raise BadLine(f"{len(raw)} characters is longer than any event line ({limit})")
             rec = decode_event(loads(raw, last=i == len(lines)), n, len(events) + 1, start.model)
             replay_event(scratch, rec)
-            compare_check(rec.check, scratch, f"this {rec.kind}")
+            compare_check(rec.check, scratch, f"this {rec.kind}", digests)
             events.append(rec)
     except BadLine as exc:
         error = DamagedLog if isinstance(exc, Damaged) else ReplayError
@@ -274,6 +276,7 @@ class Replayer:
         self.recording = recording
         self.to_end = to_end
         self.position = 0  # events applied so far
+        self.digests = Digests()  # the weights' fingerprints, each array hashed once
         self.diverged: str | None = None  # set when the live session no longer matches the recording
 
     @property
@@ -309,7 +312,7 @@ class Replayer:
         self.position += 1
         if self.diverged is None:
             try:
-                compare_check(rec.check, session, f"this {rec.kind}")
+                compare_check(rec.check, session, f"this {rec.kind}", self.digests)
             except BadLine as exc:
                 self.diverged = f"line {rec.line}: {exc}"
         return event
