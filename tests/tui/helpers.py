@@ -167,7 +167,10 @@ def words(app) -> tuple[list[str], list[str]]:
     widget = view(app)
     lines = widget.text().split("\n")
     first = widget.blocks.headings[0].y if widget.blocks.headings else len(lines)
-    return lines[: max(first - 1, 0)], lines[widget.blocks.height :]
+    head = lines[:first]
+    while head and not head[-1].strip():  # the blank line under the words (none under compact ones)
+        head.pop()
+    return head, lines[widget.blocks.height :]
 
 
 def joined(lines: list[str]) -> str:

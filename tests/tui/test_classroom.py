@@ -148,7 +148,7 @@ async def test_short_terminal_keeps_the_whole_text_after_the_tables(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await press(pilot, "8")
         shown, after = (" ".join(lines) for lines in words(app))
-        assert "all of it after the tables" in shown
+        assert "more after the tables" in shown and "A = softmax(S + M)" in shown  # the name, the formula
         assert "In the last row every head" not in shown and "In the last row every head" in after
         assert "causal mask ON" in after
         assert "last row every head" in info(app), "the step's words are still the whole explanation"

@@ -29,14 +29,14 @@ async def test_one_table_at_a_time_and_n_goes_through_them():
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "8")
         assert not app.query_one("#sidebar").display
-        assert on_screen(app) == ["Step 8 makes · table 1 of 3 · n: the next", "mask (1 = may attend)"]
-        assert "Later positions get −∞" in info(app)  # the step's text stays above the table
-        await press(pilot, "n")
         assert on_screen(app) == [
-            "Step 8 makes · table 2 of 3 · n: the next",
+            "Step 8 makes · table 1 of 3 · n: the next",
             "A = softmax(S + M) — per head",
         ]
+        assert "Later positions get −∞" in info(app)  # the step's text stays above the table
         assert isinstance(app.focused, StepView) and app.focused.spec.title == "A = softmax(S + M) — per head"
+        await press(pilot, "n")
+        assert on_screen(app) == ["Step 8 makes · table 2 of 3 · n: the next", "mask (1 = may attend)"]
         await press(pilot, "n")
         assert on_screen(app) == [
             "From earlier steps · table 3 of 3 · n: the next step",
@@ -49,8 +49,8 @@ async def test_one_table_at_a_time_and_n_goes_through_them():
         await press(pilot, "z")  # every table again, under their own headings
         assert on_screen(app) == [
             "Step 8 makes",
-            "mask (1 = may attend)",
             "A = softmax(S + M) — per head",
+            "mask (1 = may attend)",
             "From earlier steps",
             "S = QKᵀ/√d_k — per head",
         ]
@@ -66,9 +66,9 @@ async def test_the_presenter_gives_the_table_more_room():
         async with app.run_test(size=(120, 40)) as pilot:
             await press(pilot, "8")
             view = app.query_one(StepView)
-            mask = view.box_of("output:mask")
+            first = view.box_of("output:blocks.0.attn.{h}")  # A, step 8's first table
             heading = next(h for h in view.blocks.headings if h.text.startswith("Step 8 makes"))
-            sizes.append((mask.x, mask.y - heading.y))
+            sizes.append((first.x, first.y - heading.y))
     (x, below), (big_x, big_below) = sizes
     assert big_x >= x + 2 and big_below >= below + 1  # room left of the table and above it
 

@@ -107,7 +107,11 @@ def head_grid(view: View, template: str, role: str) -> GridSpec:
 
 
 def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
-    return _panel_rows(view, stage.panels, "output")
+    """The step's tables in its order, less one: the causal mask, the same for every prompt of a length
+    (A's cells carry its × marks), goes after A, so what step 8 computes is on a small screen first."""
+    rows = _panel_rows(view, stage.panels, "output")
+    mask = f"output:{view.name('mask')}"
+    return sorted(rows, key=lambda row: any(getattr(item, "key", "") == mask for item in row))
 
 
 def param_grid(view: View, name: str, window: windows.Window | None = None) -> GridSpec:

@@ -1,9 +1,10 @@
 """The step's words as the step view shows them above its tables: heading, equation, explanation and key
 numbers (from model.stages and model.texts.facts), or the backward walk's heading and rules.
 
-On a short terminal (fewer than SHORT_HEIGHT rows) the words are compact, so the step's tables start on
-screen: the title, the formula, the explanation's first sentence and the facts folded into one line; the
-whole explanation and every fact follow the tables (PageDown reaches them).
+On a short terminal (fewer than SHORT_HEIGHT rows) the words are compact, so the step's tables are on
+screen: the step's name, its formula and its facts folded into one line (the backward walk's: its rules,
+the explanation's first sentence and where n and p go); the whole explanation and every fact follow the
+tables (PageDown reaches them).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tinytui.report.tables import on_screen_text
 
 SHORT_HEIGHT = 30  # below this many terminal rows the step's text is compact (the rest after the tables)
 MORE_HINT = "  ↓ all of it after the tables (PageDown)"
+SHORT_MORE_HINT = "   ↓ more after the tables"  # beside the step's name or formula
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
@@ -66,14 +68,24 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
         full.append(fact, style("fact"))
     if not compact:
         return StepWords(full, None, full.plain)
-    text = Text.assemble(title, formula, first_sentence(explain))
+    # the step's name, its formula and its facts on a line each, the hint on the first with room for
+    # it; the equation's number, the explanation and every fact whole follow the tables
+    lines = [
+        Text.assemble((f"{where} · {stage.title}", style("title"))),
+        Text.assemble((f"  {in_words(as_run)}", style("formula"))),
+    ]
+    for line in lines:
+        if line.cell_len + len(SHORT_MORE_HINT) <= width:
+            line.append(SHORT_MORE_HINT, style("hint"))
+            break
+    else:
+        lines.append(Text(MORE_HINT))
     if facts:
         line = Text("• ")
         line.append(" · ".join(facts), style("fact"))
         line.truncate(width, overflow="ellipsis")
-        text.append("\n")
-        text.append(line)
-    text.append(f"\n{MORE_HINT}")
+        lines.append(line)
+    text = Text("\n").join(lines)
     more = Text.assemble(Text(f"About step {stage.number}\n", style("title")), full[len(title) :])
     return StepWords(text, more, full.plain)
 

@@ -343,7 +343,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         )
         self.sections = sections
         cursor_key = self._cursor_key()
-        top = len(self._head) + (1 if self._head else 0)
+        # a blank line under the words; not under compact ones (the rest follows the tables): on a short
+        # screen that row is the step's first table's
+        top = len(self._head) + (1 if self._head and not self._more else 0)
         margin = PRESENTER_MARGIN if self.page is not None else 0
         self._laid_for = max(self.scrollable_content_region.width - 2, 20)
         new = self._lay_out(sections, max(self.scrollable_content_region.width, 20), top, margin)
