@@ -28,13 +28,13 @@ def test_the_line_gradient_matches_finite_differences(name):
 
 
 def test_training_lowers_the_corpus_loss():
-    shape, choices = MODERN["random-llama"]
+    shape, choices = MODERN["random-qwen2"]
     params, _, _ = random_model(*shape, **choices)
     vocab = params.cfg.vocab
     lines = corpus.read_lines(
         "\n".join(" ".join(vocab[(i + k) % len(vocab)] for k in range(4)) for i in range(6))
     )
     before = corpus.corpus_loss(params, lines)
-    trained = corpus.train(params, lines, steps=40, lr=0.05, kind="adam", batch=6)
+    trained = corpus.train(params, lines, steps=15, lr=0.1, kind="adam", batch=6)
     after = corpus.corpus_loss(trained.params, lines)
-    assert after < 0.5 * before and np.isfinite(after)
+    assert after < 0.7 * before and np.isfinite(after)

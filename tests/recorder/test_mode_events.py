@@ -110,6 +110,8 @@ def test_every_kind_the_session_emits_is_in_the_codec_and_round_trips(chapter, t
     session.answer("blocks.0.scores.1", (0, 0), "1")
     session.set_sampling(Sampling(1.0, None, 0.5, 2))
     session.add_note("Compare the two heads' rows here.")
+    session.set_patching("a much would chuck", "chuck")
+    session.compare_with("pinned")
     rec.stop()
     assert sorted(set(kinds)) == sorted(KINDS)
     replayer = Replayer(load_recording(tmp_path / "all.txt"))
