@@ -15,6 +15,7 @@ from tinytui.model.backward.gradients import grad_name
 from tinytui.model.backward.walk_stages import BackwardStage, backward_stage_for, backward_stages
 from tinytui.model.panels import LOGITS_GRADIENT
 from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.present.analysis_sections import with_analysis
 from tinytui.present.cells import param_grid, step_sections
 from tinytui.present.gradient_grids import _weight_of, gradient_grid, logits_gradient_grid
 from tinytui.present.grid_spec import GridSpec, Item, Section
@@ -133,6 +134,7 @@ def pane_sections(view: View) -> list[Section]:
     else:
         sections = step_sections(view)
         sections = with_gradients(view, sections) if view.mode.gradients else sections
+        sections = with_analysis(view, sections)  # the lens, patching, a two-run compare
     return conceal(view, sections) if view.practice is not None else sections
 
 

@@ -1,0 +1,131 @@
+"""A two-run compare as the app shows it, read off a View: beside each of the step's tables, the same
+table of the other run (A) and of the difference (B − A), B being the session's own run, the table the
+cursor edits. A cell of A or of B − A is found by the run's cell its B table shows (GridSpec.sources):
+the same tensor or weight at the same index in A's trace or weights. B − A carries ▲ or ▼ by its sign
+(a glyph as well as a colour, like every change) and is shaded on one diverging scale per table; a
+state compared with itself is zeros throughout.
+
+Pure data (no Textual): the numbers are the two traces' and weights'; nothing is computed here beyond
+the subtraction the table shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from tinytui.model.names import label
+from tinytui.present.grid_spec import DOWN, UP, Cell, GridSpec, Item, Section, grid
+from tinytui.present.view import View
+from tinytui.report.tables import fmt
+
+NONE = "·"  # a cell A has no number for (a token, a gradient, a cell outside A's shape)
+
+
+def value_of(trace: Any, params: Any, name: str, index: tuple[int, ...]) -> float | None:
+    """A run's cell: a tensor of its trace or one of its weights (None when it has no such cell)."""
+    try:
+        arr = params[name] if name in params else trace[name]
+        return float(np.asarray(arr)[tuple(index)])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
+def signed(d: float) -> str:
+    """B − A as the table writes it: its sign always shown, zero as 0.0000."""
+    text = fmt(d)
+    return text if text.startswith("-") or text == "0.0000" else "+" + text
+
+
+def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | None:
+    """The A table and the B − A table for one of the step's tables (None: it shows no run's cells)."""
+    s = view.session
+    comparison, a_trace = s.comparison, s.compare_trace()
+    if comparison is None or a_trace is None or not spec.sources:
+        return None
+    b_trace, b_params, a_params = view.trace, s.params, comparison.state.params
+    n_blocks = b_trace.cfg.n_blocks
+    words = comparison.words
+    a_rows: list[list[Cell]] = []
+    d_rows: list[list[Cell]] = []
+    any_value = False
+    for row in spec.sources:
+        a_row, d_row = [], []
+        for source in row:
+            if source is None:
+                a_row.append(Cell(NONE, detail="A: no number of the run here"))
+                d_row.append(Cell(NONE, detail="B − A: no number of the run here"))
+                continue
+            name, index = source
+            a = value_of(a_trace, a_params, name, index)
+            b = value_of(b_trace, b_params, name, index)
+            cell = f"{label(name, n_blocks)}[{','.join(map(str, index))}]"
+            if a is None or b is None:
+                why = f"{cell}: A ({words}) has no such cell"
+                a_row.append(Cell(NONE, detail=why))
+                d_row.append(Cell(NONE, detail=why))
+                continue
+            any_value = True
+            d = b - a
+            line = f"{cell}: A ({words}) = {fmt(a)}, B (now) = {fmt(b)}, B − A = {signed(d)}"
+            a_row.append(Cell(fmt(a), value=a, detail=f"A · {line}"))
+            mark = frozenset({UP}) if d > 0 else frozenset({DOWN}) if d < 0 else frozenset()
+            d_row.append(Cell(signed(d), mark, d, detail=f"B − A · {line}"))
+        a_rows.append(a_row)
+        d_rows.append(d_row)
+    if not any_value:
+        return None
+    shade = spec.shade or "diverging"
+    a_spec = grid(
+        f"compare-a:{spec.key}",
+        f"A · {spec.title}",
+        spec.corner,
+        spec.rows,
+        spec.cols,
+        a_rows,
+        shade,
+        spec.role,
+        spec.limit if spec.shade else None,
+        spec.groups,
+    )
+    d_spec = grid(f"compare-d:{spec.key}", f"B − A · {spec.title}", spec.corner, spec.rows, spec.cols, d_rows,
+                  "diverging", spec.role, None, spec.groups)  # fmt: skip
+    return a_spec, d_spec
+
+
+def with_comparison(view: View, sections: list[Section]) -> list[Section]:
+    """Each table of the step as A, B and B − A side by side (under each other when too wide)."""
+    s = view.session
+    if s.comparison is None:
+        return sections
+    out = []
+    for section in sections:
+        rows: list[tuple[Item, ...]] = []
+        for row in section.rows:
+            items: list[Item] = []
+            for item in row:
+                made = compare_specs(view, item) if isinstance(item, GridSpec) else None
+                if made is None:
+                    items.append(item)
+                    continue
+                a_spec, d_spec = made
+                items += [a_spec, replace(item, title=f"B · {item.title}"), d_spec]
+            rows.append(tuple(items))
+        out.append(replace(section, rows=tuple(rows)))
+    return [compare_heading(view), *out]
+
+
+def compare_heading(view: View) -> Section:
+    """What is compared, as the step's first heading."""
+    s = view.session
+    assert s.comparison is not None
+    words = s.comparison.words
+    a_prompt, b_prompt = s.comparison.state.prompt, view.trace.prompt
+    note = ""
+    if len(a_prompt) != len(b_prompt):
+        n, m = len(a_prompt), len(b_prompt)
+        note = f" — A's prompt has {n} tokens and B's {m}: the cells past the shorter show ·"
+    title = f"Compare two runs: A is {words}, B the state now; B − A: ▲ up, ▼ down (C → Stop comparing){note}"
+    return Section(title, "info", ())

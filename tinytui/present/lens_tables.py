@@ -1,0 +1,131 @@
+"""The logit lens as the app shows it, read off a View: beside steps 13 and 14 a table of every point
+of the residual stream at the last position (where it reads, p(target), a bar of it, the likeliest
+tokens), and for the watch pane the same points as short lines.
+
+Pure data (no Textual). The numbers are tinytui.model.analysis.lens's (its last point is the model's
+own prediction, bit for bit); nothing here computes a probability of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinytui.model.analysis.lens import LensPoint, logit_lens
+from tinytui.model.names import label
+from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
+from tinytui.present.view import View
+from tinytui.report.tables import fmt
+
+LENS_STEPS = (13, 14)  # the final norm and the unembedding: what the lens applies to every point
+TOP = 3  # likeliest tokens a row names
+BAR = 10  # cells of a bar at p = 1
+_EIGHTHS = " ▏▎▍▌▋▊▉█"
+AT_WORDS = {"pre": "before", "mid": "attn", "post": "after"}
+
+
+def lens_points(view: View) -> list[LensPoint]:
+    """The lens of the view's trace, made once per trace and weights (kept with the app's specs)."""
+    trace, params = view.trace, view.session.params
+    key = ("logit lens",)
+    if (hit := view.kept.find_made_of(key, (trace, params))) is not None:
+        return hit
+    return view.kept.keep(key, (trace, params), logit_lens(trace, params))
+
+
+def bar(p: float, width: int = BAR) -> str:
+    """p in [0, 1] as a bar of width cells, its last cell in eighths."""
+    eighths = round(max(0.0, min(1.0, p)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(width)
+
+
+def top_tokens(point: LensPoint, vocab: tuple[str, ...], k: int = TOP) -> list[tuple[str, float]]:
+    """The k likeliest tokens, likeliest first (ties: the lower id first); a big vocabulary unsorted."""
+    probs = point.probs
+    if len(probs) > 4 * k:
+        best = np.argpartition(-probs, k)[:k]
+        order = sorted(best.tolist(), key=lambda i: (-probs[i], i))
+    else:
+        order = np.argsort(-probs, kind="stable")[:k].tolist()
+    return [(vocab[i], float(probs[i])) for i in order]
+
+
+def row_label(point: LensPoint, n_blocks: int) -> str:
+    """'before 1', 'attn 1', 'after 1' (the block, 1-based)."""
+    return f"{AT_WORDS[point.at]} {point.block}" if n_blocks > 1 else AT_WORDS[point.at]
+
+
+def how_read(point: LensPoint, view: View) -> str:
+    """Which stream a point reads and what is applied to it, as the inspector says it."""
+    trace = view.trace
+    cfg = trace.cfg
+    last = len(trace.prompt) - 1
+    norm = "RMSNorm (lnf_g)" if cfg.norm == "rms" else "LayerNorm (lnf_g, lnf_b)"
+    out = "W_U" if "W_U" in view.session.params else "Eᵀ"
+    stream = label(point.stream, cfg.n_blocks)
+    return (
+        f"{point.where}: the stream {stream} at {last}:{trace.prompt[last]}, through the final {norm} "
+        f"and the unembedding ({out}), then softmax"
+    )
+
+
+def lens_grid(view: View) -> GridSpec:
+    trace = view.trace
+    cfg, target = trace.cfg, trace.target
+    points = lens_points(view)
+    t = cfg.token_id(target) if cfg.has_token(target) else None
+    cols = (f"p({target})", "bar", *(f"top {i + 1}" for i in range(TOP)))
+    rows, cells = [], []
+    for i, point in enumerate(points):
+        last = i == len(points) - 1
+        how = how_read(point, view) + (" — the model's own prediction, bit for bit" if last else "")
+        p = float(point.probs[t]) if t is not None else 0.0
+        ptext = fmt(p)
+        row = [
+            Cell(ptext, value=p, detail=f"{how}: p({target}) = {ptext}"),
+            Cell(bar(p), detail=f"{how}: p({target}) = {ptext}, as a bar of {BAR} cells"),
+        ]
+        for rank, (tok, q) in enumerate(top_tokens(point, cfg.vocab)):
+            row.append(
+                Cell(f"{tok} {fmt(q)}", detail=f"{how}: likeliest no. {rank + 1} is {tok!r}, p = {fmt(q)}")
+            )
+        rows.append(row_label(point, cfg.n_blocks) + (" =" if last else ""))
+        cells.append(row)
+    title = (
+        f"Logit lens at {len(trace.prompt) - 1}:{trace.prompt[-1]} — each point through the final norm and Eᵀ"
+    )
+    return grid("lens", title, "stream", tuple(rows), cols, cells, "heat", "output", limit=1.0)
+
+
+def lens_sections(view: View) -> list[Section]:
+    """The lens beside steps 13 and 14 (the forward pass only)."""
+    if view.mode.backward or view.step not in LENS_STEPS:
+        return []
+    title = "Logit lens — what the stream would predict if it stopped earlier (= : the prediction itself)"
+    return [Section(title, "output", ((lens_grid(view),),))]
+
+
+@dataclass(frozen=True)
+class LensLine:
+    """One point as the watch pane shows it."""
+
+    where: str  # "before 1"
+    p: float  # p(target)
+    top: str  # the likeliest token
+    top_p: float
+    last: bool  # the model's own prediction
+
+
+def lens_lines(view: View) -> tuple[LensLine, ...]:
+    trace = view.trace
+    cfg, target = trace.cfg, trace.target
+    t = cfg.token_id(target) if cfg.has_token(target) else None
+    points = lens_points(view)
+    out = []
+    for i, point in enumerate(points):
+        (tok, q), *_ = top_tokens(point, cfg.vocab, 1)
+        p = float(point.probs[t]) if t is not None else 0.0
+        out.append(LensLine(row_label(point, cfg.n_blocks), p, tok, q, i == len(points) - 1))
+    return tuple(out)

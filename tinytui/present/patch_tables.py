@@ -1,0 +1,99 @@
+"""Activation patching as the app shows it, read off a View: once a corrupted prompt and a foil are set
+(the session's PatchSetting), beside steps 13 and 14 a block × position heatmap of the clean run's block
+inputs written into the corrupted run, and a block × head table of the clean heads' outputs, each cell
+the metric logit(target) − logit(foil) at the last position and its inspector line saying which run
+the piece comes from and what was patched.
+
+Pure data (no Textual). The numbers are tinytui.model.analysis.patching's (the session makes them once
+per state); the share of the change is Patching.restored.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
+from tinytui.present.lens_tables import LENS_STEPS
+from tinytui.present.view import View
+from tinytui.report.tables import fmt
+
+
+def share(restored: float) -> str:
+    """'100% of the change' (or why there is no share: the two prompts give the same metric)."""
+    if math.isnan(restored):
+        return "no share: both prompts give the same metric"
+    return f"{restored + 0.0:.0%} of the change"  # + 0.0: no "−0%"
+
+
+def position_labels(clean: tuple[str, ...], corrupt: tuple[str, ...]) -> tuple[str, ...]:
+    """'0:a', and 'clean/corrupted' where the prompts differ: '1:woodchuck/much'."""
+    return tuple(f"{p}:{c}" if c == k else f"{p}:{c}/{k}" for p, (c, k) in enumerate(zip(clean, corrupt)))
+
+
+def patch_grids(view: View) -> list[GridSpec]:
+    s = view.session
+    setting, result = s.patch_setting, s.patching()
+    if setting is None or result is None:
+        return []
+    trace = view.trace
+    target, foil = result.target, result.foil
+    metric = f"logit({target}) − logit({foil})"
+    clean, corrupt = trace.prompt, setting.corrupt
+    positions = position_labels(clean, corrupt)
+    n_blocks, n_heads = result.heads.shape
+
+    def cell(value: float, what: str) -> Cell:
+        restored = result.restored(value)
+        detail = (
+            f"clean run's {what} written into the corrupted run: {metric} = {fmt(value)}, {share(restored)} "
+            f"(clean {fmt(result.clean)}, corrupted {fmt(result.corrupt)})"
+        )
+        return Cell(fmt(value), value=None if math.isnan(restored) else restored, detail=detail)
+
+    resid = [
+        [
+            cell(float(result.resid_pre[b, p]), f"block {b + 1} input at {positions[p]}")
+            for p in range(len(clean))
+        ]
+        for b in range(n_blocks)
+    ]
+    heads = [
+        [
+            cell(
+                float(result.heads[b, h]),
+                f"block {b + 1} head {h + 1} output A·V (every position, before W_O)",
+            )
+            for h in range(n_heads)
+        ]
+        for b in range(n_blocks)
+    ]
+    blocks = tuple(f"block {b + 1}" for b in range(n_blocks))
+    shade = "diverging"  # the share of the change brought back: 1 all of it, 0 none, below 0 the other way
+    return [
+        grid("patch:resid", f"Block input patched at one position: {metric}", "into", blocks, positions,
+             resid, shade, "output", limit=1.0),
+        grid("patch:heads", f"One head's output patched: {metric}", "into", blocks,
+             tuple(f"head {h + 1}" for h in range(n_heads)), heads, shade, "output", limit=1.0),
+    ]  # fmt: skip
+
+
+def patch_sections(view: View) -> list[Section]:
+    """Beside steps 13 and 14 once patching is set (the forward pass only)."""
+    s = view.session
+    if view.mode.backward or view.step not in LENS_STEPS or s.patch_setting is None:
+        return []
+    setting = s.patch_setting
+    into = " ".join(setting.corrupt)
+    if problem := s.patching_problem():
+        cells = [[Cell(problem, detail=problem)]]
+        note = grid(
+            "patch:problem", "Activation patching waits", "", ("",), ("",), cells, "", "info", limit=1.0
+        )
+        return [Section(f"Activation patching into “{into}” — {problem}", "info", ((note,),))]
+    result = s.patching()
+    assert result is not None
+    title = (
+        f"Activation patching: the clean run written into “{into}” — clean {fmt(result.clean)}, corrupted "
+        f"{fmt(result.corrupt)}; shade: the share of the change brought back"
+    )
+    return [Section(title, "output", tuple((g,) for g in patch_grids(view)))]
