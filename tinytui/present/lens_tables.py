@@ -103,7 +103,7 @@ def lens_sections(view: View) -> list[Section]:
     """The lens beside steps 13 and 14 (the forward pass only)."""
     if view.mode.backward or view.step not in LENS_STEPS:
         return []
-    title = "Logit lens — what the stream would predict if it stopped earlier (= : the prediction itself)"
+    title = "Logit lens: the prediction if the stream stopped earlier (=: the model's own)"
     return [Section(title, "output", ((lens_grid(view),),))]
 
 

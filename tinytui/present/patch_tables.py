@@ -92,8 +92,5 @@ def patch_sections(view: View) -> list[Section]:
         return [Section(f"Activation patching into “{into}” — {problem}", "info", ((note,),))]
     result = s.patching()
     assert result is not None
-    title = (
-        f"Activation patching: the clean run written into “{into}” — clean {fmt(result.clean)}, corrupted "
-        f"{fmt(result.corrupt)}; shade: the share of the change brought back"
-    )
+    title = f"Patching the run into “{into}”: clean {fmt(result.clean)}, corrupted {fmt(result.corrupt)}"
     return [Section(title, "output", tuple((g,) for g in patch_grids(view)))]

@@ -58,6 +58,7 @@ class Host(Protocol):
     recording: Any
     presenter: Any
     practice: Any
+    analysis: Any
     theme: str
     focused: Any
 
@@ -208,9 +209,37 @@ ACTIONS: tuple[Action, ...] = (
            "+ appends the most likely token (temperature 0)", "Greedy: append the most likely token",
            note="generation.note"),
     Action("watch-pane", "W", "watch.toggle", "Watch",
-           "Keep the prediction's bars (with ghosts of the values before the last change) and block 0's "
-           "attention on screen beside every step (W hides)", "Show or hide the watch pane",
-           note="watch.note"),
+           "Keep the prediction's bars (with ghosts of the values before the last change), the logit "
+           "lens and block 0's attention on screen beside every step (W hides)",
+           "Show or hide the watch pane", note="watch.note"),
+    Action("patch", "A", "analysis.patch", "Patch",
+           "Activation patching: type a corrupted prompt of the same length and a foil token; steps "
+           "13–14 then show, per block input and position and per head, how much of logit(target) − "
+           "logit(foil) the clean piece brings back", "Patch a corrupted prompt…",
+           note="analysis.patch_note"),
+    Action("patch-off", "", "analysis.patch_off", "Patching off", "Stop activation patching",
+           "Stop activation patching", when="analysis.patching"),
+    Action("logit-lens", "", "steps.goto", "Logit lens",
+           "The logit lens: the prediction read off the stream before, inside and after every block, through "
+           "the final norm and the unembedding (steps 13–14 and the watch pane W show it)",
+           "Logit lens: show it at step 14", args=(14,)),
+    Action("compare-runs", "C", "analysis.compare", "Compare runs",
+           "Compare two runs: every table as A, B (the state now) and B − A (▲ up, ▼ down), A being a pinned "
+           "state, the model file, the state before the last change, another prompt or another model file",
+           "Compare two runs…", note="analysis.compare_note"),
+    *(
+        Action(f"compare-{kind}", "", "analysis.compare_with", "Compare", words, f"Compare with: {words}",
+               args=(kind,))
+        for kind, words in (
+            ("pinned", "the state now, pinned as A"),
+            ("file", "the model file as loaded"),
+            ("before", "the state before the last change"),
+            ("prompt", "another prompt of the same length…"),
+            ("model", "another model file of the same shape…"),
+        )
+    ),
+    Action("stop-comparing", "", "analysis.stop_comparing", "Stop comparing", "Stop comparing two runs",
+           "Stop comparing two runs", when="analysis.comparing"),
     Action("presenter", "z", "presenter.toggle", "Present",
            "Presenter view for a projector: one table at a time with more room, n and p go through the "
            "step's tables (z again: every table; tinytui --large starts with it)",

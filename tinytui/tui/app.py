@@ -30,6 +30,7 @@ from tinytui.session.session import Session
 from tinytui.session.state import Refused
 from tinytui.settings import ThemeMemory
 from tinytui.tui.actions import ACTION_BY_ID, ACTIONS, Action, PaletteCommand, with_sharers
+from tinytui.tui.controllers.analysis_controller import AnalysisController
 from tinytui.tui.controllers.edit_controller import EditController
 from tinytui.tui.controllers.experiment_controller import ExperimentController
 from tinytui.tui.controllers.gallery_controller import GalleryController
@@ -91,6 +92,7 @@ class TinyTuiApp(App[None]):
         self.practice = PracticeController(self)
         themes.register(self)
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
+        self.analysis = AnalysisController(self)  # patching and a two-run compare (issue 46)
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
         self.theme = theme
         if keymap:

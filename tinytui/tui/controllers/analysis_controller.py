@@ -1,0 +1,141 @@
+"""Why this prediction (issue 46): activation patching's corrupted prompt and foil, asked for in two
+boxes, and a two-run compare, A chosen from a short list. The logit lens needs nothing: steps 13 and 14
+and the watch pane show it. What is set lives in the session (tinytui.session.second_runs), so a
+recording keeps it and a replay sets it again; the tables are present's (lens_tables, patch_tables,
+compare_tables).
+"""
+
+from __future__ import annotations
+
+from tinytui.session.second_runs import read_prompt
+from tinytui.session.state import Event, Refused
+from tinytui.tui.actions import Host
+from tinytui.tui.screens.ask_screen import AskScreen
+from tinytui.tui.screens.pick_screen import PickScreen
+
+PATCH_STEP = 14  # where the heatmap shows (beside the lens)
+
+# A two-run compare's choices of A, in the order the list shows them (B is the state now).
+COMPARE_CHOICES = (
+    ("pinned", "Pin the state now as A (then change anything: B − A is what moved)"),
+    ("file", "The model file as loaded (B − A: what the edits changed)"),
+    ("before", "The state before the last change (a learning step, an edit, …)"),
+    ("prompt", "This model on another prompt of the same length…"),
+    ("model", "Another model file of the same shape…"),
+)
+
+
+class AnalysisController:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    # ---- activation patching ---------------------------------------------------------------------
+    def patch(self) -> None:
+        """Ask for the corrupted prompt, then the foil; refusals are said in the box, in one line."""
+        host, s = self.host, self.host.session
+        n = len(s.state.prompt)
+
+        chosen: list[tuple[str, ...]] = []
+
+        def take_prompt(text: str) -> str | None:
+            try:
+                tokens = read_prompt(s.model, text)
+            except Refused as why:
+                return str(why)
+            if len(tokens) != n:
+                return f"{len(tokens)} tokens; the prompt has {n}: patching needs prompts as long"
+            chosen[:] = [tokens]
+            return None
+
+        def then_foil(taken: bool | None) -> None:  # once the first box has closed
+            if taken and chosen:
+                self._ask_foil(chosen[0])
+
+        now = s.patch_setting.corrupt if s.patch_setting is not None else s.state.prompt
+        hint = f"A prompt of {n} tokens that changes what the model predicts"
+        host.push_screen(AskScreen("Patch a corrupted prompt", " ".join(now), hint, take_prompt), then_foil)
+
+    def _ask_foil(self, corrupt: tuple[str, ...]) -> None:
+        host, s = self.host, self.host.session
+
+        def take_foil(text: str) -> str | None:
+            refused: list[str] = []
+            event = host.apply(
+                lambda session: session.set_patching(list(corrupt), text), "patch", refused.append
+            )
+            if not isinstance(event, Event):
+                return refused[0] if refused else "not done"
+            host.withdraw_refusal()
+            host.steps.goto(PATCH_STEP)
+            return None
+
+        foil = s.patch_setting.foil if s.patch_setting is not None else ""
+        hint = (
+            f"The token logit({s.state.target}) is compared with: the metric is logit(target) − logit(foil)"
+        )
+        host.push_screen(AskScreen("The foil token", foil, hint, take_foil))
+
+    def patch_off(self) -> None:
+        self.host.apply(lambda s: s.set_patching(None), "patching off")
+
+    def patching(self) -> bool:
+        return self.host.session.patch_setting is not None
+
+    def patch_note(self) -> str:
+        setting = self.host.session.patch_setting
+        if setting is None:
+            return "now off"
+        return f"now into “{' '.join(setting.corrupt)}”, foil {setting.foil}"
+
+    # ---- a two-run compare -------------------------------------------------------------------------
+    def compare(self) -> None:
+        """Choose A (B is the state now); while comparing, the list also stops it."""
+        choices = list(COMPARE_CHOICES)
+        if self.comparing():
+            choices.insert(0, ("off", "Stop comparing"))
+        current = self.host.session.comparison.kind if self.comparing() else None
+        self.host.push_screen(PickScreen("Compare two runs: A is…", choices, current), self._chosen)
+
+    def _chosen(self, kind: str | None) -> None:
+        if kind:
+            self.compare_with(kind)
+
+    def compare_with(self, kind: str) -> None:
+        host, s = self.host, self.host.session
+        if kind == "prompt":
+
+            def take_prompt(text: str) -> str | None:
+                return self._set(lambda session: session.compare_with("prompt", text))
+
+            n = len(s.state.prompt)
+            hint = f"Another prompt of {n} tokens: A runs it on the same weights"
+            host.push_screen(
+                AskScreen("Compare with another prompt", " ".join(s.state.prompt), hint, take_prompt)
+            )
+        elif kind == "model":
+
+            def take_path(text: str) -> str | None:
+                return self._set(lambda session: session.compare_with("model", path=text.strip()))
+
+            hint = "A model file or checkpoint folder with weights of the same shape"
+            host.push_screen(AskScreen("Compare with another model file", "", hint, take_path))
+        else:
+            host.apply(lambda session: session.compare_with(kind), "compare")
+
+    def _set(self, change) -> str | None:
+        refused: list[str] = []
+        event = self.host.apply(change, "compare", refused.append)
+        if not isinstance(event, Event):
+            return refused[0] if refused else "not done"
+        self.host.withdraw_refusal()
+        return None
+
+    def stop_comparing(self) -> None:
+        self.host.apply(lambda s: s.compare_with("off"), "stop comparing")
+
+    def comparing(self) -> bool:
+        return self.host.session.comparison is not None
+
+    def compare_note(self) -> str:
+        comparison = self.host.session.comparison
+        return f"now A is {comparison.words}" if comparison is not None else "now off"
