@@ -1,8 +1,9 @@
-"""80×24, the smallest usual terminal: step 8 shows A for both heads without scrolling."""
+"""80×24, the smallest usual terminal: the status bar keeps its three rows after an edit (the edited cell
+stays in view), and step 8 shows A for both heads without scrolling."""
 
 from tests.apps import make_app
-from tests.tui.helpers import press, view
-from tinytui.tui.widgets.status_bar import Inspector
+from tests.tui.helpers import W_O, grid, press, view
+from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 
 
 def shown(app) -> str:
@@ -16,6 +17,25 @@ def in_view(app) -> bool:
     v = view(app)
     cell = v.cell_region()
     return cell is not None and v.scroll_offset.y <= cell.y < v.scroll_offset.y + v.size.height
+
+
+async def test_an_edit_keeps_the_status_bar_three_rows_and_the_cell_in_view():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "9", "tab", "tab", "tab", "down", "down")
+        assert grid(app, W_O).here and in_view(app)
+        bar = app.query_one(StatusBar)
+        assert bar.region.height == 3
+        await press(pilot, "enter")
+        await pilot.press(*"0.5", "enter")
+        await pilot.pause()
+        assert app.session.can_undo, "the edit was taken"
+        drawn = [bar.render_line(y).text for y in range(3)]
+        assert bar.region.height == 3 and all(line.strip() for line in drawn), drawn
+        assert "→" in drawn[1] and "edited weight" in bar.text  # old → new; the count, if there is room
+        assert in_view(app), "the edited cell is still on screen"
+        await press(pilot, "m", "o", "d")  # undo count, switches, ∂L/∂w: the same three rows
+        assert bar.region.height == 3
 
 
 async def test_step_8_shows_a_for_both_heads_at_80x24():

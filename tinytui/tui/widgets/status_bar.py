@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Region, Size
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
@@ -35,24 +35,39 @@ def _arrow(old: float, new: float) -> str:
 
 
 def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
+    """Each line of pieces on one row of this width, so the bar keeps its height at any width and after
+    any change: a piece that does not fit what is left of its row goes on to the next row, before that
+    row's last piece (the edited count and undo beside the switches, ahead of the ▲▼ legend), and is left
+    out when it fits there neither; a row's first piece alone too long is cut with "…". The first row's
+    pieces never move (the prompt is in the tokens' table)."""
     out = Text(end="")
-    rule = RULE
+    spill: list[Text] = []
     for n, pieces in enumerate(lines):
         if n:
             out.append("\n")
+        if spill and pieces:
+            pieces = [*pieces[:-1], *spill, pieces[-1]]
+        spill = []
         used = 0
-        for i, piece in enumerate(pieces):
-            if i and used + len(rule) + len(piece) > width:
-                out.append("\n")
-                used = 0
-            elif i:
-                out.append(rule, rule_style)
-                used += len(rule)
-            out.append_text(piece)
-            used += len(piece)
+        for piece in pieces:
+            room = width - used - (len(RULE) if used else 0)
+            if piece.cell_len <= room:
+                if used:
+                    out.append(RULE, rule_style)
+                    used += len(RULE)
+                out.append_text(piece)
+                used += piece.cell_len
+            elif not used:
+                cut = piece.copy()
+                cut.truncate(width, overflow="ellipsis")
+                out.append_text(cut)
+                used = width
+            elif n:
+                spill.append(piece)
     return out
 
 
+ROWS = 3  # the bar's height at every width (_pack): the step, the prediction and loss, the switches
 RULE = "  │  "  # between two pieces of a line
 PROMPT_KEPT = 24  # the prompt is cut to fit beside the step's name only while this much of it is left
 
@@ -78,26 +93,21 @@ class StatusBar(ViewPart, Widget):
     text = ""
     view: View | None = None
     DEFAULT_CSS = """
-    StatusBar { height: auto; width: 100%; background: $panel; padding: 0 1; }
+    StatusBar { height: 3; width: 100%; background: $panel; padding: 0 1; }
     StatusBar > .status--key { color: $accent; text-style: bold; }
     StatusBar > .status--muted { color: $foreground-muted; }
     StatusBar > .status--step { color: $primary; text-style: bold; }
     """
 
-    # The most lines the bar has needed at this width: it keeps that height while the steps change (a
-    # step whose title wraps onto one more line would otherwise move every line below it, and lay the
-    # screen out again); a new width starts over.
-    _tallest: tuple[int, int] = (0, 0)  # (width, lines)
-
     def show(self, view: View) -> None:
         width = self.content_size.width
-        before = self._height(width) if self.view is not None and width else None
+        first = self.view is None
         self.view = view
         self.text = self.describe(view).plain  # what is on screen, for tests and transcripts
-        if before is None or self._height(width) != before:
-            self.refresh(layout=True)  # a layout only when the bar's height changes at this width
+        if first:
+            self.refresh()
             return
-        for y in range(before):  # else only the lines that say something else (a step: the first)
+        for y in range(ROWS):  # only the lines that say something else (a step: the first)
             kept = self._drawn.get(y)
             if kept is None or kept[0] != self._shows(y, width):
                 self.refresh(Region(0, y, self.size.width, 1))
@@ -136,21 +146,6 @@ class StatusBar(ViewPart, Widget):
         line = lines[y] if y < len(lines) else None
         said = None if line is None else (line.plain, tuple(line.spans))
         return said, width, self.app.theme
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self._height(width) if self.view is not None else 1
-
-    def _height(self, width: int) -> int:
-        lines = len(self.render_lines_for(width))
-        tallest_width, tallest = self._tallest
-        if tallest_width == width and tallest >= lines:
-            return tallest
-        self._tallest = (width, lines)
-        return lines
-
-    def render_lines_for(self, width: int) -> list[str]:
-        assert self.view is not None
-        return self.describe(self.view, width).plain.split("\n")
 
     _described: tuple[View, str, dict[int, Text]] | None = None  # the last view's texts, by width
 
@@ -210,10 +205,11 @@ class StatusBar(ViewPart, Widget):
         if s.can_undo or s.can_redo:
             second.append(Text(f"undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted))
         against = "original model" if s.compare_to_original else "last change"
-        third = [self._switches(view), Text(f"▲▼ vs {against} (c)", muted)]
+        third = [self._switches(view)]
         if s.state.lr != DEFAULT_LR:
-            third.insert(1, Text(f"lr {s.state.lr:g}", key))
+            third.append(Text(f"lr {s.state.lr:g}", key))
         third += [Text(piece, key) for piece in view.notes]  # the app's: recording, replay
+        third.append(Text(f"▲▼ vs {against} (c)", muted))  # last: the first left out on a narrow screen
         return [first, second, third]
 
     def _switches(self, view: View) -> Text:
