@@ -5,6 +5,7 @@ target as probability bars, each with a ghost of its value before the last chang
 drawn ░, and "was 0.3107" under it), and each head's attention as a small heatmap, one character per
 cell, shaded on the theme's heat scale. What changed carries ▲ ▼ ◆ like every other table.
 
+Under the loss, the logit lens: p(target) read off the stream at every point (present/lens_tables.py).
 watch_spec() (watch_data.py, re-exported here) reads a View into plain data, which tests read directly;
 WatchPane draws it as lines of text on the Line API (TextLines, text_lines.py): after an edit only the
 lines that differ are drawn again. The app hides the pane until W (tinytui.tui.controllers.watch_controller)
@@ -23,6 +24,8 @@ from rich.text import Text
 
 from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, MASKED, UP
 from tinytui.present.label_fit import fit_label
+from tinytui.present.lens_tables import LensLine, lens_lines
+from tinytui.present.lens_tables import bar as lens_bar
 from tinytui.present.view import View, ViewPart
 from tinytui.present.watch_data import (
     WatchSpec,
@@ -87,6 +90,7 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         super().__init__(**kwargs)
         self.view: View | None = None
         self.spec: WatchSpec | None = None
+        self.lens: tuple[LensLine, ...] = ()  # the logit lens, point by point (present/lens_tables.py)
         self._drawn: tuple | None = None
 
     def show(self, view: View) -> None:
@@ -101,10 +105,11 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         if self.view is None or not self.is_mounted:
             return
         self.spec = watch_spec(self.view)
+        self.lens = lens_lines(self.view)
         bar = NARROW_BAR if self.app.has_class("-narrow") else BAR
         room, tall = self.content_region.width or 30, self.container_size.height
         practising = self.view.practice is not None  # practice on: any step's answers, not only this one's
-        key = (self.spec, bar, room, tall, self.app.theme, practising)
+        key = (self.spec, self.lens, bar, room, tall, self.app.theme, practising)
         if key != self._drawn:
             self._drawn = key
             if practising:  # the bars, the loss and the heatmaps are answers the step may ask for
@@ -174,7 +179,26 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         if spec.loss_was is not None:
             out.append(f" was {fmt(spec.loss_was)}", muted)
         out.append("\n\n")
+        if self.lens:
+            out.append_text(self._lens(bar, width))
+            out.append("\n\n")
         out.append_text(self._heatmaps(spec, width))
+        return out
+
+    def _lens(self, bar: int, width: int) -> Text:
+        """The logit lens: p(target) read off the stream at each point, with the likeliest token there."""
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        header, muted = self._style("watch--header"), self._style("watch--muted")
+        target = self.view.trace.target if self.view is not None else ""
+        out.append("Logit lens", header)
+        out.append("\n")
+        out.append(f"p({target}) if the stream stopped", muted)
+        where_w = max(len(line.where) for line in self.lens)
+        for line in self.lens:
+            out.append("\n")
+            out.append(f"{line.where:<{where_w}} ", muted)
+            out.append(lens_bar(line.p, bar), self._style("watch--predicted" if line.last else "watch--bar"))
+            out.append(f" {fmt(line.p)} {line.top}")
         return out
 
     def render_practising(self, width: int) -> Text:
