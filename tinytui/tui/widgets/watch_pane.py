@@ -192,13 +192,14 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         target = self.view.trace.target if self.view is not None else ""
         out.append("Logit lens", header)
         out.append("\n")
-        out.append(f"p({target}) if the stream stopped", muted)
+        out.append(fit_label(f"p({target}) read early", width).rstrip(), muted)
         where_w = max(len(line.where) for line in self.lens)
+        room = max(1, width - where_w - bar - 9)  # what is left of the line for the likeliest token
         for line in self.lens:
             out.append("\n")
             out.append(f"{line.where:<{where_w}} ", muted)
             out.append(lens_bar(line.p, bar), self._style("watch--predicted" if line.last else "watch--bar"))
-            out.append(f" {fmt(line.p)} {line.top}")
+            out.append(f" {fmt(line.p)} {fit_label(line.top, room).rstrip()}")
         return out
 
     def render_practising(self, width: int) -> Text:
