@@ -51,25 +51,12 @@ class CellError(ValueError):
     """A name or index that does not exist; the message says what does."""
 
 
-_last: tuple[Trace, Params, Gradients, Ctx] | None = None  # one run's gradients and context, so a walk
-# over every cell of one trace computes the gradients once
-
-
 def _context(trace: Trace, params: Params, grads: Gradients | None = None) -> tuple[Ctx, Gradients]:
-    global _last
-    if (
-        _last is not None
-        and _last[0] is trace
-        and _last[1] is params
-        and (grads is None or grads is _last[2])
-    ):
-        return _last[3], _last[2]
     if trace.cfg != params.cfg:
         raise ValueError("the trace was computed for a different model shape")
     grads = grads if grads is not None else Gradients(params, trace)  # computed as far as it is read
     cfg = trace.cfg
     ctx = Ctx(trace, params, grads, cfg, trace.switches, trace.prompt, cfg.token_id(trace.target), trace.lr)
-    _last = (trace, params, grads, ctx)
     return ctx, grads
 
 
@@ -85,7 +72,8 @@ def explain(
     """Why cell `index` of `name` (any spelling names.canonical reads) has its value in this run.
 
     trace must be run(params, …); grads, if given, Gradients(params, trace) (else one is made, computed
-    as far as the cells asked about need, and kept for the next call on the same trace)."""
+    as far as the cell asked about needs: a caller asking about many cells of one trace passes its own,
+    so the backward pass runs once)."""
     ctx, grads = _context(trace, params, grads)
     full = canonical(name)
     known = names_of(trace, params, grads)

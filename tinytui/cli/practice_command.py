@@ -16,6 +16,7 @@ from tinytui.cli.debugger import app_options, has_terminal, require_terminal, ru
 from tinytui.cli.quiz_command import add_step_options
 from tinytui.cli.run_setup import Setup, UsageError, record_option, setup_from
 from tinytui.model import checks
+from tinytui.model.backward.gradients import Gradients
 from tinytui.model.io.checkpoint import load_model
 from tinytui.model.io.model_file import load_default
 from tinytui.model.io.presets import resolve
@@ -78,9 +79,10 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
     trace = run(params, prompt, target, switches, state.lr)
     if not lesson.cells:
         raise UsageError(f"{path}: cells: the lesson asks no cell")
+    grads = Gradients(params, trace)  # one backward pass for every cell asked
     for i, cell in enumerate(lesson.cells):
         try:
-            explain(trace, params, cell.name, cell.index)
+            explain(trace, params, cell.name, cell.index, grads)
         except CellError as exc:
             raise fail(f"cells[{i}]", exc) from None
     return Setup(model, state, record)
