@@ -9,6 +9,7 @@ own prediction, bit for bit); nothing here computes a probability of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -22,7 +23,7 @@ LENS_STEPS = (13, 14)  # the final norm and the unembedding: what the lens appli
 TOP = 3  # likeliest tokens a row names
 BAR = 10  # cells of a bar at p = 1
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
-AT_WORDS = {"pre": "before", "mid": "attn", "post": "after"}
+AT_WORDS = MappingProxyType({"pre": "before", "mid": "attn", "post": "after"})
 
 
 def lens_points(view: View) -> list[LensPoint]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from tinytui.model import checks
 from tinytui.model.analysis.patching import Patching, patch
@@ -21,13 +22,15 @@ from tinytui.model.trace import Trace, run
 from tinytui.session.state import Refused, State
 
 # What A can be, in the words a title and the inspector use (B is always the session's state, now).
-COMPARE_KINDS = {
-    "file": "the model file as loaded",
-    "before": "the state before the last change",
-    "pinned": "the state pinned",
-    "prompt": "the prompt {prompt}",
-    "model": "the model file {path}",
-}
+COMPARE_KINDS = MappingProxyType(
+    {
+        "file": "the model file as loaded",
+        "before": "the state before the last change",
+        "pinned": "the state pinned",
+        "prompt": "the prompt {prompt}",
+        "model": "the model file {path}",
+    }
+)
 
 
 @dataclass(frozen=True)
