@@ -99,6 +99,11 @@ async def test_comparing_a_state_with_itself_shows_zeros(app):
         g = await on_cell(pilot, app, f"compare-d:{b}", 1, 0)
         assert "A (the state pinned) = " in inspector(app) and "B − A = 0.0000" in inspector(app)
         assert g.spec.marks[1][0] == frozenset()
+        # the cursor's cell is lit in A and B too, and moves with it
+        assert grid(app, f"compare-a:{b}").lit == {(1, 0)} and grid(app, b).lit == {(1, 0)}
+        g.move_to(2, 3)
+        await settle(pilot, 2)
+        assert grid(app, f"compare-a:{b}").lit == {(2, 3)} and grid(app, b).lit == {(2, 3)}
 
 
 async def test_an_edit_after_pinning_shows_in_b_minus_a_with_its_sign(app):

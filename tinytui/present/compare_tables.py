@@ -129,3 +129,17 @@ def compare_heading(view: View) -> Section:
         note = f" — A's prompt has {n} tokens and B's {m}: the cells past the shorter show ·"
     title = f"Compare two runs: A is {words}, B the state now; B − A: ▲ up, ▼ down (C → Stop comparing){note}"
     return Section(title, "info", ())
+
+
+A_KEY, D_KEY = "compare-a:", "compare-d:"
+
+
+def twin_cells(keys: list[str], at: int, row: int, col: int) -> dict[int, frozenset[tuple[int, int]]]:
+    """Where the cursor's cell is in the other two tables of A, B and B − A: {box number: {(row, col)}},
+    keys being every box's key in order and at the cursor's box (nothing when it is in none of them)."""
+    key = keys[at]
+    base = key.removeprefix(A_KEY).removeprefix(D_KEY)
+    family = {base, A_KEY + base, D_KEY + base}
+    if A_KEY + base not in keys:
+        return {}
+    return {i: frozenset({(row, col)}) for i, k in enumerate(keys) if k in family and i != at}

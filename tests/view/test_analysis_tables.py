@@ -1,0 +1,68 @@
+"""The present layer's tables for issue 46, read directly: the lens, patching and a two-run compare."""
+
+import numpy as np
+
+from tinytui.model.analysis.lens import logit_lens
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.compare_tables import twin_cells
+from tinytui.present.lens_tables import bar, lens_grid, lens_sections
+from tinytui.present.patch_tables import patch_sections, position_labels
+from tinytui.present.view import View
+from tinytui.session.session import Session
+
+
+def test_the_lens_table_is_the_lens_and_its_last_row_the_prediction(chapter):
+    s = Session(chapter)
+    s.goto(13)
+    spec = lens_grid(View.of(s))
+    points = logit_lens(s.trace, s.params)
+    wood = chapter.cfg.token_id("wood")
+    assert [float(v) for v, *_ in spec.values] == [float(p.probs[wood]) for p in points]
+    assert spec.values[-1][0] == float(s.trace["probs"][wood])  # bit for bit
+    assert spec.cells[-1][2] == "wood 0.3107"
+
+
+def test_the_lens_shows_beside_steps_13_and_14_only(chapter):
+    s = Session(chapter)
+    shown = {}
+    for step in (12, 13, 14, 15):
+        s.goto(step)
+        shown[step] = bool(lens_sections(View.of(s)))
+    assert shown == {12: False, 13: True, 14: True, 15: False}
+
+
+def test_a_bar_is_eighths_of_its_width():
+    assert bar(1.0, 4) == "████" and bar(0.0, 4) == "    " and bar(0.5, 2) == "█ " and bar(1 / 16, 2) == "▏ "
+
+
+def test_patching_the_one_position_that_differs_brings_the_whole_change_back(chapter):
+    s = Session(chapter)
+    s.goto(14)
+    s.set_patching(" ".join(chapter.prompt[:-1]) + " much", "chuck")
+    (section,) = patch_sections(View.of(s))
+    resid = section.rows[0][0]
+    result = s.patching()
+    assert np.allclose(result.resid_pre[:, -1], result.clean)  # the last position carries the change
+    assert resid.cells[0][-1] == f"{result.clean:.4f}".replace("-", "−")
+    assert "100% of the change" in resid.details[0][-1]
+    assert position_labels(("a", "b"), ("a", "c")) == ("0:a", "1:b/c")
+
+
+def test_a_compare_of_a_state_with_itself_is_zeros_and_twins_light_together(chapter):
+    s = Session(chapter)
+    s.goto(8)
+    s.compare_with("pinned")
+    sections = pane_sections(View.of(s))  # with_comparison applied: A, B and B − A
+    keys = [item.key for sec in sections for row in sec.rows for item in row]
+    d_keys = [k for k in keys if k.startswith("compare-d:")]
+    assert d_keys
+    for sec in sections:
+        for row in sec.rows:
+            for item in row:
+                if item.key.startswith("compare-d:"):
+                    assert {c for r in item.cells for c in r} <= {"0.0000", "·"}
+    at = keys.index(d_keys[0])
+    twins = twin_cells(keys, at, 1, 2)
+    base = d_keys[0].removeprefix("compare-d:")
+    assert twins == {keys.index("compare-a:" + base): {(1, 2)}, keys.index(base): {(1, 2)}}
+    assert twin_cells(["x", "y"], 0, 0, 0) == {}
