@@ -16,6 +16,7 @@ from tinytui.model.stages import params_read
 from tinytui.model.texts.display_names import display, in_formula
 from tinytui.model.why.explain import CellError, explain
 from tinytui.model.why.rule_pieces import Operand, Why
+from tinytui.present.compare_tables import twin_cells
 from tinytui.present.grid_labels import label_line
 from tinytui.present.grid_spec import GridSpec, LogitsSpec, Source
 from tinytui.tui.actions import Host
@@ -119,6 +120,11 @@ class WhyController:
                 elif isinstance(item, LogitsSpec):
                     shown = {s for r in item.rows for s in (r.logit_source, r.prob_source) if s is not None}
                     lit[box.index] = frozenset(wanted & shown)
+            box = view.cursor_box
+            if box is not None and view.on_cell:  # a two-run compare: the cursor's cell in A, B and B − A
+                keys = [getattr(b.item, "key", "") for b in view.blocks.boxes]
+                for index, cells in twin_cells(keys, box.index, view.row, view.col).items():
+                    lit[index] = lit.get(index, frozenset()) | cells
             view.set_lit(lit)
 
     # ---- following an operand --------------------------------------------------------------------
