@@ -61,6 +61,13 @@ def test_a_compare_of_a_state_with_itself_is_zeros_and_twins_light_together(chap
             for item in row:
                 if item.key.startswith("compare-d:"):
                     assert {c for r in item.cells for c in r} <= {"0.0000", "·"}
+    items = {item.key: item for sec in sections for row in sec.rows for item in row}
+    attn = "output:blocks.0.attn.{h}"
+
+    def masked(key):
+        return {(r, c) for r, row in enumerate(items[key].marks) for c, m in enumerate(row) if "masked" in m}
+
+    assert masked(attn) and masked(attn) == masked("compare-a:" + attn)
     at = keys.index(d_keys[0])
     twins = twin_cells(keys, at, 1, 2)
     base = d_keys[0].removeprefix("compare-d:")

@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from tinytui.model.names import label
-from tinytui.present.grid_spec import DOWN, UP, Cell, GridSpec, Item, Section, grid
+from tinytui.present.grid_spec import DOWN, MASKED, UP, Cell, GridSpec, Item, Section, grid
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
 
 NONE = "·"  # a cell A has no number for (a token, a gradient, a cell outside A's shape)
+MASKED_ONLY = frozenset({MASKED})
 
 
 def value_of(trace: Any, params: Any, name: str, index: tuple[int, ...]) -> float | None:
@@ -51,9 +52,10 @@ def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | Non
     a_rows: list[list[Cell]] = []
     d_rows: list[list[Cell]] = []
     any_value = False
-    for row in spec.sources:
+    for r, row in enumerate(spec.sources):
         a_row, d_row = [], []
-        for source in row:
+        for c, source in enumerate(row):
+            masked = spec.marks[r][c] & MASKED_ONLY  # the causal mask is the same in A: its × stays
             if source is None:
                 a_row.append(Cell(NONE, detail="A: no number of the run here"))
                 d_row.append(Cell(NONE, detail="B − A: no number of the run here"))
@@ -70,9 +72,9 @@ def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | Non
             any_value = True
             d = b - a
             line = f"{cell}: A ({words}) = {fmt(a)}, B (now) = {fmt(b)}, B − A = {signed(d)}"
-            a_row.append(Cell(fmt(a), value=a, detail=f"A · {line}"))
+            a_row.append(Cell(fmt(a), masked, a, detail=f"A · {line}"))
             mark = frozenset({UP}) if d > 0 else frozenset({DOWN}) if d < 0 else frozenset()
-            d_row.append(Cell(signed(d), mark, d, detail=f"B − A · {line}"))
+            d_row.append(Cell(signed(d), mark | masked, d, detail=f"B − A · {line}"))
         a_rows.append(a_row)
         d_rows.append(d_row)
     if not any_value:
