@@ -84,7 +84,7 @@ def _is_block_local(local: str) -> bool:
     if local in ALL_BLOCK_PARAMS or local in BLOCK_TENSORS:
         return True
     base, _, head = local.rpartition(".")
-    return base in PER_HEAD and (head.isdigit() or head == "{h}")
+    return base in PER_HEAD and (head.isdigit() or head in ("{h}", "{g}"))
 
 
 def split(name: str) -> tuple[int | None, str]:
@@ -102,15 +102,19 @@ def grad(name: str) -> str:
     return GRAD + canonical(name)
 
 
-def resolve(names: tuple[str, ...], n_heads: int, block: int = 0) -> tuple[str, ...]:
-    """A stage table's names as canonical ones for one block, "{h}" expanded to every head (1-based)."""
+def resolve(
+    names: tuple[str, ...], n_heads: int, block: int = 0, n_kv_heads: int | None = None
+) -> tuple[str, ...]:
+    """A stage table's names as canonical ones for one block, "{h}" expanded to every head (1-based) and
+    "{g}" to every key/value head (n_kv_heads; None: as many as the query heads)."""
     out: list[str] = []
     for name in names:
         grad_ = name.startswith(GRAD)
         local = name[len(GRAD) :] if grad_ else name
-        heads = range(1, n_heads + 1) if "{h}" in local else (None,)
+        key, count = ("g", n_kv_heads or n_heads) if "{g}" in local else ("h", n_heads)
+        heads = range(1, count + 1) if "{" + key + "}" in local else (None,)
         for h in heads:
-            one = local.format(h=h) if h is not None else local
+            one = local.format(**{key: h}) if h is not None else local
             out.append((GRAD if grad_ else "") + in_block(block, one))
     return tuple(out)
 

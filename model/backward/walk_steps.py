@@ -61,6 +61,10 @@ class Walk:
         return self.cfg is not None and self.cfg.attn_bias
 
     @property
+    def out_bias(self) -> bool:
+        return self.cfg is not None and self.cfg.out_bias
+
+    @property
     def learned(self) -> bool:
         return self.cfg is not None and self.cfg.learned_positions
 
@@ -77,17 +81,53 @@ class Walk:
         """The number of the forward step with this id (a rule that points at another step)."""
         return self.numbers[stage_id]
 
+    # Llama's choices (config.py); each False for the chapter's model and GPT-2's
+    @property
+    def rms(self) -> bool:
+        return self.cfg is not None and self.cfg.norm == "rms"
+
+    @property
+    def gated(self) -> bool:
+        return self.cfg is not None and self.cfg.gated
+
+    @property
+    def rope(self) -> bool:
+        return self.cfg is not None and self.cfg.positions == "rope"
+
+    @property
+    def untied(self) -> bool:
+        return self.cfg is not None and not self.cfg.tied
+
+    @property
+    def grouped(self) -> bool:
+        """Fewer key/value heads than query heads: K and V are per key/value head g ("{g}")."""
+        return self.cfg is not None and self.cfg.n_kv_heads != self.cfg.n_heads
+
+    @property
+    def kv(self) -> str:
+        """How a per-head name of K and V is written: "{g}" with shared heads, else "{h}"."""
+        return "{g}" if self.grouped else "{h}"
+
+    @property
+    def norm(self) -> str:
+        """How the rules name the norm: "LN", or "RMSNorm"."""
+        return "RMSNorm" if self.rms else "LN"
+
     def ln(self, which: str) -> tuple[str, ...]:
-        """A norm's gain and bias gradients ("ln1", "ln2"), when the model has them."""
-        return (f"grad.{which}_g", f"grad.{which}_b") if self.affine else ()
+        """A norm's gain and bias gradients ("ln1", "ln2"), when the model has them (RMSNorm: its gain)."""
+        if not self.affine:
+            return ()
+        return (f"grad.{which}_g",) if self.rms else (f"grad.{which}_g", f"grad.{which}_b")
 
     def gain_rules(self, out: str, which: str, x_hat: str) -> tuple[str, ...]:
         """A norm's gain and bias: their gradients, and what LN's own backward then reads."""
         if not self.affine:
             return ()
+        bias = "" if self.rms else f",   ∂L/∂{which}_b = Σ_p ∂L/∂{out}_p"
         return (
-            f"∂L/∂{which}_g = Σ_p ∂L/∂{out}_p ⊙ {x_hat}_p,   ∂L/∂{which}_b = Σ_p ∂L/∂{out}_p",
-            f"LN backward reads ∂L/∂{out} ⊙ {which}_g   (the gain scales what reaches the normalised row)",
+            f"∂L/∂{which}_g = Σ_p ∂L/∂{out}_p ⊙ {x_hat}_p{bias}",
+            f"{self.norm} backward reads ∂L/∂{out} ⊙ {which}_g   (the gain scales what reaches the "
+            "normalised row)",
         )
 
 
@@ -104,7 +144,9 @@ def embed(w: Walk) -> WalkStep:
         incoming=("grad.emb",),
         rules=(
             "∂L/∂E[v] (lookup share) = Σ over positions p with id_p = v of ∂L/∂emb_p",
-            f"∂L/∂E = lookup share + unembedding share (step {w.step('unembed')})",
+            "∂L/∂E = the lookup share alone (W_U, not E, made the logits)"
+            if w.untied
+            else f"∂L/∂E = lookup share + unembedding share (step {w.step('unembed')})",
         ),
         within=(),
         params=("grad.E.lookup", "grad.E"),
@@ -116,6 +158,17 @@ def embed(w: Walk) -> WalkStep:
 
 
 def pe(w: Walk) -> WalkStep:
+    if w.rope:
+        return WalkStep(
+            title="Positional encoding",
+            incoming=(),
+            rules=("rotary positions have no parameters: nothing to update, and nothing was added to x",),
+            within=(),
+            params=(),
+            outgoing=(),
+            explain=f"The positions turned q and k at step {w.step('qkv')}; the backward walk turned their "
+            "gradients back there.",
+        )
     if not w.learned:
         return WalkStep(
             title="Positional encoding",
@@ -167,10 +220,10 @@ def norm1(w: Walk) -> WalkStep:
             (
                 "∂L/∂x = ∂L/∂x_n   (post-norm: the sublayer read x itself)"
                 if w.post
-                else "∂L/∂x = LN backward of ∂L/∂x_n"
+                else f"∂L/∂x = {w.norm} backward of ∂L/∂x_n"
             )
             + skip,
-            *(() if w.post else w.gain_rules("x_n", "ln1", "LN(x)")),
+            *(() if w.post else w.gain_rules("x_n", "ln1", f"{w.norm}(x)")),
         ),
         within=(),
         params=() if w.post else w.ln("ln1"),
@@ -181,15 +234,35 @@ def norm1(w: Walk) -> WalkStep:
 
 
 def qkv(w: Walk) -> WalkStep:
+    kv = w.kv
+    turn = (
+        (
+            "RoPE turned q and k by position: ∂L/∂Q_pre_h = ∂L/∂Q_h turned back by the same angles "
+            "(a rotation's transpose), and ∂L/∂K_pre likewise",
+        )
+        if w.rope
+        else ()
+    )
+    q, k = ("Q_pre", "K_pre") if w.rope else ("Q", "K")
+    if w.grouped:  # K and V per key/value head g, shared by its group of query heads
+        rules = (
+            *turn,
+            f"∂L/∂W_Q[h] = x_nᵀ · ∂L/∂{q}_h,   ∂L/∂W_K[g] = x_nᵀ · ∂L/∂{k}_g,   ∂L/∂W_V[g] = x_nᵀ · ∂L/∂V_g",
+            *(("∂L/∂b_Q[h] = Σ_p ∂L/∂Q_h[p]   (the same for b_K[g], b_V[g])",) if w.bias else ()),
+            f"∂L/∂x_n = Σ_h ∂L/∂{q}_h W_Q[h]ᵀ + Σ_g (∂L/∂{k}_g W_K[g]ᵀ + ∂L/∂V_g W_V[g]ᵀ)",
+        )
+    else:
+        rules = (
+            *turn,
+            f"∂L/∂W_Q[h] = x_nᵀ · ∂L/∂{q}_h   (the same for W_K, W_V)",
+            *(("∂L/∂b_Q[h] = Σ_p ∂L/∂Q_h[p]   (the same for b_K, b_V)",) if w.bias else ()),
+            f"∂L/∂x_n = Σ_h (∂L/∂{q}_h W_Q[h]ᵀ + ∂L/∂{k}_h W_K[h]ᵀ + ∂L/∂V_h W_V[h]ᵀ)",
+        )
     return WalkStep(
         title="Through W_Q, W_K, W_V",
-        incoming=("grad.q.{h}", "grad.k.{h}", "grad.v.{h}"),
-        rules=(
-            "∂L/∂W_Q[h] = x_nᵀ · ∂L/∂Q_h   (the same for W_K, W_V)",
-            *(("∂L/∂b_Q[h] = Σ_p ∂L/∂Q_h[p]   (the same for b_K, b_V)",) if w.bias else ()),
-            "∂L/∂x_n = Σ_h (∂L/∂Q_h W_Q[h]ᵀ + ∂L/∂K_h W_K[h]ᵀ + ∂L/∂V_h W_V[h]ᵀ)",
-        ),
-        within=(),
+        incoming=("grad.q.{h}", f"grad.k.{kv}", f"grad.v.{kv}"),
+        rules=rules,
+        within=("grad.q_pre.{h}", f"grad.k_pre.{kv}") if w.rope else (),
         params=(
             "grad.W_Q",
             "grad.W_K",
@@ -206,10 +279,14 @@ def scores(w: Walk) -> WalkStep:
     return WalkStep(
         title="Through the scores",
         incoming=("grad.scores.{h}",),
-        rules=("∂L/∂Q_h = ∂L/∂S_h · K_h / √d_k", "∂L/∂K_h = ∂L/∂S_hᵀ · Q_h / √d_k"),
+        rules=(
+            ("∂L/∂Q_h = ∂L/∂S_h · K_g / √d_k", "∂L/∂K_g = Σ over g's query heads h of ∂L/∂S_hᵀ · Q_h / √d_k")
+            if w.grouped
+            else ("∂L/∂Q_h = ∂L/∂S_h · K_h / √d_k", "∂L/∂K_h = ∂L/∂S_hᵀ · Q_h / √d_k")
+        ),
         within=(),
         params=(),
-        outgoing=("grad.q.{h}", "grad.k.{h}"),
+        outgoing=("grad.q.{h}", f"grad.k.{w.kv}"),
         explain="A dot product sends each side's gradient along the other side's vector: a query learns "
         "from the keys it scored, a key from the queries that scored it.",
     )
@@ -270,15 +347,18 @@ def combine(w: Walk) -> WalkStep:
         incoming=("grad.mha",),
         rules=(
             f"∂L/∂W_O = [{heads}]ᵀ · ∂L/∂mha",
-            *(("∂L/∂b_O = Σ_p ∂L/∂mha_p",) if w.bias else ()),
+            *(("∂L/∂b_O = Σ_p ∂L/∂mha_p",) if w.out_bias else ()),
             f"[{d_heads}] = ∂L/∂mha · W_Oᵀ",
-            "∂L/∂A_h = ∂L/∂head_h · V_hᵀ",
-            "∂L/∂V_h = A_hᵀ · ∂L/∂head_h",
+            *(
+                ("∂L/∂A_h = ∂L/∂head_h · V_gᵀ", "∂L/∂V_g = Σ over g's query heads h of A_hᵀ · ∂L/∂head_h")
+                if w.grouped
+                else ("∂L/∂A_h = ∂L/∂head_h · V_hᵀ", "∂L/∂V_h = A_hᵀ · ∂L/∂head_h")
+            ),
             "an ablated head outputs a constant 0: its A and V get exactly 0",
         ),
         within=("grad.head.{h}",),
-        params=("grad.W_O", *(("grad.b_O",) if w.bias else ())),
-        outgoing=("grad.attn.{h}", "grad.v.{h}"),
+        params=("grad.W_O", *(("grad.b_O",) if w.out_bias else ())),
+        outgoing=("grad.attn.{h}", f"grad.v.{w.kv}"),
         explain="W_O splits the error between the heads. Each head then blames its attention weights by how "
         "much each value vector would have helped, and its values by how much attention they got.",
     )
@@ -294,7 +374,7 @@ def residual1(w: Walk) -> WalkStep:
         title="Through the first residual",
         incoming=("grad.x_mid",),
         rules=(
-            "∂L/∂mha = LN backward of ∂L/∂x'   (post-norm)" if w.post else "∂L/∂mha = ∂L/∂x'",
+            f"∂L/∂mha = {w.norm} backward of ∂L/∂x'   (post-norm)" if w.post else "∂L/∂mha = ∂L/∂x'",
             *(w.gain_rules("x'", "ln1", "x̂") if w.post else ()),
             skip,
         ),
@@ -307,10 +387,12 @@ def residual1(w: Walk) -> WalkStep:
 
 
 def ffn(w: Walk) -> WalkStep:
+    if w.gated:
+        return _gated_ffn(w)
     if w.switches.activation == "relu":
         act = "∂L/∂h_pre = ∂L/∂hidden ⊙ [h_pre > 0]   (a dead unit passes exactly 0)"
     else:
-        act = "∂L/∂h_pre = ∂L/∂hidden ⊙ GELU′(h_pre)"
+        act = f"∂L/∂h_pre = ∂L/∂hidden ⊙ {w.switches.activation.upper()}′(h_pre)"
     x_n = "x', post-norm)" if w.post else ("g₂ ⊙ LN(x') + b₂)" if w.affine else "LN(x'))")
     skip = f" + the skip share from step {w.step('residual2')}" if w.residual else ""
     return WalkStep(
@@ -332,6 +414,32 @@ def ffn(w: Walk) -> WalkStep:
     )
 
 
+def _gated_ffn(w: Walk) -> WalkStep:
+    """The gated feed-forward's way back: hidden = act(gate_pre) ⊙ up, gate_pre = x'_n W_gate,
+    up = x'_n W_up."""
+    act = (
+        "[gate_pre > 0]" if w.switches.activation == "relu" else f"{w.switches.activation.upper()}′(gate_pre)"
+    )
+    skip = f" + the skip share from step {w.step('residual2')}" if w.residual else ""
+    return WalkStep(
+        title="Through the gate, W_gate and W_up",
+        incoming=("grad.hidden",),
+        rules=(
+            "∂L/∂gate = ∂L/∂hidden ⊙ up,   ∂L/∂up = ∂L/∂hidden ⊙ gate   (each factor gets the other)",
+            f"∂L/∂gate_pre = ∂L/∂gate ⊙ {act}",
+            "∂L/∂W_gate = x'_nᵀ · ∂L/∂gate_pre,   ∂L/∂W_up = x'_nᵀ · ∂L/∂up",
+            "∂L/∂x'_n = ∂L/∂gate_pre · W_gateᵀ + ∂L/∂up · W_upᵀ",
+            ("∂L/∂x' = ∂L/∂x'_n" if w.post else f"∂L/∂x' = {w.norm} backward of ∂L/∂x'_n") + skip,
+            *(() if w.post else w.gain_rules("x'_n", "ln2", f"{w.norm}(x')")),
+        ),
+        within=("grad.gate", "grad.up", "grad.gate_pre", "grad.x_mid_norm"),
+        params=("grad.W_gate", "grad.W_up", *(() if w.post else w.ln("ln2"))),
+        outgoing=("grad.x_mid",),
+        explain="The gate decides how much of each unit's second projection gets through, so each learns "
+        "from the other: a shut gate blocks up's gradient, and a small up leaves the gate little to learn.",
+    )
+
+
 def residual2(w: Walk) -> WalkStep:
     skip = (
         f"the skip hands ∂L/∂ffn to x' as well (added at step {w.step('ffn')})"
@@ -342,15 +450,20 @@ def residual2(w: Walk) -> WalkStep:
         title="Through W_2 and the second residual",
         incoming=("grad.y",),
         rules=(
-            "∂L/∂ffn = LN backward of ∂L/∂y   (post-norm)" if w.post else "∂L/∂ffn = ∂L/∂y",
+            f"∂L/∂ffn = {w.norm} backward of ∂L/∂y   (post-norm)" if w.post else "∂L/∂ffn = ∂L/∂y",
             *(w.gain_rules("y", "ln2", "x̂") if w.post else ()),
             skip,
-            "∂L/∂W_2 = hiddenᵀ · ∂L/∂ffn",
-            "∂L/∂b_2 = Σ_p ∂L/∂ffn_p",
-            "∂L/∂hidden = ∂L/∂ffn · W_2ᵀ",
+            *(
+                ("∂L/∂W_down = hiddenᵀ · ∂L/∂ffn", "∂L/∂hidden = ∂L/∂ffn · W_downᵀ")
+                if w.gated
+                else ("∂L/∂W_2 = hiddenᵀ · ∂L/∂ffn", "∂L/∂b_2 = Σ_p ∂L/∂ffn_p", "∂L/∂hidden = ∂L/∂ffn · W_2ᵀ")
+            ),
         ),
         within=("grad.ffn",),
-        params=("grad.W_2", "grad.b_2", *(w.ln("ln2") if w.post else ())),
+        params=(
+            *(("grad.W_down",) if w.gated else ("grad.W_2", "grad.b_2")),
+            *(w.ln("ln2") if w.post else ()),
+        ),
         outgoing=("grad.hidden",),
         explain="A sum passes its gradient unchanged to both terms, so the stream and the feed-forward "
         "branch both see it. W_2's gradient pairs each hidden unit's activity with the error it fed.",
@@ -358,6 +471,22 @@ def residual2(w: Walk) -> WalkStep:
 
 
 def final_norm(w: Walk) -> WalkStep:
+    if w.rms:
+        return WalkStep(
+            title="Through the final norm",
+            incoming=("grad.z",),
+            rules=(
+                "∂L/∂y_T = (g − ẑ·mean(g·ẑ)) / √(mean(y_T²) + ε),   g = ∂L/∂z"
+                + (" ⊙ lnf_g,   ẑ = RMS(y_T)" if w.affine else ""),
+                *(("∂L/∂lnf_g = ∂L/∂z ⊙ ẑ",) if w.affine else ()),
+                "∂L/∂y_p = 0 for every earlier row p",
+            ),
+            within=(),
+            params=w.ln("lnf"),
+            outgoing=("grad.y",),
+            explain="Only the last row was normalised into z, so only it receives gradient. RMSNorm took no "
+            "mean away, so it removes only the part of the gradient that would rescale the row.",
+        )
     return WalkStep(
         title="Through the final norm",
         incoming=("grad.z",),
@@ -376,6 +505,17 @@ def final_norm(w: Walk) -> WalkStep:
 
 
 def unembed(w: Walk) -> WalkStep:
+    if w.untied:
+        return WalkStep(
+            title="Through the unembedding W_U",
+            incoming=("grad.logits",),
+            rules=("∂L/∂z = ∂L/∂ℓ · W_Uᵀ", "∂L/∂W_U = zᵀ · ∂L/∂ℓ   (column v is z · ∂L/∂ℓ_v)"),
+            within=(),
+            params=("grad.W_U",),
+            outgoing=("grad.z",),
+            explain="W_U scored the tokens, so it gets this gradient; E, not read here, learns only from the "
+            "lookup at the start.",
+        )
     return WalkStep(
         title="Through the tied unembedding",
         incoming=("grad.logits",),
