@@ -51,7 +51,7 @@ def alive(refs) -> int:
 
 def held_by(session) -> set[int]:
     """The traces the session holds: shown, before the last change, the original's, kept for undo."""
-    kept = {id(t) for _, t in session._kept}
+    kept = {id(t) for _, t, _ in session._kept}
     return kept | {id(session.trace), id(session.previous), id(session.original_trace)}
 
 

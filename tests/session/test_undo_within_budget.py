@@ -106,4 +106,4 @@ def test_a_change_after_undos_lets_go_of_the_traces_it_cut_from_the_history(d64)
     session.edit("blocks.1.W_O", (0, 0), 1.5)  # the last three edits cannot be redone: their traces go
     gc.collect()
     assert [r() is not None for r in shown] == [True, True, True, False, False, False]
-    assert all(any(s is h for h in session.history) for s, _ in session._kept)
+    assert all(any(s is h for h in session.history) for s, *_ in session._kept)

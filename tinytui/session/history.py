@@ -70,9 +70,10 @@ class TracedHistory:
         self._diffs: list[tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff]] = []
         self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
         self.trace_budget = TRACE_BUDGET  # bytes of tensor values the held traces may take together
-        # (state, the trace it made) for recent states still in the history, the most recent last: what
-        # an undo or redo takes back without computing; bounded by trace_budget and KEPT_TRACES
-        self._kept: list[tuple[State, Trace]] = [(first, self.trace)]
+        # (state, the trace it made, that trace's arrays: id -> bytes) for recent states still in the
+        # history, the most recent last: what an undo or redo takes back without computing; bounded by
+        # trace_budget and KEPT_TRACES
+        self._kept: list[tuple[State, Trace, dict[int, int]]] = [(first, self.trace, _arrays_of(self.trace))]
 
     # ---- reading -------------------------------------------------------------------------------
     @property
@@ -200,14 +201,14 @@ class TracedHistory:
             return self.previous
         if state.params is self.model.params and key == self._original_key:
             return self._original()
-        for kept_state, trace in reversed(self._kept):
+        for kept_state, trace, _ in reversed(self._kept):
             if kept_state is state:
                 return trace
         return None
 
     def _kept_original(self, key: tuple) -> Trace | None:
         """A kept trace of the model file's own weights on these inputs (key), or None."""
-        for state, trace in reversed(self._kept):
+        for state, trace, _ in reversed(self._kept):
             if state.params is self.model.params and key == (
                 state.prompt,
                 state.target,
@@ -296,17 +297,25 @@ class TracedHistory:
         history (a change after undos), then of the least recent while the traces held pass the budget
         (the current and previous ones are held whatever their size)."""
         in_history = {id(s) for s in self.history}
-        kept = [(s, t) for s, t in self._kept if id(s) in in_history and s is not state]
-        kept.append((state, trace))
+        kept = [e for e in self._kept if id(e[0]) in in_history and e[0] is not state]
+        kept.append((state, trace, _arrays_of(trace)))
         del kept[: max(0, len(kept) - KEPT_TRACES)]
-        while kept and _bytes_of(self.trace, self.previous, *(t for _, t in kept)) > self.trace_budget:
+        always = self._arrays_held_anyway(kept)
+        while kept and _total(always, *(arrays for _, _, arrays in kept)) > self.trace_budget:
             del kept[0]  # at GPT-2's size every entry goes: its two traces alone pass the budget
         self._kept = kept
+
+    def _arrays_held_anyway(self, kept: list[tuple[State, Trace, dict[int, int]]]) -> dict[int, int]:
+        """The arrays of the current and the previous trace (id -> bytes), from kept when it has them."""
+        held: dict[int, int] = {}
+        for trace in (self.trace, self.previous):
+            held |= next((arrays for _, t, arrays in kept if t is trace), None) or _arrays_of(trace)
+        return held
 
     def held_trace_bytes(self) -> int:
         """Bytes of tensor values in the traces the history holds (an array shared by two counted once):
         within trace_budget unless the current and previous traces alone pass it."""
-        return _bytes_of(self.trace, self.previous, *(t for _, t in self._kept))
+        return _total(self._arrays_held_anyway(self._kept), *(arrays for _, _, arrays in self._kept))
 
     def _emit(self, kind: Kind, data: dict[str, Any], before: Trace, after: Trace) -> Event:
         event = Event(kind, data, before, after, self.step, self.here.block)
@@ -337,15 +346,23 @@ TRACE_BUDGET = 8 * 2**20
 KEPT_TRACES = 32
 
 
+def _arrays_of(trace: Trace) -> dict[int, int]:
+    """A trace's tensor values: id -> bytes (valid while the trace holds them)."""
+    return {id(t.values): t.values.nbytes for t in trace.tensors.values()}
+
+
+def _total(*arrays: dict[int, int]) -> int:
+    """Bytes of the arrays, each once (a run reuses the tensors before what a move touched, so
+    successive traces share them)."""
+    union: dict[int, int] = {}
+    for a in arrays:
+        union |= a
+    return sum(union.values())
+
+
 def _bytes_of(*traces: Trace) -> int:
-    """Bytes of tensor values in traces, each array once (a run reuses the tensors before what a move
-    touched, so successive traces share them)."""
-    arrays = {
-        id(t.values): t.values.nbytes
-        for trace in {id(x): x for x in traces}.values()
-        for t in trace.tensors.values()
-    }
-    return sum(arrays.values())
+    """Bytes of tensor values in traces, each array once."""
+    return _total(*(_arrays_of(t) for t in traces))
 
 
 def _values_in(trace: Trace) -> int:
