@@ -64,6 +64,8 @@ async def test_a_patched_cell_says_which_run_it_comes_from_and_what_was_patched(
         await press(pilot, "A")
         await type_into_box(pilot, app, "a much would chuck")
         await type_into_box(pilot, app, "chuck")
+        await app.workers.wait_for_complete()  # the patched runs are made in a thread
+        await settle(pilot)
         assert app.session.step == 14
         g = await on_cell(pilot, app, "patch:resid", 0, 1)
         assert g.spec.cols == ("0:a", "1:woodchuck/much", "2:would", "3:chuck")
@@ -82,6 +84,10 @@ async def test_a_corrupted_prompt_of_another_length_is_refused_in_one_line(app):
         await type_into_box(pilot, app, "a much")
         message = str(app.screen.query_one("#ask-message").render())
         assert "2 tokens; the prompt has 4" in message and "\n" not in message
+        await type_into_box(pilot, app, "a much would chuck")
+        await type_into_box(pilot, app, "zzz")
+        message = str(app.screen.query_one("#ask-message").render())
+        assert message.startswith("✗ the foil: 'zzz' is not in the vocabulary") and "\n" not in message
         assert app.session.patch_setting is None
 
 

@@ -7,8 +7,8 @@ compare_tables).
 
 from __future__ import annotations
 
-from tinytui.session.second_runs import read_prompt
-from tinytui.session.state import Event, Refused
+from tinytui.session.second_runs import PatchSetting, patch_setting, read_prompt
+from tinytui.session.state import Event, Refused, State
 from tinytui.tui.actions import Host
 from tinytui.tui.screens.ask_screen import AskScreen
 from tinytui.tui.screens.pick_screen import PickScreen
@@ -59,14 +59,18 @@ class AnalysisController:
         host, s = self.host, self.host.session
 
         def take_foil(text: str) -> str | None:
-            refused: list[str] = []
-            event = host.apply(
-                lambda session: session.set_patching(list(corrupt), text), "patch", refused.append
+            try:  # in the box itself, before the runs go to a thread
+                setting = patch_setting(s.model, s.state, list(corrupt), text)
+            except Refused as why:
+                return str(why)
+            cfg, state = s.model.cfg, s.state
+            runs = cfg.n_blocks * (len(state.prompt) + cfg.n_heads)
+            host.notify(
+                f"Patching: {runs} runs of the corrupted prompt, one piece of the run each…", timeout=3
             )
-            if not isinstance(event, Event):
-                return refused[0] if refused else "not done"
-            host.withdraw_refusal()
-            host.steps.goto(PATCH_STEP)
+            host.run_worker(
+                lambda: self._patch_in_thread(state, setting), thread=True, group="patch", exclusive=True
+            )
             return None
 
         foil = s.patch_setting.foil if s.patch_setting is not None else ""
@@ -74,6 +78,19 @@ class AnalysisController:
             f"The token logit({s.state.target}) is compared with: the metric is logit(target) − logit(foil)"
         )
         host.push_screen(AskScreen("The foil token", foil, hint, take_foil))
+
+    def _patch_in_thread(self, state: State, setting: PatchSetting) -> None:
+        """Every patched run, made where the screen does not wait for it (GPT-2 small: hundreds of runs);
+        the session keeps the result, so setting the patching then computes nothing."""
+        self.host.session.second_runs.patching(state, setting)
+        self.host.call_from_thread(self.finish_patch, setting)
+
+    def finish_patch(self, setting: PatchSetting) -> None:
+        def change(session):
+            return session.set_patching(list(setting.corrupt), setting.foil)
+
+        if isinstance(self.host.apply(change, "patch"), Event):
+            self.host.steps.goto(PATCH_STEP)
 
     def patch_off(self) -> None:
         self.host.apply(lambda s: s.set_patching(None), "patching off")
