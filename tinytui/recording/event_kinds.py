@@ -664,10 +664,7 @@ class PatchKind(EventKind):
         d = event.data
         if d["corrupt"] is None:
             return f"activation patching turned off {_at(event, session)}"
-        return (
-            f"activation patching: the run written into “{' '.join(d['corrupt'])}”, read as "
-            f"logit({session.state.target}) − logit({d['foil']}) {_at(event, session)}"
-        )
+        return f"patching into “{' '.join(d['corrupt'])}”, foil {d['foil']} {_at(event, session)}"
 
 
 COMPARED = ("file", "before", "pinned", "prompt", "model", "off")
