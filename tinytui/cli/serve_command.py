@@ -19,15 +19,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ipaddress
 import json
 import os
 import shlex
 import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -93,6 +89,8 @@ def app_command(args: argparse.Namespace, record: Path | None = None) -> str:
 
 
 def is_loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:
@@ -103,6 +101,8 @@ def is_loopback(host: str) -> bool:
 
 def check_port(host: str, port: int) -> str | None:
     """None when host:port can be listened on, else the one-line reason."""
+    import socket
+
     if not 1 <= port <= 65535:
         return f"--port: {port} is not a port (1–65535)"
     try:
@@ -228,6 +228,8 @@ def ended_with_server() -> list[str]:
     """The words before an app's command that make the kernel end the app if the server dies without
     ending it (SIGKILL, a crash): util-linux's setpriv --pdeathsig, on Linux where it has the option;
     elsewhere nothing, and an app outlives a killed server until it next writes to its browser."""
+    import subprocess
+
     setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
     if setpriv is None:
         return []
@@ -372,6 +374,8 @@ def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
 
 
 def run(args: argparse.Namespace, out, err) -> int:
+    import tempfile
+
     why = check_port(args.host, args.port)
     record = getattr(args, "record", None)
     why = why or (check_record_name(record) if record is not None else None)
