@@ -73,3 +73,21 @@ def test_a_compare_of_a_state_with_itself_is_zeros_and_twins_light_together(chap
     base = d_keys[0].removeprefix("compare-d:")
     assert twins == {keys.index("compare-a:" + base): {(1, 2)}, keys.index(base): {(1, 2)}}
     assert twin_cells(["x", "y"], 0, 0, 0) == {}
+
+
+def test_the_model_file_as_a_follows_the_prompt_and_another_prompt_follows_the_weights(chapter):
+    s = Session(chapter)
+    s.compare_with("file")
+    s.edit("W_O", (0, 0), 2.0)
+    s.swap_positions(0, 1)
+    a = s.compare_state()
+    assert a.params is chapter.params and a.prompt == s.state.prompt  # the file's weights, B's prompt
+    assert np.array_equal(s.compare_trace()["logits"], s.original_trace["logits"])
+    s.compare_with("prompt", "a woodchuck would wood")
+    s.edit("W_O", (0, 1), 1.0)
+    a = s.compare_state()
+    assert a.params is s.params and a.prompt == ("a", "woodchuck", "would", "wood")
+    s.compare_with("pinned")
+    pinned = s.state
+    s.undo()
+    assert s.compare_state() is pinned  # a pinned state stays as it was

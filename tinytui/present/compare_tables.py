@@ -43,10 +43,10 @@ def signed(d: float) -> str:
 def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | None:
     """The A table and the B − A table for one of the step's tables (None: it shows no run's cells)."""
     s = view.session
-    comparison, a_trace = s.comparison, s.compare_trace()
-    if comparison is None or a_trace is None or not spec.sources:
+    comparison, a, a_trace = s.comparison, s.compare_state(), s.compare_trace()
+    if comparison is None or a is None or a_trace is None or not spec.sources:
         return None
-    b_trace, b_params, a_params = view.trace, s.params, comparison.state.params
+    b_trace, b_params, a_params = view.trace, s.params, a.params
     n_blocks = b_trace.cfg.n_blocks
     words = comparison.words
     a_rows: list[list[Cell]] = []
@@ -124,7 +124,9 @@ def compare_heading(view: View) -> Section:
     s = view.session
     assert s.comparison is not None
     words = s.comparison.words
-    a_prompt, b_prompt = s.comparison.state.prompt, view.trace.prompt
+    a = s.compare_state()
+    assert a is not None
+    a_prompt, b_prompt = a.prompt, view.trace.prompt
     note = ""
     if len(a_prompt) != len(b_prompt):
         n, m = len(a_prompt), len(b_prompt)

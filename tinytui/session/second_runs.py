@@ -9,7 +9,7 @@ a refusal is one line (Refused).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -44,6 +44,16 @@ class Comparison:
     kind: str  # a key of COMPARE_KINDS
     state: State  # A: weights, prompt, target, switches of the other run
     path: str = ""  # "model": the file it was read from
+
+    def a_of(self, b: State) -> State:
+        """A beside the state B is now: a pinned state and the one before the last change stay as they
+        were; the model file and another model file run on B's prompt, target and switches, another
+        prompt on B's weights (so an edit shows in both, and B − A is still the prompts' difference)."""
+        if self.kind in ("file", "model"):
+            return replace(b, params=self.state.params)
+        if self.kind == "prompt":
+            return replace(b, prompt=self.state.prompt)
+        return self.state
 
     @property
     def words(self) -> str:
@@ -117,7 +127,7 @@ class SecondRuns:
     """The patching and A's trace, each kept for the one state (and setting) it was made for."""
 
     _patched: tuple[State, PatchSetting, Patching] | None = field(default=None, repr=False)
-    _compared: tuple[Comparison, Trace] | None = field(default=None, repr=False)
+    _compared: tuple[State, Trace] | None = field(default=None, repr=False)
 
     def patching(self, state: State, setting: PatchSetting) -> Patching:
         kept = self._patched
@@ -127,11 +137,20 @@ class SecondRuns:
         self._patched = (state, setting, made)
         return made
 
-    def trace_of(self, comparison: Comparison, reuse: Trace | None = None) -> Trace:
+    def trace_of(self, a: State, reuse: Trace | None = None) -> Trace:
+        """A's trace, made once for each A (the same weights, prompt, target, switches and lr)."""
         kept = self._compared
-        if kept is not None and kept[0] is comparison:
+        if kept is not None and _same_run(kept[0], a):
             return kept[1]
-        a = comparison.state
         made = run(a.params, a.prompt, a.target, a.switches, a.lr, reuse=reuse)
-        self._compared = (comparison, made)
+        self._compared = (a, made)
         return made
+
+
+def _same_run(x: State, y: State) -> bool:
+    return x.params is y.params and (x.prompt, x.target, x.switches, x.lr) == (
+        y.prompt,
+        y.target,
+        y.switches,
+        y.lr,
+    )

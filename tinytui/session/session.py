@@ -344,11 +344,14 @@ class Session(TracedHistory):
         self.comparison = Comparison(kind, a, path)
         return self._emit(Kind.COMPARE, data, self.trace, self.trace)
 
+    def compare_state(self) -> State | None:
+        """A as it stands beside the state now (Comparison.a_of), or None when not comparing."""
+        return None if self.comparison is None else self.comparison.a_of(self.state)
+
     def compare_trace(self) -> Trace | None:
-        """A's trace (made when first asked, kept while the comparison lasts), or None when not comparing."""
-        if self.comparison is None:
-            return None
-        return self.second_runs.trace_of(self.comparison, self.trace)
+        """A's trace (made when first asked, kept while A stays the same), or None when not comparing."""
+        a = self.compare_state()
+        return None if a is None else self.second_runs.trace_of(a, self.trace)
 
     # ---- practice: the learner's own arithmetic, graded (tinytui.session.practice_state) -------------
     _practice: Practice | None = None
