@@ -41,6 +41,7 @@ SHAPE = {
     "intermediate_size": 1536,
 }
 ROUNDS = 2
+THREADS = "OPENBLAS_NUM_THREADS"  # 1: numpy's products on one core (see the README's benchmark notes)
 TEXT = "The capital of France is Paris, and the river that runs through it is the Seine; boats go by"
 
 
@@ -216,7 +217,7 @@ def main(argv: list[str]) -> None:
     lines = [
         f"tinytui benchmarks/bench_llama.py, {time.strftime('%Y-%m-%d %H:%M')}",
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, numpy {np.__version__},"
-        f" python {platform.python_version()}",
+        f" python {platform.python_version()}, OPENBLAS_NUM_THREADS {os.environ.get(THREADS, 'unset')}",
     ]
 
     def say(text: str) -> None:

@@ -59,7 +59,10 @@ def hf_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
 
 
 def to_params(cfg: ModelConfig, hf: dict[str, np.ndarray]) -> Params:
-    """The Params of a Llama-family model from its tensors (float64, shapes checked), in tinytui's layout."""
+    """The Params of a Llama-family model from its tensors (float64, shapes checked), in tinytui's layout.
+    Each tensor is taken out of hf as it is laid out again, so that only one is held twice at a time
+    (at SmolLM-135M's shapes the weights are 1 GB as float64)."""
+    take = hf.pop
     k, d = cfg.d_head, cfg.d_model
 
     def heads(rows: np.ndarray) -> np.ndarray:
@@ -71,24 +74,24 @@ def to_params(cfg: ModelConfig, hf: dict[str, np.ndarray]) -> Params:
     def t(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a.T)
 
-    arrays = {"E": hf["embed_tokens.weight"]}
+    arrays = {"E": take("embed_tokens.weight")}
     for b in range(cfg.n_blocks):
         layer, p = f"layers.{b}.", f"blocks.{b}."
-        arrays[p + "ln1_g"] = hf[layer + "input_layernorm.weight"]
-        arrays[p + "ln2_g"] = hf[layer + "post_attention_layernorm.weight"]
+        arrays[p + "ln1_g"] = take(layer + "input_layernorm.weight")
+        arrays[p + "ln2_g"] = take(layer + "post_attention_layernorm.weight")
         for name in "QKV":
             proj = f"{layer}self_attn.{name.lower()}_proj."
-            arrays[f"{p}W_{name}"] = heads(hf[proj + "weight"])
+            arrays[f"{p}W_{name}"] = heads(take(proj + "weight"))
             if cfg.attn_bias:
-                arrays[f"{p}b_{name}"] = heads(hf[proj + "bias"])
-        arrays[p + "W_O"] = t(hf[layer + "self_attn.o_proj.weight"])
+                arrays[f"{p}b_{name}"] = heads(take(proj + "bias"))
+        arrays[p + "W_O"] = t(take(layer + "self_attn.o_proj.weight"))
         if cfg.out_bias:
-            arrays[p + "b_O"] = hf[layer + "self_attn.o_proj.bias"]
+            arrays[p + "b_O"] = take(layer + "self_attn.o_proj.bias")
         for name in ("gate", "up", "down"):
-            arrays[f"{p}W_{name}"] = t(hf[f"{layer}mlp.{name}_proj.weight"])
-    arrays["lnf_g"] = hf["norm.weight"]
+            arrays[f"{p}W_{name}"] = t(take(f"{layer}mlp.{name}_proj.weight"))
+    arrays["lnf_g"] = take("norm.weight")
     if not cfg.tied:
-        arrays["W_U"] = t(hf["lm_head.weight"])
+        arrays["W_U"] = t(take("lm_head.weight"))
     return adopt(cfg, arrays)
 
 
@@ -167,16 +170,14 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, str]:
                 raise CheckpointError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
         digests.append(f"{path.name} {digest}")
         arrays |= {name.removeprefix(PREFIX): a for name, a in got_arrays.items()}
+        del got_arrays  # arrays holds them now: to_params frees each as it lays it out again
     missing = next((name for name in shapes if name not in arrays), None)
     if missing is not None:
         where = files[0] if len(files) == 1 else folder / INDEX
         says = f"config.json says {cfg.n_blocks} blocks of d {cfg.d_model}"
         raise CheckpointError(f"{where}: {PREFIX}{missing}: missing ({says})")
-    if (
-        cfg.tied
-        and "lm_head.weight" in arrays
-        and not np.array_equal(arrays["lm_head.weight"], arrays["embed_tokens.weight"])
-    ):
+    tied_head = arrays.pop("lm_head.weight", None) if cfg.tied else None
+    if tied_head is not None and not np.array_equal(tied_head, arrays["embed_tokens.weight"]):
         raise CheckpointError(
             f"{found['lm_head.weight'][0]}: lm_head.weight: differs from embed_tokens.weight, but "
             "config.json says tie_word_embeddings"
@@ -185,4 +186,5 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, str]:
         digest = digests[0].split(" ")[1]
     else:
         digest = hashlib.sha256("".join(line + "\n" for line in digests).encode()).hexdigest()
-    return to_params(cfg, {name: arrays[name] for name in shapes}), digest
+    del tied_head
+    return to_params(cfg, arrays), digest  # arrays holds exactly the shapes' tensors now
