@@ -33,6 +33,8 @@ FOLDER_HAS = (
     "model.safetensors.index.json) and tokenizer.json"
 )
 MOE = ("num_local_experts", "num_experts", "n_routed_experts", "moe_intermediate_size")
+# Llama 3's 128,256 tokens and Qwen2's 151,936 (a model file's bound, LIMITS["vocab"], is 100,000)
+MAX_VOCAB = 160_000
 SCALING_KEYS = ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
 
 
@@ -47,7 +49,7 @@ def shape_of(doc: dict[str, Any], path: Path) -> dict[str, Any]:
     sizes = {
         key: _size(doc.get(key), key, limit, fail)
         for key, limit in (
-            ("vocab_size", LIMITS["vocab"]),
+            ("vocab_size", MAX_VOCAB),
             ("hidden_size", LIMITS["d_model"]),
             ("num_attention_heads", LIMITS["n_heads"]),
             ("num_hidden_layers", LIMITS["weights.blocks"]),

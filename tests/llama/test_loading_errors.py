@@ -111,3 +111,13 @@ def test_missing_files_and_a_broken_index_are_named(tmp_path):
 def test_another_model_type_is_still_refused_in_one_line(tmp_path):
     text = refused(with_config(copy(LLAMA, tmp_path), model_type="mixtral"))
     assert "model_type 'mixtral'" in text
+
+
+def test_the_vocabularies_of_llama_3_and_qwen2_are_within_bounds():
+    from tinytui.model.io.llama_checkpoint import shape_of
+
+    doc = json.loads((LLAMA / "config.json").read_text())
+    for size in (128_256, 151_936):
+        assert shape_of({**doc, "vocab_size": size}, LLAMA / "config.json")["vocab_size"] == size
+    with pytest.raises(ModelFileError, match="vocab_size 200000 is larger than tinytui allows"):
+        shape_of({**doc, "vocab_size": 200_000}, LLAMA / "config.json")
