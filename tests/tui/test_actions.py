@@ -64,22 +64,22 @@ def test_a_bad_keymap_entry_is_a_notice_and_keeps_the_default():
 async def test_the_settings_keymap_remaps_keys_in_the_app_and_its_help(tmp_path, monkeypatch):
     config = tmp_path / "config"
     (config / "tinytui").mkdir(parents=True)
-    settings = {"keymap": {"next-step": "j", "toggle-mask": "M", "nonsense": "x"}}
+    settings = {"keymap": {"next-step": "j", "toggle-mask": "V", "nonsense": "x"}}
     (config / "tinytui" / "settings.json").write_text(json.dumps(settings))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     theme, notices, keymap = app_options(build_parser().parse_args([]))
-    assert keymap == {"next-step": "j", "toggle-mask": "M"}
+    assert keymap == {"next-step": "j", "toggle-mask": "V"}
     assert len(notices) == 1 and "'nonsense'" in notices[0]
     app = make_app(theme=theme, notices=notices, keymap=keymap)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "j")
         assert app.session.step == 2
-        await press(pilot, "M")
+        await press(pilot, "V")
         assert not app.session.state.switches.causal_mask
         await press(pilot, "m")  # the default key of a remapped action no longer does it
         assert not app.session.state.switches.causal_mask
         rows = {what: keys for _, keys, what, _ in help_rows(app, app.help_sources())}
-        assert rows["Next"] == "j" and rows["Mask"] == "M"
+        assert rows["Next"] == "j" and rows["Mask"] == "V"
         assert any("nonsense" in n.message for n in app.toasts.notes())
 
 

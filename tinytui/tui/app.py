@@ -45,12 +45,14 @@ from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
 from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
+from tinytui.tui.screens.notice_log_screen import NoticeLogScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
 from tinytui.tui.toasts import Toasts
 from tinytui.tui.widgets.covered import Body, MainScreen
 from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 from tinytui.tui.widgets.step_list import StepList
+from tinytui.tui.widgets.step_text import SHORT_HEIGHT
 from tinytui.tui.widgets.step_view import StepView
 from tinytui.tui.widgets.watch_pane import WatchPane
 
@@ -154,7 +156,7 @@ class TinyTuiApp(App[None]):
     def action_do(self, action_id: str) -> None:
         action = ACTION_BY_ID[action_id]
         try:
-            with self.toasts.held():  # the notices the action takes away and raises: placed once
+            with self.toasts.held():  # the notices the action takes away and raises: drawn once
                 self._method(action.run)(*action.args)
         except Exception as error:
             self.failed_with = error  # named in the crash report; Textual prints it and exits
@@ -218,8 +220,8 @@ class TinyTuiApp(App[None]):
             yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place
         yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
+        yield self.toasts.line()  # the notices, in a line of their own (toasts.py, widgets/notice_line.py)
         yield TinyFooter()  # Textual's Footer, less the keys only a wide screen has room for
-        yield self.toasts.board()  # the notices, over the rest (toasts.py, widgets/notice_board.py)
 
     def get_default_screen(self) -> Screen:
         return MainScreen(id="_default")
@@ -303,7 +305,6 @@ class TinyTuiApp(App[None]):
         self.practice.show()  # practice: a '?' cell says how to answer it, not its value
         s = self.session
         self.toasts.step_shown((s.step, s.block, s.mode.backward))
-        self.toasts.place(self.focused, *self.size)  # never over the cursor's row
 
     # ---- layout --------------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
@@ -311,6 +312,7 @@ class TinyTuiApp(App[None]):
 
     def _fit(self, width: int, height: int) -> None:
         self.set_class(width < NARROW_WIDTH, "-narrow")
+        self.set_class(height < SHORT_HEIGHT, "-short")  # the notice line has one row (app.tcss)
         for footer in self.query(Footer):
             footer.compact = width < NARROW_WIDTH
         # Too small: -too-small hides every screen's content (app.tcss) and TooSmallScreen covers them
@@ -378,3 +380,6 @@ class TinyTuiApp(App[None]):
 
     def show_help(self) -> None:
         self.push_screen(HelpScreen(help_rows(self, self.help_sources()), NOTES, GLOSSARY))
+
+    def show_notices(self) -> None:
+        self.push_screen(NoticeLogScreen(self.toasts.log))

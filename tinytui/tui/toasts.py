@@ -1,20 +1,20 @@
-"""The app's notices: which are live, how long a notice about one step stays, and where they sit.
+"""The app's notices: which are live, how long a notice about one step stays, and what the log keeps.
 
-A notice never covers the inspector's lines or the row the cursor is on: the notices sit at the bottom
-right, above the inspector and the footer, unless the cursor's row is down there; then they sit at the top
-right, under the status bar. A notice about what a step shows (a refusal, "Step 16 is the last step", the
-note on an edit) goes when the step changes; one about a file or a setting (saved, recording, screenshot,
-a warning at start) stays its time. A new refusal takes the last refusal's place rather than piling up, and
-a switch's notice the last switch's (it says how every switch is now). At most three are shown.
+A notice about what a step shows (a refusal, "Step 16 is the last step", the note on an edit) goes when
+the step changes; one about a file or a setting (saved, recording, screenshot, a warning at start) stays
+its time. A new refusal takes the last refusal's place rather than piling up, and a switch's notice the
+last switch's (it says how every switch is now). At most three are live. Each goes after its timeout (a
+timer of the app) or when clicked; the log keeps the session's last notices whole (M opens it).
 
-They are drawn by tinytui.tui.widgets.notice_board.NoticeBoard, one on the main screen and one on each of
-our screens opened over it while there is a notice to show there (every board draws the same notices, so
-a notice raised while the parameter browser or a dialog is open is seen on it). Each notice goes after its
-timeout (a timer of the app) or when clicked. Nothing of Textual's toasts is used.
+They are drawn by tinytui.tui.widgets.notice_line.NoticeLine, a line of its own above the footer that
+never changes size: one on the main screen, and one on each of our screens opened over it while there is
+a notice to show there (every line draws the same notices). Nothing of Textual's toasts is used.
 """
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -22,19 +22,18 @@ from functools import partial
 from textual.app import App
 from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
-from textual.widget import Widget
 
+from tinytui.tui.screens.notice_log_screen import NoticeLogScreen
 from tinytui.tui.screens.too_small_screen import TooSmallScreen
-from tinytui.tui.widgets.notice_board import Notice, NoticeBoard, board_width
+from tinytui.tui.widgets.notice_line import Notice, NoticeLine
 
 # notices about a file or the session, which stay when the step changes
 LASTING_TITLES = frozenset(
     {"Saved", "Not saved", "Screenshot", "No screenshot", "Recording saved", "Recording in memory",
      "Replayed to the end", "Training"}
 )  # fmt: skip
-SHOWN = 3  # notices on screen at most: a fourth takes the oldest's place
-TOP = 3  # rows above the notices when they sit at the top (app.tcss: the status bar's usual height)
-BOTTOM = 4  # rows below them at the bottom: the footer and the inspector's three lines at most
+SHOWN = 3  # notices live at most: a fourth takes the oldest's place
+LOGGED = 100  # notices the log keeps, the newest
 
 
 def lasting(note: Notice) -> bool:
@@ -45,18 +44,18 @@ def lasting(note: Notice) -> bool:
 
 
 class Toasts:
-    """The notices the app has raised and not taken away, and the boards that draw them."""
+    """The notices the app has raised and not taken away, the log of them, and the lines that draw them."""
 
     def __init__(self, app: App) -> None:
         self.app = app
         self.live: list[Notice] = []  # oldest first
+        self.log: deque[Notice] = deque(maxlen=LOGGED)  # every notice raised, oldest first
         self.turn = 0  # one more for each key or click: a notice raised with a step change is about it
         self.where: object = None  # the step shown (and whether walking back), to tell a change
-        self.high = False  # the notices sit at the top (the cursor's row is where they would sit below)
-        self.boards: list[NoticeBoard] = []
+        self.lines: list[NoticeLine] = []
         self._watching = False  # subscribed to the app's screen changes
-        self._holding = 0  # inside held(): placing waits for its end
-        self._placing_held = False
+        self._holding = 0  # inside held(): drawing waits for its end
+        self._drawing_held = False
 
     def notes(self) -> list[Notice]:
         """The live notices, oldest first (each with .message, .title, .severity)."""
@@ -74,15 +73,17 @@ class Toasts:
     ) -> Notice:
         """Raise a notice. replaces: what it is about ("switches"); it takes the place of the live notice
         about the same. Else a fourth notice takes the oldest's place."""
-        note = Notice(message, title, severity, timeout, markup, replaces, self.turn)
+        when = time.strftime("%H:%M:%S")
+        note = Notice(message, title, severity, timeout, markup, replaces, self.turn, when)
         old = [n for n in self.live if replaces and n.replaces == replaces]
         if not old and len(self.live) >= SHOWN:
             old = self.live[:1]
         for gone in old:
             self._drop(gone)
         self.live.append(note)
+        self.log.append(note)
         self._start(note)
-        self.fit()
+        self.draw()
         return note
 
     def refuse(self, message: str, title: str, severity: SeverityLevel, timeout: float) -> Notice:
@@ -93,7 +94,7 @@ class Toasts:
         """Take a notice away (clicked, or its time is up)."""
         if note in self.live:
             self._drop(note)
-            self.fit()
+            self.draw()
 
     def withdraw(self, about: str) -> None:
         """Take away the live notice about this ("refusal": what was refused is now done)."""
@@ -101,12 +102,12 @@ class Toasts:
         for note in gone:
             self._drop(note)
         if gone:
-            self.fit()
+            self.draw()
 
     def clear(self) -> None:
         for note in list(self.live):
             self._drop(note)
-        self.fit()
+        self.draw()
 
     def _drop(self, note: Notice) -> None:
         self.live.remove(note)
@@ -130,100 +131,63 @@ class Toasts:
             gone = [n for n in self.live if n.turn != self.turn and not lasting(n)]
             for note in gone:
                 self._drop(note)
-
-    # ---- where they sit ------------------------------------------------------------------------------
-    def rows(self, screen_width: int) -> int:
-        """Rows the notices take on a screen this wide."""
-        width, console = board_width(screen_width), self.app.console
-        return sum(note.height(width, console) for note in self.live)
-
-    def fit(self) -> None:
-        """Place the notices again (after a change, or a new screen size) and draw them."""
-        if self.app.screen_stack:  # not before the app has a screen (a notice from __init__)
-            self.place(self.app.focused, *self.app.size)
+            if gone:
+                self.draw()
 
     @contextmanager
     def held(self) -> Iterator[None]:
-        """The notices are placed once, when what is inside is done: a key that takes one notice away and
-        raises another (b: the walk's notice about the step before goes, the new one comes) moves the
-        board once, or not at all when the new notice takes the old one's rows, rather than hiding it
-        and laying the screen out to show it again."""
+        """The notices are drawn once, when what is inside is done: a key that takes one notice away and
+        raises another (b: the walk's notice about the step before goes, the new one comes) repaints the
+        line once, with what it says at the end."""
         self._holding += 1
         try:
             yield
         finally:
             self._holding -= 1
-            if not self._holding and self._placing_held:
-                self._placing_held = False
-                self.fit()
+            if not self._holding and self._drawing_held:
+                self._drawing_held = False
+                self.draw()
 
-    def place(self, focused: Widget | None, width: int, height: int) -> None:
-        """Put the notices where they cover neither the inspector nor the cursor's row: at the bottom,
-        unless the cursor's row is among the rows they take there, then at the top; when it is among the
-        rows they would take at either, the oldest notices go until one place is clear."""
+    # ---- the lines -----------------------------------------------------------------------------------
+    def line(self) -> NoticeLine:
+        """A new line drawing these notices (the main screen's, in the app's compose)."""
+        line = NoticeLine(self, classes="notices")
+        self.lines.append(line)
+        line.show(self.newest_first())
+        return line
+
+    def forget(self, line: NoticeLine) -> None:
+        if line in self.lines:
+            self.lines.remove(line)
+
+    def newest_first(self) -> list[Notice]:
+        return self.live[::-1]
+
+    def draw(self) -> None:
+        """Every line shows the live notices; the screen on top gets a line when it has none."""
         if self._holding:
-            self._placing_held = True  # placed when the hold ends, with the focus and size of then
+            self._drawing_held = True  # drawn when the hold ends
             return
-        row = cursor_row(focused)
-        below = height - BOTTOM
-        top = self._under_the_status_line()
-        while True:
-            rows = self.rows(width)
-            low = row is None or not below - rows <= row < below
-            high = row is not None and not top <= row < top + rows
-            if low or high or len(self.live) <= 1:
-                break
-            self._drop(self.live[0])  # neither place is clear of the cursor (a small screen): fewer
-        self.high = not low and high
-        self.draw(top if self.high else below - rows, (width, height))
-
-    def _under_the_status_line(self) -> int:
-        """The first row under the status line (it grows a line for undo, learning or a narrow screen)."""
-        for status in self.app.screen.query("#status"):
-            return max(TOP, status.region.bottom)
-        return TOP
-
-    # ---- the boards ----------------------------------------------------------------------------------
-    def board(self) -> NoticeBoard:
-        """A new board drawing these notices (the main screen's, in the app's compose)."""
-        board = NoticeBoard(self)
-        self.boards.append(board)
-        return board
-
-    def forget(self, board: NoticeBoard) -> None:
-        if board in self.boards:
-            self.boards.remove(board)
-
-    def draw(self, y: int, size: tuple[int, int]) -> None:
-        """Every board shows the live notices; the screen on top gets a board when it has none."""
         for note in self.live:
             self._start(note)
         self._follow_screens()
-        screen = self.app.screen
-        if self.live and self._ours(screen) and not any(b.parent is screen for b in self.boards):
-            screen.mount(self.board())
-        for board in self.boards:
-            board.show(self.live, y, size)
+        if self.app.screen_stack:  # not before the app has a screen (a notice from __init__)
+            screen = self.app.screen
+            if self.live and self._ours(screen) and not any(line.parent is screen for line in self.lines):
+                screen.mount(self.line())
+        notices = self.newest_first()
+        for line in self.lines:
+            line.show(notices)
 
     def _ours(self, screen: object) -> bool:
-        """Whether a screen opened over the main one gets a board of its own: not the command palette (a
-        notice raised while it is open shows when it closes), nor the too-small notice over everything."""
-        covering = isinstance(screen, (CommandPalette, TooSmallScreen))
+        """Whether a screen opened over the main one gets a line of its own: not the command palette (a
+        notice raised while it is open shows when it closes), the too-small notice over everything, nor
+        the notice log (it shows them all)."""
+        covering = isinstance(screen, (CommandPalette, TooSmallScreen, NoticeLogScreen))
         return screen is not self.app.screen_stack[0] and not covering
 
     def _follow_screens(self) -> None:
         """Once the app runs: a screen opened or closed gets the notices drawn on it."""
         if not self._watching and self.app.is_running:
             self._watching = True
-            self.app.screen_change_signal.subscribe(self.app, lambda _screen: self.fit())
-
-
-def cursor_row(widget: Widget | None) -> int | None:
-    """The screen row of a table's cursor, or None when the focused widget has no cell cursor."""
-    if widget is None:
-        return None
-    cell_region = getattr(widget, "cell_region", None)  # the step view's: the cursor's cell, scrolled
-    cell = cell_region() if cell_region is not None else None
-    if cell is None:  # not a view of tables, or a step without one
-        return None
-    return widget.content_region.y + cell.y - round(widget.scroll_offset.y)
+            self.app.screen_change_signal.subscribe(self.app, lambda _screen: self.draw())

@@ -1,5 +1,5 @@
 """Moving through the sixteen steps (the backward walk hands n, p and jumps to the learning controller),
-scrolling, the theme, the help screen and quitting."""
+scrolling, the theme, the help screen, the notice log and quitting."""
 
 from __future__ import annotations
 
@@ -82,6 +82,10 @@ class StepController:
 
     def help(self) -> None:
         self.host.show_help()
+
+    def notices(self) -> None:
+        """M: every notice of the session, whole (the line above the footer has a row or two)."""
+        self.host.show_notices()
 
     def quit(self) -> None:
         """q: leave at once, or first ask when edited weights are not saved (as R asks before a reset)."""
