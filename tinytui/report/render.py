@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable
-
-from rich.console import Group, RenderableType
-from rich.table import Table as RichTable
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from tinytui.model.texts.display_names import in_words
 from tinytui.report.step_report import BackwardReport, StageReport
 from tinytui.report.tables import Table
+
+if TYPE_CHECKING:  # Rich is imported by the functions that draw with it: plain text and Markdown need none
+    from rich.console import RenderableType
+    from rich.table import Table as RichTable
 
 
 def stage_heading(report: StageReport) -> str:
@@ -99,6 +100,8 @@ def _wrap(text: str, width: int, indent: str, more: str | None = None) -> list[s
 
 
 def rich_table(table: Table) -> RichTable:
+    from rich.table import Table as RichTable
+
     out = RichTable(
         title=table.title,
         title_justify="left",
@@ -116,6 +119,9 @@ def rich_table(table: Table) -> RichTable:
 
 
 def rich_report(report: StageReport) -> RenderableType:
+    from rich.console import Group
+    from rich.text import Text
+
     items: list[RenderableType] = [
         Text(stage_heading(report), style="bold"),
         Text("  " + report.formula, style="italic"),
