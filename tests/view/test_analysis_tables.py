@@ -91,3 +91,12 @@ def test_the_model_file_as_a_follows_the_prompt_and_another_prompt_follows_the_w
     pinned = s.state
     s.undo()
     assert s.compare_state() is pinned  # a pinned state stays as it was
+
+
+def test_a_checkpoints_prompt_is_offered_as_text_that_reads_back_to_its_pieces():
+    from tinytui.model.io.checkpoint import load_model
+    from tinytui.session.second_runs import prompt_text, read_prompt
+
+    model = load_model("tests/gpt2/fixtures/tiny-gpt2")
+    text = prompt_text(model, model.prompt)
+    assert text == "The capital of France is Par" and read_prompt(model, text) == model.prompt

@@ -73,6 +73,13 @@ def read_prompt(model: ModelFile, text: str | list[str] | tuple[str, ...]) -> tu
         raise Refused(f"the prompt: {exc}") from None
 
 
+def prompt_text(model: ModelFile, tokens: tuple[str, ...]) -> str:
+    """Tokens as a user types them: a checkpoint's pieces decoded to text, else the tokens spaced."""
+    if isinstance(model, CheckpointModel) and model.tokenizer is not None:
+        return model.tokenizer.text(tokens)
+    return " ".join(tokens)
+
+
 def read_token(model: ModelFile, text: str) -> str:
     """One typed token (a checkpoint reads its piece, a leading space kept)."""
     try:

@@ -7,7 +7,7 @@ compare_tables).
 
 from __future__ import annotations
 
-from tinytui.session.second_runs import PatchSetting, patch_setting, read_prompt
+from tinytui.session.second_runs import PatchSetting, patch_setting, prompt_text, read_prompt
 from tinytui.session.state import Event, Refused, State
 from tinytui.tui.actions import Host
 from tinytui.tui.screens.ask_screen import AskScreen
@@ -53,7 +53,8 @@ class AnalysisController:
 
         now = s.patch_setting.corrupt if s.patch_setting is not None else s.state.prompt
         hint = f"A prompt of {n} tokens that changes what the model predicts"
-        host.push_screen(AskScreen("Patch a corrupted prompt", " ".join(now), hint, take_prompt), then_foil)
+        box = AskScreen("Patch a corrupted prompt", prompt_text(s.model, now), hint, take_prompt)
+        host.push_screen(box, then_foil)
 
     def _ask_foil(self, corrupt: tuple[str, ...]) -> None:
         host, s = self.host, self.host.session
@@ -127,7 +128,9 @@ class AnalysisController:
             n = len(s.state.prompt)
             hint = f"Another prompt of {n} tokens: A runs it on the same weights"
             host.push_screen(
-                AskScreen("Compare with another prompt", " ".join(s.state.prompt), hint, take_prompt)
+                AskScreen(
+                    "Compare with another prompt", prompt_text(s.model, s.state.prompt), hint, take_prompt
+                )
             )
         elif kind == "model":
 
