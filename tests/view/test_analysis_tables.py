@@ -1,5 +1,7 @@
 """The present layer's tables for issue 46, read directly: the lens, patching and a two-run compare."""
 
+from pathlib import Path
+
 import numpy as np
 
 from tinytui.model.analysis.lens import logit_lens
@@ -97,6 +99,6 @@ def test_a_checkpoints_prompt_is_offered_as_text_that_reads_back_to_its_pieces()
     from tinytui.model.io.checkpoint import load_model
     from tinytui.session.second_runs import prompt_text, read_prompt
 
-    model = load_model("tests/gpt2/fixtures/tiny-gpt2")
+    model = load_model(Path(__file__).parents[1] / "gpt2" / "fixtures" / "tiny-gpt2")
     text = prompt_text(model, model.prompt)
     assert text == "The capital of France is Par" and read_prompt(model, text) == model.prompt
