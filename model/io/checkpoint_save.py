@@ -1,4 +1,4 @@
-"""An edited GPT-2 checkpoint saved as a checkpoint folder again, so it can be tokenized and opened again.
+"""An edited GPT-2 or Llama-family checkpoint saved as a checkpoint folder, to be tokenized and opened again.
 
 A checkpoint's tokenizer lives in its folder (vocab.json, merges.txt), not in a tinytui model file, so
 an edited checkpoint saved as a model file could not split typed text any more. It is saved as a new
@@ -16,6 +16,10 @@ The folder is written whole or not at all: its files go into a new hidden folder
 never reused, so nothing in it can be a planted link), each fsynced, and that folder is renamed to
 the name asked for, which must not exist: a folder is never overwritten or merged into.
 The prompt and target are not saved: a checkpoint folder opens with its default text.
+
+A Llama-family folder is saved the same way: config.json and tokenizer.json copied, and the weights in
+one model.safetensors in its own layout (llama_weights.to_params inverted), whether the folder they came
+from held one file or shards.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tinytui.model.io import bpe
+from tinytui.model.io import bpe, llama_checkpoint
 from tinytui.model.io.checkpoint import NAMES_FILE, CheckpointModel
 from tinytui.model.io.checkpoint_weights import CheckpointError
 from tinytui.model.io.document import ModelFile, derived
@@ -38,6 +42,7 @@ from tinytui.model.io.safe_io import atomic_write_bytes, fresh_folder_beside, re
 from tinytui.model.params import Params
 
 COPIED = ("config.json", "vocab.json", "merges.txt")  # the folder's own files, as they are
+LLAMA_COPIED = ("config.json", "tokenizer.json")  # a Llama-family folder's; its weights in one file
 MAX_COPY_BYTES = bpe.MAX_VOCAB_BYTES
 
 
@@ -51,11 +56,6 @@ def save_edited(model: ModelFile, params: Params, prompt, target: str, path: str
     the save box adds to a name without a suffix is dropped, a folder is not a JSON file), any other model
     as a model file with its prompt and target (files.save). OSError or ValueError say why not."""
     path = Path(path)
-    if isinstance(model, CheckpointModel) and model.family != "gpt2":
-        raise CheckpointError(
-            f"{model.folder}: saving an edited {model.family} checkpoint is not supported yet (tinytui "
-            "writes GPT-2's layout only); the edits stay in this session"
-        )
     if isinstance(model, CheckpointModel):
         folder = path.with_suffix("") if path.suffix == ".json" else path
         save_checkpoint(model, params, folder)
@@ -90,11 +90,45 @@ def hf_tensors(params: Params) -> dict[str, np.ndarray]:
     return out
 
 
-def weights_bytes(params: Params) -> bytes:
+def llama_tensors(params: Params) -> dict[str, np.ndarray]:
+    """The Hugging Face tensors of Llama-family weights ("model." names; lm_head when untied): the inverse
+    of llama_weights.to_params (q_proj's rows h·k … (h+1)·k are W_Q[h] transposed, …)."""
+    cfg = params.cfg
+
+    def rows(per_head: np.ndarray) -> np.ndarray:
+        """(n, d, k) -> (n·k, d); a bias (n, k) -> (n·k,)."""
+        return (
+            per_head.reshape(-1)
+            if per_head.ndim == 2
+            else per_head.transpose(0, 2, 1).reshape(-1, cfg.d_model)
+        )
+
+    out = {"model.embed_tokens.weight": params["E"]}
+    for b in range(cfg.n_blocks):
+        layer, p = f"model.layers.{b}.", f"blocks.{b}."
+        out[layer + "input_layernorm.weight"] = params[p + "ln1_g"]
+        out[layer + "post_attention_layernorm.weight"] = params[p + "ln2_g"]
+        for name in "QKV":
+            proj = f"{layer}self_attn.{name.lower()}_proj."
+            out[proj + "weight"] = rows(params[f"{p}W_{name}"])
+            if cfg.attn_bias:
+                out[proj + "bias"] = rows(params[f"{p}b_{name}"])
+        out[layer + "self_attn.o_proj.weight"] = params[p + "W_O"].T
+        if cfg.out_bias:
+            out[layer + "self_attn.o_proj.bias"] = params[p + "b_O"]
+        for name in ("gate", "up", "down"):
+            out[f"{layer}mlp.{name}_proj.weight"] = params[f"{p}W_{name}"].T
+    out["model.norm.weight"] = params["lnf_g"]
+    if not cfg.tied:
+        out["lm_head.weight"] = params["W_U"].T
+    return out
+
+
+def weights_bytes(params: Params, family: str = "gpt2") -> bytes:
     """model.safetensors' bytes: float32 when that holds every weight exactly, else float64."""
     from safetensors.numpy import save as safetensors_bytes
 
-    tensors = hf_tensors(params)
+    tensors = hf_tensors(params) if family == "gpt2" else llama_tensors(params)
     exact = all(np.array_equal(a.astype(np.float32), a) for a in tensors.values())
     dtype = "<f4" if exact else "<f8"
     data = {name: np.ascontiguousarray(a, dtype=dtype) for name, a in tensors.items()}
@@ -108,11 +142,18 @@ def save_checkpoint(model: CheckpointModel, params: Params, folder: str | Path) 
     folder = Path(folder)
     if os.path.lexists(folder):
         raise _exists(folder)
-    copies = {name: _source_bytes(model, name) for name in COPIED}
-    vocab = bpe.read_vocab(model.folder / "vocab.json")  # as it is now: still the model's pieces?
-    if tuple(sorted(vocab, key=vocab.__getitem__)) != model.cfg.vocab:
-        raise CheckpointError(f"{model.folder / 'vocab.json'}: changed since the checkpoint was loaded")
-    weights = weights_bytes(params)
+    llama = model.family != "gpt2"
+    copies = {name: _source_bytes(model, name) for name in (LLAMA_COPIED if llama else COPIED)}
+    if llama:  # the tokenizer as it is now: still the model's pieces?
+        tokenizer = llama_checkpoint.load_tokenizer(model.folder)
+        vocab_file = model.folder / llama_checkpoint.TOKENIZER
+        pieces = llama_checkpoint.vocabulary(tokenizer, model.cfg.n_vocab, model.folder)
+    else:
+        vocab = bpe.read_vocab(model.folder / "vocab.json")
+        vocab_file, pieces = model.folder / "vocab.json", tuple(sorted(vocab, key=vocab.__getitem__))
+    if pieces != model.cfg.vocab:
+        raise CheckpointError(f"{vocab_file}: changed since the checkpoint was loaded")
+    weights = weights_bytes(params, model.family)
     files = [*copies.items(), ("model.safetensors", weights)]
     saved = derived(model, params, model.prompt, model.target)
     if saved.about != model.about:  # edited: the folder says so, as a saved model file does
