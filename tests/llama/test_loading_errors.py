@@ -121,3 +121,24 @@ def test_the_vocabularies_of_llama_3_and_qwen2_are_within_bounds():
         assert shape_of({**doc, "vocab_size": size}, LLAMA / "config.json")["vocab_size"] == size
     with pytest.raises(ModelFileError, match="vocab_size 200000 is larger than tinytui allows"):
         shape_of({**doc, "vocab_size": 200_000}, LLAMA / "config.json")
+
+
+def test_older_files_read_the_same(tmp_path):
+    """One file instead of shards, names without "model.", each layer's rotary buffer (older
+    transformers saved it): the same model; and Mistral's spelling of a Llama reads as one."""
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    folder = copy(QWEN2, tmp_path)
+    tensors = {}
+    for shard in sorted(folder.glob("model-*.safetensors")):
+        tensors |= {k.removeprefix("model."): v for k, v in load_file(str(shard)).items()}
+        shard.unlink()
+    (folder / "model.safetensors.index.json").unlink()
+    tensors["layers.0.self_attn.rotary_emb.inv_freq"] = np.ones(2, np.float32)
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    assert load_checkpoint(folder).params == load_checkpoint(QWEN2).params
+    mistral = with_config(copy(LLAMA, tmp_path, "m"), model_type="mistral", sliding_window=None)
+    model = load_checkpoint(mistral)
+    assert model.params == load_checkpoint(LLAMA).params and model.family == "mistral"
+    assert "A Mistral checkpoint" in model.about
