@@ -2,7 +2,9 @@
 
 Names (h = 1…H): ids, emb, pe, x, ln1.mean, ln1.var, x_norm, q.h, k.h, v.h, scores.h (before the mask),
 mask (1 = may attend, 0 = blocked), attn.h, head.h, mha, x_mid, x_mid_norm, hidden_pre, hidden, ffn,
-y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_stepped.
+y, z, logits, probs, loss, grad_logits, logits_stepped, probs_stepped, loss_stepped. A Llama-family
+model has ln1.mean_sq for ln1.mean and ln1.var, q_pre.h and k_pre.g before RoPE turns them, k.g and v.g
+per key/value head, and gate_pre, gate, up for hidden_pre (names.py).
 A block's names carry its prefix, "blocks.<b>." (blocks.0.attn.2; see names.py); z is computed
 from the last block's y.
 

@@ -193,6 +193,17 @@ def pe(w: Walk) -> WalkStep:
 
 
 def add(w: Walk) -> WalkStep:
+    if w.cfg is not None and w.cfg.positions in ("rope", "none"):
+        return WalkStep(
+            title="Through the addition of position",
+            incoming=("grad.x",),
+            rules=("∂L/∂emb = ∂L/∂x   (nothing was added: x is the embedding itself)",),
+            within=(),
+            params=(),
+            outgoing=("grad.emb",),
+            explain="This model adds no position to the stream"
+            + (f": its positions turned q and k at step {w.step('qkv')}." if w.rope else "."),
+        )
     return WalkStep(
         title="Through the addition of position",
         incoming=("grad.x",),
