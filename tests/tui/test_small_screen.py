@@ -1,5 +1,6 @@
 """80×24, the smallest usual terminal: the status bar keeps its three rows after an edit (the edited cell
-stays in view), and step 8 shows A for both heads without scrolling."""
+stays in view), and step 8 shows A for both heads without scrolling; and at any size the inspector
+follows the cursor in the same frame (the view tells the app at once, not by a message a frame later)."""
 
 from tests.apps import make_app
 from tests.tui.helpers import W_O, grid, press, view
@@ -50,3 +51,16 @@ async def test_step_8_shows_a_for_both_heads_at_80x24():
         rows = shown(app)
         assert "0.7588" in rows and "0.8618" in rows and view(app).scroll_offset.y == 0
         assert "Later positions get −∞ before the softmax" in view(app).info_text  # the words, after A
+
+
+async def test_the_inspector_is_drawn_with_the_cursor():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9", "tab", "tab", "tab")
+        v, inspector = view(app), app.query_one(Inspector)
+        assert grid(app, W_O).here and v.row == 0
+        assert inspector.text.startswith("W_O[h1.k0, thing]")
+        v.action_move(1, 0)  # as the down arrow does, and no message handled after it
+        assert v.row == 1 and inspector.text.startswith("W_O[h1.k1, thing]"), inspector.text
+        v.action_table(-1)  # Tab back: the table before, in the same call
+        assert not grid(app, W_O).here and not inspector.text.startswith("W_O["), inspector.text

@@ -358,7 +358,9 @@ class TinyTuiApp(App[None]):
     def on_step_view_pick_requested(self, message: StepView.PickRequested) -> None:
         self.edits.change_token(message.ref.index[0])
 
-    def on_step_view_cursor_moved(self, message: StepView.CursorMoved) -> None:
+    def cursor_moved(self, view: StepView) -> None:
+        """A step view's cursor moved: called by the view itself, so the inspector is drawn in the same
+        frame as the cursor."""
         self.inspect()
 
     def on_descendant_focus(self) -> None:

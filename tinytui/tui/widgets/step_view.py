@@ -206,13 +206,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     StepView > .step-view--fact { color: $foreground; text-style: bold; }
     """
 
-    class CursorMoved(Message):
-        """The cursor moved (or the view took the focus)."""
-
-        def __init__(self, view: StepView) -> None:
-            super().__init__()
-            self.view = view
-
     class EditSubmitted(Message):
         def __init__(self, view: StepView, ref: CellRef, text: str) -> None:
             super().__init__()
@@ -895,7 +888,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self._refresh_box_line(box, box.first_row + row)
             self.scroll_to_cursor()
         self.refresh_bindings()
-        self.post_message(self.CursorMoved(self))
+        self._cursor_moved()
 
     def cell_region(self) -> Region | None:
         """The cursor's cell (or label) in the view's virtual space; None when the step has no table."""
@@ -937,7 +930,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if self.cursor_box is not None:
             self._refresh_box(self.cursor_box)
         self.refresh_bindings()
-        self.post_message(self.CursorMoved(self))
+        self._cursor_moved()
 
     def on_blur(self) -> None:
         if self.editor is not None:  # a click elsewhere: what was typed is dropped, as Esc would
@@ -1008,7 +1001,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._refresh_cursor_line()
         self._refresh_bottom()
         self.refresh_bindings()
-        self.post_message(self.CursorMoved(self))  # the inspector says how to finish
+        self._cursor_moved()  # the inspector says how to finish
 
     def close_editor(self, refocus: bool = True) -> None:
         editor, self.editor = self.editor, None
@@ -1017,7 +1010,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self._refresh_cursor_line()
             self._refresh_bottom()
             self.refresh_bindings()
-            self.post_message(self.CursorMoved(self))
+            self._cursor_moved()
         if refocus and not self.has_focus:
             self.focus()
 
