@@ -53,6 +53,17 @@ async def test_step_8_shows_a_for_both_heads_at_80x24():
         assert "Later positions get −∞ before the softmax" in view(app).info_text  # the words, after A
 
 
+async def test_a_formula_longer_than_the_line_takes_one_row_on_a_short_screen():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "8", "m")  # the formula now says the mask is off: wider than the step view
+        name, formula, facts = shown(app).split("\n")[:3]
+        assert name.strip().startswith("Step 8 of 16 · Causal mask and softmax")
+        assert formula.strip().startswith("A = softmax(S)") and formula.rstrip().endswith("…")
+        assert facts.strip().startswith("• causal mask OFF") and view(app).blocks.headings[0].y == 3
+        assert "(mask switched off: every position sees every other)" in view(app).info_text
+
+
 async def test_the_inspector_is_drawn_with_the_cursor():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -74,6 +74,8 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
         Text.assemble((f"{where} · {stage.title}", style("title"))),
         Text.assemble((f"  {in_words(as_run)}", style("formula"))),
     ]
+    for line in lines:  # a line each (a switch's note on the formula is cut: it is whole after the tables)
+        line.truncate(width, overflow="ellipsis")
     for line in lines:
         if line.cell_len + len(SHORT_MORE_HINT) <= width:
             line.append(SHORT_MORE_HINT, style("hint"))
