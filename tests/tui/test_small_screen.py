@@ -35,8 +35,6 @@ async def test_an_edit_keeps_the_status_bar_three_rows_and_the_cell_in_view():
         assert bar.region.height == 3 and all(line.strip() for line in drawn), drawn
         assert "→" in drawn[1] and "edited weight" in bar.text  # old → new; the count, if there is room
         assert in_view(app), "the edited cell is still on screen"
-        await press(pilot, "m", "o", "d")  # undo count, switches, ∂L/∂w: the same three rows
-        assert bar.region.height == 3
 
 
 async def test_step_8_shows_a_for_both_heads_at_80x24():
