@@ -2,6 +2,8 @@
 
 python benchmarks/bench_view.py            # both models and the bare app; writes benchmarks/results/view.txt
 python benchmarks/bench_view.py --quick    # fewer repeats
+python benchmarks/bench_view.py --out view-before.txt   # another file in benchmarks/results
+PYTHONPATH=/path/to/a/checkout python benchmarks/bench_view.py   # the apps import tinytui from there
 
 Each app runs as its own process on the slave side of a pty (TERM=xterm-256color, 120×40), as it runs in
 a terminal. A key is its bytes written to the pty; it is timed two ways: to the last byte the app writes
@@ -225,7 +227,7 @@ def main() -> None:
     repeats = 2 if quick else 5
     lines = [
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-        f"load {os.getloadavg()[0]:.2f}",
+        f"load {os.getloadavg()[0]:.2f}; tinytui from {os.environ.get('PYTHONPATH') or 'this checkout'}",
         f"a pty at {COLS}×{ROWS}; a key is timed to the last byte written ({QUIET} s quiet after it) and by "
         f"the process's CPU time; medians of {repeats} rounds ({EDITS * repeats} edits and undos); the "
         "chapter's and the d 64 model's apps take "
@@ -260,8 +262,9 @@ def main() -> None:
         )
     text = "\n".join(lines)
     print(text)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(text + "\n")
+    out = RESULTS.parent / sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else RESULTS
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(text + "\n")
 
 
 if __name__ == "__main__":
