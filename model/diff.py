@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
 
-from tinytui.model import step_path
 from tinytui.model.trace import Tensor, Trace
 
 TOLERANCE = 1e-9  # float noise below this is not a change a person could see at 4 decimals
@@ -35,29 +34,12 @@ class TensorDiff:
 @dataclass(frozen=True)
 class TraceDiff:
     tensors: dict[str, TensorDiff]
-    # per_step's counts by (n_heads, n_blocks): the step list and a change's note both ask for them
-    _counts: dict[tuple[int, int], dict[step_path.Step, int]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
 
     def __getitem__(self, name: str) -> TensorDiff:
         return self.tensors[name]
 
     def get(self, name: str) -> TensorDiff | None:
         return self.tensors.get(name)
-
-    def per_step(self, n_heads: int, n_blocks: int) -> dict[step_path.Step, int]:
-        """How many values each step of the forward path wrote changed (a block's steps once per block;
-        with one block, one Step per stage)."""
-        kept = self._counts.get((n_heads, n_blocks))
-        if kept is not None:
-            return dict(kept)
-        out: dict[step_path.Step, int] = {}
-        for step in step_path.forward(n_blocks):
-            written = step_path.resolve(step.stage.writes, n_heads, step, n_blocks)
-            out[step] = sum(self.tensors[n].n_changed for n in written if n in self.tensors)
-        self._counts[(n_heads, n_blocks)] = out
-        return dict(out)
 
     @cached_property
     def empty(self) -> bool:

@@ -16,8 +16,8 @@ from tests.random_models import config, weights
 from tinytui.cli import trace_command
 from tinytui.cli.main import cmd_trace, main
 from tinytui.cli.options import build_parser
+from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.model.io.document import ModelFile
-from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.trace import run
 from tinytui.recording.transcript import backward_text, step_text
 from tinytui.report.print_window import TOP, picks_of

@@ -158,12 +158,12 @@ def test_every_cells_screen_name_reads_back_to_that_cell(model):
     """screen_cell and canonical_cell are inverses over every tensor, gradient and weight of a model:
     the first, a middle and the last cell of each."""
     from tests.gpt2.checkpoints import TINY
+    from tinytui.lesson.texts.display_names import canonical_cell, screen_cell
+    from tinytui.lesson.why.explain import axes_of, names_of, parse_cell
     from tinytui.model.backward.gradients import gradients
     from tinytui.model.io.checkpoint import load_checkpoint, load_model
     from tinytui.model.io.presets import resolve
-    from tinytui.model.texts.display_names import canonical_cell, screen_cell
     from tinytui.model.trace import run
-    from tinytui.model.why.explain import axes_of, names_of, parse_cell
 
     m = load_checkpoint(TINY) if model == "gpt2" else load_model(resolve(model))
     trace = run(m.params, m.prompt, m.target)

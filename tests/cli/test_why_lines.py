@@ -9,12 +9,12 @@ import re
 import pytest
 
 from tinytui.cli.main import main
+from tinytui.lesson.why.explain import explain, names_of
+from tinytui.lesson.why.rule_pieces import num
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.model_file import load_default
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
-from tinytui.model.why.explain import explain, names_of
-from tinytui.model.why.rule_pieces import num
 
 BARE_NUMBER = re.compile(r"^\s*[−-]?\d+(\.\d+)?\s*$")
 

@@ -5,7 +5,7 @@ GPT-2-only weight reaches the loss."""
 from tests.apps import make_app
 from tests.gpt2.checkpoints import TINY, reference
 from tests.tui.helpers import info, press, status
-from tinytui.model import step_path
+from tinytui.lesson import step_path
 
 
 async def test_the_checkpoint_walks_every_step_of_both_blocks():

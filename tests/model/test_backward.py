@@ -17,10 +17,10 @@ from tests.model.reference_backward import (
     forward,
     random_model,
 )
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.walk_stages import BACKWARD_BY_NUMBER, BACKWARD_STAGES, backward_stages
 from tinytui.model.backward.gradients import grad_name, gradients
-from tinytui.model.backward.walk_stages import BACKWARD_BY_NUMBER, BACKWARD_STAGES, backward_stages
 from tinytui.model.names import resolve
-from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tests.model.reference_backward import RANDOM, SWITCHES, random_model
+from tinytui.lesson.texts.change_note import change_note
 from tinytui.model.switches import Switches
-from tinytui.model.texts.change_note import change_note
 from tinytui.model.trace import run
 
 

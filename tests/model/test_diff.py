@@ -1,11 +1,12 @@
 import numpy as np
 
 from tests.model.reference_backward import random_model
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.step_path import changed_per_step
+from tinytui.lesson.texts.change_note import change_note
 from tinytui.model.diff import diff
 from tinytui.model.names import resolve
-from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.switches import Switches
-from tinytui.model.texts.change_note import change_note
 from tinytui.model.trace import run
 
 
@@ -21,7 +22,7 @@ def test_no_edit_no_change(trace):
 def test_b2_edit_touches_steps_12_to_15_only(chapter, trace):
     after = _edit(chapter, "blocks.0.b_2", (0,), 0.5)
     d = diff(trace, after)
-    per = {step.number: n for step, n in d.per_step(2, 1).items()}  # one block: a Step per stage
+    per = {step.number: n for step, n in changed_per_step(d, 2, 1).items()}  # one block: a Step per stage
     assert [n for n, c in per.items() if c] == [12, 13, 14, 15]
     assert d["blocks.0.ffn"].changed[:, 0].all() and not d["blocks.0.ffn"].changed[:, 1:].any()
     assert np.allclose(d["blocks.0.ffn"].delta[:, 0], 0.5)
@@ -31,7 +32,7 @@ def test_b2_edit_touches_steps_12_to_15_only(chapter, trace):
 
 def test_E_edit_travels_almost_everywhere(chapter, trace):
     after = _edit(chapter, "E", (5, 3), 0.75)  # woodchuck's wood
-    per = {step.number: n for step, n in diff(trace, after).per_step(2, 1).items()}
+    per = {step.number: n for step, n in changed_per_step(diff(trace, after), 2, 1).items()}
     assert per[1] == 0 and per[3] == 0  # ids and PE do not depend on E
     assert all(per[n] > 0 for n in range(4, 16))
 
@@ -64,7 +65,7 @@ def test_an_appended_token_changes_nothing_at_the_earlier_positions(chapter, tra
         d = diff(before, after)
         for name in ("x", "blocks.0.q.1", "blocks.0.k.2", "blocks.0.v.1", "blocks.0.scores.2", "mask"):
             assert d[name].reshaped and d[name].n_changed == 0, name
-        per = {step.number: n for step, n in d.per_step(2, 1).items()}
+        per = {step.number: n for step, n in changed_per_step(d, 2, 1).items()}
         assert [n for n, c in per.items() if c] == [13, 14, 15]
     note = change_note(trace, longer, "append")
     assert note.startswith(

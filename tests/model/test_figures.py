@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from tinytui.lesson.stages import STAGES
 from tinytui.model import count
-from tinytui.model.stages import STAGES
 
 
 def r4(x):

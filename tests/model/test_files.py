@@ -108,7 +108,7 @@ def test_model_package_imports_no_ui():
     import subprocess
 
     code = (
-        "import tinytui.model, tinytui.model.texts.facts, tinytui.model.count, tinytui.model.diff; "
+        "import tinytui.model, tinytui.lesson.texts.facts, tinytui.model.count, tinytui.model.diff; "
         "import sys; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
     )

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.model.reference_backward import random_model
-from tinytui.model.analysis.gallery_reading import (
+from tinytui.lesson.gallery_reading import (
     GPT3,
     artist_rules,
     captions,
@@ -262,7 +262,7 @@ def test_scale_card(chapter):
 
 
 def test_ties_are_read_at_the_precision_shown():
-    from tinytui.model.texts.wording import tops_as_shown
+    from tinytui.lesson.texts.wording import tops_as_shown
 
     sizes = [1.0, 1.118033988749895, 1.1180339887498951, 1.1149]
     assert tops_as_shown(sizes, lambda v: f"{v:.2f}") == [1, 2]  # 1.1149 reads 1.11

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from tests.random_models import config, weights
+from tinytui.lesson.stages import STAGE_BY_NUMBER, STAGES, formula_as_run, params_read
+from tinytui.lesson.texts.facts import stage_facts
+from tinytui.lesson.texts.wording import tied_groups
 from tinytui.model.io.document import ModelFile
-from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, formula_as_run, params_read
 from tinytui.model.switches import Switches, defaults
-from tinytui.model.texts.facts import stage_facts
-from tinytui.model.texts.wording import tied_groups
 from tinytui.model.trace import run
 from tinytui.session.session import Session
 
@@ -98,7 +98,7 @@ def test_a_model_starts_with_its_own_activation():
 
 
 def test_gpt2s_weight_cells_are_labelled_by_their_axes():
-    from tinytui.model.texts.display_names import cell
+    from tinytui.lesson.texts.display_names import cell
 
     params, _ = gpt2_trace()
     cfg = params.cfg
@@ -108,7 +108,7 @@ def test_gpt2s_weight_cells_are_labelled_by_their_axes():
 
 
 def test_a_head_that_copies_dims_is_read_at_any_width():
-    from tinytui.model.texts.attention_texts import _reads
+    from tinytui.lesson.texts.attention_texts import _reads
 
     rng = np.random.default_rng(2)
     x_norm = rng.normal(size=(5, 40))

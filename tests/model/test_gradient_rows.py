@@ -4,8 +4,8 @@ when only a window's rows are read (the overlay at step 14, the inspector on one
 
 import numpy as np
 
+from tinytui.lesson.why.explain import explain
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.why.explain import explain
 
 
 def picked_rows(params, trace) -> np.ndarray:

@@ -5,8 +5,8 @@ alone), and the rules say RMSNorm, the gate, the turn back and W_U where the mod
 import pytest
 
 from tests.model.reference_backward import MODERN, random_model
+from tinytui.lesson.walk_stages import backward_stages
 from tinytui.model.backward.gradients import gradients
-from tinytui.model.backward.walk_stages import backward_stages
 from tinytui.model.names import resolve
 from tinytui.model.switches import defaults
 from tinytui.model.trace import run

@@ -1,8 +1,8 @@
 """One name for every tensor, parameter and gradient; one label for each on screen."""
 
+from tinytui.lesson.stages import STAGES
 from tinytui.model import names
 from tinytui.model.backward.gradients import gradients
-from tinytui.model.stages import STAGES
 from tinytui.model.trace import run
 
 

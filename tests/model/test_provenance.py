@@ -19,13 +19,7 @@ import numpy as np
 import pytest
 
 from tests.model.reference_backward import GPT2, RANDOM, SWITCHES, random_model
-from tinytui.model.backward.gradients import gradients
-from tinytui.model.io.model_file import load
-from tinytui.model.io.presets import presets
-from tinytui.model.names import label
-from tinytui.model.switches import Switches
-from tinytui.model.trace import run
-from tinytui.model.why import (
+from tinytui.lesson.why import (
     attention_cells,
     block_cells,
     grad_block_cells,
@@ -33,8 +27,14 @@ from tinytui.model.why import (
     grad_param_cells,
     stream_cells,
 )
-from tinytui.model.why.explain import RULES, CellError, explain, names_of, parse_cell
-from tinytui.model.why.rule_pieces import num
+from tinytui.lesson.why.explain import RULES, CellError, explain, names_of, parse_cell
+from tinytui.lesson.why.rule_pieces import num
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.io.model_file import load
+from tinytui.model.io.presets import presets
+from tinytui.model.names import label
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
 
 RTOL, ATOL = 1e-9, 1e-12
 
@@ -277,7 +277,7 @@ _FUNCTIONS |= {"tanh": math.tanh, "max": max, "__builtins__": {}}
 
 
 def read_as_written(piece: str) -> float | None:
-    """A piece of a filled formula worked out as a reader would, apart from model/why/written.py: None
+    """A piece of a filled formula worked out as a reader would, apart from lesson/why/written.py: None
     when it is not all written out ("… + 4 more", words, an index)."""
     if any(c in piece for c in "…∞[≤>:\"'") or re.search(
         r"\b[A-Za-z]{2,}\b(?!\()", piece.replace("log ", "")

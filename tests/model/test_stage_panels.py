@@ -2,9 +2,10 @@
 
 import pytest
 
-from tinytui.model import names, panels
-from tinytui.model.stages import STAGES
-from tinytui.model.texts.facts import stage_facts
+from tinytui.lesson import panels
+from tinytui.lesson.stages import STAGES
+from tinytui.lesson.texts.facts import stage_facts
+from tinytui.model import names
 
 
 def _shown(stage_panels):

@@ -5,10 +5,10 @@ the screen, `why` and the backward walk, which read the table, never leave out a
 import pytest
 
 from tests.model.reference_backward import GPT2, random_model
-from tinytui.model import step_path
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import params_read
 from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import resolve as preset
-from tinytui.model.stages import params_read
 from tinytui.model.trace import run
 
 

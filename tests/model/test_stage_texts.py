@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tests.model.reference_backward import RANDOM, SWITCHES, random_model
+from tinytui.lesson.stages import STAGES
 from tinytui.model import count
-from tinytui.model.stages import STAGES
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
 

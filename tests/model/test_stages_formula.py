@@ -1,6 +1,6 @@
 from dataclasses import replace
 
-from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, formula_as_run
+from tinytui.lesson.stages import STAGE_BY_NUMBER, STAGES, formula_as_run
 from tinytui.model.switches import Switches
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytui.model.texts.attention_texts import largest
+from tinytui.lesson.texts.attention_texts import largest
 
 
 def test_weights_equal_at_four_decimals_tie():

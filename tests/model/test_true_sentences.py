@@ -15,15 +15,15 @@ import pytest
 
 from tests.gpt2.checkpoints import TINY
 from tests.random_models import random_params
-from tinytui.model import step_path
-from tinytui.model.analysis.gallery_reading import captions, day
+from tinytui.lesson import step_path
+from tinytui.lesson.gallery_reading import captions, day
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.texts.change_note import change_note
+from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.model.backward.gradients import gradients
-from tinytui.model.backward.walk_stages import backward_stage_for
 from tinytui.model.io.checkpoint import load_checkpoint, load_model
 from tinytui.model.io.presets import resolve
-from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.model.switches import Switches
-from tinytui.model.texts.change_note import change_note
 from tinytui.model.trace import run
 from tinytui.report.step_report import stage_report
 

@@ -1,9 +1,9 @@
 """The backward walk's table is read off the stage table: each forward Stage declares its own step back
 (Stage.backward), so the two cannot fall out of step."""
 
-from tinytui.model.backward.walk_stages import BACKWARD_BY_NUMBER, BACKWARD_STAGES, backward_stages
-from tinytui.model.backward.walk_steps import Walk
-from tinytui.model.stages import STAGES
+from tinytui.lesson.stages import STAGES
+from tinytui.lesson.walk_stages import BACKWARD_BY_NUMBER, BACKWARD_STAGES, backward_stages
+from tinytui.lesson.walk_steps import Walk
 from tinytui.model.switches import Switches
 
 

@@ -37,7 +37,12 @@ def test_the_wheel_installs_only_the_tinytui_package(tmp_path):
     needed = ("model/trace.py", "model/presets/chapter17.json", "themes/scale.py", "tui/app.tcss")
     assert all(f"tinytui/{n}" in names for n in needed)
     # every module of the source tree is in the wheel (a subpackage missing from pyproject is not)
-    for folder, inside in (("tinytui", "tinytui"), ("model", "tinytui/model"), ("themes", "tinytui/themes")):
+    for folder, inside in (
+        ("tinytui", "tinytui"),
+        ("model", "tinytui/model"),
+        ("lesson", "tinytui/lesson"),
+        ("themes", "tinytui/themes"),
+    ):
         for path in (ROOT / folder).rglob("*.py"):
             assert f"{inside}/{path.relative_to(ROOT / folder).as_posix()}" in names, path
 

@@ -9,9 +9,9 @@ import math
 
 import pytest
 
+from tinytui.lesson.practice.grading import MARGIN, accepted, grade
+from tinytui.lesson.practice.questions import step_questions
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.practice.grading import MARGIN, accepted, grade
-from tinytui.model.practice.questions import step_questions
 
 STEPS = range(5, 16)
 OFF = 3e-3  # an answer this far from the true value is a wrong computation, never rounding

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tinytui.model.practice.lesson_file import (
+from tinytui.lesson.practice.lesson_file import (
     FORMAT,
     MAX_BYTES,
     Edit,

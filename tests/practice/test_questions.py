@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from tinytui.lesson.practice.grading import accepted, grade
+from tinytui.lesson.practice.hints import RUNGS, hint, ladder, lit
+from tinytui.lesson.practice.questions import QuestionError, step_names, step_questions
+from tinytui.lesson.texts.display_names import in_formula
+from tinytui.lesson.why.explain import explain
+from tinytui.lesson.why.rule_pieces import num
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.practice.grading import accepted, grade
-from tinytui.model.practice.hints import RUNGS, hint, ladder, lit
-from tinytui.model.practice.questions import QuestionError, step_names, step_questions
-from tinytui.model.texts.display_names import in_formula
-from tinytui.model.why.explain import explain
-from tinytui.model.why.rule_pieces import num
 
 STEPS = range(5, 16)
 

@@ -6,8 +6,8 @@ from markdown_it import MarkdownIt
 
 from tinytui.cli.main import cmd_print
 from tinytui.cli.options import build_parser
+from tinytui.lesson.stages import STAGES
 from tinytui.model.io.model_file import load_default
-from tinytui.model.stages import STAGES
 from tinytui.report.step_report import stage_report
 
 

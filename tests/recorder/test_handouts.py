@@ -121,8 +121,8 @@ def test_print_and_markdown_show_the_weights_of_their_steps():
 def test_rich_report_shows_the_weights():
     from rich.console import Console
 
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
     from tinytui.model.io.model_file import load_default
-    from tinytui.model.stages import STAGE_BY_NUMBER
     from tinytui.model.trace import run as run_model
     from tinytui.report.render import rich_report
     from tinytui.report.step_report import stage_report

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from tinytui.lesson.step_path import changed_per_step
 from tinytui.session.session import Session, parse_value
 from tinytui.session.state import Refused
 
@@ -132,6 +133,6 @@ def test_a_changes_two_traces_are_compared_once_and_any_others_anew(session):
     assert older is not session.diff
     assert older["blocks.0.ffn"].changed[:, 3].all() and not older["blocks.0.ffn"].changed[:, 0].any()
     assert session.diff_between(second, session.trace)["blocks.0.ffn"].changed[:, 0].all()
-    counts = session.diff.per_step(2, 1)
+    counts = changed_per_step(session.diff, 2, 1)
     counts.clear()  # a caller's copy: the diff's own counts stay
-    assert sum(session.diff.per_step(2, 1).values()) > 0
+    assert sum(changed_per_step(session.diff, 2, 1).values()) > 0

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ("tinytui", "model", "themes")
+SOURCE = ("tinytui", "model", "lesson", "themes")
 
 
 def module_names() -> Counter:

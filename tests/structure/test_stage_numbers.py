@@ -1,6 +1,6 @@
 """Stages own their behaviour: no module but the stage table asks which step it is at.
 
-What a stage shows, says and formats lives with its entry in model/stages.py (its panels, its facts
+What a stage shows, says and formats lives with its entry in lesson/stages.py (its panels, its facts
 function, its formula-as-run function). A branch like `if stage.number == 15` anywhere else is that
 knowledge leaking out again, so this scans the source (ast) for a stage or step number compared with a
 literal number: `stage.number == 15`, `n <= 4` after `n = stage.number`, `view.step in (2, 3, 4)`,
@@ -14,13 +14,13 @@ from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SCANNED = ("tinytui", "model")
+SCANNED = ("tinytui", "model", "lesson")
 # The stage table and the modules of its per-stage functions: the one place numbers may be named.
 STAGE_TABLE = (
-    "model/stages.py",
-    "model/texts/formulas.py",
-    "model/texts/stage_facts.py",
-    "model/panels.py",
+    "lesson/stages.py",
+    "lesson/texts/formulas.py",
+    "lesson/texts/stage_facts.py",
+    "lesson/panels.py",
 )
 
 NUMBER_ATTRS = frozenset({"number", "step"})  # stage.number, view.step, session.step

@@ -1,7 +1,7 @@
 """Every panel kind a stage uses has a builder in each module that draws it (no step numbers needed)."""
 
-from tinytui.model.panels import KINDS, LOGITS_GRADIENT
-from tinytui.model.stages import STAGES
+from tinytui.lesson.panels import KINDS, LOGITS_GRADIENT
+from tinytui.lesson.stages import STAGES
 from tinytui.present.backward_tables import PASSED_BACK
 from tinytui.present.cells import PANEL_ROWS
 from tinytui.report.step_report import PANEL_TABLES

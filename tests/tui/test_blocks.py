@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from tests.tui.helpers import info, press, status, steplist
-from tinytui.model import step_path
-from tinytui.model.stages import STAGES
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import STAGES
+from tinytui.lesson.step_path import changed_per_step
 from tinytui.model.training.seeded_model import new_model
 from tinytui.model.training.seeded_model import sizes as make_sizes
 from tinytui.session.session import Session
@@ -102,7 +103,7 @@ async def test_an_edit_in_block_3_changes_only_what_follows_it():
             assert np.array_equal(before[name], after[name]), name
         for name in ("blocks.2.hidden_pre", "blocks.2.y", "z", "logits"):
             assert not np.array_equal(before[name], after[name]), name
-        counts = session.diff.per_step(2, N_BLOCKS)
+        counts = changed_per_step(session.diff, 2, N_BLOCKS)
         assert all(counts[step_path.Step(n, b)] == 0 for b in (0, 1) for n in range(5, 13))
         assert counts[step_path.Step(11, 2)] > 0 and counts[step_path.Step(13)] > 0
 
@@ -163,8 +164,8 @@ def test_a_recording_of_block_steps_replays_to_the_same_block(tmp_path):
 def test_ablating_one_head_of_one_block_zeroes_it_there_only():
     from dataclasses import replace
 
+    from tinytui.lesson.why.explain import explain
     from tinytui.model.backward.gradients import gradients
-    from tinytui.model.why.explain import explain
 
     session = Session(three_blocks())
     plain = session.trace

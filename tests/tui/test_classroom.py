@@ -3,7 +3,7 @@ editable cells, and the step's first table on screen at 80×24 on every step."""
 
 from tests.apps import make_app
 from tests.tui.helpers import W_O, grid, info, open_editor, press, view, words
-from tinytui.model.stages import LAST
+from tinytui.lesson.stages import LAST
 from tinytui.tui.widgets.footer import TinyFooter
 
 

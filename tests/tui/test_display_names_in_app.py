@@ -1,12 +1,12 @@
 """The app's tables and inspector name tensors as the transcript and the handouts do
-(tinytui.model.texts.display_names): x′ not x_mid, h_pre, MHA, A_1, ∂L/∂ℓ; one naming for the app, the
+(tinytui.lesson.texts.display_names): x′ not x_mid, h_pre, MHA, A_1, ∂L/∂ℓ; one naming for the app, the
 transcript and print."""
 
 import re
 
 from tests.apps import make_app
 from tests.tui.helpers import grid, tables
-from tinytui.model.texts.display_names import in_formula
+from tinytui.lesson.texts.display_names import in_formula
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
 from tinytui.present.grid_spec import GridSpec
@@ -86,7 +86,7 @@ async def test_the_first_residual_says_x_prime_in_its_title_and_the_inspector():
 
 
 def test_prose_and_step_formulas_use_the_same_names():
-    from tinytui.model.texts.display_names import in_words
+    from tinytui.lesson.texts.display_names import in_words
 
     assert in_words("the skip hands ∂L/∂ffn to x' as well") == "the skip hands ∂L/∂FFN to x′ as well"
     assert in_words("∂L/∂b_2 = Σ_p ∂L/∂ffn_p") == "∂L/∂b_2 = Σ_p ∂L/∂FFN_p"

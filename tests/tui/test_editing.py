@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.tui.helpers import W_O, grid, logits, open_editor, press, status, steplist, type_into_cell
+from tinytui.lesson.step_path import changed_per_step
 from tinytui.model.io.model_file import load
 from tinytui.present.grid_spec import DOWN, EDITED, UP
 from tinytui.report.tables import fmt
@@ -301,7 +302,7 @@ async def test_parameter_browser_from_the_palette(app):
         await pilot.press(*"-1")
         await press(pilot, "enter")
         assert app.session.params["blocks.0.b_2"][3] == -1.0
-        per = {step.number: n for step, n in app.session.diff.per_step(2, 1).items()}
+        per = {step.number: n for step, n in changed_per_step(app.session.diff, 2, 1).items()}
         assert [n for n, k in per.items() if k] == [12, 13, 14, 15]
         assert "1 edited weight" in app.screen.query_one("#params-status").text
         assert g.cell_classes(0, 3) == {EDITED}

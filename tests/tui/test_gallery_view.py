@@ -13,9 +13,9 @@ from textual.geometry import Size
 from tests.apps import make_app
 from tests.tui.helpers import press
 from tinytui.cli.main import main
+from tinytui.lesson.gallery_reading import captions, day
 from tinytui.model.analysis.attribution import NOT_EXACT, attribution
 from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, head_circuits
-from tinytui.model.analysis.gallery_reading import captions, day
 from tinytui.tui.screens.gallery_screen import GalleryScreen
 from tinytui.tui.widgets.gallery.canvas import GalleryPanel
 from tinytui.tui.widgets.gallery.day_page import day_stages

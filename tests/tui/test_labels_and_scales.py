@@ -10,7 +10,7 @@ import pytest
 
 from tests.apps import make_app
 from tests.tui.helpers import press
-from tinytui.model.analysis.gallery_reading import day
+from tinytui.lesson.gallery_reading import day
 from tinytui.present.gallery_runs import kind_limits
 from tinytui.present.label_fit import fit_label
 from tinytui.tui.widgets.gallery.canvas import GalleryPanel

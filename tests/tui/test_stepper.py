@@ -2,7 +2,7 @@
 
 from tests.apps import make_app
 from tests.tui.helpers import cell, grid, info, logits, panes, press, status, steplist
-from tinytui.model.stages import STAGES
+from tinytui.lesson.stages import STAGES
 
 
 def current_line(app) -> str:

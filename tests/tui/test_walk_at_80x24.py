@@ -3,7 +3,7 @@ line) and the whole of it follows the tables, so each walk step's first table st
 
 from tests.apps import make_app
 from tests.tui.helpers import info, joined, panes, press, view, words
-from tinytui.model.texts.display_names import in_words
+from tinytui.lesson.texts.display_names import in_words
 from tinytui.present.backward_tables import heading
 from tinytui.tui.widgets.step_text import MORE_HINT, first_sentence
 

@@ -2,7 +2,7 @@
 their parts sit, the columns a window needs, and the glossary line of each kind of label."""
 
 from tests.apps import random_app
-from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label, label_line

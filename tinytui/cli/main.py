@@ -22,8 +22,8 @@ from tinytui.cli.debugger import cmd_app, cmd_replay
 from tinytui.cli.new_command import CommandError
 from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import UsageError, setup_from
+from tinytui.lesson.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 from tinytui.model.io.field_checks import ModelFileError
-from tinytui.model.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 
 
 def selected_steps(args: argparse.Namespace) -> list[int]:
@@ -36,7 +36,7 @@ def selected_steps(args: argparse.Namespace) -> list[int]:
 
 
 def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
-    from tinytui.model import step_path as steps
+    from tinytui.lesson import step_path as steps
     from tinytui.report.render import markdown_document, plain_report, rich_report
     from tinytui.report.step_report import stage_report
 
@@ -82,11 +82,11 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
     """tinytui why NAME[i,j]: the formula, the operands filled in, the result and each operand's cell.
     The cell is named as the screen shows it (A_2[1,0], W_O[h2.k0, thing], W_Q[h1: wood, k1]) or by its
     canonical name (attn.2[1,0]); each cell is printed both ways."""
+    from tinytui.lesson.texts.display_names import canonical_cell, in_formula, screen_cell
+    from tinytui.lesson.why.explain import CellError, axes_of, explain, parse_cell
+    from tinytui.lesson.why.rule_pieces import num
     from tinytui.model.backward.gradients import gradients
     from tinytui.model.names import label
-    from tinytui.model.texts.display_names import canonical_cell, in_formula, screen_cell
-    from tinytui.model.why.explain import CellError, axes_of, explain, parse_cell
-    from tinytui.model.why.rule_pieces import num
 
     setup = setup_from(args)
     trace, params = setup.trace(), setup.state.params

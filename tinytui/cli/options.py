@@ -18,7 +18,7 @@ from tinytui.cli import (
     train_command,
 )
 from tinytui.cli.option_types import file_name, not_empty, theme_name
-from tinytui.model.stages import GROUPS
+from tinytui.lesson.stages import GROUPS
 from tinytui.model.trace import DEFAULT_LR
 
 

@@ -1,7 +1,7 @@
 """`tinytui practice LESSON.json` and `tinytui practice --step N [--backward] [--count K --seed S]`: the
 debugger opened in practice mode (tinytui/tui/controllers/practice_controller.py).
 
-A lesson (model/practice/lesson_file.py, format tinytui-lesson/1) brings its own model, prompt, target,
+A lesson (lesson/practice/lesson_file.py, format tinytui-lesson/1) brings its own model, prompt, target,
 switches, learning rate and edits, and asks only its cells, opening at the step of the first; each is
 checked against the model here, so a lesson that does not fit is one line before the screen is taken.
 Without a lesson the run options say what runs, and step N asks its cells (or a sample of K of them).
@@ -15,12 +15,7 @@ from dataclasses import replace
 from tinytui.cli.debugger import app_options, has_terminal, require_terminal, run_app
 from tinytui.cli.quiz_command import add_step_options
 from tinytui.cli.run_setup import Setup, UsageError, record_option, setup_from
-from tinytui.model import checks
-from tinytui.model.backward.gradients import Gradients
-from tinytui.model.io.checkpoint import load_model
-from tinytui.model.io.model_file import load_default
-from tinytui.model.io.presets import resolve
-from tinytui.model.practice.lesson_file import (
+from tinytui.lesson.practice.lesson_file import (
     Lesson,
     LessonError,
     check_on,
@@ -28,10 +23,15 @@ from tinytui.model.practice.lesson_file import (
     model_path,
     read_lesson,
 )
-from tinytui.model.practice.questions import QuestionError, step_cells
+from tinytui.lesson.practice.questions import QuestionError, step_cells
+from tinytui.lesson.why.explain import CellError, explain
+from tinytui.model import checks
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.io.checkpoint import load_model
+from tinytui.model.io.model_file import load_default
+from tinytui.model.io.presets import resolve
 from tinytui.model.switches import defaults
 from tinytui.model.trace import DEFAULT_LR, run
-from tinytui.model.why.explain import CellError, explain
 from tinytui.session.practice_state import Sample
 from tinytui.session.session import Session
 from tinytui.session.state import Refused, State

@@ -1,5 +1,5 @@
 """`tinytui quiz --step N [--backward] [--count K --seed S]`: practice in a plain terminal, for scripts
-and classes. The questions are the cells the step computes (model/practice/questions.py), in order.
+and classes. The questions are the cells the step computes (lesson/practice/questions.py), in order.
 
     tinytui quiz --step 7                   at a terminal: a conversation, one question at a time
     tinytui quiz --step 7 --list --json     the questions as JSON: name, index, formula, operands (no answers)
@@ -26,12 +26,12 @@ from typing import BinaryIO, TextIO
 
 from tinytui.cli.option_types import seed
 from tinytui.cli.run_setup import Setup, UsageError
+from tinytui.lesson.practice.grading import Grade, accepted, grade
+from tinytui.lesson.practice.hints import RUNGS, hint
+from tinytui.lesson.practice.questions import Question, QuestionError, cell_text, step_questions
+from tinytui.lesson.texts.display_names import in_formula
+from tinytui.lesson.why.rule_pieces import result_text
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.practice.grading import Grade, accepted, grade
-from tinytui.model.practice.hints import RUNGS, hint
-from tinytui.model.practice.questions import Question, QuestionError, cell_text, step_questions
-from tinytui.model.texts.display_names import in_formula
-from tinytui.model.why.rule_pieces import result_text
 
 MAX_LINE = 1000  # characters of one answer line read; a longer line is not a number anyway
 MAX_EXTRA = 10_000  # lines after the last question counted (and reported) before reading stops

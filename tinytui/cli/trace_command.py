@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from tinytui.cli.new_command import CommandError
+from tinytui.lesson.texts.display_names import canonical_name, display
 from tinytui.model import checks
 from tinytui.model.backward.gradients import Gradients, grad_name, gradients
 from tinytui.model.names import canonical
-from tinytui.model.texts.display_names import canonical_name, display
 from tinytui.model.trace import Trace
 
 # A whole trace of at most this many numbers is written (a few hundred MB of JSON at most); a bigger
@@ -146,8 +146,8 @@ def weights_json(params, trace: Trace, only: list[str] | None = None) -> dict:
     (display_names.param_axes): {"blocks.0.W_O": {"label": "W_O", "shape": [4, 4], "axes": [["h1.k0", …],
     ["thing", …]], "values": [[…], …]}}: one list of labels per dimension of values (a per-head weight's
     first is ["h1", "h2"]). Floats as stored, so the arithmetic can be redone by hand."""
+    from tinytui.lesson.texts.display_names import param_axes
     from tinytui.model.names import label
-    from tinytui.model.texts.display_names import param_axes
 
     cfg = trace.cfg
     out = {}

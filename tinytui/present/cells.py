@@ -14,9 +14,9 @@ from dataclasses import replace
 from itertools import chain
 from types import MappingProxyType
 
+from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
+from tinytui.lesson.stages import STAGE_BY_NUMBER, Stage, params_read
 from tinytui.model import names
-from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
-from tinytui.model.stages import STAGE_BY_NUMBER, Stage, params_read
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
     Cell,

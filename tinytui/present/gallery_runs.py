@@ -10,9 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model.analysis.attribution import Attribution, attribution
-from tinytui.model.analysis.circuits import HeadCircuits, head_circuits
-from tinytui.model.analysis.gallery_reading import (
+from tinytui.lesson.gallery_reading import (
     ArtistRules,
     Caption,
     Gallery,
@@ -23,6 +21,8 @@ from tinytui.model.analysis.gallery_reading import (
     scale_card,
     shade,
 )
+from tinytui.model.analysis.attribution import Attribution, attribution
+from tinytui.model.analysis.circuits import HeadCircuits, head_circuits
 from tinytui.model.diff import TOLERANCE
 from tinytui.model.params import Params
 from tinytui.model.trace import Trace

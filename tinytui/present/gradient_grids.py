@@ -14,10 +14,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from tinytui.lesson.texts.display_names import DISPLAY, PER_HEAD
 from tinytui.model import names
 from tinytui.model.backward.parts import PREFIX
 from tinytui.model.backward.rows import ROWS_OF
-from tinytui.model.texts.display_names import DISPLAY, PER_HEAD
 from tinytui.model.trace import Tensor
 from tinytui.present import windows
 from tinytui.present.cells import PARAM_NAMES, short_key_labels, side_by_side
@@ -28,7 +28,7 @@ from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.tables import fmt, number_rows
 
-# A gradient is named after its tensor's display name (model/texts/display_names.py: x′, h_pre, MHA, ℓ), as
+# A gradient is named after its tensor's display name (lesson/texts/display_names.py: x′, h_pre, MHA, ℓ), as
 # the transcript and the handouts name it; a per-head tensor by its letter (∂L/∂Q, its heads side by side).
 # E's two shares of gradient (model.backward): what a share is called after its symbol
 SHARES = MappingProxyType({"E.lookup": "lookup share, step 2", "E.unembed": "unembedding share, step 14"})

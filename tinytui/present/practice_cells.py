@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tinytui.model.practice.questions import cell_text
+from tinytui.lesson.practice.questions import cell_text
 from tinytui.present.grid_spec import MASKED, GridSpec, Item, KeptSpecs, LogitRow, LogitsSpec, Section, Source
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows

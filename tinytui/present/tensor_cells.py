@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from tinytui.lesson.texts.display_names import display
 from tinytui.model import names
-from tinytui.model.texts.display_names import display
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
     _MARKS,

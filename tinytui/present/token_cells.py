@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.texts.display_names import display, pe_columns
 from tinytui.model import names
-from tinytui.model.texts.display_names import display, pe_columns
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
     _NO_MARKS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from tinytui.model import step_path as steps
+from tinytui.lesson import step_path as steps
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff
 from tinytui.model.trace import Trace

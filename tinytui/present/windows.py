@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from tinytui.lesson.panels import LOGITS
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.texts.display_names import param_axes
 from tinytui.model import names
-from tinytui.model.panels import LOGITS
-from tinytui.model.stages import STAGE_BY_NUMBER
-from tinytui.model.texts.display_names import param_axes
 from tinytui.model.trace import Axis, Tensor
 from tinytui.present.top_tokens import shown_tokens
 from tinytui.present.view import View

@@ -16,15 +16,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from tinytui.lesson.practice.grading import grade
+from tinytui.lesson.practice.questions import cell_text
+from tinytui.lesson.stages import FIRST, LAST, STAGE_BY_NUMBER
 from tinytui.model import checks
 from tinytui.model.generation import sampling
 from tinytui.model.generation.sampling import Sampling
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
-from tinytui.model.practice.grading import grade
-from tinytui.model.practice.questions import cell_text
-from tinytui.model.stages import FIRST, LAST, STAGE_BY_NUMBER
 from tinytui.model.switches import NAMES
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.log_values import (

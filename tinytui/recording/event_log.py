@@ -21,10 +21,10 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tinytui.lesson.stages import FIRST, LAST
 from tinytui.model.generation.sampling import Sampling
 from tinytui.model.io.document import ModelFile
 from tinytui.model.params import Params
-from tinytui.model.stages import FIRST, LAST
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, decode_mode, decode_sampling
 from tinytui.recording.log_values import (

@@ -12,8 +12,8 @@ as Markdown tables, equations as $$ … $$.
 
 from __future__ import annotations
 
-from tinytui.model.backward.walk_stages import backward_stage_for
-from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.recording.event_kinds import KINDS
 from tinytui.recording.recording_words import step_heading
 from tinytui.recording.replay import Recording, Replayer

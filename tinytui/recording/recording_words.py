@@ -4,11 +4,12 @@ change between two states of the undo history."""
 
 from __future__ import annotations
 
-from tinytui.model import names, step_path
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import LAST
+from tinytui.lesson.texts.display_names import cell
+from tinytui.model import names
 from tinytui.model.params import Params
-from tinytui.model.stages import LAST
 from tinytui.model.switches import WORDS
-from tinytui.model.texts.display_names import cell
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.session.state import Mode, State
 

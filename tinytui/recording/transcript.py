@@ -5,7 +5,7 @@ sentence its kind says (tinytui.recording.event_kinds): for a move of the view (
 now shown, its title, equation, tables and the weights it uses (in the backward walk, its rules and
 gradients); for a change (edit, toggle, prompt, target, lr, undo, redo, reset, learn) what moved —
 weights, switches, prediction and loss old → new, the largest change in each step. Names are the ones
-people read (tinytui.model.texts.display_names: x′, h_pre, MHA, W_O[h1.k0, thing]) and numbers have the app's
+people read (tinytui.lesson.texts.display_names: x′, h_pre, MHA, W_O[h1.k0, thing]) and numbers have the app's
 4 decimals; the exact values are in the event data (tinytui.recording.embedded_log). Plain text only,
 every line at most WIDTH columns, so it diffs cleanly.
 """
@@ -16,12 +16,12 @@ import textwrap
 
 import numpy as np
 
-from tinytui.model import step_path
-from tinytui.model.backward.walk_stages import backward_stage_for
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.texts.display_names import display
+from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.model.diff import diff
 from tinytui.model.params import Params
-from tinytui.model.stages import STAGE_BY_NUMBER
-from tinytui.model.texts.display_names import display
 from tinytui.model.trace import Trace
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.event_kinds import KINDS

@@ -6,7 +6,7 @@ import textwrap
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from tinytui.model.texts.display_names import in_words
+from tinytui.lesson.texts.display_names import in_words
 from tinytui.report.step_report import BackwardReport, StageReport
 from tinytui.report.tables import Table
 

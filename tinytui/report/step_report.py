@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tinytui.model import count, step_path
+from tinytui.lesson import step_path
+from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
+from tinytui.lesson.stages import Stage, formula_as_run, params_read
+from tinytui.lesson.texts.display_names import display, in_words
+from tinytui.lesson.texts.facts import stage_facts
+from tinytui.lesson.walk_stages import BackwardStage
+from tinytui.model import count
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.backward.walk_stages import BackwardStage
-from tinytui.model.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
-from tinytui.model.stages import Stage, formula_as_run, params_read
-from tinytui.model.texts.display_names import display, in_words
-from tinytui.model.texts.facts import stage_facts
 from tinytui.model.trace import Trace
 from tinytui.report.print_window import Picks, picks_of
 from tinytui.report.tables import Table, fmt, param_table, tensor_table, windowed

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tinytui.lesson.texts.display_names import param_axes, pe_columns
 from tinytui.model import names
 from tinytui.model.switches import Switches
-from tinytui.model.texts.display_names import param_axes, pe_columns
 from tinytui.model.trace import TensorMap, Trace
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.print_window import Picks, cut
 
-# Table titles in the display names (model/texts/display_names.py): the app, the transcript and print share
+# Table titles in the display names (lesson/texts/display_names.py): the app, the transcript and print share
 # them.
 TENSOR_TITLES = {
     "emb": "E[id] — embedding rows",

@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model import step_path
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import FIRST
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff, diff
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
-from tinytui.model.stages import FIRST
 from tinytui.model.switches import defaults as default_switches
 from tinytui.model.trace import Trace, first_stale, run
 from tinytui.session.state import Event, Kind, Mode, Refused, State

@@ -1,7 +1,7 @@
 """Practice mode's state (no Textual): which cells each step asks, what the learner answered, how many
 hints each question has had, and the scores.
 
-The questions of a step are the cells it computes (model/practice/questions.py): every one, or a lesson's
+The questions of a step are the cells it computes (lesson/practice/questions.py): every one, or a lesson's
 chosen cells, or `tinytui practice --step N --count K`'s sample at step N. An answer is kept with the
 value it was graded against, so a cell answered right shows ✓ only while the run still gives that value
 (an edit that changes it asks it again). Shown is what the tables need to know, read by
@@ -13,11 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tinytui.model.backward.gradients import Gradients
-from tinytui.model.params import Params
-from tinytui.model.practice.grading import Accepted, Grade, accepted, grade
-from tinytui.model.practice.hints import RUNGS, hint
-from tinytui.model.practice.questions import (
+from tinytui.lesson.practice.grading import Accepted, Grade, accepted, grade
+from tinytui.lesson.practice.hints import RUNGS, hint
+from tinytui.lesson.practice.questions import (
     BACKWARD_STEPS,
     FORWARD_STEPS,
     Question,
@@ -25,9 +23,11 @@ from tinytui.model.practice.questions import (
     step_cells,
     step_names,
 )
+from tinytui.lesson.why.explain import explain
+from tinytui.lesson.why.rule_pieces import num
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.params import Params
 from tinytui.model.trace import Trace
-from tinytui.model.why.explain import explain
-from tinytui.model.why.rule_pieces import num
 
 Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
 StepKey = tuple[bool, int, int]  # (in the backward walk, stage number, block)
@@ -151,7 +151,7 @@ def hint_line(trace: Trace, params: Params, grads: Gradients, cell: Source, rung
 
 
 def accepted_at(trace: Trace, params: Params, grads: Gradients | None, cell: Source) -> Accepted:
-    """The answers counted right for a run cell (model/practice/grading.py)."""
+    """The answers counted right for a run cell (lesson/practice/grading.py)."""
     return accepted(explain(trace, params, cell[0], cell[1], grads))
 
 

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any
 
-from tinytui.model import checks, step_path
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import FIRST, LAST
+from tinytui.model import checks
 from tinytui.model.generation.sampling import Sampling
 from tinytui.model.names import canonical, label
 from tinytui.model.params import Params
-from tinytui.model.stages import FIRST, LAST
 from tinytui.model.switches import Switches
 from tinytui.model.switches import defaults as default_switches
 from tinytui.model.trace import Trace

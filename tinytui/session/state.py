@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from tinytui.model.backward.walk_stages import BACKWARD_STAGES
+from tinytui.lesson.walk_stages import BACKWARD_STAGES
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR, Trace

@@ -16,8 +16,8 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
+from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.model.io.model_file import default_model_path
-from tinytui.model.stages import STAGE_BY_NUMBER
 from tinytui.recording.recorder import target_problem
 
 Check = tuple[Path | None, str]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tinytui.lesson.texts.change_note import change_note
 from tinytui.model import names
 from tinytui.model.io.checkpoint import CheckpointModel
 from tinytui.model.io.checkpoint_save import save_edited, suggested_name
-from tinytui.model.texts.change_note import change_note
 from tinytui.report.tables import fmt
 from tinytui.tui.actions import Host, PaletteCommand
 from tinytui.tui.output_paths import safe_stem

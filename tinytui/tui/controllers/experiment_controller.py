@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import combinations
 
-from tinytui.model.texts.change_note import change_note
+from tinytui.lesson.texts.change_note import change_note
 from tinytui.tui.actions import Host, PaletteCommand
 from tinytui.tui.switch_table import EXPERIMENT_BY_ID
 

@@ -5,9 +5,9 @@ gradient_grids."""
 
 from __future__ import annotations
 
+from tinytui.lesson import step_path as steps
+from tinytui.lesson.stages import STAGES
 from tinytui.model import checks, names
-from tinytui.model import step_path as steps
-from tinytui.model.stages import STAGES
 from tinytui.present.gradient_places import gradient_places, where_said
 from tinytui.present.view import Curve
 from tinytui.report.tables import fmt

@@ -2,12 +2,12 @@
 
 On, the cells the step computes are drawn as "?" (tinytui/present/practice_cells.py) until answered; the
 cursor picks one, typing a number (or Enter) asks for the value and grades it from its operands as shown
-(model/practice; the session keeps the answer, so a recording has it). Right:
+(lesson/practice; the session keeps the answer, so a recording has it). Right:
 the value appears after a ✓. Wrong: "not quite" and the next hint of the ladder (which cells it is
 computed from, lit in the tables as the inspector lights operands; the formula; the formula with the
 numbers in); h asks for one more hint without answering. The status line keeps a score for the step and
 for the whole practice. A teacher marks cells (X, with an optional note) and saves them as a lesson file
-(model/practice/lesson_file.py), which `tinytui practice lesson.json` opens for a student.
+(lesson/practice/lesson_file.py), which `tinytui practice lesson.json` opens for a student.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import math
 import os
 from pathlib import Path
 
+from tinytui.lesson.practice.grading import accepted
+from tinytui.lesson.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
+from tinytui.lesson.practice.questions import Question, cell_text
+from tinytui.lesson.why.explain import explain
 from tinytui.model.io.presets import DEFAULT, presets
-from tinytui.model.practice.grading import accepted
-from tinytui.model.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
-from tinytui.model.practice.questions import Question, cell_text
-from tinytui.model.why.explain import explain
 from tinytui.present.practice_cells import ask_line
 from tinytui.session.practice_state import Practice, Sample, Shown, Source, hint_line
 from tinytui.session.state import Refused

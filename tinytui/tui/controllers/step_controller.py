@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tinytui import themes
-from tinytui.model import step_path
-from tinytui.model.stages import FIRST, LAST
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import FIRST, LAST
 from tinytui.tui.actions import Host, PaletteCommand
 from tinytui.tui.screens.confirm_screen import ConfirmScreen
 

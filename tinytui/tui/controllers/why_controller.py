@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tinytui.model import names, step_path
-from tinytui.model.backward.walk_stages import backward_stages
-from tinytui.model.stages import params_read
-from tinytui.model.texts.display_names import display, in_formula
-from tinytui.model.why.explain import CellError, explain
-from tinytui.model.why.rule_pieces import Operand, Why
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import params_read
+from tinytui.lesson.texts.display_names import display, in_formula
+from tinytui.lesson.walk_stages import backward_stages
+from tinytui.lesson.why.explain import CellError, explain
+from tinytui.lesson.why.rule_pieces import Operand, Why
+from tinytui.model import names
 from tinytui.present.compare_tables import twin_cells
 from tinytui.present.grid_labels import label_line
 from tinytui.present.grid_spec import GridSpec, LogitsSpec, Source

@@ -13,11 +13,11 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tinytui.model import step_path
-from tinytui.model.stages import STAGE_BY_NUMBER
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.why.rule_pieces import Why
 from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
-from tinytui.model.why.rule_pieces import Why
 from tinytui.present.backward_tables import backward_stage, in_walk
 from tinytui.present.sparkline import sparkline
 from tinytui.present.view import View, ViewPart

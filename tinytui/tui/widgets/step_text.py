@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from rich.style import Style
 from rich.text import Text
 
-from tinytui.model import step_path
-from tinytui.model.stages import STAGE_BY_NUMBER, formula_as_run
-from tinytui.model.texts.display_names import in_words
-from tinytui.model.texts.facts import stage_facts
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run
+from tinytui.lesson.texts.display_names import in_words
+from tinytui.lesson.texts.facts import stage_facts
 from tinytui.present.backward_tables import heading, in_walk
 from tinytui.present.view import View
 from tinytui.report.tables import on_screen_text

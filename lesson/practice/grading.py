@@ -1,7 +1,7 @@
 """Grading a learner's answer fairly: right when it is what the formula gives from the operands as the
 screen shows them, within the rounding those shown operands can carry through the formula.
 
-    ok = accepted(why)          # the interval of right answers for one cell (model/why's Why)
+    ok = accepted(why)          # the interval of right answers for one cell (lesson/why's Why)
     grade("0.4713", ok)         Grade(correct=True, …)
     grade("0.4743", ok)         Grade(correct=False, …, said='not quite')
     grade("seven", ok)          Grade(correct=False, answer=None, said="'seven' is not a number (try …)")
@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from tinytui.lesson.why.rule_pieces import PLACES, Why
 from tinytui.model import checks
-from tinytui.model.why.rule_pieces import PLACES, Why
 
 HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
 MARGIN = 2e-3  # the farthest an accepted answer may be from the exact value

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
 from tinytui.model import count
-from tinytui.model.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
 from tinytui.model.trace import Trace
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytui.model.texts.wording import (
+from tinytui.lesson.texts.wording import (
     SAME,
     about,
     block_tensor,

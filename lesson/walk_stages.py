@@ -1,6 +1,6 @@
 """The table of the backward walk (steps 15 → 2), read off the stage table: each forward Stage that the
-walk reverses declares its way back beside it (model/stages.py, `backward=`, with the rules in
-model/backward/walk_steps.py), and the walk is those stages from the last to the first, numbered as
+walk reverses declares its way back beside it (lesson/stages.py, `backward=`, with the rules in
+lesson/walk_steps.py), and the walk is those stages from the last to the first, numbered as
 the forward pass numbers them. model/backward/gradients.py computes the numbers; this says what they are.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
-from tinytui.model.backward.walk_steps import Walk, WalkStep
-from tinytui.model.stages import STAGES
+from tinytui.lesson.stages import STAGES
+from tinytui.lesson.walk_steps import Walk, WalkStep
 from tinytui.model.switches import Switches
 
 if TYPE_CHECKING:

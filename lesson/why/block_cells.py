@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tinytui.lesson.why.rule_pieces import MINUS, Cell, Ctx, Why, factor, num, sum_text
+from tinytui.lesson.why.shapes import Rule, here, linear, ln_entry, ln_filled, row_of, with_affine
 from tinytui.model import ops
-from tinytui.model.why.rule_pieces import MINUS, Cell, Ctx, Why, factor, num, sum_text
-from tinytui.model.why.shapes import Rule, here, linear, ln_entry, ln_filled, row_of, with_affine
 
 
 def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:

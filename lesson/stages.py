@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tinytui.lesson import panels as P
+from tinytui.lesson import walk_steps
+from tinytui.lesson.panels import Panel
+from tinytui.lesson.texts import attention_texts, formulas, output_texts, stage_facts, step_texts
 from tinytui.model import names
-from tinytui.model import panels as P
-from tinytui.model.backward import walk_steps
 from tinytui.model.config import ModelConfig
-from tinytui.model.panels import Panel
 from tinytui.model.params import block_param_shapes, param_shapes
 from tinytui.model.switches import Switches
-from tinytui.model.texts import attention_texts, formulas, output_texts, stage_facts, step_texts
 from tinytui.model.trace import Trace
 
 
@@ -43,11 +43,11 @@ class Stage:
     # (formula, switches, config or None) -> the formula as the model computes it
     as_run: Callable[[str, Switches, ModelConfig | None], str] = formulas.as_written
     facts: Callable[[Trace], list[str]] = stage_facts.none  # see model.facts.stage_facts
-    per_block: bool = False  # one of the block's steps (5–12): shown once per block (model/step_path.py)
+    per_block: bool = False  # one of the block's steps (5–12): shown once per block (lesson/step_path.py)
     # GPT-2's weights this step also reads when the model has them (params_read() says which it has)
     more_reads: tuple[str, ...] = ()
-    # its step of the backward walk (model/backward/walk_steps.py), None for a step the walk does not
-    # reverse; model/backward/walk_stages.py reads the walk off this table
+    # its step of the backward walk (lesson/walk_steps.py), None for a step the walk does not
+    # reverse; lesson/walk_stages.py reads the walk off this table
     backward: Callable[[walk_steps.Walk], walk_steps.WalkStep] | None = None
 
 

@@ -21,12 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tinytui.model.backward.gradients import Gradients
-from tinytui.model.names import GRAD, canonical
-from tinytui.model.params import Params
-from tinytui.model.texts.display_names import display
-from tinytui.model.trace import Axis, Trace
-from tinytui.model.why import (
+from tinytui.lesson.texts.display_names import display
+from tinytui.lesson.why import (
     attention_cells,
     block_cells,
     grad_block_cells,
@@ -34,7 +30,11 @@ from tinytui.model.why import (
     grad_param_cells,
     stream_cells,
 )
-from tinytui.model.why.rule_pieces import Ctx, Index, Why, cell_of
+from tinytui.lesson.why.rule_pieces import Ctx, Index, Why, cell_of
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.names import GRAD, canonical
+from tinytui.model.params import Params
+from tinytui.model.trace import Axis, Trace
 
 # Every table: (block-local) name -> rule. They cover disjoint names; a test checks every name has one.
 RULES = {

@@ -12,9 +12,10 @@ import re
 
 import numpy as np
 
+from tinytui.lesson.step_path import changed_per_step
+from tinytui.lesson.texts.wording import quoted
 from tinytui.model.diff import TraceDiff, diff
 from tinytui.model.names import prefix
-from tinytui.model.texts.wording import quoted
 from tinytui.model.trace import Trace
 
 
@@ -31,7 +32,7 @@ def _signed(x: float) -> str:
 def changed_steps(d: TraceDiff, before: Trace, after: Trace) -> list[int]:
     """The stage numbers any of whose tensors changed, in any block."""
     cfg = after.cfg
-    return sorted({step.number for step, n in d.per_step(cfg.n_heads, cfg.n_blocks).items() if n})
+    return sorted({step.number for step, n in changed_per_step(d, cfg.n_heads, cfg.n_blocks).items() if n})
 
 
 def _ranges(steps: list[int]) -> str:

@@ -10,9 +10,8 @@ import math
 
 import numpy as np
 
-from tinytui.model.names import ALL_PARAMS
-from tinytui.model.why.rule_pieces import Cell, Ctx, Why, const, factor, num, sum_text
-from tinytui.model.why.shapes import (
+from tinytui.lesson.why.rule_pieces import Cell, Ctx, Why, const, factor, num, sum_text
+from tinytui.lesson.why.shapes import (
     Rule,
     copy_of,
     here,
@@ -24,6 +23,7 @@ from tinytui.model.why.shapes import (
     softmax_filled,
     with_affine,
 )
+from tinytui.model.names import ALL_PARAMS
 
 
 def ids(ctx: Ctx, cell: Cell) -> Why:

@@ -1,8 +1,8 @@
 """What each step of the backward walk says: the gradients that arrive, its local rules spelled for the
 switches and the model's architecture, the gradients it makes and passes back, and why, in our words.
 
-One function per forward step that the walk reverses. A forward Stage names its own (model/stages.py,
-`backward=`), so a step and its way back are declared together; model/backward/walk_stages.py walks the
+One function per forward step that the walk reverses. A forward Stage names its own (lesson/stages.py,
+`backward=`), so a step and its way back are declared together; lesson/walk_stages.py walks the
 stage table backwards and numbers each step as the forward pass does. Nothing here knows a step's
 number or its place in the walk: where a rule points at another step, it asks Walk.step().
 """

@@ -16,11 +16,11 @@ from functools import cached_property
 
 import numpy as np
 
+from tinytui.lesson.why.written import last_piece, settled, value_of
 from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import BLOCK, GRAD, label, prefix, split
 from tinytui.model.switches import Switches
-from tinytui.model.why.written import last_piece, settled, value_of
 
 Index = tuple[int, ...]
 Ref = tuple[str, Index]  # a cell: canonical name and full index

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tinytui.lesson.stages import STAGE_BY_NUMBER, STAGES, Stage
 from tinytui.model import names
-from tinytui.model.stages import STAGE_BY_NUMBER, STAGES, Stage
+from tinytui.model.diff import TraceDiff
 from tinytui.model.trace import Trace
 
 FIRST_IN_BLOCK = next(s.number for s in STAGES if s.per_block)  # 5: the block's first step
@@ -131,3 +132,13 @@ def focus(trace: Trace, step: Step) -> Trace:
         tensors.update({first + n[len(pre) :]: t for n, t in trace.tensors.items() if n.startswith(pre)})
         tensors["x"] = trace.tensors[names.prefix(b - 1) + "y"]
     return BlockTrace(trace.cfg, trace.prompt, trace.target, trace.switches, trace.lr, tensors, block=b)
+
+
+def changed_per_step(changes: TraceDiff, n_heads: int, n_blocks: int) -> dict[Step, int]:
+    """How many values each step of the forward path wrote changed (a block's steps once per block;
+    with one block, one Step per stage)."""
+    out: dict[Step, int] = {}
+    for step in forward(n_blocks):
+        written = resolve(step.stage.writes, n_heads, step, n_blocks)
+        out[step] = sum(changes.tensors[n].n_changed for n in written if n in changes.tensors)
+    return out

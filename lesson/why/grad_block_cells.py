@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
+from tinytui.lesson.why.rule_pieces import Cell, Ctx, Why, dot, factor, num, sum_text
+from tinytui.lesson.why.shapes import Rule, copy_of, gain_of, here, ln_back, pairs_rule, plain_sum, zero
 from tinytui.model.names import GRAD
-from tinytui.model.why.rule_pieces import Cell, Ctx, Why, dot, factor, num, sum_text
-from tinytui.model.why.shapes import Rule, copy_of, gain_of, here, ln_back, pairs_rule, plain_sum, zero
 
 
 def ffn(ctx: Ctx, cell: Cell) -> Why:

@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from tinytui.model.why.rule_pieces import MINUS, SHOW, Cell, Ctx, Why, const, factor, num, sum_text
-from tinytui.model.why.shapes import (
+from tinytui.lesson.why.rule_pieces import MINUS, SHOW, Cell, Ctx, Why, const, factor, num, sum_text
+from tinytui.lesson.why.shapes import (
     Rule,
     here,
     linear,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.texts.attention_texts import largest
+from tinytui.lesson.texts.wording import quoted, tied_groups
 from tinytui.model import count
-from tinytui.model.texts.attention_texts import largest
-from tinytui.model.texts.wording import quoted, tied_groups
 from tinytui.model.trace import Trace
 
 SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its first entries

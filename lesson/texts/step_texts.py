@@ -9,7 +9,7 @@ Our own words throughout (the chapter's figures carry over, its sentences do not
 
 from __future__ import annotations
 
-from tinytui.model.texts.wording import NUMBERED, first_block, in_words, listed, sentences
+from tinytui.lesson.texts.wording import NUMBERED, first_block, in_words, listed, sentences
 from tinytui.model.trace import Trace
 
 

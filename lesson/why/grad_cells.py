@@ -6,9 +6,9 @@ share and total.
 
 from __future__ import annotations
 
+from tinytui.lesson.why.rule_pieces import Cell, Ctx, Why, factor, num, sum_text
+from tinytui.lesson.why.shapes import Rule, copy_of, gain_of, here, ln_back, pairs_rule, zero
 from tinytui.model.names import GRAD
-from tinytui.model.why.rule_pieces import Cell, Ctx, Why, factor, num, sum_text
-from tinytui.model.why.shapes import Rule, copy_of, gain_of, here, ln_back, pairs_rule, zero
 
 
 def logits(ctx: Ctx, cell: Cell) -> Why:

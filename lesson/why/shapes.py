@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tinytui.model.why.rule_pieces import (
+from tinytui.lesson.why.rule_pieces import (
     MINUS,
     SHOW,
     Cell,

@@ -4,10 +4,10 @@
     qs = step_questions(trace, params, 9, backward=True)     # the walk's step 9: grad.head.{h}, grad.W_O, …
     qs = step_questions(trace, params, 11, count=5, seed=3)  # a seeded sample of 5, still in order
 
-A forward step asks what its stage writes (model/stages.py); a step of the backward walk asks the
+A forward step asks what its stage writes (lesson/stages.py); a step of the backward walk asks the
 gradients it computes on the way, the weights' gradients it produces and the gradients it passes back
-(model/backward/walk_stages.py), never the ones that arrive. Each Question carries the cell's Why
-(model/why/explain.py): its value, formula and operands, from which grading and hints are made.
+(lesson/walk_stages.py), never the ones that arrive. Each Question carries the cell's Why
+(lesson/why/explain.py): its value, formula and operands, from which grading and hints are made.
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.model import step_path
+from tinytui.lesson import step_path
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.texts.display_names import display
+from tinytui.lesson.walk_stages import backward_stage_for
+from tinytui.lesson.why.explain import explain
+from tinytui.lesson.why.rule_pieces import Why
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.backward.walk_stages import backward_stage_for
 from tinytui.model.params import Params
-from tinytui.model.stages import STAGE_BY_NUMBER
-from tinytui.model.texts.display_names import display
 from tinytui.model.trace import Trace
-from tinytui.model.why.explain import explain
-from tinytui.model.why.rule_pieces import Why
 
 FORWARD_STEPS = tuple(sorted(STAGE_BY_NUMBER))  # 1–16
 BACKWARD_STEPS = tuple(range(15, 1, -1))  # the walk: 15 … 2

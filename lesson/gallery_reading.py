@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tinytui.lesson.texts.wording import in_words, listed, tops_as_shown
 from tinytui.model import ops
 from tinytui.model.analysis.circuits import head_out_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.params import Params
-from tinytui.model.texts.wording import in_words, listed, tops_as_shown
 from tinytui.model.trace import Trace
 
 MAX_ASPECT = 4  # a picture wider than this many times its height is drawn as a one-row strip

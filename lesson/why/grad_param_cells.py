@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.why.rule_pieces import SHOW, Cell, Ctx, Why, factor, num, sum_text
+from tinytui.lesson.why.shapes import Rule, copy_of, here, ln_entry, plain_sum, row_of, values_of, zero
 from tinytui.model.names import GRAD
-from tinytui.model.why.rule_pieces import SHOW, Cell, Ctx, Why, factor, num, sum_text
-from tinytui.model.why.shapes import Rule, copy_of, here, ln_entry, plain_sum, row_of, values_of, zero
 
 
 def pe(ctx: Ctx, cell: Cell) -> Why:

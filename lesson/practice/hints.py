@@ -4,15 +4,15 @@
     2  the formula                       'S_2[1,0] = (Q_2[1] · K_2[0]) / √2'
     3  the formula with the numbers in   'S_2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142'
 
-All three come from the cell's provenance (model/why), with the cells named as the screen names them;
+All three come from the cell's provenance (lesson/why), with the cells named as the screen names them;
 none gives the value itself. lit() is the cells of
 the first rung as (name, index), for the app to light as the inspector lights operands.
 """
 
 from __future__ import annotations
 
-from tinytui.model.practice.questions import Question, cell_text
-from tinytui.model.texts.display_names import in_formula
+from tinytui.lesson.practice.questions import Question, cell_text
+from tinytui.lesson.texts.display_names import in_formula
 
 RUNGS = 3
 SHOWN = 8  # the operand cells named before "… and N more"
