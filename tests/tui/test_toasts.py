@@ -183,6 +183,7 @@ async def test_the_log_keeps_notices_whose_time_is_up_newest_first():
         await settle(pilot)
         logged = app.screen.text().plain
         assert logged.index("The second.") < logged.index("Saved") < logged.index("The first.")
+        assert "  Note\nThe second." in logged  # a notice with no title is named by its kind
 
 
 async def test_markup_is_drawn_and_brackets_in_plain_words_are_kept():

@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from tinytui.tui.widgets.notice_line import Notice
 
-UNTITLED = {"information": "Note", "warning": "Warning", "error": "Error"}
+UNTITLED = (("information", "Note"), ("warning", "Warning"), ("error", "Error"))  # a notice with no title
 EMPTY = "No notices yet. What a key did, or why it was refused, is written here as well as above the footer."
 
 
@@ -68,7 +68,8 @@ class NoticeLogScreen(ModalScreen[None]):
             if i:
                 out.append("\n\n")
             out.append(f"{note.when}  ", time_style)
-            out.append(note.title or UNTITLED[note.severity], self._severity(note.severity))
+            untitled = next(word for severity, word in UNTITLED if severity == note.severity)
+            out.append(note.title or untitled, self._severity(note.severity))
             out.append("\n")
             out.append_text(note.text(self.app.console))
         return out
