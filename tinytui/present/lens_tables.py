@@ -13,8 +13,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+from tinytui.lesson.texts.display_names import display
 from tinytui.model.analysis.lens import LensPoint, logit_lens
-from tinytui.model.names import label
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
@@ -65,7 +65,7 @@ def how_read(point: LensPoint, view: View) -> str:
     last = len(trace.prompt) - 1
     norm = "RMSNorm (lnf_g)" if cfg.norm == "rms" else "LayerNorm (lnf_g, lnf_b)"
     out = "W_U" if "W_U" in view.session.params else "Eᵀ"
-    stream = label(point.stream, cfg.n_blocks)
+    stream = display(point.stream, cfg.n_blocks)  # as the screen names it: x′, not x_mid
     return (
         f"{point.where}: the stream {stream} at {last}:{trace.prompt[last]}, through the final {norm} "
         f"and the unembedding ({out}), then softmax"
