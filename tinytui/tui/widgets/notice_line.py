@@ -4,7 +4,7 @@ The line is always there and always the same size (one row on a short terminal, 
 app.tcss), so a notice shown or taken away repaints the line's own rows and nothing else: nothing is
 laid out again and no table's number is ever covered. The newest notice comes first: a coloured edge by
 severity, its title in bold, then its message, wrapped to the line's width; older live notices fill the
-rows left. A notice cut short ends with "… M: more": the notice log
+rows left ("· 1 more: M" says how many found none). A notice cut short ends with "… M: more": the notice log
 (tinytui.tui.screens.notice_log_screen) shows every notice of the session whole. Which notices are live,
 and for how long, is tinytui.tui.toasts's. A click on a notice takes it away.
 """
@@ -88,13 +88,19 @@ class Notice:
         return kept
 
 
-def cut_short(line: Text, width: int) -> Text:
-    """A notice's last line shown when more of it follows: as much as fits before CUT, then CUT."""
+def cut_short(line: Text, width: int, end: str = CUT) -> Text:
+    """A line shown last when more follows: as much of it as fits before the end, then the end."""
     out = line.copy()
-    out.truncate(max(width - len(CUT), 0))
-    out.rstrip()
-    out.append(CUT)
+    if out.cell_len + len(end) > width:
+        out.truncate(max(width - len(end), 0))
+        out.rstrip()
+    out.append(end)
     return out
+
+
+def more_notices(hidden: int) -> str:
+    """The end of the last row when whole notices are left out: how many, and the key that shows them."""
+    return f"  · {hidden} more: M"
 
 
 class NoticeSource(Protocol):
@@ -167,15 +173,18 @@ class NoticeLine(Widget):
         room = width - 2  # the edge and a space
         console = self.app.console
         rows: list[tuple[Notice | None, Text]] = []
-        whole = True  # every live notice shown to its end
+        cut, hidden = False, 0  # the last notice shown is cut short; notices with no row left
         for note in self.notices:
-            lines = note.lines(room, console, self._style(f"title-{note.severity}"))
             left = height - len(rows)
-            whole = whole and len(lines) <= left
+            if not left:
+                hidden += 1
+                continue
+            lines = note.lines(room, console, self._style(f"title-{note.severity}"))
+            cut = len(lines) > left
             rows += [(note, line) for line in lines[:left]]
-        if not whole and rows:
+        if (cut or hidden) and rows:
             note, line = rows[-1]
-            rows[-1] = (note, cut_short(line, room))
+            rows[-1] = (note, cut_short(line, room, CUT if cut else more_notices(hidden)))
         drawn: list[tuple[Notice | None, tuple]] = [
             (note, (note.severity, line.plain, tuple(line.spans))) for note, line in rows if note is not None
         ]
