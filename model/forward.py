@@ -3,7 +3,7 @@
 Read it beside picoGPT's gpt2.py. Each formula is a short function of arrays; `forward` strings them
 together in the chapter's order. Every intermediate goes through `t(name, axes, formula, *inputs)`,
 which computes formula(*inputs), names the result (`blocks.0.attn.2`) with its axes and, when an earlier
-run of the same prompt had the very same inputs, hands back that run's tensor instead (model/tape.py):
+run of the same prompt had the very same inputs, hands back that run's tensor instead (model/trace.py's Tape):
 what to recompute after an edit is that layer's business, not the formulas'.
 
 Shapes: T tokens, d model width, k head width (d_head), f feed-forward units, V vocabulary. An axes string

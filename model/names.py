@@ -21,7 +21,8 @@ What the blocks of Llama, Qwen2 and Mistral add, each only in a model that has i
   ffn = hidden W_down (W_gate, W_up (d, f), W_down (f, d), no biases);
 - an untied unembedding: W_U (d, V), model-wide; logits = z W_U.
 
-The stage tables (stages.py, backward.py) write block-local names ("attn.{h}", "W_O", "grad.y");
+The stage tables (lesson/stages.py, lesson/walk_steps.py) write block-local names ("attn.{h}", "W_O",
+"grad.y");
 resolve() turns them into canonical ones for a block. label() is the one way a name is shown.
 Older spellings ("attn.2" for block 0, "W_Q@1", "grad.W_2") are read by canonical(), so recordings
 made before this naming still replay.

@@ -31,7 +31,7 @@ KNOWN = ("format", "theme", "keymap")
 @dataclass(frozen=True)
 class Settings:
     theme: str | None = None
-    # action id -> keys, as the user wrote it (tinytui.actions.check_keymap says which entries can be
+    # action id -> keys, as the user wrote it (tinytui.tui.actions.check_keymap says which entries can be
     # used); kept as written so saving the theme never drops the user's entries
     keymap: dict[str, Any] = field(default_factory=dict)
     # keys this version does not know (a newer version's, say), written back as they were

@@ -1,5 +1,5 @@
 """The texts of steps 6–10: queries, keys and values, the scores, the mask and softmax, the heads
-combined, the first residual (see stage_texts.py)."""
+combined, the first residual (see step_texts.py)."""
 
 from __future__ import annotations
 
@@ -58,10 +58,23 @@ def qkv(trace: Trace) -> str:
         f"{who} three matrices, turning {cfg.d_model} numbers into {cfg.d_head} for its query, its key "
         "and its value" + (", and adds a learned bias to each (b_Q, b_K, b_V)." if cfg.attn_bias else ".")
     )
+    if cfg.n_kv_heads != cfg.n_heads:
+        general += (
+            f" Keys and values are shared: {in_words(cfg.n_heads)} query heads read "
+            f"{in_words(cfg.n_kv_heads)} key/value heads, {in_words(cfg.group_size)} query heads to each "
+            "(grouped-query attention)."
+        )
+    if cfg.positions == "rope":
+        general += (
+            " Then each query and key row is turned by its position (RoPE): q_pre and k_pre are the plain "
+            "projections, q and k the turned rows the scores read. Values are not turned."
+            if trace.switches.positional_encoding
+            else " With the positional encoding off, q and k are q_pre and k_pre unturned."
+        )
     said = []
     for h in range(1, cfg.n_heads + 1):
         q = _reads(block_tensor(trace, f"q.{h}"), x_norm, cfg.dims)
-        k = _reads(block_tensor(trace, f"k.{h}"), x_norm, cfg.dims)
+        k = _reads(block_tensor(trace, f"k.{cfg.kv_head(h - 1) + 1}"), x_norm, cfg.dims)
         question = _question(q, k)
         if question and q and k:
             said.append(

@@ -1,5 +1,5 @@
 """The texts of steps 11–16: the feed-forward, the second residual, the final norm, the unembedding,
-the loss and the parameter count (see stage_texts.py)."""
+the loss and the parameter count (see step_texts.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,16 @@ def ffn(trace: Trace) -> str:
         else "(already normalised after the residual add) is widened"
     )
     out = [f"Each position on its own {how} from {cfg.d_model} to {cfg.d_ff} feature detectors."]
+    if cfg.gated:
+        act = {"relu": "ReLU", "gelu": "GELU"}.get(sw.activation, "SiLU")
+        out.append(
+            f"This feed-forward is gated (SwiGLU): two projections, gate_pre = x W_gate and up = x W_up; "
+            f"{act} of gate_pre is the gate, and each unit passes gate × up, so a gate near zero shuts its "
+            "unit whatever up holds."
+        )
+        shut = int((np.abs(block_tensor(trace, "gate")) < 0.05).sum())
+        out.append(f"Here {shut} of {size} gate values are within 0.05 of zero.")
+        return sentences(*out)
     if sw.activation == "relu":
         out.append("The ReLU sets every detector that did not fire to zero.")
         tally = f"Count the zeros: {zeros} of {size} hidden values are zero"
@@ -52,8 +62,9 @@ def residual2(trace: Trace) -> str:
         else "the result replaces the stream (residual off)"
     )
     post = "; then the sum is normalised (post-norm)" if sw.norm == "post" and sw.residual else ""
-    out = [f"W_2 narrows the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
-    if sw.activation == "relu":
+    down = "W_down" if cfg.gated else "W_2"
+    out = [f"{down} narrows the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
+    if sw.activation == "relu" and not cfg.gated:
         dead = int((block_tensor(trace, "hidden") == 0).all(axis=0).sum())
         if dead:
             out.append(
@@ -99,12 +110,17 @@ def unembed(trace: Trace) -> str:
     out = [
         f"The same table E is read the other way: the logit of each of the {cfg.n_vocab} tokens is the "
         "dot product of z with that token's row, so the row that best matches z wins."
+        if cfg.tied
+        else f"This model does not reuse E: its own matrix W_U ({cfg.d_model} × {cfg.n_vocab}) gives the "
+        "logit of each token as the dot product of z with that token's column, so the column that best "
+        "matches z wins."
     ]
     groups = [[quoted(cfg.vocab[k]) for k in ids] for ids in tied_groups(trace["logits"])]
     if groups:
         tied = "; ".join(f"{listed(g)} tie" for g in groups)
         each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"
-        out.append(f"Tokens with identical rows always tie; here {tied}, {each}.")
+        same = "rows" if cfg.tied else "columns"
+        out.append(f"Tokens with identical {same} always tie; here {tied}, {each}.")
     else:
         out.append("No two tokens get the same logit here.")
     return sentences(*out)

@@ -1,7 +1,8 @@
 """The pieces every "why this number" rule is built from: Why, Operand, the context a rule reads and the
 text helpers (4-decimal numbers with the Unicode minus, cell references, sums of products).
 
-A rule (provenance_forward.py, provenance_backward.py) turns one cell into a Why: the formula in
+A rule (stream_cells.py, attention_cells.py, block_cells.py, grad_cells.py, grad_block_cells.py,
+grad_param_cells.py) turns one cell into a Why: the formula in
 symbols, the formula with its operands' numbers filled in, the operands themselves (canonical name, full
 index, value) and a compute function that gives the value again from those operand values alone. That
 last part is what keeps the explanation honest: tests evaluate every cell and compare with the trace.

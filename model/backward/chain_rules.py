@@ -3,7 +3,7 @@ GPT-2's gain and bias, or RMSNorm), a block in reverse (steps 12 … 5, with Lla
 grouped key/value heads and gated feed-forward when the model has them), the embedding lookup (steps
 4 … 2), and the axes a parameter's gradient is labelled with. Each function reads the trace's stored
 tensors as its cache and writes what it works out into g (trace name -> gradient) and pg (full parameter
-name -> gradient); none cleans −0.0 (backward.py does, once a part is finished). corpus.py reuses the
+name -> gradient); none cleans −0.0 (gradients.py does, once a part is finished). corpus.py reuses the
 block and the norm.
 """
 

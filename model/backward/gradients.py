@@ -5,7 +5,7 @@ cache. Each named tensor is a node: its gradient is how the loss would move if t
 nudged and everything after it recomputed.
 
 Naming (names.py): a gradient is "grad." + the canonical name of what it is the gradient of —
-"grad.x", "grad.blocks.0.q.1", "grad.logits", "grad.blocks.0.W_2", "grad.E". grad_name() turns any
+"grad.x", "grad.blocks.0.q.1", "grad.logits", "grad.blocks.0.W_2", "grad.E". grad() turns any
 parameter or tensor name into its gradient's name. E is used twice, so besides "grad.E" (the total)
 there are its two shares,
 "grad.E.lookup" (step 2, the embedding lookup) and "grad.E.unembed" (step 14, the tied unembedding).
@@ -30,9 +30,9 @@ block 12's gradients of GPT-2 costs the loss, ∂L/∂z, the final norm and one 
 gradients. gradients(params, trace) computes everything at once: each value is the same, bit for bit,
 whatever was asked first (tests/model/test_lazy_gradients.py).
 
-backward_parts.py lists the parts and computes each (the mixin BackwardParts); backward_rules.py holds
-the chain rule of each part; backward_stages.py the table of the backward walk (steps 15 → 2), re-exported
-here with the parts' names (PREFIX, E_SHARES) and the rules corpus.py reuses.
+parts.py lists the parts and computes each (the mixin BackwardParts); chain_rules.py holds the chain
+rule of each part (training/corpus.py reuses the block's). The backward walk's steps, read off the stage
+table, are the lesson's (lesson/walk_stages.py).
 
 Untied (a model with W_U): ∂L/∂z = W_U ∂L/∂ℓ, ∂L/∂W_U = z ⊗ ∂L/∂ℓ, and E, read only by the lookup, has
 the lookup's share alone (grad.E.unembed does not exist). RMSNorm, rotary positions, grouped key/value
@@ -46,17 +46,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tinytui.model.backward.chain_rules import block_backward, param_axes
+from tinytui.model.backward.chain_rules import param_axes
 from tinytui.model.backward.parts import PREFIX, BackwardParts, e_shares, parts
 from tinytui.model.backward.rows import e_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import grad
 from tinytui.model.params import Params, param_shapes
 from tinytui.model.trace import Axis, Tensor, TensorMap, Trace
-
-_block_backward = block_backward  # corpus.py's name for it
-
-grad_name = grad  # the name of the gradient of a tensor or parameter (names.grad)
 
 
 class Gradients(BackwardParts, TensorMap):
@@ -72,7 +68,7 @@ class Gradients(BackwardParts, TensorMap):
         self._params, self._trace = params, trace
         self._parts = {p.key: p for p in parts(self.cfg)}
         self._part_of = {name: p.key for p in self._parts.values() for name in p.names}
-        after_e = (grad_name(p) for p in param_shapes(self.cfg) if p != "E")  # the order Params lists them
+        after_e = (grad(p) for p in param_shapes(self.cfg) if p != "E")  # the order Params lists them
         in_trace = (PREFIX + n for n in trace if PREFIX + n in self._part_of)  # so the JSON reads forward
         self._names = ("grad.E", *e_shares(self.cfg), *after_e, *in_trace)
         self._axes = param_axes(self.cfg)
@@ -119,7 +115,7 @@ class Gradients(BackwardParts, TensorMap):
 
     def rows(self, name: str, rows) -> np.ndarray:  # type: ignore[no-untyped-def]
         """These rows of a 2-d gradient, the same numbers as self[name][rows]. E's gradient and its
-        unembedding share, when not yet computed, are made for these rows only (backward_rows.py): at
+        unembedding share, when not yet computed, are made for these rows only (rows.py): at
         GPT-2 each whole table is 300 MB, while the overlay and the inspector read some 64 rows."""
         return e_rows(self, name, np.asarray(rows, dtype=int))
 
@@ -131,7 +127,7 @@ class Gradients(BackwardParts, TensorMap):
 
     def param(self, name: str) -> np.ndarray:
         """The gradient of a parameter given by its full ('blocks.0.W_2') or short ('W_2') name."""
-        return self[grad_name(name)]
+        return self[grad(name)]
 
     def for_params(self) -> dict[str, np.ndarray]:
         """Full parameter name -> its gradient, the shape Params.with_arrays takes."""

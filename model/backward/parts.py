@@ -3,8 +3,8 @@
 parts(cfg) lists them in an order they can be computed in, each after the parts it reads: ∂L/∂ℓ; ∂L/∂z;
 E's unembedding share; the final norm; each block from the last, with the gradients of its weights as a
 part of their own (nothing further down reads them); the embedding; E's total. BackwardParts is the
-mixin of Gradients (backward.py) that computes one part from the trace (the forward's cache, as in
-llm.c) and keeps what it gives; backward_rules.py holds the chain rule each part applies.
+mixin of Gradients (gradients.py) that computes one part from the trace (the forward's cache, as in
+llm.c) and keeps what it gives; chain_rules.py holds the chain rule each part applies.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ At GPT-2 small ∂L/∂E and its unembedding share are 50,257 × 768 each (300 M
 than the arithmetic of the backward's twelve blocks, yet the overlay at step 14 and the inspector read
 only the rows a window shows. The unembedding share's row t is ∂L/∂ℓ[t] · z, the total's is that row
 plus, for a token of the prompt, the lookup share's row: computed row by row with the same operations
-as the whole tables (backward_parts.py), so the same bits.
+as the whole tables (parts.py), so the same bits.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ ten positions counts ten times as much as a line of one), and so is the corpus l
 
     L_batch = Σ_lines T·L_line / Σ_lines T
 
-The backward pass is by hand, like backward.py, and reuses its block rule (_block_backward): only the
+The backward pass is by hand, like model/backward/gradients.py, and reuses its block rule
+(chain_rules.block_backward): only the
 top changes — every row of y now receives gradient, each through its own LN — and the embedding lookup
 at the bottom is the same. tests/model/test_corpus_gradients.py checks it against central finite
 differences.
@@ -31,8 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinytui.model import checks, ops
-from tinytui.model.backward.chain_rules import embedding_backward, norm_backward
-from tinytui.model.backward.gradients import _block_backward
+from tinytui.model.backward.chain_rules import block_backward, embedding_backward, norm_backward
 from tinytui.model.names import prefix
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches, defaults
@@ -164,7 +164,7 @@ def line_gradients(params: Params, tokens: Sequence[str], switches: Switches | N
         pre = prefix(b)
         g[pre + "y"] = dy
         x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
-        dy = _block_backward(params.block(b), trace, x_in, dy, cfg, sw, b, g, pg)
+        dy = block_backward(params.block(b), trace, x_in, dy, cfg, sw, b, g, pg)
     g["x"] = dy
     pg["E"] = embedding_backward(params, trace, dy, g, pg) + e_unembed  # and P's, when learned
     grads = {name: pg[name] for name in params}  # the order Params lists them

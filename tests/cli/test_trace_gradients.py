@@ -5,7 +5,8 @@ import numpy as np
 
 from tinytui.cli.main import cmd_trace
 from tinytui.cli.options import build_parser
-from tinytui.model.backward.gradients import grad_name, gradients
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.names import grad as grad_name
 from tinytui.model.params import param_shapes
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from tests.gpt2.checkpoints import TINY
-from tinytui.model.backward.gradients import grad_name, gradients
+from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.checkpoint import load_checkpoint
+from tinytui.model.names import grad as grad_name
 from tinytui.model.trace import run
 
 H = 1e-6

@@ -19,7 +19,8 @@ from tests.model.reference_backward import (
 )
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.walk_stages import BACKWARD_BY_NUMBER, BACKWARD_STAGES, backward_stages
-from tinytui.model.backward.gradients import grad_name, gradients
+from tinytui.model.backward.gradients import gradients
+from tinytui.model.names import grad as grad_name
 from tinytui.model.names import resolve
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run

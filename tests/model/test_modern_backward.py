@@ -15,7 +15,8 @@ from tests.model.reference_backward import (
     forward,
     random_model,
 )
-from tinytui.model.backward.gradients import Gradients, grad_name, gradients
+from tinytui.model.backward.gradients import Gradients, gradients
+from tinytui.model.names import grad as grad_name
 from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
 

@@ -29,7 +29,7 @@ class Setup:
 
     model: ModelFile
     state: State
-    record: str | None = None  # --record FILE: the app attaches a tinytui.recorder.Recorder at start
+    record: str | None = None  # --record FILE: the app attaches a recording.recorder.Recorder at start
 
     def trace(self) -> Trace:
         s = self.state

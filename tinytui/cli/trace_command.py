@@ -20,8 +20,9 @@ import numpy as np
 from tinytui.cli.new_command import CommandError
 from tinytui.lesson.texts.display_names import canonical_name, display
 from tinytui.model import checks
-from tinytui.model.backward.gradients import Gradients, grad_name, gradients
+from tinytui.model.backward.gradients import Gradients, gradients
 from tinytui.model.names import canonical
+from tinytui.model.names import grad as grad_name
 from tinytui.model.trace import Trace
 
 # A whole trace of at most this many numbers is written (a few hundred MB of JSON at most); a bigger

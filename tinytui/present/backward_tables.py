@@ -14,7 +14,7 @@ from tinytui.lesson import step_path
 from tinytui.lesson.panels import LOGITS_GRADIENT
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.walk_stages import BackwardStage, backward_stage_for, backward_stages
-from tinytui.model.backward.gradients import grad_name
+from tinytui.model.names import grad as grad_name
 from tinytui.present.analysis_sections import with_analysis
 from tinytui.present.cells import param_grid, step_sections
 from tinytui.present.gradient_grids import _weight_of, gradient_grid, logits_gradient_grid

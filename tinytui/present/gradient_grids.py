@@ -2,7 +2,8 @@
 one as its window, E's made for the window's rows only) and the loss's ∂L/∂ℓ beside p.
 
 Pure data like cells.py (no Textual). Every number is the session's Gradients (model.backward) in
-tinytui.report.step_report's format. What the walk and the overlay show of them is backward.py.
+tinytui.report.step_report's format. What the walk and the overlay show of them is
+model/backward/gradients.py's.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which part of a big table a printed report shows: `tinytui print`, handouts and transcripts at GPT-2 size.
 
-Pure numpy, no drawing (report.py builds the tables, render.py draws them). A table of at most CELLS
+Pure numpy, no drawing (step_report.py builds the tables, render.py draws them). A table of at most CELLS
 cells and COLS_WHOLE columns is shown whole, as it always was: every table of the chapter's model and
 the presets is (of the tiny checkpoint, all but its vectors of 360 logits). A bigger one (GPT-2's E is
 50,257 × 768, its logits 50,257 long, a block's W_1 768 × 3,072) is shown as a window, and its note

@@ -2,7 +2,7 @@
 
 One format for every number the app, the transcript and print show (fmt), the tensors' titles in the
 display names, and the window a big table is cut to when the run's picks are given (report_window).
-report.py makes a step's report, forward or backward, from these tables.
+step_report.py makes a step's report, forward or backward, from these tables.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Textual app: one Session, the controllers that act on it, and the panes that draw it.
 
-A key press flows: Textual finds the binding (built from tinytui.actions.ACTIONS, remapped by the
+A key press flows: Textual finds the binding (built from tinytui.tui.actions.ACTIONS, remapped by the
 user's keymap) → check_action asks the action's `when` whether it applies now → action_do runs the
 controller method the table names → the controller changes the session through apply() → apply()
 redraws every ViewPart from one View of (trace, diff, step, mode). To add a feature: a row in ACTIONS

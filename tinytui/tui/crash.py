@@ -3,7 +3,8 @@ edited model to a fresh tinytui-crash-YYYYmmdd-HHMMSS.json, then say where both 
 
 rescue() never raises (it runs while something else has already gone wrong) and never overwrites: the
 file goes to the current folder, else the settings folder, else the temporary folder, under a name
-tinytui.paths.free_path has checked is free, written atomically and never through a link (model.save).
+tinytui.tui.output_paths.free_path has checked is free, written atomically and never through a link
+(model.save).
 """
 
 from __future__ import annotations

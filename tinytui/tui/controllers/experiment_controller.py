@@ -1,4 +1,4 @@
-"""The experiment switches (rows of tinytui.experiments.EXPERIMENTS) and reordering the prompt."""
+"""The experiment switches (rows of tinytui.tui.switch_table.EXPERIMENTS) and reordering the prompt."""
 
 from __future__ import annotations
 

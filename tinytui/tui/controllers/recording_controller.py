@@ -1,7 +1,8 @@
 """Recording, replay and screenshots: start and stop a recording, save one kept in memory, apply a
 recorded session's events one by one, and save the screen as an SVG named after the step.
 
-A tinytui.recorder.Recorder listens to the session's events; a tinytui.replay.Replayer re-applies
+A tinytui.recording.recorder.Recorder listens to the session's events; a
+tinytui.recording.replay.Replayer re-applies
 recorded ones through host.apply(), like any other change."""
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tinytui.model.backward.gradients import grad_name
 from tinytui.model.names import canonical, label
+from tinytui.model.names import grad as grad_name
 from tinytui.present.cells import param_grid
 from tinytui.present.gradient_grids import gradient_grid
 from tinytui.present.grid_spec import Section
