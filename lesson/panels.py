@@ -18,6 +18,9 @@ LOSS = "loss"  # the loss before and after one step on the logits, as one table
 COUNTS = "counts"  # the parameter counts of this model and of three larger ones
 LOGITS_GRADIENT = "logits_gradient"  # the backward walk's first result: p beside ∂L/∂ℓ, one row per token
 
+# a stats panel's columns by the tensor's last name part (RMSNorm has only the mean square)
+STAT_LABELS = {"mean": "mean μ", "var": "variance σ²", "mean_sq": "mean square mean(x²)"}
+
 KINDS = frozenset({TOKENS, TENSOR, STATS, LOGITS, LOSS, COUNTS, LOGITS_GRADIENT})
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tinytui.lesson import panels as P
 from tinytui.lesson import walk_steps
+from tinytui.lesson.arch_names import Arch, for_model
 from tinytui.lesson.panels import Panel
 from tinytui.lesson.texts import attention_texts, formulas, output_texts, stage_facts, step_texts
 from tinytui.model import names
@@ -281,6 +282,7 @@ STAGES: tuple[Stage, ...] = (
         explain=output_texts.unembed,
         panels=(P.logits(),),
         inputs=P.tensors("z"),
+        as_run=formulas.unembed,
         facts=stage_facts.unembed,
         backward=walk_steps.unembed,
     ),
@@ -334,7 +336,9 @@ def params_read(stage: Stage, cfg: ModelConfig) -> tuple[str, ...]:
     """The weights (block-local names) the step reads in this model: the chapter's, then GPT-2's that
     the config switches on (step 3: P; step 5: ln1_g, ln1_b; step 6: b_Q, b_K, b_V; …)."""
     has = set(param_shapes(cfg)) | set(block_param_shapes(cfg))
-    return tuple(n for n in (*stage.reads, *stage.more_reads) if n in names.ALL_PARAMS and n in has)
+    arch = Arch.of(cfg)
+    read = (m for n in (*stage.reads, *stage.more_reads) for m in for_model(n, stage.number, arch))
+    return tuple(dict.fromkeys(n for n in read if n in names.ALL_PARAMS and n in has))
 
 
 def formula_as_run(stage: Stage, switches: Switches, cfg: ModelConfig | None = None) -> str:

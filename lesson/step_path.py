@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tinytui.lesson.arch_names import CHAPTER, Arch, for_model
 from tinytui.lesson.stages import STAGE_BY_NUMBER, STAGES, Stage
 from tinytui.model import names
+from tinytui.model.config import ModelConfig
 from tinytui.model.diff import TraceDiff
 from tinytui.model.trace import Trace
 
@@ -102,13 +104,24 @@ def name(local: str, step: Step, n_blocks: int) -> str:
 
 
 @lru_cache(maxsize=4096)  # asked for every step of the path on each change (the step list's counts)
-def resolve(templates: tuple[str, ...], n_heads: int, step: Step, n_blocks: int) -> tuple[str, ...]:
-    """A stage table's names as the canonical names of one step, "{h}" expanded to every head."""
+def resolve(
+    templates: tuple[str, ...], n_heads: int, step: Step, n_blocks: int, arch: Arch = CHAPTER
+) -> tuple[str, ...]:
+    """A stage table's names as the canonical names of one step in a model of this architecture, "{h}"
+    expanded to every head and "{g}" to every key/value head."""
+    n_kv = arch.n_kv_heads or n_heads
     out: list[str] = []
     for template in templates:
-        heads = range(1, n_heads + 1) if "{h}" in template else (None,)
-        out += [name(template.format(h=h) if h else template, step, n_blocks) for h in heads]
+        for local in for_model(template, step.number, arch):
+            key, count = ("g", n_kv) if "{g}" in local else ("h", n_heads)
+            heads = range(1, count + 1) if "{" + key + "}" in local else (None,)
+            out += [name(local.format(**{key: h}) if h else local, step, n_blocks) for h in heads]
     return tuple(out)
+
+
+def resolve_for(templates: tuple[str, ...], cfg: ModelConfig, step: Step) -> tuple[str, ...]:
+    """resolve() for a model: its heads, key/value heads, blocks and architecture."""
+    return resolve(tuple(templates), cfg.n_heads, step, cfg.n_blocks, Arch.of(cfg))
 
 
 @dataclass(frozen=True)
@@ -134,11 +147,13 @@ def focus(trace: Trace, step: Step) -> Trace:
     return BlockTrace(trace.cfg, trace.prompt, trace.target, trace.switches, trace.lr, tensors, block=b)
 
 
-def changed_per_step(changes: TraceDiff, n_heads: int, n_blocks: int) -> dict[Step, int]:
+def changed_per_step(
+    changes: TraceDiff, n_heads: int, n_blocks: int, arch: Arch = CHAPTER
+) -> dict[Step, int]:
     """How many values each step of the forward path wrote changed (a block's steps once per block;
     with one block, one Step per stage)."""
     out: dict[Step, int] = {}
     for step in forward(n_blocks):
-        written = resolve(step.stage.writes, n_heads, step, n_blocks)
+        written = resolve(step.stage.writes, n_heads, step, n_blocks, arch)
         out[step] = sum(changes.tensors[n].n_changed for n in written if n in changes.tensors)
     return out

@@ -104,7 +104,7 @@ def step_names(
         templates = stage.within + stage.params + stage.outgoing
     else:
         templates = step.stage.writes
-    return step_path.resolve(templates, cfg.n_heads, step, cfg.n_blocks)
+    return step_path.resolve_for(templates, cfg, step)
 
 
 def step_cells(

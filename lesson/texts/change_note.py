@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from tinytui.lesson.arch_names import Arch
 from tinytui.lesson.step_path import changed_per_step
 from tinytui.lesson.texts.wording import quoted
 from tinytui.model.diff import TraceDiff, diff
@@ -32,7 +33,9 @@ def _signed(x: float) -> str:
 def changed_steps(d: TraceDiff, before: Trace, after: Trace) -> list[int]:
     """The stage numbers any of whose tensors changed, in any block."""
     cfg = after.cfg
-    return sorted({step.number for step, n in changed_per_step(d, cfg.n_heads, cfg.n_blocks).items() if n})
+    return sorted(
+        {step.number for step, n in changed_per_step(d, cfg.n_heads, cfg.n_blocks, Arch.of(cfg)).items() if n}
+    )
 
 
 def _ranges(steps: list[int]) -> str:

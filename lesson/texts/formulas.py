@@ -40,12 +40,27 @@ def _bias(cfg: ModelConfig | None) -> bool:
     return cfg is not None and cfg.attn_bias
 
 
+def _rms(cfg: ModelConfig | None) -> bool:
+    return cfg is not None and cfg.norm == "rms"
+
+
+def _rope(cfg: ModelConfig | None) -> bool:
+    return cfg is not None and cfg.positions == "rope"
+
+
 def _norm(inner: str, cfg: ModelConfig | None, which: str) -> str:
-    """'LN(x)', or with the norm's gain and bias 'g₁ ⊙ LN(x) + b₁' (which: '₁', '₂' or '_f')."""
+    """'LN(x)', or with the norm's gain and bias 'g₁ ⊙ LN(x) + b₁' (which: '₁', '₂' or '_f');
+    RMSNorm's 'g₁ ⊙ RMS(x)' (a gain, no bias)."""
+    if _rms(cfg):
+        return f"g{which} ⊙ RMS({inner})"
     return f"g{which} ⊙ LN({inner}) + b{which}" if _affine(cfg) else f"LN({inner})"
 
 
 def pe(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if _rope(cfg):
+        return "PE = 0   (rotary positions: nothing is added; step 6 turns q and k by position)"
+    if cfg is not None and cfg.positions == "none":
+        return "PE = 0   (this model has no positional encoding)"
     if not sw.positional_encoding:
         return "PE = 0   (positional encoding switched off)"
     if _learned(cfg):
@@ -54,6 +69,8 @@ def pe(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
 
 
 def add(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if cfg is not None and cfg.positions in ("rope", "none"):
+        return "x_p = E[id_p]   (no position added)"
     if not sw.positional_encoding:
         return "x_p = E[id_p]   (no position added)"
     return "x_p = E[id_p] + P[p]" if _learned(cfg) else formula
@@ -62,6 +79,8 @@ def add(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
 def norm1(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     if sw.norm == "post":
         return "post-norm: the sublayer reads x as it is; the norm comes after the residual add"
+    if _rms(cfg):
+        return "x_n = x / √(mean(x²) + ε) · g₁   (RMSNorm: no mean taken away, no bias; g₁ = ln1_g)"
     if _affine(cfg):
         return (
             "x_n = g₁ ⊙ LN(x) + b₁,  LN(x) = (x − μ) / √(σ² + ε),  μ and σ² over the row's d entries   "
@@ -72,7 +91,14 @@ def norm1(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
 
 def qkv(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     if _bias(cfg):
-        return "Q = Xn W_Q + b_Q,  K = Xn W_K + b_K,  V = Xn W_V + b_V   (per head)"
+        formula = "Q = Xn W_Q + b_Q,  K = Xn W_K + b_K,  V = Xn W_V + b_V   (per head)"
+    if cfg is not None and cfg.n_kv_heads != cfg.n_heads:
+        heads = f"(Q per query head, K and V per key/value head: {cfg.n_heads} and {cfg.n_kv_heads})"
+        formula = formula.replace("(per head)", heads)
+    if _rope(cfg):
+        on = "RoPE(·, p) turns pairs of dims by angles set by position p" if sw.positional_encoding else "off"
+        formula = formula.replace("Q = ", "Q_pre = ").replace("K = ", "K_pre = ")
+        formula += f";  Q = RoPE(Q_pre, p),  K = RoPE(K_pre, p)   ({on})"
     return formula
 
 
@@ -112,20 +138,30 @@ def residual1(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str
 
 
 def ffn(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
-    f_in = f"({_norm(X_MID, cfg, '₂')})" if _affine(cfg) else "LN(x')"
+    f_in = f"({_norm(X_MID, cfg, '₂')})" if _affine(cfg) or _rms(cfg) else "LN(x')"
     if sw.norm == "post":
         f_in = X_MID
+    if cfg is not None and cfg.gated:
+        act = {"relu": "max(0, {})", "gelu": "GELU({})"}.get(sw.activation, "SiLU({})")
+        return "h = " + act.format(f"{f_in} W_gate") + f" ⊙ ({f_in} W_up)"
     rule = "max(0, {})" if sw.activation == "relu" else "GELU({})"
     return "h = " + rule.format(f"{f_in} W_1 + b_1")
 
 
 def residual2(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
-    out = "x' + (h W_2 + b_2)" if sw.residual else "h W_2 + b_2"
+    down = "h W_down" if cfg is not None and cfg.gated else "h W_2 + b_2"
+    out = f"x' + ({down})" if sw.residual else down
     return f"y = {out}" if sw.norm == "pre" else f"y = {_norm(out, cfg, '₂')}"
 
 
 def final_norm(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
-    return f"z = {_norm('y_last', cfg, '_f')}" if _affine(cfg) else formula
+    return f"z = {_norm('y_last', cfg, '_f')}" if _affine(cfg) or _rms(cfg) else formula
+
+
+def unembed(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if cfg is not None and not cfg.tied:
+        return "ℓ = z W_U,   p = softmax(ℓ)   (W_U: the model's own unembedding, not E)"
+    return formula
 
 
 def count_params(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:

@@ -38,6 +38,8 @@ def tokens(trace: Trace) -> list[str]:
 
 
 def pe(trace: Trace) -> list[str]:
+    if trace.cfg.positions in ("rope", "none"):
+        return ["every PE row is zero: this model adds no position to x"]
     if trace.switches.positional_encoding:
         return []
     return ["positional encoding is OFF: every PE row is zero, so word order is invisible"]
@@ -49,6 +51,12 @@ def add(trace: Trace) -> list[str]:
 
 
 def norm1(trace: Trace) -> list[str]:
+    if trace.cfg.norm == "rms":
+        mean_sq = trace["blocks.0.ln1.mean_sq"][0]
+        return [
+            f"row {quoted(trace.prompt[0])}: mean of squares {_f(mean_sq)}, "
+            f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
+        ]
     mean, var = trace["blocks.0.ln1.mean"][0], trace["blocks.0.ln1.var"][0]
     return [
         f"row {quoted(trace.prompt[0])}: mean {_f(mean)}, variance {_f(var)}, "
@@ -87,6 +95,13 @@ def residual1(trace: Trace) -> list[str]:
 
 
 def ffn(trace: Trace) -> list[str]:
+    if trace.cfg.gated:
+        gate, up = trace["blocks.0.gate"], trace["blocks.0.up"]
+        shut = int((np.abs(gate) < 0.05).sum())
+        return [
+            f"{shut} of {gate.size} gate values are within 0.05 of zero, so those units pass almost none "
+            f"of up (whose largest size is {_f(np.abs(up).max())})"
+        ]
     h = trace["blocks.0.hidden"]
     zeros = int((h == 0).sum())
     relu_zeros = int((trace["blocks.0.hidden_pre"] <= 0).sum())  # what ReLU cuts, whichever is active

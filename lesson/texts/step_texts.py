@@ -47,6 +47,15 @@ def pe(trace: Trace) -> str:
         "Attention on its own treats the prompt as an unordered set, so each position's place has to be "
         "written into its vector."
     )
+    if cfg.positions == "rope":
+        return sentences(
+            general,
+            "This model adds nothing here: PE is all zeros. Its positions are rotary: at step 6 each "
+            "query and key row is turned by an angle that grows with its position, so the scores at step 7 "
+            "depend on how far apart two tokens are.",
+        )
+    if cfg.positions == "none":
+        return sentences(general, "This model has no positional encoding: PE is all zeros.")
     if not trace.switches.positional_encoding:
         return sentences(
             general,
@@ -94,6 +103,13 @@ def add(trace: Trace) -> str:
         if trace.switches.positional_encoding
         else "With the positional encoding off, nothing is added: x is the embedding rows as they are."
     )
+    if cfg.positions == "rope":
+        how = (
+            "Nothing is added: x is the embedding rows as they are. This model marks position later, by "
+            "turning queries and keys at step 6."
+        )
+    elif cfg.positions == "none":
+        how = "Nothing is added: x is the embedding rows as they are (this model has no positions)."
     return sentences(
         how,
         f"These {T * d} numbers ({T} positions × {d}) are all that {first_block(trace)} is given; "
@@ -110,6 +126,14 @@ def norm1(trace: Trace) -> str:
             "Post-norm (the 2017 arrangement): the sublayer reads the stream x as it is, so this table is x "
             "unchanged beside its mean and variance; the normalising happens after each residual add "
             "instead, which puts a norm on the residual path."
+        )
+    if trace.cfg.norm == "rms":
+        return sentences(
+            "RMSNorm: each row is divided by the square root of the mean of its squares (plus ε), looking "
+            "at no other token. No mean is taken away, so a row keeps its sign pattern and only its size "
+            "is set; then each column is scaled by its gain (ln1_g). There is no bias.",
+            "Normalising before the sublayer (pre-norm) keeps the residual path free of norms, which is what "
+            "lets deep stacks train.",
         )
     gain = (
         "Then each column is scaled by its gain (ln1_g) and shifted by its bias (ln1_b), learned weights "

@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import chain
 from types import MappingProxyType
 
-from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
+from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STAT_LABELS, STATS, TENSOR, TOKENS, Panel
 from tinytui.lesson.stages import STAGE_BY_NUMBER, Stage, params_read
 from tinytui.model import names
 from tinytui.present import windows
@@ -191,9 +191,9 @@ def _token_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
 
 def _stats_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
     trace = view.trace
-    mean, var = view.names(panel.tensors)
-    key = f"{role}:{mean.rpartition('.')[0]}.stats"  # "output:blocks.0.ln1.stats"
-    cols = (("mean μ", mean, True), ("variance σ²", var, True))
+    shown = view.names(panel.tensors)
+    key = f"{role}:{shown[0].rpartition('.')[0]}.stats"  # "output:blocks.0.ln1.stats"
+    cols = tuple((STAT_LABELS[n.rpartition(".")[2]], n, True) for n in shown)
     return [(columns_grid(view, key, "row statistics", trace.token_labels, cols),)]
 
 

@@ -69,7 +69,7 @@ class View:
 
     def names(self, templates: tuple[str, ...]) -> tuple[str, ...]:
         """A stage table's names as the step's canonical names, "{h}" expanded to every head."""
-        return steps.resolve(templates, self.trace.cfg.n_heads, self.here, self.trace.cfg.n_blocks)
+        return steps.resolve_for(templates, self.trace.cfg, self.here)
 
     @cached_property  # read by the step text and by its facts: the remapped names are built once
     def focused(self) -> Trace:

@@ -217,7 +217,7 @@ def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
     path = step_path.forward(n_blocks)
     for step in path:
         number = step_path.short(step, n_blocks)  # "8", or "2·8" for block 2's step 8
-        written = [n for n in step_path.resolve(step.stage.writes, n_heads, step, n_blocks) if n in d.tensors]
+        written = [n for n in step_path.resolve_for(step.stage.writes, after.cfg, step) if n in d.tensors]
         moved = [d[n] for n in written if d[n].n_changed]
         if not moved:
             continue

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tinytui.lesson import step_path
-from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STATS, TENSOR, TOKENS, Panel
+from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STAT_LABELS, STATS, TENSOR, TOKENS, Panel
 from tinytui.lesson.stages import Stage, formula_as_run, params_read
 from tinytui.lesson.texts.display_names import display, in_words
 from tinytui.lesson.texts.facts import stage_facts
@@ -65,7 +65,7 @@ def weight_tables(
 
 
 def _names(trace: Trace, panel: Panel, where: step_path.Step) -> tuple[str, ...]:
-    return step_path.resolve(panel.tensors, trace.cfg.n_heads, where, trace.cfg.n_blocks)
+    return step_path.resolve_for(panel.tensors, trace.cfg, where)
 
 
 def _tensor_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Picks | None) -> list[Table]:
@@ -86,9 +86,10 @@ def _token_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Pick
 
 
 def _stats_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Picks | None) -> list[Table]:
-    mean, var = _names(trace, panel, where)
-    mv = tuple((fmt(m), fmt(v)) for m, v in zip(trace[mean], trace[var]))
-    return [Table("row statistics", "tokens", trace.token_labels, ("mean μ", "variance σ²"), mv)]
+    shown = _names(trace, panel, where)
+    cols = tuple(STAT_LABELS[n.rpartition(".")[2]] for n in shown)
+    rows = tuple(tuple(fmt(v) for v in row) for row in zip(*(trace[n] for n in shown)))
+    return [Table("row statistics", "tokens", trace.token_labels, cols, rows)]
 
 
 def _loss_tables(trace: Trace, panel: Panel, where: step_path.Step, picks: Picks | None) -> list[Table]:
@@ -164,7 +165,7 @@ def backward_report(
     where = step_path.at(stage.number, block, n_blocks)
     tables: list[Table] = []
     for field, group in BACKWARD_GROUPS:
-        for name in step_path.resolve(getattr(stage, field), n_heads, where, n_blocks):
+        for name in step_path.resolve_for(getattr(stage, field), grads.cfg, where):
             tables.extend(gradient_tables(grads, name, group, picks))
     return BackwardReport(stage, tuple(tables), step_path.of_all(where, n_blocks, "/"))
 

@@ -215,23 +215,21 @@ class WhyController:
     def step_of(self, name: str) -> tuple[step_path.Step | None, bool]:
         """The step that makes this cell (with its block): (step, in the backward walk)."""
         s = self.host.session
-        n_heads, n_blocks = s.trace.cfg.n_heads, s.trace.cfg.n_blocks
+        cfg = s.trace.cfg
         if name.startswith(names.GRAD):
             walked = {b.number: b for b in backward_stages(s.trace.switches, s.trace.cfg)}
             for step in s.path(backward=True):
                 stage = walked[step.number]
-                if name in step_path.resolve(
-                    (*stage.within, *stage.params, *stage.outgoing), n_heads, step, n_blocks
-                ):
+                if name in step_path.resolve_for((*stage.within, *stage.params, *stage.outgoing), cfg, step):
                     return step, True
             return None, True
         path = s.path(backward=False)
         for step in path:
-            if name in step_path.resolve(step.stage.writes, n_heads, step, n_blocks):
+            if name in step_path.resolve_for(step.stage.writes, cfg, step):
                 return step, False
         for step in path:  # a weight: the first step that uses it (its table is under "Weights it uses")
             weights = params_read(step.stage, s.trace.cfg)
-            if name in step_path.resolve(weights, n_heads, step, n_blocks):
+            if name in step_path.resolve_for(weights, cfg, step):
                 return step, False
         return None, False
 

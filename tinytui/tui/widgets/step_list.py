@@ -16,6 +16,7 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from tinytui.lesson import step_path
+from tinytui.lesson.arch_names import Arch
 from tinytui.lesson.step_path import changed_per_step
 from tinytui.present.view import View, ViewPart
 
@@ -57,7 +58,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         self.here = view.here
         self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
         n_blocks = view.trace.cfg.n_blocks
-        self.counts = changed_per_step(view.diff, view.trace.cfg.n_heads, n_blocks)
+        self.counts = changed_per_step(view.diff, view.trace.cfg.n_heads, n_blocks, Arch.of(view.trace.cfg))
         if n_blocks != self.n_blocks:
             self.n_blocks = n_blocks
             self.rows = _rows(n_blocks)

@@ -1,0 +1,59 @@
+"""The names a step reads and writes in a model of another architecture than the chapter's.
+
+The stage table (stages.py) is written for the chapter's model: LayerNorm's mean and variance, q, k, v
+one per head, ReLU's hidden_pre, W_1 … b_2, the tied E. for_model() turns one of its names into the
+names the same step has in a Llama-family model (RMSNorm, rotary positions, grouped key/value heads,
+SwiGLU, an untied W_U), so every reader of the table (the printer, the app, the recorder, practice)
+follows the model it is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tinytui.model import names
+from tinytui.model.config import ModelConfig
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What of a model's architecture changes the names a step reads and writes (the chapter's: the
+    defaults). Small and hashable, so resolve() can keep what it worked out."""
+
+    n_kv_heads: int | None = None  # key/value heads; None: one per query head
+    rms: bool = False  # RMSNorm: ln1.mean_sq in place of ln1.mean and ln1.var
+    rope: bool = False  # rotary positions: step 6 writes q_pre, k_pre, then q, k turned
+    gated: bool = False  # SwiGLU: gate_pre, gate, up, hidden; W_gate, W_up, W_down
+    untied: bool = False  # the unembedding reads W_U, not E
+
+    @classmethod
+    def of(cls, cfg: ModelConfig) -> Arch:
+        return cls(cfg.n_kv_heads, cfg.norm == "rms", cfg.positions == "rope", cfg.gated, not cfg.tied)
+
+
+CHAPTER = Arch()
+
+
+def for_model(template: str, number: int, arch: Arch) -> tuple[str, ...]:
+    """One name of the stage table (written for the chapter's model) as the names it stands for in a
+    model of this architecture at stage `number`: RMSNorm keeps only a mean square; with rotary positions
+    step 6 makes q_pre and k_pre and turns them into q and k; keys and values are one per key/value head
+    ("{g}"); the gated feed-forward has gate_pre, gate and up where ReLU has hidden_pre, and W_gate, W_up,
+    W_down where it has W_1, b_1, W_2, b_2; an untied model's logits read W_U."""
+    grad = template.startswith(names.GRAD)
+    bare = template[len(names.GRAD) :] if grad else template
+    out: tuple[str, ...] = (bare,)
+    if arch.rms and bare in ("ln1.mean", "ln1.var"):
+        out = ("ln1.mean_sq",) if bare == "ln1.mean" else ()
+    elif bare in ("q.{h}", "k.{h}", "v.{h}"):
+        which = bare[0]
+        head = "{h}" if which == "q" else "{g}"
+        made_here = arch.rope and number == 6 and which != "v"
+        out = (f"{which}_pre.{head}", f"{which}.{head}") if made_here else (f"{which}.{head}",)
+    elif arch.gated and bare in ("hidden_pre", "W_1", "b_1", "W_2", "b_2"):
+        out = {"hidden_pre": ("gate_pre", "gate", "up"), "W_1": ("W_gate", "W_up"), "W_2": ("W_down",)}.get(
+            bare, ()
+        )
+    elif arch.untied and bare == "E" and number in (14, 16):
+        out = ("W_U",) if number == 14 else ("E", "W_U")
+    return tuple(names.GRAD + n for n in out) if grad else out
