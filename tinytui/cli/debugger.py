@@ -79,7 +79,8 @@ def cmd_app(args: argparse.Namespace) -> int:
     theme, notices, keymap = app_options(args)
     from tinytui.tui.app import TinyTuiApp
 
-    session = Session(setup.model, setup.state)
+    # the session setup_from ran the model in: the model runs once
+    session = setup.session if setup.session is not None else Session(setup.model, setup.state)
     large = getattr(args, "large", False)
     return run_app(
         TinyTuiApp(session, theme=theme, notices=notices, record=setup.record, keymap=keymap, large=large)

@@ -4,7 +4,7 @@ parsed options and checked by the same functions as the app's; UsageError, a bad
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tinytui.model import checks
@@ -30,8 +30,14 @@ class Setup:
     model: ModelFile
     state: State
     record: str | None = None  # --record FILE: the app attaches a recording.recorder.Recorder at start
+    # the session setup_from ran the model in to check it, and its first trace: the app opens on that
+    # session and trace() is that trace, so a command runs the model once (GPT-2 small: ~0.3 s a run)
+    session: Session | None = field(default=None, compare=False, repr=False)
+    first_trace: Trace | None = field(default=None, compare=False, repr=False)
 
     def trace(self) -> Trace:
+        if self.first_trace is not None:
+            return self.first_trace
         s = self.state
         return run(s.params, s.prompt, s.target, s.switches, s.lr)
 
@@ -83,8 +89,8 @@ def setup_from(args: argparse.Namespace) -> Setup:
     switches = replace(defaults(cfg), causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
     state = State(model.params, prompt, target, switches, lr)
     try:
-        Session(model, state)  # the session refuses a run with a non-finite intermediate
+        session = Session(model, state)  # the session refuses a run with a non-finite intermediate
     except Refused as exc:
         why = str(exc).removesuffix("; nothing was changed").removeprefix("that ")
         raise UsageError(f"{args.model or 'the model'}: running it {why}") from None
-    return Setup(model, state, record)
+    return Setup(model, state, record, session, session.trace)
