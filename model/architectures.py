@@ -14,14 +14,15 @@ that a learner can check each product by hand, as the chapter's hand-set tables 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from tinytui.model.config import ModelConfig
 
 ARCHES = ("chapter", "gpt2", "llama")
-GPT2 = {"positions": "learned", "norm_affine": True, "attn_bias": True, "activation": "gelu"}
-LLAMA = {"norm": "rms", "norm_affine": True, "positions": "rope", "activation": "swiglu"}
+GPT2: dict[str, Any] = {"positions": "learned", "norm_affine": True, "attn_bias": True, "activation": "gelu"}
+LLAMA: dict[str, Any] = {"norm": "rms", "norm_affine": True, "positions": "rope", "activation": "swiglu"}
 FAN_IN_D_FF = ("W_2", "W_down")  # read the feed-forward's units; W_O reads the heads side by side
 
 

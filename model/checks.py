@@ -141,7 +141,7 @@ def target(token: str, vocab: Sequence[str]) -> str:
 
 def head(h: object, n_heads: int) -> int:
     """An attention head as the user counts them, 1 to n_heads."""
-    if isinstance(h, bool) or not isinstance(h, numbers.Integral) or not 1 <= h <= n_heads:
+    if isinstance(h, bool) or not isinstance(h, numbers.Integral) or not 1 <= int(h) <= n_heads:
         raise Invalid(f"there is no head {h} (heads are 1 to {n_heads})")
     return int(h)
 

@@ -53,7 +53,7 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         old = before.tensors[name].values if name in before.tensors else None
         if old is None or old.shape != new.shape:
             common = _common_positions(before.tensors[name], t) if old is not None else None
-            if common is None:
+            if old is None or common is None:
                 out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
                 continue
             changed, delta = np.zeros(new.shape, bool), np.zeros(new.shape)

@@ -287,10 +287,10 @@ class Params(Mapping[str, np.ndarray]):
                     out[name] = cells
             return out
         for name in self._arrays:
-            a, b = self[name], other[name]
-            if a is b:
+            ours, theirs_array = self[name], other[name]
+            if ours is theirs_array:
                 continue
-            idx = np.argwhere(a != b)
+            idx = np.argwhere(ours != theirs_array)
             if idx.size:
                 out[name] = [tuple(int(i) for i in row) for row in idx]
         return out

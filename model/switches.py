@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tinytui.model.config import ModelConfig
@@ -67,9 +67,11 @@ class Switches:
         if name in CHOICES:
             options, now = CHOICES[name], getattr(self, name)
             after = options[(options.index(now) + 1) % len(options)] if now in options else options[0]
-            return replace(self, **{name: after})
+            choice: dict[str, Any] = {name: after}  # a field named at run time: its type is the field's
+            return replace(self, **choice)
         if name in FLAGS:
-            return replace(self, **{name: not getattr(self, name)})
+            flag: dict[str, Any] = {name: not getattr(self, name)}
+            return replace(self, **flag)
         raise ValueError(f"no switch named {name!r}")
 
     def to_dict(self) -> dict:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
@@ -59,7 +60,10 @@ def _json_values(arr: np.ndarray):
 class TensorMap(Mapping[str, np.ndarray]):
     """Named tensors: mapping access gives the array, .tensor() the labelled Tensor."""
 
-    tensors: dict[str, Tensor]
+    if TYPE_CHECKING:  # read-only here: a Trace holds them, Gradients computes them when first read
+
+        @property
+        def tensors(self) -> dict[str, Tensor]: ...
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.tensors[name].values
@@ -172,7 +176,7 @@ def first_stale(
 
 def _first_switch_reader(old: Switches, new: Switches, cfg: ModelConfig) -> int:
     """The first part that reads a switch that differs (a head ablated: its block's part)."""
-    unablated = {"ablated_heads": frozenset(), "ablated": frozenset()}
+    unablated: dict[str, Any] = {"ablated_heads": frozenset(), "ablated": frozenset()}
     if replace(old, **unablated) != replace(new, **unablated):
         return EMBED  # the mask, positions, norm, activation or residual: read from the embedding on
     if old.ablated_heads != new.ablated_heads:
@@ -229,7 +233,9 @@ def _check_inputs(cfg: ModelConfig, prompt: tuple[str, ...], target: str) -> Non
         raise ValueError(f"{len(prompt)} tokens is longer than the model's {cfg.n_ctx} learned positions")
 
 
-def _same_run(reuse: Trace | None, params: Params, target: str, lr: float, switches: Switches) -> bool:
+def _same_run(
+    reuse: Trace | None, params: Params, target: str, lr: float, switches: Switches
+) -> TypeGuard[Trace]:
     if reuse is None or reuse.params is not params:
         return False
     return (reuse.target, reuse.lr, reuse.switches) == (target, lr, switches)
@@ -264,7 +270,14 @@ def axes_of(cfg: ModelConfig, prompt: tuple[str, ...]) -> dict[str, Axis]:
 class _Record:
     """What one run has written: its tensors, what each was computed from, and the run it may reuse."""
 
-    def __init__(self, params: Params, axes: dict[str, Axis], old: dict[str, Tensor], sources: dict, changed):
+    def __init__(
+        self,
+        params: Params,
+        axes: dict[str, Axis],
+        old: dict[str, Tensor],
+        sources: dict[str, tuple],
+        changed: frozenset[str],
+    ):
         self.params = params
         self.axes = axes
         self.out: dict[str, Tensor] = {}
@@ -284,12 +297,20 @@ class Tape:
         self._block = block
 
     @classmethod
-    def start(cls, params: Params, prompt: tuple[str, ...], reuse=None, patch=None) -> Tape:
+    def start(
+        cls,
+        params: Params,
+        prompt: tuple[str, ...],
+        reuse: Trace | None = None,
+        patch: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
+    ) -> Tape:
         """A tape for a run of params on prompt; reuse: an earlier Trace to keep tensors from; patch:
         tensor name -> what replaces its values."""
-        old, sources, changed = {}, {}, frozenset()
+        old: dict[str, Tensor] = {}
+        sources: dict[str, tuple] = {}
+        changed: frozenset[str] = frozenset()
         same_model = reuse is not None and (reuse.cfg is params.cfg or reuse.cfg == params.cfg)
-        if same_model and reuse.params is not None and reuse.prompt == prompt:
+        if reuse is not None and same_model and reuse.params is not None and reuse.prompt == prompt:
             old, sources = reuse.tensors, reuse.sources
             changed = frozenset(params.differences(reuse.params))
         record = _Record(params, axes_of(params.cfg, prompt), old, sources, changed)

@@ -143,12 +143,12 @@ def attribution(params: Params, trace: Trace, tokens: Iterable[str] | None = Non
         empty = {t: TokenAttribution(t, float(logits[cfg.token_id(t)]), {}) for t in tokens}
         return Attribution(position, scale, empty, reason)
     gain = params["lnf_g"] if cfg.norm_affine else 1.0
-    parts = residual_parts(params, trace, position).items()
-    centred = {name: gain * (c if rms else c - c.mean()) / scale for name, c in parts}
+    residual = residual_parts(params, trace, position)
+    centred = {name: gain * (c if rms else c - c.mean()) / scale for name, c in residual.items()}
     if cfg.norm_affine and not rms:
         centred["lnf_b"] = np.asarray(params["lnf_b"])  # added to z as it is: neither centred nor scaled
     U = params["E"] if cfg.tied else params["W_U"].T  # row i: what token i's logit reads of z
-    out = {}
+    out: dict[str, TokenAttribution] = {}
     for tok in tokens:
         i = cfg.token_id(tok)
         parts = {name: float(c @ U[i]) for name, c in centred.items()}

@@ -126,7 +126,9 @@ def block_backward(w, trace, x_in, dy, cfg, sw: Switches, b: int, g, pg, weights
     d_heads = np.ascontiguousarray(_times_w_t(d_mha, w["W_O"]))
     d_xn_t = np.zeros((cfg.d_model, d_mha.shape[0]))  # ∂L/∂x_n transposed, summed over heads and Q, K, V
     scale = np.sqrt(dk)
-    d_keys, d_values = {}, {}  # key/value head -> its gradient, summed over the query heads that read it
+    # key/value head -> its gradient, summed over the query heads that read it
+    d_keys: dict[int, np.ndarray] = {}
+    d_values: dict[int, np.ndarray] = {}
     for h in range(cfg.n_heads):
         n, kv = h + 1, cfg.kv_head(h) + 1
         g[f"{pre}head.{n}"] = d_head = d_heads[:, h * dk : (h + 1) * dk]

@@ -113,7 +113,7 @@ class Gradients(BackwardParts, TensorMap):
         """The gradients computed so far (in the names' order): what the readers so far have needed."""
         return tuple(name for name in self._names if name in self._done)
 
-    def rows(self, name: str, rows) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def rows(self, name: str, rows) -> np.ndarray:
         """These rows of a 2-d gradient, the same numbers as self[name][rows]. E's gradient and its
         unembedding share, when not yet computed, are made for these rows only (rows.py): at
         GPT-2 each whole table is 300 MB, while the overlay and the inspector read some 64 rows."""

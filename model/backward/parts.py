@@ -35,8 +35,8 @@ def e_shares(cfg: ModelConfig) -> tuple[str, ...]:
 
 
 # A block's weights whose gradients nothing further down reads: a part of their own, after the block's
-_MATRICES = ("W_2", "b_2", "W_1", "b_1", "W_O", "b_O", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "W_down")
-_MATRICES += ("W_gate", "W_up")
+_MATRICES: tuple[str, ...] = ("W_2", "b_2", "W_1", "b_1", "W_O", "b_O", "W_Q", "W_K", "W_V", "b_Q", "b_K")
+_MATRICES += ("b_V", "W_down", "W_gate", "W_up")
 
 
 def block_tensors(cfg: ModelConfig) -> tuple[str, ...]:
@@ -169,7 +169,8 @@ class BackwardParts:
     def _final_norm(self) -> None:
         """13: z = LN(y_T)[·g + b] of the last block; the other rows of y do not reach the loss directly"""
         last_y = prefix(self.cfg.n_blocks - 1) + "y"
-        y, pg = self._trace[last_y], {}
+        y = self._trace[last_y]
+        pg: dict[str, np.ndarray] = {}
         dy = np.zeros_like(y)
         d_z, cfg = self._passed["z"], self.cfg
         dy[-1] = norm_backward(d_z, y[-1], cfg.eps, self._params, "lnf_", pg, "lnf_", cfg.norm)
@@ -178,7 +179,9 @@ class BackwardParts:
 
     def _block(self, b: int) -> None:
         """12 … 5 of block b, from ∂L/∂y to the gradient of the block's input."""
-        trace, g, pg = self._trace, {}, {}
+        trace = self._trace
+        g: dict[str, np.ndarray] = {}
+        pg: dict[str, np.ndarray] = {}
         x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
         dy = self._passed[prefix(b) + "y"]
         w, sw = self._params.block(b), trace.switches
@@ -190,14 +193,16 @@ class BackwardParts:
         """Block b's weight gradients, from its tensors' gradients as kept. Those are cleaned of −0.0, which
         changes no bit here: a sum of products that differ only in the sign of a zero differs at most in
         the sign of a zero result, and that is cleaned too."""
-        pre, pg = prefix(b), {}
+        pre = prefix(b)
+        pg: dict[str, np.ndarray] = {}
         g = {pre + t: self._done[PREFIX + pre + t].values for t in block_tensors(self.cfg)}
         block_weight_gradients(self._trace, b, self.cfg, g, pg)
         self._put_all({}, pg)
 
     def _embedding(self) -> None:
         """4 … 2: emb and pe (and P, learned) get ∂L/∂x; E's lookup share collects it row by token."""
-        g, pg = {}, {}
+        g: dict[str, np.ndarray] = {}
+        pg: dict[str, np.ndarray] = {}
         e_lookup = embedding_backward(self._params, self._trace, self._passed["x"], g, pg)
         self._put_all(g, pg)
         self._put("grad.E.lookup", e_lookup, clean=False)  # np.zeros + rows: 0.0 + x is never −0.0

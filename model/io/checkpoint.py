@@ -250,7 +250,7 @@ def read_config(path: Path) -> dict[str, Any]:
             f"{what}: tinytui reads GPT-2 checkpoints (model_type 'gpt2', GPT2LMHeadModel) and Llama, Qwen2 "
             "and Mistral ones (model_type 'llama', 'qwen2', 'mistral')"
         )
-    shape = {
+    shape: dict[str, Any] = {  # the sizes, and layer_norm_epsilon (a float) below
         key: _size(doc.get(key), key, limit, fail)
         for key, limit in (
             ("vocab_size", LIMITS["vocab"]),

@@ -157,9 +157,9 @@ def read_hashed(
             if begin > pos:  # bytes between tensors (the format has none; hashed all the same)
                 hasher.submit(h.update, f.read(begin - pos))
             buf = np.empty(end - begin, np.uint8)
-            if f.readinto(memoryview(buf)) != buf.size:
+            if f.readinto(buf.data) != buf.size:
                 raise fail(name, "truncated while being read")
-            hasher.submit(h.update, buf)  # the task keeps buf until it is hashed
+            hasher.submit(h.update, buf.data)  # the task keeps buf until it is hashed
             pos = end
             if name in wanted:
                 arr = to_float64(buf, entry["dtype"])

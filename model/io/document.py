@@ -149,7 +149,9 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
         )
     dims = strings(doc["dims"], "dims", fail)
     # n_heads × d_head need not equal d_model: W_Q/W_K/W_V map d_model to n_heads × d_head and W_O back
-    sizes = {k: positive_int(doc[k], k, fail) for k in ("d_model", "n_heads", "d_head", "d_ff")}
+    sizes: dict[str, Any] = {
+        k: positive_int(doc[k], k, fail) for k in ("d_model", "n_heads", "d_head", "d_ff")
+    }
     if len(dims) != sizes["d_model"]:
         raise fail("dims", f"{len(dims)} labels for d_model {sizes['d_model']}")
     eps = doc.get("eps", 1e-5)
@@ -166,8 +168,8 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
         cfg = ModelConfig(
             vocab=tuple(vocab), dims=tuple(dims), n_blocks=n_blocks, eps=float(eps), n_ctx=n_ctx, **sizes
         )
-        where = weights_path(doc["weights_file"], folder, fail)
-        return _finish(doc, cfg, read_weights(where, cfg), vocab, n_ctx, source, fail)
+        weights_at = weights_path(doc["weights_file"], folder, fail)
+        return _finish(doc, cfg, read_weights(weights_at, cfg), vocab, n_ctx, source, fail)
 
     weights = doc["weights"]
     if not isinstance(weights, dict):

@@ -141,7 +141,7 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, str]:
                     kinds = {n: (st.get_slice(n).get_dtype(), st.get_slice(n).get_shape()) for n in names}
             except SafetensorError as exc:
                 raise CheckpointError(f"{path}: not a safetensors file tinytui can read ({exc})") from None
-            wanted = {}
+            wanted: dict[str, tuple[int, ...]] = {}
             for name in names:
                 bare = name.removeprefix(PREFIX)
                 if bare.startswith("layers.") and bare.split(".", 2)[2] in BUFFERS:

@@ -200,7 +200,7 @@ def sweep_stale(folder: str | Path) -> list[Path]:
     """Remove the temporaries a killed tinytui left in folder (a file, or a checkpoint's hidden folder):
     named as _fresh_beside names them, owned by this user, not a link, and their process gone. The
     paths removed; nothing is raised (a folder that cannot be listed has nothing to sweep)."""
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except (OSError, ValueError):
