@@ -39,9 +39,11 @@ def for_model(template: str, number: int, arch: Arch) -> tuple[str, ...]:
     model of this architecture at stage `number`: RMSNorm keeps only a mean square; with rotary positions
     step 6 makes q_pre and k_pre and turns them into q and k; keys and values are one per key/value head
     ("{g}"); the gated feed-forward has gate_pre, gate and up where ReLU has hidden_pre, and W_gate, W_up,
-    W_down where it has W_1, b_1, W_2, b_2; an untied model's logits read W_U."""
-    grad = template.startswith(names.GRAD)
-    bare = template[len(names.GRAD) :] if grad else template
+    W_down where it has W_1, b_1, W_2, b_2; an untied model's logits read W_U. A gradient's name is
+    kept: the backward walk's tables are spelled for the model already."""
+    if template.startswith(names.GRAD):
+        return (template,)  # the walk's tables (walk_steps.py) spell the model's own gradients already
+    bare = template
     out: tuple[str, ...] = (bare,)
     if arch.rms and bare in ("ln1.mean", "ln1.var"):
         out = ("ln1.mean_sq",) if bare == "ln1.mean" else ()
@@ -56,4 +58,4 @@ def for_model(template: str, number: int, arch: Arch) -> tuple[str, ...]:
         )
     elif arch.untied and bare == "E" and number in (14, 16):
         out = ("W_U",) if number == 14 else ("E", "W_U")
-    return tuple(names.GRAD + n for n in out) if grad else out
+    return out

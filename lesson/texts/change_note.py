@@ -121,12 +121,14 @@ def change_note(before: Trace, after: Trace, what: str, d: TraceDiff | None = No
     out = f"{what}: {_ranges(steps)} changed"
 
     # where the change stopped, when it stopped before the prediction
-    relu = sw0.activation == sw1.activation == "relu"
+    relu = sw0.activation == sw1.activation == "relu" and not cfg.gated  # a gated model has no hidden_pre
     pre_b, hid_b = prefix(0) + "hidden_pre", prefix(0) + "hidden"
     if relu and cfg.n_blocks == 1 and d[pre_b].n_changed and not d[hid_b].n_changed and not d["x"].n_changed:
         out += ", but only in pre-activations that stay at or below zero, so ReLU outputs 0 either way"
     elif not d[last].n_changed and not d["z"].n_changed:
-        if d["logits"].n_changed and not d["emb"].n_changed:
+        if d["logits"].n_changed and not cfg.tied:
+            out += ": z is the same, so the change enters through W_U, which only step 14 reads"
+        elif d["logits"].n_changed and not d["emb"].n_changed:
             out += (
                 ": z is the same, so the change enters through E read again at step 14 (no prompt token uses "
             )

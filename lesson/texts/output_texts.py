@@ -90,7 +90,12 @@ def final_norm(trace: Trace) -> str:
         if trace.switches.norm == "post"
         else " It is normalised once more."
     )
-    if trace.cfg.norm_affine:
+    if trace.cfg.norm == "rms":
+        again += (
+            " As at step 5 it is RMSNorm: the row is divided by the root of its mean square, nothing is "
+            "subtracted, and the final norm's own gain (lnf_g) scales each column."
+        )
+    elif trace.cfg.norm_affine:
         again += " The final norm has its own gain and bias (lnf_g, lnf_b), applied column by column."
     if T == 1:
         return "The prompt has one token, so its row is the one the prediction is read from." + again

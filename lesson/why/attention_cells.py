@@ -103,7 +103,8 @@ def _projection(weight: str) -> Rule:
 
 def scores(ctx: Ctx, cell: Cell) -> Why:
     i, j = cell.index
-    q, k = ctx.name(cell.block, f"q.{cell.head}"), ctx.name(cell.block, f"k.{cell.head}")
+    kv = ctx.cfg.kv_head(cell.head - 1) + 1  # the key/value head this query head reads
+    q, k = ctx.name(cell.block, f"q.{cell.head}"), ctx.name(cell.block, f"k.{kv}")
     dk = ctx.cfg.d_head
     scale = np.sqrt(dk)
     pairs = [((q, (i, c)), (k, (j, c))) for c in range(dk)]
@@ -170,7 +171,8 @@ def head(ctx: Ctx, cell: Cell) -> Why:
             (),
             lambda v: 0.0,
         )
-    a, vv = ctx.name(cell.block, f"attn.{cell.head}"), ctx.name(cell.block, f"v.{cell.head}")
+    kv = ctx.cfg.kv_head(cell.head - 1) + 1  # the key/value head this query head reads
+    a, vv = ctx.name(cell.block, f"attn.{cell.head}"), ctx.name(cell.block, f"v.{kv}")
     pairs = [((a, (i, j)), (vv, (j, c))) for j in range(ctx.T)]
     text, refs, compute = linear(ctx, pairs)
     return ctx.make(cell, f"{at} = {ctx.ref(a, i)} · {ctx.ref(vv, ':', c)}", text, refs, compute)
@@ -186,7 +188,7 @@ def mha(ctx: Ctx, cell: Cell) -> Why:
     ]
     concat = "; ".join(ctx.ref(h, p) for h in heads)
     formula = f"{here(ctx, cell)} = [{concat}] · {ctx.ref(w, ':', j)}"
-    if not cfg.attn_bias:
+    if not cfg.out_bias:  # Qwen2 has biases on Q, K, V but none on W_O
         return ctx.make(cell, formula, *linear(ctx, pairs))
     bias = ctx.name(cell.block, "b_O")
     text, refs, compute = linear(ctx, pairs, (bias, (j,)))

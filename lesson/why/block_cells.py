@@ -11,7 +11,18 @@ from collections.abc import Callable
 import numpy as np
 
 from tinytui.lesson.why.rule_pieces import MINUS, Cell, Ctx, Why, factor, num, sum_text
-from tinytui.lesson.why.shapes import Rule, here, linear, ln_entry, ln_filled, row_of, with_affine
+from tinytui.lesson.why.shapes import (
+    Rule,
+    here,
+    linear,
+    ln_entry,
+    ln_filled,
+    norm_entry,
+    norm_filled,
+    norm_symbol,
+    row_of,
+    with_affine,
+)
 from tinytui.model import ops
 
 
@@ -40,7 +51,7 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
                 refs,
                 lambda v: v[0] + v[1],
             )
-        d, eps = ctx.cfg.d_model, ctx.cfg.eps
+        d = ctx.cfg.d_model
         which = "ln1" if branch_local == "mha" else "ln2"  # post-norm: ln1 after attention, ln2 after the FFN
         branch_row = row_of(branch, p, d)
         if res:
@@ -49,7 +60,7 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
             inner = f"{ctx.ref(skip, p)} + {ctx.ref(branch, p)}"
 
             def compute(v) -> float:
-                return ln_entry(np.asarray(v[:d]) + np.asarray(v[d:]), j, eps)
+                return norm_entry(ctx, np.asarray(v[:d]) + np.asarray(v[d:]), j)
 
             what = "the sum's row"
         else:
@@ -58,12 +69,19 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
             inner = ctx.ref(branch, p)
 
             def compute(v) -> float:
-                return ln_entry(np.asarray(v), j, eps)
+                return norm_entry(ctx, np.asarray(v), j)
 
             what = ctx.ref(branch, p)
         note = "" if res else "   (residual off: no skip)"
         formula, filled, refs, compute = with_affine(
-            ctx, cell.block, which, j, f"{at} = LN({inner})[{j}]", ln_filled(row, j, eps, what), refs, compute
+            ctx,
+            cell.block,
+            which,
+            j,
+            f"{at} = {norm_symbol(ctx)}({inner})[{j}]",
+            norm_filled(ctx, row, j, what),
+            refs,
+            compute,
         )
         return ctx.make(cell, f"{formula}   (post-norm){note}", filled, refs, compute)
 

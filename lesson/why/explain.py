@@ -28,6 +28,7 @@ from tinytui.lesson.why import (
     grad_block_cells,
     grad_cells,
     grad_param_cells,
+    modern_cells,
     stream_cells,
 )
 from tinytui.lesson.why.rule_pieces import Ctx, Index, Why, cell_of
@@ -44,6 +45,7 @@ RULES = {
     **grad_cells.RULES,
     **grad_block_cells.RULES,
     **grad_param_cells.RULES,
+    **modern_cells.RULES,
 }
 
 
@@ -84,7 +86,9 @@ def explain(
     if len(idx) != len(shape) or any(not 0 <= i < n for i, n in zip(idx, shape)):
         raise CellError(_bad_index(full, idx, axes_of(full, trace, grads), trace.cfg.n_blocks))
     cell = cell_of(full, idx)
-    return RULES[cell.local](ctx, cell)
+    instead = modern_cells.INSTEAD.get(cell.local)
+    why = instead(ctx, cell) if instead is not None else None
+    return why if why is not None else RULES[cell.local](ctx, cell)
 
 
 def evaluate(why: Why, values: Sequence[float] | None = None) -> float:

@@ -9,7 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.lesson.why.rule_pieces import SHOW, Cell, Ctx, Why, factor, num, sum_text
-from tinytui.lesson.why.shapes import Rule, copy_of, here, ln_entry, plain_sum, row_of, values_of, zero
+from tinytui.lesson.why.shapes import (
+    Rule,
+    copy_of,
+    here,
+    norm_entry,
+    norm_symbol,
+    plain_sum,
+    row_of,
+    values_of,
+    zero,
+)
 from tinytui.model.names import GRAD
 
 
@@ -55,14 +65,14 @@ def norm_gain(ctx: Ctx, cell: Cell) -> Why:
     gradient entry, then that position's rows (each d wide)."""
     (j,) = cell.index
     g, rows = _norm_grads(ctx, cell)
-    d, eps, T = ctx.cfg.d_model, ctx.cfg.eps, ctx.T
+    d, T = ctx.cfg.d_model, ctx.T
     per = 1 + d * len(rows)  # operands per position
     refs = []
     for p in range(T):
         refs.append((g, (p, j)))
         for r in rows:
             refs.extend(row_of(r, p, d))
-    x_hat = [ln_entry(sum(values_of(ctx, row_of(r, p, d)) for r in rows), j, eps) for p in range(T)]
+    x_hat = [norm_entry(ctx, sum(values_of(ctx, row_of(r, p, d)) for r in rows), j) for p in range(T)]
     terms = [f"{num(ctx.value(g, (p, j)))}·{factor(x_hat[p])}" for p in range(min(T, SHOW))]
     read = " + ".join(ctx.ref(r, "p") for r in rows)
 
@@ -72,12 +82,12 @@ def norm_gain(ctx: Ctx, cell: Cell) -> Why:
         for p in range(T):
             chunk = v[p * per : (p + 1) * per]
             row = sum(chunk[1 + d * k : 1 + d * (k + 1)] for k in range(len(rows)))
-            total += chunk[0] * ln_entry(row, j, eps)
+            total += chunk[0] * norm_entry(ctx, row, j)
         return total
 
     return ctx.make(
         cell,
-        f"{here(ctx, cell)} = Σ_p {ctx.ref(g, 'p', j)}·x̂[p,{j}],  x̂ = LN({read})",
+        f"{here(ctx, cell)} = Σ_p {ctx.ref(g, 'p', j)}·x̂[p,{j}],  x̂ = {norm_symbol(ctx)}({read})",
         sum_text(terms, T),
         refs,
         compute,
@@ -88,14 +98,13 @@ def final_gain(ctx: Ctx, cell: Cell) -> Why:
     (j,) = cell.index
     g, src, last, d = GRAD + "z", ctx.last_y(), ctx.T - 1, ctx.cfg.d_model
     refs = [(g, (j,)), *row_of(src, last, d)]
-    eps = ctx.cfg.eps
-    z_hat = ln_entry(values_of(ctx, refs[1:]), j, eps)
+    z_hat = norm_entry(ctx, values_of(ctx, refs[1:]), j)
     return ctx.make(
         cell,
-        f"{here(ctx, cell)} = {ctx.ref(g, j)}·LN({ctx.ref(src, last)})[{j}]",
+        f"{here(ctx, cell)} = {ctx.ref(g, j)}·{norm_symbol(ctx)}({ctx.ref(src, last)})[{j}]",
         f"{num(ctx.value(g, (j,)))}·{factor(z_hat)}",
         refs,
-        lambda v: v[0] * ln_entry(np.asarray(v[1:], dtype=np.float64), j, eps),
+        lambda v: v[0] * norm_entry(ctx, np.asarray(v[1:], dtype=np.float64), j),
     )
 
 
@@ -110,7 +119,9 @@ def _attn_bias(out_local: str) -> Rule:
     def rule(ctx: Ctx, cell: Cell) -> Why:
         if len(cell.index) == 2:
             h, c = cell.index
-            g = GRAD + ctx.name(cell.block, f"{out_local}.{h + 1}")
+            # with rotary positions the bias is added before the turn: to q_pre and k_pre
+            turned = ctx.cfg.positions == "rope" and out_local in ("q", "k")
+            g = GRAD + ctx.name(cell.block, f"{out_local}{'_pre' if turned else ''}.{h + 1}")
         else:
             (c,) = cell.index
             g = GRAD + ctx.name(cell.block, out_local)

@@ -80,6 +80,46 @@ def ln_entry(row: np.ndarray, j: int, eps: float) -> float:
     return float((row[j] - mean) / np.sqrt(var + eps))
 
 
+def rms_entry(row: np.ndarray, j: int, eps: float) -> float:
+    """RMS(row)[j], the way ops.rms_norm computes it: no mean taken away."""
+    return float(row[j] / np.sqrt((row * row).mean() + eps))
+
+
+def norm_entry(ctx: Ctx, row: np.ndarray, j: int) -> float:
+    """The model's own norm of the row (LayerNorm or RMSNorm), entry j."""
+    return (rms_entry if ctx.cfg.norm == "rms" else ln_entry)(row, j, ctx.cfg.eps)
+
+
+def norm_symbol(ctx: Ctx) -> str:
+    return "RMS" if ctx.cfg.norm == "rms" else "LN"
+
+
+def rms_backward_entry(g: np.ndarray, row: np.ndarray, j: int, eps: float) -> float:
+    """(RMSNorm backward of g through the row)[j]: (g_j − x̂_j·mean(g·x̂)) / √(mean(x²) + ε)."""
+    root = np.sqrt((row * row).mean() + eps)
+    x_hat = row / root
+    return float((g[j] - x_hat[j] * (g * x_hat).mean()) / root)
+
+
+def rms_backward_filled(g: np.ndarray, row: np.ndarray, j: int, eps: float) -> str:
+    ms = (row * row).mean()
+    x_hat = row / np.sqrt(ms + eps)
+    return (
+        f"({num(g[j])} {MINUS} {factor(x_hat[j])}·{factor((g * x_hat).mean())}) / √({num(ms)} + {const(eps)})"
+    )
+
+
+RMS_BACKWARD = "(g_j − x̂_j·mean(g·x̂)) / √(mean(x²) + ε)"
+
+
+def norm_filled(ctx: Ctx, row: np.ndarray, j: int, what: str) -> str:
+    """The model's own norm of the row, entry j, with its numbers (ln_filled, or RMSNorm's)."""
+    if ctx.cfg.norm != "rms":
+        return ln_filled(row, j, ctx.cfg.eps, what)
+    ms = (row * row).mean()
+    return f"mean({what}²) = {num(ms)}:  {num(row[j])} / √({num(ms)} + {const(ctx.cfg.eps)})"
+
+
 def ln_filled(row: np.ndarray, j: int, eps: float, what: str) -> str:
     mean = row.mean()
     var = ((row - mean) ** 2).mean()
@@ -148,15 +188,18 @@ def ln_back(
     row = sum(values_of(ctx, rr) for rr in row_refs)
     through = " + ".join(ctx.ref(r, p) for r in rows)  # post-norm with the residual: LN read x + mha
     gr = ctx.ref(g, p) if ctx.array(g).ndim == 2 else ctx.ref(g)
-    rule = LN_BACKWARD.replace("_j", f"_{j}")
+    rms = ctx.cfg.norm == "rms"
+    rule = (RMS_BACKWARD if rms else LN_BACKWARD).replace("_j", f"_{j}")
     formula = f"{here(ctx, cell)} = {rule}"
+    sym = norm_symbol(ctx)
     if gain is not None:
-        where = f",  g = {gr} ⊙ {ctx.ref(gain)}, x̂ = LN({through})"
+        where = f",  g = {gr} ⊙ {ctx.ref(gain)}, x̂ = {sym}({through})"
         g_vals = values_of(ctx, g_refs) * values_of(ctx, gain_refs)
     else:
-        where = f",  g = {gr}, x̂ = LN({through})"
+        where = f",  g = {gr}, x̂ = {sym}({through})"
         g_vals = values_of(ctx, g_refs)
-    filled = ln_backward_filled(g_vals, row, j, eps)
+    filled = (rms_backward_filled if rms else ln_backward_filled)(g_vals, row, j, eps)
+    backward_entry = rms_backward_entry if rms else ln_backward_entry
     if skip is not None:
         formula += f" + {ctx.ref(skip[0], *skip[1])}"
         sv = num(ctx.value(*skip))
@@ -168,7 +211,7 @@ def ln_back(
         v = np.asarray(v, dtype=np.float64)
         gv = v[:d] * v[d : 2 * d] if gain is not None else v[:d]
         xs = sum(v[first + d * k : first + d * (k + 1)] for k in range(n_rows))
-        out = ln_backward_entry(gv, xs, j, eps)
+        out = backward_entry(gv, xs, j, eps)
         return out + (float(v[-1]) if skip is not None else 0.0)
 
     return ctx.make(cell, formula + where + note, filled, refs, compute)
@@ -176,9 +219,8 @@ def ln_back(
 
 def gain_of(ctx: Ctx, b: int | None, which: str) -> str | None:
     """The gain of norm `which` ("ln1", "ln2"; "lnf" model-wide) when the model's norms have one."""
-    if not ctx.cfg.norm_affine:
-        return None
-    return f"{which}_g" if b is None else ctx.name(b, f"{which}_g")
+    name = f"{which}_g" if b is None else ctx.name(b, f"{which}_g")
+    return name if name in ctx.params else None
 
 
 def with_affine(ctx: Ctx, b: int | None, which: str, j: int, formula: str, filled: str, refs, compute):
@@ -188,7 +230,15 @@ def with_affine(ctx: Ctx, b: int | None, which: str, j: int, formula: str, fille
     if gain is None:
         return formula, filled, list(refs), compute
     bias = gain[:-1] + "b"
-    g, bv = ctx.value(gain, (j,)), ctx.value(bias, (j,))
+    g = ctx.value(gain, (j,))
+    if bias not in ctx.params:  # RMSNorm: a gain and no bias
+        return (
+            f"{formula}·{ctx.ref(gain, j)}",
+            f"({filled})·{factor(g)}",
+            [*refs, (gain, (j,))],
+            lambda v: compute(v[:-1]) * v[-1],
+        )
+    bv = ctx.value(bias, (j,))
     refs = [*refs, (gain, (j,)), (bias, (j,))]
     sign = f"{MINUS} {num(bv)[1:]}" if num(bv).startswith(MINUS) else f"+ {num(bv)}"
     return (

@@ -25,6 +25,7 @@ from tinytui.lesson.why import (
     grad_block_cells,
     grad_cells,
     grad_param_cells,
+    modern_cells,
     stream_cells,
 )
 from tinytui.lesson.why.explain import RULES, CellError, explain, names_of, parse_cell
@@ -125,7 +126,7 @@ def test_the_walk_covers_every_tensor_and_gradient(chapter, trace):
 
 def test_the_rule_tables_are_disjoint():
     tables = [m.RULES for m in (stream_cells, attention_cells, block_cells)]
-    tables += [grad_cells.RULES, grad_block_cells.RULES, grad_param_cells.RULES]
+    tables += [grad_cells.RULES, grad_block_cells.RULES, grad_param_cells.RULES, modern_cells.RULES]
     assert sum(len(t) for t in tables) == len(RULES)
 
 
