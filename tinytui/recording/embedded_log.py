@@ -35,7 +35,8 @@ def data_lines(doc: dict[str, Any]) -> str:
     cut into parts that fit WIDTH, each line marker + chained CRC-32 + the part. A part never ends with
     a space, so an editor that trims trailing blanks changes nothing."""
     text = json.dumps(doc, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
-    out, start, crc = [], 0, SEED
+    out: list[str] = []
+    start, crc = 0, SEED
     while start < len(text):
         end = min(start + CHUNK, len(text))
         while end < len(text) and end - start > 1 and text[end - 1] == " ":

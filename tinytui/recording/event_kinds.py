@@ -750,7 +750,7 @@ def decode_event(doc: Any, line: int, seq: int, model: ModelFile) -> Recorded:
     if got != seq or isinstance(got, bool):
         raise BadLine(f"event {shown(got)} where event {seq} should be: a line is missing or out of order")
     name = doc["kind"]
-    spec = KINDS.get(name) if isinstance(name, str) else None  # a Kind is its name: "edit" finds it
+    spec = KINDS[Kind(name)] if isinstance(name, str) and name in KINDS else None  # a Kind is its name
     if spec is None:
         raise BadLine(f"unknown event kind {shown(name)} (known: {', '.join(KINDS)})")
     kind = spec.kind

@@ -44,7 +44,7 @@ class Digests:
 
 
 def _sha256(arr: np.ndarray) -> bytes:
-    return hashlib.sha256(np.ascontiguousarray(arr, dtype="<f8")).digest()
+    return hashlib.sha256(np.ascontiguousarray(arr, dtype="<f8").data).digest()
 
 
 def params_digest(params: Params, array_hash: Callable[[np.ndarray], bytes] = _sha256) -> str:

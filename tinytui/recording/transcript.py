@@ -229,7 +229,7 @@ def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
             cells.append(("", "", "", f"{changed} of {total}"))
             continue
         flat = int(np.argmax(np.abs(big.delta)))
-        index = np.unravel_index(flat, big.delta.shape) if big.delta.ndim else ()
+        index = tuple(int(i) for i in np.unravel_index(flat, big.delta.shape))
         old, new = float(before[big.name][index]), float(after[big.name][index])
         rows.append(f"{number:>2}    {_where(after, big.name, index)}")
         cells.append((fmt(old), fmt(new), f"{new - old:+.4f}", f"{changed} of {total}"))

@@ -46,6 +46,9 @@ class TracedHistory:
     the traces it holds and the listeners its events go to. tinytui.session.Session builds on it with
     what a user can ask for."""
 
+    _original: weakref.ref[Trace]  # the original trace while something holds it (original_trace)
+    _original_kept: Trace | None  # held on purpose: while the highlights compare to it
+
     def __init__(self, model: ModelFile, state: State | None = None):
         self.model = model
         first = state or State(model.params, model.prompt, model.target, default_switches(model.cfg))
@@ -309,7 +312,8 @@ class TracedHistory:
         """The arrays of the current and the previous trace (id -> bytes), from kept when it has them."""
         held: dict[int, int] = {}
         for trace in (self.trace, self.previous):
-            held |= next((arrays for _, t, arrays in kept if t is trace), None) or _arrays_of(trace)
+            found = next((arrays for _, t, arrays in kept if t is trace), None)
+            held |= found or _arrays_of(trace)
         return held
 
     def held_trace_bytes(self) -> int:

@@ -14,6 +14,7 @@ model and is not undone, but it is recorded (Kind.SAMPLING), so a replay picks a
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from tinytui.model import checks
 from tinytui.model.generation import kv_cache, sampling
@@ -56,7 +57,7 @@ def set_sampling(session: Session, **typed: object) -> Sampling:
         "top_p": sampling.top_p,
         "seed": sampling.seed,
     }
-    changes = {}
+    changes: dict[str, Any] = {}  # field name -> its checked value
     for name, value in typed.items():
         try:
             changes[name] = check[name](value)

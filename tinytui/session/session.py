@@ -179,9 +179,9 @@ class Session(TracedHistory):
         return self._change(Kind.TOGGLE, data, replace(self.state, switches=switches))
 
     def set_prompt(self, prompt: tuple[str, ...] | list[str]) -> Event:
-        prompt = _checked(checks.prompt, prompt, self.model.cfg.vocab, self.model.cfg.n_ctx)
-        data = {"old": list(self.state.prompt), "new": list(prompt)}
-        return self._change(Kind.PROMPT, data, replace(self.state, prompt=prompt))
+        tokens: tuple[str, ...] = _checked(checks.prompt, prompt, self.model.cfg.vocab, self.model.cfg.n_ctx)
+        data = {"old": list(self.state.prompt), "new": list(tokens)}
+        return self._change(Kind.PROMPT, data, replace(self.state, prompt=tokens))
 
     def swap_positions(self, i: int, j: int) -> Event:
         prompt = list(self.state.prompt)
@@ -403,7 +403,7 @@ class Session(TracedHistory):
         grade = self.practice.answer(cell, text, accepted_at(self.trace, self.params, self.gradients, cell))
         rung = self.practice.rung(cell)
         shown = answer_line(self.trace, self.params, self.gradients, cell, grade, rung)
-        data = {"action": "answer", "name": name, "index": list(cell[1]), "text": text}
+        data: dict[str, Any] = {"action": "answer", "name": name, "index": list(cell[1]), "text": text}
         data |= {"correct": grade.correct, "rung": rung, "shown": shown[:MAX_SHOWN]}
         return self._emit(Kind.PRACTICE, data, self.trace, self.trace)
 
