@@ -95,7 +95,7 @@ def lr(x: float | str) -> float:
     return value
 
 
-def steps(x: int | str) -> int:
+def steps(x: object) -> int:
     """How many SGD steps to take: a whole number from 1 to MAX_STEPS, typed or given."""
     if isinstance(x, str):
         s = x.strip()
@@ -106,7 +106,7 @@ def steps(x: int | str) -> int:
         x = int(s)
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise Invalid(f"the number of steps must be a whole number, not {x!r}")
-    if not 1 <= x <= MAX_STEPS:
+    if not 1 <= int(x) <= MAX_STEPS:
         raise Invalid(f"the number of steps must be between 1 and {MAX_STEPS}, not {x}")
     return int(x)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tinytui.model import checks
 from tinytui.model.config import ModelConfig
 from tinytui.model.io import bpe
 from tinytui.model.io.checkpoint_weights import DTYPES, CheckpointError, read_hashed, regular
@@ -114,9 +115,7 @@ def weight_files(folder: Path) -> tuple[Path, ...]:
         raise CheckpointError(f"{index}: weight_map: {len(shards)} shards, more than tinytui reads")
     for shard in shards:
         if not isinstance(shard, str) or Path(shard).name != shard or not shard.endswith(".safetensors"):
-            raise CheckpointError(
-                f"{index}: weight_map: {bpe.checks.shown(str(shard))} is not a file beside it"
-            )
+            raise CheckpointError(f"{index}: weight_map: {checks.shown(str(shard))} is not a file beside it")
     return tuple(folder / shard for shard in shards)
 
 
