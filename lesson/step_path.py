@@ -124,6 +124,18 @@ def resolve_for(templates: tuple[str, ...], cfg: ModelConfig, step: Step) -> tup
     return resolve(tuple(templates), cfg.n_heads, step, cfg.n_blocks, Arch.of(cfg))
 
 
+def templates_for(template: str, cfg: ModelConfig, step: Step) -> tuple[str, ...]:
+    """One name of the stage table as the names (still with "{h}", "{g}") it stands for in this model
+    at step: a table per name ("q.{h}" at step 6 of a RoPE model: "q_pre.{h}" and "q.{h}")."""
+    return for_model(template, step.number, Arch.of(cfg))
+
+
+def expand(templates: tuple[str, ...], cfg: ModelConfig, step: Step) -> tuple[str, ...]:
+    """Names already spelled for the model (templates_for's) as canonical names, "{h}" and "{g}"
+    expanded to the heads, nothing else translated."""
+    return resolve(tuple(templates), cfg.n_heads, step, cfg.n_blocks, Arch(n_kv_heads=cfg.n_kv_heads))
+
+
 @dataclass(frozen=True)
 class BlockTrace(Trace):
     """A trace as the texts of one block's steps read it (see focus)."""

@@ -95,12 +95,16 @@ def param_axes(cfg: Any, name: str, ndim: int, length: int = 0) -> Axes:
     if short == "W_O":
         heads = tuple(f"h{h + 1}.{k}" for h in range(cfg.n_heads) for k in cfg.head_dim_labels())
         return "heads", heads, tuple(cfg.dims)
-    if short == "W_1":
+    if short in ("W_1", "W_gate", "W_up"):
         return "dims", tuple(cfg.dims), tuple(cfg.unit_labels())
+    if short == "W_U":  # the untied unembedding: a column per token
+        return "dims", tuple(cfg.dims), tuple(cfg.vocab)
     if short == "P":  # GPT-2's learned positions: one row per position of the context
         return "positions", tuple(cfg.position_labels()), tuple(cfg.dims)
-    if short in ("b_Q", "b_K", "b_V"):  # GPT-2's attention biases: one row per head
+    if short == "b_Q":  # the attention biases: one row per head
         return "heads", tuple(cfg.head_labels()), tuple(cfg.head_dim_labels())
+    if short in ("b_K", "b_V"):  # one row per key/value head
+        return "heads", tuple(cfg.kv_head_labels()), tuple(cfg.head_dim_labels())
     return "units", tuple(cfg.unit_labels()), tuple(cfg.dims)
 
 

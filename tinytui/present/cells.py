@@ -97,7 +97,7 @@ def short_key_labels(part: GridSpec) -> GridSpec:
 
 def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
-    made = tuple(tensor_grid(view, n, role) for n in view.names((template,)))
+    made = tuple(tensor_grid(view, n, role) for n in view.expanded((template,)))
     key = ("heads", role, view.name(template))
     if (hit := view.kept.find_made_of(key, made)) is not None:
         return hit  # every head's table is one kept: so is the row of them
@@ -160,7 +160,8 @@ def step_sections(view: View) -> list[Section]:
     made = f"{view.heading[0].upper()}{view.heading[1:]} makes"  # "Step 9 makes", "Block 2 · step 9 makes"
     sections = [Section(made, "output", tuple(output_rows(view, stage)))]
     if params := param_rows(view, stage):
-        title = "Weights it uses — Enter edits a cell" + windows.weights_note(view, stage.reads)
+        reads = params_read(stage, view.trace.cfg)
+        title = "Weights it uses — Enter edits a cell" + windows.weights_note(view, reads)
         sections.append(Section(title, "param", tuple(params)))
     if inputs := input_rows(view, stage):
         sections.append(Section("From earlier steps", "input", tuple(inputs)))
@@ -181,7 +182,7 @@ def _panel_rows(view: View, panels: tuple[Panel, ...], role: str) -> list[tuple[
 
 def _tensor_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
     """One grid per name; a per-head name ("q.{h}") gives one grid with every head side by side."""
-    return [(head_grid(view, template, role),) for template in panel.tensors]
+    return [(head_grid(view, one, role),) for template in panel.tensors for one in view.templates(template)]
 
 
 def _token_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:

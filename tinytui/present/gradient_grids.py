@@ -44,7 +44,7 @@ def _split(gname: str) -> tuple[str, int | None]:
 
 def symbol(gname: str) -> str:
     """'grad.y' -> '∂L/∂y', 'grad.q.{h}' -> '∂L/∂Q', 'grad.W_2' -> '∂L/∂W_2', 'grad.E.lookup' -> '∂L/∂E'."""
-    stem, _ = _split(gname.replace(".{h}", ".0"))
+    stem, _ = _split(gname.replace(".{h}", ".0").replace(".{g}", ".0"))
     stem = stem.split(".")[0] if stem in SHARES else stem
     return f"∂L/∂{PER_HEAD.get(stem) or DISPLAY.get(stem, stem)}"
 
@@ -199,7 +199,7 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
     key = f"grad:{view.name(template)}"
     title = title_of(template)
     is_param = _weight_of(template) in PARAM_NAMES
-    if "{h}" in template:
+    if "{h}" in template or "{g}" in template:  # one per query head, or per key/value head
         parts = []
         for h, name in enumerate(view.names((template,)), start=1):
             t = grads.tensor(name)

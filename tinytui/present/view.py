@@ -71,6 +71,15 @@ class View:
         """A stage table's names as the step's canonical names, "{h}" expanded to every head."""
         return steps.resolve_for(templates, self.trace.cfg, self.here)
 
+    def templates(self, template: str) -> tuple[str, ...]:
+        """A stage table's name as the names it stands for in this model at the step shown, one table
+        each (step_path.templates_for)."""
+        return steps.templates_for(template, self.trace.cfg, self.here)
+
+    def expanded(self, templates: tuple[str, ...]) -> tuple[str, ...]:
+        """Names already spelled for the model as the step's canonical names, heads expanded."""
+        return steps.expand(templates, self.trace.cfg, self.here)
+
     @cached_property  # read by the step text and by its facts: the remapped names are built once
     def focused(self) -> Trace:
         """The trace as the step's texts read it: a block step's block-0 names mean its own block's."""

@@ -169,7 +169,7 @@ def param_window(view: View, full: str) -> Window | None:
 
 def weights_note(view: View, reads: Sequence[str]) -> str:
     """What a step's weights heading adds when one of them is shown in part: where the rest is."""
-    shown = [view.name(n) for n in reads if n in names.PARAMS]
+    shown = [view.name(n) for n in reads if n in names.ALL_PARAMS]
     return WEIGHTS_NOTE if any(param_window(view, full) for full in shown) else ""
 
 
