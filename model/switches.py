@@ -9,12 +9,13 @@ if TYPE_CHECKING:
     from tinytui.model.config import ModelConfig
 
 ACTIVATIONS = ("relu", "gelu")  # what the activation switch toggles between
-GATE_ACTIVATION = "silu"  # a gated (SwiGLU) model's own: it starts there, toggling goes to ReLU and GELU
+GATE_ACTIVATION = "silu"  # a gated (SwiGLU) model's own: toggling goes SiLU → ReLU → GELU → SiLU
 NORM_PLACEMENTS = ("pre", "post")
 # The one list of the switches: every other module (the session, the transcript, the event log) reads
 # these, so a new switch is a field below and a line in each of these tables.
 FLAGS = ("causal_mask", "positional_encoding", "residual")  # on or off
 CHOICES = {"activation": ACTIVATIONS, "norm": NORM_PLACEMENTS}  # one of several, toggled in turn
+VALUES = {"activation": (*ACTIVATIONS, GATE_ACTIVATION), "norm": NORM_PLACEMENTS}  # what a choice may hold
 NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual", "ablated")
 WORDS = {  # how the transcript and the replay status name each switch
     "causal_mask": "the causal mask",
@@ -58,14 +59,15 @@ class Switches:
         """The switches with one head of one block ablated, or no longer (head 1-based, block 0-based)."""
         return replace(self, ablated=self.ablated ^ {(block, head)})
 
-    def toggled(self, name: str, head: int | None = None) -> Switches:
-        """The switches with one of them flipped (for a head, name='ablated_heads' and head=1-based)."""
+    def toggled(self, name: str, head: int | None = None, cfg: ModelConfig | None = None) -> Switches:
+        """The switches with one of them flipped (for a head, name='ablated_heads' and head=1-based). The
+        activation goes round what the model (cfg) can run: a gated model's SiLU, then ReLU and GELU."""
         if name == "ablated_heads":
             if head is None:
                 raise ValueError("toggling a head needs its number")
             return replace(self, ablated_heads=self.ablated_heads ^ {head})
         if name in CHOICES:
-            options, now = CHOICES[name], getattr(self, name)
+            options, now = choices(name, cfg), getattr(self, name)
             after = options[(options.index(now) + 1) % len(options)] if now in options else options[0]
             choice: dict[str, Any] = {name: after}  # a field named at run time: its type is the field's
             return replace(self, **choice)
@@ -105,6 +107,13 @@ class Switches:
             parts.append("ablated " + ",".join(f"b{b + 1}h{h}" for b, h in sorted(self.ablated)))
         parts += [self.activation.upper(), f"{self.norm}-norm", f"residual {on[self.residual]}"]
         return parts
+
+
+def choices(name: str, cfg: ModelConfig | None = None) -> tuple[str, ...]:
+    """What a choice switch goes round, in order: a gated model's activation starts at its own SiLU."""
+    if name == "activation" and cfg is not None and cfg.gated:
+        return (GATE_ACTIVATION, *ACTIVATIONS)
+    return CHOICES[name]
 
 
 def defaults(cfg: ModelConfig) -> Switches:
