@@ -166,7 +166,7 @@ class Session(TracedHistory):
 
     def toggle(self, switch: str, head: int | None = None) -> Event:
         try:
-            switches = self.state.switches.toggled(switch, head)
+            switches = self.state.switches.toggled(switch, head, self.model.cfg)
         except ValueError as exc:
             raise Refused(str(exc)) from None
         if head is not None:
