@@ -15,7 +15,7 @@ from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import canonical, label
 from tinytui.model.params import Params
-from tinytui.model.switches import CHOICES, FLAGS, Switches
+from tinytui.model.switches import FLAGS, VALUES, Switches
 
 MAX_INT_DIGITS = 20  # longer integer literals are refused by field, before int() parses thousands of digits
 MAX_LINE_BYTES = 2**20  # an event line, plus room for a learn event listing every parameter cell
@@ -196,7 +196,7 @@ def switches_of(doc: Any, model: ModelFile, where: str) -> Switches:
     for name in FLAGS:
         if name in doc:
             boolean(doc[name], f"{where}.{name}")
-    for name, options in CHOICES.items():
+    for name, options in VALUES.items():
         if name in doc and doc[name] not in options:
             raise BadLine(f"{where}.{name}: {shown(doc[name])} is not one of {', '.join(options)}")
     heads = doc.get("ablated_heads", [])
