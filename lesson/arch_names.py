@@ -59,3 +59,23 @@ def for_model(template: str, number: int, arch: Arch) -> tuple[str, ...]:
     elif arch.untied and bare == "E" and number in (14, 16):
         out = ("W_U",) if number == 14 else ("E", "W_U")
     return out
+
+
+POSITIONS_SHORT = {"sinusoid": "sinusoids", "learned": "learned P", "rope": "RoPE", "none": "no positions"}
+
+
+def model_choices(cfg: ModelConfig) -> str:
+    """The model's architecture in a few words for the status line: its norm, positions, query and
+    key/value heads, feed-forward and unembedding ("RMSNorm·RoPE·4q/2kv·SwiGLU·tied", short to fit 80
+    columns beside the loss)."""
+    norm = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
+    ffn = {"swiglu": "SwiGLU", "gelu": "GELU", "relu": "ReLU"}[cfg.activation]
+    heads = f"{cfg.n_heads}q/{cfg.n_kv_heads}kv"
+    unembed = "tied" if cfg.tied else "untied"
+    return "·".join((norm, POSITIONS_SHORT[cfg.positions], heads, ffn, unembed))
+
+
+def is_chapters(cfg: ModelConfig) -> bool:
+    """Whether the model makes the chapter's architecture choices where Llama-family models differ (then
+    the status line has no room to spend on them)."""
+    return Arch.of(cfg) == Arch(n_kv_heads=cfg.n_heads) and cfg.positions != "none"

@@ -6,7 +6,8 @@ screen) and it answered each key within ANSWER_WITHIN seconds. At the end: undoi
 the model file's weights and the first trace bit for bit (keys.mismatch).
 
 A short run here (TINYTUI_MACHINE examples of up to TINYTUI_MACHINE_STEPS rules each, 3 and 10 unless
-set); a failure prints the rules that led to it, shrunk. By hand, more:
+set; TINYTUI_MACHINE_LLAMA examples, 2 unless set, on chapter17-llama); a failure prints the rules that
+led to it, shrunk. By hand, more:
 TINYTUI_MACHINE=200 TINYTUI_MACHINE_STEPS=40 pytest -p no:randomly -n 0 tests/fuzz/test_key_machine.py
 """
 
@@ -24,6 +25,7 @@ from tests.fuzz.keys import mismatch
 
 EXAMPLES = int(os.environ.get("TINYTUI_MACHINE", "3"))
 STEPS = int(os.environ.get("TINYTUI_MACHINE_STEPS", "10"))
+LLAMA_EXAMPLES = int(os.environ.get("TINYTUI_MACHINE_LLAMA", "2"))  # the same on chapter17-llama
 ANSWER_WITHIN = 20.0  # seconds a key may take (on a busy machine) before the app counts as not answering
 
 STEP_KEYS = ["n", "p", "g", "G", *"123456789", "right_square_bracket", "left_square_bracket", "pagedown"]
@@ -41,9 +43,9 @@ class Driver:
     """The app under Pilot in one task of its own loop (Textual's run_test sets context variables that
     must be reset in the task that set them); each call sends it keys and waits for them to be handled."""
 
-    def __init__(self, size: tuple[int, int]) -> None:
+    def __init__(self, size: tuple[int, int], argv: tuple[str, ...] = ()) -> None:
         self.loop = asyncio.new_event_loop()
-        self.app = make_app()
+        self.app = make_app(*argv)
         self.keys: asyncio.Queue = asyncio.Queue()
         self.first = self.app.session.trace
         self.task = self.loop.create_task(self._drive(size))
@@ -100,6 +102,8 @@ class Driver:
 
 
 class KeyMachine(RuleBasedStateMachine):
+    ARGV: tuple[str, ...] = ()  # the command line the app opens with (the chapter's model)
+
     def __init__(self) -> None:
         super().__init__()
         self.driver: Driver | None = None
@@ -110,7 +114,7 @@ class KeyMachine(RuleBasedStateMachine):
 
     @initialize(size=st.sampled_from([(120, 40), (80, 24)]))
     def start(self, size: tuple[int, int]) -> None:
-        self.driver = Driver(size)
+        self.driver = Driver(size, self.ARGV)
 
     @rule(key=st.sampled_from(STEP_KEYS))
     def step(self, key: str) -> None:
@@ -181,14 +185,28 @@ class KeyMachine(RuleBasedStateMachine):
             self.driver.close()
 
 
-def test_key_sequences_keep_the_app_running_and_undo_to_the_model():
+class LlamaKeyMachine(KeyMachine):
+    """The same keys on chapter17-llama: RMSNorm, RoPE, grouped key/value heads, SwiGLU, two blocks."""
+
+    ARGV = ("--model", "chapter17-llama")
+
+
+def _run(machine: type[KeyMachine], examples: int) -> None:
     run_state_machine_as_test(
-        KeyMachine,
+        machine,
         settings=settings(
-            max_examples=EXAMPLES,
+            max_examples=examples,
             stateful_step_count=STEPS,
             deadline=None,
             derandomize=True,  # the suite's run is the same every time; by hand, more examples
             suppress_health_check=[HealthCheck.too_slow],
         ),
     )
+
+
+def test_key_sequences_keep_the_app_running_and_undo_to_the_model():
+    _run(KeyMachine, EXAMPLES)
+
+
+def test_key_sequences_on_a_llama_family_model():
+    _run(LlamaKeyMachine, LLAMA_EXAMPLES)

@@ -11,6 +11,7 @@ import pytest
 from tests.llama.checkpoints import LLAMA, QWEN2
 from tests.model.test_provenance import arrays_of, check_cell
 from tinytui.lesson import step_path
+from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.practice.questions import step_questions
 from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, params_read
 from tinytui.lesson.walk_stages import backward_stages
@@ -177,3 +178,10 @@ def test_the_activation_goes_round_what_a_gated_model_runs(llama):
         seen.append(session.state.switches.activation)
     assert seen == ["silu", "relu", "gelu", "silu"]
     assert Switches().toggled("activation").toggled("activation").activation == "relu"  # the chapter's two
+
+
+def test_the_status_line_names_the_models_choices(llama):
+    assert model_choices(llama.cfg) == "RMSNorm·RoPE·4q/2kv·SwiGLU·tied"
+    assert model_choices(load_model(QWEN2).cfg) == "RMSNorm·RoPE·4q/1kv·SwiGLU·tied"
+    assert model_choices(load_model(LLAMA).cfg).endswith("·untied")
+    assert not is_chapters(llama.cfg) and is_chapters(load(presets()["chapter17"]).cfg)

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tinytui.lesson import step_path
+from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.why.rule_pieces import Why
 from tinytui.model.switches import Switches
@@ -195,6 +196,8 @@ class StatusBar(ViewPart, Widget):
             else:
                 loss.append(fmt(trace.loss), key)
         second = [prediction, loss]
+        if not is_chapters(trace.cfg):  # a Llama-family model: its choices, briefly
+            second.append(Text(model_choices(trace.cfg), muted))
         if (curve := view.curve) is not None:  # the current weights came from learning steps
             run = f"{curve.steps} step{'s' if curve.steps != 1 else ''} of {curve.lr:g}"
             spark = f" {sparkline(curve.losses)} " if len(curve.losses) > 2 else " → "
