@@ -59,10 +59,19 @@ def qkv(trace: Trace) -> str:
         "and its value" + (", and adds a learned bias to each (b_Q, b_K, b_V)." if cfg.attn_bias else ".")
     )
     if cfg.n_kv_heads != cfg.n_heads:
-        general += (
-            f" Keys and values are shared: {in_words(cfg.n_heads)} query heads read "
-            f"{in_words(cfg.n_kv_heads)} key/value heads, {in_words(cfg.group_size)} query heads to each "
-            "(grouped-query attention)."
+        kv = (
+            "a key/value head"
+            if cfg.n_kv_heads == 1
+            else f"each of the {in_words(cfg.n_kv_heads)} key/value heads"
+        )
+        general = (
+            f"Each of the {in_words(cfg.n_heads)} query heads reads the {rows} through its own W_Q, turning "
+            f"{cfg.d_model} numbers into {cfg.d_head} for its query; keys and values are shared: {kv} has "
+            f"its own W_K and W_V"
+            + (" (and biases b_K, b_V; queries get b_Q)" if cfg.attn_bias else "")
+            + f", read by {in_words(cfg.group_size)} query heads (grouped-query attention): "
+            f"{in_words(cfg.n_heads)} query heads read {in_words(cfg.n_kv_heads)} key/value "
+            f"head{'s' if cfg.n_kv_heads != 1 else ''}."
         )
     if cfg.positions == "rope":
         general += (

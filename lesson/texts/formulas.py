@@ -106,7 +106,8 @@ def scores(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     if cfg is None:
         return formula
     root = float(np.sqrt(cfg.d_head))
-    return f"S = Q Kᵀ / √d_k,   d_k = {cfg.d_head},  √d_k = {root:.4f}"
+    shared = "   (K: the key/value head the query head reads)" if cfg.n_kv_heads != cfg.n_heads else ""
+    return f"S = Q Kᵀ / √d_k,   d_k = {cfg.d_head},  √d_k = {root:.4f}{shared}"
 
 
 def softmax(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
@@ -116,11 +117,15 @@ def softmax(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
 
 
 def combine(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
-    if cfg is not None and (cfg.n_heads != 2 or cfg.attn_bias):
+    if cfg is not None and (cfg.n_heads != 2 or cfg.out_bias):
         heads = " ; ".join(f"head_{h}" for h in range(1, cfg.n_heads + 1))
         if cfg.n_heads > 3:
             heads = f"head_1 ; … ; head_{cfg.n_heads}"
-        formula = f"MHA(X) = [{heads}] W_O{' + b_O' if cfg.attn_bias else ''},   head_h = A_h V_h"
+        formula = f"MHA(X) = [{heads}] W_O{' + b_O' if cfg.out_bias else ''},   head_h = A_h V_h"
+    if cfg is not None and cfg.n_kv_heads != cfg.n_heads:
+        formula = formula.replace(
+            "A_h V_h", f"A_h V_g,  g = the key/value head h reads ({cfg.group_size} per g)"
+        )
     if not (sw.ablated_heads or sw.ablated):
         return formula
     off = ", ".join(

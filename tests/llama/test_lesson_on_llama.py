@@ -153,6 +153,8 @@ def test_the_words_say_what_these_models_compute(llama):
     assert "Q = RoPE(Q_pre, p)" in formula[6] and "K and V per key/value head: 4 and 2" in formula[6]
     assert formula[11] == "h = SiLU((g₂ ⊙ RMS(x')) W_gate) ⊙ ((g₂ ⊙ RMS(x')) W_up)"
     assert formula[12] == "y = x' + (h W_down)" and formula[13] == "z = g_f ⊙ RMS(y_last)"
+    combine = formula_as_run(STAGE_BY_NUMBER[9], sw, cfg)
+    assert "head_h = A_h V_g,  g = the key/value head h reads (2 per g)" in combine and "b_O" not in combine
     untied = _trace(load_model(LLAMA))
     assert "W_U" in formula_as_run(STAGE_BY_NUMBER[14], untied.switches, untied.cfg)
     texts = {
@@ -161,6 +163,7 @@ def test_the_words_say_what_these_models_compute(llama):
     assert "adds nothing here" in texts[3] and texts[4].startswith("Nothing is added")
     assert "No mean is taken away" in texts[5] and "mean 0" not in texts[5]
     assert "four query heads read two key/value heads" in texts[6] and "RoPE" in texts[6]
+    assert "its own three matrices" not in texts[6]  # W_K and W_V are shared by two query heads
     assert "gated (SwiGLU)" in texts[11] and "W_down narrows" in texts[12]
     assert "RMSNorm" in texts[13] and "bias" not in texts[13]
     shut = int((np.abs(trace["blocks.0.gate"]) < 0.05).sum())
