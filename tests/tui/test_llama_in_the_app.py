@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.apps import make_app
-from tests.tui.helpers import info, press, status, tables
+from tests.tui.helpers import info, press, status, tables, view
 from tinytui.lesson import step_path
 
 
@@ -46,3 +46,7 @@ async def test_every_step_and_the_walk_on_chapter17_llama():
             activations.append(app.session.state.switches.activation)
         assert activations == ["relu", "gelu", "silu"]
         assert "SILU" in status(app)
+        await press(pilot, "plus", "6")  # the appended token's pass at step 6: the KV cache
+        shown = view(app).text()
+        assert "cached per key/value head: 8 numbers a position, not 16 with one per query head" in shown
+        assert "K kv head 2" in shown and "K kv head 3" not in shown

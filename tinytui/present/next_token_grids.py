@@ -124,7 +124,9 @@ def kv_cache_grids(view: View) -> list[GridSpec]:
     b = view.here.block or 0
     pre, reused, last = prefix(b), made.reused[b], made.position
     first = max(0, last + 1 - MAX_ROWS)
-    heads = max(1, min(cfg.n_heads, MAX_COLS // cfg.d_head))
+    # keys and values are made, and cached, once per key/value head (fewer than the query heads under GQA)
+    n_kv, head_labels = cfg.n_kv_heads, cfg.kv_head_labels()
+    heads = max(1, min(n_kv, MAX_COLS // cfg.d_head))
     width = min(cfg.d_head, MAX_COLS)
     earlier = "cache" if reused else "again"
     labels = tuple(
@@ -133,8 +135,8 @@ def kv_cache_grids(view: View) -> list[GridSpec]:
     left_out = []
     if first:
         left_out.append(f"positions {first}–{last} of 0–{last}")
-    if heads < cfg.n_heads or width < cfg.d_head:
-        left_out.append(f"heads 1–{heads} of {cfg.n_heads}, k0–k{width - 1} of {cfg.d_head}")
+    if heads < n_kv or width < cfg.d_head:
+        left_out.append(f"heads 1–{heads} of {n_kv}, k0–k{width - 1} of {cfg.d_head}")
     shown = f" ({'; '.join(left_out)})" if left_out else ""
     out = []
     for c in ("k", "v"):
@@ -146,10 +148,10 @@ def kv_cache_grids(view: View) -> list[GridSpec]:
                 name = f"{pre}{c}.{h}"
                 for j in range(width):
                     v = float(trace[name][p, j])
-                    detail = f"{c.upper()} head {h}[{p},{j}] = {fmt(v)}: {how}"
+                    detail = f"{c.upper()} {head_labels[h - 1]}[{p},{j}] = {fmt(v)}: {how}"
                     row.append(Cell(fmt(v), value=v, detail=detail, source=(name, (p, j))))
             cells.append(row)
-        groups = tuple((f"{c.upper()} head {h}", width) for h in range(1, heads + 1))
+        groups = tuple((f"{c.upper()} {head_labels[h - 1]}", width) for h in range(1, heads + 1))
         cols = tuple(f"k{j}" for j in range(width)) * heads
         if reused:
             title = f"{c.upper()} — cache: a row reused, new: the row computed now{shown}"
@@ -167,5 +169,19 @@ def kv_title(view: View) -> str:
     b = view.here.block or 0
     last, word = made.position, repr(view.trace.prompt[-1])
     if made.reused[b]:
-        return f"KV cache: {word} at {last} computed its Q, K, V row; rows 0–{last - 1} of K, V reused"
-    return f"KV cache: {word} at {last} — every row computed again: {made.why_not(b)}"
+        said = f"KV cache: {word} at {last} computed its Q, K, V row; rows 0–{last - 1} of K, V reused"
+    else:
+        said = f"KV cache: {word} at {last} — every row computed again: {made.why_not(b)}"
+    return said + kv_saving(view.trace.cfg)
+
+
+def kv_saving(cfg) -> str:
+    """What grouped key/value heads save: the cache holds one K and one V per key/value head."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return ""
+    per = 2 * cfg.n_kv_heads * cfg.d_head
+    full = 2 * cfg.n_heads * cfg.d_head
+    return (
+        f" · cached per key/value head: {per} numbers a position, not {full} with one per query head "
+        f"({cfg.group_size}× smaller)"
+    )
