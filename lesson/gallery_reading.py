@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinytui.lesson.texts.wording import in_words, listed, tops_as_shown
-from tinytui.model import ops
+from tinytui.model import count, ops
 from tinytui.model.analysis.circuits import head_out_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.params import Params
@@ -347,12 +347,30 @@ GPT3 = {  # the source's figures for GPT-3
 }
 
 
+LLAMA_3_CONTEXT = 8192  # Llama 3 8B's config.json: max_position_embeddings
+
+
+def llama3_figures() -> dict[str, int | tuple[int, int, int] | None]:
+    """Llama 3 8B's figures, from the shape model/count.py counts to its published 8.03 B parameters."""
+    size = count.PUBLISHED["Llama-3-8B"][0]
+    return {
+        "paintings": LLAMA_3_CONTEXT,
+        "days": size.n_blocks,
+        "artists": size.n_heads,
+        "painting size": size.d_model,
+        "picture": picture_shape(size.d_model),  # 4096 is no multiple of 3: no RGB picture
+        "filter width": size.d_ff,
+        "head width": size.d_model // size.n_heads,
+    }
+
+
 @dataclass(frozen=True)
 class ScaleRow:
     key: str  # the gallery's word, a key of GPT3
     term: str  # the transformer's word for it
     gpt3: int | tuple[int, int, int]
     ours: int | tuple[int, int, int] | None  # None: this model has no such thing (no picture shape)
+    llama3: int | tuple[int, int, int] | None = None  # Llama 3 8B's (llama3_figures)
 
 
 def scale_card(cfg: ModelConfig) -> list[ScaleRow]:
@@ -365,4 +383,5 @@ def scale_card(cfg: ModelConfig) -> list[ScaleRow]:
         "filter width": ("d_ff, the FFN's hidden width", cfg.d_ff),
         "head width": ("d_head", cfg.d_head),
     }
-    return [ScaleRow(key, term, GPT3[key], value) for key, (term, value) in ours.items()]
+    llama = llama3_figures()
+    return [ScaleRow(key, term, GPT3[key], value, llama[key]) for key, (term, value) in ours.items()]

@@ -12,10 +12,12 @@ from tests.llama.checkpoints import LLAMA, QWEN2
 from tests.model.test_provenance import arrays_of, check_cell
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import is_chapters, model_choices
+from tinytui.lesson.gallery_reading import scale_card
 from tinytui.lesson.practice.questions import step_questions
 from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, params_read
 from tinytui.lesson.walk_stages import backward_stages
 from tinytui.lesson.why.explain import names_of
+from tinytui.model import count
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.checkpoint import load_model
 from tinytui.model.io.model_file import load
@@ -188,3 +190,18 @@ def test_the_status_line_names_the_models_choices(llama):
     assert model_choices(load_model(QWEN2).cfg) == "RMSNorm·RoPE·4q/1kv·SwiGLU·tied"
     assert model_choices(load_model(LLAMA).cfg).endswith("·untied")
     assert not is_chapters(llama.cfg) and is_chapters(load(presets()["chapter17"]).cfg)
+
+
+def test_the_scale_card_has_llama_3_8b_as_count_py_publishes_it(llama):
+    rows = {r.key: r.llama3 for r in scale_card(llama.cfg)}
+    size, published = count.PUBLISHED["Llama-3-8B"]
+    assert published == "8.03B" and f"{size.total() / 1e9:.2f}B" == published
+    assert rows == {
+        "paintings": 8192,
+        "days": 32,
+        "artists": 32,
+        "painting size": 4096,
+        "picture": None,
+        "filter width": 14336,
+        "head width": 128,
+    }
