@@ -186,23 +186,30 @@ def _size(v) -> str:
 def scale_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
     cfg = runs.params.cfg
     rows = runs.scale_card()
+    llama = {r.key: r.llama3 for r in rows}
     out = [
-        Text("The scale card: GPT-3's gallery beside this one", ink.title),
+        Text("The scale card: GPT-3's and Llama 3 8B's galleries beside this one", ink.title),
         prose(
-            "The same plan at two sizes. GPT-3 hangs up to 2048 paintings, each made of 12288 numbers "
+            "The same plan at three sizes. GPT-3 hangs up to 2048 paintings, each made of 12288 numbers "
             "(just enough for a 64×64 picture in red, green and blue), and works on them for 96 days with "
-            "96 artists a day. This model does the same with a handful.",
+            f"96 artists a day. Llama 3 8B hangs up to {llama['paintings']:,} paintings of "
+            f"{llama['painting size']:,} numbers for {llama['days']} days with {llama['artists']} artists "
+            "a day. This model does the same with a handful.",
             width,
         ),
         Text(""),
     ]
     kw = max(len(r.key) for r in rows) + 2
     tw = max(len(r.term) for r in rows) + 2
-    out.append(Text(f"{'in the gallery':<{kw}}{'in the transformer':<{tw}}{'GPT-3':>12}{'this model':>12}",
-                    ink.muted + Style(bold=True)))  # fmt: skip
+    # each figure's column as wide as its widest entry and a space: the card fits 80 columns
+    columns = (("GPT-3", "gpt3"), ("Llama-3-8B", "llama3"), ("this model", "ours"))
+    gw, lw, ow = (1 + max(len(h), *(len(_size(getattr(r, f))) for r in rows)) for h, f in columns)
+    out.append(Text(f"{'in the gallery':<{kw}}{'in the transformer':<{tw}}{'GPT-3':>{gw}}{'Llama-3-8B':>{lw}}"
+                    f"{'this model':>{ow}}", ink.muted + Style(bold=True)))  # fmt: skip
     for r in rows:
         line = span(f"{r.key:<{kw}}", ink.title).append(f"{r.term:<{tw}}", ink.muted)
-        line.append(f"{_size(r.gpt3):>12}").append(f"{_size(r.ours):>12}", ink.var("tt-predicted"))
+        line.append(f"{_size(r.gpt3):>{gw}}").append(f"{_size(r.llama3):>{lw}}")
+        line.append(f"{_size(r.ours):>{ow}}", ink.var("tt-predicted"))
         out.append(line)
     if runs.gallery.picture_shape is None:
         out.append(Text(""))
