@@ -345,3 +345,17 @@ def formula_as_run(stage: Stage, switches: Switches, cfg: ModelConfig | None = N
     """The stage's formula as the switches and the model's architecture make it compute (the chapter's
     when all switches are default and cfg is the chapter's or None)."""
     return stage.as_run(stage.formula, switches, cfg)
+
+
+def title_for(stage: Stage, cfg: ModelConfig | None) -> str:
+    """The stage's title in this model: RMSNorm at step 5, a gate at step 11, W_U at step 14 when the
+    model has them (the chapter's title otherwise, and for cfg None)."""
+    if cfg is None:
+        return stage.title
+    if stage.id == "norm1" and cfg.norm == "rms":
+        return "RMSNorm"
+    if stage.id == "ffn" and cfg.gated:
+        return "Feed-forward: widen and gate"
+    if stage.id == "unembed" and not cfg.tied:
+        return "Unembedding (its own W_U)"
+    return stage.title

@@ -14,7 +14,7 @@ from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.gallery_reading import scale_card
 from tinytui.lesson.practice.questions import step_questions
-from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, params_read
+from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, params_read, title_for
 from tinytui.lesson.walk_stages import backward_stages
 from tinytui.lesson.why.explain import names_of
 from tinytui.model import count
@@ -24,6 +24,7 @@ from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import presets
 from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
+from tinytui.report import render
 from tinytui.report.step_report import backward_report, stage_report
 from tinytui.session.session import Session
 from tinytui.session.state import State
@@ -205,3 +206,12 @@ def test_the_scale_card_has_llama_3_8b_as_count_py_publishes_it(llama):
         "filter width": 14336,
         "head width": 128,
     }
+
+
+def test_the_titles_name_the_models_own_parts(llama):
+    assert title_for(STAGE_BY_NUMBER[5], llama.cfg) == "RMSNorm"
+    assert title_for(STAGE_BY_NUMBER[11], llama.cfg) == "Feed-forward: widen and gate"
+    assert title_for(STAGE_BY_NUMBER[14], llama.cfg) == "Tied unembedding"  # chapter17-llama ties E
+    assert title_for(STAGE_BY_NUMBER[14], load_model(LLAMA).cfg) == "Unembedding (its own W_U)"
+    report = stage_report(_trace(llama), STAGE_BY_NUMBER[5], llama.params)
+    assert render.stage_heading(report) == "Block 1/2 · step 5/16 · RMSNorm  (17.3)"

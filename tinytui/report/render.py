@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # Rich is imported by the functions that draw with it: plain 
 def stage_heading(report: StageReport) -> str:
     s = report.stage
     eq = f"  ({s.equation})" if s.equation else ""
-    return f"{report.heading or f'Step {s.number}/16'} · {s.title}{eq}"
+    return f"{report.heading or f'Step {s.number}/16'} · {report.title or s.title}{eq}"
 
 
 def plain_table(table: Table, width: int | None = None) -> str:
@@ -158,7 +158,14 @@ def markdown_report(report: StageReport, level: int = 2) -> str:
     # "Step 9", "Block 2/3 · step 9"
     where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"
     hashes = "#" * level
-    parts = [f"{hashes} {where}. {s.title}{eq}", "", f"$$ {s.latex} $$", "", report.explain, ""]
+    parts = [
+        f"{hashes} {where}. {report.title or s.title}{eq}",
+        "",
+        f"$$ {s.latex} $$",
+        "",
+        report.explain,
+        "",
+    ]
     parts += [f"- {f}" for f in report.facts]
     if report.facts:
         parts.append("")

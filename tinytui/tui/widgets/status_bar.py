@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import is_chapters, model_choices
-from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.stages import STAGE_BY_NUMBER, title_for
 from tinytui.lesson.why.rule_pieces import Why
 from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
@@ -173,7 +173,7 @@ class StatusBar(ViewPart, Widget):
         trace, base, s = view.trace, view.base, view.session
         key, muted = self._style("status--key"), self._style("status--muted")
         stage = STAGE_BY_NUMBER[view.step]
-        where = f"{step_path.of_all(view.here, trace.cfg.n_blocks, '/')} {stage.title}"
+        where = f"{step_path.of_all(view.here, trace.cfg.n_blocks, '/')} {title_for(stage, trace.cfg)}"
         if in_walk(view):  # the backward pass says so first, where the step's name would be
             where = f"◀ BACKWARD PASS · {view.heading} · {backward_stage(view).title}"
         first = [

@@ -17,7 +17,7 @@ from rich.style import Style
 from rich.text import Text
 
 from tinytui.lesson import step_path
-from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run
+from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, title_for
 from tinytui.lesson.texts.display_names import in_words
 from tinytui.lesson.texts.facts import stage_facts
 from tinytui.present.backward_tables import heading, in_walk
@@ -54,7 +54,7 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     stage = STAGE_BY_NUMBER[view.step]
     eq = f"   (equation {stage.equation})" if stage.equation else ""
     where = step_path.of_all(view.here, view.trace.cfg.n_blocks)
-    title = Text(f"{where} · {stage.title}{eq}\n", style("title"))
+    title = Text(f"{where} · {title_for(stage, view.trace.cfg)}{eq}\n", style("title"))
     # in the tables' names (x′, not the chapter's ASCII x'), as the transcript and print write it
     as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)
     formula = Text(f"  {in_words(as_run)}\n", style("formula"))
@@ -71,7 +71,7 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     # the step's name, its formula and its facts on a line each, the hint on the first with room for
     # it; the equation's number, the explanation and every fact whole follow the tables
     lines = [
-        Text.assemble((f"{where} · {stage.title}", style("title"))),
+        Text.assemble((f"{where} · {title_for(stage, view.trace.cfg)}", style("title"))),
         Text.assemble((f"  {in_words(as_run)}", style("formula"))),
     ]
     for line in lines:  # a line each (a switch's note on the formula is cut: it is whole after the tables)
