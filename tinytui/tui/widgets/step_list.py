@@ -17,7 +17,9 @@ from textual.widget import Widget
 
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import Arch
+from tinytui.lesson.stages import title_for
 from tinytui.lesson.step_path import changed_per_step
+from tinytui.model.config import ModelConfig
 from tinytui.present.view import View, ViewPart
 
 
@@ -48,6 +50,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         self.backward = False
         self.counts: dict[step_path.Step, int] = {}
         self.n_blocks = 1
+        self.cfg: ModelConfig | None = None  # the model shown (show() sets it)
         self.rows: tuple[step_path.Step | int, ...] = tuple(
             step_path.forward(1)
         )  # a Step, or a block's heading
@@ -58,6 +61,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         self.here = view.here
         self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
         n_blocks = view.trace.cfg.n_blocks
+        self.cfg = view.trace.cfg  # the titles name the model's own norm, feed-forward and unembedding
         self.counts = changed_per_step(view.diff, view.trace.cfg.n_heads, n_blocks, Arch.of(view.trace.cfg))
         if n_blocks != self.n_blocks:
             self.n_blocks = n_blocks
@@ -97,10 +101,10 @@ class StepList(ViewPart, Widget, can_focus=True):
         room = max(width - len(head) - len(badge), 0)
         if room < 8:  # a narrow list shows numbers and counts only; the status line names the step
             title = ""
-        elif len(stage.title) > room:
-            title = stage.title[: room - 1] + "…"
+        elif len(named := title_for(stage, self.cfg)) > room:
+            title = named[: room - 1] + "…"
         else:
-            title = stage.title
+            title = named
         text = Text(no_wrap=True, overflow="ignore", end="")
         text.append(head)
         text.append(title.ljust(room), self.get_component_rich_style("steps--title", partial=True))
@@ -138,7 +142,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         """What a line is drawn from: when it is the same, the line drawn last time stands."""
         here = row == self.here
         shows = (row, self.counts.get(row, 0) if isinstance(row, step_path.Step) else self.n_blocks, here)
-        return shows, here and self.backward, width, self.content_size.width, self.app.theme
+        return shows, here and self.backward, width, self.content_size.width, self.app.theme, self.cfg is None
 
     def _refresh_changed_lines(self) -> None:
         """Ask Textual to draw again only the lines whose content changed (its own drawing of a line,
