@@ -63,9 +63,10 @@ def pe_columns(cfg: Any) -> tuple[str, ...]:
     """The column headings of the positional encoding (step 3): the wave each column holds, 'sin p/1',
     'cos p/1', 'sin p/100', … (PE[p,2i] = sin(p / 10000^(2i/d)), PE[p,2i+1] its cosine), not the
     dimension names: a wave means nothing about 'thing' or 'wood', it is only added to that dimension
-    at step 4. A learned position table (GPT-2's P) has no formula: its columns are the dimensions."""
-    if getattr(cfg, "learned_positions", False):
-        return tuple(cfg.dims)
+    at step 4. A learned position table (GPT-2's P) has no formula, and a model that adds no position (RoPE,
+    none) no wave: their columns are the dimensions."""
+    if getattr(cfg, "learned_positions", False) or getattr(cfg, "positions", "") in ("rope", "none"):
+        return tuple(cfg.dims)  # nothing added (RoPE turns q and k at step 6): no wave to name
     d = cfg.d_model
     out = []
     for j in range(d):

@@ -15,6 +15,7 @@ from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.gallery_reading import scale_card
 from tinytui.lesson.practice.questions import step_questions
 from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, params_read, title_for
+from tinytui.lesson.texts.display_names import pe_columns
 from tinytui.lesson.walk_stages import backward_stages
 from tinytui.lesson.why.explain import names_of
 from tinytui.model import count
@@ -26,6 +27,7 @@ from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
 from tinytui.report import render
 from tinytui.report.step_report import backward_report, stage_report
+from tinytui.report.tables import title_of
 from tinytui.session.session import Session
 from tinytui.session.state import State
 
@@ -215,3 +217,14 @@ def test_the_titles_name_the_models_own_parts(llama):
     assert title_for(STAGE_BY_NUMBER[14], load_model(LLAMA).cfg) == "Unembedding (its own W_U)"
     report = stage_report(_trace(llama), STAGE_BY_NUMBER[5], llama.params)
     assert render.stage_heading(report) == "Block 1/2 · step 5/16 · RMSNorm  (17.3)"
+
+
+def test_the_tables_titles_say_what_these_models_compute(llama):
+    trace = _trace(llama)
+    titles = {n: title_of(n, trace.cfg) for n in ("x", "pe", "x_norm", "hidden", "ffn", "z", "gate_pre")}
+    assert titles["x"] == "x = E[id]   (no position added)" and titles["pe"].startswith("PE = 0")
+    assert titles["x_norm"] == "RMS(x)" and titles["z"] == "z = RMS(y_last)"
+    assert titles["hidden"] == "hidden = gate ⊙ up" and titles["ffn"] == "FFN = hidden W_down"
+    assert titles["gate_pre"] == "gate_pre = x′_n W_gate"
+    assert pe_columns(trace.cfg) == trace.cfg.dims  # no wave is added, so none is named
+    assert title_of("logits", load_model(LLAMA).cfg) == "ℓ = z W_U"

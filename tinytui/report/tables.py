@@ -216,10 +216,36 @@ def title_of(local: str, cfg, switches: Switches | None = None) -> str | None:
             else (f"head_1; …; head_{cfg.n_heads}")
         )
         read = "LN(x)" if switches is None or switches.norm == "pre" else "x"
-        title = f"MHA({read}) = [{heads}] W_O" + (" + b_O" if cfg.attn_bias else "")
+        title = f"MHA({read}) = [{heads}] W_O" + (" + b_O" if cfg.out_bias else "")
     elif local == "pe" and cfg.learned_positions:
         title = "P[p] — learned position embedding"
+    return _llama_title(local, cfg, title)
+
+
+def _llama_title(local: str, cfg, title: str | None) -> str | None:
+    """The title as a Llama-family model computes it: RMS(·) for its norms, nothing added to x with
+    rotary positions, the gate, up and W_down of SwiGLU, W_U when untied."""
+    if cfg.positions in ("rope", "none"):
+        if local == "x":
+            return "x = E[id]   (no position added)"
+        if local == "pe":
+            return "PE = 0" + ("   (RoPE turns q and k at step 6 instead)" if cfg.positions == "rope" else "")
+    if cfg.gated and local in _GATED:
+        title = _GATED[local]
+    if not cfg.tied and local == "logits":
+        title = "ℓ = z W_U"
+    if cfg.norm == "rms" and title is not None:
+        title = title.replace("LN(", "RMS(")
     return title
+
+
+_GATED = {
+    "gate_pre": "gate_pre = x′_n W_gate",
+    "gate": "gate = activation(gate_pre)",
+    "up": "up = x′_n W_up",
+    "hidden": "hidden = gate ⊙ up",
+    "ffn": "FFN = hidden W_down",
+}
 
 
 # The titles the switches change, as (pre-norm?, residual?) make the step compute them.
