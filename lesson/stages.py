@@ -359,3 +359,32 @@ def title_for(stage: Stage, cfg: ModelConfig | None) -> str:
     if stage.id == "unembed" and not cfg.tied:
         return "Unembedding (its own W_U)"
     return stage.title
+
+
+def latex_for(stage: Stage, cfg: ModelConfig | None) -> str:
+    """The stage's equation in LaTeX as this model computes it (handouts, print --markdown): RMSNorm,
+    rotary positions (nothing added; q and k turned at step 6), the gated feed-forward, W_U."""
+    if cfg is None:
+        return stage.latex
+    rope, none = cfg.positions == "rope", cfg.positions == "none"
+    rms, gated = cfg.norm == "rms", cfg.gated
+    by_id = {
+        "pe": r"PE = 0" if rope or none else None,
+        "add": r"x_p = E[\mathrm{id}_p]" if rope or none else None,
+        "norm1": r"\mathrm{RMS}(x) = \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \epsilon}} \odot g"
+        if rms
+        else None,
+        "qkv": r"Q = \mathrm{RoPE}(X_n W^Q), \quad K = \mathrm{RoPE}(X_n W^K), \quad V = X_n W^V"
+        if rope
+        else None,
+        "combine": r"\mathrm{MHA}(X) = \left[\mathrm{head}_1 ; \dots ; \mathrm{head}_H\right] W^O, \quad "
+        r"\mathrm{head}_h = A_h V_{g(h)}"
+        if cfg.n_kv_heads != cfg.n_heads
+        else None,
+        "residual1": r"x' = x + \mathrm{MHA}(\mathrm{RMS}(x))" if rms else None,
+        "ffn": r"h = \mathrm{SiLU}(z W_{\mathrm{gate}}) \odot z W_{\mathrm{up}}" if gated else None,
+        "residual2": r"y = x' + h W_{\mathrm{down}}" if gated else None,
+        "final_norm": r"z = \mathrm{RMS}(y_{T}) \odot g_f" if rms else None,
+        "unembed": r"\ell = z W_U, \qquad p = \mathrm{softmax}(\ell)" if not cfg.tied else None,
+    }
+    return by_id.get(stage.id) or stage.latex

@@ -14,7 +14,7 @@ from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.gallery_reading import scale_card
 from tinytui.lesson.practice.questions import step_questions
-from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, params_read, title_for
+from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, latex_for, params_read, title_for
 from tinytui.lesson.texts.display_names import pe_columns
 from tinytui.lesson.walk_stages import backward_stages
 from tinytui.lesson.why.explain import names_of
@@ -228,3 +228,12 @@ def test_the_tables_titles_say_what_these_models_compute(llama):
     assert titles["gate_pre"] == "gate_pre = x′_n W_gate"
     assert pe_columns(trace.cfg) == trace.cfg.dims  # no wave is added, so none is named
     assert title_of("logits", load_model(LLAMA).cfg) == "ℓ = z W_U"
+
+
+def test_the_handouts_latex_is_the_models(llama):
+    latex = {n: latex_for(STAGE_BY_NUMBER[n], llama.cfg) for n in (3, 4, 5, 6, 9, 10, 11, 12, 13)}
+    assert latex[3] == "PE = 0" and latex[4] == r"x_p = E[\mathrm{id}_p]"
+    assert r"\mathrm{RMS}" in latex[5] and r"\mu" not in latex[5] and r"\mathrm{RoPE}" in latex[6]
+    assert "V_{g(h)}" in latex[9] and r"\mathrm{RMS}(x)" in latex[10]
+    assert r"W_{\mathrm{gate}}" in latex[11] and r"W_{\mathrm{down}}" in latex[12] and "RMS" in latex[13]
+    assert latex_for(STAGE_BY_NUMBER[5], load(presets()["chapter17"]).cfg) == STAGE_BY_NUMBER[5].latex

@@ -161,7 +161,7 @@ def markdown_report(report: StageReport, level: int = 2) -> str:
     parts = [
         f"{hashes} {where}. {report.title or s.title}{eq}",
         "",
-        f"$$ {s.latex} $$",
+        f"$$ {report.latex or s.latex} $$",
         "",
         report.explain,
         "",

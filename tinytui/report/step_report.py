@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tinytui.lesson import step_path
 from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STAT_LABELS, STATS, TENSOR, TOKENS, Panel
-from tinytui.lesson.stages import Stage, formula_as_run, params_read, title_for
+from tinytui.lesson.stages import Stage, formula_as_run, latex_for, params_read, title_for
 from tinytui.lesson.texts.display_names import display, in_words
 from tinytui.lesson.texts.facts import stage_facts
 from tinytui.lesson.walk_stages import BackwardStage
@@ -34,6 +34,7 @@ class StageReport:
     weights: tuple[Table, ...] = ()  # the parameters the step reads, when the report was given them
     heading: str = ""  # 'Step 9/16', or 'Block 2/3 · step 9/16' for a block's step of a deeper model
     title: str = ""  # the stage's title in this model (stages.title_for); "" reads the stage's own
+    latex: str = ""  # its equation in LaTeX in this model (stages.latex_for); "" reads the stage's own
 
 
 def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> StageReport:
@@ -48,8 +49,9 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     formula = in_words(formula_as_run(stage, trace.switches, trace.cfg))  # x′ as the tables write it
     weights = () if params is None else weight_tables(trace, params, stage, where, picks)
     heading = step_path.of_all(where, n_blocks, "/")
-    title = title_for(stage, trace.cfg)
-    return StageReport(stage, tuple(tables), facts, formula, stage.explain(focused), weights, heading, title)
+    title, latex = title_for(stage, trace.cfg), latex_for(stage, trace.cfg)
+    explain = stage.explain(focused)
+    return StageReport(stage, tuple(tables), facts, formula, explain, weights, heading, title, latex)
 
 
 def weight_tables(
