@@ -153,10 +153,14 @@ def loss(trace: Trace) -> str:
 
 def count_params(trace: Trace) -> str:
     cfg = trace.cfg
+    biggest = count.four_sizes(cfg)[-1].name  # GPT-3, or Llama-3-8B for the Llama family
+    vd = f"V·d = {cfg.n_vocab}·{cfg.d_model} = {count.tying_saves(cfg)}"
     out = [
-        "One formula counts this model and GPT-3 alike; only the width, the depth and the vocabulary differ.",
-        f"Tying the unembedding to E saves V·d = {cfg.n_vocab}·{cfg.d_model} = {count.tying_saves(cfg)} "
-        "parameters.",
+        f"One formula counts this model and {biggest} alike; only the width, the depth and the vocabulary "
+        "differ.",
+        f"Tying the unembedding to E saves {vd} parameters."
+        if cfg.tied
+        else f"This model's own W_U costs {vd} parameters that tying it to E would save.",
     ]
     wide = cfg.n_heads * cfg.d_head
     if wide != cfg.d_model:

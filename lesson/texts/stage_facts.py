@@ -145,7 +145,9 @@ def count_params(trace: Trace) -> list[str]:
     total, gpt3 = count.this_model(cfg).total(), count.four_sizes(cfg)[-1]
     return [
         f"{total:,} parameters; by the same formula {gpt3.name} has {gpt3.total():,}",  # first: seen at 80×24
-        f"tying the unembedding saves {count.tying_saves(cfg):,}",
+        f"tying the unembedding saves {count.tying_saves(cfg):,}"
+        if cfg.tied
+        else f"the untied W_U adds {count.tying_saves(cfg):,} (tied to E it would add none)",
         count.left_out(cfg),
     ]
 

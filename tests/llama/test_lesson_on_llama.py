@@ -237,3 +237,12 @@ def test_the_handouts_latex_is_the_models(llama):
     assert "V_{g(h)}" in latex[9] and r"\mathrm{RMS}(x)" in latex[10]
     assert r"W_{\mathrm{gate}}" in latex[11] and r"W_{\mathrm{down}}" in latex[12] and "RMS" in latex[13]
     assert latex_for(STAGE_BY_NUMBER[5], load(presets()["chapter17"]).cfg) == STAGE_BY_NUMBER[5].latex
+
+
+def test_step_16_of_an_untied_model_says_what_w_u_costs():
+    trace = _trace(load_model(LLAMA))
+    text = STAGE_BY_NUMBER[16].explain(trace)
+    saved = trace.cfg.n_vocab * trace.cfg.d_model
+    assert "this model and Llama-3-8B alike" in text and "Tying the unembedding to E saves" not in text
+    assert f"own W_U costs V·d = {trace.cfg.n_vocab}·{trace.cfg.d_model} = {saved}" in text
+    assert f"the untied W_U adds {saved:,}" in STAGE_BY_NUMBER[16].facts(trace)[1]
