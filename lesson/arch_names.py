@@ -10,6 +10,7 @@ follows the model it is given.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from tinytui.model import names
 from tinytui.model.config import ModelConfig
@@ -21,6 +22,7 @@ class Arch:
     defaults). Small and hashable, so resolve() can keep what it worked out."""
 
     n_kv_heads: int | None = None  # key/value heads; None: one per query head
+    grouped: bool = False  # fewer key/value heads than query heads: k and v are named per "{g}"
     rms: bool = False  # RMSNorm: ln1.mean_sq in place of ln1.mean and ln1.var
     rope: bool = False  # rotary positions: step 6 writes q_pre, k_pre, then q, k turned
     gated: bool = False  # SwiGLU: gate_pre, gate, up, hidden; W_gate, W_up, W_down
@@ -28,15 +30,26 @@ class Arch:
 
     @classmethod
     def of(cls, cfg: ModelConfig) -> Arch:
-        return cls(cfg.n_kv_heads, cfg.norm == "rms", cfg.positions == "rope", cfg.gated, not cfg.tied)
+        grouped = cfg.n_kv_heads != cfg.n_heads
+        return cls(
+            cfg.n_kv_heads, grouped, cfg.norm == "rms", cfg.positions == "rope", cfg.gated, not cfg.tied
+        )
 
 
 CHAPTER = Arch()
 
 
-def for_model(template: str, number: int, arch: Arch) -> tuple[str, ...]:
+class StageLike(Protocol):
+    """What for_model reads of a stage (stages.Stage): whether it turns q and k (RoPE), and what its
+    E stands for in an untied model."""
+
+    turns_qk: bool
+    untied_e: tuple[str, ...] | None
+
+
+def for_model(template: str, stage: StageLike, arch: Arch) -> tuple[str, ...]:
     """One name of the stage table (written for the chapter's model) as the names it stands for in a
-    model of this architecture at stage `number`: RMSNorm keeps only a mean square; with rotary positions
+    model of this architecture at this stage: RMSNorm keeps only a mean square; with rotary positions
     step 6 makes q_pre and k_pre and turns them into q and k; keys and values are one per key/value head
     ("{g}"); the gated feed-forward has gate_pre, gate and up where ReLU has hidden_pre, and W_gate, W_up,
     W_down where it has W_1, b_1, W_2, b_2; an untied model's logits read W_U. A gradient's name is
@@ -49,15 +62,15 @@ def for_model(template: str, number: int, arch: Arch) -> tuple[str, ...]:
         out = ("ln1.mean_sq",) if bare == "ln1.mean" else ()
     elif bare in ("q.{h}", "k.{h}", "v.{h}"):
         which = bare[0]
-        head = "{h}" if which == "q" else "{g}"
-        made_here = arch.rope and number == 6 and which != "v"
+        head = "{g}" if which != "q" and arch.grouped else "{h}"
+        made_here = arch.rope and stage.turns_qk and which != "v"
         out = (f"{which}_pre.{head}", f"{which}.{head}") if made_here else (f"{which}.{head}",)
     elif arch.gated and bare in ("hidden_pre", "W_1", "b_1", "W_2", "b_2"):
         out = {"hidden_pre": ("gate_pre", "gate", "up"), "W_1": ("W_gate", "W_up"), "W_2": ("W_down",)}.get(
             bare, ()
         )
-    elif arch.untied and bare == "E" and number in (14, 16):
-        out = ("W_U",) if number == 14 else ("E", "W_U")
+    elif arch.untied and bare == "E" and stage.untied_e is not None:
+        out = stage.untied_e
     return out
 
 
@@ -78,4 +91,4 @@ def model_choices(cfg: ModelConfig) -> str:
 def is_chapters(cfg: ModelConfig) -> bool:
     """Whether the model makes the chapter's architecture choices where Llama-family models differ (then
     the status line has no room to spend on them)."""
-    return Arch.of(cfg) == Arch(n_kv_heads=cfg.n_heads) and cfg.positions != "none"
+    return Arch.of(cfg) == Arch(n_kv_heads=cfg.n_kv_heads) and cfg.positions != "none"

@@ -50,6 +50,10 @@ class Stage:
     # its step of the backward walk (lesson/walk_steps.py), None for a step the walk does not
     # reverse; lesson/walk_stages.py reads the walk off this table
     backward: Callable[[walk_steps.Walk], walk_steps.WalkStep] | None = None
+    # in a model with rotary positions, this step makes q_pre and k_pre and turns them into q and k
+    turns_qk: bool = False
+    # what the step's E stands for in a model whose unembedding is its own W_U (None: E itself)
+    untied_e: tuple[str, ...] | None = None
 
 
 STAGES: tuple[Stage, ...] = (
@@ -146,6 +150,7 @@ STAGES: tuple[Stage, ...] = (
         per_block=True,
         as_run=formulas.qkv,
         more_reads=("b_Q", "b_K", "b_V"),
+        turns_qk=True,
         backward=walk_steps.qkv,
     ),
     Stage(
@@ -284,6 +289,7 @@ STAGES: tuple[Stage, ...] = (
         inputs=P.tensors("z"),
         as_run=formulas.unembed,
         facts=stage_facts.unembed,
+        untied_e=("W_U",),
         backward=walk_steps.unembed,
     ),
     Stage(
@@ -315,6 +321,7 @@ STAGES: tuple[Stage, ...] = (
         panels=(P.counts(),),
         as_run=formulas.count_params,
         facts=stage_facts.count_params,
+        untied_e=("E", "W_U"),
     ),
 )
 
@@ -337,7 +344,7 @@ def params_read(stage: Stage, cfg: ModelConfig) -> tuple[str, ...]:
     the config switches on (step 3: P; step 5: ln1_g, ln1_b; step 6: b_Q, b_K, b_V; …)."""
     has = set(param_shapes(cfg)) | set(block_param_shapes(cfg))
     arch = Arch.of(cfg)
-    read = (m for n in (*stage.reads, *stage.more_reads) for m in for_model(n, stage.number, arch))
+    read = (m for n in (*stage.reads, *stage.more_reads) for m in for_model(n, stage, arch))
     return tuple(dict.fromkeys(n for n in read if n in names.ALL_PARAMS and n in has))
 
 

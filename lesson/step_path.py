@@ -112,7 +112,7 @@ def resolve(
     n_kv = arch.n_kv_heads or n_heads
     out: list[str] = []
     for template in templates:
-        for local in for_model(template, step.number, arch):
+        for local in for_model(template, step.stage, arch):
             key, count = ("g", n_kv) if "{g}" in local else ("h", n_heads)
             heads = range(1, count + 1) if "{" + key + "}" in local else (None,)
             out += [name(local.format(**{key: h}) if h else local, step, n_blocks) for h in heads]
@@ -127,13 +127,14 @@ def resolve_for(templates: tuple[str, ...], cfg: ModelConfig, step: Step) -> tup
 def templates_for(template: str, cfg: ModelConfig, step: Step) -> tuple[str, ...]:
     """One name of the stage table as the names (still with "{h}", "{g}") it stands for in this model
     at step: a table per name ("q.{h}" at step 6 of a RoPE model: "q_pre.{h}" and "q.{h}")."""
-    return for_model(template, step.number, Arch.of(cfg))
+    return for_model(template, step.stage, Arch.of(cfg))
 
 
 def expand(templates: tuple[str, ...], cfg: ModelConfig, step: Step) -> tuple[str, ...]:
     """Names already spelled for the model (templates_for's) as canonical names, "{h}" and "{g}"
     expanded to the heads, nothing else translated."""
-    return resolve(tuple(templates), cfg.n_heads, step, cfg.n_blocks, Arch(n_kv_heads=cfg.n_kv_heads))
+    grouped = Arch(n_kv_heads=cfg.n_kv_heads, grouped=cfg.n_kv_heads != cfg.n_heads)
+    return resolve(tuple(templates), cfg.n_heads, step, cfg.n_blocks, grouped)
 
 
 @dataclass(frozen=True)

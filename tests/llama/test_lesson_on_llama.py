@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from tests.llama.checkpoints import LLAMA, QWEN2
-from tests.model.test_provenance import arrays_of, check_cell
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.gallery_reading import scale_card
@@ -17,7 +16,8 @@ from tinytui.lesson.practice.questions import step_questions
 from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, latex_for, params_read, title_for
 from tinytui.lesson.texts.display_names import pe_columns
 from tinytui.lesson.walk_stages import backward_stages
-from tinytui.lesson.why.explain import names_of
+from tinytui.lesson.why.explain import explain, names_of
+from tinytui.lesson.why.rule_pieces import num
 from tinytui.model import count
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.checkpoint import load_model
@@ -30,6 +30,24 @@ from tinytui.report.step_report import backward_report, stage_report
 from tinytui.report.tables import title_of
 from tinytui.session.session import Session
 from tinytui.session.state import State
+
+
+def arrays_of(trace, params, grads) -> dict[str, np.ndarray]:
+    """Every name's array, looked up apart from the why rules: parameters, gradients, trace."""
+    return {**{n: params[n] for n in params}, **dict(grads.items()), **dict(trace.items())}
+
+
+def check_cell(trace, params, grads, arrays, name, index) -> None:
+    """why gives the cell's value, its operands are the cells they name, and they give the value back."""
+    why = explain(trace, params, name, index, grads)
+    want = float(arrays[name][index])
+    where = f"{name}{list(index)} under {trace.switches.describe()}"
+    assert why.value == want and why.result == (str(int(want)) if name == "ids" else num(want)), where
+    looked_up = [float(arrays[op.name][op.index]) for op in why.operands]
+    assert [op.value for op in why.operands] == looked_up, where
+    got = why.evaluate(looked_up)
+    assert abs(got - want) <= 1e-9 * abs(want) + 1e-12, f"{where}: evaluated {got!r}, the trace has {want!r}"
+    assert why.filled and "-" not in why.filled.replace("e-0", ""), where  # the Unicode minus only
 
 
 @pytest.fixture(scope="module")
