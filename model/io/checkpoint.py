@@ -25,6 +25,7 @@ from tinytui.model.io.checkpoint_weights import CheckpointError, read
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import LIMITS, MAX_TEXT, ModelFileError
 from tinytui.model.io.model_file import load as load_file
+from tinytui.model.params import Params
 
 FILES = ("config.json", "model.safetensors", "vocab.json", "merges.txt")
 PICKLES = ("pytorch_model.bin", "model.bin", "pytorch_model.pt", "model.ckpt")
@@ -107,13 +108,24 @@ def load_checkpoint(folder: str | Path) -> CheckpointModel:
         raise CheckpointError(f"{folder / 'vocab.json'}: {len(vocab)} pieces, but {says}")
     cfg = config(shape, vocab)
     params, digest = read(weights, cfg)
-    pieces = tokenizer.pieces(DEFAULT_TEXT)[: cfg.n_ctx + 1]
-    prompt, target = (pieces[:-1], pieces[-1]) if len(pieces) > 1 else (pieces, pieces[0])
-    blocks = f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
     read_from = (
-        f"A GPT-2 checkpoint ({blocks}, {cfg.n_heads} heads of {cfg.d_head}, d {cfg.d_model}, "
+        f"A GPT-2 checkpoint ({_blocks(cfg)}, {cfg.n_heads} heads of {cfg.d_head}, d {cfg.d_model}, "
         f"{cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
     )
+    return _checkpoint_model(folder, params, digest, tokenizer, read_from)
+
+
+def _blocks(cfg: ModelConfig) -> str:
+    return f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
+
+
+def _checkpoint_model(
+    folder: Path, params: Params, digest: str, tokenizer: bpe.BPE, read_from: str, family: str = "gpt2"
+) -> CheckpointModel:
+    """A checkpoint as a model: the default sentence in its own pieces (as many as its context holds, the
+    last one the target), its name and words from the names file when there is one."""
+    pieces = tokenizer.pieces(DEFAULT_TEXT)[: params.cfg.n_ctx + 1]
+    prompt, target = (pieces[:-1], pieces[-1]) if len(pieces) > 1 else (pieces, pieces[0])
     name, about = read_names(folder / NAMES_FILE)
     return CheckpointModel(
         name=name or folder.resolve().name or "checkpoint",
@@ -124,6 +136,7 @@ def load_checkpoint(folder: str | Path) -> CheckpointModel:
         folder=folder,
         weights_sha256=digest,
         tokenizer=tokenizer,
+        family=family,
     )
 
 
@@ -154,26 +167,12 @@ def load_llama(folder: Path) -> CheckpointModel:
     tokenizer = llama_checkpoint.load_tokenizer(folder)
     cfg = llama_checkpoint.config(shape, llama_checkpoint.vocabulary(tokenizer, shape["vocab_size"], folder))
     params, digest = llama_weights.read(folder, cfg)
-    pieces = tokenizer.pieces(DEFAULT_TEXT)[: cfg.n_ctx + 1]
-    prompt, target = (pieces[:-1], pieces[-1]) if len(pieces) > 1 else (pieces, pieces[0])
-    blocks = f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
     kv = "" if cfg.n_kv_heads == cfg.n_heads else f" over {cfg.n_kv_heads} key/value heads"
     read_from = (
-        f"A {llama_checkpoint.FAMILY[doc['model_type']]} checkpoint ({blocks}, {cfg.n_heads} heads of "
+        f"A {llama_checkpoint.FAMILY[doc['model_type']]} checkpoint ({_blocks(cfg)}, {cfg.n_heads} heads of "
         f"{cfg.d_head}{kv}, d {cfg.d_model}, {cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
     )
-    name, about = read_names(folder / NAMES_FILE)
-    return CheckpointModel(
-        name=name or folder.resolve().name or "checkpoint",
-        about=f"{about} {read_from}" if about else read_from,
-        params=params,
-        prompt=tuple(prompt),
-        target=target,
-        folder=folder,
-        weights_sha256=digest,
-        tokenizer=tokenizer,
-        family=doc["model_type"],
-    )
+    return _checkpoint_model(folder, params, digest, tokenizer, read_from, doc["model_type"])
 
 
 def config(shape: dict[str, Any], vocab: tuple[str, ...]) -> ModelConfig:
