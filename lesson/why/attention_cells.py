@@ -85,7 +85,10 @@ def x_norm(ctx: Ctx, cell: Cell) -> Why:
     return ctx.make(cell, formula, filled, refs, compute)
 
 
-def _projection(weight: str) -> Rule:
+def projection(weight: str) -> Rule:
+    """q.h = x_norm · W_Q[h] (+ b_Q[h]), likewise k and v; with rotary positions the same rule gives
+    q_pre.h and k_pre.g (key/value head g's row of W_K)."""
+
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, c = cell.index
         h = cell.head - 1
@@ -200,9 +203,9 @@ RULES: dict[str, Rule] = {
     "ln1.mean": ln1_mean,
     "ln1.var": ln1_var,
     "x_norm": x_norm,
-    "q": _projection("W_Q"),
-    "k": _projection("W_K"),
-    "v": _projection("W_V"),
+    "q": projection("W_Q"),
+    "k": projection("W_K"),
+    "v": projection("W_V"),
     "scores": scores,
     "attn": attn,
     "head": head,

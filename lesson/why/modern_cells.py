@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tinytui.lesson.why.attention_cells import projection
 from tinytui.lesson.why.rule_pieces import MINUS, Cell, Ctx, Why, const, factor, num, sum_text
 from tinytui.lesson.why.shapes import Rule, here, linear, row_of
 from tinytui.model import ops
@@ -92,24 +93,6 @@ def pe(ctx: Ctx, cell: Cell) -> Why | None:
         return None
     why = "rotary positions: nothing is added to x" if ctx.cfg.positions == "rope" else "no positions"
     return ctx.make(cell, f"{here(ctx, cell)} = 0   ({why})", "0", (), lambda v: 0.0)
-
-
-def _projection(weight: str) -> Rule:
-    """q_pre.h = x_norm · W_Q[h] (+ b_Q[h]); k_pre.g the same with key/value head g's W_K."""
-
-    def rule(ctx: Ctx, cell: Cell) -> Why:
-        p, c = cell.index
-        h = cell.head - 1
-        src, w = ctx.name(cell.block, "x_norm"), ctx.name(cell.block, weight)
-        pairs = [((src, (p, j)), (w, (h, j, c))) for j in range(ctx.cfg.d_model)]
-        formula = f"{here(ctx, cell)} = {ctx.ref(src, p)} · {ctx.ref(w, h, ':', c)}"
-        if not ctx.cfg.attn_bias:
-            return ctx.make(cell, formula, *linear(ctx, pairs))
-        bias = ctx.name(cell.block, "b_" + weight[-1])
-        text, refs, compute = linear(ctx, pairs, (bias, (h, c)))
-        return ctx.make(cell, f"{formula} + {ctx.ref(bias, h, c)}", text, refs, compute)
-
-    return rule
 
 
 def _turned(which: str) -> Callable[[Ctx, Cell], Why | None]:
@@ -526,8 +509,8 @@ def grad_e(ctx: Ctx, cell: Cell) -> Why | None:
 # Block-local name (with "grad." for a gradient) -> its rule, for the tensors only these models make.
 RULES: dict[str, Rule] = {
     "ln1.mean_sq": mean_sq,
-    "q_pre": _projection("W_Q"),
-    "k_pre": _projection("W_K"),
+    "q_pre": projection("W_Q"),
+    "k_pre": projection("W_K"),
     "gate_pre": _gated_linear("x_mid_norm", "W_gate"),
     "gate": gate,
     "up": _gated_linear("x_mid_norm", "W_up"),
