@@ -35,7 +35,7 @@ limit_blas_threads()
 from bench_gpt2 import TEXT, make  # noqa: E402
 from bench_gpt2_session import SIZE, floor, timed  # noqa: E402
 
-from tinytui.cli import collector  # noqa: E402
+from tinytui.cli import garbage_collector  # noqa: E402
 from tinytui.model import step_path  # noqa: E402
 from tinytui.model.backward.gradients import Gradients  # noqa: E402
 from tinytui.model.io.checkpoint import load_checkpoint  # noqa: E402
@@ -103,7 +103,7 @@ def known(app) -> str:
 
 async def scene(model, name: str, setup: tuple[str, ...], keys: tuple[str, ...], lines: list[str]) -> None:
     app = app_for(model)
-    collector.settle()  # as tinytui.cli.run_app does before the app runs
+    garbage_collector.settle()  # as tinytui.cli.run_app does before the app runs
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         for key in setup:  # untimed: to where the scene starts

@@ -185,12 +185,12 @@ def session_moves(model, state, paired: Paired) -> None:
 
 
 async def app_keys(model, state, paired: Paired) -> None:
-    from tinytui.cli import collector
+    from tinytui.cli import garbage_collector
     from tinytui.session.session import Session
     from tinytui.tui.app import TinyTuiApp
 
     app = TinyTuiApp(Session(model, state))
-    collector.settle()
+    garbage_collector.settle()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         paired.add("pause floor", await floor(pilot, 20), paired.floor())
@@ -266,12 +266,12 @@ def targets(folder: Path) -> dict:
 
 # ---- rounds -----------------------------------------------------------------------------------------
 async def app_rounds(model, state) -> list[int]:
-    from tinytui.cli import collector
+    from tinytui.cli import garbage_collector
     from tinytui.session.session import Session
     from tinytui.tui.app import TinyTuiApp
 
     app = TinyTuiApp(Session(model, state))
-    collector.settle()
+    garbage_collector.settle()
     peaks = []
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

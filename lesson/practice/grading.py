@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tinytui.lesson.why.rule_pieces import PLACES, Why
+from tinytui.lesson.why.why import PLACES, Why
 from tinytui.model import checks
 
 HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005

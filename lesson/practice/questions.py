@@ -22,7 +22,7 @@ from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.texts.display_names import display
 from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.lesson.why.explain import explain
-from tinytui.lesson.why.rule_pieces import Why
+from tinytui.lesson.why.why import Why
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.params import Params
 from tinytui.model.trace import Trace

@@ -10,8 +10,7 @@ import math
 
 import numpy as np
 
-from tinytui.lesson.why.rule_pieces import MINUS, SHOW, Cell, Ctx, Why, const, factor, num, sum_text
-from tinytui.lesson.why.shapes import (
+from tinytui.lesson.why.rule_templates import (
     Rule,
     here,
     linear,
@@ -21,6 +20,7 @@ from tinytui.lesson.why.shapes import (
     softmax_filled,
     with_affine,
 )
+from tinytui.lesson.why.why import MINUS, SHOW, Cell, Ctx, Why, const, factor, num, sum_text
 
 
 def ln1_mean(ctx: Ctx, cell: Cell) -> Why:

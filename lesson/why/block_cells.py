@@ -10,8 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tinytui.lesson.why.rule_pieces import MINUS, Cell, Ctx, Why, factor, num, sum_text
-from tinytui.lesson.why.shapes import (
+from tinytui.lesson.why.rule_templates import (
     Rule,
     here,
     linear,
@@ -23,6 +22,7 @@ from tinytui.lesson.why.shapes import (
     row_of,
     with_affine,
 )
+from tinytui.lesson.why.why import MINUS, Cell, Ctx, Why, factor, num, sum_text
 from tinytui.model import ops
 
 

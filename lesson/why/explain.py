@@ -31,7 +31,7 @@ from tinytui.lesson.why import (
     modern_cells,
     stream_cells,
 )
-from tinytui.lesson.why.rule_pieces import Ctx, Index, Why, cell_of
+from tinytui.lesson.why.why import Ctx, Index, Why, cell_of
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.names import GRAD, canonical
 from tinytui.model.params import Params

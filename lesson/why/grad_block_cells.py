@@ -9,8 +9,17 @@ import math
 
 import numpy as np
 
-from tinytui.lesson.why.rule_pieces import Cell, Ctx, Why, dot, factor, num, sum_text
-from tinytui.lesson.why.shapes import Rule, copy_of, gain_of, here, ln_back, pairs_rule, plain_sum, zero
+from tinytui.lesson.why.rule_templates import (
+    Rule,
+    copy_of,
+    gain_of,
+    here,
+    ln_back,
+    pairs_rule,
+    plain_sum,
+    zero,
+)
+from tinytui.lesson.why.why import Cell, Ctx, Why, dot, factor, num, sum_text
 from tinytui.model.names import GRAD
 
 

@@ -6,8 +6,8 @@ share and total.
 
 from __future__ import annotations
 
-from tinytui.lesson.why.rule_pieces import Cell, Ctx, Why, factor, num, sum_text
-from tinytui.lesson.why.shapes import Rule, copy_of, gain_of, here, ln_back, pairs_rule, zero
+from tinytui.lesson.why.rule_templates import Rule, copy_of, gain_of, here, ln_back, pairs_rule, zero
+from tinytui.lesson.why.why import Cell, Ctx, Why, factor, num, sum_text
 from tinytui.model.names import GRAD
 
 

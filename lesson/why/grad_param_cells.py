@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytui.lesson.why.rule_pieces import SHOW, Cell, Ctx, Why, factor, num, sum_text
-from tinytui.lesson.why.shapes import (
+from tinytui.lesson.why.rule_templates import (
     Rule,
     copy_of,
     here,
@@ -20,6 +19,7 @@ from tinytui.lesson.why.shapes import (
     values_of,
     zero,
 )
+from tinytui.lesson.why.why import SHOW, Cell, Ctx, Why, factor, num, sum_text
 from tinytui.model.names import GRAD
 
 

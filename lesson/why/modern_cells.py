@@ -14,8 +14,8 @@ from collections.abc import Callable
 import numpy as np
 
 from tinytui.lesson.why.attention_cells import projection
-from tinytui.lesson.why.rule_pieces import MINUS, Cell, Ctx, Why, const, factor, num, sum_text
-from tinytui.lesson.why.shapes import Rule, here, linear, row_of
+from tinytui.lesson.why.rule_templates import Rule, here, linear, row_of
+from tinytui.lesson.why.why import MINUS, Cell, Ctx, Why, const, factor, num, sum_text
 from tinytui.model import ops
 from tinytui.model.names import GRAD
 

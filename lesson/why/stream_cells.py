@@ -10,8 +10,7 @@ import math
 
 import numpy as np
 
-from tinytui.lesson.why.rule_pieces import Cell, Ctx, Why, const, factor, num, sum_text
-from tinytui.lesson.why.shapes import (
+from tinytui.lesson.why.rule_templates import (
     Rule,
     copy_of,
     here,
@@ -23,6 +22,7 @@ from tinytui.lesson.why.shapes import (
     softmax_filled,
     with_affine,
 )
+from tinytui.lesson.why.why import Cell, Ctx, Why, const, factor, num, sum_text
 from tinytui.model.names import ALL_PARAMS
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from tinytui.cli.main import main
 from tinytui.lesson.why.explain import explain, names_of
-from tinytui.lesson.why.rule_pieces import num
+from tinytui.lesson.why.why import num
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.model_file import load_default
 from tinytui.model.switches import Switches

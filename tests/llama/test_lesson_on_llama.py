@@ -17,7 +17,7 @@ from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, latex_for, pa
 from tinytui.lesson.texts.display_names import pe_columns
 from tinytui.lesson.walk_stages import backward_stages
 from tinytui.lesson.why.explain import explain, names_of
-from tinytui.lesson.why.rule_pieces import num
+from tinytui.lesson.why.why import num
 from tinytui.model import count
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.checkpoint import load_model

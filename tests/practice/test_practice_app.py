@@ -16,7 +16,7 @@ from tinytui.cli.options import build_parser
 from tinytui.cli.practice_command import practice_app
 from tinytui.lesson.practice.lesson_file import read_lesson
 from tinytui.lesson.practice.questions import cell_text
-from tinytui.lesson.why.rule_pieces import num
+from tinytui.lesson.why.why import num
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_spec import GridSpec
 from tinytui.recording.replay import Replayer, load_recording

@@ -11,7 +11,7 @@ from tinytui.lesson.practice.hints import RUNGS, hint, ladder, lit
 from tinytui.lesson.practice.questions import QuestionError, step_names, step_questions
 from tinytui.lesson.texts.display_names import in_formula
 from tinytui.lesson.why.explain import explain
-from tinytui.lesson.why.rule_pieces import num
+from tinytui.lesson.why.why import num
 from tinytui.model.backward.gradients import Gradients
 
 STEPS = range(5, 16)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from tinytui.session.session import Session
-from tinytui.tui.switch_table import EXPERIMENT_BY_ID, EXPERIMENTS
+from tinytui.tui.experiments import EXPERIMENT_BY_ID, EXPERIMENTS
 
 
 @pytest.fixture

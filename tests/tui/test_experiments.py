@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tests.tui.helpers import cell, grid, info, press, status
-from tinytui.tui.switch_table import EXPERIMENTS
+from tinytui.tui.experiments import EXPERIMENTS
 
 KEYED = [e for e in EXPERIMENTS if e.key]
 SHOWN = {  # what the status line says after pressing the key once

@@ -9,7 +9,7 @@ import sys
 import traceback
 from typing import TextIO
 
-from tinytui.cli import collector
+from tinytui.cli import garbage_collector
 from tinytui.cli.run_setup import UsageError, record_option, setup_from
 from tinytui.session.session import Session
 
@@ -91,7 +91,7 @@ def run_app(app) -> int:
     """Run the debugger; after a crash (Textual exits with return code 1 and prints the traceback)
     stop the recording and save the edited model (TinyTuiApp.rescue), say where both are on stderr,
     and return 1."""
-    collector.settle()  # what exists now is frozen; the young are collected less often (collector.py)
+    garbage_collector.settle()  # freezes what exists now; collects the young less often
     try:
         app.run()
     except Exception as exc:  # one that escaped Textual's own handler (while closing the screens, say)

@@ -17,8 +17,9 @@ variable the user has set is kept (`OPENBLAS_NUM_THREADS=2 tinytui` gives OpenBL
 
 The collector: loading Textual, Rich, numpy and the app makes a few hundred thousand objects that live as
 long as the program, and the collector walked them again and again as they came (a sixth of the time to
-the first frame). The app's process then freezes them and turns the collector back on (collector.settle,
-just before the app runs); every other command turns it back on as soon as its arguments are read.
+the first frame). The app's process then freezes them and turns the collector back on
+(garbage_collector.settle, just before the app runs); every other command turns it back on as soon as
+its arguments are read.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tinytui.cli import collector
+from tinytui.cli import garbage_collector
 
 BLAS_THREADS = "1"
 # OpenBLAS (numpy's wheels), the OpenMP runtime some builds use, MKL, BLIS and Apple's Accelerate
@@ -54,7 +55,7 @@ NO_MEMORY_TO_LOAD = ("failed to map segment", "Cannot allocate memory")
 def main(argv: list[str] | None = None) -> int:
     """Run the command; running out of memory anywhere, even while loading numpy, is one line."""
     limit_blas_threads()
-    collector.pause()
+    garbage_collector.pause()
     try:
         from tinytui.cli.main import main as run
 

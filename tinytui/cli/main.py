@@ -17,7 +17,7 @@ import sys
 from typing import TextIO
 
 from tinytui import __version__
-from tinytui.cli import collector
+from tinytui.cli import garbage_collector
 from tinytui.cli.debugger import cmd_app, cmd_replay
 from tinytui.cli.new_command import CommandError
 from tinytui.cli.options import build_parser
@@ -84,7 +84,7 @@ def cmd_why(args: argparse.Namespace, out: TextIO) -> int:
     canonical name (attn.2[1,0]); each cell is printed both ways."""
     from tinytui.lesson.texts.display_names import canonical_cell, in_formula, screen_cell
     from tinytui.lesson.why.explain import CellError, axes_of, explain, parse_cell
-    from tinytui.lesson.why.rule_pieces import num
+    from tinytui.lesson.why.why import num
     from tinytui.model.backward.gradients import gradients
     from tinytui.model.names import label
 
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is not None:  # not the app (whose run_app settles the collector): collect as usual
-        collector.resume()
+        garbage_collector.resume()
     out = CheckedOutput(sys.stdout)
     try:
         code = run_command(args, out)

@@ -30,7 +30,7 @@ from tinytui.lesson.practice.grading import Grade, accepted, grade
 from tinytui.lesson.practice.hints import RUNGS, hint
 from tinytui.lesson.practice.questions import Question, QuestionError, cell_text, step_questions
 from tinytui.lesson.texts.display_names import in_formula
-from tinytui.lesson.why.rule_pieces import result_text
+from tinytui.lesson.why.why import result_text
 from tinytui.model.backward.gradients import Gradients
 
 MAX_LINE = 1000  # characters of one answer line read; a longer line is not a number anyway

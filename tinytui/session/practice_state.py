@@ -24,7 +24,7 @@ from tinytui.lesson.practice.questions import (
     step_names,
 )
 from tinytui.lesson.why.explain import explain
-from tinytui.lesson.why.rule_pieces import num
+from tinytui.lesson.why.why import num
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.params import Params
 from tinytui.model.trace import Trace

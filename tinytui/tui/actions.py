@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
 
 from tinytui.session.session import Session
-from tinytui.tui.switch_table import EXPERIMENTS
+from tinytui.tui.experiments import EXPERIMENTS
 
 
 @dataclass(frozen=True)

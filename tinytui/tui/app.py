@@ -45,10 +45,10 @@ from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
 from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
+from tinytui.tui.screens.main_screen import Body, MainScreen
 from tinytui.tui.screens.notice_log_screen import NoticeLogScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
 from tinytui.tui.toasts import Toasts
-from tinytui.tui.widgets.covered import Body, MainScreen
 from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 from tinytui.tui.widgets.step_list import StepList

@@ -1,4 +1,4 @@
-"""The experiment switches (rows of tinytui.tui.switch_table.EXPERIMENTS) and reordering the prompt."""
+"""The experiment switches (rows of tinytui.tui.experiments.EXPERIMENTS) and reordering the prompt."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from itertools import combinations
 
 from tinytui.lesson.texts.change_note import change_note
 from tinytui.tui.actions import Host, PaletteCommand
-from tinytui.tui.switch_table import EXPERIMENT_BY_ID
+from tinytui.tui.experiments import EXPERIMENT_BY_ID
 
 SWITCHES = "switches"  # a switch's notice says how every switch is now: the next takes its place
 

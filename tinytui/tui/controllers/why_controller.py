@@ -15,7 +15,7 @@ from tinytui.lesson.stages import params_read
 from tinytui.lesson.texts.display_names import display, in_formula
 from tinytui.lesson.walk_stages import backward_stages
 from tinytui.lesson.why.explain import CellError, explain
-from tinytui.lesson.why.rule_pieces import Operand, Why
+from tinytui.lesson.why.why import Operand, Why
 from tinytui.model import names
 from tinytui.present.compare_tables import twin_cells
 from tinytui.present.grid_labels import label_line

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.stages import STAGE_BY_NUMBER, title_for
-from tinytui.lesson.why.rule_pieces import Why
+from tinytui.lesson.why.why import Why
 from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
 from tinytui.present.backward_tables import backward_stage, in_walk

@@ -53,22 +53,22 @@ def day_stages(n_blocks: int) -> tuple[DayStage, ...]:
 
 
 @dataclass(frozen=True)
-class Strip:
+class VectorRow:
     label: str  # the painting
     what: str  # what this vector is
     vector: np.ndarray
     old: np.ndarray | None
 
 
-def _strips(runs: Runs, stage: DayStage) -> list[list[Strip]]:
+def _vector_rows(runs: Runs, stage: DayStage) -> list[list[VectorRow]]:
     """Per painting, the vectors this stage shows (each beside its value in the comparison run)."""
     old_paintings = runs.base_gallery.paintings if runs.same_shape else (None,) * len(runs.gallery.paintings)
     out = []
     b = stage.block if stage.block is not None else 0
     for pt, was in zip(runs.gallery.paintings, old_paintings):
 
-        def s(what: str, get, pt=pt, was=was) -> Strip:
-            return Strip(pt.label, what, get(pt), None if was is None else get(was))
+        def s(what: str, get, pt=pt, was=was) -> VectorRow:
+            return VectorRow(pt.label, what, get(pt), None if was is None else get(was))
 
         if stage.kind == "stock":
             rows = [s("stock image", lambda p: p.stock)]
@@ -138,7 +138,7 @@ def day_page(runs: Runs, stage: DayStage, index: int, ink: Ink, width: int) -> l
     if stage.kind == "prediction":
         return out + _prediction(runs, ink)
     dims = runs.params.cfg.dims
-    strips = _strips(runs, stage)
+    strips = _vector_rows(runs, stage)
     limits = kind_limits((strip.what, strip.vector) for rows in strips for strip in rows)
     pictured = 2 + 2 * runs.gallery.picture_shape[1] if runs.gallery.picture_shape else 0
     cell = cell_width(dims, width - LABEL - WHAT - pictured)

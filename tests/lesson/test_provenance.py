@@ -29,7 +29,7 @@ from tinytui.lesson.why import (
     stream_cells,
 )
 from tinytui.lesson.why.explain import RULES, CellError, explain, names_of, parse_cell
-from tinytui.lesson.why.rule_pieces import num
+from tinytui.lesson.why.why import num
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import presets

@@ -1,7 +1,7 @@
 """The transcript of a short fixed session, compared line by line with a file a person has read.
 
 After a deliberate change to the transcript's format, regenerate it and read the diff before committing:
-    TINYTUI_REGEN_GOLDEN=1 python -m pytest tests/recorder/test_golden.py
+    TINYTUI_REGEN_GOLDEN=1 python -m pytest tests/recording/test_golden.py
 """
 
 import os

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tinytui.lesson.why.rule_pieces import (
+from tinytui.lesson.why.why import (
     MINUS,
     SHOW,
     Cell,

@@ -2,7 +2,7 @@
 
 import gc
 
-from tinytui.cli import collector, debugger
+from tinytui.cli import debugger, garbage_collector
 from tinytui.cli import main as cli
 
 
@@ -10,7 +10,7 @@ def test_settle_freezes_what_exists_and_collects_the_young_every_10000():
     before = gc.get_threshold()
     kept = [object() for _ in range(3)], {"a": [1, 2]}  # containers that exist before: frozen
     try:
-        collector.settle()
+        garbage_collector.settle()
         assert gc.get_threshold() == (10_000, before[1], before[2])
         assert gc.get_freeze_count() >= 2
     finally:
@@ -21,7 +21,7 @@ def test_settle_freezes_what_exists_and_collects_the_young_every_10000():
 
 def test_run_app_settles_the_collector_before_the_app_runs(monkeypatch):
     order: list[str] = []
-    monkeypatch.setattr(collector, "settle", lambda: order.append("settle"))
+    monkeypatch.setattr(garbage_collector, "settle", lambda: order.append("settle"))
 
     class App:
         crash_report = None
