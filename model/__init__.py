@@ -1,9 +1,10 @@
 """The chapter's transformer in pure numpy: the forward core at the top, the rest in subpackages.
 
-The core: config (a model's shape), names (one name per tensor and parameter), params (immutable
-weights), ops (the forward's small functions), switches, trace (run() and the Trace it returns), stages
-and panels (the stage table and what each stage shows), step_path (the stepper's path through the
-blocks), diff, count and checks (the one validator of typed values). Subpackages: backward, why, texts,
-analysis, io, training, generation (sampling, the KV cache, continuing a prompt). Nothing here imports
-textual, rich or any part of the app.
+The core: config (a model's shape), architectures (the families: the chapter's, GPT-2, Llama), names
+(one name per tensor and parameter), params (immutable weights), ops (the small functions of arrays),
+switches, forward (the forward pass as formulas, in the chapter's order), trace (run(), the Trace it
+returns and the tape that keeps what an edit did not change), diff, count and checks (the one validator
+of typed values). Subpackages: backward, analysis, io, training, generation (sampling, the KV cache,
+continuing a prompt); presets/ holds the preset model files. The lesson that reads it (stages, texts,
+why, practice) is tinytui.lesson; nothing here imports it, nor textual, rich or any part of the app.
 """

@@ -1,2 +1,2 @@
-"""Readings of a model beyond one step: each head's circuits, direct logit attribution, and the
-gallery's data. Imports the forward core; no UI."""
+"""Readings of a prediction beyond one step: each head's circuits, direct logit attribution, the
+logit lens and activation patching. Imports the forward core; no UI."""

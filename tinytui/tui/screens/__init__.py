@@ -1,2 +1,2 @@
 """The app's screens: the main screen, help, pickers, confirmation, saving, the gallery, the parameter
-browser and the too-small cover."""
+browser, the log of notices and the too-small cover."""
