@@ -1,5 +1,8 @@
-"""Hand-written backprop against central finite differences, on the chapter model and random models
-(the reference forward, the tolerance and the models are in tests/model/reference_backward.py)."""
+"""Hand-written backprop against central finite differences, on the chapter model and random models of
+every family: the chapter's, GPT-2's additions, and Llama's, Qwen2's and Mistral's choices (RMSNorm, rotary
+positions with Llama 3's scaling, grouped and multi-query attention, Qwen2's Q/K/V bias without b_O, the gated
+feed-forward, an untied unembedding), alone and mixed. The reference forward, the tolerance and the models are
+in tests/model/reference_backward.py."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import pytest
 from tests.model.reference_backward import (
     GPT2,
     GPT2_ALL,
+    MODERN,
     RANDOM,
     SWITCHES,
     H,
@@ -19,29 +23,59 @@ from tests.model.reference_backward import (
 )
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.walk_stages import BACKWARD_BY_NUMBER, BACKWARD_STAGES, backward_stages
-from tinytui.model.backward.gradients import gradients
+from tinytui.model.backward.gradients import Gradients, gradients
 from tinytui.model.names import grad as grad_name
 from tinytui.model.names import resolve
-from tinytui.model.switches import Switches
+from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
 
+# The modern models run their own choices (SiLU for a gated one) and a few of GPT-2's switches on top.
+MODERN_SWITCHES = {
+    "the model's own": None,
+    "ReLU, mask off": Switches(causal_mask=False),
+    "PE off, head 2 ablated": Switches(positional_encoding=False, ablated_heads={2}, activation="gelu"),
+    "post-norm, residual off": Switches(norm="post", residual=False, activation="silu"),
+}
+CLASSIC_CASES = [(m, s) for m in ("chapter", *RANDOM, *GPT2) for s in SWITCHES]
+MODERN_CASES = [(m, s) for m in MODERN for s in MODERN_SWITCHES]
 
-@pytest.fixture(scope="module", params=["chapter", *RANDOM, *GPT2])
-def model(request, chapter):
-    if request.param == "chapter":
-        return chapter.params, chapter.prompt, chapter.target
-    if request.param in GPT2:
-        shape, switches = GPT2[request.param]
-        return random_model(*shape, **switches)
-    return random_model(*RANDOM[request.param])
+
+@pytest.fixture(scope="module")
+def models(chapter):
+    """Each model made once for the module: (params, prompt, target) by name."""
+    made: dict[str, tuple] = {}
+
+    def model(name: str) -> tuple:
+        if name not in made:
+            if name == "chapter":
+                made[name] = chapter.params, chapter.prompt, chapter.target
+            elif name in RANDOM:
+                made[name] = random_model(*RANDOM[name])
+            else:
+                shape, choices = GPT2[name] if name in GPT2 else MODERN[name]
+                made[name] = random_model(*shape, **choices)
+        return made[name]
+
+    return model
 
 
-@pytest.fixture(params=list(SWITCHES))
-def case(request, model):
-    params, prompt, target = model
-    sw = SWITCHES[request.param]
+def make_case(models, model_name: str, switches_name: str) -> tuple:
+    params, prompt, target = models(model_name)
+    sw = SWITCHES.get(switches_name) if model_name not in MODERN else MODERN_SWITCHES[switches_name]
+    sw = sw or defaults(params.cfg)
     trace = run(params, prompt, target, sw)
     return params, prompt, target, sw, trace, gradients(params, trace)
+
+
+@pytest.fixture(params=CLASSIC_CASES + MODERN_CASES, ids="-".join)
+def case(request, models):
+    return make_case(models, *request.param)
+
+
+@pytest.fixture(params=CLASSIC_CASES, ids="-".join)
+def classic_case(request, models):
+    """The chapter's and GPT-2's families: tied E, one key/value head per query head, ReLU or GELU."""
+    return make_case(models, *request.param)
 
 
 # ---- the checks ----------------------------------------------------------------------------------
@@ -50,6 +84,7 @@ def case(request, model):
 def test_reference_forward_is_the_model(case):
     params, prompt, target, sw, trace, _ = case
     nodes, losses = forward(dict(params), params.cfg, prompt, target, sw)
+    assert set(nodes) - {"pe"} <= set(trace)
     for name, value in nodes.items():
         np.testing.assert_allclose(value[0], trace[name], rtol=0, atol=1e-12, err_msg=name)
     assert losses[0] == pytest.approx(trace.loss, abs=1e-12)
@@ -68,13 +103,31 @@ def test_every_parameter_gradient_matches_finite_differences(case):
 def test_every_intermediate_gradient_matches_finite_differences(case):
     params, prompt, target, sw, trace, grads = case
     nodes, _ = forward(dict(params), params.cfg, prompt, target, sw)
-    learned = params.cfg.positions == "learned"  # then pe is a node too (it comes from P)
-    assert len(nodes) == 4 + learned + params.cfg.n_blocks * (8 + 6 * params.cfg.n_heads)
+    cfg = params.cfg
+    learned = cfg.positions == "learned"  # then pe is a node too (it comes from P)
+    per_block = (10 if cfg.gated else 8) + 4 * cfg.n_heads + 2 * cfg.n_kv_heads
+    if cfg.positions == "rope":
+        per_block += cfg.n_heads + cfg.n_kv_heads  # q_pre and k_pre
+    assert len(nodes) == 4 + learned + cfg.n_blocks * per_block
     for name in nodes:
         g = grads[grad_name(name)]
         assert grads.tensor(grad_name(name)).axes == trace.tensor(name).axes
         fd = finite_differences(dict(params), params.cfg, prompt, target, sw, name, g.shape)
         assert_matches_fd(g, fd, grads.loss, name)
+
+
+def test_lazy_gradients_are_the_eager_ones_bit_for_bit(case):
+    """Whatever is asked first (a block's weights, E, W_U), each gradient is the same bits."""
+    params, _, _, _, trace, grads = case
+    for first in ("grad.blocks.0.W_K", "grad.E", "grad.blocks.0.x_norm"):
+        lazy = Gradients(params, trace)
+        lazy[first]
+        for name in grads:
+            assert lazy[name].tobytes() == grads[name].tobytes(), name
+    if not params.cfg.tied:
+        assert "grad.E.unembed" not in grads and np.array_equal(grads["grad.E"], grads["grad.E.lookup"])
+        rows = np.array([0, 2])
+        assert np.array_equal(Gradients(params, trace).rows("grad.E", rows), grads["grad.E"][rows])
 
 
 def test_chapter_gradients_against_the_model_itself(chapter, trace):
@@ -101,8 +154,8 @@ def test_chapter_figures(chapter, trace):
     assert grads.loss == trace.loss
 
 
-def test_E_gets_both_shares(case):
-    params, prompt, _, _, trace, grads = case
+def test_E_gets_both_shares(classic_case):
+    params, prompt, _, _, trace, grads = classic_case
     cfg = params.cfg
     lookup, unembed = grads["grad.E.lookup"], grads["grad.E.unembed"]
     assert np.array_equal(grads["grad.E"], lookup + unembed)
@@ -115,8 +168,8 @@ def test_E_gets_both_shares(case):
     assert np.any(unembed != 0.0) and np.any(lookup != 0.0)
 
 
-def test_masked_scores_and_dead_units_are_exactly_zero(case):
-    params, _, _, sw, trace, grads = case
+def test_masked_scores_and_dead_units_are_exactly_zero(classic_case):
+    params, _, _, sw, trace, grads = classic_case
     T = trace["x"].shape[0]
     for b in range(params.cfg.n_blocks):
         pre = f"blocks.{b}."
@@ -131,8 +184,8 @@ def test_masked_scores_and_dead_units_are_exactly_zero(case):
     assert no_negative_zero == []
 
 
-def test_ablated_head_weights_get_exactly_zero(case):
-    params, _, _, sw, _, grads = case
+def test_ablated_head_weights_get_exactly_zero(classic_case):
+    params, _, _, sw, _, grads = classic_case
     dh = params.cfg.d_head
     for b in range(params.cfg.n_blocks):
         pre = f"blocks.{b}."
