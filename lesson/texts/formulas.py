@@ -9,7 +9,7 @@ normalisation of step 5) and the attention biases.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
@@ -28,7 +28,7 @@ def as_written(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> st
     return formula
 
 
-def _learned(cfg: ModelConfig | None) -> bool:
+def _learned(cfg: ModelConfig | None) -> TypeGuard[ModelConfig]:
     return cfg is not None and cfg.learned_positions
 
 
