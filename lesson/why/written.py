@@ -93,9 +93,10 @@ def _evaluate(node: ast.AST) -> float:
         return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, ast.Pow):
-            if not (isinstance(node.right, ast.Constant) and node.right.value in (2, 3)):
+            exponent = node.right.value if isinstance(node.right, ast.Constant) else None
+            if not isinstance(exponent, (int, float)) or exponent not in (2, 3):
                 raise ValueError("only squares and cubes are written")
-            return _evaluate(node.left) ** int(node.right.value)
+            return _evaluate(node.left) ** int(exponent)
         op = _BINARY.get(type(node.op))
         if op is None:
             raise ValueError("not arithmetic the app writes")
