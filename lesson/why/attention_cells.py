@@ -25,7 +25,7 @@ from tinytui.lesson.why.why import MINUS, SHOW, Cell, Ctx, Why, const, factor, n
 
 def ln1_mean(ctx: Ctx, cell: Cell) -> Why:
     (p,) = cell.index
-    src = ctx.block_input(cell.block)
+    src = ctx.block_input(cell.b)
     refs = row_of(src, p, ctx.cfg.d_model)
     text, _ = plain_sum(ctx, refs)
     note = "   (post-norm: shown only, nothing is normalised here)" if ctx.sw.norm == "post" else ""
@@ -40,8 +40,8 @@ def ln1_mean(ctx: Ctx, cell: Cell) -> Why:
 
 def ln1_var(ctx: Ctx, cell: Cell) -> Why:
     (p,) = cell.index
-    src = ctx.block_input(cell.block)
-    mean_name = ctx.name(cell.block, "ln1.mean")
+    src = ctx.block_input(cell.b)
+    mean_name = ctx.name(cell.b, "ln1.mean")
     refs = [(mean_name, (p,)), *row_of(src, p, ctx.cfg.d_model)]
     m = ctx.value(mean_name, (p,))
     terms = [f"({num(ctx.value(*r))} {MINUS} {factor(m)})²" for r in refs[1 : 1 + SHOW]]
@@ -57,7 +57,7 @@ def ln1_var(ctx: Ctx, cell: Cell) -> Why:
 
 def x_norm(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    src = ctx.block_input(cell.block)
+    src = ctx.block_input(cell.b)
     at = here(ctx, cell)
     if ctx.sw.norm == "post":
         return ctx.make(
@@ -67,14 +67,14 @@ def x_norm(ctx: Ctx, cell: Cell) -> Why:
             [(src, (p, j))],
             lambda v: v[0],
         )
-    mean_name, var_name = ctx.name(cell.block, "ln1.mean"), ctx.name(cell.block, "ln1.var")
+    mean_name, var_name = ctx.name(cell.b, "ln1.mean"), ctx.name(cell.b, "ln1.var")
     refs = [(mean_name, (p,)), (var_name, (p,)), *row_of(src, p, ctx.cfg.d_model)]
     eps = ctx.cfg.eps
     m, var, xv = ctx.value(mean_name, (p,)), ctx.value(var_name, (p,)), ctx.value(src, (p, j))
     core = f"({ctx.ref(src, p, j)} {MINUS} {ctx.ref(mean_name, p)}) / √({ctx.ref(var_name, p)} + ε)"
     formula, filled, refs, compute = with_affine(
         ctx,
-        cell.block,
+        cell.b,
         "ln1",
         j,
         f"{at} = {core}" if not ctx.cfg.norm_affine else f"{at} = ({core})",
@@ -91,13 +91,13 @@ def projection(weight: str) -> Rule:
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, c = cell.index
-        h = cell.head - 1
-        src, w = ctx.name(cell.block, "x_norm"), ctx.name(cell.block, weight)
+        h = cell.h - 1
+        src, w = ctx.name(cell.b, "x_norm"), ctx.name(cell.b, weight)
         pairs = [((src, (p, j)), (w, (h, j, c))) for j in range(ctx.cfg.d_model)]
         formula = f"{here(ctx, cell)} = {ctx.ref(src, p)} · {ctx.ref(w, h, ':', c)}"
         if not ctx.cfg.attn_bias:
             return ctx.make(cell, formula, *linear(ctx, pairs))
-        bias = ctx.name(cell.block, "b_" + weight[-1])  # b_Q, b_K, b_V: one row per head
+        bias = ctx.name(cell.b, "b_" + weight[-1])  # b_Q, b_K, b_V: one row per head
         text, refs, compute = linear(ctx, pairs, (bias, (h, c)))
         return ctx.make(cell, f"{formula} + {ctx.ref(bias, h, c)}", text, refs, compute)
 
@@ -106,8 +106,8 @@ def projection(weight: str) -> Rule:
 
 def scores(ctx: Ctx, cell: Cell) -> Why:
     i, j = cell.index
-    kv = ctx.cfg.kv_head(cell.head - 1) + 1  # the key/value head this query head reads
-    q, k = ctx.name(cell.block, f"q.{cell.head}"), ctx.name(cell.block, f"k.{kv}")
+    kv = ctx.cfg.kv_head(cell.h - 1) + 1  # the key/value head this query head reads
+    q, k = ctx.name(cell.b, f"q.{cell.h}"), ctx.name(cell.b, f"k.{kv}")
     dk = ctx.cfg.d_head
     scale = np.sqrt(dk)
     pairs = [((q, (i, c)), (k, (j, c))) for c in range(dk)]
@@ -127,7 +127,7 @@ def scores(ctx: Ctx, cell: Cell) -> Why:
 def attn(ctx: Ctx, cell: Cell) -> Why:
     i, j = cell.index
     T = ctx.T
-    s = ctx.name(cell.block, f"scores.{cell.head}")
+    s = ctx.name(cell.b, f"scores.{cell.h}")
     at = here(ctx, cell)
     if ctx.sw.causal_mask and ctx.value("mask", (i, j)) == 0:
         return ctx.make(
@@ -166,16 +166,16 @@ def attn(ctx: Ctx, cell: Cell) -> Why:
 def head(ctx: Ctx, cell: Cell) -> Why:
     i, c = cell.index
     at = here(ctx, cell)
-    if ctx.sw.is_ablated(cell.block or 0, cell.head):
+    if ctx.sw.is_ablated(cell.b, cell.h):
         return ctx.make(
             cell,
-            f"{at} = 0   (head {cell.head} ablated: its output is replaced by zeros)",
+            f"{at} = 0   (head {cell.h} ablated: its output is replaced by zeros)",
             "0",
             (),
             lambda v: 0.0,
         )
-    kv = ctx.cfg.kv_head(cell.head - 1) + 1  # the key/value head this query head reads
-    a, vv = ctx.name(cell.block, f"attn.{cell.head}"), ctx.name(cell.block, f"v.{kv}")
+    kv = ctx.cfg.kv_head(cell.h - 1) + 1  # the key/value head this query head reads
+    a, vv = ctx.name(cell.b, f"attn.{cell.h}"), ctx.name(cell.b, f"v.{kv}")
     pairs = [((a, (i, j)), (vv, (j, c))) for j in range(ctx.T)]
     text, refs, compute = linear(ctx, pairs)
     return ctx.make(cell, f"{at} = {ctx.ref(a, i)} · {ctx.ref(vv, ':', c)}", text, refs, compute)
@@ -184,8 +184,8 @@ def head(ctx: Ctx, cell: Cell) -> Why:
 def mha(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
     cfg = ctx.cfg
-    w = ctx.name(cell.block, "W_O")
-    heads = [ctx.name(cell.block, f"head.{h + 1}") for h in range(cfg.n_heads)]
+    w = ctx.name(cell.b, "W_O")
+    heads = [ctx.name(cell.b, f"head.{h + 1}") for h in range(cfg.n_heads)]
     pairs = [
         ((heads[r // cfg.d_head], (p, r % cfg.d_head)), (w, (r, j))) for r in range(cfg.n_heads * cfg.d_head)
     ]
@@ -193,7 +193,7 @@ def mha(ctx: Ctx, cell: Cell) -> Why:
     formula = f"{here(ctx, cell)} = [{concat}] · {ctx.ref(w, ':', j)}"
     if not cfg.out_bias:  # Qwen2 has biases on Q, K, V but none on W_O
         return ctx.make(cell, formula, *linear(ctx, pairs))
-    bias = ctx.name(cell.block, "b_O")
+    bias = ctx.name(cell.b, "b_O")
     text, refs, compute = linear(ctx, pairs, (bias, (j,)))
     return ctx.make(cell, f"{formula} + {ctx.ref(bias, j)}", text, refs, compute)
 

@@ -22,7 +22,7 @@ from tinytui.lesson.why.rule_templates import (
     row_of,
     with_affine,
 )
-from tinytui.lesson.why.why import MINUS, Cell, Ctx, Why, factor, num, sum_text
+from tinytui.lesson.why.why import MINUS, Cell, Ctx, Ref, Why, factor, num, sum_text
 from tinytui.model import ops
 
 
@@ -32,7 +32,7 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, j = cell.index
-        skip, branch = skip_of(ctx, cell), ctx.name(cell.block, branch_local)
+        skip, branch = skip_of(ctx, cell), ctx.name(cell.b, branch_local)
         at, res = here(ctx, cell), ctx.sw.residual
         if ctx.sw.norm == "pre":
             if not res:
@@ -43,7 +43,7 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
                     [(branch, (p, j))],
                     lambda v: v[0],
                 )
-            refs = [(skip, (p, j)), (branch, (p, j))]
+            refs: list[Ref] = [(skip, (p, j)), (branch, (p, j))]
             return ctx.make(
                 cell,
                 f"{at} = {ctx.ref(skip, p, j)} + {ctx.ref(branch, p, j)}",
@@ -75,7 +75,7 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
         note = "" if res else "   (residual off: no skip)"
         formula, filled, refs, compute = with_affine(
             ctx,
-            cell.block,
+            cell.b,
             which,
             j,
             f"{at} = {norm_symbol(ctx)}({inner})[{j}]",
@@ -90,7 +90,7 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
 
 def x_mid_norm(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    src = ctx.name(cell.block, "x_mid")
+    src = ctx.name(cell.b, "x_mid")
     at = here(ctx, cell)
     if ctx.sw.norm == "post":
         return ctx.make(
@@ -109,7 +109,7 @@ def x_mid_norm(ctx: Ctx, cell: Cell) -> Why:
         head = f"{at} = LN({ctx.ref(src, p)})[{j}] = ({ctx.ref(src, p, j)} {MINUS} μ) / √(σ² + ε)"
     formula, filled, refs, compute = with_affine(
         ctx,
-        cell.block,
+        cell.b,
         "ln2",
         j,
         head,
@@ -123,7 +123,7 @@ def x_mid_norm(ctx: Ctx, cell: Cell) -> Why:
 def _affine(src_local: str, w_local: str, b_local: str) -> Rule:
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, u = cell.index
-        src, w, b = (ctx.name(cell.block, n) for n in (src_local, w_local, b_local))
+        src, w, b = (ctx.name(cell.b, n) for n in (src_local, w_local, b_local))
         n_in = ctx.array(src).shape[1]
         pairs = [((src, (p, j)), (w, (j, u))) for j in range(n_in)]
         text, refs, compute = linear(ctx, pairs, (b, (u,)))
@@ -140,7 +140,7 @@ def _affine(src_local: str, w_local: str, b_local: str) -> Rule:
 
 def hidden(ctx: Ctx, cell: Cell) -> Why:
     p, u = cell.index
-    pre = ctx.name(cell.block, "hidden_pre")
+    pre = ctx.name(cell.b, "hidden_pre")
     h = ctx.value(pre, (p, u))
     at, hp = here(ctx, cell), ctx.ref(pre, p, u)
     if ctx.sw.activation == "relu":
@@ -162,11 +162,11 @@ def hidden(ctx: Ctx, cell: Cell) -> Why:
 
 
 def _skip_of_x_mid(ctx: Ctx, cell: Cell) -> str:
-    return ctx.block_input(cell.block)
+    return ctx.block_input(cell.b)
 
 
 def _skip_of_y(ctx: Ctx, cell: Cell) -> str:
-    return ctx.name(cell.block, "x_mid")
+    return ctx.name(cell.b, "x_mid")
 
 
 # Block-local name -> its rule.

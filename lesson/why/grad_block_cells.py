@@ -25,15 +25,13 @@ from tinytui.model.names import GRAD
 
 def ffn(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    gy = GRAD + ctx.name(cell.block, "y")
+    gy = GRAD + ctx.name(cell.b, "y")
     if ctx.sw.norm == "pre":
         return copy_of(ctx, cell, (gy, (p, j)), "   (y = x' + ffn passes its gradient on unchanged)")
     rows = (
-        [ctx.name(cell.block, "x_mid"), ctx.name(cell.block, "ffn")]
-        if ctx.sw.residual
-        else [ctx.name(cell.block, "ffn")]
+        [ctx.name(cell.b, "x_mid"), ctx.name(cell.b, "ffn")] if ctx.sw.residual else [ctx.name(cell.b, "ffn")]
     )
-    gain = gain_of(ctx, cell.block, "ln2")
+    gain = gain_of(ctx, cell.b, "ln2")
     return ln_back(ctx, cell, gy, rows, None, "   (post-norm: y = LN(…))", gain=gain)
 
 
@@ -42,7 +40,7 @@ def _param_product(left_local: str, right_local: str) -> Rule:
     one head at a time, W_Q, W_K, W_V (right: that head's q, k or v)."""
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
-        b, dk = cell.block, ctx.cfg.d_head
+        b, dk = cell.b, ctx.cfg.d_head
         left, right = ctx.name(b, left_local), GRAD + ctx.name(b, right_local)
         if len(cell.index) == 3:  # W_Q, W_K, W_V: heads × d × d_head
             h, a, c = cell.index
@@ -62,7 +60,7 @@ def _param_product(left_local: str, right_local: str) -> Rule:
 def _bias(grad_local: str) -> Rule:
     def rule(ctx: Ctx, cell: Cell) -> Why:
         (c,) = cell.index
-        g = GRAD + ctx.name(cell.block, grad_local)
+        g = GRAD + ctx.name(cell.b, grad_local)
         refs = [(g, (p, c)) for p in range(ctx.T)]
         text, compute = plain_sum(ctx, refs)
         return ctx.make(cell, f"{here(ctx, cell)} = Σ_p {ctx.ref(g, 'p', c)}", text, refs, compute)
@@ -75,7 +73,7 @@ def _back_through(grad_local: str, w_local: str) -> Rule:
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, a = cell.index
-        g, w = GRAD + ctx.name(cell.block, grad_local), ctx.name(cell.block, w_local)
+        g, w = GRAD + ctx.name(cell.b, grad_local), ctx.name(cell.b, w_local)
         n = ctx.array(g).shape[1]
         pairs = [((g, (p, c)), (w, (a, c))) for c in range(n)]
         return pairs_rule(ctx, cell, f"{here(ctx, cell)} = {ctx.ref(g, p)} · {ctx.ref(w, a)}", pairs)
@@ -85,7 +83,7 @@ def _back_through(grad_local: str, w_local: str) -> Rule:
 
 def hidden_pre(ctx: Ctx, cell: Cell) -> Why:
     p, u = cell.index
-    g, pre = GRAD + ctx.name(cell.block, "hidden"), ctx.name(cell.block, "hidden_pre")
+    g, pre = GRAD + ctx.name(cell.b, "hidden"), ctx.name(cell.b, "hidden_pre")
     refs = [(g, (p, u)), (pre, (p, u))]
     gv, h = (ctx.value(*r) for r in refs)
     at = here(ctx, cell)
@@ -116,7 +114,7 @@ def hidden_pre(ctx: Ctx, cell: Cell) -> Why:
 
 def x_mid(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    b = cell.block
+    b = cell.b
     g_fin = GRAD + ctx.name(b, "x_mid_norm")
     if ctx.sw.norm == "post":
         skip = GRAD + ctx.name(b, "ffn")  # y = LN(x' + ffn): ∂L/∂(x' + ffn) is grad.ffn
@@ -136,7 +134,7 @@ def x_mid(ctx: Ctx, cell: Cell) -> Why:
 
 def mha(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    b = cell.block
+    b = cell.b
     g_mid = GRAD + ctx.name(b, "x_mid")
     if ctx.sw.norm == "pre":
         return copy_of(ctx, cell, (g_mid, (p, j)), "   (x' = x + mha passes its gradient on unchanged)")
@@ -147,12 +145,12 @@ def mha(ctx: Ctx, cell: Cell) -> Why:
 def head(ctx: Ctx, cell: Cell) -> Why:
     p, c = cell.index
     cfg = ctx.cfg
-    g, w = GRAD + ctx.name(cell.block, "mha"), ctx.name(cell.block, "W_O")
-    r = (cell.head - 1) * cfg.d_head + c
+    g, w = GRAD + ctx.name(cell.b, "mha"), ctx.name(cell.b, "W_O")
+    r = (cell.h - 1) * cfg.d_head + c
     pairs = [((g, (p, j)), (w, (r, j))) for j in range(cfg.d_model)]
     note = (
-        f"   (head {cell.head} is ablated, but its output's gradient is still this)"
-        if ctx.sw.is_ablated(cell.block or 0, cell.head)
+        f"   (head {cell.h} is ablated, but its output's gradient is still this)"
+        if ctx.sw.is_ablated(cell.b, cell.h)
         else ""
     )
     return pairs_rule(ctx, cell, f"{here(ctx, cell)} = {ctx.ref(g, p)} · {ctx.ref(w, r)}{note}", pairs)
@@ -160,25 +158,25 @@ def head(ctx: Ctx, cell: Cell) -> Why:
 
 def attn(ctx: Ctx, cell: Cell) -> Why:
     i, j = cell.index
-    if ctx.sw.is_ablated(cell.block or 0, cell.head):
-        return zero(ctx, cell, f"head {cell.head} ablated: its output is a constant 0, nothing flows back")
-    g, v = GRAD + ctx.name(cell.block, f"head.{cell.head}"), ctx.name(cell.block, f"v.{cell.head}")
+    if ctx.sw.is_ablated(cell.b, cell.h):
+        return zero(ctx, cell, f"head {cell.h} ablated: its output is a constant 0, nothing flows back")
+    g, v = GRAD + ctx.name(cell.b, f"head.{cell.h}"), ctx.name(cell.b, f"v.{cell.h}")
     pairs = [((g, (i, c)), (v, (j, c))) for c in range(ctx.cfg.d_head)]
     return pairs_rule(ctx, cell, f"{here(ctx, cell)} = {ctx.ref(g, i)} · {ctx.ref(v, j)}", pairs)
 
 
 def v(ctx: Ctx, cell: Cell) -> Why:
     j, c = cell.index
-    if ctx.sw.is_ablated(cell.block or 0, cell.head):
-        return zero(ctx, cell, f"head {cell.head} ablated: its output is a constant 0, nothing flows back")
-    a, g = ctx.name(cell.block, f"attn.{cell.head}"), GRAD + ctx.name(cell.block, f"head.{cell.head}")
+    if ctx.sw.is_ablated(cell.b, cell.h):
+        return zero(ctx, cell, f"head {cell.h} ablated: its output is a constant 0, nothing flows back")
+    a, g = ctx.name(cell.b, f"attn.{cell.h}"), GRAD + ctx.name(cell.b, f"head.{cell.h}")
     pairs = [((a, (i, j)), (g, (i, c))) for i in range(ctx.T)]
     return pairs_rule(ctx, cell, f"{here(ctx, cell)} = Σ_i {ctx.ref(a, 'i', j)}·{ctx.ref(g, 'i', c)}", pairs)
 
 
 def scores(ctx: Ctx, cell: Cell) -> Why:
     i, j = cell.index
-    a, g = ctx.name(cell.block, f"attn.{cell.head}"), GRAD + ctx.name(cell.block, f"attn.{cell.head}")
+    a, g = ctx.name(cell.b, f"attn.{cell.h}"), GRAD + ctx.name(cell.b, f"attn.{cell.h}")
     T = ctx.T
     pairs = [((a, (i, k)), (g, (i, k))) for k in range(T)]
     refs = [r for pair in pairs for r in pair]
@@ -187,8 +185,8 @@ def scores(ctx: Ctx, cell: Cell) -> Why:
     note = ""
     if av == 0 and ctx.value("mask", (i, j)) == 0:
         note = "   (masked: attn is exactly 0 here, so is this)"
-    elif ctx.sw.is_ablated(cell.block or 0, cell.head):
-        note = f"   (head {cell.head} ablated: grad.attn is 0)"
+    elif ctx.sw.is_ablated(cell.b, cell.h):
+        note = f"   (head {cell.h} ablated: grad.attn is 0)"
     terms = sum_text([f"{num(ctx.value(*pa))}·{factor(ctx.value(*pg))}" for pa, pg in pairs])
     return ctx.make(
         cell,
@@ -202,7 +200,7 @@ def scores(ctx: Ctx, cell: Cell) -> Why:
 
 def q(ctx: Ctx, cell: Cell) -> Why:
     i, c = cell.index
-    g, k = GRAD + ctx.name(cell.block, f"scores.{cell.head}"), ctx.name(cell.block, f"k.{cell.head}")
+    g, k = GRAD + ctx.name(cell.b, f"scores.{cell.h}"), ctx.name(cell.b, f"k.{cell.h}")
     dk = ctx.cfg.d_head
     pairs = [((g, (i, j)), (k, (j, c))) for j in range(ctx.T)]
     formula = f"{here(ctx, cell)} = ({ctx.ref(g, i)} · {ctx.ref(k, ':', c)}) / √{dk}"
@@ -211,7 +209,7 @@ def q(ctx: Ctx, cell: Cell) -> Why:
 
 def k(ctx: Ctx, cell: Cell) -> Why:
     j, c = cell.index
-    g, q_ = GRAD + ctx.name(cell.block, f"scores.{cell.head}"), ctx.name(cell.block, f"q.{cell.head}")
+    g, q_ = GRAD + ctx.name(cell.b, f"scores.{cell.h}"), ctx.name(cell.b, f"q.{cell.h}")
     dk = ctx.cfg.d_head
     pairs = [((g, (i, j)), (q_, (i, c))) for i in range(ctx.T)]
     formula = f"{here(ctx, cell)} = (Σ_i {ctx.ref(g, 'i', j)}·{ctx.ref(q_, 'i', c)}) / √{dk}"
@@ -220,7 +218,7 @@ def k(ctx: Ctx, cell: Cell) -> Why:
 
 def x_norm(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    cfg, b = ctx.cfg, cell.block
+    cfg, b = ctx.cfg, cell.b
     pairs = [
         ((GRAD + ctx.name(b, f"{part}.{h + 1}"), (p, c)), (ctx.name(b, w), (h, j, c)))
         for h in range(cfg.n_heads)

@@ -66,7 +66,7 @@ def _block_input_grad(ctx: Ctx, cell: Cell, b: int) -> Why:
 
 
 def y(ctx: Ctx, cell: Cell) -> Why:
-    b = cell.block
+    b = cell.b
     if b + 1 < ctx.cfg.n_blocks:  # the next block read this y as its input
         return _block_input_grad(ctx, cell, b + 1)
     p, _ = cell.index

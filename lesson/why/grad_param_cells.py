@@ -19,7 +19,7 @@ from tinytui.lesson.why.rule_templates import (
     values_of,
     zero,
 )
-from tinytui.lesson.why.why import SHOW, Cell, Ctx, Why, factor, num, sum_text
+from tinytui.lesson.why.why import SHOW, Cell, Ctx, Ref, Why, factor, num, sum_text
 from tinytui.model.names import GRAD
 
 
@@ -39,7 +39,7 @@ def position_table(ctx: Ctx, cell: Cell) -> Why:
 
 def _norm_grads(ctx: Ctx, cell: Cell) -> tuple[str, list[str]]:
     """For a norm's gain or bias: the gradient of the norm's output, and the rows the norm read (summed)."""
-    b, which = cell.block, cell.local[len(GRAD) : len(GRAD) + 3]  # "ln1" or "ln2"
+    b, which = cell.b, cell.local[len(GRAD) : len(GRAD) + 3]  # "ln1" or "ln2"
     post = ctx.sw.norm == "post"
     if which == "ln1":
         if not post:
@@ -67,12 +67,15 @@ def norm_gain(ctx: Ctx, cell: Cell) -> Why:
     g, rows = _norm_grads(ctx, cell)
     d, T = ctx.cfg.d_model, ctx.T
     per = 1 + d * len(rows)  # operands per position
-    refs = []
+    refs: list[Ref] = []
     for p in range(T):
         refs.append((g, (p, j)))
         for r in rows:
             refs.extend(row_of(r, p, d))
-    x_hat = [norm_entry(ctx, sum(values_of(ctx, row_of(r, p, d)) for r in rows), j) for p in range(T)]
+    x_hat = [
+        norm_entry(ctx, sum((values_of(ctx, row_of(r, p, d)) for r in rows), np.zeros(d)), j)
+        for p in range(T)
+    ]
     terms = [f"{num(ctx.value(g, (p, j)))}·{factor(x_hat[p])}" for p in range(min(T, SHOW))]
     read = " + ".join(ctx.ref(r, "p") for r in rows)
 
@@ -121,10 +124,10 @@ def _attn_bias(out_local: str) -> Rule:
             h, c = cell.index
             # with rotary positions the bias is added before the turn: to q_pre and k_pre
             turned = ctx.cfg.positions == "rope" and out_local in ("q", "k")
-            g = GRAD + ctx.name(cell.block, f"{out_local}{'_pre' if turned else ''}.{h + 1}")
+            g = GRAD + ctx.name(cell.b, f"{out_local}{'_pre' if turned else ''}.{h + 1}")
         else:
             (c,) = cell.index
-            g = GRAD + ctx.name(cell.block, out_local)
+            g = GRAD + ctx.name(cell.b, out_local)
         refs = [(g, (p, c)) for p in range(ctx.T)]
         text, compute = plain_sum(ctx, refs)
         return ctx.make(cell, f"{here(ctx, cell)} = Σ_p {ctx.ref(g, 'p', c)}", text, refs, compute)

@@ -53,7 +53,7 @@ def _rms(ctx: Ctx, cell: Cell, src: str, p: int, gain: str | None, note: str = "
 
 def mean_sq(ctx: Ctx, cell: Cell) -> Why:
     (p,) = cell.index
-    src = ctx.block_input(cell.block)
+    src = ctx.block_input(cell.b)
     refs = row_of(src, p, ctx.cfg.d_model)
     terms = [f"{factor(ctx.value(*r))}²" for r in refs]
     note = "   (post-norm: shown only, nothing is normalised here)" if ctx.sw.norm == "post" else ""
@@ -70,16 +70,14 @@ def mean_sq(ctx: Ctx, cell: Cell) -> Why:
 def x_norm(ctx: Ctx, cell: Cell) -> Why | None:
     if ctx.cfg.norm != "rms" or ctx.sw.norm == "post":
         return None
-    return _rms(
-        ctx, cell, ctx.block_input(cell.block), cell.index[0], _gain(ctx, ctx.name(cell.block, "ln1_g"))
-    )
+    return _rms(ctx, cell, ctx.block_input(cell.b), cell.index[0], _gain(ctx, ctx.name(cell.b, "ln1_g")))
 
 
 def x_mid_norm(ctx: Ctx, cell: Cell) -> Why | None:
     if ctx.cfg.norm != "rms" or ctx.sw.norm == "post":
         return None
-    src = ctx.name(cell.block, "x_mid")
-    return _rms(ctx, cell, src, cell.index[0], _gain(ctx, ctx.name(cell.block, "ln2_g")))
+    src = ctx.name(cell.b, "x_mid")
+    return _rms(ctx, cell, src, cell.index[0], _gain(ctx, ctx.name(cell.b, "ln2_g")))
 
 
 def z(ctx: Ctx, cell: Cell) -> Why | None:
@@ -102,7 +100,7 @@ def _turned(which: str) -> Callable[[Ctx, Cell], Why | None]:
         if ctx.cfg.positions != "rope":
             return None
         p, i = cell.index
-        pre = ctx.name(cell.block, f"{which}_pre.{cell.head}")
+        pre = ctx.name(cell.b, f"{which}_pre.{cell.h}")
         at = here(ctx, cell)
         if not ctx.sw.positional_encoding:
             return ctx.make(
@@ -139,7 +137,7 @@ def _gated_linear(src_local: str, w_local: str) -> Rule:
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, u = cell.index
-        src, w = ctx.name(cell.block, src_local), ctx.name(cell.block, w_local)
+        src, w = ctx.name(cell.b, src_local), ctx.name(cell.b, w_local)
         n_in = ctx.array(src).shape[1]
         pairs = [((src, (p, j)), (w, (j, u))) for j in range(n_in)]
         text, refs, compute = linear(ctx, pairs)
@@ -153,7 +151,7 @@ def _gated_linear(src_local: str, w_local: str) -> Rule:
 def gate(ctx: Ctx, cell: Cell) -> Why:
     """The gate: the activation of gate_pre (SiLU, the model's own; ReLU or GELU when switched)."""
     p, u = cell.index
-    pre = ctx.name(cell.block, "gate_pre")
+    pre = ctx.name(cell.b, "gate_pre")
     g = ctx.value(pre, (p, u))
     at, gp = here(ctx, cell), ctx.ref(pre, p, u)
     if ctx.sw.activation == "relu":
@@ -182,7 +180,7 @@ def hidden(ctx: Ctx, cell: Cell) -> Why | None:
     if not ctx.cfg.gated:
         return None
     p, u = cell.index
-    refs = [(ctx.name(cell.block, "gate"), (p, u)), (ctx.name(cell.block, "up"), (p, u))]
+    refs = [(ctx.name(cell.b, "gate"), (p, u)), (ctx.name(cell.b, "up"), (p, u))]
     g, up = (ctx.value(*r) for r in refs)
     return ctx.make(
         cell,
@@ -224,8 +222,8 @@ def grad_q(ctx: Ctx, cell: Cell) -> Why | None:
     if ctx.cfg.n_kv_heads == ctx.cfg.n_heads:
         return None
     i, c = cell.index
-    g = GRAD + ctx.name(cell.block, f"scores.{cell.head}")
-    k = ctx.name(cell.block, f"k.{_kv(ctx, cell.head)}")
+    g = GRAD + ctx.name(cell.b, f"scores.{cell.h}")
+    k = ctx.name(cell.b, f"k.{_kv(ctx, cell.h)}")
     dk = ctx.cfg.d_head
     scale = float(np.sqrt(dk))
     pairs = [((g, (i, j)), (k, (j, c))) for j in range(ctx.T)]
@@ -239,18 +237,18 @@ def grad_k(ctx: Ctx, cell: Cell) -> Why | None:
     if ctx.cfg.n_kv_heads == ctx.cfg.n_heads:
         return None
     j, c = cell.index
-    heads = _group(ctx, cell.head)
+    heads = _group(ctx, cell.h)
     dk = ctx.cfg.d_head
     scale = float(np.sqrt(dk))
     pairs = [
-        ((GRAD + ctx.name(cell.block, f"scores.{h}"), (i, j)), (ctx.name(cell.block, f"q.{h}"), (i, c)))
+        ((GRAD + ctx.name(cell.b, f"scores.{h}"), (i, j)), (ctx.name(cell.b, f"q.{h}"), (i, c)))
         for h in heads
         for i in range(ctx.T)
     ]
     text, refs, compute = linear(ctx, pairs)
     gs, qs = (
-        ctx.ref(GRAD + ctx.name(cell.block, "scores.h"), "i", j),
-        ctx.ref(ctx.name(cell.block, "q.h"), "i", c),
+        ctx.ref(GRAD + ctx.name(cell.b, "scores.h"), "i", j),
+        ctx.ref(ctx.name(cell.b, "q.h"), "i", c),
     )
     over = ", ".join(str(h) for h in heads)
     formula = f"{here(ctx, cell)} = (Σ_h Σ_i {gs}·{qs}) / √{dk},  h = {over} (the query heads reading it)"
@@ -262,8 +260,8 @@ def grad_v(ctx: Ctx, cell: Cell) -> Why | None:
     if ctx.cfg.n_kv_heads == ctx.cfg.n_heads:
         return None
     j, c = cell.index
-    b = cell.block
-    heads = [h for h in _group(ctx, cell.head) if not ctx.sw.is_ablated(b or 0, h)]
+    b = cell.b
+    heads = [h for h in _group(ctx, cell.h) if not ctx.sw.is_ablated(b or 0, h)]
     if not heads:
         return ctx.make(
             cell, f"{here(ctx, cell)} = 0   (every head reading it is ablated)", "0", (), lambda v: 0.0
@@ -282,11 +280,11 @@ def grad_v(ctx: Ctx, cell: Cell) -> Why | None:
 
 def grad_attn(ctx: Ctx, cell: Cell) -> Why | None:
     """∂L/∂attn.h[i,j] = ∂L/∂head.h[i] · v.g[j], g the key/value head h reads."""
-    if ctx.cfg.n_kv_heads == ctx.cfg.n_heads or ctx.sw.is_ablated(cell.block or 0, cell.head):
+    if ctx.cfg.n_kv_heads == ctx.cfg.n_heads or ctx.sw.is_ablated(cell.b, cell.h):
         return None
     i, j = cell.index
-    g = GRAD + ctx.name(cell.block, f"head.{cell.head}")
-    v = ctx.name(cell.block, f"v.{_kv(ctx, cell.head)}")
+    g = GRAD + ctx.name(cell.b, f"head.{cell.h}")
+    v = ctx.name(cell.b, f"v.{_kv(ctx, cell.h)}")
     pairs = [((g, (i, c)), (v, (j, c))) for c in range(ctx.cfg.d_head)]
     text, refs, compute = linear(ctx, pairs)
     return ctx.make(cell, f"{here(ctx, cell)} = {ctx.ref(g, i)} · {ctx.ref(v, j)}", text, refs, compute)
@@ -297,7 +295,7 @@ def _grad_pre(which: str) -> Rule:
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, i = cell.index
-        g = GRAD + ctx.name(cell.block, f"{which}.{cell.head}")
+        g = GRAD + ctx.name(cell.b, f"{which}.{cell.h}")
         at = here(ctx, cell)
         if not ctx.sw.positional_encoding:
             return ctx.make(
@@ -335,7 +333,7 @@ def grad_x_norm(ctx: Ctx, cell: Cell) -> Why | None:
     if cfg.n_kv_heads == cfg.n_heads and not rope:
         return None
     p, j = cell.index
-    b = cell.block
+    b = cell.b
     qn, kn = ("q_pre", "k_pre") if rope else ("q", "k")
     parts = [(qn, "W_Q", cfg.n_heads), (kn, "W_K", cfg.n_kv_heads), ("v", "W_V", cfg.n_kv_heads)]
     pairs = [
@@ -358,7 +356,7 @@ def _grad_product(left_local: str, right_local: str) -> Rule:
     time, right: that head's projection)."""
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
-        b = cell.block
+        b = cell.b
         left, right = ctx.name(b, left_local), GRAD + ctx.name(b, right_local)
         if len(cell.index) == 3:
             h, a, c = cell.index
@@ -387,7 +385,7 @@ def _grad_back_through(grad_local: str, w_local: str) -> Rule:
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, a = cell.index
-        g, w = GRAD + ctx.name(cell.block, grad_local), ctx.name(cell.block, w_local)
+        g, w = GRAD + ctx.name(cell.b, grad_local), ctx.name(cell.b, w_local)
         pairs = [((g, (p, c)), (w, (a, c))) for c in range(ctx.array(g).shape[1])]
         text, refs, compute = linear(ctx, pairs)
         return ctx.make(cell, f"{here(ctx, cell)} = {ctx.ref(g, p)} · {ctx.ref(w, a)}", text, refs, compute)
@@ -400,7 +398,7 @@ def _grad_factor(other_local: str) -> Rule:
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, u = cell.index
-        refs = [(GRAD + ctx.name(cell.block, "hidden"), (p, u)), (ctx.name(cell.block, other_local), (p, u))]
+        refs = [(GRAD + ctx.name(cell.b, "hidden"), (p, u)), (ctx.name(cell.b, other_local), (p, u))]
         a, b = (ctx.value(*r) for r in refs)
         formula = f"{here(ctx, cell)} = {ctx.ref(refs[0][0], p, u)}·{ctx.ref(refs[1][0], p, u)}"
         return ctx.make(cell, formula, f"{factor(a)}·{factor(b)}", refs, lambda v: v[0] * v[1])
@@ -411,7 +409,7 @@ def _grad_factor(other_local: str) -> Rule:
 def grad_gate_pre(ctx: Ctx, cell: Cell) -> Why:
     """∂L/∂gate_pre = ∂L/∂gate · act′(gate_pre) (SiLU′(h) = σ(h)(1 + h(1 − σ(h))))."""
     p, u = cell.index
-    g, pre = GRAD + ctx.name(cell.block, "gate"), ctx.name(cell.block, "gate_pre")
+    g, pre = GRAD + ctx.name(cell.b, "gate"), ctx.name(cell.b, "gate_pre")
     refs = [(g, (p, u)), (pre, (p, u))]
     gv, h = (ctx.value(*r) for r in refs)
     at, gr, hr = here(ctx, cell), ctx.ref(g, p, u), ctx.ref(pre, p, u)
@@ -456,7 +454,7 @@ def grad_x_mid_norm(ctx: Ctx, cell: Cell) -> Why | None:
     if not ctx.cfg.gated:
         return None
     p, a = cell.index
-    b = cell.block
+    b = cell.b
     pairs = [
         ((GRAD + ctx.name(b, part), (p, c)), (ctx.name(b, w), (a, c)))
         for part, w in (("gate_pre", "W_gate"), ("up", "W_up"))

@@ -36,7 +36,7 @@ def row_of(name: str, p: int, n: int) -> list[Ref]:
     return [(name, (p, j)) for j in range(n)]
 
 
-def values_of(ctx: Ctx, refs: list[Ref]) -> np.ndarray:
+def values_of(ctx: Ctx, refs: Sequence[Ref]) -> np.ndarray:
     return np.array([ctx.value(*r) for r in refs])
 
 
@@ -45,7 +45,7 @@ def softmax(v: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-def softmax_filled(ctx: Ctx, refs: list[Ref], at: int) -> str:
+def softmax_filled(ctx: Ctx, refs: Sequence[Ref], at: int) -> str:
     vals = [ctx.value(*r) for r in refs]
     exps = [math.exp(v) for v in vals]
     return (
@@ -185,7 +185,7 @@ def ln_back(
     row_refs = [row_of(r, p, d) for r in rows]
     refs = [*g_refs, *gain_refs] + [r for rr in row_refs for r in rr]
     n_rows = len(rows)
-    row = sum(values_of(ctx, rr) for rr in row_refs)
+    row = sum((values_of(ctx, rr) for rr in row_refs), np.zeros(d))
     through = " + ".join(ctx.ref(r, p) for r in rows)  # post-norm with the residual: LN read x + mha
     gr = ctx.ref(g, p) if ctx.array(g).ndim == 2 else ctx.ref(g)
     rms = ctx.cfg.norm == "rms"

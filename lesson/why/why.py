@@ -184,6 +184,20 @@ class Cell:
     head: int | None
     index: Index
 
+    @property
+    def b(self) -> int:
+        """The block, for a rule of a block's tensor (every cell such a rule is given lies in one)."""
+        if self.block is None:
+            raise ValueError(f"{self.name} lies in no block")
+        return self.block
+
+    @property
+    def h(self) -> int:
+        """The head (1-based), for a rule of a per-head tensor (every cell it is given has one)."""
+        if self.head is None:
+            raise ValueError(f"{self.name} belongs to no head")
+        return self.head
+
 
 def cell_of(name: str, index: Index) -> Cell:
     b, local = split(name)
@@ -231,7 +245,7 @@ class Ctx:
     def value(self, name: str, index: Index) -> float:
         if name in ROWS_OF and name not in self._arrays and hasattr(self.grads, "rows"):
             # E's gradient and its unembedding share, one row at a time (300 MB each at GPT-2)
-            return float(self.grads.rows(name, [index[0]])[0][index[1:]])  # type: ignore[attr-defined]
+            return float(self.grads.rows(name, [index[0]])[0][index[1:]])
         return float(self.array(name)[index])
 
     def shape(self, name: str) -> tuple[int, ...]:
