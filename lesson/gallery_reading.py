@@ -293,7 +293,7 @@ def _prediction_caption(pr: Prediction) -> Caption:
         sure = "it is guessing"
     text = f"The finished gallery says the next painting is “{pr.token}”, and {sure}: {_percent(p)}"
     numbers = {"probability": p}
-    if pr.runner_up is not None:
+    if pr.runner_up is not None and pr.runner_up_probability is not None:
         text += f", with “{pr.runner_up}” next at {_percent(pr.runner_up_probability)}"
         numbers["runner-up probability"] = pr.runner_up_probability
     return Caption("prediction", None, text + ".", numbers)
@@ -336,7 +336,7 @@ def artist_rules(params: Params, trace: Trace, block: int, head: int) -> ArtistR
 
 # ---- the scale card -------------------------------------------------------------------------------
 
-GPT3 = {  # the source's figures for GPT-3
+GPT3: dict[str, int | tuple[int, int, int]] = {  # the source's figures for GPT-3
     "paintings": 2048,
     "days": 96,
     "artists": 96,
@@ -374,7 +374,7 @@ class ScaleRow:
 
 
 def scale_card(cfg: ModelConfig) -> list[ScaleRow]:
-    ours = {
+    ours: dict[str, tuple[str, int | tuple[int, int, int] | None]] = {
         "paintings": ("n_ctx, the longest prompt", cfg.n_ctx),
         "days": ("blocks (layers)", cfg.n_blocks),
         "artists": ("attention heads per block", cfg.n_heads),
