@@ -158,4 +158,8 @@ def questions_at(
 
 
 def _shape(trace: Trace, grads: Gradients | None, name: str) -> tuple[int, ...]:
-    return trace[name].shape if name in trace else grads[name].shape
+    if name in trace:
+        return trace[name].shape
+    if grads is None:  # step_cells makes the gradients for a backward step, the only one naming them
+        raise ValueError(f"{name} is a gradient: its shape needs the run's gradients")
+    return grads[name].shape
