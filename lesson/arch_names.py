@@ -43,8 +43,11 @@ class StageLike(Protocol):
     """What for_model reads of a stage (stages.Stage): whether it turns q and k (RoPE), and what its
     E stands for in an untied model."""
 
-    turns_qk: bool
-    untied_e: tuple[str, ...] | None
+    @property
+    def turns_qk(self) -> bool: ...
+
+    @property
+    def untied_e(self) -> tuple[str, ...] | None: ...
 
 
 def for_model(template: str, stage: StageLike, arch: Arch) -> tuple[str, ...]:
