@@ -11,12 +11,20 @@ if TYPE_CHECKING:
 ACTIVATIONS = ("relu", "gelu")  # what the activation switch toggles between
 GATE_ACTIVATION = "silu"  # a gated (SwiGLU) model's own: toggling goes SiLU → ReLU → GELU → SiLU
 NORM_PLACEMENTS = ("pre", "post")
+NORM_KINDS = ("layer", "rms")  # LayerNorm or RMSNorm, whichever the model has: neither needs new weights
+# positions a model can run without new weights (GPT-2's learned table P is the model's own or nothing)
+POSITION_KINDS = ("sinusoid", "rope", "none")
+TURNED = ("sinusoid", "rope")  # what the positions switch goes between; "none" is the encoding switched off
 # The one list of the switches: every other module (the session, the transcript, the event log) reads
 # these, so a new switch is a field below and a line in each of these tables.
 FLAGS = ("causal_mask", "positional_encoding", "residual")  # on or off
-CHOICES = {"activation": ACTIVATIONS, "norm": NORM_PLACEMENTS}  # one of several, toggled in turn
-VALUES = {"activation": (*ACTIVATIONS, GATE_ACTIVATION), "norm": NORM_PLACEMENTS}  # what a choice may hold
+# one of several, toggled in turn (norm_kind and positions: None runs the model's own, see run_config)
+CHOICES = {"activation": ACTIVATIONS, "norm": NORM_PLACEMENTS}
+CHOICES |= {"norm_kind": NORM_KINDS, "positions": POSITION_KINDS}
+VALUES = {**CHOICES, "activation": (*ACTIVATIONS, GATE_ACTIVATION)}  # what a choice may hold
+OWN = ("norm_kind", "positions")  # the choices left out of to_dict while they are the model's own (None)
 NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual", "ablated")
+NAMES += OWN
 WORDS = {  # how the transcript and the replay status name each switch
     "causal_mask": "the causal mask",
     "positional_encoding": "the positional encoding",
@@ -25,7 +33,11 @@ WORDS = {  # how the transcript and the replay status name each switch
     "norm": "the norm placement",
     "residual": "the residual connections",
     "ablated": "head ablation in one block",
+    "norm_kind": "the norm (LayerNorm or RMSNorm)",
+    "positions": "the kind of positions",
 }
+# the status line's word for a norm or positions the switches run in place of the model's own
+SHORT = {"layer": "LayerNorm", "rms": "RMSNorm", "sinusoid": "sinusoids", "rope": "RoPE", "none": "no PE"}
 
 
 @dataclass(frozen=True)
@@ -38,12 +50,18 @@ class Switches:
     residual: bool = True
     # (block, head) pairs, block 0-based and head 1-based, zeroed in that block only (ablated_heads: in all)
     ablated: frozenset[tuple[int, int]] = frozenset()
+    # the model's norm and positions run another way (None: as the model has them); run_config applies them
+    norm_kind: str | None = None  # "layer" or "rms": the same gain, RMSNorm takes no mean away
+    positions: str | None = None  # "sinusoid" (added to x), "rope" (turns q and k) or "none"
 
     def __post_init__(self) -> None:
         if self.activation not in (*ACTIVATIONS, GATE_ACTIVATION):
             raise ValueError(f"activation must be one of {ACTIVATIONS}, not {self.activation!r}")
         if self.norm not in NORM_PLACEMENTS:
             raise ValueError(f"norm must be one of {NORM_PLACEMENTS}, not {self.norm!r}")
+        for name in OWN:
+            if getattr(self, name) not in (None, *CHOICES[name]):
+                raise ValueError(f"{name} must be one of {CHOICES[name]}, not {getattr(self, name)!r}")
         object.__setattr__(self, "ablated_heads", frozenset(int(h) for h in self.ablated_heads))
         object.__setattr__(self, "ablated", frozenset((int(b), int(h)) for b, h in self.ablated))
 
@@ -68,7 +86,13 @@ class Switches:
             return replace(self, ablated_heads=self.ablated_heads ^ {head})
         if name in CHOICES:
             options, now = choices(name, cfg), getattr(self, name)
+            if name in OWN:
+                if cfg is not None and (why := cannot_switch(name, cfg)):
+                    raise ValueError(why)
+                now = options[0] if now is None else now  # options[0] is the model's own
             after = options[(options.index(now) + 1) % len(options)] if now in options else options[0]
+            if name in OWN and after == options[0]:
+                after = None  # back to the model's own: the same switches as a fresh session's
             choice: dict[str, Any] = {name: after}  # a field named at run time: its type is the field's
             return replace(self, **choice)
         if name in FLAGS:
@@ -83,6 +107,9 @@ class Switches:
             out["ablated"] = [list(pair) for pair in sorted(self.ablated)]
         else:
             del out["ablated"]
+        for name in OWN:  # left out while the model's own, for the same reason
+            if out[name] is None:
+                del out[name]
         return out
 
     @classmethod
@@ -106,14 +133,45 @@ class Switches:
         if self.ablated:  # block 2's head 1: "b2h1"
             parts.append("ablated " + ",".join(f"b{b + 1}h{h}" for b, h in sorted(self.ablated)))
         parts += [self.activation.upper(), f"{self.norm}-norm", f"residual {on[self.residual]}"]
+        parts += [SHORT[kind] for kind in (self.norm_kind, self.positions) if kind is not None]
         return parts
 
 
 def choices(name: str, cfg: ModelConfig | None = None) -> tuple[str, ...]:
-    """What a choice switch goes round, in order: a gated model's activation starts at its own SiLU."""
+    """What a choice switch goes round, in order: a gated model's activation starts at its own SiLU; the
+    norm and the positions start at the model's own (the chapter's without cfg) and go to the other norm,
+    or between sinusoids and RoPE (no positions is the positional encoding switched off)."""
     if name == "activation" and cfg is not None and cfg.gated:
         return (GATE_ACTIVATION, *ACTIVATIONS)
+    if name == "norm_kind":
+        own = cfg.norm if cfg is not None else NORM_KINDS[0]
+        return (own, *(k for k in NORM_KINDS if k != own))
+    if name == "positions":
+        own = cfg.positions if cfg is not None else TURNED[0]
+        return (own, *(k for k in TURNED if k != own))
     return CHOICES[name]
+
+
+def cannot_switch(name: str, cfg: ModelConfig) -> str:
+    """Why the model cannot run its norm or positions another way without weights it lacks ("" if it can)."""
+    if name == "norm_kind" and cfg.norm_affine:
+        return "the norms have gains (and LayerNorm biases): only a model without them switches its norm"
+    if name == "positions" and cfg.learned_positions:
+        return "the positions are a learned table P: switching them would leave P unread"
+    if name == "positions" and cfg.d_head % 2:
+        return f"RoPE turns a head's dims in pairs: d_head {cfg.d_head} is odd"
+    return ""
+
+
+def run_config(cfg: ModelConfig, sw: Switches) -> ModelConfig:
+    """The model as these switches run it: its norm and positions replaced by the switches' where they
+    set them (cfg itself when they do not). ValueError when the model cannot run that way."""
+    if sw.norm_kind is None and sw.positions is None:
+        return cfg
+    for name in OWN:
+        if getattr(sw, name) is not None and (why := cannot_switch(name, cfg)):
+            raise ValueError(f"{WORDS[name]}: {why}")
+    return replace(cfg, norm=sw.norm_kind or cfg.norm, positions=sw.positions or cfg.positions)
 
 
 def defaults(cfg: ModelConfig) -> Switches:

@@ -27,7 +27,7 @@ from tinytui.model.config import ModelConfig
 from tinytui.model.forward import LOSS_NAMES, forward
 from tinytui.model.names import BLOCK, POSITION_PARAM, in_block, prefix
 from tinytui.model.params import Params
-from tinytui.model.switches import Switches, defaults
+from tinytui.model.switches import Switches, defaults, run_config
 
 DEFAULT_LR = 0.5
 
@@ -162,7 +162,7 @@ def first_stale(
     """The first part of a run on these inputs whose tensors differ from reuse's: EMBED when nothing can
     be kept (another prompt or model, a switch every block reads, weights not known), nothing_changed()
     when every tensor would be the same. (To choose which earlier trace a run should reuse.)"""
-    cfg = params.cfg
+    cfg = run_config(params.cfg, switches)
     if reuse.params is None or reuse.prompt != prompt or (reuse.cfg is not cfg and reuse.cfg != cfg):
         return EMBED
     start = _first_switch_reader(reuse.switches, switches, cfg)
@@ -212,11 +212,11 @@ def run(
     trace of these weights or others), what these inputs would compute the same is kept as it is and
     only the rest is computed (Tape): the same tensors, bit for bit, as without it. patch: tensor name ->
     a function of its values giving the values the rest of the run reads instead (activation patching)."""
-    cfg = params.cfg
-    switches = switches or defaults(cfg)
+    switches = switches or defaults(params.cfg)
+    cfg = run_config(params.cfg, switches)  # the model's norm and positions, or the switches' in their place
     prompt, lr = tuple(prompt), float(lr)
     _check_inputs(cfg, prompt, target)
-    tape = Tape.start(params, prompt, reuse, patch or {})
+    tape = Tape.start(params, prompt, reuse, patch or {}, cfg)
     forward(tape, cfg, prompt, target, switches, lr)
     if _same_run(reuse, params, target, lr, switches) and _all_kept(reuse, tape.tensors):
         return reuse
@@ -303,13 +303,16 @@ class Tape:
         prompt: tuple[str, ...],
         reuse: Trace | None = None,
         patch: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
+        cfg: ModelConfig | None = None,
     ) -> Tape:
         """A tape for a run of params on prompt; reuse: an earlier Trace to keep tensors from; patch:
-        tensor name -> what replaces its values."""
+        tensor name -> what replaces its values; cfg: the model as the run's switches run it (run_config;
+        params.cfg when not given)."""
         old: dict[str, Tensor] = {}
         sources: dict[str, tuple] = {}
         changed: frozenset[str] = frozenset()
-        same_model = reuse is not None and (reuse.cfg is params.cfg or reuse.cfg == params.cfg)
+        cfg = cfg or params.cfg
+        same_model = reuse is not None and (reuse.cfg is cfg or reuse.cfg == cfg)
         if reuse is not None and same_model and reuse.params is not None and reuse.prompt == prompt:
             old, sources = reuse.tensors, reuse.sources
             changed = frozenset(params.differences(reuse.params))

@@ -35,6 +35,7 @@ from tinytui.lesson.why.why import Ctx, Index, Why, cell_of
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.names import GRAD, canonical
 from tinytui.model.params import Params
+from tinytui.model.switches import run_config
 from tinytui.model.trace import Axis, Trace
 
 # Every table: (block-local) name -> rule. They cover disjoint names; a test checks every name has one.
@@ -54,7 +55,7 @@ class CellError(ValueError):
 
 
 def _context(trace: Trace, params: Params, grads: Gradients | None = None) -> tuple[Ctx, Gradients]:
-    if trace.cfg != params.cfg:
+    if trace.cfg != run_config(params.cfg, trace.switches):
         raise ValueError("the trace was computed for a different model shape")
     grads = grads if grads is not None else Gradients(params, trace)  # computed as far as it is read
     cfg = trace.cfg

@@ -52,6 +52,7 @@ from tinytui.model.backward.rows import e_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import grad
 from tinytui.model.params import Params, param_shapes
+from tinytui.model.switches import run_config
 from tinytui.model.trace import Axis, Tensor, TensorMap, Trace
 
 
@@ -61,9 +62,9 @@ class Gradients(BackwardParts, TensorMap):
     .tensors (and to_json, for_params) computes everything."""
 
     def __init__(self, params: Params, trace: Trace):
-        if trace.cfg != params.cfg:
+        if trace.cfg != run_config(params.cfg, trace.switches):
             raise ValueError("the trace was computed for a different model shape")
-        self.cfg: ModelConfig = params.cfg
+        self.cfg: ModelConfig = trace.cfg  # the model as the run's switches ran it (its norm, its positions)
         self.loss: float = trace.loss
         self._params, self._trace = params, trace
         self._parts = {p.key: p for p in parts(self.cfg)}
