@@ -51,13 +51,11 @@ class LazyRows(Sequence):
     def joined(cls, parts: Sequence[Sequence[Sequence[Any]]], n: int) -> LazyRows:
         """Several tables' rows side by side: row r is every part's row r, in order."""
         lazy = [LazyRows.of(p) for p in parts]
-        known = [p._widths for p in lazy]
-        widths = None if any(w is None for w in known) else sum(known, ())  # type: ignore[arg-type]
-        bases = [p.basis for p in lazy]
+        known = [p._widths for p in lazy if p._widths is not None]
+        widths = tuple(w for part in known for w in part) if len(known) == len(lazy) else None
+        bases = [p.basis for p in lazy if p.basis is not None]
         basis = (
-            None
-            if any(b is None for b in bases)
-            else LazyRows(n, lambda r: tuple(x for b in bases for x in b[r]))  # type: ignore[union-attr]
+            LazyRows(n, lambda r: tuple(x for b in bases for x in b[r])) if len(bases) == len(lazy) else None
         )
         return cls(
             n,
@@ -70,7 +68,8 @@ class LazyRows(Sequence):
     def columns(self, a: int, b: int) -> LazyRows:
         """Columns a..b of every row."""
         widths = None if self._widths is None else self._widths[a:b]
-        basis = None if self.basis is None else LazyRows(self._n, lambda r: tuple(self.basis[r][a:b]))  # type: ignore[index]
+        kept = self.basis
+        basis = None if kept is None else LazyRows(self._n, lambda r: tuple(kept[r][a:b]))
         return LazyRows(self._n, lambda r: self[r][a:b], widths, basis, self.on_screen)
 
     def written(self, write: Callable[[tuple], Sequence[Any]], on_screen: bool) -> LazyRows:
@@ -92,7 +91,7 @@ class LazyRows(Sequence):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, r):  # type: ignore[override]
+    def __getitem__(self, r):
         if isinstance(r, slice):
             return tuple(self[i] for i in range(self._n)[r])
         if r < 0:
