@@ -11,13 +11,15 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from tinytui.lesson.texts.display_names import param_axes, pe_columns
 from tinytui.model import names
+from tinytui.model.config import ModelConfig
 from tinytui.model.switches import Switches
-from tinytui.model.trace import TensorMap, Trace
+from tinytui.model.trace import Tensor, Trace
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.print_window import Picks, cut
 
@@ -144,8 +146,16 @@ def on_screen_rows(rows: Sequence[Sequence[str]]) -> LazyRows:
     return lazy.written(on_screen_numbers if lazy.basis is not None else on_screen_row, on_screen=True)
 
 
+class NamedTensors(Protocol):
+    """What tensor_table reads: a labelled tensor by its name. A Trace and Gradients also carry the
+    model's cfg (a Trace its switches too), read for the title and labels when there; a window's part
+    (present/windows.py) has neither and gives its shown name."""
+
+    def tensor(self, name: str, /) -> Tensor: ...
+
+
 def tensor_table(
-    trace: TensorMap,
+    trace: NamedTensors,
     name: str,
     title: str | None = None,
     shown: str | None = None,
@@ -156,9 +166,10 @@ def tensor_table(
     t = trace.tensor(name)
     vals = t.values
     local = names.split(name)[1]
-    shown = shown or names.label(name, trace.cfg.n_blocks)
+    cfg: ModelConfig | None = getattr(trace, "cfg", None)
+    shown = shown or names.label(name, cfg.n_blocks if cfg is not None else 1)
     switches = getattr(trace, "switches", None)
-    title = title or title_of(local, getattr(trace, "cfg", None), switches) or _head_title(local, switches)
+    title = title or title_of(local, cfg, switches) or _head_title(local, switches)
     if vals.ndim == 0:
         return Table(title, "", ("",), (shown,), number_rows(vals.reshape(1, 1)))
     if vals.ndim == 1:
@@ -167,7 +178,7 @@ def tensor_table(
             return windowed(title, ax.name, ax.labels, (shown,), vals[:, None], name, picks, ax.name)
         return windowed(title, "", (shown,), ax.labels, vals[None, :], name, picks, "", ax.name)
     rows, cols = t.axes
-    heads = pe_columns(trace.cfg) if local == "pe" and hasattr(trace, "cfg") else cols.labels
+    heads = pe_columns(cfg) if local == "pe" and cfg is not None else cols.labels
     return windowed(title, rows.name, rows.labels, heads, vals, name, picks, rows.name, cols.name)
 
 
