@@ -15,10 +15,12 @@ the patch reaches is computed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from tinytui.model.config import ModelConfig
 from tinytui.model.names import prefix
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches
@@ -38,6 +40,23 @@ class Patching:
         """How much of the clean − corrupt difference a patched metric brings back (1 = all, 0 = none)."""
         gap = self.clean - self.corrupt
         return float((value - self.corrupt) / gap) if gap else float("nan")
+
+
+class Stopped(Exception):
+    """patch() was told to stop before its last run (its result would no longer be shown)."""
+
+
+def runs_of(cfg: ModelConfig, positions: int) -> int:
+    """How many patched runs patch() makes: one per block input and position, one per head of every
+    block (besides the two prompts' own runs)."""
+    return cfg.n_blocks * (positions + cfg.n_heads)
+
+
+def cost(params: Params, positions: int) -> int:
+    """About how many multiply-adds patch() costs: each run reads every weight once per position (a
+    patched run reuses what comes before its patch, so this is an upper bound)."""
+    weights = sum(int(params[name].size) for name in params)
+    return (2 + runs_of(params.cfg, positions)) * positions * weights
 
 
 def metric(trace: Trace, target: str, foil: str) -> float:
@@ -72,9 +91,11 @@ def patch(
     target: str,
     foil: str,
     switches: Switches | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Patching:
     """Every single patch of the clean run into the corrupted one (see the module's docstring). Raises
-    ValueError for prompts of different lengths, or a target or foil outside the vocabulary."""
+    ValueError for prompts of different lengths, or a target or foil outside the vocabulary; Stopped
+    when stop() says so before one of the runs (a caller whose result is no longer wanted)."""
     clean_prompt, corrupt_prompt = tuple(clean_prompt), tuple(corrupt_prompt)
     if len(clean_prompt) != len(corrupt_prompt):
         raise ValueError(
@@ -89,6 +110,8 @@ def patch(
     corrupt = run(params, corrupt_prompt, target, switches)
 
     def patched(name: str, replace) -> float:
+        if stop is not None and stop():
+            raise Stopped
         return metric(
             run(params, corrupt_prompt, target, switches, reuse=corrupt, patch={name: replace}), target, foil
         )

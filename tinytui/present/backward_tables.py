@@ -17,6 +17,7 @@ from tinytui.lesson.walk_stages import BackwardStage, backward_stage_for, backwa
 from tinytui.model.names import grad as grad_name
 from tinytui.present.analysis_sections import with_analysis
 from tinytui.present.cells import param_grid, step_sections
+from tinytui.present.compare_tables import with_comparison
 from tinytui.present.gradient_grids import _weight_of, gradient_grid, logits_gradient_grid
 from tinytui.present.grid_spec import GridSpec, Item, Section
 from tinytui.present.practice_cells import conceal
@@ -127,10 +128,12 @@ def with_gradients(view: View, sections: list[Section]) -> list[Section]:
 
 
 def pane_sections(view: View) -> list[Section]:
-    """What the step panes show: the walk's sections in the backward pass, else the step's own; in
-    practice, the cells still to work out as "?" (present/practice_cells.py)."""
+    """What the step panes show: the walk's sections in the backward pass, else the step's own (either
+    as A, B and B − A while two runs are compared); in practice, the cells still to work out as "?"
+    (present/practice_cells.py)."""
     if in_walk(view):
         sections = backward_sections(view)
+        sections = sections if view.practice is not None else with_comparison(view, sections)
     else:
         sections = step_sections(view)
         sections = with_gradients(view, sections) if view.mode.gradients else sections

@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.backward.parts import PREFIX as GRAD
+from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.names import label
 from tinytui.present.grid_spec import DOWN, MASKED, UP, Cell, GridSpec, Item, Section, grid
 from tinytui.present.view import View
@@ -25,13 +28,37 @@ NONE = "·"  # a cell A has no number for (a token, a gradient, a cell outside A
 MASKED_ONLY = frozenset({MASKED})
 
 
-def value_of(trace: Any, params: Any, name: str, index: tuple[int, ...]) -> float | None:
-    """A run's cell: a tensor of its trace or one of its weights (None when it has no such cell)."""
+def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, ...]) -> float | None:
+    """A run's cell: a tensor of its trace, one of its weights or one of its gradients (the backward
+    walk's tables) — None when it has no such cell. A row of E's gradient is made alone (GPT-2: the whole
+    table is 300 MB, and the walk shows some rows of it)."""
     try:
-        arr = params[name] if name in params else trace[name]
-        return float(np.asarray(arr)[tuple(index)])
+        if name in params:
+            return float(np.asarray(params[name])[tuple(index)])
+        if name in trace:
+            return float(np.asarray(trace[name])[tuple(index)])
+        if name in ROWS_OF:
+            row = grads.rows(name, [index[0]])[0]
+            return float(row[tuple(index[1:])])
+        return float(np.asarray(grads[name])[tuple(index)])
     except (KeyError, IndexError, TypeError, ValueError):
         return None
+
+
+def gradients_of_a(view: View, params: Any, trace: Any) -> Gradients:
+    """A's gradients, for the backward walk's tables: computed part by part as far as they are read
+    (model.backward.gradients), kept with the app's specs while A's trace and weights stay the same."""
+    key = ("compared gradients",)
+    if (hit := view.kept.find_made_of(key, (trace, params))) is not None:
+        return hit
+    return view.kept.keep(key, (trace, params), Gradients(params, trace))
+
+
+def cell_name(name: str, n_blocks: int) -> str:
+    """How a cell's tensor is named in a compare's inspector line: 'mha', 'W_O', a gradient '∂L/∂W_O'."""
+    if name.startswith(GRAD):
+        return "∂L/∂" + label(name.removeprefix(GRAD), n_blocks)
+    return label(name, n_blocks)
 
 
 def signed(d: float) -> str:
@@ -47,6 +74,7 @@ def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | Non
     if comparison is None or a is None or a_trace is None or not spec.sources:
         return None
     b_trace, b_params, a_params = view.trace, s.params, a.params
+    a_grads, b_grads = gradients_of_a(view, a_params, a_trace), view.gradients
     n_blocks = b_trace.cfg.n_blocks
     words = comparison.words
     a_rows: list[list[Cell]] = []
@@ -61,9 +89,9 @@ def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | Non
                 d_row.append(Cell(NONE, detail="B − A: no number of the run here"))
                 continue
             name, index = source
-            a = value_of(a_trace, a_params, name, index)
-            b = value_of(b_trace, b_params, name, index)
-            cell = f"{label(name, n_blocks)}[{','.join(map(str, index))}]"
+            a = value_of(a_trace, a_params, a_grads, name, index)
+            b = value_of(b_trace, b_params, b_grads, name, index)
+            cell = f"{cell_name(name, n_blocks)}[{','.join(map(str, index))}]"
             if a is None or b is None:
                 why = f"{cell}: A ({words}) has no such cell"
                 a_row.append(Cell(NONE, detail=why))

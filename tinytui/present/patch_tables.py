@@ -5,13 +5,15 @@ the metric logit(target) − logit(foil) at the last position and its inspector 
 the piece comes from and what was patched.
 
 Pure data (no Textual). The numbers are tinytui.model.analysis.patching's (the session makes them once
-per state); the share of the change is Patching.restored.
+per state; a big model's in a thread, "patching…" shown meanwhile); the share of the change is
+Patching.restored.
 """
 
 from __future__ import annotations
 
 import math
 
+from tinytui.model.analysis.patching import runs_of
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.lens_tables import LENS_STEPS
 from tinytui.present.view import View
@@ -91,6 +93,12 @@ def patch_sections(view: View) -> list[Section]:
         )
         return [Section(f"Activation patching into “{into}” — {problem}", "info", ((note,),))]
     result = s.patching()
-    assert result is not None
+    if result is None:  # a big model's: being made in a thread, the tables follow when it is done
+        cfg, n = view.trace.cfg, len(setting.corrupt)
+        title = (
+            f"Activation patching into “{into}”: patching… {runs_of(cfg, n):,} runs of the corrupted "
+            "prompt, each with one piece of the clean run written in; the tables follow when made"
+        )
+        return [Section(title, "info", ())]
     title = f"Patching the run into “{into}”: clean {fmt(result.clean)}, corrupted {fmt(result.corrupt)}"
     return [Section(title, "output", tuple((g,) for g in patch_grids(view)))]

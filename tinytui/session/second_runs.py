@@ -3,18 +3,19 @@ corrupted prompt and foil (PatchSetting), and the other state of a two-run compa
 session's own state being B). Both are settings, like the mode: recorded, not undone.
 
 SecondRuns makes the patching and A's trace when first asked and keeps one of each for the state it was
-made for, so moving between steps computes nothing again. Everything a user types is checked here, and
-a refusal is one line (Refused).
+made for, so moving between steps computes nothing again; an app makes a costly patching in a thread
+(SecondRuns.elsewhere). Everything a user types is checked here, and a refusal is one line (Refused).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
 from tinytui.model import checks
-from tinytui.model.analysis.patching import Patching, patch
+from tinytui.model.analysis.patching import Patching, cost, patch
 from tinytui.model.io.checkpoint import CheckpointModel, load_model
 from tinytui.model.io.document import ModelFile
 from tinytui.model.params import Params
@@ -129,18 +130,43 @@ def load_other(path: str, current: Params) -> Params:
     return other.params
 
 
+# Above this many multiply-adds (model.analysis.patching.cost) a patching is made off the caller's thread
+# when the caller can (SecondRuns.elsewhere): the chapter's model costs some 10⁴, a GPT-2 small prompt of
+# ten tokens some 10¹¹.
+MADE_AT_ONCE_UP_TO = 10**8
+
+
 @dataclass
 class SecondRuns:
-    """The patching and A's trace, each kept for the one state (and setting) it was made for."""
+    """The patching and A's trace, each kept for the one state (and setting) it was made for.
 
+    elsewhere: set by an app that makes a costly patching in a thread. Asked for a patching that is not
+    made yet and costs more than made_at_once_up_to, patching() hands the state and the setting to it and
+    returns None (the screen says "patching…"); the thread makes it (make_patching) and keeps it (keep)."""
+
+    elsewhere: Callable[[State, PatchSetting], None] | None = field(default=None, repr=False)
+    made_at_once_up_to: int = MADE_AT_ONCE_UP_TO
     _patched: tuple[State, PatchSetting, Patching] | None = field(default=None, repr=False)
     _compared: tuple[State, Trace] | None = field(default=None, repr=False)
 
-    def patching(self, state: State, setting: PatchSetting) -> Patching:
+    def patching(self, state: State, setting: PatchSetting) -> Patching | None:
+        """The patching of state, made now unless it is costly and elsewhere makes it (then None)."""
+        kept = self.kept(state, setting)
+        if kept is not None:
+            return kept
+        if self.elsewhere is not None and cost(state.params, len(state.prompt)) > self.made_at_once_up_to:
+            self.elsewhere(state, setting)
+            return None
+        return self.keep(state, setting, make_patching(state, setting))
+
+    def kept(self, state: State, setting: PatchSetting) -> Patching | None:
+        """The patching made for this very state and setting, if it is the one kept."""
         kept = self._patched
         if kept is not None and kept[0] is state and kept[1] == setting:
             return kept[2]
-        made = patch(state.params, state.prompt, setting.corrupt, state.target, setting.foil, state.switches)
+        return None
+
+    def keep(self, state: State, setting: PatchSetting, made: Patching) -> Patching:
         self._patched = (state, setting, made)
         return made
 
@@ -152,6 +178,13 @@ class SecondRuns:
         made = run(a.params, a.prompt, a.target, a.switches, a.lr, reuse=reuse)
         self._compared = (a, made)
         return made
+
+
+def make_patching(state: State, setting: PatchSetting, stop: Callable[[], bool] | None = None) -> Patching:
+    """Every patched run of the state into the corrupted prompt (Stopped when stop() says so)."""
+    return patch(
+        state.params, state.prompt, setting.corrupt, state.target, setting.foil, state.switches, stop
+    )
 
 
 def _same_run(x: State, y: State) -> bool:

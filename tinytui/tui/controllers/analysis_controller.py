@@ -7,7 +7,10 @@ compare_tables).
 
 from __future__ import annotations
 
-from tinytui.session.second_runs import PatchSetting, patch_setting, prompt_text, read_prompt
+from textual.worker import get_current_worker
+
+from tinytui.model.analysis.patching import Patching, Stopped
+from tinytui.session.second_runs import PatchSetting, make_patching, prompt_text, read_prompt
 from tinytui.session.state import Event, Refused, State
 from tinytui.tui.actions import Host
 from tinytui.tui.screens.ask_screen import AskScreen
@@ -28,6 +31,8 @@ COMPARE_CHOICES = (
 class AnalysisController:
     def __init__(self, host: Host) -> None:
         self.host = host
+        self._making: tuple[State, PatchSetting] | None = None  # the patching a thread is making
+        host.session.second_runs.elsewhere = self.make_elsewhere
 
     # ---- activation patching ---------------------------------------------------------------------
     def patch(self) -> None:
@@ -60,18 +65,14 @@ class AnalysisController:
         host, s = self.host, self.host.session
 
         def take_foil(text: str) -> str | None:
-            try:  # in the box itself, before the runs go to a thread
-                setting = patch_setting(s.model, s.state, list(corrupt), text)
-            except Refused as why:
-                return str(why)
-            cfg, state = s.model.cfg, s.state
-            runs = cfg.n_blocks * (len(state.prompt) + cfg.n_heads)
-            host.notify(
-                f"Patching: {runs} runs of the corrupted prompt, one piece of the run each…", timeout=3
-            )
-            host.run_worker(
-                lambda: self._patch_in_thread(state, setting), thread=True, group="patch", exclusive=True
-            )
+            def change(session):
+                return session.set_patching(list(corrupt), text)
+
+            refused: list[str] = []
+            if not isinstance(host.apply(change, "patch", refused.append), Event):
+                return refused[0] if refused else "not done"
+            host.withdraw_refusal()
+            host.steps.goto(PATCH_STEP)  # its tables, or "patching…" while a thread makes them
             return None
 
         foil = s.patch_setting.foil if s.patch_setting is not None else ""
@@ -80,18 +81,44 @@ class AnalysisController:
         )
         host.push_screen(AskScreen("The foil token", foil, hint, take_foil))
 
+    # A costly patching (GPT-2: hundreds of runs of the corrupted prompt) is made in a thread, so the
+    # screen never waits for it: the session asks for it (SecondRuns.elsewhere) when a pane first needs it,
+    # and the next change's patching takes its place (the worker before is told to stop).
+    def make_elsewhere(self, state: State, setting: PatchSetting) -> None:
+        making = self._making
+        if making is not None and making[0] is state and making[1] == setting:
+            return  # already being made: asked again by the next redraw
+        self._making = (state, setting)
+        self.host.run_worker(
+            lambda: self._patch_in_thread(state, setting),
+            thread=True,
+            group="patch",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
     def _patch_in_thread(self, state: State, setting: PatchSetting) -> None:
-        """Every patched run, made where the screen does not wait for it (GPT-2 small: hundreds of runs);
-        the session keeps the result, so setting the patching then computes nothing."""
-        self.host.session.second_runs.patching(state, setting)
-        self.host.call_from_thread(self.finish_patch, setting)
+        worker = get_current_worker()
+        try:
+            made = make_patching(state, setting, stop=lambda: worker.is_cancelled)
+        except Stopped:
+            return
+        except Exception as exc:  # a run that cannot be made (memory): said once, not left as "patching…"
+            if not worker.is_cancelled:
+                self.host.call_from_thread(self._failed, state, setting, exc)
+            return
+        if not worker.is_cancelled:
+            self.host.call_from_thread(self._made, state, setting, made)
 
-    def finish_patch(self, setting: PatchSetting) -> None:
-        def change(session):
-            return session.set_patching(list(setting.corrupt), setting.foil)
+    def _made(self, state: State, setting: PatchSetting, made: Patching) -> None:
+        self.host.session.second_runs.keep(state, setting, made)
+        if self._making is not None and self._making[0] is state:
+            self._making = None
+        if self.host.session.state is state:
+            self.host.refresh_views()
 
-        if isinstance(self.host.apply(change, "patch"), Event):
-            self.host.steps.goto(PATCH_STEP)
+    def _failed(self, state: State, setting: PatchSetting, exc: Exception) -> None:
+        self.host.notify(f"Patching could not be made: {exc}", severity="error")
 
     def patch_off(self) -> None:
         self.host.apply(lambda s: s.set_patching(None), "patching off")
