@@ -137,6 +137,20 @@ class Switches:
         return parts
 
 
+def came(old: Switches, new: Switches) -> list[str]:
+    """What a change of switches turned on, in the status line's words: the labels new has and old had
+    not, and what a switch back to the model's own norm or positions, or to no ablation, brings back."""
+    was = old.labels()
+    out = [x for x in new.labels() if x not in was]
+    if old.norm_kind is not None and new.norm_kind is None:
+        out.append("the model's own norm")
+    if old.positions is not None and new.positions is None:
+        out.append("the model's own positions")
+    if (old.ablated_heads or old.ablated) and not (new.ablated_heads or new.ablated):
+        out.append("no ablation")
+    return out
+
+
 def choices(name: str, cfg: ModelConfig | None = None) -> tuple[str, ...]:
     """What a choice switch goes round, in order: a gated model's activation starts at its own SiLU; the
     norm and the positions start at the model's own (the chapter's without cfg) and go to the other norm,

@@ -25,7 +25,7 @@ from tinytui.model.generation.sampling import Sampling
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
-from tinytui.model.switches import NAMES
+from tinytui.model.switches import NAMES, came
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.log_values import (
     BadLine,
@@ -277,8 +277,7 @@ class ToggleKind(EventKind):
         d = event.data
         if d.get("switch") == "all":
             return f"switches set: {session.state.switches.describe()} {_at(event, session)}"
-        old, new = event.before.switches.labels(), event.after.switches.labels()
-        now = ", ".join(x for x in new if x not in old) or "no ablation"
+        now = ", ".join(came(event.before.switches, event.after.switches)) or "as it was"
         return f"toggle {switch_name(d.get('switch'), d.get('head'))}: now {now} {_at(event, session)}"
 
 

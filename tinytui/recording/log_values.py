@@ -15,7 +15,7 @@ from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import canonical, label
 from tinytui.model.params import Params
-from tinytui.model.switches import FLAGS, VALUES, Switches
+from tinytui.model.switches import FLAGS, VALUES, Switches, run_config
 
 MAX_INT_DIGITS = 20  # longer integer literals are refused by field, before int() parses thousands of digits
 MAX_LINE_BYTES = 2**20  # an event line, plus room for a learn event listing every parameter cell
@@ -210,4 +210,9 @@ def switches_of(doc: Any, model: ModelFile, where: str) -> Switches:
     for block, head in pairs:
         integer(block, f"{where}.ablated: block", 0, model.cfg.n_blocks - 1)
         integer(head, f"{where}.ablated: head", 1, model.cfg.n_heads)
-    return Switches.from_dict(doc)
+    switches = Switches.from_dict(doc)
+    try:  # a norm or positions the model cannot run without weights it lacks
+        run_config(model.cfg, switches)
+    except ValueError as exc:
+        raise BadLine(f"{where}: {exc}") from None
+    return switches

@@ -9,7 +9,7 @@ from tinytui.lesson.stages import LAST
 from tinytui.lesson.texts.display_names import cell
 from tinytui.model import names
 from tinytui.model.params import Params
-from tinytui.model.switches import WORDS
+from tinytui.model.switches import WORDS, came
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.session.state import Mode, State
 
@@ -59,10 +59,8 @@ def change_words(before: State, after: State) -> str:
         parts.append(f"the edit of {cell_name(after.params, cells[0][0], cells[0][1])}")
     elif cells:
         parts.append(f"the change of {len(cells)} weights")
-    old_sw, new_sw = before.switches.labels(), after.switches.labels()
-    if old_sw != new_sw:
-        came = [x for x in new_sw if x not in old_sw]
-        parts.append(f"the switch to {', '.join(came) or 'no ablation'}")
+    if before.switches.labels() != after.switches.labels():
+        parts.append(f"the switch to {', '.join(came(before.switches, after.switches)) or 'as it was'}")
     for what, a, b in (
         ("prompt", before.prompt, after.prompt),
         ("target", before.target, after.target),

@@ -22,6 +22,7 @@ from tinytui.lesson.texts.display_names import display
 from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.model.diff import diff
 from tinytui.model.params import Params
+from tinytui.model.switches import came
 from tinytui.model.trace import Trace
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.event_kinds import KINDS
@@ -180,9 +181,8 @@ def change_facts(event: Event, before: State, session: Session) -> list[tuple[st
     moved = bool(cells) or old_sw != new_sw or bool(notes)
     moved |= (before.prompt, before.target, before.lr) != (after.prompt, after.target, after.lr)
     if old_sw != new_sw:
-        gone = [x for x in old_sw if x not in new_sw]
-        came = [x for x in new_sw if x not in old_sw]
-        out.append(("switches", f"{', '.join(gone) or 'no ablation'} → {', '.join(came) or 'no ablation'}"))
+        gone, now = came(after.switches, before.switches), came(before.switches, after.switches)
+        out.append(("switches", f"{', '.join(gone)} → {', '.join(now)}"))
     if before.prompt != after.prompt:
         out.append(("prompt", f"{' '.join(before.prompt)} → {' '.join(after.prompt)}"))
     if before.target != after.target:

@@ -107,6 +107,26 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         lambda sw: sw.norm == "pre",
     ),
     Experiment(
+        "toggle-norm-kind",
+        "l",
+        "LayerNorm/RMSNorm",
+        "Switch the norm (LayerNorm ↔ RMSNorm)",
+        "RMSNorm divides each row by its root mean square and takes no mean away (Llama's norm); no new "
+        "weights, so the chapter's model runs either way.",
+        _toggle("norm_kind"),
+        lambda sw: sw.norm_kind is None,
+    ),
+    Experiment(
+        "toggle-positions",
+        "O",
+        "Sinusoids/RoPE",
+        "Switch the positions (sinusoids added ↔ RoPE)",
+        "RoPE adds nothing to x at step 4: it turns each head's queries and keys by their position at step "
+        "6, so a score depends on how far apart two tokens are. o switches positions off altogether.",
+        _toggle("positions"),
+        lambda sw: sw.positions is None,
+    ),
+    Experiment(
         "toggle-residual",
         "r",
         "Residual",

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from itertools import combinations
 
 from tinytui.lesson.texts.change_note import change_note
+from tinytui.model.switches import came
 from tinytui.tui.actions import Host, PaletteCommand
 from tinytui.tui.experiments import EXPERIMENT_BY_ID
 
@@ -22,9 +23,7 @@ class ExperimentController:
         if self.host.apply(exp.apply, exp.palette) is not None:
             after = self.host.session.trace
             now = after.switches.describe()
-            was, sw = before.switches, after.switches
-            what = [x for x in sw.labels() if x not in was.labels()]
-            what += ["no head ablated"] if was.ablated_heads and not sw.ablated_heads else []
+            what = came(before.switches, after.switches)
             d = self.host.session.diff_between(before, after)
             note = change_note(before, after, ", ".join(what) or "switches as they were", d)
             self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8, replaces=SWITCHES)
