@@ -22,6 +22,7 @@ from tinytui.present.grid_layout import group_title
 from tinytui.present.grid_spec import DOWN, EDITED, MASKED, PRECEDENCE, UP, GridSpec, LogitsSpec, glyph
 from tinytui.present.step_layout import FRAME, Box
 from tinytui.themes.scale import readable_on
+from tinytui.tui.widgets.cell_editor import Shown, typed_pieces
 from tinytui.tui.widgets.shading import levels, shade_at, shading_key
 
 LIT = "▸"  # before a cell the focused value reads
@@ -106,7 +107,7 @@ class Painter:
         cursor: tuple[int, int] | None,
         lit: frozenset,
         note: tuple[str, str] | None = None,
-        edit: tuple[str, int | None, bool] | None = None,
+        edit: Shown | None = None,
         cols: tuple[int, int] | None = None,
     ) -> Strip:
         """Line i of box's frame; cursor is (row, col) when the cursor is in this table (and shown);
@@ -180,7 +181,7 @@ class Painter:
         y: int,
         cursor: tuple[int, int] | None,
         lit: frozenset,
-        edit: tuple[str, int | None, bool] | None = None,
+        edit: Shown | None = None,
         cols: tuple[int, int] | None = None,
     ) -> list:
         """Content line y of a table (group header, column header, or a row) as (text, style) pieces."""
@@ -250,7 +251,7 @@ class Painter:
                 lead = LIT
             if c == cursor_col:
                 if edit is not None:
-                    out += self._typed(edit)
+                    out += typed_pieces(edit, self.ground, self.style("editing"), self._component("caret"))
                     continue
                 style += on
             number = "" if narrow else cells[c].rjust(widths[c])
@@ -270,21 +271,6 @@ class Painter:
         if end < len(widths):  # the columns right of the window
             out.append((" " * (shape.table_width - shape.xs[end - 1] - widths[end - 1] - 2), self.ground))
         return out
-
-    def _typed(self, edit: tuple[str, int | None, bool]) -> list[tuple[str, Style]]:
-        """The cell being typed into: its lead, then the text with the caret (or all of it selected)."""
-        shown, caret, selected = edit
-        editing, caret_on = self.style("editing"), self._component("caret")
-        if selected:
-            text = shown.rstrip()
-            return [(" ", self.ground), (text, editing + caret_on), (shown[len(text) :], editing)]
-        assert caret is not None
-        return [
-            (" ", self.ground),  # the lead stays plain: the row's label never runs into what is typed
-            (shown[:caret], editing),
-            (shown[caret], editing + caret_on),
-            (shown[caret + 1 :], editing),
-        ]
 
     def _bars_line(self, box: Box, y: int, lit: frozenset) -> list:
         spec = box.item

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -38,6 +37,7 @@ from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
 from tinytui.present.grid_spec import CellRef, GridSpec, Item, KeptBySpec, LogitsSpec, Section, Source
 from tinytui.present.step_layout import FRAME, Box, LayoutKept, StepLayout, lay_out
 from tinytui.present.view import View, ViewPart
+from tinytui.tui.widgets.cell_editor import CellEdit, editor_detail, editor_note
 from tinytui.tui.widgets.step_lines import Painter, label_width
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
 from tinytui.tui.widgets.virtual_size import set_virtual_size
@@ -47,64 +47,6 @@ _LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; r
 _LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
 _WORDS_KEPT = 64  # steps' words kept wrapped
 _SHAPES_KEPT = 512  # tables' shapes kept, by what they are made of
-
-
-@dataclass
-class CellEdit:
-    """What is typed into the cell under the cursor: the text, where the caret is, and whether the whole
-    text is still selected (as it is when the editor opens: the first key typed replaces it)."""
-
-    text: str
-    caret: int
-    selected: bool = True
-
-    def typed(self, chars: str) -> None:
-        if self.selected:
-            self.text, self.caret, self.selected = "", 0, False
-        self.text = self.text[: self.caret] + chars + self.text[self.caret :]
-        self.caret += len(chars)
-
-    def key(self, key: str) -> bool:
-        """A key that moves the caret or deletes: whether it was one."""
-        if key == "backspace":
-            if self.selected:
-                self.text, self.caret = "", 0
-            elif self.caret:
-                self.text = self.text[: self.caret - 1] + self.text[self.caret :]
-                self.caret -= 1
-        elif key == "delete":
-            if self.selected:
-                self.text, self.caret = "", 0
-            else:
-                self.text = self.text[: self.caret] + self.text[self.caret + 1 :]
-        elif key in ("ctrl+u", "ctrl+k"):  # as a shell's line: what is before (after) the caret goes
-            if self.selected:
-                self.text, self.caret = "", 0
-            elif key == "ctrl+u":
-                self.text, self.caret = self.text[self.caret :], 0
-            else:
-                self.text = self.text[: self.caret]
-        elif key in ("left", "right", "home", "end", "ctrl+a", "ctrl+e"):
-            key = {"ctrl+a": "home", "ctrl+e": "end"}.get(key, key)
-            if self.selected:
-                self.caret = 0 if key in ("left", "home") else len(self.text)
-            else:
-                step = {"left": -1, "right": 1, "home": -len(self.text), "end": len(self.text)}[key]
-                self.caret = min(max(self.caret + step, 0), len(self.text))
-        else:
-            return False
-        self.selected = False
-        return True
-
-    def shown(self, width: int) -> tuple[str, int | None, bool]:
-        """(what the cell shows, width columns: the end of a long text; the caret's column in it, or
-        None when all is selected; whether all is selected)."""
-        text = self.text + " "  # room for the caret after the last character
-        start = max(0, min(self.caret, len(text) - width)) if len(text) > width else 0
-        if self.caret - start >= width:
-            start = self.caret - width + 1
-        part = text[start : start + width].ljust(width)
-        return part, None if self.selected else self.caret - start, self.selected
 
 
 class StepView(ViewPart, ScrollView, can_focus=True):
@@ -584,7 +526,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     def detail(self) -> str:
         ref = self.ref
         if self.editor is not None and ref is not None:  # the inspector says how to finish
-            return f"{ref.label} ← a number (0.5, −1, 1e-3 or 1/2) · Enter commits · Esc cancels"
+            return editor_detail(ref.label)
         return self.spec.details[self.row][self.col] if self.on_cell else ""  # type: ignore[union-attr]
 
     @property
@@ -704,13 +646,11 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         return inside.start, inside.stop
 
     def _note(self) -> tuple[str, str] | None:
-        """What the editor says in its table's bottom border: a refusal's reason, or its keys."""
+        """What the editor says in its table's bottom border, while a cell is typed into."""
         if self.editor is None:
             return None
-        if self.error:
-            return f"✗ {self.error}", "error"
         ref = self.ref
-        return f"{ref.label if ref else ''}: Enter commits · Esc cancels", "hint"
+        return editor_note(self.error, ref.label if ref else "")
 
     def render_line(self, y: int) -> Strip:
         painter = self._check_epoch()
@@ -1061,17 +1001,15 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         event.prevent_default()
         if event.key == "enter":
             self.submit(editor.text)
-            return
-        if event.key == "escape":
+        elif event.key == "escape":
             self.close_editor()
-            return
-        if editor.key(event.key):
-            pass
-        elif event.is_printable and event.character:
-            editor.typed(event.character)
-        else:
-            return  # Tab, the up and down arrows, a function key: nothing while typing
-        if self.error:  # what was refused is being corrected
+        elif editor.take(event.key, event.character):
+            self._typed_into()
+
+    def _typed_into(self) -> None:
+        """The editor's text or caret changed: its line is drawn again (and a refusal's reason goes:
+        what was refused is being corrected)."""
+        if self.error:
             self.error = ""
             self._refresh_bottom()
         self._refresh_cursor_line()
