@@ -46,13 +46,17 @@ def test_a_long_vocabulary_shows_the_top_and_the_target_and_sums_the_rest():
     assert len(in_top.ids) == TOP and in_top.others == 23 - TOP
 
 
-def gpt2_sized_view() -> View:
+def gpt2_sized_session() -> Session:
     """A model with GPT-2's vocabulary size (and nothing else of its size)."""
     cfg = config(4, 1, 4, 4, 50_257)
     params = weights(np.random.default_rng(1), cfg, 0.5)
     prompt = ("t1", "t2", "t3")
     model = ModelFile("wide", "", params, prompt, "t50000")
-    return View.of(Session(model, State(model.params, prompt, model.target, Switches(), DEFAULT_LR)))
+    return Session(model, State(model.params, prompt, model.target, Switches(), DEFAULT_LR))
+
+
+def gpt2_sized_view() -> View:
+    return View.of(gpt2_sized_session())
 
 
 def test_a_50257_token_vocabulary_gives_a_few_rows_quickly():
@@ -117,8 +121,7 @@ async def test_the_app_at_a_50257_token_vocabulary_shows_the_top_tokens_everywhe
     from tinytui.tui.app import TinyTuiApp
     from tinytui.tui.widgets.watch_pane import WatchPane
 
-    view = gpt2_sized_view()
-    app = TinyTuiApp(view.session)
+    app = TinyTuiApp(gpt2_sized_session())
     async with app.run_test(size=(120, 40)) as pilot:
         app.steps.goto(14)
         await pilot.pause()

@@ -22,6 +22,7 @@ from tinytui.present.gradient_grids import _weight_of, gradient_grid, logits_gra
 from tinytui.present.grid_spec import GridSpec, Item, Section
 from tinytui.present.practice_cells import conceal
 from tinytui.present.view import View
+from tinytui.session.state import WALK
 
 
 def walk_steps(view: View) -> tuple[int, ...]:
@@ -155,7 +156,8 @@ class Heading:
 def heading(view: View) -> Heading:
     stage = backward_stage(view)
     numbers = walk_steps(view)
-    path, n_blocks = view.session.path(backward=True), view.trace.cfg.n_blocks
+    n_blocks = view.trace.cfg.n_blocks
+    path = step_path.backward(n_blocks, WALK)  # the walk's steps, as n visits them
     at = path.index(view.here) if view.here in path else 0
     title = f"Backward pass · {view.heading} (walking {numbers[0]} → {numbers[-1]}) · {stage.title}"
     moves = []

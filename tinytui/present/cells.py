@@ -118,10 +118,10 @@ def param_grid(view: View, name: str, window: windows.Window | None = None) -> G
     """A weight as one grid (name: short, as a stage reads it, or full); W_Q, W_K and W_V show their heads
     side by side. A big weight shows a window of it: the given one, else the step's (windows.py)."""
     full = view.name(name)
-    params = view.session.params
+    params = view.params
     win = window or windows.param_window(view, full)  # None: the whole weight
     edited = frozenset(view.edited.get(full, ()))
-    original = view.session.model.params[full] if edited else None
+    original = view.original[full] if edited else None
     part = windows.weight_part
     made_of = (
         part(params[full], win),

@@ -69,11 +69,11 @@ def signed(d: float) -> str:
 
 def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | None:
     """The A table and the B − A table for one of the step's tables (None: it shows no run's cells)."""
-    s = view.session
+    s = view.other
     comparison, a, a_trace = s.comparison, s.compare_state(), s.compare_trace()
     if comparison is None or a is None or a_trace is None or not spec.sources:
         return None
-    b_trace, b_params, a_params = view.trace, s.params, a.params
+    b_trace, b_params, a_params = view.trace, view.params, a.params
     a_grads, b_grads = gradients_of_a(view, a_params, a_trace), view.gradients
     n_blocks = b_trace.cfg.n_blocks
     words = comparison.words
@@ -127,7 +127,7 @@ def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | Non
 
 def with_comparison(view: View, sections: list[Section]) -> list[Section]:
     """Each table of the step as A, B and B − A side by side (under each other when too wide)."""
-    s = view.session
+    s = view.other
     if s.comparison is None:
         return sections
     out = []
@@ -149,7 +149,7 @@ def with_comparison(view: View, sections: list[Section]) -> list[Section]:
 
 def compare_heading(view: View) -> Section:
     """What is compared, as the step's first heading."""
-    s = view.session
+    s = view.other
     assert s.comparison is not None
     words = s.comparison.words
     a = s.compare_state()

@@ -43,7 +43,7 @@ class Runs:
 
     @classmethod
     def of(cls, view: View, base_params: Params | None) -> Runs:
-        params = view.session.params
+        params = view.params
         bp = params if base_params is None else base_params
         return cls(view.trace, params, day(params, view.trace), view.base, bp, day(bp, view.base))
 

@@ -106,7 +106,7 @@ def _matrix_spec(
         return _made_matrix_spec(*args)
     where = None if at is None else (tuple(at[0]), tuple(at[1]))
     kept_as = ("gradient", key, title, tensor.name, head, where, picked, role, step_size)
-    made_of = (_Held(view.gradients), view.session.state.lr)
+    made_of = (_Held(view.gradients), view.lr)
     if (hit := view.kept.find(kept_as, made_of)) is not None:
         return hit
     return view.kept.keep(kept_as, made_of, _made_matrix_spec(*args))
@@ -118,7 +118,7 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
     """_matrix_spec's table, made."""
     stem, _ = _split(tensor.name)
     sym = symbol(tensor.name)
-    lr = view.session.state.lr
+    lr = view.lr
     table = values[None, :] if values.ndim == 1 else values
     at_rows, at_cols = at or (range(table.shape[0]), range(table.shape[1]))
     cols = tuple(tensor.axes[-1].labels[c] for c in at_cols)

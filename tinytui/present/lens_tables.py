@@ -28,7 +28,7 @@ AT_WORDS = MappingProxyType({"pre": "before", "mid": "attn", "post": "after"})
 
 def lens_points(view: View) -> list[LensPoint]:
     """The lens of the view's trace, made once per trace and weights (kept with the app's specs)."""
-    trace, params = view.trace, view.session.params
+    trace, params = view.trace, view.params
     key = ("logit lens",)
     if (hit := view.kept.find_made_of(key, (trace, params))) is not None:
         return hit
@@ -64,7 +64,7 @@ def how_read(point: LensPoint, view: View) -> str:
     cfg = trace.cfg
     last = len(trace.prompt) - 1
     norm = "RMSNorm (lnf_g)" if cfg.norm == "rms" else "LayerNorm (lnf_g, lnf_b)"
-    out = "W_U" if "W_U" in view.session.params else "Eᵀ"
+    out = "W_U" if "W_U" in view.params else "Eᵀ"
     stream = display(point.stream, cfg.n_blocks)  # as the screen names it: x′, not x_mid
     return (
         f"{point.where}: the stream {stream} at {last}:{trace.prompt[last]}, through the final {norm} "

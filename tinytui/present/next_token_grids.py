@@ -17,7 +17,6 @@ from tinytui.model.names import prefix
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
-from tinytui.session.next_token import full_line, new_pass
 
 NEXT_STEP = 14  # the logits and their softmax: where the next token is chosen
 KV_STEP = 6  # queries, keys, values: where the cache is read
@@ -39,10 +38,10 @@ def generation_sections(view: View) -> list[Section]:
 
 def next_token_grid(view: View) -> GridSpec:
     trace = view.trace
-    cfg, s = trace.cfg, view.session.sampling
+    cfg, s = trace.cfg, view.sampling
     position = len(trace.prompt)
     if position >= cfg.n_ctx:
-        line = full_line(view.session)
+        line = view.full_line
         cells = [[Cell(line, detail=line)]]
         return grid("next-token", "Next token", "", ("",), ("",), cells, "", "info", limit=1.0)
     chosen = sampling.pick(trace["logits"], s, position)
@@ -106,7 +105,7 @@ def _title(chosen: sampling.Pick, vocab) -> str:
 
 
 def _section_title(view: View) -> str:
-    s, position = view.session.sampling, len(view.trace.prompt)
+    s, position = view.sampling, len(view.trace.prompt)
     if s.greedy:
         return f"Next token — {KEY} appends it (greedy: no draw; ctrl+p → Set temperature… to draw)"
     return f"Next token — {KEY} appends it · the draw u is number {position} of PCG64(seed {s.seed})"
@@ -116,7 +115,7 @@ def kv_cache_grids(view: View) -> list[GridSpec]:
     """After an append, the block's K and V (heads side by side), each row marked: reused from the
     cache, or computed now. A big model shows its last MAX_ROWS positions and the first heads that fit
     in MAX_COLS columns."""
-    made = new_pass(view.session)
+    made = view.new_pass
     trace = view.trace
     if made is None or len(trace.prompt) != made.position + 1:
         return []
@@ -164,7 +163,7 @@ def kv_cache_grids(view: View) -> list[GridSpec]:
 
 def kv_title(view: View) -> str:
     """The KV section's heading: what the new position's pass reused and what it computed."""
-    made = new_pass(view.session)
+    made = view.new_pass
     assert made is not None
     b = view.here.block or 0
     last, word = made.position, repr(view.trace.prompt[-1])

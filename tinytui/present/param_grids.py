@@ -29,12 +29,12 @@ def param_grids(view: View, name: str, win: windows.Window | None = None) -> lis
     """One grid per table of the parameter (per head for W_Q, W_K, W_V), every cell editable; win: only
     its part of a big weight (windows.py)."""
     full = names.canonical(name)
-    arr, original = view.session.params[full], view.session.model.params[full]
+    arr, original = view.params[full], view.original[full]
     if arr.size > _KEEP_UP_TO:  # a kept entry holds what it was made of: no big weight is pinned
         return _param_grids(view, full, win)
     # an edit of one weight redraws every table of the step: the others' grids are kept (view.kept)
     key = ("param grids", full)  # not cells.param_grid's key: the two kept entries are not the same thing
-    made_of = (arr, original, frozenset(view.edited.get(full, ())), win, view.session.params.cfg)
+    made_of = (arr, original, frozenset(view.edited.get(full, ())), win, view.params.cfg)
     if (hit := view.kept.find(key, made_of)) is not None:
         return hit
     before = view.kept.newest(key)
@@ -87,8 +87,8 @@ def _patched(full: str, was: tuple, specs: list[GridSpec], made_of: tuple) -> li
 
 
 def _param_grids(view: View, full: str, win: windows.Window | None) -> list[GridSpec]:
-    params = view.session.params
-    original = view.session.model.params[full]
+    params = view.params
+    original = view.original[full]
     arr = params[full]
     label = names.label(full, params.cfg.n_blocks)
     edited = frozenset(view.edited.get(full, ()))

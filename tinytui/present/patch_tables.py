@@ -33,7 +33,7 @@ def position_labels(clean: tuple[str, ...], corrupt: tuple[str, ...]) -> tuple[s
 
 
 def patch_grids(view: View) -> list[GridSpec]:
-    s = view.session
+    s = view.other
     setting, result = s.patch_setting, s.patching()
     if setting is None or result is None:
         return []
@@ -81,7 +81,7 @@ def patch_grids(view: View) -> list[GridSpec]:
 
 def patch_sections(view: View) -> list[Section]:
     """Beside steps 13 and 14 once patching is set (the forward pass only)."""
-    s = view.session
+    s = view.other
     if view.mode.backward or view.step not in LENS_STEPS or s.patch_setting is None:
         return []
     setting = s.patch_setting

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from tinytui.lesson import step_path as steps
+from tinytui.model.analysis.patching import Patching
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff
+from tinytui.model.generation.sampling import Sampling
+from tinytui.model.params import Params
+from tinytui.model.switches import Switches
 from tinytui.model.trace import Trace
 from tinytui.present.grid_spec import KeptSpecs
+from tinytui.session.next_token import NewPass, full_line, new_pass
 from tinytui.session.practice_state import Shown
+from tinytui.session.second_runs import Comparison, PatchSetting
 from tinytui.session.session import Session
-from tinytui.session.state import Mode
+from tinytui.session.state import Mode, State
 
 
 @dataclass(frozen=True)
@@ -25,10 +32,35 @@ class Curve:
 
 
 @dataclass(frozen=True)
-class View:
-    """(trace, diff, step) plus what goes with them, taken from the session right after a change."""
+class OtherRuns:
+    """The second runs beside this one as the session had them: a two-run compare's A and the patching
+    into a corrupted prompt. Both cost a forward pass (or many), so they are asked for, not taken: the
+    callables are the session's own, made when first asked and kept by the session."""
 
-    session: Session
+    comparison: Comparison | None = None  # A of a two-run compare (B is the view's own run)
+    patch_setting: PatchSetting | None = None  # the corrupted prompt and the foil, when patching is set
+    compare_state: Callable[[], State | None] = lambda: None  # A as it stands beside the state now
+    compare_trace: Callable[[], Trace | None] = lambda: None  # A's trace
+    patching: Callable[[], Patching | None] = lambda: None  # None when off or no longer fitting
+    patching_problem: Callable[[], str] = lambda: ""  # why the patching no longer fits ("" when it does)
+
+
+@dataclass(frozen=True)
+class Undo:
+    """How many changes undo and redo can take back and bring back."""
+
+    back: int = 0
+    forward: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """Everything the panes draw, taken from the session right after a change: the trace and its diff,
+    the step, the weights (the current ones and the model file's), the settings (switches, learning
+    rate, sampling), what undo can do, and the app's notes. A snapshot: it holds no session. It is made
+    on every key, so what costs a computation (the gradients, a second run) is a callable the session
+    gives, run when a pane first asks and kept by the session; everything else is a value read off it."""
+
     trace: Trace
     base: Trace  # what the highlights compare to: the trace before the last change, or the original
     diff: TraceDiff
@@ -36,12 +68,23 @@ class View:
     edited: dict[str, list[tuple[int, ...]]]  # parameter cells that differ from the model file
     mode: Mode  # the backward walk, the gradient overlay (the session's)
     here: steps.Step  # the step shown with its block (step is its stage number)
+    params: Params  # the current weights (the trace's)
+    original: Params  # the model file's weights, for "was …" beside an edited cell
+    switches: Switches  # the session's switches (the trace was run under them)
+    lr: float  # the learning rate a learning step would use
+    sampling: Sampling  # how the next token is chosen
+    new_pass: NewPass | None  # the last change appended one token: what its pass computed and reused
+    full_line: str  # why nothing can be appended once the prompt fills the context
+    undo: Undo
+    compare_to_original: bool  # the highlights compare to the model file (else to the last change)
+    gradients_of: Callable[[], Gradients] = field(repr=False)  # the session's, for this trace: gradients
+    other: OtherRuns = OtherRuns()
     curve: Curve | None = None  # set when the current weights came from a learning step or run
     notes: tuple[str, ...] = ()  # status-line pieces from the app: recording, replay, practice
     practice: Shown | None = None  # practice mode: the cells drawn as "?" or with ✓ (present/practice_cells)
     # the tables kept from the views made before (the app's own: the same spec for a table that did not
     # change, so the widgets redraw nothing of it); a view made alone keeps its own
-    kept: KeptSpecs = field(default_factory=KeptSpecs, compare=False, repr=False)
+    kept: KeptSpecs = field(default_factory=KeptSpecs, repr=False)
 
     @classmethod
     def of(
@@ -52,10 +95,35 @@ class View:
         practice: Shown | None = None,
         kept: KeptSpecs | None = None,
     ) -> View:
+        """The snapshot of the session now (the one place a View reads a session)."""
         s = session
-        kept = KeptSpecs() if kept is None else kept
+        state = s.state
+        other = OtherRuns(
+            s.comparison, s.patch_setting, s.compare_state, s.compare_trace, s.patching, s.patching_problem
+        )
         return cls(
-            s, s.trace, s.base, s.diff, s.step, s.edited_cells(), s.mode, s.here, curve, notes, practice, kept
+            trace=s.trace,
+            base=s.base,
+            diff=s.diff,
+            step=s.step,
+            edited=s.edited_cells(),
+            mode=s.mode,
+            here=s.here,
+            params=s.params,
+            original=s.model.params,
+            switches=state.switches,
+            lr=state.lr,
+            sampling=s.sampling,
+            new_pass=new_pass(s),
+            full_line=full_line(s),
+            undo=Undo(s.cursor, len(s.history) - 1 - s.cursor),
+            compare_to_original=s.compare_to_original,
+            gradients_of=lambda: s.gradients,
+            other=other,
+            curve=curve,
+            notes=notes,
+            practice=practice,
+            kept=KeptSpecs() if kept is None else kept,
         )
 
     @property
@@ -95,7 +163,7 @@ class View:
         """∂L/∂(every parameter and tensor) of the current trace (the session computes it once per trace).
 
         Views are built right before they are drawn, so this is the gradient of this view's trace."""
-        return self.session.gradients
+        return self.gradients_of()
 
     @property
     def changed(self) -> bool:

@@ -158,7 +158,7 @@ def _pane_ids(view: View) -> tuple[int, ...]:
 def param_window(view: View, full: str) -> Window | None:
     """A step's window of a weight: E's rows of the prompt's tokens and the target, else its first rows and
     columns (None: the weight is built whole)."""
-    arr = view.session.params[full]
+    arr = view.params[full]
     n_rows, n_cols, width = table_shape(arr)
     first = _first(n_rows, n_cols, "", width)
     if first is None or names.split(full)[1] != "E":
@@ -258,7 +258,7 @@ def param_tables(
 ) -> list[tuple[int, Table, Sequence, Sequence]]:
     """(head, table, its true rows, its true columns) for each table of a weight: whole(), report's
     param_table, when there is no window; else the window's part, a 3-d weight's heads outside it left out."""
-    arr = view.session.params[full]
+    arr = view.params[full]
     if win is None:
         return [(h, t, range(len(t.rows)), range(len(t.cols))) for h, t in enumerate(whole())]
     cfg = view.trace.cfg

@@ -21,7 +21,7 @@ class GalleryController:
     def params_of(self, view: View) -> Params | None:
         """The weights that made the view's comparison trace; None when not known (then the marks of
         the weights' own products compare with today's weights)."""
-        session = view.session
+        session = self.host.session
         if session.is_original(view.base):  # (never runs the original model again just to compare)
             return session.model.params
         return view.base.params

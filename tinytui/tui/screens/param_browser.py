@@ -50,7 +50,7 @@ class ParamScreen(ViewPart, ModalScreen[None]):
         super().__init__()
         self.param = name
         self.first_view = view
-        self.window = browser(view.session.params[canonical(name)])  # the page shown; None: all of it
+        self.window = browser(view.params[canonical(name)])  # the page shown; None: all of it
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="params-status")

@@ -170,7 +170,7 @@ class StatusBar(ViewPart, Widget):
         return text
 
     def lines(self, view: View) -> list[list[Text]]:
-        trace, base, s = view.trace, view.base, view.session
+        trace, base = view.trace, view.base
         key, muted = self._style("status--key"), self._style("status--muted")
         stage = STAGE_BY_NUMBER[view.step]
         where = f"{step_path.of_all(view.here, trace.cfg.n_blocks, '/')} {title_for(stage, trace.cfg)}"
@@ -205,12 +205,12 @@ class StatusBar(ViewPart, Widget):
         n_edited = sum(len(v) for v in view.edited.values())
         if n_edited:
             second.append(Text(f"{n_edited} edited weight{'s' if n_edited != 1 else ''}", key))
-        if s.can_undo or s.can_redo:
-            second.append(Text(f"undo {s.cursor} · redo {len(s.history) - 1 - s.cursor}", muted))
-        against = "original model" if s.compare_to_original else "last change"
+        if view.undo.back or view.undo.forward:
+            second.append(Text(f"undo {view.undo.back} · redo {view.undo.forward}", muted))
+        against = "original model" if view.compare_to_original else "last change"
         third = [self._switches(view)]
-        if s.state.lr != DEFAULT_LR:
-            third.append(Text(f"lr {s.state.lr:g}", key))
+        if view.lr != DEFAULT_LR:
+            third.append(Text(f"lr {view.lr:g}", key))
         third += [Text(piece, key) for piece in view.notes]  # the app's: recording, replay
         third.append(Text(f"▲▼ vs {against} (c)", muted))  # last: the first left out on a narrow screen
         return [first, second, third]
@@ -219,7 +219,7 @@ class StatusBar(ViewPart, Widget):
         """The switches, each one that differs from the chapter's setting in the key style."""
         chapter = set(CHAPTER_SWITCHES.labels())
         out = Text()
-        for i, label in enumerate(view.session.state.switches.labels()):
+        for i, label in enumerate(view.switches.labels()):
             if i:
                 out.append(" · ")
             out.append(label, None if label in chapter else self._style("status--key"))

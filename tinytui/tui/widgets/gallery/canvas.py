@@ -50,7 +50,7 @@ class GalleryPanel(ViewPart, TextLines, can_focus=True):
 
     @property
     def n_stages(self) -> int:
-        return len(day_stages(self.view.session.params.cfg.n_blocks))
+        return len(day_stages(self.view.params.cfg.n_blocks))
 
     def choose(self, page: str | None = None, stage: int | None = None) -> None:
         if page is not None:
