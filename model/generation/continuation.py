@@ -53,7 +53,7 @@ def generate(
     seq = list(prompt)
     cached = use_cache and kv_cache.reusable(cfg, switches)
     trace = run(params, seq, target, switches)
-    logits, cache = trace["logits"], kv_cache.from_trace(trace)
+    logits, cache = trace["logits"], kv_cache.from_trace(trace, room=n)  # room for every new row
     tokens: list[str] = []
     picks: list[Pick] = []
     stopped = None

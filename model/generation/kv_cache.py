@@ -13,6 +13,10 @@ own, whatever follows). reusable() says which, and why not in words.
 With grouped-query attention the cache holds one K and one V per key/value head, not per query head:
 n_heads / n_kv_heads times smaller (saving() says how much). With rotary positions the cached keys are
 the turned ones (k, not k_pre): a key's turn depends on its own position only, so it never changes.
+
+The rows live in buffers allocated ahead (KVRows): a new position writes its row in place rather than
+copying the cache, and every head is computed at once (one product for the queries of all heads, one
+for the scores, one for the outputs), in float64 like the full pass.
 """
 
 from __future__ import annotations
@@ -54,28 +58,63 @@ def saving(cfg: ModelConfig) -> str:
 
 @dataclass(frozen=True)
 class KVCache:
-    """The K and V rows of positions 0 … length−1: keys[b][g] and values[b][g] are (length, d_head),
-    block b 0-based, key/value head g 0-based (as many as the query heads but in grouped attention)."""
+    """The K and V rows of positions 0 … length−1 of every block and key/value head. keys[b][g] and
+    values[b][g] are (length, d_head), block b 0-based, key/value head g 0-based (as many as the query
+    heads but in grouped attention): read-only views of buffers with room for the rows to come."""
 
-    keys: tuple[tuple[np.ndarray, ...], ...]
-    values: tuple[tuple[np.ndarray, ...], ...]
+    rows: KVRows
+    length: int
 
     @property
-    def length(self) -> int:
-        return int(self.keys[0][0].shape[0])
+    def keys(self) -> tuple[tuple[np.ndarray, ...], ...]:
+        return self.rows.held(self.rows.keys, self.length)
+
+    @property
+    def values(self) -> tuple[tuple[np.ndarray, ...], ...]:
+        return self.rows.held(self.rows.values, self.length)
 
 
-def from_trace(trace: Trace) -> KVCache:
-    """The cache a full pass leaves: its K and V of every block and head (the trace's own arrays)."""
-    cfg = trace.cfg
+class KVRows:
+    """The buffers a cache and the caches extended from it share: keys and values are (n_blocks,
+    n_kv_heads, capacity, d_head), rows 0 … filled−1 written. A row once written is never written again
+    (a cache of length L reads its first L rows only), so extending a cache writes one row in place, and
+    extending the same cache a second time (its row L is another cache's already) moves to buffers of
+    its own. Full buffers are moved to ones twice as long: a token costs one row, not a copy of all."""
 
-    def rows(c: str) -> tuple[tuple[np.ndarray, ...], ...]:
-        return tuple(
-            tuple(trace[f"{prefix(b)}{c}.{g + 1}"] for g in range(cfg.n_kv_heads))
-            for b in range(cfg.n_blocks)
-        )
+    def __init__(self, keys: np.ndarray, values: np.ndarray, filled: int):
+        self.keys, self.values, self.filled = keys, values, filled
 
-    return KVCache(rows("k"), rows("v"))
+    @property
+    def capacity(self) -> int:
+        return int(self.keys.shape[2])
+
+    def room_at(self, length: int) -> bool:
+        """Whether row `length` can be written here for a cache of that length."""
+        return self.filled == length < self.capacity
+
+    def moved(self, length: int, capacity: int) -> KVRows:
+        """New buffers of that capacity holding rows 0 … length−1 of these."""
+        keys, values = (np.empty((*a.shape[:2], capacity, a.shape[3])) for a in (self.keys, self.values))
+        keys[:, :, :length], values[:, :, :length] = self.keys[:, :, :length], self.values[:, :, :length]
+        return KVRows(keys, values, length)
+
+    @staticmethod
+    def held(buffer: np.ndarray, length: int) -> tuple[tuple[np.ndarray, ...], ...]:
+        out = buffer[:, :, :length]
+        out.flags.writeable = False
+        return tuple(tuple(block) for block in out)
+
+
+def from_trace(trace: Trace, room: int = 16) -> KVCache:
+    """The cache a full pass leaves: its K and V of every block and head, copied into buffers with room
+    for that many more positions (generate asks for as many as it will append)."""
+    cfg, T = trace.cfg, len(trace.prompt)
+    rows = KVRows(*(np.empty((cfg.n_blocks, cfg.n_kv_heads, T + max(room, 1), cfg.d_head)) for _ in "kv"), T)
+    for b in range(cfg.n_blocks):
+        for g in range(cfg.n_kv_heads):
+            rows.keys[b, g, :T] = trace[f"{prefix(b)}k.{g + 1}"]
+            rows.values[b, g, :T] = trace[f"{prefix(b)}v.{g + 1}"]
+    return KVCache(rows, T)
 
 
 @dataclass(frozen=True)
@@ -104,6 +143,9 @@ def extend(params: Params, cache: KVCache, token: str, switches: Switches) -> Ne
         raise ValueError(NOT_REUSABLE)
     if cfg.learned_positions and p >= cfg.n_ctx:
         raise ValueError(f"position {p} is past the model's {cfg.n_ctx} learned positions")
+    held = cache.rows
+    if not held.room_at(p):
+        held = held.moved(p, max(2 * held.capacity, p + 16))
     rows: dict[str, np.ndarray] = {}
     x = params["E"][cfg.token_id(token)]  # (d,)
     if not switches.positional_encoding or cfg.positions in ("rope", "none"):
@@ -113,62 +155,61 @@ def extend(params: Params, cache: KVCache, token: str, switches: Switches) -> Ne
     else:
         pe = ops.positional_encoding(p + 1, cfg.d_model)[p]
     x = rows["x"] = x + pe
-    keys, values = [], []
     for b in range(cfg.n_blocks):
-        x, k_b, v_b = _block_row(params.block(b), x, cache, b, cfg, switches, rows)
-        keys.append(k_b)
-        values.append(v_b)
+        x = _block_row(params.block(b), x, held, p, b, cfg, switches, rows)
+    held.filled = p + 1
     z = scaled(ops.NORMS[cfg.norm](x, cfg.eps), params.get("lnf_g"), params.get("lnf_b"))  # (d,)
     rows["z"] = z
     rows["logits"] = z @ params["E"].T if cfg.tied else z @ params["W_U"]  # (V,)
     rows["probs"] = ops.softmax(rows["logits"])
     for arr in rows.values():
-        arr.setflags(write=False)
-    return NewPosition(p, token, rows, KVCache(tuple(keys), tuple(values)))
+        arr.flags.writeable = False
+    return NewPosition(p, token, rows, KVCache(held, p + 1))
 
 
-def _block_row(w, x, cache: KVCache, b: int, cfg: ModelConfig, sw: Switches, rows: dict):
-    """Block b on the new position's row x (d,): its output row, and the block's K and V per key/value
-    head with the new row appended ((length + 1, d_head) each)."""
-    pre, p = prefix(b), cache.length
+def _block_row(w, x, held: KVRows, p: int, b: int, cfg: ModelConfig, sw: Switches, rows: dict):
+    """Block b on the new position's row x (d,) at position p: its output row; the block's K and V row
+    of every key/value head written to row p of the buffers. Every head at once: one product each for
+    Q, K and V ((d,) by (heads, d, d_head)), one for the scores and one for the heads' outputs."""
+    pre = prefix(b)
     eps, kind = cfg.eps, cfg.norm
+    H, G, k = cfg.n_heads, cfg.n_kv_heads, cfg.d_head
     ln1, ln2 = (w.get("ln1_g"), w.get("ln1_b")), (w.get("ln2_g"), w.get("ln2_b"))
     first = rms_norm(x, ln1[0], eps, sw.norm) if kind == "rms" else norm(x, *ln1, eps, sw.norm)
     x_norm = rows[pre + "x_norm"] = first[-1]
-    scale = np.sqrt(cfg.d_head)
-
-    def turned(row: np.ndarray, which: str, n: int) -> np.ndarray:
-        """The row at position p turned as the full pass turns it (rope on a one-row table at p)."""
-        if cfg.positions != "rope":
-            return row
-        rows[f"{pre}{which}_pre.{n}"] = row
-        if not sw.positional_encoding:
-            return row
-        angles = ops.rope_angles(1, cfg.d_head, cfg.rope_theta, cfg.rope_scaling, start=p)
-        return ops.rotate(row[None], angles)[0]
-
-    keys, values = [], []
-    for g in range(cfg.n_kv_heads):  # this row of each key/value head, appended to its cache
-        k, v = (x_norm @ w[f"W_{c}"][g] for c in "KV")  # (d_head,) each: this row only
-        if cfg.attn_bias:
-            k, v = k + w["b_K"][g], v + w["b_V"][g]
-        k = turned(k, "k", g + 1)
-        rows.update({f"{pre}k.{g + 1}": k, f"{pre}v.{g + 1}": v})
-        keys.append(np.vstack([cache.keys[b][g], k]))  # (length + 1, d_head): the cached rows, then this one
-        values.append(np.vstack([cache.values[b][g], v]))
-    heads = []
-    for h in range(cfg.n_heads):
-        n, g = h + 1, cfg.kv_head(h)
-        q = x_norm @ w["W_Q"][h]
-        if cfg.attn_bias:
-            q = q + w["b_Q"][h]
-        q = turned(q, "q", n)
-        s = keys[g] @ q / scale  # (length + 1,): the last row of scores; the mask blocks none of it
-        a = ops.softmax(s)
-        head = np.zeros(cfg.d_head) if sw.is_ablated(b, n) else a @ values[g]
-        rows.update({f"{pre}q.{n}": q, f"{pre}scores.{n}": s, f"{pre}attn.{n}": a, f"{pre}head.{n}": head})
-        heads.append(head)
-    mha = np.concatenate(heads) @ w["W_O"]
+    q, k_row, v_row = (x_norm @ w[f"W_{c}"] for c in "QKV")  # (H, k), (G, k), (G, k): this row only
+    if cfg.attn_bias:
+        q, k_row, v_row = q + w["b_Q"], k_row + w["b_K"], v_row + w["b_V"]
+    if cfg.positions == "rope":  # the row at position p turned as the full pass turns it
+        rows.update({f"{pre}q_pre.{h + 1}": q[h] for h in range(H)})
+        rows.update({f"{pre}k_pre.{g + 1}": k_row[g] for g in range(G)})
+        if sw.positional_encoding:
+            angles = ops.rope_angles(1, k, cfg.rope_theta, cfg.rope_scaling, start=p)  # (1, k/2)
+            q, k_row = ops.rotate(q, angles), ops.rotate(k_row, angles)
+    held.keys[b, :, p], held.values[b, :, p] = k_row, v_row
+    keys, values = (
+        held.keys[b, :, : p + 1],
+        held.values[b, :, : p + 1],
+    )  # (G, p + 1, k): cached rows, then this one
+    # query head h reads key/value head h // group size: the queries grouped as (G, group size, k)
+    s = (q.reshape(G, -1, k) @ keys.transpose(0, 2, 1) / np.sqrt(k)).reshape(H, p + 1)  # the mask blocks none
+    a = ops.softmax(s)
+    heads = (a.reshape(G, -1, p + 1) @ values).reshape(H, k)
+    for h in range(H):
+        if sw.is_ablated(b, h + 1):
+            heads[h] = 0.0
+        n = h + 1
+        rows.update(
+            {
+                f"{pre}q.{n}": q[h],
+                f"{pre}scores.{n}": s[h],
+                f"{pre}attn.{n}": a[h],
+                f"{pre}head.{n}": heads[h],
+            }
+        )
+    for g in range(G):
+        rows[f"{pre}k.{g + 1}"], rows[f"{pre}v.{g + 1}"] = k_row[g], v_row[g]
+    mha = heads.reshape(-1) @ w["W_O"]
     if cfg.out_bias:
         mha = mha + w["b_O"]
     rows[pre + "mha"] = mha
@@ -185,4 +226,4 @@ def _block_row(w, x, cache: KVCache, b: int, cfg: ModelConfig, sw: Switches, row
         hidden = rows[pre + "hidden"] = activate(hidden_pre, sw.activation)
         ffn = rows[pre + "ffn"] = linear(hidden, w["W_2"], w["b_2"])
     y = rows[pre + "y"] = residual(x_mid, ffn, sw.residual, sw.norm, *ln2, eps, kind)
-    return y, tuple(keys), tuple(values)
+    return y

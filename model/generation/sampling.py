@@ -133,15 +133,20 @@ def order(logits: np.ndarray) -> np.ndarray:
     return np.argsort(-np.asarray(logits), kind="stable")
 
 
+def most_likely(logits: np.ndarray) -> int:
+    """order(logits)[0] without sorting the rest: the first id of the largest logit."""
+    return int(np.argmax(logits))
+
+
 def distribution(logits: np.ndarray, s: Sampling) -> np.ndarray:
     """The distribution the token is drawn from (V,), in vocabulary order: temperature, then top-k,
     then top-p, renormalised; greedy puts all of it on the most likely token."""
     logits = np.asarray(logits, dtype=np.float64)
-    ranked = order(logits)
     if s.greedy:
         out = np.zeros_like(logits)
-        out[ranked[0]] = 1.0
+        out[most_likely(logits)] = 1.0
         return out
+    ranked = order(logits)
     with np.errstate(over="ignore"):  # a tiny temperature: every other token underflows to exactly 0
         scaled = (logits - logits.max()) / s.temperature
     probs = ops.softmax(scaled)
@@ -189,7 +194,7 @@ def pick(logits: np.ndarray, s: Sampling, position: int) -> Pick:
     logits = np.array(logits, dtype=np.float64)  # a copy: it is frozen below
     probs = distribution(logits, s)
     if s.greedy:
-        u, token = None, int(order(logits)[0])
+        u, token = None, most_likely(logits)
     else:
         u = uniform(s.seed, position)
         token = draw_token(probs, u)
