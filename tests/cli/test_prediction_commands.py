@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from tests.gpt2.checkpoints import TINY
+from tests.llama.checkpoints import LLAMA, QWEN2
 from tinytui.cli.main import main
 from tinytui.model.analysis.lens import logit_lens
 from tinytui.model.analysis.patching import patch
+from tinytui.model.io.checkpoint import load_model
 from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import resolve
 from tinytui.model.trace import run
@@ -118,3 +120,34 @@ def test_lens_and_patch_read_a_gpt2_checkpoint(capsys):
     assert rc == 0, err
     doc = json.loads(out)
     assert len(doc["resid_pre"][0]) == len(doc["prompt"]) == len(doc["corrupt_prompt"])
+
+
+@pytest.mark.parametrize("folder", [LLAMA, QWEN2], ids=["llama", "qwen2"])
+def test_lens_and_patch_read_a_llama_family_checkpoint(capsys, folder):
+    """RMSNorm, rotary positions, shared key/value heads and an untied W_U: the lens's last point is the
+    prediction bit for bit, and patching the prompt into itself changes nothing."""
+    model = load_model(folder)
+    prompt = tuple(model.prompt_pieces("The cat is a"))
+    trace = run(model.params, prompt, "Ġthe")
+    rc, out, err = cli(capsys, "lens", "--model", str(folder), "--prompt", "The cat is a", "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert len(doc["points"]) == 3 * model.cfg.n_blocks
+    assert doc["points"][-1]["probs"] == trace["probs"].tolist()
+    rc, out, err = cli(
+        capsys, "patch", "--model", str(folder), "--prompt", "The cat is a", "--target", "Ġthe",
+        "--corrupt", "The cat is a", "--foil", "Ġa", "--json",
+    )  # fmt: skip
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert np.array(doc["heads"]).shape == (model.cfg.n_blocks, model.cfg.n_heads)  # query heads
+    patched = {*np.ravel(doc["resid_pre"]), *np.ravel(doc["heads"])}
+    assert patched == {doc["clean"]} == {doc["corrupt"]}
+
+
+def test_a_checkpoints_foil_of_several_pieces_is_refused_as_the_foil(capsys):
+    rc, out, err = cli(
+        capsys, "patch", "--model", str(TINY), "--prompt", "ab", "--corrupt", "cd", "--foil", "zzqq"
+    )
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "the foil is one piece" in err and "target" not in err

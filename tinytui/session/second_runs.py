@@ -90,7 +90,12 @@ def read_token(model: ModelFile, text: str) -> str:
             return model.target_piece(text)
         return checks.target(text.strip(), model.cfg.vocab)
     except ValueError as exc:
-        raise Refused(f"the foil: {exc}") from None
+        raise Refused(f"the foil: {foil_words(exc)}") from None
+
+
+def foil_words(exc: ValueError) -> str:
+    """A checkpoint's refusal of a token, said of the foil (its tokenizer's words are the target's)."""
+    return str(exc).replace("the target is one piece", "the foil is one piece")
 
 
 def patch_setting(model: ModelFile, clean: State, corrupt, foil: str) -> PatchSetting:
