@@ -145,6 +145,7 @@ STAGES: tuple[Stage, ...] = (
         reads=("x_norm", "W_Q", "W_K", "W_V"),
         writes=("q.{h}", "k.{h}", "v.{h}"),
         explain=attention_texts.qkv,
+        facts=stage_facts.qkv,
         panels=P.tensors("q.{h}", "k.{h}", "v.{h}"),
         inputs=P.tensors("x_norm"),
         per_block=True,
@@ -366,6 +367,27 @@ def title_for(stage: Stage, cfg: ModelConfig | None) -> str:
     if stage.id == "unembed" and not cfg.tied:
         return "Unembedding (its own W_U)"
     return stage.title
+
+
+def equation_words(stage: Stage, cfg: ModelConfig | None, word: str = "equation") -> str:
+    """The chapter's equation beside the step, as this model computes it: "equation 17.4" (word "":
+    "17.4"), and what the model does there that the chapter has no equation for ("equation 17.4; RoPE
+    is not in the chapter", "RMSNorm is not in the chapter"); "" for a step with neither."""
+    number, missing = stage.equation, ""
+    if cfg is not None:
+        rope, rms = cfg.positions == "rope", cfg.norm == "rms"
+        if stage.id == "pe" and cfg.positions != "sinusoid":
+            number, missing = "", {"rope": "RoPE", "learned": "A learned table P"}.get(cfg.positions, "")
+        elif stage.id in ("norm1", "final_norm") and rms:
+            number, missing = "", "RMSNorm"
+        elif stage.id == "qkv" and rope:
+            missing = "RoPE"
+        elif stage.id == "ffn" and cfg.gated:
+            number, missing = "", "The gate (SwiGLU)"
+    said = f"{word} {number}".strip() if number else ""
+    if missing:
+        said = f"{said}; {missing} is not in the chapter" if said else f"{missing} is not in the chapter"
+    return said
 
 
 def latex_for(stage: Stage, cfg: ModelConfig | None) -> str:

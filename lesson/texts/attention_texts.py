@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.texts.switched_words import positions_switched
 from tinytui.lesson.texts.wording import (
     SAME,
     about,
@@ -80,6 +81,7 @@ def qkv(trace: Trace) -> str:
             if trace.switches.positional_encoding
             else " With the positional encoding off, q and k are q_pre and k_pre unturned."
         )
+    general = sentences(general, positions_switched(trace))
     said = []
     for h in range(1, cfg.n_heads + 1):
         q = _reads(block_tensor(trace, f"q.{h}"), x_norm, cfg.dims)
@@ -107,9 +109,17 @@ def scores(trace: Trace) -> str:
         )
     else:
         scale = f"a division by {num(root)}; dot products of {dk} terms spread wide, and this is {why}"
-    return (
+    turned = ""
+    if trace.cfg.positions == "rope" and trace.switches.positional_encoding:
+        turned = (
+            "The queries and keys were turned by position at step 6: turning both rows of a pair by their "
+            "own angles leaves their dot product depending on the difference of the angles, so a score "
+            "reads how far apart two tokens are, not where they stand."
+        )
+    return sentences(
         f"Every query is compared with every key by a dot product, then divided by √d_k. Here d_k = {dk}: "
-        f"{scale}."
+        f"{scale}.",
+        turned,
     )
 
 

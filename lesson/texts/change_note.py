@@ -104,10 +104,36 @@ def _length_change(d: TraceDiff, before: Trace, after: Trace) -> str:
     return f"{how}; besides, {_ranges(steps)} changed" if steps else f"{how}; nothing else changed"
 
 
+_NORM_WORDS = {
+    "rms": "RMSNorm divides each row by its root mean square and takes no mean away",
+    "layer": "LayerNorm takes each row's mean away, then divides by its spread",
+}
+_POSITION_WORDS = {
+    "rope": "nothing is added to x at step 4 now; step 6 turns q and k by position",
+    "sinusoid": "step 4 adds the sinusoids to x again; q and k are no longer turned",
+    "none": "no position is added or turned",
+    "learned": "step 4 adds the learned rows of P",
+}
+
+
+def _kind_change(d: TraceDiff, before: Trace, after: Trace) -> str:
+    """The norm or the positions switched: what the new one does, and the steps whose values changed
+    (a tensor only one of the runs has, q_pre or ln1.mean_sq, counts as changed)."""
+    said = []
+    if before.cfg.norm != after.cfg.norm:
+        said.append(f"{_NORM_WORDS[after.cfg.norm]} (steps 5, 11 and 13)")
+    if before.cfg.positions != after.cfg.positions:
+        said.append(_POSITION_WORDS[after.cfg.positions])
+    steps = changed_steps(d, before, after)
+    return "; ".join(said) + (f"; {_ranges(steps)} changed" if steps else "")
+
+
 def change_note(before: Trace, after: Trace, what: str, d: TraceDiff | None = None) -> str:
     """One line, e.g. 'mask off: steps 8–12 changed, but only in the rows before the last; …'.
     d: diff(before, after) when the caller has it already."""
     d = diff(before, after) if d is None else d
+    if before.cfg.norm != after.cfg.norm or before.cfg.positions != after.cfg.positions:
+        return f"{what}: {_kind_change(d, before, after)}; {_outcome(before, after)}."
     if any(t.reshaped for t in d.tensors.values()):
         return f"{what}: {_length_change(d, before, after)}; {_outcome(before, after)}."
     if d.empty:

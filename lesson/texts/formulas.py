@@ -52,7 +52,7 @@ def _norm(inner: str, cfg: ModelConfig | None, which: str) -> str:
     """'LN(x)', or with the norm's gain and bias 'g₁ ⊙ LN(x) + b₁' (which: '₁', '₂' or '_f');
     RMSNorm's 'g₁ ⊙ RMS(x)' (a gain, no bias)."""
     if _rms(cfg):
-        return f"g{which} ⊙ RMS({inner})"
+        return f"g{which} ⊙ RMS({inner})" if _affine(cfg) else f"RMS({inner})"
     return f"g{which} ⊙ LN({inner}) + b{which}" if _affine(cfg) else f"LN({inner})"
 
 
@@ -79,8 +79,10 @@ def add(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
 def norm1(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
     if sw.norm == "post":
         return "post-norm: the sublayer reads x as it is; the norm comes after the residual add"
-    if _rms(cfg):
+    if _rms(cfg) and _affine(cfg):
         return "x_n = x / √(mean(x²) + ε) · g₁   (RMSNorm: no mean taken away, no bias; g₁ = ln1_g)"
+    if _rms(cfg):
+        return "x_n = RMS(x) = x / √(mean(x²) + ε)   (RMSNorm: no mean taken away; no gain, no bias)"
     if _affine(cfg):
         return (
             "x_n = g₁ ⊙ LN(x) + b₁,  LN(x) = (x − μ) / √(σ² + ε),  μ and σ² over the row's d entries   "

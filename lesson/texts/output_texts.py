@@ -91,9 +91,10 @@ def final_norm(trace: Trace) -> str:
         else " It is normalised once more."
     )
     if trace.cfg.norm == "rms":
+        gain = ", and the final norm's own gain (lnf_g) scales each column" if trace.cfg.norm_affine else ""
         again += (
-            " As at step 5 it is RMSNorm: the row is divided by the root of its mean square, nothing is "
-            "subtracted, and the final norm's own gain (lnf_g) scales each column."
+            " As at step 5 it is RMSNorm: the row is divided by the root of its mean square and nothing is "
+            f"subtracted{gain}."
         )
     elif trace.cfg.norm_affine:
         again += " The final norm has its own gain and bias (lnf_g, lnf_b), applied column by column."

@@ -10,7 +10,7 @@ import numpy as np
 
 from tinytui.lesson.texts.attention_texts import largest
 from tinytui.lesson.texts.wording import quoted, tied_groups
-from tinytui.model import count
+from tinytui.model import count, ops
 from tinytui.model.trace import Trace
 
 SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its first entries
@@ -53,14 +53,34 @@ def add(trace: Trace) -> list[str]:
 def norm1(trace: Trace) -> list[str]:
     if trace.cfg.norm == "rms":
         mean_sq = trace["blocks.0.ln1.mean_sq"][0]
+        x = trace["x"][0]  # block 1's input: its mean is what LayerNorm would take away first
         return [
             f"row {quoted(trace.prompt[0])}: mean of squares {_f(mean_sq)}, "
-            f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
+            f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}; its mean {_f(x.mean())} stays in (LayerNorm "
+            "would subtract it)"
         ]
     mean, var = trace["blocks.0.ln1.mean"][0], trace["blocks.0.ln1.var"][0]
     return [
         f"row {quoted(trace.prompt[0])}: mean {_f(mean)}, variance {_f(var)}, "
         f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
+    ]
+
+
+def qkv(trace: Trace) -> list[str]:
+    """With RoPE: the last position's first query pair before and after it is turned, and by how much."""
+    cfg = trace.cfg
+    if cfg.positions != "rope" or not trace.switches.positional_encoding:
+        return []
+    pre = f"blocks.{getattr(trace, 'block', 0)}."  # the block the step shows (steps.focus)
+    q_pre, q = trace[pre + "q_pre.1"][-1], trace[pre + "q.1"][-1]
+    p, half = len(trace.prompt) - 1, cfg.d_head // 2
+    angles = ops.rope_angles(p + 1, cfg.d_head, cfg.rope_theta, cfg.rope_scaling)[-1]
+    pair = f"dims 0 and {half}"
+    slowest = f"; its slowest pair turns by {_f(angles[-1])}" if half > 1 else ""
+    return [
+        f"last position ({quoted(trace.prompt[-1])}, p = {p}), head 1, {pair}: q_pre "
+        f"({_f(q_pre[0])}, {_f(q_pre[half])}) turned by {_f(angles[0])} rad is q ({_f(q[0])}, {_f(q[half])})"
+        f"{slowest}"
     ]
 
 

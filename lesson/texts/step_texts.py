@@ -9,6 +9,7 @@ Our own words throughout (the chapter's figures carry over, its sentences do not
 
 from __future__ import annotations
 
+from tinytui.lesson.texts.switched_words import norm_switched, positions_switched
 from tinytui.lesson.texts.wording import NUMBERED, first_block, in_words, listed, sentences
 from tinytui.model.trace import Trace
 
@@ -53,9 +54,12 @@ def pe(trace: Trace) -> str:
             "This model adds nothing here: PE is all zeros. Its positions are rotary: at step 6 each "
             "query and key row is turned by an angle that grows with its position, so the scores at step 7 "
             "depend on how far apart two tokens are.",
+            positions_switched(trace),
         )
     if cfg.positions == "none":
-        return sentences(general, "This model has no positional encoding: PE is all zeros.")
+        return sentences(
+            general, "This model has no positional encoding: PE is all zeros.", positions_switched(trace)
+        )
     if not trace.switches.positional_encoding:
         return sentences(
             general,
@@ -82,6 +86,7 @@ def pe(trace: Trace) -> str:
             "neighbours apart but repeats every few tokens.",
             columns,
         )
+    columns = sentences(columns, positions_switched(trace))
     slow = 10000.0 ** (2 * (waves - 1) / d)
     ratio = f"{slow:.0f}" if slow >= 10 else f"{slow:.1f}"
     moves = "hardly moves" if T / slow < 0.2 else "moves only a little"
@@ -112,6 +117,7 @@ def add(trace: Trace) -> str:
         how = "Nothing is added: x is the embedding rows as they are (this model has no positions)."
     return sentences(
         how,
+        positions_switched(trace),
         f"These {T * d} numbers ({T} positions × {d}) are all that {first_block(trace)} is given; "
         "everything later is computed from them.",
     )
@@ -128,10 +134,16 @@ def norm1(trace: Trace) -> str:
             "instead, which puts a norm on the residual path."
         )
     if trace.cfg.norm == "rms":
+        scaled = (
+            "; then each column is scaled by its gain (ln1_g). There is no bias."
+            if trace.cfg.norm_affine
+            else ". There is no gain and no bias, as in the chapter's LayerNorm."
+        )
         return sentences(
             "RMSNorm: each row is divided by the square root of the mean of its squares (plus ε), looking "
             "at no other token. No mean is taken away, so a row keeps its sign pattern and only its size "
-            "is set; then each column is scaled by its gain (ln1_g). There is no bias.",
+            f"is set{scaled}",
+            norm_switched(trace),
             "Normalising before the sublayer (pre-norm) keeps the residual path free of norms, which is what "
             "lets deep stacks train.",
         )
@@ -145,6 +157,7 @@ def norm1(trace: Trace) -> str:
         "Each row is rescaled on its own to mean 0 and variance 1, looking at no other token; ε keeps a "
         "row of equal values from dividing by zero.",
         gain,
+        norm_switched(trace),
         "Normalising before the sublayer (pre-norm) keeps the residual path free of norms, which is what "
         "lets deep stacks train.",
     )

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # Rich is imported by the functions that draw with it: plain 
 
 def stage_heading(report: StageReport) -> str:
     s = report.stage
-    eq = f"  ({s.equation})" if s.equation else ""
+    eq = f"  ({report.equation})" if report.equation else ""
     return f"{report.heading or f'Step {s.number}/16'} · {report.title or s.title}{eq}"
 
 
@@ -154,7 +154,8 @@ def markdown_table(table: Table) -> str:
 def markdown_report(report: StageReport, level: int = 2) -> str:
     """The step in Markdown under a heading of the given level, its equation in LaTeX."""
     s = report.stage
-    eq = f" (Equation {s.equation})" if s.equation else ""
+    number = report.equation[:1].isdigit()  # "17.3", or "RMSNorm is not in the chapter"
+    eq = f" ({'Equation ' if number else ''}{report.equation})" if report.equation else ""
     # "Step 9", "Block 2/3 · step 9"
     where = report.heading.replace("/16", "") if report.heading else f"Step {s.number}"
     hashes = "#" * level

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tinytui.lesson import step_path
 from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STAT_LABELS, STATS, TENSOR, TOKENS, Panel
-from tinytui.lesson.stages import Stage, formula_as_run, latex_for, params_read, title_for
+from tinytui.lesson.stages import Stage, equation_words, formula_as_run, latex_for, params_read, title_for
 from tinytui.lesson.texts.display_names import display, in_words
 from tinytui.lesson.texts.facts import stage_facts
 from tinytui.lesson.walk_stages import BackwardStage
@@ -35,6 +35,7 @@ class StageReport:
     heading: str = ""  # 'Step 9/16', or 'Block 2/3 · step 9/16' for a block's step of a deeper model
     title: str = ""  # the stage's title in this model (stages.title_for); "" reads the stage's own
     latex: str = ""  # its equation in LaTeX in this model (stages.latex_for); "" reads the stage's own
+    equation: str = ""  # the chapter's equation beside it in this model ("17.3"; stages.equation_words)
 
 
 def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> StageReport:
@@ -51,7 +52,10 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     heading = step_path.of_all(where, n_blocks, "/")
     title, latex = title_for(stage, trace.cfg), latex_for(stage, trace.cfg)
     explain = stage.explain(focused)
-    return StageReport(stage, tuple(tables), facts, formula, explain, weights, heading, title, latex)
+    equation = equation_words(stage, trace.cfg, "")
+    return StageReport(
+        stage, tuple(tables), facts, formula, explain, weights, heading, title, latex, equation
+    )
 
 
 def weight_tables(

@@ -142,7 +142,9 @@ class StepList(ViewPart, Widget, can_focus=True):
         """What a line is drawn from: when it is the same, the line drawn last time stands."""
         here = row == self.here
         shows = (row, self.counts.get(row, 0) if isinstance(row, step_path.Step) else self.n_blocks, here)
-        return shows, here and self.backward, width, self.content_size.width, self.app.theme, self.cfg is None
+        # the norm: the switches may run RMSNorm in place of LayerNorm, and step 5's title says which
+        norm = self.cfg.norm if self.cfg is not None else None
+        return shows, here and self.backward, width, self.content_size.width, self.app.theme, norm
 
     def _refresh_changed_lines(self) -> None:
         """Ask Textual to draw again only the lines whose content changed (its own drawing of a line,

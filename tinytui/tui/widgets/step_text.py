@@ -17,7 +17,7 @@ from rich.style import Style
 from rich.text import Text
 
 from tinytui.lesson import step_path
-from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run, title_for
+from tinytui.lesson.stages import STAGE_BY_NUMBER, equation_words, formula_as_run, title_for
 from tinytui.lesson.texts.display_names import in_words
 from tinytui.lesson.texts.facts import stage_facts
 from tinytui.present.backward_tables import heading, in_walk
@@ -52,7 +52,7 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     if in_walk(view):
         return _backward(view, style, compact, width)
     stage = STAGE_BY_NUMBER[view.step]
-    eq = f"   (equation {stage.equation})" if stage.equation else ""
+    eq = f"   ({said})" if (said := equation_words(stage, view.trace.cfg)) else ""
     where = step_path.of_all(view.here, view.trace.cfg.n_blocks)
     title = Text(f"{where} · {title_for(stage, view.trace.cfg)}{eq}\n", style("title"))
     # in the tables' names (x′, not the chapter's ASCII x'), as the transcript and print write it
