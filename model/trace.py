@@ -117,6 +117,16 @@ class Trace(TensorMap):
                 found.append(by_array[id(item)])
         return tuple(found)
 
+    def stream_into(self, b: int | None = None) -> str:
+        """The residual stream's tensor block b reads (b None: the one the final norm reads), as the
+        forward passed it on: x into the first block, each block's y into the next, the last y into z.
+        Read off the formula that reads it first (the block's first norm, z), which takes it first."""
+        reader = "z" if b is None else prefix(b) + "x_norm"
+        found = self.inputs_of(reader)
+        if not found:
+            raise ValueError(f"this trace did not record what {reader} was computed from")
+        return found[0]
+
     def to_json(self) -> dict:
         return {
             "prompt": list(self.prompt),
