@@ -156,7 +156,7 @@ def focus(trace: Trace, step: Step) -> Trace:
     if b > 0:
         pre, first = names.prefix(b), names.prefix(0)
         tensors.update({first + n[len(pre) :]: t for n, t in trace.tensors.items() if n.startswith(pre)})
-        tensors["x"] = trace.tensors[names.prefix(b - 1) + "y"]
+        tensors["x"] = trace.tensors[trace.stream_into(b)]
     # with the params: the texts name the model's own norm and positions beside what the switches run
     return BlockTrace(
         trace.cfg, trace.prompt, trace.target, trace.switches, trace.lr, tensors, trace.params, block=b

@@ -20,8 +20,9 @@ import numpy as np
 from tinytui.lesson.why.written import last_piece, settled, value_of
 from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import BLOCK, GRAD, label, prefix, split
+from tinytui.model.names import BLOCK, GRAD, label, split
 from tinytui.model.switches import Switches
+from tinytui.model.trace import Trace
 
 Index = tuple[int, ...]
 Ref = tuple[str, Index]  # a cell: canonical name and full index
@@ -215,7 +216,7 @@ def cell_of(name: str, index: Index) -> Cell:
 class Ctx:
     """What a rule reads: the trace, the parameters, the gradients and the switches the trace ran with."""
 
-    trace: Mapping[str, np.ndarray]
+    trace: Trace
     params: Mapping[str, np.ndarray]
     grads: Mapping[str, np.ndarray]
     cfg: ModelConfig
@@ -266,14 +267,16 @@ class Ctx:
         return base + idx + (f" (block {block}" if sep else "")
 
     def block_input(self, b: int) -> str:
-        """The stream block b reads: x for the first block, the previous block's y after that."""
-        return "x" if b == 0 else prefix(b - 1) + "y"
+        """The stream block b reads (x for the first block, the previous block's y after that), as the
+        forward pass declared it."""
+        return self.trace.stream_into(b)
 
     def name(self, b: int, local: str) -> str:
         return f"{BLOCK}{b}.{local}"
 
     def last_y(self) -> str:
-        return prefix(self.cfg.n_blocks - 1) + "y"
+        """The stream the final norm reads: the last block's y."""
+        return self.trace.stream_into()
 
     def make(self, cell: Cell, formula: str, filled: str, refs: Sequence[Ref], compute: Compute) -> Why:
         """The one place a Why is made: filled is settled here so it is true as written (an "=" between

@@ -67,7 +67,7 @@ class Gradients(BackwardParts, TensorMap):
         self.cfg: ModelConfig = trace.cfg  # the model as the run's switches ran it (its norm, its positions)
         self.loss: float = trace.loss
         self._params, self._trace = params, trace
-        self._parts = {p.key: p for p in parts(self.cfg)}
+        self._parts = {p.key: p for p in parts(trace)}
         self._part_of = {name: p.key for p in self._parts.values() for name in p.names}
         after_e = (grad(p) for p in param_shapes(self.cfg) if p != "E")  # the order Params lists them
         in_trace = (PREFIX + n for n in trace if PREFIX + n in self._part_of)  # so the JSON reads forward

@@ -1,6 +1,6 @@
 """The backward's parts: which gradients each part gives, what it reads first, and how it is computed.
 
-parts(cfg) lists them in an order they can be computed in, each after the parts it reads: ∂L/∂ℓ; ∂L/∂z;
+parts(trace) lists them in an order they can be computed in, each after the parts it reads: ∂L/∂ℓ; ∂L/∂z;
 E's unembedding share; the final norm; each block from the last, with the gradients of its weights as a
 part of their own (nothing further down reads them); the embedding; E's total. BackwardParts is the
 mixin of Gradients (gradients.py) that computes one part from the trace (the forward's cache, as in
@@ -69,8 +69,10 @@ class Part:
     block: int | None = None
 
 
-def parts(cfg: ModelConfig) -> tuple[Part, ...]:
-    """The backward's parts in the order they can be computed (each after the ones it reads)."""
+def parts(trace: Trace) -> tuple[Part, ...]:
+    """The backward's parts of a run in the order they can be computed (each after the ones it reads).
+    The stream each block hands its gradient on to is the one the forward passed it (Trace.stream_into)."""
+    cfg = trace.cfg
     shapes, n = param_shapes(cfg), cfg.n_blocks
     final_norm = tuple(PREFIX + p for p in FINAL_NORM_PARAMS if p in shapes)
     unembedding = (
@@ -82,7 +84,7 @@ def parts(cfg: ModelConfig) -> tuple[Part, ...]:
         Part("logits", (), ("grad.logits",), "_loss"),
         Part("z", ("logits",), ("grad.z",), "_through_E"),
         unembedding,
-        Part("final", ("z",), (*final_norm, PREFIX + prefix(n - 1) + "y"), "_final_norm"),
+        Part("final", ("z",), (*final_norm, PREFIX + trace.stream_into()), "_final_norm"),
     ]
     above = "final"
     for b in reversed(range(n)):
@@ -90,7 +92,7 @@ def parts(cfg: ModelConfig) -> tuple[Part, ...]:
         weights = tuple(PREFIX + p for p in shapes if p.startswith(prefix(b)))
         matrices = tuple(w for w in weights if split(w.removeprefix(PREFIX))[1] in _MATRICES)
         norms = tuple(w for w in weights if w not in matrices)  # their gains and biases (GPT-2)
-        below = PREFIX + (prefix(b - 1) + "y" if b else "x")  # what the block hands on
+        below = PREFIX + trace.stream_into(b)  # what the block hands on
         names = (*(pre + t for t in block_tensors(cfg)), *norms, below)
         found.append(Part(f"block.{b}", (above,), names, "_block", b))
         found.append(Part(f"weights.{b}", (f"block.{b}",), matrices, "_block_weights", b))
@@ -168,7 +170,7 @@ class BackwardParts:
 
     def _final_norm(self) -> None:
         """13: z = LN(y_T)[·g + b] of the last block; the other rows of y do not reach the loss directly"""
-        last_y = prefix(self.cfg.n_blocks - 1) + "y"
+        last_y = self._trace.stream_into()
         y = self._trace[last_y]
         pg: dict[str, np.ndarray] = {}
         dy = np.zeros_like(y)
@@ -182,12 +184,12 @@ class BackwardParts:
         trace = self._trace
         g: dict[str, np.ndarray] = {}
         pg: dict[str, np.ndarray] = {}
-        x_in = trace["x"] if b == 0 else trace[prefix(b - 1) + "y"]
+        stream_in = trace.stream_into(b)
         dy = self._passed[prefix(b) + "y"]
         w, sw = self._params.block(b), trace.switches
-        d_x = block_backward(w, trace, x_in, dy, self.cfg, sw, b, g, pg, weights=False)
+        d_x = block_backward(w, trace, trace[stream_in], dy, self.cfg, sw, b, g, pg, weights=False)
         self._put_all(g, pg)  # after the block: its rules read what they computed, as computed
-        self._hand_on(prefix(b - 1) + "y" if b else "x", d_x)
+        self._hand_on(stream_in, d_x)
 
     def _block_weights(self, b: int) -> None:
         """Block b's weight gradients, from its tensors' gradients as kept. Those are cleaned of −0.0, which
