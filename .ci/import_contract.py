@@ -35,6 +35,10 @@ FORBIDDEN = (
     ("tinytui.tui.widgets", ("tinytui.model.backward", "tinytui.model.training", "tinytui.model.io",
                              "tinytui.model.analysis", "tinytui.session.session", "tinytui.session.history",
                              "tinytui.recording")),
+    # the gallery and the parameter browser lay out and ink what present computed: no numbers of their own
+    *((drawn, ("numpy", "tinytui.model", "tinytui.lesson", "tinytui.session"))
+      for drawn in ("tinytui.tui.widgets.gallery", "tinytui.tui.screens.gallery_screen",
+                    "tinytui.tui.screens.param_browser")),
 )  # fmt: skip
 
 

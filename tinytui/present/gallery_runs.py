@@ -5,7 +5,7 @@ No Textual here. A value's mark is UP, DOWN or CHANGED (the two runs' shapes dif
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +28,10 @@ from tinytui.model.params import Params
 from tinytui.model.trace import Trace
 from tinytui.present.grid_spec import CHANGED, DOWN, UP
 from tinytui.present.view import View
+
+# The weights that made a view's comparison trace (the app's to know); None: the marks of the weights' own
+# products (a head's strokes, the circuits) compare with today's weights.
+ComparedWeights = Callable[[View], Params | None]
 
 
 @dataclass(frozen=True)

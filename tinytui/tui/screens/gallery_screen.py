@@ -8,7 +8,6 @@ redrawn from the View after every change (undo, c, the switches work here too), 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -17,10 +16,10 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tinytui.model.params import Params
+from tinytui.present.gallery_pages import PAGES
+from tinytui.present.gallery_runs import ComparedWeights
 from tinytui.present.view import View
 from tinytui.tui.widgets.gallery.canvas import GalleryPanel
-from tinytui.tui.widgets.gallery.pages import PAGES
 from tinytui.tui.widgets.status_bar import StatusBar
 
 # The app's keys that change the run still work here (a modal screen hides the app's own bindings).
@@ -56,7 +55,7 @@ class GalleryScreen(ModalScreen[None]):
     GalleryScreen > GalleryPanel { border: round $secondary; background: $surface; }
     """
 
-    def __init__(self, view: View, base_params: Callable[[View], Params | None]) -> None:
+    def __init__(self, view: View, base_params: ComparedWeights) -> None:
         super().__init__()
         self.first_view = view
         self.base_params = base_params

@@ -13,13 +13,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tinytui.model.names import canonical, label
-from tinytui.model.names import grad as grad_name
-from tinytui.present.cells import param_grid
-from tinytui.present.gradient_grids import gradient_grid
 from tinytui.present.grid_spec import Section
+from tinytui.present.param_page import browser_sections, browser_title, first_page
 from tinytui.present.view import View, ViewPart
-from tinytui.present.windows import browser
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 from tinytui.tui.widgets.step_view import StepView
 
@@ -50,13 +46,12 @@ class ParamScreen(ViewPart, ModalScreen[None]):
         super().__init__()
         self.param = name
         self.first_view = view
-        self.window = browser(view.params[canonical(name)])  # the page shown; None: all of it
+        self.window = first_page(view, name)  # the page shown; None: all of it
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="params-status")
         with Vertical() as box:
-            shown = label(canonical(self.param), self.first_view.trace.cfg.n_blocks)
-            box.border_title = f"Parameter {shown} — Esc returns to the step"
+            box.border_title = f"{browser_title(self.first_view, self.param)} — Esc returns to the step"
             pages = " · J K: rows a page down/up, H L: columns right/left" if self.window else ""
             yield Static(
                 "Arrows move · Enter or e edits (Enter commits, Esc cancels) · u undoes, ctrl+r redoes · "
@@ -74,17 +69,10 @@ class ParamScreen(ViewPart, ModalScreen[None]):
         tables.focus()
 
     def sections(self, view: View) -> list[Section]:
-        """The weight, and its gradient when d shows it (while hidden, no gradient is computed)."""
-        rows: tuple = ((param_grid(view, self.param, self.window),),)
-        if view.mode.gradients:
-            rows += ((self._gradient(view),),)
-        return [Section("", "param", rows)]
+        return browser_sections(view, self.param, self.window)
 
     def show(self, view: View) -> None:
         """The step view inside redraws itself (a ViewPart too); nothing else here changes."""
-
-    def _gradient(self, view: View):
-        return gradient_grid(view, grad_name(canonical(self.param)), "param", self.window)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "pan":

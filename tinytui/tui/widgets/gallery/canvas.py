@@ -1,22 +1,17 @@
 """The gallery's one drawing widget: the page chosen (and the day's stage) as lines of text, redrawn from
 the View.
 
-The pages themselves are tinytui.tui.widgets.gallery.pages; this widget picks one, wraps its prose to the
-window and draws it again after every change, a new theme or a new window size. It draws on the Line API
-(TextLines, text_lines.py) and scrolls itself: a change redraws only the lines that differ.
+The pages come laid out from tinytui.present.gallery_pages; this widget picks one for its width, inks it
+(drawing.py) and draws it again after every change, a new theme or a new window size. It draws on the
+Line API (TextLines, text_lines.py) and scrolls itself: a change redraws only the lines that differ.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from rich.text import Text
-
-from tinytui.model.params import Params
-from tinytui.present.gallery_runs import Runs
+from tinytui.present.gallery_pages import PAGES, gallery_page, n_stages
+from tinytui.present.gallery_runs import ComparedWeights
 from tinytui.present.view import View, ViewPart
-from tinytui.tui.widgets.gallery.day_page import day_stages
-from tinytui.tui.widgets.gallery.pages import PAGES, page_lines
+from tinytui.tui.widgets.gallery.drawing import Ink, drawn
 from tinytui.tui.widgets.text_lines import TextLines
 
 
@@ -25,7 +20,7 @@ class GalleryPanel(ViewPart, TextLines, can_focus=True):
 
     DEFAULT_CSS = "GalleryPanel { width: 100%; height: 1fr; padding: 0 0 0 1; }"
 
-    def __init__(self, view: View, base_params: Callable[[View], Params | None], **kwargs) -> None:
+    def __init__(self, view: View, base_params: ComparedWeights, **kwargs) -> None:
         super().__init__(**kwargs)
         self.view = view
         self.base_params = base_params  # the weights of the run the marks compare with
@@ -50,7 +45,7 @@ class GalleryPanel(ViewPart, TextLines, can_focus=True):
 
     @property
     def n_stages(self) -> int:
-        return len(day_stages(self.view.params.cfg.n_blocks))
+        return n_stages(self.view)
 
     def choose(self, page: str | None = None, stage: int | None = None) -> None:
         if page is not None:
@@ -63,7 +58,6 @@ class GalleryPanel(ViewPart, TextLines, can_focus=True):
         if not self.is_mounted:
             return
         self.stage = max(0, min(self.stage, self.n_stages - 1))
-        width = max(40, self.app.size.width - 6)  # tables take it all; prose wraps at PROSE (drawing.py)
-        runs = Runs.of(self.view, self.base_params(self.view))
-        drawn: Text = page_lines(self.page, runs, self.stage, self.app.theme_variables, width)
-        self.set_text(drawn)
+        width = max(40, self.app.size.width - 6)  # tables take it all; prose wraps at PROSE (gallery_lines)
+        lines = gallery_page(self.view, self.base_params, self.page, self.stage, width)
+        self.set_text(drawn(lines, Ink(self.app.theme_variables)))

@@ -1,33 +1,22 @@
-"""How the gallery's pages draw: the theme's ink, the column widths, numbers, prose, heatmaps and pictures.
+"""How the gallery's pages are inked: each piece of a line (present.gallery_lines) in the theme's style.
 
-No Textual widgets here (Rich Text and Textual's Color only). Shades come from themes.scale (theme
-variables); the one exception is a painting's own RGB picture, whose colours are the model's numbers
-(data, the same in every theme), made in picture_lines() alone. Every change since the comparison run
-is marked with a glyph as well as a style (▲ ▼ ◆).
+The pages come laid out from present/; this module only chooses styles. Shades come from themes.scale
+(theme variables); the one exception is a painting's own RGB picture, whose colours are the model's
+numbers (data, the same in every theme).
 """
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 from rich.color import Color as RichColor
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
 
-from tinytui.present.gallery_runs import marks_of
-from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, UP
-from tinytui.present.label_fit import fit_label
+from tinytui.present.gallery_lines import HEADING, MARK, MUTED, TITLE, Cell, Line, Piece, Pixel
+from tinytui.present.grid_spec import DOWN, UP
 from tinytui.themes.scale import diverging, heat, readable_on
-
-CELL = 8  # a shaded cell: " −0.52▲ "
-MAX_CELL = 12  # a heatmap's cells widen to this for its column names ("quantifier") to show whole
-PROSE = 100  # prose wraps at this width at most, however wide the screen (the tables take all of it)
-LABEL = 14  # the row label column
-WHAT = 15  # the second label column of a strip ("after morning")
-BAR = 24  # half an attribution bar (one side of zero)
 
 
 class Ink:
@@ -64,113 +53,31 @@ class Ink:
         name = {UP: "tt-changed-up", DOWN: "tt-changed-down"}.get(mark, "accent")
         return self.var(name) + Style(bold=True)
 
-
-def number(v: float, digits: int = 2) -> str:
-    text = f"{abs(v):.{digits}f}"
-    if float(text) == 0:
-        return text
-    return f"−{text}" if v < 0 else f"+{text}"
-
-
-def shade_limit(*arrays: np.ndarray) -> float:
-    m = max((float(np.max(np.abs(a), initial=0.0)) for a in arrays), default=0.0)
-    return m if m > 0 and np.isfinite(m) else 1.0
-
-
-def prose(text: str, width: int, style: Style | None = None, indent: str = "") -> Text:
-    lines = textwrap.wrap(
-        text, width=max(30, min(PROSE, width)), initial_indent=indent, subsequent_indent=indent
-    )
-    return Text("\n".join(lines), style=style or Style())
+    def style(self, piece: Piece) -> Style:
+        if isinstance(piece, Cell):
+            return self.cell(piece.value, piece.limit, piece.shade, piece.mark)
+        if isinstance(piece, Pixel):
+            return Style(bgcolor=RichColor.from_rgb(*piece.rgb))
+        if not piece.ink:
+            return Style()
+        if piece.ink == TITLE:
+            return self.title
+        if piece.ink == MUTED:
+            return self.muted
+        if piece.ink == HEADING:
+            return self.muted + Style(bold=True)
+        if piece.ink == MARK:
+            return self.mark(piece.mark)
+        return self.var(piece.ink)  # a theme variable's name
 
 
-def picture_lines(rgb: np.ndarray) -> list[Text]:
-    """An (h, w, 3) picture in [0, 1] as h lines of two-column pixels. Its colours are the model's
-    values (data), not theme colours: they are the same in every theme."""
-    lines = []
-    for row in np.asarray(rgb, dtype=np.float64):
-        line = Text()
-        for r, g, b in row:
-            red, green, blue = (round(255 * min(1.0, max(0.0, float(c)))) for c in (r, g, b))
-            line.append("  ", Style(bgcolor=RichColor.from_rgb(red, green, blue)))
-        lines.append(line)
-    return lines
-
-
-def span(text: str, style: Style | str = "") -> Text:
-    """A piece of a line in its own style (Text(text, style) would style the whole line)."""
+def drawn_line(line: Line, ink: Ink) -> Text:
     out = Text()
-    out.append(text, style)
+    for piece in line:
+        out.append(piece.text, ink.style(piece))
     return out
 
 
-def column_heads(cols: Sequence[str], cell: int = CELL) -> str:
-    """Each column's name right-aligned over its cell's number (the mark and a space follow it); a name
-    too long for the cell is cut with … ("quant…"), never to another word."""
-    return "".join(f"{fit_label(c, cell - 2, '>')}  " for c in cols)
-
-
-def cells_line(
-    ink: Ink, values: Sequence[float], marks: Sequence[str], limit: float, shade: str, cell: int = CELL
-) -> Text:
-    line = Text()
-    for v, m in zip(values, marks):
-        shown = number(float(v)) if shade != "heat" else f"{float(v):.2f}"
-        text = f"{shown:>6}{GLYPHS.get(m, ' ') if m else ' '}"
-        line.append(f"{text:>{cell - 1}} ", ink.cell(float(v), limit, shade, m))
-    return line
-
-
-def cell_width(cols: Sequence[str], room: int) -> int:
-    """A cell wide enough for the column names to show whole, as far as room (the columns every cell
-    together may take) allows; CELL at least, the names cut with … below that."""
-    cell = max(CELL, min(MAX_CELL, max((len(c) + 2 for c in cols), default=CELL)))
-    while cell > CELL and cell * len(cols) > room:
-        cell -= 1
-    return cell
-
-
-def header_line(ink: Ink, left: Sequence[str], cols: Sequence[str], cell: int = CELL) -> Text:
-    line = span("".join(f"{s:<{w}}" for s, w in zip(left, (LABEL, WHAT))), ink.muted)
-    line.append(column_heads(cols, cell), ink.muted + Style(bold=True))
-    return line
-
-
-def matrix(
-    ink: Ink,
-    title: str,
-    rows: Sequence[str],
-    cols: Sequence[str],
-    values: np.ndarray,
-    old: np.ndarray | None,
-    shade: str = "diverging",
-    blocked: np.ndarray | None = None,
-    width: int = 0,  # the page's columns (0: the cells stay CELL wide)
-) -> list[Text]:
-    """A labelled heatmap: rows × cols cells, each shaded and showing its number and its mark."""
-    values = np.asarray(values, dtype=np.float64)
-    marks = marks_of(values, old)
-    limit = 1.0 if shade == "heat" else shade_limit(values)
-    cell = cell_width(cols, width - LABEL)  # the column names whole where the page has room
-    out = [Text(title, ink.title)]
-    head = span(f"{'':<{LABEL}}", ink.muted)
-    head.append(column_heads(cols, cell), ink.muted + Style(bold=True))
-    out.append(head)
-    for r, label in enumerate(rows):
-        line = span(fit_label(label, LABEL - 1) + " ", ink.muted)
-        for c in range(values.shape[1]):
-            if blocked is not None and blocked[r, c]:
-                line.append(f"{'×':>{cell - 2}}  ", ink.var("tt-masked"))
-                continue
-            line.append_text(cells_line(ink, [values[r, c]], [marks[r, c]], limit, shade, cell))
-        out.append(line)
-    scale = "0 … 1" if shade == "heat" else f"−{limit:.2f} … 0 … +{limit:.2f}"
-    out.append(Text(f"{'':<{LABEL}}shade: {scale}", ink.muted))
-    return out
-
-
-def marked_note(ink: Ink, count: int, what: str) -> Text:
-    if not count:
-        return Text("")
-    return Text(f"▲▼ {count} {what} changed since the comparison run (c switches what it compares with)",
-                ink.mark(CHANGED))  # fmt: skip
+def drawn(lines: Sequence[Line], ink: Ink) -> Text:
+    """A page's lines as one Text, a line each, for TextLines.set_text."""
+    return Text("\n", no_wrap=True, overflow="ignore", end="").join(drawn_line(line, ink) for line in lines)

@@ -1,33 +1,39 @@
 """The gallery's first page, the day: the run retold stage by stage, from the stock images to the painting it
 predicts, each stage's vectors as shaded strips (and small pictures) beside its plain-words caption.
 
-No Textual here; every number is this run's (model.gallery), every mark against the comparison run.
+Every number is this run's (tinytui.lesson.gallery_reading), every mark against the comparison run; the
+page is lines of data (gallery_lines) the gallery widget inks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from rich.style import Style
-from rich.text import Text
 
-from tinytui.present.gallery_runs import Runs, kind_limits, marks_of, n_marked
-from tinytui.present.grid_spec import GLYPHS
-from tinytui.present.label_fit import fit_label
-from tinytui.tui.widgets.gallery.drawing import (
+from tinytui.lesson.gallery_reading import Painting
+from tinytui.present.gallery_lines import (
     BAR,
+    BLANK,
     LABEL,
+    MARK,
+    MUTED,
+    TITLE,
     WHAT,
-    Ink,
+    Line,
+    Piece,
+    Words,
     cell_width,
     cells_line,
     header_line,
     marked_note,
     picture_lines,
     prose,
-    span,
 )
+from tinytui.present.gallery_runs import Runs, kind_limits, marks_of, n_marked
+from tinytui.present.grid_spec import GLYPHS
+from tinytui.present.label_fit import fit_label
 
 _BLOCKS = " ▏▎▍▌▋▊▉█"
 
@@ -67,7 +73,7 @@ def _vector_rows(runs: Runs, stage: DayStage) -> list[list[VectorRow]]:
     b = stage.block if stage.block is not None else 0
     for pt, was in zip(runs.gallery.paintings, old_paintings):
 
-        def s(what: str, get, pt=pt, was=was) -> VectorRow:
+        def s(what: str, get: Callable[[Painting], np.ndarray], pt=pt, was=was) -> VectorRow:
             return VectorRow(pt.label, what, get(pt), None if was is None else get(was))
 
         if stage.kind == "stock":
@@ -100,9 +106,10 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
     found = runs.captions()
     if stage.kind in ("stock", "mark"):
         return [next(c.text for c in found if c.kind == stage.kind)]
+    day = (stage.block or 0) + 1
     if stage.kind == "morning":
         out = [
-            f"On the morning of day {stage.block + 1} each artist (an attention head) looks across the "
+            f"On the morning of day {day} each artist (an attention head) looks across the "
             "gallery and adds brush strokes to every painting; all the strokes together are added on top."
         ]
         if sw.ablated_heads:
@@ -113,7 +120,7 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
         return out + [c.text for c in found if c.kind == "artist"]
     if stage.kind == "evening":
         out = [
-            f"On the evening of day {stage.block + 1} the filter (the feed-forward network) goes over each "
+            f"On the evening of day {day} the filter (the feed-forward network) goes over each "
             "painting on its own, never looking at the others, and adds its change."
         ]
         return out + [c.text for c in found if c.kind == "filter"]
@@ -126,91 +133,94 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
     return [next(c.text for c in found if c.kind == "prediction")]
 
 
-def day_page(runs: Runs, stage: DayStage, index: int, ink: Ink, width: int) -> list[Text]:
+def day_page(runs: Runs, stage: DayStage, index: int, width: int) -> list[Line]:
     stages = day_stages(runs.params.cfg.n_blocks)
-    out = [
-        Text(f"Stage {index + 1} of {len(stages)} · {stage.title}", ink.title),
-        Text("← → or n p: the next or previous stage", ink.muted),
-        Text(""),
+    out: list[Line] = [
+        (Words(f"Stage {index + 1} of {len(stages)} · {stage.title}", TITLE),),
+        (Words("← → or n p: the next or previous stage", MUTED),),
+        BLANK,
     ]
-    out += [prose(line, width) for line in stage_caption(runs, stage)]
-    out.append(Text(""))
+    for sentence in stage_caption(runs, stage):
+        out += prose(sentence, width)
+    out.append(BLANK)
     if stage.kind == "prediction":
-        return out + _prediction(runs, ink)
+        return out + _prediction(runs)
     dims = runs.params.cfg.dims
     strips = _vector_rows(runs, stage)
     limits = kind_limits((strip.what, strip.vector) for rows in strips for strip in rows)
     pictured = 2 + 2 * runs.gallery.picture_shape[1] if runs.gallery.picture_shape else 0
     cell = cell_width(dims, width - LABEL - WHAT - pictured)
-    out.append(header_line(ink, ("painting", "what"), dims, cell))
+    out.append(header_line(("painting", "what"), dims, cell))
     count = 0
     last = len(strips) - 1
     for p, rows in enumerate(strips):
         for i, strip in enumerate(rows):
             marks = marks_of(strip.vector, strip.old)
             count += n_marked(marks)
-            line = span(
-                fit_label(strip.label if i == 0 else "", LABEL - 1) + " ", ink.title if i == 0 else Style()
-            )
-            line.append(fit_label(strip.what, WHAT - 1) + " ", ink.muted)
-            line.append_text(cells_line(ink, strip.vector, marks, limits[strip.what], "diverging", cell))
+            line: list[Piece] = [
+                Words(fit_label(strip.label if i == 0 else "", LABEL - 1) + " ", TITLE if i == 0 else ""),
+                Words(fit_label(strip.what, WHAT - 1) + " ", MUTED),
+                *cells_line(strip.vector, marks, limits[strip.what], "diverging", cell),
+            ]
             picture = runs.picture(strip.vector, limits[strip.what])
             lines = picture_lines(picture) if picture is not None else []
             if len(lines) == 1:
-                line.append("  ").append_text(lines[0])
+                line += [Words("  "), *lines[0]]
             if stage.kind == "finished" and p == last:
-                line.append("  ◀ read to choose the next word", ink.var("tt-predicted"))
-            out.append(line)
+                line.append(Words("  ◀ read to choose the next word", "tt-predicted"))
+            out.append(tuple(line))
             if len(lines) > 1:
-                out += [Text(" " * (LABEL + WHAT)).append_text(pl) for pl in lines]
-        out.append(Text(""))
+                out += [(Words(" " * (LABEL + WHAT)), *pl) for pl in lines]
+        out.append(BLANK)
     scales = " · ".join(f"{what} ±{limit:.2f}" for what, limit in limits.items())
     key = f"shade: each kind of strip on its own scale, the same for every painting ({scales})"
     if runs.gallery.picture_shape:
         key += "; small pictures: the numbers as red, green, blue on the same scale"
-    out.append(prose(key, width, ink.muted))
-    out.append(marked_note(ink, count, "values"))
+    out += prose(key, width, MUTED)
+    out.append(marked_note(count, "values"))
     return out
 
 
-def _prediction(runs: Runs, ink: Ink) -> list[Text]:
+def _prediction(runs: Runs) -> list[Line]:
     trace, cfg = runs.trace, runs.params.cfg
     probs = np.asarray(trace["probs"], dtype=np.float64)
     old = np.asarray(runs.base["probs"]) if runs.base["probs"].shape == probs.shape else None
     marks = marks_of(probs, old)
     order = np.argsort(-probs, kind="stable")[:5]
     width = max(len(t) for t in cfg.vocab)
-    out = [Text("How likely each word is to hang next (the five likeliest):", ink.muted)]
+    out: list[Line] = [(Words("How likely each word is to hang next (the five likeliest):", MUTED),)]
     for i in order:
         tok = cfg.vocab[int(i)]
-        line = Text(f"  {tok:<{width}} ")
         m = marks[int(i)]
-        line.append(
-            f"{100 * probs[int(i)]:5.1f}%{GLYPHS.get(m, ' ') if m else ' '} ", ink.mark(m) if m else ""
-        )
-        line.append(
-            _bar(float(probs[int(i)]), BAR), ink.var("tt-predicted" if tok == trace.prediction else "primary")
-        )
+        line: list[Piece] = [
+            Words(f"  {tok:<{width}} "),
+            Words(f"{100 * probs[int(i)]:5.1f}%{GLYPHS.get(m, ' ') if m else ' '} ", MARK if m else "", m),
+            Words(_bar(float(probs[int(i)]), BAR), "tt-predicted" if tok == trace.prediction else "primary"),
+        ]
         if tok == trace.prediction:
-            line.append(" ★ predicted", ink.var("tt-predicted"))
+            line.append(Words(" ★ predicted", "tt-predicted"))
         if tok == trace.target:
-            line.append(" ◀ target", ink.var("tt-target"))
-        out.append(line)
-    out.append(Text(""))
+            line.append(Words(" ◀ target", "tt-target"))
+        out.append(tuple(line))
+    out.append(BLANK)
     tok = runs.gallery.prediction.token
     vec = np.asarray(runs.params["E"][cfg.token_id(tok)])
     old_vec = np.asarray(runs.base_params["E"][cfg.token_id(tok)])
-    out.append(Text(f"The painting it predicts: the stock picture of “{tok}”", ink.title))
-    out.append(header_line(ink, ("painting", "what"), cfg.dims))
-    line = span(fit_label(tok, LABEL - 1) + " ", ink.title).append(f"{'stock image':<{WHAT}}", ink.muted)
+    out.append((Words(f"The painting it predicts: the stock picture of “{tok}”", TITLE),))
+    out.append(header_line(("painting", "what"), cfg.dims))
     limit = kind_limits([("stock image", vec)])["stock image"]
-    line.append_text(cells_line(ink, vec, marks_of(vec, old_vec), limit, "diverging"))
-    out.append(line)
+    out.append(
+        (
+            Words(fit_label(tok, LABEL - 1) + " ", TITLE),
+            Words(f"{'stock image':<{WHAT}}", MUTED),
+            *cells_line(vec, marks_of(vec, old_vec), limit, "diverging"),
+        )
+    )
     picture = runs.picture(vec, limit)
     if picture is not None:
-        out += [Text(" " * (LABEL + WHAT)).append_text(pl) for pl in picture_lines(picture)]
-    out.append(Text(f"shade: ±{limit:.2f}, the largest number of this picture", ink.muted))
-    out.append(marked_note(ink, n_marked(marks), "chances"))
+        out += [(Words(" " * (LABEL + WHAT)), *pl) for pl in picture_lines(picture)]
+    out.append((Words(f"shade: ±{limit:.2f}, the largest number of this picture", MUTED),))
+    out.append(marked_note(n_marked(marks), "chances"))
     return out
 
 

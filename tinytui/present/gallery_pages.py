@@ -1,34 +1,34 @@
-"""The gallery's pages as Rich Text, read off a View: the day in stages, the artists' rules, the circuits,
+"""The gallery's pages as lines of data (gallery_lines): the day in stages, the artists' rules, the circuits,
 the attribution and the scale card.
 
-No Textual here: each page is a function of (view, the base run's weights, the theme's variables,
-the width to wrap prose to), so tests can read a page's text directly. The day's page is in
-gallery_day, what the pages compare in gallery_runs and how they draw in gallery_draw; this module
-holds the other four pages and page_lines(), which picks one.
+gallery_page() lays out the page chosen for a View at a width; the day's page is gallery_day, what the
+pages compare gallery_runs. The gallery widget inks the lines and draws them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
-from rich.style import Style
-from rich.text import Text
 
 from tinytui.model.names import part_label
-from tinytui.present.gallery_runs import Runs, marks_of, n_marked
-from tinytui.present.grid_spec import CHANGED, GLYPHS
-from tinytui.tui.widgets.gallery.day_page import day_page, day_stages
-from tinytui.tui.widgets.gallery.drawing import (
+from tinytui.present.gallery_day import day_page, day_stages
+from tinytui.present.gallery_lines import (
     BAR,
-    Ink,
+    BLANK,
+    HEADING,
+    MARK,
+    MUTED,
+    TITLE,
+    Line,
+    Words,
     marked_note,
     matrix,
     number,
     prose,
     shade_limit,
-    span,
 )
+from tinytui.present.gallery_runs import ComparedWeights, Runs, marks_of, n_marked
+from tinytui.present.grid_spec import CHANGED, GLYPHS
+from tinytui.present.view import View
 
 PAGES: tuple[tuple[str, str], ...] = (
     ("day", "The day"),
@@ -39,14 +39,32 @@ PAGES: tuple[tuple[str, str], ...] = (
 )
 
 
+def n_stages(view: View) -> int:
+    """How many stages the day of this view's model has."""
+    return len(day_stages(view.trace.cfg.n_blocks))
+
+
+def gallery_page(view: View, weights_of: ComparedWeights, page: str, stage: int, width: int) -> list[Line]:
+    """Page `page` (a key of PAGES; the day at its stage `stage`) of the view's run, laid out for a window
+    `width` columns wide, its marks against the comparison run made with weights_of(view)."""
+    runs = Runs.of(view, weights_of(view))
+    if page == "day":
+        stages = day_stages(runs.params.cfg.n_blocks)
+        i = max(0, min(stage, len(stages) - 1))
+        return day_page(runs, stages[i], i, width)
+    pages = {"artists": artists_page, "circuits": circuits_page, "attribution": attribution_page,
+             "scale": scale_page}  # fmt: skip
+    return pages[page](runs, width)
+
+
 # ---- page 2: the artists' rules ------------------------------------------------------------------
 
 
-def artists_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+def artists_page(runs: Runs, width: int) -> list[Line]:
     cfg = runs.params.cfg
-    out = [
-        Text("Each artist's two rules", ink.title),
-        prose(
+    out: list[Line] = [
+        (Words("Each artist's two rules", TITLE),),
+        *prose(
             "An artist (an attention head) works by two rules. The value rule B says what each painting "
             "would paint onto any painting that looks at it. The attention rule A says how strongly each "
             "painting (a row) looks at each painting (a column); every row shares out 1 in all, and "
@@ -54,7 +72,7 @@ def artists_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
             "the value strokes of the paintings it looks at, as strong as it looks at them.",
             width,
         ),
-        Text(""),
+        BLANK,
     ]
     dims = cfg.dims
     count = 0
@@ -63,8 +81,8 @@ def artists_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
             now, was = runs.artist_rules(b, h)
             where = f"Artist {h}" + (f" of day {b + 1}" if cfg.n_blocks > 1 else "")
             if now.ablated:
-                out.append(Text(f"{where} is switched off in this run (ablated): it paints nothing.",
-                                ink.mark(CHANGED)))  # fmt: skip
+                text = f"{where} is switched off in this run (ablated): it paints nothing."
+                out.append((Words(text, MARK, CHANGED),))
             blocked = np.asarray(runs.trace["mask"]) == 0
             parts = [
                 (f"{where} · value rule B (what each painting would paint)", now.value_rule,
@@ -75,28 +93,28 @@ def artists_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
                  None if was is None else was.strokes, dims, "diverging", None),
             ]  # fmt: skip
             for title, values, old, cols, shade, mask in parts:
-                out += matrix(ink, title, now.tokens, cols, values, old, shade, mask, width)
+                out += matrix(title, now.tokens, cols, values, old, shade, mask, width)
                 count += n_marked(marks_of(values, old))
-                out.append(Text(""))
-    out.append(marked_note(ink, count, "values"))
+                out.append(BLANK)
+    out.append(marked_note(count, "values"))
     return out
 
 
 # ---- page 3: the circuits ------------------------------------------------------------------------
 
 
-def circuits_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+def circuits_page(runs: Runs, width: int) -> list[Line]:
     cfg = runs.params.cfg
-    out = [
-        Text("Each head's circuits, read off the weights alone", ink.title),
-        prose(
+    out: list[Line] = [
+        (Words("Each head's circuits, read off the weights alone", TITLE),),
+        *prose(
             "These two tables ask what a head would do if every painting were just a word's stock "
             "picture. QK: how much a word (row) wants to look at another word (column). OV: when a head "
             "looks at a word (row), which next words (columns) it makes more likely (+) or less likely (−). "
             "The prompt and the switches play no part in them.",
             width,
         ),
-        Text(""),
+        BLANK,
     ]
     vocab = cfg.vocab
     count = 0
@@ -111,24 +129,24 @@ def circuits_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
                 ("ov", f"{where} · OV circuit (row: the word looked at, column: the next word it pushes)",
                  now.ov, was.ov),
             ):  # fmt: skip
-                out += matrix(ink, title, vocab, vocab, t.values, old.values, width=width)
-                out.append(prose(f"It ignores {ign[key]}.", width, ink.muted, "  "))
+                out += matrix(title, vocab, vocab, t.values, old.values, width=width)
+                out += prose(f"It ignores {ign[key]}.", width, MUTED, "  ")
                 count += n_marked(marks_of(t.values, old.values))
-                out.append(Text(""))
-    out.append(marked_note(ink, count, "values"))
+                out.append(BLANK)
+    out.append(marked_note(count, "values"))
     return out
 
 
 # ---- page 4: the attribution ---------------------------------------------------------------------
 
 
-def attribution_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+def attribution_page(runs: Runs, width: int) -> list[Line]:
     cfg, trace = runs.params.cfg, runs.trace
     now, was = runs.attribution()
     label = trace.token_labels[now.position]
-    out = [
-        Text(f"Who pushed the answer: the last painting ({label}) split into its parts", ink.title),
-        prose(
+    out: list[Line] = [
+        (Words(f"Who pushed the answer: the last painting ({label}) split into its parts", TITLE),),
+        *prose(
             "The last painting is a sum of everything written onto it: the stock picture, the position "
             "mark, each artist's strokes and each filter's change. Each part's bar is how much that part "
             "alone pushes a word's score (its logit) up or down; the bars add up to the score. "
@@ -136,18 +154,18 @@ def attribution_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
             "in this run (taking a part away would change it).",
             width,
         ),
-        Text(""),
+        BLANK,
     ]
     if not now.exact:
-        out.append(prose(f"No split this time: {now.reason}.", width, ink.mark(CHANGED)))
+        out += prose(f"No split this time: {now.reason}.", width, MARK, mark=CHANGED)
         for tok, a in now.tokens.items():
-            out.append(Text(f"  “{tok}”: logit {number(a.logit, 4)}"))
+            out.append((Words(f"  “{tok}”: logit {number(a.logit, 4)}"),))
         return out
     count = 0
     for tok, a in now.tokens.items():
         roles = [r for r, t in (("predicted", trace.prediction), ("target", trace.target)) if t == tok]
         old = was.tokens.get(tok) if was is not None and was.exact else None
-        out.append(Text(f"“{tok}” ({' and '.join(roles)}): logit {number(a.logit, 4)}", ink.title))
+        out.append((Words(f"“{tok}” ({' and '.join(roles)}): logit {number(a.logit, 4)}", TITLE),))
         names = list(a.parts)
         limit = shade_limit(np.array(list(a.parts.values())))
         lw = max(len(part_label(n, cfg.n_blocks)) for n in names) + 2
@@ -155,20 +173,21 @@ def attribution_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
             v = a.parts[name]
             m = marks_of(np.array([v]), None if old is None else np.array([old.parts.get(name, np.nan)]))[0]
             count += bool(m)
-            line = Text(f"  {part_label(name, cfg.n_blocks):<{lw}}")
-            line.append(f"{number(v, 4):>8}{GLYPHS.get(m, ' ') if m else ' '} ", ink.mark(m) if m else "")
             n = round(abs(v) / limit * BAR)
-            neg = ("█" * n).rjust(BAR) if v < 0 else " " * BAR
-            pos = ("█" * n).ljust(BAR) if v >= 0 else " " * BAR
-            line.append(neg, ink.var("tt-negative")).append("│", ink.muted).append(
-                pos, ink.var("tt-positive")
+            out.append(
+                (
+                    Words(f"  {part_label(name, cfg.n_blocks):<{lw}}"),
+                    Words(f"{number(v, 4):>8}{GLYPHS.get(m, ' ') if m else ' '} ", MARK if m else "", m),
+                    Words(("█" * n).rjust(BAR) if v < 0 else " " * BAR, "tt-negative"),
+                    Words("│", MUTED),
+                    Words(("█" * n).ljust(BAR) if v >= 0 else " " * BAR, "tt-positive"),
+                )
             )
-            out.append(line)
         total = sum(a.parts.values())
         sums = f"  {'sum of the parts':<{lw}}{number(total, 4):>8}  = the logit {number(a.logit, 4)}"
-        out.append(Text(sums, ink.muted + Style(bold=True)))
-        out.append(Text(""))
-    out.append(marked_note(ink, count, "parts"))
+        out.append((Words(sums, HEADING),))
+        out.append(BLANK)
+    out.append(marked_note(count, "parts"))
     return out
 
 
@@ -183,13 +202,13 @@ def _size(v) -> str:
     return f"{v:,}"
 
 
-def scale_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
+def scale_page(runs: Runs, width: int) -> list[Line]:
     cfg = runs.params.cfg
     rows = runs.scale_card()
     llama = {r.key: r.llama3 for r in rows}
-    out = [
-        Text("The scale card: GPT-3's and Llama 3 8B's galleries beside this one", ink.title),
-        prose(
+    out: list[Line] = [
+        (Words("The scale card: GPT-3's and Llama 3 8B's galleries beside this one", TITLE),),
+        *prose(
             "The same plan at three sizes. GPT-3 hangs up to 2048 paintings, each made of 12288 numbers "
             "(just enough for a 64×64 picture in red, green and blue), and works on them for 96 days with "
             f"96 artists a day. Llama 3 8B hangs up to {llama['paintings']:,} paintings of "
@@ -197,34 +216,27 @@ def scale_page(runs: Runs, ink: Ink, width: int) -> list[Text]:
             "a day. This model does the same with a handful.",
             width,
         ),
-        Text(""),
+        BLANK,
     ]
     kw = max(len(r.key) for r in rows) + 2
     tw = max(len(r.term) for r in rows) + 2
     # each figure's column as wide as its widest entry and a space: the card fits 80 columns
     columns = (("GPT-3", "gpt3"), ("Llama-3-8B", "llama3"), ("this model", "ours"))
     gw, lw, ow = (1 + max(len(h), *(len(_size(getattr(r, f))) for r in rows)) for h, f in columns)
-    out.append(Text(f"{'in the gallery':<{kw}}{'in the transformer':<{tw}}{'GPT-3':>{gw}}{'Llama-3-8B':>{lw}}"
-                    f"{'this model':>{ow}}", ink.muted + Style(bold=True)))  # fmt: skip
+    heads = f"{'in the gallery':<{kw}}{'in the transformer':<{tw}}{'GPT-3':>{gw}}{'Llama-3-8B':>{lw}}"
+    out.append((Words(heads + f"{'this model':>{ow}}", HEADING),))
     for r in rows:
-        line = span(f"{r.key:<{kw}}", ink.title).append(f"{r.term:<{tw}}", ink.muted)
-        line.append(f"{_size(r.gpt3):>{gw}}").append(f"{_size(r.llama3):>{lw}}")
-        line.append(f"{_size(r.ours):>{ow}}", ink.var("tt-predicted"))
-        out.append(line)
+        out.append(
+            (
+                Words(f"{r.key:<{kw}}", TITLE),
+                Words(f"{r.term:<{tw}}", MUTED),
+                Words(f"{_size(r.gpt3):>{gw}}"),
+                Words(f"{_size(r.llama3):>{lw}}"),
+                Words(f"{_size(r.ours):>{ow}}", "tt-predicted"),
+            )
+        )
     if runs.gallery.picture_shape is None:
-        out.append(Text(""))
-        out.append(prose(f"d_model = {cfg.d_model} is not a multiple of 3, so this model's paintings have "
-                         "no RGB picture; the shaded strips show them.", width, ink.muted))  # fmt: skip
+        out.append(BLANK)
+        out += prose(f"d_model = {cfg.d_model} is not a multiple of 3, so this model's paintings have "
+                     "no RGB picture; the shaded strips show them.", width, MUTED)  # fmt: skip
     return out
-
-
-def page_lines(page: str, runs: Runs, stage_index: int, variables: Mapping[str, str], width: int) -> Text:
-    ink = Ink(variables)
-    if page == "day":
-        stages = day_stages(runs.params.cfg.n_blocks)
-        i = max(0, min(stage_index, len(stages) - 1))
-        lines = day_page(runs, stages[i], i, ink, width)
-    else:
-        lines = {"artists": artists_page, "circuits": circuits_page, "attribution": attribution_page,
-                 "scale": scale_page}[page](runs, ink, width)  # fmt: skip
-    return Text("\n", no_wrap=True, overflow="ignore", end="").join(lines)
