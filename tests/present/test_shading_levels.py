@@ -41,14 +41,14 @@ def test_a_shaded_cells_style_is_its_shade_with_text_readable_on_it():
     its text is the one of black and white that reads on it, over the view's own colours."""
     from rich.style import Style
 
-    from tinytui.tui.widgets.step_lines import Painter
+    from tinytui.tui.widgets.line_styles import LineStyles
 
     ground = Style(color="#d8dee9", bgcolor="#15171c")
     for theme in palettes.ALL:
-        painter = Painter(lambda name: Style(), theme.name, theme.variables, None, ground)
+        styles = LineStyles(lambda name: Style(), theme.name, theme.variables, None, ground)
         for shade, low in (("diverging", -LEVELS), ("heat", 0)):
             for i in range(low, LEVELS + 1, 7):
-                style = painter._cell_style(shade, frozenset(), i / LEVELS)
+                style = styles.cell(shade, frozenset(), i / LEVELS)
                 bg = shade_at(theme.variables, shade, i / LEVELS)
                 assert style.bgcolor == bg.rich_color
                 assert style.color == scale.readable_on(bg).rich_color

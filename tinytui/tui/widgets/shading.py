@@ -1,11 +1,10 @@
-"""Colours for the step view: a shaded cell's background and the shading's key, worked out once per input.
+"""Colours for the step view: a shaded cell's background and the shading's key.
 
-The same numbers as themes.scale (a mix in L*a*b*), with each end parsed and converted once.
+The same numbers as themes.scale (a mix in L*a*b*). Shades holds one theme's ends parsed and converted
+once; it belongs to the painter of that theme (tinytui.tui.widgets.line_styles), so nothing is kept here.
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 from rich.text import Text
 from textual.color import Color, Lab, lab_to_rgb, rgb_to_lab
@@ -15,20 +14,34 @@ from tinytui.themes import legend
 KEY_COLOURS = ("tt-heat-low", "tt-heat-high", "tt-zero", "tt-positive", "tt-negative")
 
 
-@lru_cache(maxsize=64)
-def _lab(value: str) -> tuple[Color, Lab]:
-    colour = Color.parse(value)
-    return colour, rgb_to_lab(colour)
+class Shades:
+    """A theme's shading: themes.scale.heat and .diverging at a level, with each end parsed and converted
+    to L*a*b* once (the same numbers)."""
 
+    def __init__(self, variables: dict[str, str]) -> None:
+        self._variables = variables
+        self._ends: dict[str, tuple[Color, Lab]] = {}  # at most the five KEY_COLOURS
 
-def _mix(a: str, b: str, t: float) -> Color:
-    """themes.scale.mix with each end parsed and converted to L*a*b* once (the same numbers)."""
-    (ca, la), (cb, lb) = _lab(a), _lab(b)
-    if t <= 0:
-        return ca
-    if t >= 1:
-        return cb
-    return lab_to_rgb(Lab(*(x + (y - x) * t for x, y in zip(la, lb)))).clamped
+    def _end(self, name: str) -> tuple[Color, Lab]:
+        end = self._ends.get(name)
+        if end is None:
+            colour = Color.parse(self._variables[name])
+            end = self._ends[name] = (colour, rgb_to_lab(colour))
+        return end
+
+    def at(self, kind: str, t: float) -> Color:
+        """The background at a level (level): 0 … 1 for heat, −1 … 1 for diverging."""
+        if kind == "heat":
+            return self._mix("tt-heat-low", "tt-heat-high", t)
+        return self._mix("tt-zero", "tt-positive" if t >= 0 else "tt-negative", abs(t))
+
+    def _mix(self, a: str, b: str, t: float) -> Color:
+        (ca, la), (cb, lb) = self._end(a), self._end(b)
+        if t <= 0:
+            return ca
+        if t >= 1:
+            return cb
+        return lab_to_rgb(Lab(*(x + (y - x) * t for x, y in zip(la, lb)))).clamped
 
 
 LEVELS = 1024  # steps of the shading from 0 to either end: finer than a terminal's 256 per channel
@@ -53,9 +66,7 @@ def levels(kind: str, values, limit: float) -> list[float | None]:
 
 def shade_at(variables: dict[str, str], kind: str, t: float) -> Color:
     """The background at a level: themes.scale.heat or .diverging, computed the same way."""
-    if kind == "heat":
-        return _mix(variables["tt-heat-low"], variables["tt-heat-high"], t)
-    return _mix(variables["tt-zero"], variables["tt-positive" if t >= 0 else "tt-negative"], abs(t))
+    return Shades(variables).at(kind, t)
 
 
 def shade(variables: dict[str, str], kind: str, value: float, limit: float) -> Color:
@@ -63,18 +74,11 @@ def shade(variables: dict[str, str], kind: str, value: float, limit: float) -> C
     return shade_at(variables, kind, level(kind, value, limit))
 
 
-@lru_cache(maxsize=256)
-def _legend_cached(theme: str, shade: str, limit: float, room: int, variables: tuple) -> Text | None:
-    values = dict(variables)
+def shading_key(variables: dict[str, str], shade: str, limit: float, room: int) -> Text | None:
+    """The shading's key as wide as fits room (its narrowest form when none fits)."""
     key = None
     for cells in (10, 8, 6, 4, 2):
-        key = legend(values, shade, limit=limit, width=cells)
+        key = legend(variables, shade, limit=limit, width=cells)
         if key.cell_len <= room:
             return key
     return key
-
-
-def shading_key(theme: str, variables: dict[str, str], shade: str, limit: float, room: int) -> Text | None:
-    """The shading's key as wide as fits room (a copy: the caller may style it)."""
-    key = _legend_cached(theme, shade, limit, room, tuple((k, variables[k]) for k in KEY_COLOURS))
-    return key.copy() if key is not None else None

@@ -38,6 +38,7 @@ from tinytui.present.grid_spec import CellRef, GridSpec, Item, KeptBySpec, Logit
 from tinytui.present.step_layout import FRAME, Box, LayoutKept, StepLayout, lay_out
 from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.cell_editor import CellEdit, editor_detail, editor_note
+from tinytui.tui.widgets.line_styles import LineStyles
 from tinytui.tui.widgets.step_lines import Painter, label_width
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
 from tinytui.tui.widgets.virtual_size import set_virtual_size
@@ -242,7 +243,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._more = self._wrap(words.more, width) if words.more is not None else []
 
     def _prose_style(self, name: str) -> Style:
-        return self._check_epoch().style(name)  # the painter's: read once per theme
+        return self._check_epoch().styles.style(name)  # the painter's: read once per theme
 
     def _wrap(self, text: Text, width: int) -> list[Strip]:
         """The words as strips, width columns wide; kept by their text and styles (a step's words are
@@ -585,11 +586,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self._drawn.clear()  # the lines drawn were drawn in the old theme's colours
             self._composed.clear()
             self._painter = Painter(
-                lambda name: self.get_component_rich_style(name, partial=True),
-                self.app.theme,
-                self.app.theme_variables,
-                self.app.console,
-                self._base,
+                LineStyles(
+                    lambda name: self.get_component_rich_style(name, partial=True),
+                    self.app.theme,
+                    self.app.theme_variables,
+                    self.app.console,
+                    self._base,
+                )
             )
         return self._painter
 
@@ -666,7 +669,9 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return strip.crop(0, width).extend_cell_length(width).apply_style(base)
         heading = self.blocks.heading_at(vy)
         if heading is not None:  # a section's heading stays in place too
-            line = Strip([Segment(" " + heading.text, painter.style("heading"))], len(heading.text) + 1)
+            line = Strip(
+                [Segment(" " + heading.text, painter.styles.style("heading"))], len(heading.text) + 1
+            )
             return line.crop(0, width).extend_cell_length(width).apply_style(base)
         parts: list[tuple[int, Strip]] = []
         keys: list[tuple] = []
@@ -710,7 +715,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
                 rest = Strip.join([Strip.blank(gap, base), rest.crop(gap, rest.cell_length)])
             line_strip = Strip.join([label, rest])
         if cut is not None:
-            line_strip = _cut_at_right(line_strip, *cut, sx, width, painter.style("label"), base)
+            line_strip = _cut_at_right(line_strip, *cut, sx, width, painter.styles.style("label"), base)
         composed = line_strip.extend_cell_length(width, base)
         self._composed[key] = composed
         return composed
