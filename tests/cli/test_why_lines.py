@@ -74,7 +74,7 @@ def test_no_explanation_fills_in_only_its_own_value_at_another_precision(switche
 
 
 def test_the_inspector_says_a_mask_cell_once():
-    from tinytui.tui.widgets.status_bar import provenance_text
+    from tinytui.present.provenance_words import provenance_text
 
     chapter = load_default()
     trace = run(chapter.params, chapter.prompt, chapter.target, Switches(causal_mask=False))

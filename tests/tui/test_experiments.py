@@ -82,12 +82,13 @@ async def test_gelu_step_11_counts_zeros(app):
 
 
 async def test_status_marks_the_switches_that_differ_from_the_chapter(app):
-    from tinytui.tui.widgets.status_bar import StatusBar
+    from rich.style import Style
+
+    from tinytui.present.status_words import switch_words
 
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "m", "a")
-        bar = app.query_one(StatusBar)
-        text = bar._switches(app.view())
+        text = switch_words(app.view(), lambda name: Style(bold=True))
         styled = {text.plain[s.start : s.end] for s in text.spans if s.style}
         assert styled == {"mask off", "GELU"}
         assert "lr " not in status(app)

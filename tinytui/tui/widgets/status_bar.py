@@ -1,8 +1,10 @@
-"""The status line (prediction, probability, loss, switches — always on screen) and the cell inspector."""
+"""The status line (prediction, probability, loss, switches — always on screen) and the cell inspector.
+
+Both lay out words present/ makes: the bar's pieces are tinytui.present.status_words', the inspector's
+provenance tinytui.present.provenance_words'; here they are fitted to the rows and styled."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import ClassVar
 
 from rich.style import Style
@@ -13,26 +15,9 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tinytui.lesson import step_path
-from tinytui.lesson.arch_names import is_chapters, model_choices
-from tinytui.lesson.stages import STAGE_BY_NUMBER, title_for
-from tinytui.lesson.why.why import Why
-from tinytui.model.switches import Switches
-from tinytui.model.trace import DEFAULT_LR
-from tinytui.present.backward_tables import backward_stage, in_walk
-from tinytui.present.sparkline import sparkline
+from tinytui.present.provenance_words import Explained, provenance_text
+from tinytui.present.status_words import status_lines
 from tinytui.present.view import View, ViewPart
-from tinytui.report.tables import fmt
-
-CHAPTER_SWITCHES = Switches()
-
-
-def _arrow(old: float, new: float) -> str:
-    if new > old:
-        return " ▲"
-    if new < old:
-        return " ▼"
-    return ""
 
 
 def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
@@ -170,60 +155,12 @@ class StatusBar(ViewPart, Widget):
         return text
 
     def lines(self, view: View) -> list[list[Text]]:
-        trace, base = view.trace, view.base
-        key, muted = self._style("status--key"), self._style("status--muted")
-        stage = STAGE_BY_NUMBER[view.step]
-        where = f"{step_path.of_all(view.here, trace.cfg.n_blocks, '/')} {title_for(stage, trace.cfg)}"
-        if in_walk(view):  # the backward pass says so first, where the step's name would be
-            where = f"◀ BACKWARD PASS · {view.heading} · {backward_stage(view).title}"
-        first = [
-            Text(where, self._style("status--step")),
-            Text(" ".join(trace.prompt) + f" → target {trace.target}"),
-        ]
-        p, p_old = float(trace["probs"].max()), float(base["probs"].max())
-        prediction = Text("prediction ", muted)
-        loss = Text("loss ", muted)
-        if view.practice is not None:  # practice on: the probability and the loss are answers steps ask
-            prediction.append(f"{trace.prediction} ?", key)
-            loss.append("?", key)
-        else:
-            if view.changed and (base.prediction != trace.prediction or fmt(p) != fmt(p_old)):
-                prediction.append(f"{base.prediction} {fmt(p_old)} → ", muted)
-            prediction.append(f"{trace.prediction} {fmt(p)}", key)
-            if view.changed and fmt(base.loss) != fmt(trace.loss):
-                loss.append(f"{fmt(base.loss)} → ", muted)
-                loss.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
-            else:
-                loss.append(fmt(trace.loss), key)
-        second = [prediction, loss]
-        if not is_chapters(trace.cfg):  # a Llama-family model: its choices, briefly
-            second.append(Text(model_choices(trace.cfg), muted))
-        if (curve := view.curve) is not None:  # the current weights came from learning steps
-            run = f"{curve.steps} step{'s' if curve.steps != 1 else ''} of {curve.lr:g}"
-            spark = f" {sparkline(curve.losses)} " if len(curve.losses) > 2 else " → "
-            second.append(Text(f"learned {run}: {fmt(curve.losses[0])}{spark}{fmt(curve.losses[-1])}", key))
-        n_edited = sum(len(v) for v in view.edited.values())
-        if n_edited:
-            second.append(Text(f"{n_edited} edited weight{'s' if n_edited != 1 else ''}", key))
-        if view.undo.back or view.undo.forward:
-            second.append(Text(f"undo {view.undo.back} · redo {view.undo.forward}", muted))
-        against = "original model" if view.compare_to_original else "last change"
-        third = [self._switches(view)]
-        if view.lr != DEFAULT_LR:
-            third.append(Text(f"lr {view.lr:g}", key))
-        third += [Text(piece, key) for piece in view.notes]  # the app's: recording, replay
-        third.append(Text(f"▲▼ vs {against} (c)", muted))  # last: the first left out on a narrow screen
-        return [first, second, third]
+        """The bar's lines of pieces (present/status_words), in this widget's styles."""
+        return status_lines(view, self._semantic)
 
-    def _switches(self, view: View) -> Text:
-        """The switches, each one that differs from the chapter's setting in the key style."""
-        chapter = set(CHAPTER_SWITCHES.labels())
-        out = Text()
-        for i, label in enumerate(view.switches.labels()):
-            if i:
-                out.append(" · ")
-            out.append(label, None if label in chapter else self._style("status--key"))
-        return out
+    def _semantic(self, name: str) -> Style:
+        """A style the words name ("step", "key", "muted") as this bar's component class draws it."""
+        return self._style(f"status--{name}")
 
     _styles: tuple[str, dict[str, Style]] = ("", {})  # (theme, style by component class)
 
@@ -251,10 +188,10 @@ class Inspector(Static):
 
     text = HINT
     detail: str | None = None
-    why: Why | None = None
+    why: Explained | None = None
     hint = ""
 
-    def describe(self, detail: str | None, why: Why | None = None, hint: str = "") -> None:
+    def describe(self, detail: str | None, why: Explained | None = None, hint: str = "") -> None:
         """Show a cell: its own line (detail), and with a Why its provenance; hint says what f does."""
         self.detail, self.why, self.hint = detail, why, hint
         self._show()
@@ -286,40 +223,3 @@ class Inspector(Static):
         scroll = getattr(self.app.focused, "scroll_to_cursor", None)
         if scroll is not None:
             scroll()
-
-
-def _extra(detail: str) -> str:
-    """What the cell's own line adds to the formula: '(was …, Δ …)', '(model file …)', '· Enter to edit'."""
-    at = [i for i in (detail.find("  ("), detail.find("  ·")) if i >= 0]
-    return detail[min(at) :] if at else ""
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
-
-
-def provenance_text(why: Why, detail: str, hint: str, width: int, lines: int) -> str:
-    """formula = filled = result (was …), wrapped to width in at most `lines` lines: `filled` is cut
-    with "…" until it fits, then the whole; the follow hint goes where a line is left."""
-    width = max(width, 10)
-    tail = f" {why.ending}{_extra(detail)}"
-
-    def main(filled: str | None) -> str:
-        return why.formula + (f" = {filled}" if filled is not None else "") + tail
-
-    filled: str | None = why.filled if why.filled != why.result else None
-    text = main(filled)
-    while filled is not None and len(_wrap(text, width)) > lines:
-        cut = len(filled) - max(8, len(filled) // 6)
-        filled = filled[: max(cut, 0)].rstrip() + "…" if cut > 0 else None
-        text = main(filled)
-    wrapped = _wrap(text, width)
-    if len(wrapped) > lines:
-        wrapped = _wrap(text[: lines * width - lines * 4] + "…", width)[:lines]
-    if hint:
-        joined = _wrap(text + "   · " + hint, width)
-        if len(joined) <= len(wrapped):  # on the formula's last line, when it fits there
-            wrapped = joined
-        elif len(wrapped) < lines:
-            wrapped.append(hint if len(hint) <= width else hint[: width - 1] + "…")
-    return "\n".join(wrapped)

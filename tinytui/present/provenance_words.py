@@ -1,0 +1,63 @@
+"""The inspector's words for a cell with a provenance: formula = filled = result, then what the cell's
+own line adds (was …, Δ …) and what f follows, fitted to the lines the inspector has.
+
+Pure text (no Textual): the widget says how wide it is and how many lines it has.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Protocol
+
+
+class Explained(Protocol):
+    """Why a cell has its value, as the inspector reads it (tinytui.lesson.why.why.Why is one)."""
+
+    @property
+    def formula(self) -> str: ...  # the rule in symbols, as it ran
+
+    @property
+    def filled(self) -> str: ...  # the same with the operands' numbers in
+
+    @property
+    def result(self) -> str: ...  # the value as the app shows it
+
+    @property
+    def ending(self) -> str: ...  # what follows filled: "= result" or "≈ result (…)"
+
+
+def provenance_text(why: Explained, detail: str, hint: str, width: int, lines: int) -> str:
+    """formula = filled = result (was …), wrapped to width in at most `lines` lines: `filled` is cut
+    with "…" until it fits, then the whole; the follow hint goes where a line is left."""
+    width = max(width, 10)
+    tail = f" {why.ending}{_extra(detail)}"
+
+    def main(filled: str | None) -> str:
+        return why.formula + (f" = {filled}" if filled is not None else "") + tail
+
+    filled: str | None = why.filled if why.filled != why.result else None
+    text = main(filled)
+    while filled is not None and len(_wrap(text, width)) > lines:
+        cut = len(filled) - max(8, len(filled) // 6)
+        filled = filled[: max(cut, 0)].rstrip() + "…" if cut > 0 else None
+        text = main(filled)
+    wrapped = _wrap(text, width)
+    if len(wrapped) > lines:
+        wrapped = _wrap(text[: lines * width - lines * 4] + "…", width)[:lines]
+    if hint:
+        joined = _wrap(text + "   · " + hint, width)
+        if len(joined) <= len(wrapped):  # on the formula's last line, when it fits there
+            wrapped = joined
+        elif len(wrapped) < lines:
+            wrapped.append(hint if len(hint) <= width else hint[: width - 1] + "…")
+    return "\n".join(wrapped)
+
+
+def _extra(detail: str) -> str:
+    """What the cell's own line adds to the formula: '(was …, Δ …)', '(model file …)', '· Enter to edit'."""
+    at = [i for i in (detail.find("  ("), detail.find("  ·")) if i >= 0]
+    return detail[min(at) :] if at else ""
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
