@@ -6,7 +6,6 @@ GELU. One rule per tensor, keyed by its block-local name; block b reads block b 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
@@ -26,13 +25,14 @@ from tinytui.lesson.why.why import MINUS, Cell, Ctx, Ref, Why, factor, num, sum_
 from tinytui.model import ops
 
 
-def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
-    """x' = [LN](x + mha) and y = [LN](x' + ffn): the skip term is dropped when the residual is off,
-    and post-norm normalises the sum's row."""
+def _residual(which: str) -> Rule:
+    """x' = [LN](x + mha) and y = [LN](x' + ffn), their terms as the forward declared them: the skip term
+    is dropped when the residual is off, and post-norm normalises the sum's row with norm `which`."""
 
     def rule(ctx: Ctx, cell: Cell) -> Why:
         p, j = cell.index
-        skip, branch = skip_of(ctx, cell), ctx.name(cell.b, branch_local)
+        terms = ctx.terms(cell.name)
+        skip, branch = terms[0], terms[-1]  # the skip is read only with the residual on
         at, res = here(ctx, cell), ctx.sw.residual
         if ctx.sw.norm == "pre":
             if not res:
@@ -52,7 +52,6 @@ def _residual(skip_of: Callable[[Ctx, Cell], str], branch_local: str) -> Rule:
                 lambda v: v[0] + v[1],
             )
         d = ctx.cfg.d_model
-        which = "ln1" if branch_local == "mha" else "ln2"  # post-norm: ln1 after attention, ln2 after the FFN
         branch_row = row_of(branch, p, d)
         if res:
             refs = [*row_of(skip, p, d), *branch_row]
@@ -161,20 +160,12 @@ def hidden(ctx: Ctx, cell: Cell) -> Why:
     )
 
 
-def _skip_of_x_mid(ctx: Ctx, cell: Cell) -> str:
-    return ctx.block_input(cell.b)
-
-
-def _skip_of_y(ctx: Ctx, cell: Cell) -> str:
-    return ctx.name(cell.b, "x_mid")
-
-
 # Block-local name -> its rule.
 RULES: dict[str, Rule] = {
-    "x_mid": _residual(_skip_of_x_mid, "mha"),
+    "x_mid": _residual("ln1"),  # post-norm: ln1 after attention, ln2 after the feed-forward
     "x_mid_norm": x_mid_norm,
     "hidden_pre": _affine("x_mid_norm", "W_1", "b_1"),
     "hidden": hidden,
     "ffn": _affine("hidden", "W_2", "b_2"),
-    "y": _residual(_skip_of_y, "ffn"),
+    "y": _residual("ln2"),
 }

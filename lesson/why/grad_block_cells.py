@@ -28,10 +28,7 @@ def ffn(ctx: Ctx, cell: Cell) -> Why:
     gy = GRAD + ctx.name(cell.b, "y")
     if ctx.sw.norm == "pre":
         return copy_of(ctx, cell, (gy, (p, j)), "   (y = x' + ffn passes its gradient on unchanged)")
-    rows = (
-        [ctx.name(cell.b, "x_mid"), ctx.name(cell.b, "ffn")] if ctx.sw.residual else [ctx.name(cell.b, "ffn")]
-    )
-    gain = gain_of(ctx, cell.b, "ln2")
+    rows, gain = ctx.terms(ctx.name(cell.b, "y")), gain_of(ctx, cell.b, "ln2")
     return ln_back(ctx, cell, gy, rows, None, "   (post-norm: y = LN(…))", gain=gain)
 
 
@@ -117,7 +114,7 @@ def x_mid(ctx: Ctx, cell: Cell) -> Why:
     b = cell.b
     g_fin = GRAD + ctx.name(b, "x_mid_norm")
     if ctx.sw.norm == "post":
-        skip = GRAD + ctx.name(b, "ffn")  # y = LN(x' + ffn): ∂L/∂(x' + ffn) is grad.ffn
+        skip = GRAD + ctx.terms(ctx.name(b, "y"))[-1]  # y = LN(x' + ffn): ∂L/∂(x' + ffn) is grad.ffn
         refs = [(g_fin, (p, j)), *([(skip, (p, j))] if ctx.sw.residual else [])]
         formula = f"{here(ctx, cell)} = {ctx.ref(g_fin, p, j)}" + (
             f" + {ctx.ref(skip, p, j)}   (the skip)"
@@ -138,7 +135,7 @@ def mha(ctx: Ctx, cell: Cell) -> Why:
     g_mid = GRAD + ctx.name(b, "x_mid")
     if ctx.sw.norm == "pre":
         return copy_of(ctx, cell, (g_mid, (p, j)), "   (x' = x + mha passes its gradient on unchanged)")
-    rows = [ctx.block_input(b), ctx.name(b, "mha")] if ctx.sw.residual else [ctx.name(b, "mha")]
+    rows = ctx.terms(ctx.name(b, "x_mid"))
     return ln_back(ctx, cell, g_mid, rows, None, "   (post-norm: x' = LN(…))", gain=gain_of(ctx, b, "ln1"))
 
 

@@ -46,7 +46,7 @@ def e_unembed(ctx: Ctx, cell: Cell) -> Why:
 def _block_input_grad(ctx: Ctx, cell: Cell, b: int) -> Why:
     """∂L/∂(block b's input): back through its first norm, plus the skip share of ∂L/∂mha."""
     p, j = cell.index
-    g_xn, g_mha = GRAD + ctx.name(b, "x_norm"), GRAD + ctx.name(b, "mha")
+    g_xn, g_mha = GRAD + ctx.name(b, "x_norm"), GRAD + ctx.terms(ctx.name(b, "x_mid"))[-1]
     skip = (g_mha, (p, j)) if ctx.sw.residual else None
     note = "" if ctx.sw.residual else "   (residual off: no skip share)"
     if ctx.sw.norm == "post":

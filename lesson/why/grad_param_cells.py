@@ -44,12 +44,10 @@ def _norm_grads(ctx: Ctx, cell: Cell) -> tuple[str, list[str]]:
     if which == "ln1":
         if not post:
             return GRAD + ctx.name(b, "x_norm"), [ctx.block_input(b)]
-        branch = [ctx.name(b, "mha")]
-        return GRAD + ctx.name(b, "x_mid"), ([ctx.block_input(b)] if ctx.sw.residual else []) + branch
+        return GRAD + ctx.name(b, "x_mid"), ctx.terms(ctx.name(b, "x_mid"))
     if not post:
         return GRAD + ctx.name(b, "x_mid_norm"), [ctx.name(b, "x_mid")]
-    branch = [ctx.name(b, "ffn")]
-    return GRAD + ctx.name(b, "y"), ([ctx.name(b, "x_mid")] if ctx.sw.residual else []) + branch
+    return GRAD + ctx.name(b, "y"), ctx.terms(ctx.name(b, "y"))
 
 
 def norm_bias(ctx: Ctx, cell: Cell) -> Why:

@@ -274,6 +274,12 @@ class Ctx:
     def name(self, b: int, local: str) -> str:
         return f"{BLOCK}{b}.{local}"
 
+    def terms(self, name: str) -> list[str]:
+        """What a residual sum (x_mid, y) added, as the forward declared it (its formula takes the stream
+        and the branch first): both, or the branch alone with the residual switched off."""
+        stream, branch = self.trace.inputs_of(name)[:2]
+        return [stream, branch] if self.sw.residual else [branch]
+
     def last_y(self) -> str:
         """The stream the final norm reads: the last block's y."""
         return self.trace.stream_into()
