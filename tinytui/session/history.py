@@ -25,13 +25,12 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import FIRST
-from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff, diff
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
@@ -39,6 +38,9 @@ from tinytui.model.params import Params
 from tinytui.model.switches import defaults as default_switches
 from tinytui.model.trace import Trace, first_stale, run
 from tinytui.session.state import Event, Kind, Mode, Refused, State
+
+if TYPE_CHECKING:  # the backward is imported when a gradient is first asked for
+    from tinytui.model.backward.gradients import Gradients
 
 
 class TracedHistory:
@@ -157,6 +159,8 @@ class TracedHistory:
         of the backward is computed when something first reads one of its gradients (step 15 of the walk
         reads only ∂L/∂ℓ; GPT-2's 124 M weight gradients take seconds), then kept."""
         if self._gradients is None or self._gradients[0] is not self.trace:
+            from tinytui.model.backward.gradients import Gradients
+
             self._gradients = (self.trace, Gradients(self.params, self.trace))
         return self._gradients[1]
 

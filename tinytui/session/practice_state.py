@@ -12,22 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tinytui.lesson.practice.grading import Accepted, Grade, accepted, grade
-from tinytui.lesson.practice.hints import RUNGS, hint
-from tinytui.lesson.practice.questions import (
-    BACKWARD_STEPS,
-    FORWARD_STEPS,
-    Question,
-    cell_text,
-    step_cells,
-    step_names,
-)
-from tinytui.lesson.why.explain import explain
-from tinytui.lesson.why.why import num
-from tinytui.model.backward.gradients import Gradients
-from tinytui.model.params import Params
-from tinytui.model.trace import Trace
+# The questions, their grading and their hints are imported by the functions that use them: a session
+# holds a Practice from its start (off), and the debugger opens without practice.
+if TYPE_CHECKING:
+    from tinytui.lesson.practice.grading import Accepted, Grade
+    from tinytui.model.backward.gradients import Gradients
+    from tinytui.model.params import Params
+    from tinytui.model.trace import Trace
 
 Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
 StepKey = tuple[bool, int, int]  # (in the backward walk, stage number, block)
@@ -83,6 +76,8 @@ class Practice:
         self, trace: Trace, params: Params, grads: Gradients | None, number: int, backward: bool, block: int
     ) -> tuple[Source, ...]:
         """The cells this step asks in this run (remembered as asked, for the overall score)."""
+        from tinytui.lesson.practice.questions import BACKWARD_STEPS, FORWARD_STEPS
+
         if number not in (BACKWARD_STEPS if backward else FORWARD_STEPS):
             return ()
         key = (backward, number, block, len(trace.prompt), trace.switches, trace.cfg)
@@ -94,6 +89,8 @@ class Practice:
         return cells
 
     def _find(self, trace, params, grads, number, backward, block) -> tuple[Source, ...]:
+        from tinytui.lesson.practice.questions import step_cells, step_names
+
         if self.lesson is not None:
             made = set(step_names(trace, params, number, backward, block))
             return tuple(c for c in self.lesson if c[0] in made)
@@ -108,6 +105,9 @@ class Practice:
     def answer(self, source: Source, text: str, ok: Accepted) -> Grade:
         """Grade a typed answer against the cell's accepted interval and keep it; a wrong number earns
         the next hint (text that is not a number costs none: it is refused, not graded)."""
+        from tinytui.lesson.practice.grading import grade
+        from tinytui.lesson.practice.hints import RUNGS
+
         g = grade(text, ok)
         self.answers[source] = Answer(text.strip(), ok.value, g.correct)
         if not g.correct and g.answer is not None:
@@ -116,6 +116,8 @@ class Practice:
 
     def more_hint(self, source: Source) -> int:
         """One more hint for a question (up to the last rung): the rung now given."""
+        from tinytui.lesson.practice.hints import RUNGS
+
         self.rungs[source] = min(self.rungs.get(source, 0) + 1, RUNGS)
         return self.rungs[source]
 
@@ -146,12 +148,19 @@ class Practice:
 
 def hint_line(trace: Trace, params: Params, grads: Gradients, cell: Source, rung: int) -> str:
     """'hint 2 of 3: scores.1[0,0] = (q.1[0] · k.1[0]) / √2' for rung 1–3 of a cell's ladder."""
+    from tinytui.lesson.practice.hints import RUNGS, hint
+    from tinytui.lesson.practice.questions import Question
+    from tinytui.lesson.why.explain import explain
+
     question = Question(explain(trace, params, cell[0], cell[1], grads))
     return f"hint {rung} of {RUNGS}: {hint(question, rung, trace.cfg.n_blocks)}"
 
 
 def accepted_at(trace: Trace, params: Params, grads: Gradients | None, cell: Source) -> Accepted:
     """The answers counted right for a run cell (lesson/practice/grading.py)."""
+    from tinytui.lesson.practice.grading import accepted
+    from tinytui.lesson.why.explain import explain
+
     return accepted(explain(trace, params, cell[0], cell[1], grads))
 
 
@@ -159,6 +168,9 @@ def answer_line(trace: Trace, params: Params, grads: Gradients, cell: Source, g:
     """What the learner is told: '✓ S_1[0,0] = −0.4714 (accepted −0.47146 to −0.47134)', or
     'not quite (right is within ±0.00010 of what its operands as shown give). hint 1 of 3: …', or for
     text that is not a number the reason alone (no hint is spent on it)."""
+    from tinytui.lesson.practice.questions import cell_text
+    from tinytui.lesson.why.why import num
+
     if g.correct:
         shown = f"✓ {cell_text(*cell, trace.cfg.n_blocks)} = {num(g.expected)}"
         return shown + (f" (accepted {g.accepted.text()})" if g.accepted is not None else "")

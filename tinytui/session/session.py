@@ -13,29 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import FIRST, LAST
 from tinytui.model import checks
 from tinytui.model.generation.sampling import Sampling
 from tinytui.model.names import canonical, label
-from tinytui.model.params import Params
-from tinytui.model.switches import Switches
 from tinytui.model.switches import defaults as default_switches
-from tinytui.model.trace import Trace
-from tinytui.model.training import learn
 from tinytui.session.history import TracedHistory
-from tinytui.session.practice_state import Practice, Sample, Source, accepted_at, answer_line, hint_line
-from tinytui.session.second_runs import (
-    Comparison,
-    PatchSetting,
-    SecondRuns,
-    load_other,
-    patch_setting,
-    read_prompt,
-)
 from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State, Training
+
+if TYPE_CHECKING:  # learning, practice and second runs are imported by the methods that use them
+    from tinytui.model.params import Params
+    from tinytui.model.switches import Switches
+    from tinytui.model.trace import Trace
+    from tinytui.session.practice_state import Practice, Sample, Source
+    from tinytui.session.second_runs import Comparison, PatchSetting, SecondRuns
 
 MAX_ANSWER = 100  # characters of a practice answer kept (a number is far shorter)
 MAX_SHOWN = 1000  # characters of what a practice answer or hint told the learner, as a recording keeps it
@@ -222,6 +216,8 @@ class Session(TracedHistory):
         Reads only the immutable current State, so the app can run it in a thread; apply_training()
         then makes it one undoable change (or refuses, if the state moved on meanwhile).
         """
+        from tinytui.model.training import learn
+
         s = self.state
         lr = s.lr if lr is None else lr
         try:
@@ -275,6 +271,8 @@ class Session(TracedHistory):
     @property
     def second_runs(self) -> SecondRuns:
         if self._second is None:
+            from tinytui.session.second_runs import SecondRuns
+
             self._second = SecondRuns()
         return self._second
 
@@ -286,6 +284,8 @@ class Session(TracedHistory):
                 raise Refused("patching is already off")
             self.patch_setting = None
             return self._emit(Kind.PATCH, {"corrupt": None, "foil": None}, self.trace, self.trace)
+        from tinytui.session.second_runs import patch_setting
+
         setting = patch_setting(self.model, self.state, corrupt, foil)
         self.patch_setting = setting
         data = {"corrupt": list(setting.corrupt), "foil": setting.foil}
@@ -315,6 +315,8 @@ class Session(TracedHistory):
         """Compare the session's state (B) with another (A): "file" the model file as loaded, "before"
         the state before the last change, "pinned" the state now, "prompt" this state on another prompt
         of the same length, "model" another model file of the same shape; "off" stops comparing."""
+        from tinytui.session.second_runs import Comparison, load_other, read_prompt
+
         s = self.state
         if kind == "off":
             if self.comparison is None:
@@ -361,6 +363,8 @@ class Session(TracedHistory):
     def practice(self) -> Practice:
         """What the learner has been asked, has answered and has been hinted; off until set_practice."""
         if self._practice is None:
+            from tinytui.session.practice_state import Practice
+
             self._practice = Practice()
         return self._practice
 
@@ -373,6 +377,8 @@ class Session(TracedHistory):
         """Practice on (a lesson's cells, or a sample of one step, start a new practice; else the answers
         so far are kept) or off; False when nothing changes."""
         if lesson is not None or sample is not None:
+            from tinytui.session.practice_state import Practice
+
             self._practice = Practice(lesson, sample)
         elif on == self.practice.on:
             return False
@@ -397,6 +403,8 @@ class Session(TracedHistory):
     def answer(self, name: str, index: tuple[int, ...], text: str) -> Event:
         """Grade the learner's value for a cell; the event says whether it was right and what the learner
         was told ("shown": the value with ✓, or "not quite" and the next hint)."""
+        from tinytui.session.practice_state import accepted_at, answer_line
+
         cell = (name, tuple(int(i) for i in index))
         text = "".join(c for c in text if c.isprintable()).strip()[:MAX_ANSWER]  # as the transcript shows it
         self.cell_value(cell)  # Refused for a cell the run does not have
@@ -409,6 +417,8 @@ class Session(TracedHistory):
 
     def more_hint(self, name: str, index: tuple[int, ...]) -> Event:
         """One more hint for a cell; the event's "shown" is the hint's words."""
+        from tinytui.session.practice_state import hint_line
+
         cell = (name, tuple(int(i) for i in index))
         self.cell_value(cell)
         rung = self.practice.more_hint(cell)

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinytui.lesson.walk_stages import BACKWARD_STAGES
 from tinytui.model.params import Params
 from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR, Trace
-from tinytui.model.training import learn
+
+if TYPE_CHECKING:  # a Training's result is made by Session.plan_training, which imports learn
+    from tinytui.model.training import learn
 
 # The steps of the backward walk in the order it visits them: from the loss (15) back to the embedding (2).
 WALK = tuple(s.number for s in BACKWARD_STAGES)
