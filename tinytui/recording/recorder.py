@@ -19,15 +19,16 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tinytui.model.io.presets import folder as presets_folder
-from tinytui.recording.embedded_log import appendix_text, data_lines
-from tinytui.recording.event_log import dumps, event_json, start_json
 from tinytui.recording.state_digest import Digests
-from tinytui.recording.transcript import event_text, header_text, rule
-from tinytui.session.session import Session
 from tinytui.session.state import Event, Mode, State
+
+# The log's and the transcript's modules (and the report's tables they print) are imported once a
+# recording starts: the app and the record dialogs check a path with target_problem long before.
+if TYPE_CHECKING:
+    from tinytui.session.session import Session
 
 
 def default_clock() -> str:
@@ -123,6 +124,10 @@ class Recorder:
 
     def attach(self, session: Session) -> None:
         """Start recording: write the header (where the session stands now) and follow its events."""
+        from tinytui.recording.embedded_log import data_lines
+        from tinytui.recording.event_log import dumps, start_json
+        from tinytui.recording.transcript import header_text
+
         if self.session is not None:
             raise RuntimeError("this recorder is already recording a session")
         if self._texts:
@@ -142,6 +147,9 @@ class Recorder:
         """Stop following the session, close the files; the transcript says how many events it holds."""
         if self.session is None:
             return
+        from tinytui.recording.embedded_log import appendix_text
+        from tinytui.recording.transcript import rule
+
         self.session.listeners.remove(self._on_event)
         self.session = None
         noun = "event" if self.events == 1 else "events"
@@ -176,6 +184,10 @@ class Recorder:
 
     # ---- internals -----------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
+        from tinytui.recording.embedded_log import data_lines
+        from tinytui.recording.event_log import dumps, event_json
+        from tinytui.recording.transcript import event_text
+
         session = self.session
         assert session is not None and self._last is not None
         self.events += 1
