@@ -10,7 +10,7 @@ and a method on a controller; widgets that subclass ViewPart are redrawn without
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import App, ComposeResult
@@ -25,7 +25,6 @@ from textual.widgets import Footer
 from tinytui import themes
 from tinytui.present.grid_spec import KeptSpecs
 from tinytui.present.view import View, ViewPart
-from tinytui.recording.replay import Replayer
 from tinytui.session.session import Session
 from tinytui.session.state import Refused
 from tinytui.settings import ThemeMemory
@@ -44,9 +43,7 @@ from tinytui.tui.controllers.watch_controller import WatchController
 from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
 from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
-from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
 from tinytui.tui.screens.main_screen import Body, MainScreen
-from tinytui.tui.screens.notice_log_screen import NoticeLogScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
 from tinytui.tui.toasts import Toasts
 from tinytui.tui.widgets.footer import TinyFooter
@@ -55,6 +52,9 @@ from tinytui.tui.widgets.step_list import StepList
 from tinytui.tui.widgets.step_text import SHORT_HEIGHT
 from tinytui.tui.widgets.step_view import StepView
 from tinytui.tui.widgets.watch_pane import WatchPane
+
+if TYPE_CHECKING:  # a replay, the help and the notices' log import their modules when they open
+    from tinytui.recording.replay import Replayer
 
 NARROW_WIDTH = 110  # below this the step list shows numbers only
 
@@ -381,7 +381,11 @@ class TinyTuiApp(App[None]):
         ]
 
     def show_help(self) -> None:
+        from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
+
         self.push_screen(HelpScreen(help_rows(self, self.help_sources()), NOTES, GLOSSARY))
 
     def show_notices(self) -> None:
+        from tinytui.tui.screens.notice_log_screen import NoticeLogScreen
+
         self.push_screen(NoticeLogScreen(self.toasts.log))

@@ -6,18 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from tinytui.lesson.texts.change_note import change_note
 from tinytui.model import names
-from tinytui.model.io.checkpoint import CheckpointModel
-from tinytui.model.io.checkpoint_save import save_edited, suggested_name
 from tinytui.report.tables import fmt
 from tinytui.tui.actions import Host, PaletteCommand
 from tinytui.tui.output_paths import safe_stem
-from tinytui.tui.screens.ask_screen import AskScreen
-from tinytui.tui.screens.confirm_screen import ConfirmScreen
-from tinytui.tui.screens.param_browser import ParamScreen
-from tinytui.tui.screens.pick_screen import PickScreen
-from tinytui.tui.screens.save_screen import SaveScreen
+
+# The parameter browser, saving and the dialogs import their modules when they open.
 
 PICK_LIMIT = 500  # a vocabulary longer than this is typed, not picked from a list
 
@@ -38,6 +32,8 @@ class EditController:
             grid.cancel_edit()
             host.withdraw_refusal()  # a refusal of this cell's last try is stale now
             host.inspect()
+            from tinytui.lesson.texts.change_note import change_note
+
             d = event.data
             what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
             d = host.session.diff_between(event.before, event.after)
@@ -58,6 +54,8 @@ class EditController:
         self.host.apply(lambda s: s.redo(), "redo")
 
     def reset(self) -> None:
+        from tinytui.tui.screens.confirm_screen import ConfirmScreen
+
         host, s = self.host, self.host.session
         fresh = s.reset_state()
         if s.state == fresh:
@@ -97,6 +95,8 @@ class EditController:
         long to list (GPT-2's 50,257 pieces), typed (the piece exactly, or its id)."""
         vocab = self.host.session.model.cfg.vocab
         if len(vocab) <= PICK_LIMIT:
+            from tinytui.tui.screens.pick_screen import PickScreen
+
             self.host.push_screen(PickScreen(title, self._vocab_choices(), current), then)
             return
 
@@ -109,6 +109,8 @@ class EditController:
                 )
             then(token)
             return None
+
+        from tinytui.tui.screens.ask_screen import AskScreen
 
         hint = f"a token of the {len(vocab):,} exactly (GPT-2's pieces start with Ġ for a space), or its id"
         self.host.push_screen(AskScreen(title, current or "", hint, submit))
@@ -162,6 +164,9 @@ class EditController:
     # ---- parameters ----------------------------------------------------------------------------
     def edit_parameter(self, name: str | None = None) -> None:
         """Open the parameter browser on one weight; with no name, ask which."""
+        from tinytui.tui.screens.param_browser import ParamScreen
+        from tinytui.tui.screens.pick_screen import PickScreen
+
         host = self.host
         if name is not None:
             host.push_screen(ParamScreen(name, host.view()))
@@ -183,6 +188,10 @@ class EditController:
         host.push_screen(PickScreen("Edit parameter…", choices), chosen)
 
     def save(self) -> None:
+        from tinytui.model.io.checkpoint import CheckpointModel
+        from tinytui.model.io.checkpoint_save import save_edited, suggested_name
+        from tinytui.tui.screens.save_screen import SaveScreen
+
         host = self.host
         model = host.session.model
         # a name in a file cannot steer the path; a checkpoint is saved as a folder, tokenizer and all

@@ -8,10 +8,13 @@ traces with their weights, which held up to 16 traces alive: at GPT-2 small 20 M
 
 from __future__ import annotations
 
-from tinytui.model.params import Params
-from tinytui.present.view import View
+from typing import TYPE_CHECKING
+
 from tinytui.tui.actions import Host
-from tinytui.tui.screens.gallery_screen import GalleryScreen
+
+if TYPE_CHECKING:  # the gallery's screen (its paintings and their analyses) is imported when it opens
+    from tinytui.model.params import Params
+    from tinytui.present.view import View
 
 
 class GalleryController:
@@ -27,6 +30,8 @@ class GalleryController:
         return view.base.params
 
     def is_open(self) -> bool:
+        from tinytui.tui.screens.gallery_screen import GalleryScreen
+
         return any(isinstance(s, GalleryScreen) for s in self.host.screen_stack)  # type: ignore[attr-defined]
 
     def open(self) -> None:
@@ -36,4 +41,6 @@ class GalleryController:
             self.host.bell()
             self.host.notify("The gallery shows the values you are working out: k ends practice first.")
             return
+        from tinytui.tui.screens.gallery_screen import GalleryScreen
+
         self.host.push_screen(GalleryScreen(self.host.view(), self.params_of))

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tinytui.session import next_token
 from tinytui.session.state import Event
 from tinytui.tui.actions import Host
-from tinytui.tui.screens.ask_screen import AskScreen
 
 HINTS = {
     "temperature": "0 is greedy (the most likely token); above 0 draws: 0.7 sharper, 1 as is, 1.5 flatter",
@@ -27,6 +25,8 @@ class GenerationController:
         self.host = host
 
     def append(self) -> None:
+        from tinytui.session import next_token
+
         event = self.host.apply(next_token.append_next, "append the next token")
         if isinstance(event, Event):
             new = event.data["new"]
@@ -38,6 +38,8 @@ class GenerationController:
 
     def ask(self, setting: str) -> None:
         """Ask for one setting (temperature, top_k, top_p or seed) and set it."""
+        from tinytui.tui.screens.ask_screen import AskScreen
+
         host = self.host
         now = host.session.sampling
         shown = {"temperature": f"{now.temperature:g}", "top_k": "" if now.top_k is None else str(now.top_k),
@@ -64,4 +66,6 @@ class GenerationController:
 
 
 def _setter(setting: str, text: str) -> Callable:
+    from tinytui.session import next_token
+
     return lambda session: next_token.set_sampling(session, **{setting: text})

@@ -15,19 +15,19 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tinytui.lesson.practice.grading import accepted
-from tinytui.lesson.practice.lesson_file import Edit, Lesson, LessonCell, save_lesson
-from tinytui.lesson.practice.questions import Question, cell_text
-from tinytui.lesson.why.explain import explain
 from tinytui.model.io.presets import DEFAULT, presets
-from tinytui.present.practice_cells import ask_line
-from tinytui.session.practice_state import Practice, Sample, Shown, Source, hint_line
 from tinytui.session.state import Refused
 from tinytui.tui.actions import Host
 from tinytui.tui.output_paths import never_raises, unprintable
-from tinytui.tui.screens.ask_screen import AskScreen
-from tinytui.tui.screens.path_screen import PathScreen
+
+# The questions, their grading, lessons and the dialogs are imported where practice uses them: the
+# debugger opens with practice off.
+if TYPE_CHECKING:
+    from tinytui.lesson.practice.lesson_file import Lesson
+    from tinytui.lesson.practice.questions import Question
+    from tinytui.session.practice_state import Practice, Sample, Shown, Source
 
 
 class PracticeController:
@@ -128,13 +128,20 @@ class PracticeController:
         return self.focused() is not None
 
     def question(self, source: Source) -> Question:
+        from tinytui.lesson.practice.questions import Question
+        from tinytui.lesson.why.explain import explain
+
         s = self.host.session
         return Question(explain(s.trace, s.params, source[0], source[1], s.gradients))
 
     def cell(self, source: Source) -> str:
+        from tinytui.lesson.practice.questions import cell_text
+
         return cell_text(*source, self.host.session.trace.cfg.n_blocks)
 
     def hint_text(self, source: Source, rung: int) -> str:
+        from tinytui.session.practice_state import hint_line
+
         s = self.host.session
         return hint_line(s.trace, s.params, s.gradients, source, rung)
 
@@ -157,6 +164,9 @@ class PracticeController:
         if source is None:
             self.host.bell()
             return
+        from tinytui.lesson.practice.grading import accepted
+        from tinytui.tui.screens.ask_screen import AskScreen
+
         note = self.state.notes.get(source) or self.marked.get(source, "")
         rung = self.state.rung(source)
         ok = accepted(self.question(source).why)
@@ -200,6 +210,8 @@ class PracticeController:
         source = self.focused()
         if source is None:
             return
+        from tinytui.present.practice_cells import ask_line
+
         rung = self.state.rung(source)
         line = ask_line(source, self.host.session.trace.cfg.n_blocks)
         note = self.state.notes.get(source) or self.marked.get(source, "")
@@ -226,6 +238,7 @@ class PracticeController:
             self.host.notify(f"{self.cell(source)} is no longer a lesson question.", timeout=3)
             self.host.refresh_views()
             return
+        from tinytui.tui.screens.ask_screen import AskScreen
 
         def submit(text: str) -> str | None:
             if unprintable(text) or len(text) > 500:
@@ -245,6 +258,8 @@ class PracticeController:
 
     def lesson(self) -> Lesson:
         """The marked cells as a lesson of this run (its prompt, target, switches, rate and edits)."""
+        from tinytui.lesson.practice.lesson_file import Edit, Lesson, LessonCell
+
         s = self.host.session
         edits = tuple(
             Edit(name, tuple(ix), float(s.params[name][tuple(ix)]))
@@ -279,6 +294,8 @@ class PracticeController:
         if not self.marked:
             self.host.notify("Mark a cell first (X on a computed cell).", timeout=3)
             return
+        from tinytui.lesson.practice.lesson_file import save_lesson
+        from tinytui.tui.screens.path_screen import PathScreen
 
         def chosen(path: Path | None) -> None:
             if path is None:

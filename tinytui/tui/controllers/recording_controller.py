@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
 from tinytui.model.io.safe_io import atomic_writer
-from tinytui.recording.recorder import Recorder, events_path
-from tinytui.recording.replay import Replayer
 from tinytui.tui.actions import Host
 from tinytui.tui.output_paths import check_record_path, check_screenshot_path, free_path, screenshot_name
-from tinytui.tui.screens.ask_screen import AskScreen
-from tinytui.tui.screens.confirm_screen import ConfirmScreen
-from tinytui.tui.screens.path_screen import PathScreen
+
+if TYPE_CHECKING:  # the recorder and the dialogs are imported when a recording or a dialog starts
+    from tinytui.recording.recorder import Recorder
+    from tinytui.recording.replay import Replayer
 
 
 class RecordingController:
@@ -70,6 +70,8 @@ class RecordingController:
         return self.recorder is not None and self.recorder.path is None
 
     def start_recording(self, path: Path | None) -> None:
+        from tinytui.recording.recorder import Recorder, events_path
+
         host = self.host
         recorder = Recorder(path, on_problem=self._recording_problem)
         recorder.attach(host.session)
@@ -91,6 +93,8 @@ class RecordingController:
         self.host.refresh_views()
 
     def start(self) -> None:
+        from tinytui.tui.screens.path_screen import PathScreen
+
         def chosen(path: Path | None) -> None:
             if path is not None and not self.recording():
                 self.start_recording(path)
@@ -128,6 +132,7 @@ class RecordingController:
         host, recorder = self.host, self.recorder
         if recorder is None:
             return
+        from tinytui.tui.screens.path_screen import PathScreen
 
         def chosen(path: Path | None) -> None:
             if path is None:
@@ -154,6 +159,7 @@ class RecordingController:
                 severity="warning",
             )
             return
+        from tinytui.tui.screens.ask_screen import AskScreen
 
         def submit(text: str) -> str | None:
             refused: list[str] = []
@@ -180,6 +186,9 @@ class RecordingController:
         recorder = self.recorder
         if recorder is None or recorder.path is not None or not recorder.events or self._let_go:
             return False
+        from tinytui.tui.screens.confirm_screen import ConfirmScreen
+        from tinytui.tui.screens.path_screen import PathScreen
+
         host = self.host
         held = f"{recorder.events} recorded event{'s' if recorder.events != 1 else ''}"
 
@@ -269,6 +278,8 @@ class RecordingController:
         return f"As {screenshot_name(self.host.session.step)} in the current folder"
 
     def screenshot_as(self) -> None:
+        from tinytui.tui.screens.path_screen import PathScreen
+
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.host.clear_notifications()

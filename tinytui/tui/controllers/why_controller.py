@@ -9,19 +9,21 @@ stage that writes it, or the backward walk's step that works out a gradient); F 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import params_read
 from tinytui.lesson.texts.display_names import display, in_formula
 from tinytui.lesson.walk_stages import backward_stages
-from tinytui.lesson.why.explain import CellError, explain
-from tinytui.lesson.why.why import Operand, Why
 from tinytui.model import names
 from tinytui.present.compare_tables import twin_cells
 from tinytui.present.grid_labels import label_line
 from tinytui.present.grid_spec import GridSpec, LogitsSpec, Source
 from tinytui.tui.actions import Host
 from tinytui.tui.widgets.step_view import StepView
+
+if TYPE_CHECKING:  # the provenance rules are imported when a table's cell is first explained
+    from tinytui.lesson.why.why import Operand, Why
 
 
 class WhyController:
@@ -54,6 +56,8 @@ class WhyController:
         cached = self._cache
         if cached is not None and cached[0] is trace and cached[1] is params and cached[2] == source:
             return cached[3]
+        from tinytui.lesson.why.explain import CellError, explain
+
         try:
             why: Why | None = explain(trace, params, source[0], source[1], s.gradients)
         except (CellError, KeyError, ValueError, IndexError):
@@ -262,5 +266,9 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("RELU, GELU", "the feed-forward layer's rectifier: negatives to 0 (RELU) or smoothly near 0"),
     ("pre-norm, post-norm", "layer norm before each sub-layer (the chapter's) or after its residual add"),
     ("residual on/off", "whether each sub-layer's output is added to its input or replaces it"),
+    ("RMSNorm, LayerNorm", "the norm switched in for the model's own (l): RMSNorm takes no mean away"),
+    ("RoPE, sinusoids", "the positions switched in for the model's own (O): q and k turned, or added to x"),
+    ("q_pre, k_pre", "a head's queries and keys before RoPE turns them by position (q and k after)"),
+    ("kv head 1", "a key/value head: its keys and values are read by several query heads (grouped-query)"),
     ("(was …, Δ …)", "the cell's value before the last change (or in the original model) and the difference"),
 )
