@@ -11,30 +11,25 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tinytui.cli.debugger import app_options, has_terminal, require_terminal, run_app
 from tinytui.cli.quiz_command import add_step_options
 from tinytui.cli.run_setup import Setup, UsageError, record_option, setup_from
-from tinytui.lesson.practice.lesson_file import (
-    Lesson,
-    LessonError,
-    check_on,
-    edited_params,
-    model_path,
-    read_lesson,
-)
-from tinytui.lesson.practice.questions import QuestionError, step_cells
-from tinytui.lesson.why.explain import CellError, explain
 from tinytui.model import checks
-from tinytui.model.backward.gradients import Gradients
 from tinytui.model.io.checkpoint import load_model
 from tinytui.model.io.model_file import load_default
 from tinytui.model.io.presets import resolve
 from tinytui.model.switches import defaults
 from tinytui.model.trace import DEFAULT_LR, run
-from tinytui.session.practice_state import Sample
 from tinytui.session.session import Session
 from tinytui.session.state import Refused, State
+
+# Lessons, questions and their checks are imported when practice runs: the parser reads this module for
+# its options whatever the command.
+if TYPE_CHECKING:
+    from tinytui.lesson.practice.lesson_file import Lesson
+    from tinytui.session.practice_state import Sample
 
 HELP = "open the debugger in practice mode: a lesson file's cells, or step N's, to work out by hand"
 
@@ -49,6 +44,9 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
 
 def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
     """The run a lesson describes, every field checked against its model; UsageError names the field."""
+    from tinytui.lesson.practice.lesson_file import LessonError, check_on, edited_params, model_path
+    from tinytui.lesson.why.explain import CellError, explain
+    from tinytui.model.backward.gradients import Gradients
 
     def fail(field: str, why: object) -> UsageError:
         return UsageError(f"{path}: {field}: {why}")
@@ -98,6 +96,10 @@ def run_practice(args: argparse.Namespace) -> int:
 
 def practice_app(args: argparse.Namespace, remember_theme: bool = True):
     """The debugger in practice mode as the options ask, at the step of its first question."""
+    from tinytui.lesson.practice.lesson_file import LessonError, model_path, read_lesson
+    from tinytui.lesson.practice.questions import QuestionError, step_cells
+    from tinytui.session.practice_state import Sample
+
     record = record_option(getattr(args, "record", None))  # checked before anything else
     lesson: Lesson | None = None
     sample: Sample | None = None

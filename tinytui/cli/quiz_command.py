@@ -22,16 +22,16 @@ import json
 import shutil
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from tinytui.cli.option_types import seed
-from tinytui.cli.run_setup import Setup, UsageError
-from tinytui.lesson.practice.grading import Grade, accepted, grade
-from tinytui.lesson.practice.hints import RUNGS, hint
-from tinytui.lesson.practice.questions import Question, QuestionError, cell_text, step_questions
-from tinytui.lesson.texts.display_names import in_formula
-from tinytui.lesson.why.why import result_text
-from tinytui.model.backward.gradients import Gradients
+
+# The questions, their grading and hints are imported by the functions that ask and grade: the parser
+# reads this module for its options whatever the command.
+if TYPE_CHECKING:
+    from tinytui.cli.run_setup import Setup
+    from tinytui.lesson.practice.grading import Grade
+    from tinytui.lesson.practice.questions import Question
 
 MAX_LINE = 1000  # characters of one answer line read; a longer line is not a number anyway
 MAX_EXTRA = 10_000  # lines after the last question counted (and reported) before reading stops
@@ -71,6 +71,10 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
 
 def questions(setup: Setup, args: argparse.Namespace) -> tuple[tuple[Question, ...], int]:
     """The questions the options ask, and the model's number of blocks."""
+    from tinytui.cli.run_setup import UsageError
+    from tinytui.lesson.practice.questions import QuestionError, step_questions
+    from tinytui.model.backward.gradients import Gradients
+
     trace, params = setup.trace(), setup.state.params
     grads = Gradients(params, trace) if args.backward else None
     try:
@@ -113,6 +117,8 @@ def is_terminal(stream: object) -> bool:
 
 
 def run(setup: Setup, args: argparse.Namespace, stdin: BinaryIO, out: TextIO) -> int:
+    from tinytui.lesson.practice.grading import accepted, grade
+
     qs, n_blocks = questions(setup, args)
     if args.list:
         out.write(list_json(qs, n_blocks) if args.json else list_text(qs))
@@ -134,6 +140,10 @@ def run(setup: Setup, args: argparse.Namespace, stdin: BinaryIO, out: TextIO) ->
 def converse(qs: Sequence[Question], n_blocks: int, stdin: BinaryIO, out: TextIO) -> int:
     """Ask each question with its formula and operands, grade each answer as it comes (a wrong number:
     the next hint and another try, until the hints run out), and say the score at the end."""
+    from tinytui.lesson.practice.grading import accepted, grade
+    from tinytui.lesson.practice.hints import RUNGS, hint
+    from tinytui.lesson.texts.display_names import in_formula
+
     width = max(40, min(shutil.get_terminal_size((100, 24)).columns, 120))
     say = _Say(out, width)
     say(
@@ -195,6 +205,9 @@ def converse(qs: Sequence[Question], n_blocks: int, stdin: BinaryIO, out: TextIO
 def operands(q: Question, n_blocks: int) -> list[str]:
     """['Q_2[1,0] = −1.3145', 'K_2[0,0] = 0.5773', …]: each cell the value is computed from, once, with
     its value as the screen shows it."""
+    from tinytui.lesson.practice.questions import cell_text
+    from tinytui.lesson.why.why import result_text
+
     seen: dict[tuple[str, tuple[int, ...]], float] = {}
     for op in q.why.operands:
         seen.setdefault((op.name, tuple(op.index)), op.value)
@@ -239,10 +252,14 @@ def list_json(qs: Sequence[Question], n_blocks: int = 1) -> str:
 
 
 def list_text(qs: Sequence[Question]) -> str:
+    from tinytui.lesson.texts.display_names import in_formula
+
     return "".join(f"{i:>3}. {in_formula(q.why.formula)}\n" for i, q in enumerate(qs, 1))
 
 
 def results_text(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int, extra: int = 0) -> str:
+    from tinytui.lesson.practice.hints import hint
+
     lines = []
     for i, (q, g) in enumerate(zip(qs, grades), 1):
         ok = g.accepted

@@ -20,7 +20,6 @@ import numpy as np
 from tinytui.cli.new_command import CommandError
 from tinytui.lesson.texts.display_names import canonical_name, display
 from tinytui.model import checks
-from tinytui.model.backward.gradients import Gradients, gradients
 from tinytui.model.names import canonical
 from tinytui.model.names import grad as grad_name
 from tinytui.model.trace import Trace
@@ -59,6 +58,8 @@ def numbers(trace: Trace, params) -> int:
 def names_text(setup: Any) -> str:
     """--list: every name --only takes, its shape, its kind and the name the screen gives it (A_2, x′,
     ∂L/∂W_O), one a line, in the JSON's order."""
+    from tinytui.model.backward.gradients import Gradients  # the backward: only when trace runs
+
     trace, params = setup.trace(), setup.state.params
     rows = [(name, trace[name].shape, "tensor") for name in trace]
     shapes = {**{n: trace[n].shape for n in trace}, **{n: params[n].shape for n in params}}
@@ -101,6 +102,8 @@ def document(setup: Any, only_text: str | None, where: str) -> dict[str, Any]:
         }
     # grad.<param> and grad.<tensor> (model/backward/gradients.py names them) sit beside the forward tensors
     if only is None or any(name.startswith("grad.") for name in only):
+        from tinytui.model.backward.gradients import Gradients, gradients
+
         # with --only, a lazy Gradients computes only the parts the names asked for need
         grads = gradients(setup.model.params, trace) if only is None else Gradients(setup.model.params, trace)
         asked = [n for n in grads if only is None or n in only]
