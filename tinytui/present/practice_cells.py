@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tinytui.lesson.practice.questions import cell_text
 from tinytui.present.grid_spec import MASKED, GridSpec, Item, KeptSpecs, LogitRow, LogitsSpec, Section, Source
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
@@ -35,6 +34,8 @@ def conceal(view: View, sections: list[Section]) -> list[Section]:
 
 def ask_line(source: Source, n_blocks: int) -> str:
     """The inspector's line for a hidden cell."""
+    from tinytui.lesson.practice.questions import cell_text  # its questions: only while practising
+
     return f"{cell_text(*source, n_blocks)} = ?   practice: Enter to give your value, h for a hint"
 
 
