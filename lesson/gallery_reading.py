@@ -9,7 +9,8 @@ logits, so the gallery's prediction is the run's.
 day()           every painting at every moment of the run (Gallery, Painting, Day)
 captions()      plain sentences about the run, every number in them a value of the run (Caption)
 artist_rules()  one head's two rules, B = M W_V W_O^(h) and A = softmax((M W_Q)(M W_K)ᵀ/√d_k + mask),
-                with A·B, that head's strokes (ArtistRules)
+                with A·B, that head's strokes (ArtistRules); read off the run, so with rotary positions
+                q and k are turned, and grouped heads read their shared W_K, W_V
 scale_card()    GPT-3's sizes from the source beside this model's (ScaleRow)
 picture_shape(), Gallery.picture()   a d_model vector as a small RGB image, when d_model is 3·h·w
 """
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinytui.lesson.texts.wording import in_words, listed, tops_as_shown
-from tinytui.model import count, ops
+from tinytui.model import count
 from tinytui.model.analysis.circuits import head_out_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.params import Params
@@ -323,13 +324,14 @@ class ArtistRules:
 
 
 def artist_rules(params: Params, trace: Trace, block: int, head: int) -> ArtistRules:
-    cfg = params.cfg
+    """The rules as the run computed them: its values, scores and attention are the trace's own, so a
+    model's biases, rotary positions and shared key/value heads are in them as they were in the run."""
     pre = f"blocks.{block}."
     M = trace[pre + "x_norm"]
-    w_o = head_out_rows(params, block, head)
-    B = M @ params[pre + "W_V"][head - 1] @ w_o
-    S = (M @ params[pre + "W_Q"][head - 1]) @ (M @ params[pre + "W_K"][head - 1]).T / np.sqrt(cfg.d_head)
-    A = ops.softmax(S + np.where(trace["mask"] > 0, 0.0, ops.NEG_INF))
+    kv = params.cfg.kv_head(head - 1) + 1  # the key/value head it reads: its own but in grouped attention
+    B = trace[f"{pre}v.{kv}"] @ head_out_rows(params, block, head)
+    S = trace[f"{pre}scores.{head}"]
+    A = trace[f"{pre}attn.{head}"]
     ablated = trace.switches.is_ablated(block, head)
     return ArtistRules(block, head, trace.token_labels, M, B, S, A, A @ B, ablated)
 
