@@ -29,6 +29,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d+:.+|tokens|position"), "position, 0:how"),
     (re.compile(r"h\d+\.k\d+|heads"), "h1.k0"),
     (re.compile(r"k\d+"), "k0, k1"),
+    (re.compile(r"kv head \d+.*"), "kv head 1"),
     (re.compile(r"h\d+|head \d+.*"), "h1, h2, head 1"),
     (re.compile(r"units?( \d+)?"), "unit 3"),
     (re.compile(r"ℓ|logits?"), "ℓ, logits; p, probs"),

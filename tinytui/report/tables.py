@@ -169,7 +169,7 @@ def tensor_table(
     cfg: ModelConfig | None = getattr(trace, "cfg", None)
     shown = shown or names.label(name, cfg.n_blocks if cfg is not None else 1)
     switches = getattr(trace, "switches", None)
-    title = title or title_of(local, cfg, switches) or _head_title(local, switches)
+    title = title or title_of(local, cfg, switches) or _head_title(local, switches, cfg)
     if vals.ndim == 0:
         return Table(title, "", ("",), (shown,), number_rows(vals.reshape(1, 1)))
     if vals.ndim == 1:
@@ -273,8 +273,13 @@ _SWITCHED = {
 }
 
 
-def _head_title(name: str, switches: Switches | None = None) -> str:
+# a head's tensors made per key/value head: with fewer of those than query heads, "kv head 1: K"
+_PER_KV_HEAD = ("k", "v", "k_pre")
+
+
+def _head_title(name: str, switches: Switches | None = None, cfg: ModelConfig | None = None) -> str:
     base, _, h = name.rpartition(".")
+    grouped = cfg is not None and cfg.n_kv_heads != cfg.n_heads and base in _PER_KV_HEAD
     masked = switches is None or switches.causal_mask
     what = {
         "q": "Q",
@@ -284,7 +289,7 @@ def _head_title(name: str, switches: Switches | None = None) -> str:
         "attn": "A = softmax(S + M)" if masked else "A = softmax(S)",
         "head": "A V",
     }
-    return f"head {h}: {what.get(base, base)}" if h.isdigit() else name
+    return f"{'kv head' if grouped else 'head'} {h}: {what.get(base, base)}" if h.isdigit() else name
 
 
 def param_table(
@@ -300,10 +305,11 @@ def param_table(
     corner, rows, cols = param_axes(cfg, full, arr.ndim, arr.shape[-1])
     if names.split(full)[1] == "E":
         return [windowed(f"{label} (vocab × dims)", corner, rows, cols, arr, full, picks, logits_rows=logits)]
-    if arr.ndim == 3:
+    if arr.ndim == 3:  # W_K and W_V: one table per key/value head ("kv head 1" when they are fewer)
+        heads = cfg.kv_head_labels() if arr.shape[0] == cfg.n_kv_heads else cfg.head_labels()
         return [
-            windowed(f"{label} head {h + 1}", corner, rows, cols, arr[h], full, picks)
-            for h in range(arr.shape[0])
+            windowed(f"{label} {head}", corner, rows, cols, part, full, picks)
+            for head, part in zip(heads, arr)
         ]
     if arr.ndim == 1:
         return [windowed(label, corner, (label,), cols, arr[None, :], full, picks)]
