@@ -71,7 +71,7 @@ def _undeclared(trace: Trace, read: dict[str, set[str]]) -> list[str]:
     wrong = []
     for name, operands in read.items():
         if name.startswith(GRAD):
-            wrong += [f"{name} reads {o}" for o in operands if not _flows(trace, o, name)]
+            wrong += [f"{name} reads {o}" for o in sorted(operands) if not _flows(trace, o, name)]
         else:
             inputs = trace.inputs_of(name)
             allowed = _written_together(trace, name).union(*(_written_together(trace, i) for i in inputs))
