@@ -105,8 +105,8 @@ def _length_change(d: TraceDiff, before: Trace, after: Trace) -> str:
 
 
 _NORM_WORDS = {
-    "rms": "RMSNorm divides each row by its root mean square and takes no mean away",
-    "layer": "LayerNorm takes each row's mean away, then divides by its spread",
+    "rms": "each row is divided by its root mean square, with no mean taken away",
+    "layer": "LayerNorm again: each row's mean is taken away before it is divided by its spread",
 }
 _POSITION_WORDS = {
     "rope": "nothing is added to x at step 4 now; step 6 turns q and k by position",

@@ -26,7 +26,7 @@ def norm_switched(trace: Trace) -> str:
         return ""
     return (
         f"This run has the norm switched from the model's {NORMS[own]} to {NORMS[run]}: the weights are "
-        "the same, only the formula differs, so every step after this one is recomputed."
+        "the same, only the formula differs, so this step and every one after it are recomputed."
     )
 
 

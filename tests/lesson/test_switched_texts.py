@@ -97,8 +97,8 @@ def test_the_note_after_a_switch_says_what_the_new_norm_or_positions_do(chapter,
     rms = run(chapter.params, chapter.prompt, chapter.target, Switches(norm_kind="rms"))
     note = change_note(trace, rms, "RMSNorm")
     assert note == (
-        "RMSNorm: RMSNorm divides each row by its root mean square and takes no mean away (steps 5, 11 "
-        "and 13); steps 5–15 changed; the prediction stays 'wood' (p 0.3107 → 0.4859); loss 1.1690 → "
+        "RMSNorm: each row is divided by its root mean square, with no mean taken away (steps 5, 11 and "
+        "13); steps 5–15 changed; the prediction stays 'wood' (p 0.3107 → 0.4859); loss 1.1690 → "
         "0.7218 (-0.4472)."
     )
     rope = run(chapter.params, chapter.prompt, chapter.target, Switches(positions="rope"))
