@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import threading
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class Params(Mapping[str, np.ndarray]):
     """
 
     cfg: ModelConfig
-    _arrays: dict[str, np.ndarray]  # the base: read-only arrays, shared by every overlay on it
+    _arrays: Mapping[str, np.ndarray]  # the base (a dict, or LazyArrays), shared by every overlay on it
     _parent: Params | None  # the overlay this one adds to (None: the base, or a merged overlay)
     _cells: Cells  # the cells this overlay sets, on top of its parent's
     _edited: frozenset[str]  # names that any overlay in the chain edits (read from _arrays otherwise)
@@ -116,14 +117,14 @@ class Params(Mapping[str, np.ndarray]):
         self._setup(cfg, {name: _frozen_copy(arrays[name], shape, name) for name, shape in shapes.items()})
 
     @classmethod
-    def _from_frozen(cls, cfg: ModelConfig, arrays: dict[str, np.ndarray]) -> Params:
+    def _from_frozen(cls, cfg: ModelConfig, arrays: Mapping[str, np.ndarray]) -> Params:
         """A Params over arrays that are already read-only float64 of the right shapes (not copied)."""
         self = cls.__new__(cls)
         self._setup(cfg, arrays)
         return self
 
     def _setup(
-        self, cfg: ModelConfig, arrays: dict[str, np.ndarray], parent: Params | None = None, cells=None
+        self, cfg: ModelConfig, arrays: Mapping[str, np.ndarray], parent: Params | None = None, cells=None
     ) -> None:
         self.cfg = cfg
         self._arrays = arrays
@@ -234,7 +235,7 @@ class Params(Mapping[str, np.ndarray]):
 
     # ---- reading ----------------------------------------------------------------------------------
     def total(self) -> int:
-        return int(sum(a.size for a in self._arrays.values()))
+        return sum(math.prod(shape) for shape in param_shapes(self.cfg).values())  # reads no array
 
     def overlay(self) -> Cells:
         """Every cell this Params sets on top of its base arrays (a fresh dict: name -> {index: value})."""
@@ -347,3 +348,57 @@ def adopt(cfg: ModelConfig, arrays: dict[str, np.ndarray]) -> Params:
         arr.setflags(write=False)
         taken[name] = arr
     return Params._from_frozen(cfg, taken)
+
+
+Loader = Callable[[str], Mapping[str, np.ndarray]]
+
+
+class LazyArrays(Mapping[str, np.ndarray]):
+    """A Params' base arrays, each made the first time it is read (from a checkpoint file, say) and kept
+    from then on. load(name) returns that array and any others made on the way (a GPT-2 block's W_Q,
+    W_K and W_V are cut from one tensor of the file), each a read-only float64 array of its shape; a
+    loader's error (the file changed since it was checked) reaches whoever read the array. One lock:
+    an array read from two threads at once is made once, so every reader holds the same object."""
+
+    def __init__(self, shapes: dict[str, tuple[int, ...]], load: Loader):
+        self._shapes = shapes
+        self._load = load
+        self._made: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        arr = self._made.get(name)
+        if arr is not None:
+            return arr
+        if name not in self._shapes:
+            raise KeyError(name)
+        with self._lock:
+            if name not in self._made:
+                for made, value in self._load(name).items():
+                    if made in self._made:
+                        continue  # kept as first made: every reader holds the same object
+                    if (
+                        value.dtype != np.float64
+                        or value.shape != self._shapes[made]
+                        or value.flags.writeable
+                    ):
+                        raise ValueError(
+                            f"{made}: made as {value.dtype} {value.shape}, not read-only float64"
+                        )
+                    self._made[made] = value
+            return self._made[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._shapes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._shapes)
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+
+def lazy(cfg: ModelConfig, load: Loader) -> Params:
+    """A Params whose arrays are made by load when first read (LazyArrays): one whose file has been
+    checked whole, so a read can only fail if the file changes under it."""
+    return Params._from_frozen(cfg, LazyArrays(param_shapes(cfg), load))

@@ -167,6 +167,30 @@ def extend(params: Params, cache: KVCache, token: str, switches: Switches) -> Ne
     return NewPosition(p, token, rows, KVCache(held, p + 1))
 
 
+def _fused_qkv(w: dict[str, np.ndarray], cfg: ModelConfig) -> np.ndarray | None:
+    """The (d, (H + 2G)·k) matrix whose columns are W_Q's, W_K's and W_V's heads in turn, when the three
+    are views of one (a GPT-2 block's c_attn as the checkpoint reader lays it out); else None (an edited
+    W_Q is an array of its own, say)."""
+    base = w["W_Q"].base
+    if base is None or w["W_K"].base is not base or w["W_V"].base is not base:
+        return None
+    H, G, k, d = cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+    width = (H + 2 * G) * k
+    if base.shape != (d, width) or base.dtype != np.float64 or not base.flags.c_contiguous:
+        return None
+    start, size = base.__array_interface__["data"][0], base.itemsize
+    for c, first, n in (("Q", 0, H), ("K", H, G), ("V", H + G, G)):
+        a = w[f"W_{c}"]
+        at = a.__array_interface__["data"][0]
+        if (
+            at != start + first * k * size
+            or a.shape != (n, d, k)
+            or a.strides != (k * size, width * size, size)
+        ):
+            return None
+    return base
+
+
 def _block_row(w, x, held: KVRows, p: int, b: int, cfg: ModelConfig, sw: Switches, rows: dict):
     """Block b on the new position's row x (d,) at position p: its output row; the block's K and V row
     of every key/value head written to row p of the buffers. Every head at once: one product each for
@@ -177,7 +201,12 @@ def _block_row(w, x, held: KVRows, p: int, b: int, cfg: ModelConfig, sw: Switche
     ln1, ln2 = (w.get("ln1_g"), w.get("ln1_b")), (w.get("ln2_g"), w.get("ln2_b"))
     first = rms_norm(x, ln1[0], eps, sw.norm) if kind == "rms" else norm(x, *ln1, eps, sw.norm)
     x_norm = rows[pre + "x_norm"] = first[-1]
-    q, k_row, v_row = (x_norm @ w[f"W_{c}"] for c in "QKV")  # (H, k), (G, k), (G, k): this row only
+    fused = _fused_qkv(w, cfg)
+    if fused is not None:  # one product for every head's query, key and value
+        row = x_norm @ fused
+        q, k_row, v_row = row[: H * k].reshape(H, k), *row[H * k :].reshape(2, G, k)
+    else:
+        q, k_row, v_row = (x_norm @ w[f"W_{c}"] for c in "QKV")  # (H, k), (G, k), (G, k): this row only
     if cfg.attn_bias:
         q, k_row, v_row = q + w["b_Q"], k_row + w["b_K"], v_row + w["b_V"]
     if cfg.positions == "rope":  # the row at position p turned as the full pass turns it

@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
-from tinytui.model.io import bpe, llama_checkpoint, llama_weights
-from tinytui.model.io.checkpoint_weights import CheckpointError, read
+from tinytui.model.io.checkpoint_weights import CheckpointError
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import LIMITS, MAX_TEXT, ModelFileError
 from tinytui.model.io.model_file import load as load_file
 from tinytui.model.params import Params
+
+if TYPE_CHECKING:  # the tokenizer and the Llama family's readers are imported when a folder is read
+    from tinytui.model.io import bpe
 
 FILES = ("config.json", "model.safetensors", "vocab.json", "merges.txt")
 PICKLES = ("pytorch_model.bin", "model.bin", "pytorch_model.pt", "model.ckpt")
@@ -39,13 +42,18 @@ DEFAULT_TEXT = "The capital of France is Paris"
 
 @dataclass(frozen=True)
 class CheckpointModel(ModelFile):
-    """A ModelFile read from a checkpoint folder: where it came from, the weights file's sha256 (what
-    a recording names instead of copying the weights), and the tokenizer for typed text."""
+    """A ModelFile read from a checkpoint folder: where it came from, what gives the weights file's
+    sha256 (what a recording names instead of copying the weights; a GPT-2 file is hashed when first
+    asked), and the tokenizer for typed text."""
 
     folder: Path = Path()
-    weights_sha256: str = ""
+    weights_digest: Callable[[], str] = field(default=str, compare=False, repr=False)
     tokenizer: bpe.BPE | None = field(default=None, compare=False, repr=False)
     family: str = "gpt2"  # config.json's model_type: gpt2, llama, qwen2 or mistral
+
+    @property
+    def weights_sha256(self) -> str:
+        return self.weights_digest()
 
     @property
     def weights_path(self) -> Path:
@@ -72,6 +80,8 @@ def is_checkpoint(path: str | Path) -> bool:
 def load_model(path: str | Path) -> ModelFile:
     """What --model names: a checkpoint folder, or a tinytui model file. A checkpoint's own config.json
     or model.safetensors named instead of its folder means the folder."""
+    from tinytui.model.io import bpe
+
     path = Path(path)
     if path.name in ("config.json", "model.safetensors") and (path.parent / "config.json").is_file():
         try:
@@ -83,6 +93,9 @@ def load_model(path: str | Path) -> ModelFile:
 
 
 def load_checkpoint(folder: str | Path) -> CheckpointModel:
+    from tinytui.model.io import bpe, llama_checkpoint
+    from tinytui.model.io.checkpoint_weights import read
+
     folder = Path(folder)
     if _model_type(folder) in llama_checkpoint.FAMILY:
         return load_llama(folder)
@@ -107,12 +120,12 @@ def load_checkpoint(folder: str | Path) -> CheckpointModel:
         says = f"config.json says vocab_size {shape['vocab_size']}"
         raise CheckpointError(f"{folder / 'vocab.json'}: {len(vocab)} pieces, but {says}")
     cfg = config(shape, vocab)
-    params, digest = read(weights, cfg)
+    params, weights_file = read(weights, cfg)
     read_from = (
         f"A GPT-2 checkpoint ({_blocks(cfg)}, {cfg.n_heads} heads of {cfg.d_head}, d {cfg.d_model}, "
         f"{cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
     )
-    return _checkpoint_model(folder, params, digest, tokenizer, read_from)
+    return _checkpoint_model(folder, params, weights_file.sha256, tokenizer, read_from)
 
 
 def _blocks(cfg: ModelConfig) -> str:
@@ -120,7 +133,12 @@ def _blocks(cfg: ModelConfig) -> str:
 
 
 def _checkpoint_model(
-    folder: Path, params: Params, digest: str, tokenizer: bpe.BPE, read_from: str, family: str = "gpt2"
+    folder: Path,
+    params: Params,
+    digest: Callable[[], str],
+    tokenizer: bpe.BPE,
+    read_from: str,
+    family: str = "gpt2",
 ) -> CheckpointModel:
     """A checkpoint as a model: the default sentence in its own pieces (as many as its context holds, the
     last one the target), its name and words from the names file when there is one."""
@@ -134,7 +152,7 @@ def _checkpoint_model(
         prompt=tuple(prompt),
         target=target,
         folder=folder,
-        weights_sha256=digest,
+        weights_digest=digest,
         tokenizer=tokenizer,
         family=family,
     )
@@ -151,6 +169,8 @@ def _model_type(folder: Path) -> Any:
 
 def load_llama(folder: Path) -> CheckpointModel:
     """A Llama, Qwen2 or Mistral folder (llama_checkpoint.py says what it holds and what is refused)."""
+    from tinytui.model.io import bpe, llama_checkpoint, llama_weights
+
     files = llama_weights.weight_files(folder)
     if not files[0].exists():
         pickle = next((folder / p for p in PICKLES if (folder / p).exists()), None)
@@ -172,7 +192,7 @@ def load_llama(folder: Path) -> CheckpointModel:
         f"A {llama_checkpoint.FAMILY[doc['model_type']]} checkpoint ({_blocks(cfg)}, {cfg.n_heads} heads of "
         f"{cfg.d_head}{kv}, d {cfg.d_model}, {cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
     )
-    return _checkpoint_model(folder, params, digest, tokenizer, read_from, doc["model_type"])
+    return _checkpoint_model(folder, params, lambda: digest, tokenizer, read_from, doc["model_type"])
 
 
 def config(shape: dict[str, Any], vocab: tuple[str, ...]) -> ModelConfig:
@@ -216,6 +236,8 @@ def read_names(path: Path) -> tuple[str, str]:
 
 def _json_object(path: Path, limit: int) -> dict[str, Any]:
     """A folder's small JSON file as an object; CheckpointError naming the file if it is not one."""
+    from tinytui.model.io import bpe
+
     try:
         doc = json.loads(bpe.read_text(path, limit))
     except bpe.TokenizerFileError as exc:

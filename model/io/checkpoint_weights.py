@@ -10,6 +10,12 @@ Keys may carry "transformer." (what GPT2LMHeadModel saves) or not (the hub's gpt
 also hold each block's causal mask as a buffer (h.<b>.attn.bias, 1×1×n×n, and attn.masked_bias): a
 mask, not a weight, so it is skipped. The file is read with the safetensors package (no pickle, ever);
 every problem is a CheckpointError naming the file and the tensor, one line.
+
+Loading checks the whole file (header, names, shapes, dtypes, every value finite, lm_head equal to
+wte) and converts nothing: each tensor is widened to float64 the first time the model reads it
+(WeightsFile, Params' LazyArrays), so the debugger starts without waiting for, or holding, a float32
+copy of the file beside the float64 one. A block's c_attn becomes one float64 (d, 3d) array and
+W_Q, W_K and W_V are views of its thirds: one product makes a row's queries, keys and values.
 """
 
 from __future__ import annotations
@@ -18,18 +24,35 @@ import hashlib
 import json
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from tinytui.model.config import ModelConfig
 from tinytui.model.io.field_checks import ModelFileError
-from tinytui.model.params import Params, adopt
+from tinytui.model.params import Params, adopt, lazy, param_shapes
 
 PREFIX = "transformer."
 DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "BF16": None}  # BF16: float32's top half
 MASK_BUFFERS = ("attn.bias", "attn.masked_bias")  # per block; "attn.c_attn.bias" is a real bias
+CHUNK = 8 * 2**20  # bytes read at a time: a tensor is widened a chunk at a time, never held as float32 whole
+# Params names -> the GPT-2 tensor each is (names without "transformer."; per block after "h.<b>.")
+WHOLE = {"E": "wte.weight", "P": "wpe.weight", "lnf_g": "ln_f.weight", "lnf_b": "ln_f.bias"}
+IN_BLOCK = {
+    "ln1_g": "ln_1.weight",
+    "ln1_b": "ln_1.bias",
+    "ln2_g": "ln_2.weight",
+    "ln2_b": "ln_2.bias",
+    "W_O": "attn.c_proj.weight",
+    "b_O": "attn.c_proj.bias",
+    "W_1": "mlp.c_fc.weight",
+    "b_1": "mlp.c_fc.bias",
+    "W_2": "mlp.c_proj.weight",
+    "b_2": "mlp.c_proj.bias",
+}
 
 
 class CheckpointError(ModelFileError):
@@ -52,39 +75,59 @@ def hf_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def to_params(cfg: ModelConfig, hf: dict[str, np.ndarray]) -> Params:
-    """The Params of a GPT-2 model from its tensors (float64, shapes checked), in tinytui's layout."""
+def source_of(cfg: ModelConfig, name: str) -> tuple[str, Callable[[np.ndarray], dict[str, np.ndarray]]]:
+    """The GPT-2 tensor a parameter comes from (name without "transformer."), and what makes every
+    parameter that tensor holds from it, as float64: c_attn (d, 3d) gives W_Q, W_K and W_V, views of
+    its thirds ((d, H·dk) -> (H, d, dk): head h takes the columns h·dk…(h+1)·dk of each), and its bias
+    b_Q, b_K and b_V ((H·dk,) -> (H, dk)); every other tensor is one parameter as it is."""
     H, dk, d = cfg.n_heads, cfg.d_head, cfg.d_model
+    if name in WHOLE:
+        return WHOLE[name], lambda a: {name: _frozen(a)}
+    _, b, short = name.split(".")
+    h, p = f"h.{b}.", f"blocks.{b}."
+    if short in IN_BLOCK:
+        return h + IN_BLOCK[short], lambda a: {name: _frozen(a)}
+    if short.startswith("W_"):
 
-    def heads(columns: np.ndarray) -> np.ndarray:
-        """(d, H·dk) -> (H, d, dk): head h takes the columns h·dk…(h+1)·dk; a bias (H·dk,) -> (H, dk)."""
-        if columns.ndim == 1:
-            return np.ascontiguousarray(columns.reshape(H, dk))
-        return np.ascontiguousarray(columns.reshape(d, H, dk).transpose(1, 0, 2))
+        def thirds(a: np.ndarray) -> dict[str, np.ndarray]:
+            a = _frozen(a)
+            return {
+                f"{p}W_{c}": a[:, i * d : (i + 1) * d].reshape(d, H, dk).transpose(1, 0, 2)
+                for i, c in enumerate("QKV")
+            }
 
-    arrays = {"E": hf["wte.weight"], "P": hf["wpe.weight"]}
-    for b in range(cfg.n_blocks):
-        h, p = f"h.{b}.", f"blocks.{b}."
-        for ln, short in (("ln_1", "ln1"), ("ln_2", "ln2")):
-            arrays[f"{p}{short}_g"], arrays[f"{p}{short}_b"] = hf[f"{h}{ln}.weight"], hf[f"{h}{ln}.bias"]
-        qkv, qkv_bias = hf[f"{h}attn.c_attn.weight"], hf[f"{h}attn.c_attn.bias"]
-        for i, name in enumerate("QKV"):
-            arrays[f"{p}W_{name}"] = heads(qkv[:, i * d : (i + 1) * d])
-            arrays[f"{p}b_{name}"] = heads(qkv_bias[i * d : (i + 1) * d])
-        arrays[f"{p}W_O"], arrays[f"{p}b_O"] = hf[f"{h}attn.c_proj.weight"], hf[f"{h}attn.c_proj.bias"]
-        arrays[f"{p}W_1"], arrays[f"{p}b_1"] = hf[f"{h}mlp.c_fc.weight"], hf[f"{h}mlp.c_fc.bias"]
-        arrays[f"{p}W_2"], arrays[f"{p}b_2"] = hf[f"{h}mlp.c_proj.weight"], hf[f"{h}mlp.c_proj.bias"]
-    arrays["lnf_g"], arrays["lnf_b"] = hf["ln_f.weight"], hf["ln_f.bias"]
+        return h + "attn.c_attn.weight", thirds
+
+    def bias_thirds(a: np.ndarray) -> dict[str, np.ndarray]:
+        a = _frozen(a)
+        return {f"{p}b_{c}": a[i * d : (i + 1) * d].reshape(H, dk) for i, c in enumerate("QKV")}
+
+    return h + "attn.c_attn.bias", bias_thirds
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def to_params(cfg: ModelConfig, hf: dict[str, np.ndarray]) -> Params:
+    """The Params of a GPT-2 model from its tensors (shapes checked), in tinytui's layout (source_of)."""
+    arrays: dict[str, np.ndarray] = {}
+    for name in param_shapes(cfg):
+        if name not in arrays:
+            source, make = source_of(cfg, name)
+            arrays |= make(np.array(hf[source], dtype=np.float64))
     return adopt(cfg, arrays)
 
 
-def read(path: Path, cfg: ModelConfig) -> tuple[Params, str]:
-    """The Params in a GPT-2 model.safetensors and the file's sha256 (hex), checked against cfg.
+def read(path: Path, cfg: ModelConfig) -> tuple[Params, WeightsFile]:
+    """The Params in a GPT-2 model.safetensors, checked against cfg, and the file they are read from
+    (its sha256() is what a recording names).
 
-    The safetensors package checks the header (offsets inside the file, no overlaps); the data is then
-    read once, in file order, with plain reads (no memory map, whose pages would count against the
-    process as much as the weights), and every byte read is hashed as it goes: the sha256 a recording
-    names is that of the very bytes loaded."""
+    The safetensors package checks the header (offsets inside the file, no overlaps); then every wanted
+    tensor's bytes are read once, to check that each value is finite (and lm_head, when there is one,
+    equal to wte). Nothing is converted yet: the Params read each tensor from the file when first asked
+    for it (see WeightsFile)."""
 
     def fail(tensor: str, why: str) -> CheckpointError:
         return CheckpointError(f"{path}: {tensor}: {why}")
@@ -92,7 +135,8 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, str]:
     from safetensors import SafetensorError, safe_open
 
     shapes = hf_shapes(cfg)
-    with regular(path) as f:
+    f = regular(path)
+    try:
         try:
             with safe_open(str(path), framework="numpy") as st:
                 names = list(st.keys())
@@ -114,16 +158,152 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, str]:
                 raise fail(name, f"shape {list(got)}, expected {list(shape)} (from config.json)")
             if dtype not in DTYPES:
                 raise fail(name, f"dtype {dtype}: tinytui reads {', '.join(DTYPES)}")
+        weights = WeightsFile(path, f, kinds, fail)
+        f = None  # weights holds it open now
         try:
-            digest, arrays = read_hashed(f, wanted, kinds, fail)
+            weights.check_finite(wanted)
+            if "lm_head.weight" in table and not weights.same(table["lm_head.weight"], table["wte.weight"]):
+                raise fail("lm_head.weight", "differs from wte.weight; tinytui unembeds with the tied E")
         except MemoryError:
             raise CheckpointError(f"{path}: too large to hold in memory") from None
         except OSError as exc:
             raise CheckpointError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    hf = {name: arrays[table[name]] for name in shapes}
-    if "lm_head.weight" in table and not np.array_equal(arrays[table["lm_head.weight"]], hf["wte.weight"]):
-        raise fail("lm_head.weight", "differs from wte.weight; tinytui unembeds with the tied E")
-    return to_params(cfg, hf), digest
+    finally:
+        if f is not None:
+            f.close()
+
+    def load(name: str) -> dict[str, np.ndarray]:
+        source, make = source_of(cfg, name)
+        return make(weights.float64(table[source]))
+
+    return lazy(cfg, load), weights
+
+
+class WeightsFile:
+    """A checked safetensors file whose tensors are read when first needed. The file stays open; a
+    tensor is read from it with os.pread (no memory map, whose pages would count against the process
+    beside the float64 arrays) a chunk at a time and widened to float64. Its size, inode and modification
+    time are noted when it is opened: a file changed in place since is refused when a tensor or the
+    sha256 is next read (CheckpointError, one line), never mixed with what was read before; a file
+    replaced by another (tinytui's own saves write a new file and rename it) changes nothing here, as
+    the open file is the old one. sha256() hashes the whole file the first time it is asked for."""
+
+    def __init__(self, path: Path, f, kinds: dict, fail):
+        self.path = path
+        self._file = f
+        self._fd = f.fileno()
+        self._fail = fail
+        self._lock = threading.Lock()
+        self._digest: str | None = None
+        weakref.finalize(self, f.close)
+        self._identity = _identity(os.fstat(self._fd))
+        header = self._header(kinds)
+        self._start = 8 + self._header_bytes
+        self._entries = {
+            name: (e["dtype"], tuple(e["shape"]), *e["data_offsets"]) for name, e in header.items()
+        }
+
+    def _header(self, kinds: dict) -> dict:
+        """The header as JSON, checked to be what safetensors read (the file may have changed since)."""
+        head = os.pread(self._fd, 8, 0)
+        n = int.from_bytes(head, "little") if len(head) == 8 else 0
+        self._header_bytes = n
+        try:
+            header = json.loads(os.pread(self._fd, n, 8))
+            header.pop("__metadata__", None)
+            same = {k: (e["dtype"], list(e["shape"])) for k, e in header.items()} == {
+                k: (d, list(s)) for k, (d, s) in kinds.items()
+            }
+        except (ValueError, TypeError, KeyError, AttributeError):
+            same = False
+        if not same:
+            raise self._fail("(header)", "the file changed while it was being read; load it again")
+        return header
+
+    def _unchanged(self) -> None:
+        if _identity(os.fstat(self._fd)) != self._identity:
+            raise CheckpointError(
+                f"{self.path}: the file changed since it was loaded; load the checkpoint again"
+            )
+
+    def _chunks(self, name: str):
+        """The tensor's bytes, CHUNK at a time (whole elements each), as uint8 arrays of one buffer."""
+        dtype, _, begin, end = self._entries[name]
+        width = np.dtype(DTYPES[dtype] or np.uint16).itemsize
+        step = CHUNK // width * width
+        buf = np.empty(min(step, end - begin), np.uint8)
+        pos = begin
+        while pos < end:
+            part = buf[: min(step, end - pos)]
+            if os.preadv(self._fd, [part], self._start + pos) != part.size:
+                raise self._fail(name, "truncated while being read")
+            yield part
+            pos += part.size
+
+    def check_finite(self, wanted: dict[str, tuple[int, ...]]) -> None:
+        """Every value of the wanted tensors finite, else the first that is not, by its index."""
+        for name in sorted(wanted, key=lambda n: self._entries[n][2]):
+            dtype = self._entries[name][0]
+            for part in self._chunks(name):
+                if dtype == "BF16":  # exponent bits all ones: an infinity or a NaN
+                    finite = bool(((part.view("<u2") & 0x7F80) != 0x7F80).all())
+                else:
+                    finite = bool(np.isfinite(part.view(np.dtype(DTYPES[dtype]).newbyteorder("<"))).all())
+                if not finite:
+                    arr = self.float64(name)
+                    index = [int(i) for i in np.argwhere(~np.isfinite(arr))[0]]
+                    raise self._fail(name, f"{float(arr[tuple(index)])!r} at {index} is not a finite number")
+
+    def same(self, a: str, b: str) -> bool:
+        """Whether two tensors hold the same values."""
+        same_dtype = self._entries[a][0] == self._entries[b][0]
+        if same_dtype and all(np.array_equal(x, y) for x, y in zip(self._chunks(a), self._chunks(b))):
+            return True  # the same bytes (else compare values: -0.0 equals 0.0)
+        return bool(np.array_equal(self.float64(a), self.float64(b)))
+
+    def float64(self, name: str) -> np.ndarray:
+        """The tensor as a new float64 array of its shape, read now."""
+        self._unchanged()
+        dtype, shape, _, _ = self._entries[name]
+        out = np.empty(shape, np.float64)
+        flat = out.reshape(-1)
+        i = 0
+        for part in self._chunks(name):
+            wide = _widened(part, dtype)
+            flat[i : i + wide.size] = wide
+            i += wide.size
+        return out
+
+    def sha256(self) -> str:
+        """The file's sha256 (hex): the bytes the tensors are read from."""
+        with self._lock:
+            if self._digest is None:
+                self._unchanged()
+                h = hashlib.sha256()
+                buf = np.empty(CHUNK, np.uint8)
+                pos = 0
+                while n := os.preadv(self._fd, [buf], pos):
+                    h.update(buf[:n])
+                    pos += n
+                if pos != self._identity[2]:
+                    raise CheckpointError(
+                        f"{self.path}: the file changed since it was loaded; load the checkpoint again"
+                    )
+                self._unchanged()
+                self._digest = h.hexdigest()
+            return self._digest
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _widened(part: np.ndarray, dtype: str) -> np.ndarray:
+    """A chunk of little-endian values as something numpy widens to float64 exactly on assignment: the
+    values themselves, or for bf16 (which numpy lacks) the float32 whose top half they are."""
+    if dtype == "BF16":
+        return (part.view("<u2").astype(np.uint32) << 16).view(np.float32)
+    return part.view(np.dtype(DTYPES[dtype]).newbyteorder("<"))
 
 
 def read_hashed(
@@ -147,6 +327,8 @@ def read_hashed(
         same = False
     if not same:
         raise fail("(header)", "the file changed while it was being read; load it again")
+    from concurrent.futures import ThreadPoolExecutor
+
     arrays: dict[str, np.ndarray] = {}
     pos = 0
     # the hash runs in a thread of its own, in file order, while this one converts to float64 (both
