@@ -1,36 +1,99 @@
 """Each command imports what it uses when it runs: the parser and the commands that print text or JSON
-(print to a file, trace, why) load no Textual, no Rich, no server (asyncio) and no recorder."""
+(print to a file, trace, why) load no Textual, no Rich, no server (asyncio) and no recorder, and the
+debugger's first screen loads none of the screens and actions it has not opened (the gallery, the
+parameter browser, replay, recording, practice's questions, learning). Each is checked in a fresh
+interpreter, where sys.modules holds only what that process imported."""
 
+import importlib.util
 import json
 import subprocess
 import sys
 import textwrap
 
 WATCHED = ("textual", "rich", "asyncio", "tinytui.tui.app", "tinytui.recording.recorder",
-           "tinytui.model.analysis.attribution", "tinytui.model.analysis.circuits")  # fmt: skip
+           "tinytui.model.analysis.attribution", "tinytui.model.analysis.circuits",
+           "tinytui.lesson.why.explain", "tinytui.lesson.practice.questions", "tinytui.model.training.learn",
+           "tinytui.session.second_runs")  # fmt: skip
+
+# what the first screen does not show: each is imported by the action that opens or runs it
+NOT_ON_THE_FIRST_SCREEN = (
+    "tinytui.tui.screens.gallery_screen",  # v
+    "tinytui.tui.screens.help_screen",  # ?
+    "tinytui.tui.screens.param_browser",  # the palette's "Edit parameter"
+    "tinytui.recording.replay",  # tinytui replay
+    "tinytui.recording.transcript",  # ctrl+t, --record
+    "tinytui.lesson.why.explain",  # a table's cell in the inspector
+    "tinytui.lesson.practice.questions",  # k
+    "tinytui.model.training.learn",  # l, the palette's Train
+    "tinytui.model.io.checkpoint_save",  # ctrl+s
+)
+
+
+def _run(script: str, tmp_path) -> dict:
+    env = {"PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": str(tmp_path), "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def test_the_parser_and_the_printing_commands_load_only_what_they_use(tmp_path):
     # one fresh interpreter, the commands in turn: what is loaded after each (modules only accumulate)
-    script = textwrap.dedent(
+    seen = _run(
         f"""
         import io, json, sys
         from tinytui.cli.main import main
         watched = {WATCHED!r}
         seen = {{}}
-        for argv in (["--version"], ["trace", "--list"], ["why", "A_1[0,0]"], ["print", "--step", "1"]):
+        for argv in (["--version"], ["print", "--step", "1"], ["trace", "--list"], ["why", "A_1[0,0]"]):
             sys.stdout = io.StringIO()
             code = main(argv)
             sys.stdout = sys.__stdout__
             assert code == 0, argv
             seen[argv[0]] = [m for m in watched if m in sys.modules]
         print(json.dumps(seen))
-        """
+        """,
+        tmp_path,
     )
-    env = {"PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": str(tmp_path), "NO_COLOR": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    # why explains a cell: it, and only it, loads the provenance rules
+    assert seen == {"--version": [], "print": [], "trace": [], "why": ["tinytui.lesson.why.explain"]}, seen
+
+
+def test_the_debuggers_first_screen_loads_only_what_it_shows(tmp_path):
+    # the app as `tinytui` opens it (cli.debugger.cmd_app), drawn at 120×40
+    seen = _run(
+        f"""
+        import asyncio, json, sys
+        from tinytui.cli.debugger import app_options
+        from tinytui.cli.options import build_parser
+        from tinytui.cli.run_setup import setup_from
+        from tinytui.tui.app import TinyTuiApp
+        from tinytui.tui.widgets.step_view import StepView
+
+        args = build_parser().parse_args([])
+        setup = setup_from(args)
+        theme, notices, keymap = app_options(args)
+        app = TinyTuiApp(setup.session, theme=theme, notices=notices, keymap=keymap)
+        watched = {NOT_ON_THE_FIRST_SCREEN!r}
+        seen = {{}}
+
+        async def first_screen():
+            async with app.run_test(size=(120, 40)) as pilot:
+                await pilot.pause()
+                assert app.query_one(StepView).size.height > 0  # drawn
+                seen["first screen"] = [m for m in watched if m in sys.modules]
+
+        asyncio.run(first_screen())
+        print(json.dumps(seen))
+        """,
+        tmp_path,
     )
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout)
-    assert seen == {"--version": [], "trace": [], "why": [], "print": []}, seen
+    assert seen == {"first screen": []}, seen
+    # each name is a module the app has (a renamed one would pass the check above unseen)
+    assert all(importlib.util.find_spec(m) is not None for m in NOT_ON_THE_FIRST_SCREEN)

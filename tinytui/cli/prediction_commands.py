@@ -23,7 +23,6 @@ from tinytui.cli.run_setup import UsageError
 from tinytui.model import checks
 from tinytui.model.io.checkpoint import CheckpointModel
 from tinytui.model.io.field_checks import ModelFileError
-from tinytui.session.second_runs import foil_words
 
 if TYPE_CHECKING:
     from tinytui.model.analysis.lens import LensPoint
@@ -135,6 +134,8 @@ def foil_token(setup: Any, token: str) -> str:
             return model.target_piece(token)
         return checks.target(token, cfg.vocab)
     except ValueError as exc:
+        from tinytui.session.second_runs import foil_words  # with the patching: for a bad --foil only
+
         raise UsageError(f"--foil: {foil_words(exc)}") from None
 
 
