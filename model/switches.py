@@ -169,7 +169,8 @@ def choices(name: str, cfg: ModelConfig | None = None) -> tuple[str, ...]:
 def cannot_switch(name: str, cfg: ModelConfig) -> str:
     """Why the model cannot run its norm or positions another way without weights it lacks ("" if it can)."""
     if name == "norm_kind" and cfg.norm_affine:
-        return "the norms have gains (and LayerNorm biases): only a model without them switches its norm"
+        what = "gains and biases" if cfg.norm == "layer" else "gains"
+        return f"this model's norms have {what}: only norms with neither (the chapter's) switch kind"
     if name == "positions" and cfg.learned_positions:
         return "the positions are a learned table P: switching them would leave P unread"
     if name == "positions" and cfg.d_head % 2:
