@@ -34,6 +34,9 @@ class Action:
     note: str = ""  # "controller.method" -> str: the palette's word on the state now ("now on", …)
     group: str = ""  # several actions shown as one row of the ? screen ("jump to step 1–9")
     narrow: bool = True  # shown in the footer at 80 columns too (False: only on a wide screen)
+    # shown at 80 columns until a key that applies only in a mode (C while comparing, A while patching,
+    # Stop rec) needs its room: then it goes first (the palette and ? still have it)
+    yields: bool = False
     # Taken by the app before the focused widget sees the key (a table would scroll on Home; q is taken in
     # the order typed, before a key typed at once after it), unless a dialog is open or a field is typed in.
     priority: bool = False
@@ -154,7 +157,8 @@ ACTIONS: tuple[Action, ...] = (
            "Save the model…"),
     *(
         Action(e.id, e.key, "experiments.run", e.footer or e.palette, e.help, e.palette,
-               show=e.id in ("toggle-mask", "toggle-pe"), args=(e.id,), note="experiments.note")
+               show=e.id in ("toggle-mask", "toggle-pe"), args=(e.id,), note="experiments.note",
+               yields=True)
         for e in EXPERIMENTS
     ),
     Action("backward-walk", "b", "learning.enter_walk", "Backward",

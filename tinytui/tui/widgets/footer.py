@@ -4,8 +4,9 @@ Textual's Footer mounts a widget per key and lets the last ones run off a narrow
 it showed `^p palettep` and no n or p). This footer is one widget that draws one line: it reads the
 screen's active bindings (those marked show, once per action, as Textual's Footer does) and keeps, in
 this order, what must stay: stepping (n, p and what takes their keys: the presenter's tables, a replay's
-next event), then ? Help and q Quit, then the palette's ^p, then the other keys left to right, the keys
-only a wide screen has room for (tinytui.tui.actions.Action.narrow) last. It is spaced as Textual's
+next event), then ? Help and q Quit, then the palette's ^p, then the other keys left to right, those
+that give way to a mode's key (Action.yields) after them, the keys only a wide screen has room for
+(tinytui.tui.actions.Action.narrow) last. It is spaced as Textual's
 Footer when all of that fits, tighter when not. A click on a key presses it; the pointer over a key shows
 what it does."""
 
@@ -29,6 +30,7 @@ STEPPING = frozenset(
 ) | frozenset({"do('next-step')", "do('previous-step')"})
 ALWAYS = frozenset({"do('help')", "do('quit')"})
 WIDE_ONLY = frozenset(f"do('{a.id}')" for a in ACTIONS if a.show and not a.narrow)
+YIELDING = frozenset(f"do('{a.id}')" for a in ACTIONS if a.show and a.yields)
 RULE = "▏"  # before the palette's key, as Textual's Footer draws it
 DIM = Style(dim=True)  # a key shown that does not apply now
 
@@ -58,6 +60,8 @@ def rank(item: FooterItem, index: int) -> tuple[int, int]:
         return (1, index)
     if item.action in WIDE_ONLY:
         return (4, index)
+    if item.action in YIELDING:  # after the wide-only keys, before the others (Action.yields)
+        return (3, len(ACTIONS) + index)
     return (3, index)
 
 
