@@ -217,6 +217,11 @@ ACTIONS: tuple[Action, ...] = (
            "Keep the prediction's bars (with ghosts of the values before the last change), the logit "
            "lens and block 0's attention on screen beside every step (W hides)",
            "Show or hide the watch pane", note="watch.note"),
+    # A and C are in the footer while their mode is on (patching set, two runs compared), taking the key
+    # from the action after each, which applies the rest of the time (the palette and ? list both)
+    Action("patch-on", "A", "analysis.patch", "Patch",
+           "While patching is set (steps 13–14 show it): change the corrupted prompt or the foil; ctrl+p → "
+           "Stop activation patching", show=True, when="analysis.patching", note="analysis.patch_note"),
     Action("patch", "A", "analysis.patch", "Patch",
            "Activation patching: type a corrupted prompt of the same length and a foil token; steps "
            "13–14 then show, per block input and position and per head, how much of logit(target) − "
@@ -228,6 +233,9 @@ ACTIONS: tuple[Action, ...] = (
            "The logit lens: the prediction read off the stream before, inside and after every block, through "
            "the final norm and the unembedding (steps 13–14 and the watch pane W show it)",
            "Logit lens: show it at step 14", args=(14,)),
+    Action("compare-runs-on", "C", "analysis.compare", "Two runs",
+           "While two runs are compared: choose another A, or stop comparing", show=True,
+           when="analysis.comparing", note="analysis.compare_note"),
     Action("compare-runs", "C", "analysis.compare", "Compare runs",
            "Compare two runs: every table as A, B (the state now) and B − A (▲ up, ▼ down), A being a pinned "
            "state, the model file, the state before the last change, another prompt or another model file",

@@ -69,7 +69,7 @@ class AnalysisController:
                 return session.set_patching(list(corrupt), text)
 
             refused: list[str] = []
-            if not isinstance(host.apply(change, "patch", refused.append), Event):
+            if not isinstance(self._apply(change, "patch", refused.append), Event):
                 return refused[0] if refused else "not done"
             host.withdraw_refusal()
             host.steps.goto(PATCH_STEP)  # its tables, or "patching…" while a thread makes them
@@ -121,10 +121,16 @@ class AnalysisController:
         self.host.notify(f"Patching could not be made: {exc}", severity="error")
 
     def patch_off(self) -> None:
-        self.host.apply(lambda s: s.set_patching(None), "patching off")
+        self._apply(lambda s: s.set_patching(None), "patching off")
 
     def patching(self) -> bool:
         return self.host.session.patch_setting is not None
+
+    def _apply(self, change, describe: str, on_refused=None) -> object:
+        """A change of the patching or the compare: the footer's A and C follow it (actions.py)."""
+        done = self.host.apply(change, describe, on_refused)
+        self.host.refresh_bindings()
+        return done
 
     def patch_note(self) -> str:
         setting = self.host.session.patch_setting
@@ -167,18 +173,18 @@ class AnalysisController:
             hint = "A model file or checkpoint folder with weights of the same shape"
             host.push_screen(AskScreen("Compare with another model file", "", hint, take_path))
         else:
-            host.apply(lambda session: session.compare_with(kind), "compare")
+            self._apply(lambda session: session.compare_with(kind), "compare")
 
     def _set(self, change) -> str | None:
         refused: list[str] = []
-        event = self.host.apply(change, "compare", refused.append)
+        event = self._apply(change, "compare", refused.append)
         if not isinstance(event, Event):
             return refused[0] if refused else "not done"
         self.host.withdraw_refusal()
         return None
 
     def stop_comparing(self) -> None:
-        self.host.apply(lambda s: s.compare_with("off"), "stop comparing")
+        self._apply(lambda s: s.compare_with("off"), "stop comparing")
 
     def comparing(self) -> bool:
         return self.host.session.comparison is not None
