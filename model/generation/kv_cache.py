@@ -30,7 +30,7 @@ from tinytui.model.config import ModelConfig
 from tinytui.model.forward import activate, ffn_input, gate, linear, norm, residual, rms_norm, scaled
 from tinytui.model.names import prefix
 from tinytui.model.params import Params
-from tinytui.model.switches import Switches
+from tinytui.model.switches import Switches, run_config
 from tinytui.model.trace import Trace
 
 NOT_REUSABLE = (
@@ -137,7 +137,7 @@ def extend(params: Params, cache: KVCache, token: str, switches: Switches) -> Ne
     """Run only the new position (token at index cache.length), reading earlier K and V from the cache.
     ValueError when the model has no such position (learned positions end at n_ctx) or when, without
     the mask, the cache does not hold (see reusable())."""
-    cfg = params.cfg
+    cfg = run_config(params.cfg, switches)  # the norm and positions the switches run, as the full pass does
     p = cache.length
     if not reusable(cfg, switches):
         raise ValueError(NOT_REUSABLE)
