@@ -15,11 +15,15 @@ from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-from tinytui.lesson import step_path
-from tinytui.lesson.arch_names import Arch
-from tinytui.lesson.stages import title_for
-from tinytui.lesson.step_path import changed_per_step
-from tinytui.model.config import ModelConfig
+from tinytui.present.step_list_lines import (
+    Row,
+    StepTitles,
+    change_badge,
+    changed_counts,
+    heading_words,
+    list_rows,
+    marker,
+)
 from tinytui.present.view import View, ViewPart
 
 
@@ -46,14 +50,12 @@ class StepList(ViewPart, Widget, can_focus=True):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.here = step_path.Step(1)
+        self.rows: tuple[Row, ...] = list_rows(1)  # a step, or a block's heading
+        self.here: Row = self.rows[0]
         self.backward = False
-        self.counts: dict[step_path.Step, int] = {}
+        self.counts: dict[Row, int] = {}
         self.n_blocks = 1
-        self.cfg: ModelConfig | None = None  # the model shown (show() sets it)
-        self.rows: tuple[step_path.Step | int, ...] = tuple(
-            step_path.forward(1)
-        )  # a Step, or a block's heading
+        self.titles = StepTitles()  # the model shown's (show() sets them)
         self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
         self._kept: dict[tuple, Strip] = {}  # (line y, what it shows) -> the line: a step revisited
 
@@ -61,11 +63,11 @@ class StepList(ViewPart, Widget, can_focus=True):
         self.here = view.here
         self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
         n_blocks = view.trace.cfg.n_blocks
-        self.cfg = view.trace.cfg  # the titles name the model's own norm, feed-forward and unembedding
-        self.counts = changed_per_step(view.diff, view.trace.cfg.n_heads, n_blocks, Arch.of(view.trace.cfg))
+        self.titles = StepTitles.of(view)  # the model's own norm, feed-forward and unembedding
+        self.counts = changed_counts(view)
         if n_blocks != self.n_blocks:
             self.n_blocks = n_blocks
-            self.rows = _rows(n_blocks)
+            self.rows = list_rows(n_blocks)
             self.refresh(layout=True)
         else:
             self._refresh_changed_lines()
@@ -81,27 +83,25 @@ class StepList(ViewPart, Widget, can_focus=True):
 
     @property
     def step(self) -> int:
-        return self.here.number
+        return 0 if isinstance(self.here, int) else self.here.number
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.rows)
 
-    def line(self, row: step_path.Step | int, width: int) -> Text:
+    def line(self, row: Row, width: int) -> Text:
         if isinstance(row, int):  # the heading of block row (0-based), as long as the list has room for
-            words = (f"  block {row + 1} of {self.n_blocks}", f" block {row + 1}", f"b{row + 1}")
+            words = heading_words(row, self.n_blocks)
             said = next((w for w in words if len(w) <= width), words[-1])
             text = Text(said, no_wrap=True, end="")
             text.stylize(self.get_component_rich_style("steps--count", partial=True))
             return text
-        stage = row.stage
-        count = self.counts.get(row, 0)
-        badge = f" Δ{count}" if count else ""
+        badge = change_badge(self.counts.get(row, 0))
         here = row == self.here
-        head = f"{('◀' if self.backward else '▸') if here else ' '}{row.number:>2} "
+        head = f"{marker(here, self.backward)}{row.number:>2} "
         room = max(width - len(head) - len(badge), 0)
         if room < 8:  # a narrow list shows numbers and counts only; the status line names the step
             title = ""
-        elif len(named := title_for(stage, self.cfg)) > room:
+        elif len(named := self.titles.title(row)) > room:
             title = named[: room - 1] + "…"
         else:
             title = named
@@ -138,13 +138,12 @@ class StepList(ViewPart, Widget, can_focus=True):
         self._drawn[y] = (key, strip)
         return strip
 
-    def _shows(self, row: step_path.Step | int, width: int) -> tuple:
+    def _shows(self, row: Row, width: int) -> tuple:
         """What a line is drawn from: when it is the same, the line drawn last time stands."""
         here = row == self.here
-        shows = (row, self.counts.get(row, 0) if isinstance(row, step_path.Step) else self.n_blocks, here)
-        # the norm: the switches may run RMSNorm in place of LayerNorm, and step 5's title says which
-        norm = self.cfg.norm if self.cfg is not None else None
-        return shows, here and self.backward, width, self.content_size.width, self.app.theme, norm
+        shows = (row, self.n_blocks if isinstance(row, int) else self.counts.get(row, 0), here)
+        # the titles: a switch may run RMSNorm in place of LayerNorm, and step 5's title says which
+        return shows, here and self.backward, width, self.content_size.width, self.app.theme, self.titles
 
     def _refresh_changed_lines(self) -> None:
         """Ask Textual to draw again only the lines whose content changed (its own drawing of a line,
@@ -165,22 +164,11 @@ class StepList(ViewPart, Widget, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is not None and 0 <= offset.y < len(self.rows):
             row = self.rows[offset.y]
-            if isinstance(row, step_path.Step):
+            if not isinstance(row, int):
                 self.post_message(self.Chosen(row.number, row.block))
 
     def action_move(self, delta: int) -> None:
-        path = step_path.forward(self.n_blocks)
+        path = [row for row in self.rows if not isinstance(row, int)]  # the forward path
         at = path.index(self.here) if self.here in path else 0
         to = path[min(max(at + delta, 0), len(path) - 1)]
         self.post_message(self.Chosen(to.number, to.block))
-
-
-def _rows(n_blocks: int) -> tuple[step_path.Step | int, ...]:
-    """The list's lines: every step of the path, with a heading line before each block's steps when the
-    model has several blocks."""
-    rows: list[step_path.Step | int] = []
-    for step in step_path.forward(n_blocks):
-        if n_blocks > 1 and step.block is not None and step.number == step_path.FIRST_IN_BLOCK:
-            rows.append(step.block)
-        rows.append(step)
-    return tuple(rows)
