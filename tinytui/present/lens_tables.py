@@ -94,9 +94,9 @@ def lens_grid(view: View) -> GridSpec:
             )
         rows.append(row_label(point, cfg.n_blocks) + (" =" if last else ""))
         cells.append(row)
-    title = (
-        f"Logit lens at {len(trace.prompt) - 1}:{trace.prompt[-1]} — each point through the final norm and Eᵀ"
-    )
+    out = "W_U" if "W_U" in view.params else "Eᵀ"  # an untied model unembeds with its own W_U
+    at = f"{len(trace.prompt) - 1}:{trace.prompt[-1]}"
+    title = f"Logit lens at {at} — each point through the final norm and {out}"
     return grid("lens", title, "stream", tuple(rows), cols, cells, "heat", "output", limit=1.0)
 
 
