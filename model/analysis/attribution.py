@@ -127,7 +127,7 @@ def default_tokens(trace: Trace) -> tuple[str, ...]:
 
 def attribution(params: Params, trace: Trace, tokens: Iterable[str] | None = None) -> Attribution:
     """Each token's logit (default: the prediction and the target) split into the residual parts."""
-    cfg = params.cfg
+    cfg = trace.cfg  # the norm the run used: the switches may run RMSNorm for the model's LayerNorm
     tokens = default_tokens(trace) if tokens is None else tuple(dict.fromkeys(tokens))
     for tok in tokens:
         if not cfg.has_token(tok):

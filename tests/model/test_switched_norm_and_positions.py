@@ -9,6 +9,7 @@ import pytest
 
 from tests.model.reference_backward import assert_matches_fd, finite_differences
 from tests.model.reference_backward import forward as reference_forward
+from tinytui.model.analysis.attribution import attribution
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import presets
@@ -104,3 +105,12 @@ def test_a_norm_with_gains_or_a_learned_table_cannot_be_switched(llama):
         run_config(llama.cfg, Switches(norm_kind="layer"))
     with pytest.raises(ValueError, match="must be one of"):
         Switches(positions="spiral")
+
+
+def test_logit_attribution_reads_the_switched_norm(chapter):
+    """Under RMSNorm the final norm takes no mean away: the parts still add up to each logit."""
+    t = run(chapter.params, chapter.prompt, chapter.target, Switches(norm_kind="rms"))
+    split = attribution(chapter.params, t)
+    assert split.exact and split.tokens
+    for part in split.tokens.values():
+        assert sum(part.parts.values()) == pytest.approx(part.logit, abs=1e-12)
