@@ -249,3 +249,14 @@ def test_step_2_of_a_trained_model_claims_no_named_columns(here, capsys):
     assert rc == 0
     flat = " ".join(out.split())
     assert "only numbered (d0, d1, d2 and d3)" in flat and "carry names" not in flat
+
+
+def test_train_offers_every_optimizer_the_trainer_has_each_with_its_default_rate(here, capsys):
+    # the parser reads the optimizers off train's default rates, so the trainer's module loads only
+    # when train runs; a trainer's new optimizer must come with a default rate to be offered
+    from tinytui.cli.train_command import DEFAULT_LR
+    from tinytui.model.training.corpus import OPTIMIZERS
+
+    assert tuple(DEFAULT_LR) == OPTIMIZERS
+    for name in OPTIMIZERS:  # taken: the run is refused for its missing -o, not for the optimizer
+        refused(capsys, here, "train", "corpus.txt", "--optimizer", name, why="-o: name the model file")

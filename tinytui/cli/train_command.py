@@ -13,7 +13,7 @@ import contextlib
 import signal
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tinytui.cli import new_command
 from tinytui.cli.new_command import CommandError
@@ -24,11 +24,13 @@ from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.io.model_file import BINARY_ABOVE, load_default
 from tinytui.model.io.presets import resolve
 from tinytui.model.io.safe_io import check_can_create, sweep_stale
-from tinytui.model.training import corpus, seeded_model
-from tinytui.present.sparkline import BLOCKS
+from tinytui.model.training import seeded_model
+
+if TYPE_CHECKING:  # the trainer is imported when train runs: the parser reads this module for its options
+    from tinytui.model.training import corpus
 
 MAX_CORPUS_BYTES = 64 * 2**20
-DEFAULT_LR = {"adam": 0.01, "sgd": 0.1}
+DEFAULT_LR = {"adam": 0.01, "sgd": 0.1}  # every optimizer of model.training.corpus, and its step size
 DEFAULT_STEPS = 500
 DEFAULT_BATCH = 8
 CURVE_WIDTH = 60
@@ -52,7 +54,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         action="store_true",
         help="with --new: add the corpus's tokens that the vocabulary lacks (otherwise they are refused)",
     )
-    p.add_argument("--optimizer", choices=corpus.OPTIMIZERS, default="adam", help="default adam")
+    p.add_argument("--optimizer", choices=tuple(DEFAULT_LR), default="adam", help="default adam")
     p.add_argument(
         "--lr", metavar="RATE", default=argparse.SUPPRESS, help="step size (default 0.01 Adam, 0.1 SGD)"
     )
@@ -72,6 +74,8 @@ SIZE_OPTIONS = ("d", "heads", "blocks", "ff", "d_head", "ctx", "vocab")
 
 
 def read_corpus(path: str) -> list[corpus.Line]:
+    from tinytui.model.training import corpus
+
     text = new_command.read_text(path, MAX_CORPUS_BYTES, "", "the corpus")
     try:
         return corpus.read_lines(text, path)
@@ -87,6 +91,8 @@ def _whole(args, name: str, flag: str, high: int, low: int = 1) -> int:
 
 
 def starting_model(args: argparse.Namespace, lines: list[corpus.Line], seed: int) -> tuple[ModelFile, str]:
+    from tinytui.model.training import corpus
+
     """The model to train and how to say where it came from."""
     given = [f"--{n.replace('_', '-')}" for n in SIZE_OPTIONS if getattr(args, n, None) is not None]
     model_arg = getattr(args, "model", None)
@@ -150,6 +156,8 @@ class Progress:
 def curve(losses: tuple[float, ...], width: int = CURVE_WIDTH) -> str:
     """The batch losses as block characters, each the mean of an equal share of the steps (so the
     noise of single batches is smoothed); lowest ▁, highest █."""
+    from tinytui.present.sparkline import BLOCKS
+
     n = len(losses)
     cells = min(width, n)
     shares = [losses[i * n // cells : (i + 1) * n // cells] for i in range(cells)]
@@ -196,6 +204,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tinytui.model.training import corpus
+
     try:
         path = new_command.output_path(args, err=err)  # also sweeps what a killed run left
         writable(path, err)

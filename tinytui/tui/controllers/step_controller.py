@@ -9,7 +9,6 @@ from tinytui import themes
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import FIRST, LAST
 from tinytui.tui.actions import Host, PaletteCommand
-from tinytui.tui.screens.confirm_screen import ConfirmScreen
 
 
 class StepController:
@@ -102,6 +101,8 @@ class StepController:
             f"Quit? {edited:,} edited weight{'s are' if edited != 1 else ' is'} not saved and will be lost. "
             "(ctrl+s saves the model to a file.)"
         )
+
+        from tinytui.tui.screens.confirm_screen import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
