@@ -8,6 +8,7 @@ import pytest
 from tinytui.model import ops
 from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import presets
+from tinytui.model.switches import Switches
 from tinytui.session.session import Session
 from tinytui.session.state import Refused
 
@@ -59,6 +60,8 @@ def test_a_model_that_cannot_switch_its_norm_refuses_and_changes_nothing(llama_s
     before = llama_session.trace
     with pytest.raises(Refused, match="this model's norms have gains"):
         llama_session.toggle("norm_kind")
+    with pytest.raises(Refused, match="this model's norms have gains"):  # as a lesson file would set it
+        llama_session.set_switches(Switches(activation="silu", norm_kind="layer"))
     assert llama_session.trace is before and not llama_session.can_undo
 
 

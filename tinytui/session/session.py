@@ -21,6 +21,7 @@ from tinytui.model import checks
 from tinytui.model.generation.sampling import Sampling
 from tinytui.model.names import canonical, label
 from tinytui.model.switches import defaults as default_switches
+from tinytui.model.switches import run_config
 from tinytui.session.history import TracedHistory
 from tinytui.session.state import WALK, WALK_FIRST, WALK_LAST, Event, Kind, Mode, Refused, State, Training
 
@@ -169,6 +170,10 @@ class Session(TracedHistory):
         return self._change(Kind.TOGGLE, data, replace(self.state, switches=switches))
 
     def set_switches(self, switches: Switches) -> Event:
+        try:  # a norm or positions the model cannot run (a lesson file may ask for one)
+            run_config(self.model.cfg, switches)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
         data = {"switch": "all", "head": None, "switches": switches.to_dict(), "now": switches.describe()}
         return self._change(Kind.TOGGLE, data, replace(self.state, switches=switches))
 
