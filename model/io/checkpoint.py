@@ -192,7 +192,7 @@ def load_llama(folder: Path) -> CheckpointModel:
         f"A {llama_checkpoint.FAMILY[doc['model_type']]} checkpoint ({_blocks(cfg)}, {cfg.n_heads} heads of "
         f"{cfg.d_head}{kv}, d {cfg.d_model}, {cfg.n_vocab} tokens, context {cfg.n_ctx}) read from {folder}."
     )
-    return _checkpoint_model(folder, params, lambda: digest, tokenizer, read_from, doc["model_type"])
+    return _checkpoint_model(folder, params, digest, tokenizer, read_from, doc["model_type"])
 
 
 def config(shape: dict[str, Any], vocab: tuple[str, ...]) -> ModelConfig:

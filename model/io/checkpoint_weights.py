@@ -82,15 +82,15 @@ def source_of(cfg: ModelConfig, name: str) -> tuple[str, Callable[[np.ndarray], 
     b_Q, b_K and b_V ((H·dk,) -> (H, dk)); every other tensor is one parameter as it is."""
     H, dk, d = cfg.n_heads, cfg.d_head, cfg.d_model
     if name in WHOLE:
-        return WHOLE[name], lambda a: {name: _frozen(a)}
+        return WHOLE[name], lambda a: {name: frozen(a)}
     _, b, short = name.split(".")
     h, p = f"h.{b}.", f"blocks.{b}."
     if short in IN_BLOCK:
-        return h + IN_BLOCK[short], lambda a: {name: _frozen(a)}
+        return h + IN_BLOCK[short], lambda a: {name: frozen(a)}
     if short.startswith("W_"):
 
         def thirds(a: np.ndarray) -> dict[str, np.ndarray]:
-            a = _frozen(a)
+            a = frozen(a)
             return {
                 f"{p}W_{c}": a[:, i * d : (i + 1) * d].reshape(d, H, dk).transpose(1, 0, 2)
                 for i, c in enumerate("QKV")
@@ -99,13 +99,14 @@ def source_of(cfg: ModelConfig, name: str) -> tuple[str, Callable[[np.ndarray], 
         return h + "attn.c_attn.weight", thirds
 
     def bias_thirds(a: np.ndarray) -> dict[str, np.ndarray]:
-        a = _frozen(a)
+        a = frozen(a)
         return {f"{p}b_{c}": a[i * d : (i + 1) * d].reshape(H, dk) for i, c in enumerate("QKV")}
 
     return h + "attn.c_attn.bias", bias_thirds
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
+def frozen(a: np.ndarray) -> np.ndarray:
+    """a, read-only from now on (the views cut from it are then read-only too)."""
     a.flags.writeable = False
     return a
 
@@ -162,7 +163,9 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, WeightsFile]:
         f = None  # weights holds it open now
         try:
             weights.check_finite(wanted)
-            if "lm_head.weight" in table and not weights.same(table["lm_head.weight"], table["wte.weight"]):
+            if "lm_head.weight" in table and not weights.same(
+                table["lm_head.weight"], weights, table["wte.weight"]
+            ):
                 raise fail("lm_head.weight", "differs from wte.weight; tinytui unembeds with the tied E")
         except MemoryError:
             raise CheckpointError(f"{path}: too large to hold in memory") from None
@@ -254,12 +257,12 @@ class WeightsFile:
                     index = [int(i) for i in np.argwhere(~np.isfinite(arr))[0]]
                     raise self._fail(name, f"{float(arr[tuple(index)])!r} at {index} is not a finite number")
 
-    def same(self, a: str, b: str) -> bool:
-        """Whether two tensors hold the same values."""
-        same_dtype = self._entries[a][0] == self._entries[b][0]
-        if same_dtype and all(np.array_equal(x, y) for x, y in zip(self._chunks(a), self._chunks(b))):
+    def same(self, a: str, other: WeightsFile, b: str) -> bool:
+        """Whether tensor a here holds the same values as tensor b in other (this file, or a shard)."""
+        same_dtype = self._entries[a][0] == other._entries[b][0]
+        if same_dtype and all(np.array_equal(x, y) for x, y in zip(self._chunks(a), other._chunks(b))):
             return True  # the same bytes (else compare values: -0.0 equals 0.0)
-        return bool(np.array_equal(self.float64(a), self.float64(b)))
+        return bool(np.array_equal(self.float64(a), other.float64(b)))
 
     def float64(self, name: str) -> np.ndarray:
         """The tensor as a new float64 array of its shape, read now."""
@@ -304,65 +307,6 @@ def _widened(part: np.ndarray, dtype: str) -> np.ndarray:
     if dtype == "BF16":
         return (part.view("<u2").astype(np.uint32) << 16).view(np.float32)
     return part.view(np.dtype(DTYPES[dtype]).newbyteorder("<"))
-
-
-def read_hashed(
-    f, wanted: dict[str, tuple[int, ...]], kinds: dict, fail
-) -> tuple[str, dict[str, np.ndarray]]:
-    """Every byte of the file through sha256, in order; the wanted tensors as float64 arrays. kinds is
-    what safetensors read of the header (dtype, shape per tensor): the header read here must agree."""
-    h = hashlib.sha256()
-    head = f.read(8)
-    n = int.from_bytes(head, "little")
-    raw = f.read(n)
-    h.update(head)
-    h.update(raw)
-    try:
-        header = json.loads(raw)  # safetensors has just read and checked this very header
-        header.pop("__metadata__", None)
-        same = {k: (e["dtype"], list(e["shape"])) for k, e in header.items()} == {
-            k: (d, list(s)) for k, (d, s) in kinds.items()
-        }
-    except (ValueError, TypeError, KeyError, AttributeError):
-        same = False
-    if not same:
-        raise fail("(header)", "the file changed while it was being read; load it again")
-    from concurrent.futures import ThreadPoolExecutor
-
-    arrays: dict[str, np.ndarray] = {}
-    pos = 0
-    # the hash runs in a thread of its own, in file order, while this one converts to float64 (both
-    # release the GIL): on two cores the sha256 costs next to nothing beside the conversion
-    with ThreadPoolExecutor(1) as hasher:
-        for name, entry in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
-            begin, end = entry["data_offsets"]
-            if begin > pos:  # bytes between tensors (the format has none; hashed all the same)
-                hasher.submit(h.update, f.read(begin - pos))
-            buf = np.empty(end - begin, np.uint8)
-            if f.readinto(buf.data) != buf.size:
-                raise fail(name, "truncated while being read")
-            hasher.submit(h.update, buf.data)  # the task keeps buf until it is hashed
-            pos = end
-            if name in wanted:
-                arr = to_float64(buf, entry["dtype"])
-                arr = arr.reshape(wanted[name])
-                finite = np.isfinite(arr)
-                if not finite.all():
-                    index = [int(i) for i in np.argwhere(~finite)[0]]
-                    raise fail(name, f"{float(arr[tuple(index)])!r} at {index} is not a finite number")
-                arrays[name] = arr
-        while chunk := f.read(2**20):
-            hasher.submit(h.update, chunk)
-    return h.hexdigest(), arrays
-
-
-def to_float64(buf: np.ndarray, dtype: str) -> np.ndarray:
-    """A tensor's little-endian bytes as float64, exactly. numpy has no bfloat16: a bf16 value is the top
-    16 bits of the float32 with the same sign, exponent and leading mantissa bits, so it is widened by
-    putting 16 zero bits below it."""
-    if dtype == "BF16":
-        return (buf.view("<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    return buf.view(np.dtype(DTYPES[dtype]).newbyteorder("<")).astype(np.float64)
 
 
 def _names(names: list[str], shapes: dict[str, tuple[int, ...]], fail) -> dict[str, str]:

@@ -9,15 +9,17 @@ weights are RMSNorm's gains: ln1_g (input_layernorm), ln2_g (post_attention_laye
 
 Names may carry "model." (what LlamaForCausalLM saves) or not. Older files hold each layer's rotary
 frequencies as a buffer (self_attn.rotary_emb.inv_freq): computed, not learned, so skipped. bf16, fp16,
-fp32 and fp64 are read to float64 exactly. Each file is read as checkpoint_weights reads GPT-2's (no
-memory map, every byte hashed); a sharded model's sha256 is that of its shards' names and sha256s, one
-"name sha256" line each in name order, so a recording names the very bytes loaded.
+fp32 and fp64 are read to float64 exactly. Each file is checked and read as checkpoint_weights reads
+GPT-2's (checked whole at load, each tensor widened when the model first reads it; the transposes are
+views, so nothing is copied twice); a sharded model's sha256 is that of its shards' names and
+sha256s, one "name sha256" line each in name order, so a recording names the very bytes loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +27,8 @@ import numpy as np
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
 from tinytui.model.io import bpe
-from tinytui.model.io.checkpoint_weights import DTYPES, CheckpointError, read_hashed, regular
-from tinytui.model.params import Params, adopt
+from tinytui.model.io.checkpoint_weights import DTYPES, CheckpointError, WeightsFile, frozen, regular
+from tinytui.model.params import Params, adopt, lazy, param_shapes
 
 PREFIX = "model."
 INDEX = "model.safetensors.index.json"
@@ -59,40 +61,46 @@ def hf_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def to_params(cfg: ModelConfig, hf: dict[str, np.ndarray]) -> Params:
-    """The Params of a Llama-family model from its tensors (float64, shapes checked), in tinytui's layout.
-    Each tensor is taken out of hf as it is laid out again, so that only one is held twice at a time
-    (at SmolLM-135M's shapes the weights are 1 GB as float64)."""
-    take = hf.pop
+IN_BLOCK = {  # Params' short names -> the tensor each is made from, after "layers.<b>."
+    "ln1_g": "input_layernorm.weight",
+    "ln2_g": "post_attention_layernorm.weight",
+    "W_Q": "self_attn.q_proj.weight",
+    "W_K": "self_attn.k_proj.weight",
+    "W_V": "self_attn.v_proj.weight",
+    "b_Q": "self_attn.q_proj.bias",
+    "b_K": "self_attn.k_proj.bias",
+    "b_V": "self_attn.v_proj.bias",
+    "W_O": "self_attn.o_proj.weight",
+    "b_O": "self_attn.o_proj.bias",
+    "W_gate": "mlp.gate_proj.weight",
+    "W_up": "mlp.up_proj.weight",
+    "W_down": "mlp.down_proj.weight",
+}
+WHOLE = {"E": "embed_tokens.weight", "lnf_g": "norm.weight", "W_U": "lm_head.weight"}
+
+
+def source_of(cfg: ModelConfig, name: str) -> tuple[str, Callable[[np.ndarray], dict[str, np.ndarray]]]:
+    """The tensor a parameter is made from (name without "model."), and how, as float64 views of it: a
+    projection's rows h·k … (h+1)·k transposed are head h ((n·k, d) -> (n, d, k); a bias (n·k,) ->
+    (n, k)), every other matrix is the weight transposed, a norm's gains the weight itself."""
     k, d = cfg.d_head, cfg.d_model
+    short = name.rsplit(".", 1)[-1]
+    source = WHOLE[name] if name in WHOLE else f"layers.{name.split('.')[1]}.{IN_BLOCK[short]}"
+    if short in ("W_Q", "W_K", "W_V"):
+        return source, lambda a: {name: frozen(a).reshape(-1, k, d).transpose(0, 2, 1)}
+    if short in ("b_Q", "b_K", "b_V"):
+        return source, lambda a: {name: frozen(a).reshape(-1, k)}
+    if short.startswith("W_"):
+        return source, lambda a: {name: frozen(a).T}
+    return source, lambda a: {name: frozen(a)}
 
-    def heads(rows: np.ndarray) -> np.ndarray:
-        """(n·k, d) -> (n, d, k): head h is rows h·k … (h+1)·k, transposed; a bias (n·k,) -> (n, k)."""
-        if rows.ndim == 1:
-            return np.ascontiguousarray(rows.reshape(-1, k))
-        return np.ascontiguousarray(rows.reshape(-1, k, d).transpose(0, 2, 1))
 
-    def t(a: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(a.T)
-
-    arrays = {"E": take("embed_tokens.weight")}
-    for b in range(cfg.n_blocks):
-        layer, p = f"layers.{b}.", f"blocks.{b}."
-        arrays[p + "ln1_g"] = take(layer + "input_layernorm.weight")
-        arrays[p + "ln2_g"] = take(layer + "post_attention_layernorm.weight")
-        for name in "QKV":
-            proj = f"{layer}self_attn.{name.lower()}_proj."
-            arrays[f"{p}W_{name}"] = heads(take(proj + "weight"))
-            if cfg.attn_bias:
-                arrays[f"{p}b_{name}"] = heads(take(proj + "bias"))
-        arrays[p + "W_O"] = t(take(layer + "self_attn.o_proj.weight"))
-        if cfg.out_bias:
-            arrays[p + "b_O"] = take(layer + "self_attn.o_proj.bias")
-        for name in ("gate", "up", "down"):
-            arrays[f"{p}W_{name}"] = t(take(f"{layer}mlp.{name}_proj.weight"))
-    arrays["lnf_g"] = take("norm.weight")
-    if not cfg.tied:
-        arrays["W_U"] = t(take("lm_head.weight"))
+def to_params(cfg: ModelConfig, hf: dict[str, np.ndarray]) -> Params:
+    """The Params of a Llama-family model from its tensors (shapes checked), in tinytui's layout."""
+    arrays: dict[str, np.ndarray] = {}
+    for name in param_shapes(cfg):
+        source, make = source_of(cfg, name)
+        arrays |= make(np.array(hf[source], dtype=np.float64))
     return adopt(cfg, arrays)
 
 
@@ -119,21 +127,22 @@ def weight_files(folder: Path) -> tuple[Path, ...]:
     return tuple(folder / shard for shard in shards)
 
 
-def read(folder: Path, cfg: ModelConfig) -> tuple[Params, str]:
-    """The Params in the folder's weights and their sha256 (hex; see the module's docstring)."""
+def read(folder: Path, cfg: ModelConfig) -> tuple[Params, Callable[[], str]]:
+    """The Params in the folder's weights, checked whole, and what gives their sha256 (hex; see the
+    module's docstring), hashed when first asked for."""
     from safetensors import SafetensorError, safe_open
 
     shapes = hf_shapes(cfg)
     files = weight_files(folder)
-    found: dict[str, tuple[Path, str]] = {}  # bare name -> (file, name in it)
-    arrays: dict[str, np.ndarray] = {}
-    digests = []
+    found: dict[str, tuple[WeightsFile, str]] = {}  # bare name -> (its file, its name there)
+    opened: list[WeightsFile] = []
     for path in files:
 
         def fail(tensor: str, why: str, path: Path = path) -> CheckpointError:
             return CheckpointError(f"{path}: {tensor}: {why}")
 
-        with regular(path) as f:
+        f = regular(path)
+        try:
             try:
                 with safe_open(str(path), framework="numpy") as st:
                     names = list(st.keys())
@@ -141,6 +150,7 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, str]:
             except SafetensorError as exc:
                 raise CheckpointError(f"{path}: not a safetensors file tinytui can read ({exc})") from None
             wanted: dict[str, tuple[int, ...]] = {}
+            here: dict[str, str] = {}
             for name in names:
                 bare = name.removeprefix(PREFIX)
                 if bare.startswith("layers.") and bare.split(".", 2)[2] in BUFFERS:
@@ -151,39 +161,51 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, str]:
                     raise fail(name, "not a tensor of the model config.json describes")
                 else:
                     wanted[name] = shapes[bare]
-                if bare in found:
-                    raise fail(
-                        name, f"the weights have it twice (as {found[bare][1]} in {found[bare][0].name} too)"
-                    )
-                found[bare] = (path, name)
+                if bare in found or bare in here:
+                    where = found[bare][0].path.name if bare in found else path.name
+                    first = found[bare][1] if bare in found else here[bare]
+                    raise fail(name, f"the weights have it twice (as {first} in {where} too)")
+                here[bare] = name
                 dtype, got = kinds[name]
                 if list(got) != list(wanted[name]):
                     raise fail(name, f"shape {list(got)}, expected {list(wanted[name])} (from config.json)")
                 if dtype not in DTYPES:
                     raise fail(name, f"dtype {dtype}: tinytui reads {', '.join(DTYPES)}")
+            weights = WeightsFile(path, f, kinds, fail)
+            f = None  # weights holds it open now
             try:
-                digest, got_arrays = read_hashed(f, wanted, kinds, fail)
+                weights.check_finite(wanted)
             except MemoryError:
                 raise CheckpointError(f"{path}: too large to hold in memory") from None
             except OSError as exc:
                 raise CheckpointError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-        digests.append(f"{path.name} {digest}")
-        arrays |= {name.removeprefix(PREFIX): a for name, a in got_arrays.items()}
-        del got_arrays  # arrays holds them now: to_params frees each as it lays it out again
-    missing = next((name for name in shapes if name not in arrays), None)
+        finally:
+            if f is not None:
+                f.close()
+        opened.append(weights)
+        found |= {bare: (weights, name) for bare, name in here.items()}
+    missing = next((name for name in shapes if name not in found), None)
     if missing is not None:
         where = files[0] if len(files) == 1 else folder / INDEX
         says = f"config.json says {cfg.n_blocks} blocks of d {cfg.d_model}"
         raise CheckpointError(f"{where}: {PREFIX}{missing}: missing ({says})")
-    tied_head = arrays.pop("lm_head.weight", None) if cfg.tied else None
-    if tied_head is not None and not np.array_equal(tied_head, arrays["embed_tokens.weight"]):
-        raise CheckpointError(
-            f"{found['lm_head.weight'][0]}: lm_head.weight: differs from embed_tokens.weight, but "
-            "config.json says tie_word_embeddings"
-        )
-    if len(files) == 1:
-        digest = digests[0].split(" ")[1]
-    else:
-        digest = hashlib.sha256("".join(line + "\n" for line in digests).encode()).hexdigest()
-    del tied_head
-    return to_params(cfg, arrays), digest  # arrays holds exactly the shapes' tensors now
+    if cfg.tied and "lm_head.weight" in found:
+        (head, name), (emb, emb_name) = found["lm_head.weight"], found["embed_tokens.weight"]
+        if not head.same(name, emb, emb_name):
+            raise CheckpointError(
+                f"{head.path}: lm_head.weight: differs from embed_tokens.weight, but "
+                "config.json says tie_word_embeddings"
+            )
+
+    def load(name: str) -> dict[str, np.ndarray]:
+        source, make = source_of(cfg, name)
+        weights, in_file = found[source]
+        return make(weights.float64(in_file))
+
+    def digest() -> str:
+        if len(opened) == 1:
+            return opened[0].sha256()
+        lines = "".join(f"{w.path.name} {w.sha256()}\n" for w in opened)
+        return hashlib.sha256(lines.encode()).hexdigest()
+
+    return lazy(cfg, load), digest
