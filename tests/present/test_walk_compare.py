@@ -25,7 +25,7 @@ def test_every_walk_step_compared_with_itself_is_zeros(chapter):
     for step in walk_steps(View.of(s)):
         s.goto(step, backward=True)
         sections = pane_sections(View.of(s))
-        assert sections[0].title.startswith("Two runs: A is the state pinned, B is now")
+        assert sections[0].title.startswith("Two runs — A: the state pinned · B: now")
         items = items_of(sections)
         d_keys = [k for k in items if k.startswith("compare-d:")]
         for key in d_keys:

@@ -159,7 +159,7 @@ def compare_heading(view: View) -> Section:
     if len(a_prompt) != len(b_prompt):
         n, m = len(a_prompt), len(b_prompt)
         note = f" — A's prompt has {n} tokens and B's {m}: the cells past the shorter show ·"
-    title = f"Two runs: A is {words}, B is now · B − A: ▲ up, ▼ down · C: stop or change{note}"
+    title = f"Two runs — A: {words} · B: now · B − A: ▲ up, ▼ down (C){note}"
     return Section(title, "info", ())
 
 

@@ -17,7 +17,7 @@ from tinytui.model.analysis.patching import runs_of
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.lens_tables import LENS_STEPS
 from tinytui.present.view import View
-from tinytui.report.tables import fmt
+from tinytui.report.tables import fmt, on_screen
 
 
 def share(restored: float) -> str:
@@ -100,5 +100,6 @@ def patch_sections(view: View) -> list[Section]:
             "prompt, each with one piece of the clean run written in; the tables follow when made"
         )
         return [Section(title, "info", ())]
-    title = f"Patching the run into “{into}”: clean {fmt(result.clean)}, corrupted {fmt(result.corrupt)}"
+    clean, corrupt = on_screen(fmt(result.clean)), on_screen(fmt(result.corrupt))
+    title = f"Patching the run into “{into}”: clean {clean}, corrupted {corrupt}"
     return [Section(title, "output", tuple((g,) for g in patch_grids(view)))]
