@@ -360,7 +360,7 @@ async def test_the_step_s_words_give_no_answer_away_while_practising():
 
     from rich.style import Style
 
-    from tinytui.tui.widgets.step_text import PRACTICE_NOTE, step_words
+    from tinytui.present.step_words import PRACTICE_NOTE, step_words
 
     def words(app) -> str:
         return step_words(app.view(), lambda name: Style(), compact=False, width=140).plain

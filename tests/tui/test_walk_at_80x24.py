@@ -5,7 +5,7 @@ from tests.apps import make_app
 from tests.tui.helpers import info, joined, panes, press, view, words
 from tinytui.lesson.texts.display_names import in_words
 from tinytui.present.backward_tables import heading
-from tinytui.tui.widgets.step_text import MORE_HINT, first_sentence
+from tinytui.present.step_words import MORE_HINT, first_sentence
 
 
 async def test_every_walk_step_shows_its_first_table_and_keeps_the_whole_text_after():

@@ -24,6 +24,7 @@ from textual.widgets import Footer
 
 from tinytui import themes
 from tinytui.present.grid_spec import KeptSpecs
+from tinytui.present.step_words import SHORT_HEIGHT
 from tinytui.present.view import View, ViewPart
 from tinytui.session.session import Session
 from tinytui.session.state import Refused
@@ -49,7 +50,6 @@ from tinytui.tui.toasts import Toasts
 from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 from tinytui.tui.widgets.step_list import StepList
-from tinytui.tui.widgets.step_text import SHORT_HEIGHT
 from tinytui.tui.widgets.step_view import StepView
 from tinytui.tui.widgets.watch_pane import WatchPane
 

@@ -36,11 +36,11 @@ from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
 from tinytui.present.grid_spec import CellRef, GridSpec, Item, KeptBySpec, LogitsSpec, Section, Source
 from tinytui.present.step_layout import FRAME, Box, LayoutKept, StepLayout, lay_out
+from tinytui.present.step_words import SHORT_HEIGHT, step_words
 from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.cell_editor import CellEdit, editor_detail, editor_note
 from tinytui.tui.widgets.line_styles import LineStyles
 from tinytui.tui.widgets.step_lines import Painter, label_width
-from tinytui.tui.widgets.step_text import SHORT_HEIGHT, step_words
 from tinytui.tui.widgets.virtual_size import set_virtual_size
 
 PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
