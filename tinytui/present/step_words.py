@@ -1,5 +1,7 @@
 """The step's words as the step view shows them above its tables: heading, equation, explanation and key
-numbers (from model.stages and model.texts.facts), or the backward walk's heading and rules.
+numbers (from tinytui.lesson.stages and tinytui.lesson.texts.facts), or the backward walk's heading and
+rules. Rich Text in styles the widget supplies by name ("title", "formula", "fact", "hint"); the widget
+wraps and draws them. While practising, nothing here quotes a value the learner is asked for.
 
 On a short terminal (fewer than SHORT_HEIGHT rows) the words are compact, so the step's tables are on
 screen: the step's name, its formula and its facts folded into one line (the backward walk's: its rules,
