@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tinytui.model import checks
+from tinytui.model.config import ModelConfig
 from tinytui.model.io.safe_io import TextFileError, atomic_writer, check_writable_target, read_utf8
 from tinytui.model.params import Params
-from tinytui.model.switches import CHOICES, FLAGS, Switches
+from tinytui.model.switches import CHOICES, FLAGS, Switches, run_config
 
 FORMAT = "tinytui-lesson/1"
 MAX_BYTES = 4 * 2**20
@@ -215,8 +216,14 @@ def _text(x: object, where: str, limit: int) -> str:
         raise LessonError(str(exc)) from None
 
 
-def check_on(lesson: Lesson, n_heads: int, n_blocks: int) -> None:
-    """LessonError when the lesson's switches name a head or block the model does not have."""
+def check_on(lesson: Lesson, n_heads: int, n_blocks: int, cfg: ModelConfig | None = None) -> None:
+    """LessonError when the lesson's switches name a head or block the model does not have, or (given
+    the model's cfg) a norm or positions it cannot run."""
+    if cfg is not None:
+        try:
+            run_config(cfg, lesson.switches)
+        except ValueError as exc:
+            raise LessonError(f"switches: {exc}") from None
     for h in lesson.switches.ablated_heads:
         _checked("switches.ablated_heads", checks.head, h, n_heads)
     for b, h in lesson.switches.ablated:

@@ -60,7 +60,7 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
         raise fail(f"prompt{exc.where}", exc) from None
     try:
         target = checks.target(lesson.target, cfg.vocab)
-        check_on(lesson, cfg.n_heads, cfg.n_blocks)
+        check_on(lesson, cfg.n_heads, cfg.n_blocks, cfg)
         params = edited_params(lesson, model.params)
     except checks.Invalid as exc:
         raise fail("target", exc) from None
