@@ -23,7 +23,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.random import PCG64, Generator
 
 from tinytui.model import checks, ops
 
@@ -125,6 +124,8 @@ def _whole(value: object, what: str) -> int:
 
 def uniform(seed_: int, position: int) -> float:
     """The number at index `position` of Generator(PCG64(seed))'s stream of uniforms in [0, 1)."""
+    from numpy.random import PCG64, Generator  # only a draw needs it: a session starts greedy
+
     return float(Generator(PCG64(seed_)).random(position + 1)[position])
 
 
