@@ -13,7 +13,7 @@ import textwrap
 WATCHED = ("textual", "rich", "asyncio", "tinytui.tui.app", "tinytui.recording.recorder",
            "tinytui.model.analysis.attribution", "tinytui.model.analysis.circuits",
            "tinytui.lesson.why.explain", "tinytui.lesson.practice.questions", "tinytui.model.training.learn",
-           "tinytui.session.second_runs")  # fmt: skip
+           "tinytui.session.second_runs", "numpy.random")  # fmt: skip
 
 # what the first screen does not show: each is imported by the action that opens or runs it
 NOT_ON_THE_FIRST_SCREEN = (
@@ -26,6 +26,7 @@ NOT_ON_THE_FIRST_SCREEN = (
     "tinytui.lesson.practice.questions",  # k
     "tinytui.model.training.learn",  # l, the palette's Train
     "tinytui.model.io.checkpoint_save",  # ctrl+s
+    "numpy.random",  # a drawn next token (+ with a temperature above 0)
 )
 
 
