@@ -4,7 +4,7 @@ follow them, the backward walk's chain rule and the glossary in the ? screen."""
 from tests.tui.helpers import grid, panes, press
 from tinytui.tui.actions import ACTION_BY_ID
 from tinytui.tui.screens.help_screen import HelpScreen
-from tinytui.tui.widgets.step_lines import LIT
+from tinytui.tui.widgets.grid_lines import LIT
 
 SCORES = "output:blocks.0.scores.{h}"
 Q_IN, K_IN = "input:blocks.0.q.{h}", "input:blocks.0.k.{h}"

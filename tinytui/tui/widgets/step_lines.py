@@ -15,7 +15,7 @@ from rich.style import Style
 from textual.strip import Strip
 
 from tinytui.present.grid_spec import GridSpec, LogitsSpec
-from tinytui.present.step_layout import FRAME, Box
+from tinytui.present.step_layout import Box
 from tinytui.tui.widgets.bar_lines import bars_line
 from tinytui.tui.widgets.cell_editor import Shown
 from tinytui.tui.widgets.grid_lines import grid_line
@@ -100,7 +100,3 @@ class Painter:
         limit = 1.0 if spec.shade == "heat" else spec.limit
         return self.styles.shading_key(spec.shade, limit, box.width - 6)
 
-
-def label_width(box: Box) -> int:
-    """Columns of the frame's left side and the row labels: what stays pinned when scrolled sideways."""
-    return FRAME + (box.shape.label_w if box.shape is not None else 0)

@@ -17,37 +17,48 @@ own cell (typed there, drawn by the view: Enter commits, Esc cancels), or asks f
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Region, Size, Spacing
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
-from tinytui.present.grid_spec import CellRef, GridSpec, Item, KeptBySpec, LogitsSpec, Section, Source
-from tinytui.present.step_layout import FRAME, Box, LayoutKept, StepLayout, lay_out
+from tinytui.present.grid_spec import CellRef, GridSpec, Item, Section, Source
+from tinytui.present.step_layout import Box, LayoutKept, StepLayout, lay_out
 from tinytui.present.step_words import SHORT_HEIGHT, step_words
 from tinytui.present.view import View, ViewPart
-from tinytui.tui.widgets.cell_editor import CellEdit, editor_detail, editor_note
+from tinytui.tui.widgets.cell_editor import CellEdit, Shown, editor_detail, editor_note
 from tinytui.tui.widgets.line_styles import LineStyles
-from tinytui.tui.widgets.step_lines import Painter, label_width
+from tinytui.tui.widgets.line_versions import LineVersions
+from tinytui.tui.widgets.prose_lines import heading_line, words_line, wrap_words
+from tinytui.tui.widgets.screen_line import cut_at_right, pin_labels, placed
+from tinytui.tui.widgets.step_geometry import (
+    cell_at,
+    cell_region,
+    cursor_view,
+    header_pinned,
+    labels_pinned,
+    line_of,
+    same_rows,
+    window,
+)
+from tinytui.tui.widgets.step_lines import Painter
 from tinytui.tui.widgets.virtual_size import set_virtual_size
 
 PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
-_LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; revisited steps hit)
-_LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
-_WORDS_KEPT = 64  # steps' words kept wrapped
-_SHAPES_KEPT = 512  # tables' shapes kept, by what they are made of
+LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; revisited steps hit)
+LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
+WORDS_KEPT = 64  # steps' words kept wrapped
+SHAPES_KEPT = 512  # tables' shapes kept, by what they are made of
 
 
 class StepView(ViewPart, ScrollView, can_focus=True):
@@ -164,40 +175,39 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self._sections_of = sections_of
         self._view: View | None = None
-        self.info_text = ""  # the step's words as plain text (tests)
-        self._head: list[Strip] = []  # the step's words above the tables, one strip a line
-        self._more: list[Strip] = []  # and after them (compact)
-        self._more_at = 0
+        # the step's words: above the tables, one strip a line, and after them (compact)
+        self.info_text = ""  # as plain text (tests)
+        self._head: list[Strip] = []
+        self._more: list[Strip] = []
+        self._more_at = 0  # the line the words after the tables start after
         self._words_fit: tuple = ()  # (compact, width) the words were wrapped for
-        self._laid_for = -1  # the width the tables were laid out for
         self._shown_words: tuple = ()
+        # the step's tables laid out
         self.page: int | None = None  # the presenter's page (None: every table)
         self.all_sections: list[Section] = []
         self.sections: list[Section] = []
         self.blocks = StepLayout((), (), 0, 0, ())
+        self._structure: tuple = ()  # the page, the words' height, the tables' titles and keys
+        self._laid_for = -1  # the width the tables were laid out for
+        # the cursor (table, row, col) and the cells the focused value reads, per box
         self.table, self.row, self.col = 0, 0, 0
-        self.lit: dict[int, frozenset] = {}  # box -> the cells (or the bars' sources) the focused value reads
-        # (table's key, line) -> that line's version: what a table's line shows (_version), or a count
-        self._versions: dict[tuple[str, int], int] = {}
-        self._version_of: dict[Hashable, int] = {}  # what a line shows -> its version (_version)
-        self._next_version = 1  # 0: a table's lines as first shown
-        self._shown_by_spec: KeptBySpec[tuple[tuple[int, int], tuple[Hashable, ...]]] = KeptBySpec(256)
-        self._seen: dict[str, Item] = {}  # table's key -> the spec it showed last
-        # what is kept between keys, each bounded (the least recently used go first), all of it the view's
-        self._drawn: LRUCache[tuple, Strip] = LRUCache(_LINES_KEPT)  # a table's line, by what it shows
-        self._composed: LRUCache[tuple, Strip] = LRUCache(_LINES_KEPT)  # a screen line, by its table lines
-        self._wrapped: LRUCache[tuple, list[Strip]] = LRUCache(_WORDS_KEPT)  # the words, by text and width
-        self._layouts: LRUCache[tuple, tuple[list[Item], StepLayout]] = LRUCache(_LAYOUTS_KEPT)  # by specs
-        self._layout_kept = LayoutKept(LRUCache(_SHAPES_KEPT))  # the tables' sizes and splits (lay_out)
-        self._last_key: tuple = ()
-        self._base = Style()
-        self._painter: Painter | None = None
-        self._epoch: tuple = ()
-        self._structure: tuple = ()
+        self.lit: dict[int, frozenset] = {}
         self.editor: CellEdit | None = None  # the cell being typed into, if one is
         self._opened_with = ""  # the text the editor opened with (the cell as shown)
         self.error = ""  # why the session refused what the editor holds
-        self.lines_drawn = 0  # block lines drawn afresh (not from the cache): tests and benchmarks
+        # drawing: one theme's painter, and what is kept between keys (all the view's, each bounded)
+        self._painter: Painter | None = None
+        self._base = Style()  # the view's own colours, under every line
+        self._versions = LineVersions()  # what each table's line shows, as a number
+        self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # a table's line, by what it shows
+        self._screen_lines: LRUCache[tuple, Strip] = LRUCache(
+            LINES_KEPT
+        )  # a screen line, by its tables' lines
+        self._words_wrapped: LRUCache[tuple, list[Strip]] = LRUCache(WORDS_KEPT)  # by text and width
+        self._layouts: LRUCache[tuple, tuple[list[Item], StepLayout]] = LRUCache(LAYOUTS_KEPT)  # by specs
+        self._layout_kept = LayoutKept(LRUCache(SHAPES_KEPT))  # the tables' sizes and splits (lay_out)
+        self._last_key: tuple = ()  # the key of the table line drawn last
+        self.lines_drawn = 0  # table lines drawn afresh (not from the cache): tests and benchmarks
 
     def on_mount(self) -> None:
         # the words' colours are resolved when they are laid out: a new theme lays them out again
@@ -213,18 +223,37 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self.show_sections(self.all_sections)
             self._refind_cursor(*keep)
 
+    def _clear_caches(self) -> None:
+        """Forget every line drawn: they hold the old theme's colours."""
+        self._lines.clear()
+        self._screen_lines.clear()
+        self._words_wrapped.clear()
+
+    def _theme_painter(self) -> Painter:
+        """The painter of the app's theme (a new theme clears what was drawn in the old one's)."""
+        if self._painter is None or self._painter.styles.theme != self.app.theme:
+            self._clear_caches()
+            self._base = self.rich_style
+            styles = LineStyles(
+                lambda name: self.get_component_rich_style(name, partial=True),
+                self.app.theme,
+                self.app.theme_variables,
+                self.app.console,
+                self._base,
+            )
+            self._painter = Painter(styles)
+        return self._painter
+
     # ---- data ---------------------------------------------------------------------------------
     def show(self, view: View) -> None:
         """Show the view's step: its words, then its tables (the step's own, or the walk's)."""
-        moved = self._view is not None and (view.here, view.mode.backward) != (
-            self._view.here,
-            self._view.mode.backward,
-        )
+        old = self._view
+        moved = old is not None and (view.here, view.mode.backward) != (old.here, old.mode.backward)
         if self.page is not None and moved:
             self.page = 0  # presenting: a new step opens on its first table
         if moved and self.editor is not None:
             self.close_editor(refocus=False)
-        if self._view is None or view.trace is not self._view.trace:
+        if old is None or view.trace is not old.trace:
             self._layouts.clear()  # kept for stepping through one run: an old run's tables hold its trace
         self._view = view
         if self._sections_of is not None:
@@ -243,27 +272,16 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._more = self._wrap(words.more, width) if words.more is not None else []
 
     def _prose_style(self, name: str) -> Style:
-        return self._check_epoch().styles.style(name)  # the painter's: read once per theme
+        return self._theme_painter().styles.style(name)  # the painter's: read once per theme
 
     def _wrap(self, text: Text, width: int) -> list[Strip]:
         """The words as strips, width columns wide; kept by their text and styles (a step's words are
         the same on every change that leaves its facts alone)."""
         key = (text.plain, tuple(text.spans), width, self.app.theme)
-        kept = self._wrapped.get(key)
-        if kept is not None:
-            return kept
-        out = self._wrapped[key] = self._wrap_now(text, width)
-        return out
-
-    def _wrap_now(self, text: Text, width: int) -> list[Strip]:
-        console = self.app.console
-        out = []
-        for line in text.wrap(console, width, no_wrap=False):
-            line.rstrip()
-            out.append(Strip([Segment(" "), *line.render(console)], line.cell_len + 1))
-        while out and not out[-1].text.strip():
-            out.pop()
-        return out
+        kept = self._words_wrapped.get(key)
+        if kept is None:
+            kept = self._words_wrapped[key] = wrap_words(text, width, self.app.console)
+        return kept
 
     def show_sections(self, sections: list[Section]) -> None:
         """Show a step's sections: laid out anew when its tables or their sizes changed; otherwise
@@ -271,7 +289,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.all_sections = sections
         if self.page is not None:
             sections = self._page_sections(sections)
-        old = self.blocks
         structure = (
             self.page,
             len(self._head),
@@ -279,31 +296,46 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         )
         self.sections = sections
         cursor_key = self._cursor_key()
-        # a blank line under the words; not under compact ones (the rest follows the tables): on a short
-        # screen that row is the step's first table's
-        top = len(self._head) + (1 if self._head and not self._more else 0)
+        old, new = self.blocks, self._lay_out_step(sections)
+        changed = self._versions.changed(new)
+        if structure == self._structure and same_rows(old, new) and self._more_at == new.height:
+            self._redraw_changed(old, new, changed)
+            self._refind_cursor(cursor_key, self.row, self.col)
+        else:
+            self._show_laid_out(new, structure, cursor_key)
+
+    def _words_top(self) -> int:
+        """The tables' first line: after the words and a blank line; not after compact words (the rest
+        follows the tables): on a short screen that row is the step's first table's."""
+        return len(self._head) + (1 if self._head and not self._more else 0)
+
+    def _lay_out_step(self, sections: list[Section]) -> StepLayout:
         margin = PRESENTER_MARGIN if self.page is not None else 0
         self._laid_for = max(self.scrollable_content_region.width - 2, 20)
-        new = self._lay_out(sections, max(self.scrollable_content_region.width, 20), top, margin)
-        changed = [(b, self._bump_changed(b)) for b in new.boxes if self._seen.get(b.item.key) is not b.item]
-        if structure == self._structure and _same_rows(old, new) and self._more_at == new.height:
-            # the same tables on the same lines: draw again the lines whose cells changed, and every line
-            # of a table whose columns moved (a column one wider for a minus sign)
-            self.blocks = new
-            moved = [
-                b for a, b in zip(old.boxes, new.boxes) if (a.x, a.width, a.shape) != (b.x, b.width, b.shape)
-            ]
-            changed += [(box, range(box.height)) for box in moved]
-            self._refresh_at(at for box, lines in changed for line in lines for at in self._at(box, line))
-            if moved:
-                self._set_virtual_size(Size(self._width_of(new), self.virtual_size.height))
-            if self._shown_words != (self._head, self._more):
-                self._shown_words = (self._head, self._more)
-                self.refresh_lines(0, top)
-                if self._more:
-                    self.refresh_lines(self._more_at, len(self._more) + 1)
-            self._refind_cursor(cursor_key, self.row, self.col)
-            return
+        return self._lay_out(
+            sections, max(self.scrollable_content_region.width, 20), self._words_top(), margin
+        )
+
+    def _redraw_changed(self, old: StepLayout, new: StepLayout, changed: list[tuple[Box, list[int]]]) -> None:
+        """The same tables on the same lines: draw again the lines whose cells changed, and every line of
+        a table whose columns moved (a column one wider for a minus sign)."""
+        self.blocks = new
+        moved = [
+            b for a, b in zip(old.boxes, new.boxes) if (a.x, a.width, a.shape) != (b.x, b.width, b.shape)
+        ]
+        lines = [*changed, *((box, range(box.height)) for box in moved)]
+        self._refresh_at(at for box, at_lines in lines for line in at_lines for at in self._at(box, line))
+        if moved:
+            self._set_virtual_size(Size(self._width_of(new), self.virtual_size.height))
+        if self._shown_words != (self._head, self._more):
+            self._shown_words = (self._head, self._more)
+            self.refresh_lines(0, self._words_top())
+            if self._more:
+                self.refresh_lines(self._more_at, len(self._more) + 1)
+
+    def _show_laid_out(self, new: StepLayout, structure: tuple, cursor_key: str | None) -> None:
+        """Another step, or other tables: the whole view is drawn again (on the step's top, unless the
+        same step's tables only moved)."""
         same_step = bool(self._structure) and structure[2] == self._structure[2]
         self._structure = structure
         self.blocks = new
@@ -406,53 +438,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
 
     def _first_table(self) -> int:
         return next((b.index for b in self.blocks.boxes if isinstance(b.item, GridSpec)), 0)
-
-    def _bump_changed(self, b: Box) -> list[int]:
-        """A table shows a new spec: the lines whose cells differ from the spec it showed last get a new
-        version, what they now show (so a value toggled back, or an undo, finds its lines drawn). Lines
-        are cached by the table's key, so a table shown again unchanged (a step revisited) draws
-        nothing anew. Returns the lines to draw again."""
-        new = b.item
-        old = self._seen.get(new.key)
-        self._seen[new.key] = new
-        if old is None:
-            return []
-        if isinstance(old, GridSpec) and isinstance(new, GridSpec):
-            lines = []
-            now, before = self._lines_shown(new, b), self._lines_shown(old, b)
-            for line, (shows, showed) in enumerate(zip(now, before)):  # a frame that moved moves every line
-                if shows is not showed and shows != showed:
-                    self._versions[(new.key, line)] = self._version(shows)
-                    lines.append(line)
-            return lines
-        lines = list(range(b.height)) if old != new else []
-        for line in lines:  # the bars: a new version each time they change
-            key = (new.key, line)
-            self._versions[key] = self._versions.get(key, 0) + 1
-        return lines
-
-    def _lines_shown(self, spec: GridSpec, box: Box) -> tuple[Hashable, ...]:
-        """What each line of a table shows (_line_shows), kept for the spec: a switch toggled back and
-        forth compares the same two specs' lines again."""
-        geometry = (box.first_row, box.height)
-        kept = self._shown_by_spec.get(spec)
-        if kept is not None and kept[0] == geometry:
-            return kept[1]
-        shown = tuple(_line_shows(spec, box, line) for line in range(box.height))
-        self._shown_by_spec.put(spec, (geometry, shown))
-        return shown
-
-    def _version(self, shows: Hashable) -> int:
-        """A small number for what a line shows, the same for the same content: a drawn line's key hashes
-        it, not the whole row of numbers and marks. Numbers are never given twice, so a line shown long
-        ago (its number forgotten) is drawn again, never taken for another."""
-        version = self._version_of.get(shows)
-        if version is None:
-            if len(self._version_of) >= _LINES_KEPT:
-                self._version_of.clear()
-            version = self._version_of[shows] = self._next_version
-            self._next_version += 1
-        return version
 
     @property
     def cursor_box(self) -> Box | None:
@@ -559,94 +544,118 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         if lit == self.lit:
             return
         old, self.lit = self.lit, lit
+        boxes = self.blocks.boxes
         ys: set[int] = set()
-        for index in set(old) | set(lit):
-            box = self.blocks.boxes[index] if index < len(self.blocks.boxes) else None
-            if box is None:
-                continue
+        for index in (i for i in set(old) | set(lit) if i < len(boxes)):
             changed = old.get(index, frozenset()) ^ lit.get(index, frozenset())
-            for line in {self._line_of(box, cell) for cell in changed}:
-                ys.update(self._at(box, line))
+            for line in {line_of(boxes[index], cell) for cell in changed}:
+                ys.update(self._at(boxes[index], line))
         self._refresh_at(ys)
 
-    def _line_of(self, box: Box, cell) -> int:
-        if isinstance(box.item, LogitsSpec):
-            for i, r in enumerate(box.item.rows):
-                if cell in (r.logit_source, r.prob_source):
-                    return box.first_row + i
-            return 0
-        return box.first_row + cell[0]
-
     # ---- drawing ------------------------------------------------------------------------------
-    def _check_epoch(self) -> Painter:
-        epoch = self.app.theme
-        if epoch != self._epoch or self._painter is None:
-            self._epoch = epoch
-            self._base = self.rich_style  # the view's own colours, under every line
-            self._drawn.clear()  # the lines drawn were drawn in the old theme's colours
-            self._composed.clear()
-            self._painter = Painter(
-                LineStyles(
-                    lambda name: self.get_component_rich_style(name, partial=True),
-                    self.app.theme,
-                    self.app.theme_variables,
-                    self.app.console,
-                    self._base,
-                )
-            )
-        return self._painter
-
     @property
     def active(self) -> bool:
         """Whether the keys act here: the view has the focus (its cell editor is drawn inside it)."""
         return self.has_focus
 
+    def render_line(self, y: int) -> Strip:
+        self._theme_painter()
+        sx, sy = self.scroll_offset
+        width = self.scrollable_content_region.width
+        vy = sy + y
+        if vy < len(self._head):
+            return words_line(self._head[vy], width, self._base)
+        if vy > self._more_at:
+            i = vy - self._more_at - 1
+            return words_line(self._more[i] if i < len(self._more) else Strip([]), width, self._base)
+        heading = self.blocks.heading_at(vy)
+        if heading is not None:  # a section's heading stays in place when the tables scroll sideways
+            return heading_line(heading.text, self._painter.styles.style("heading"), width, self._base)  # type: ignore[union-attr]
+        return self._tables_line(y, vy, sx, width)
+
+    def _tables_line(self, y: int, vy: int, sx: int, width: int) -> Strip:
+        """Screen line y (the step's line vy): its tables' lines side by side, scrolled to sx, kept by
+        the lines it is made of."""
+        sy = vy - y
+        parts: list[tuple[int, Strip]] = []
+        keys: list[tuple] = []
+        pinned: tuple[Box, Strip] | None = None  # the table whose row labels stay at the left edge
+        cut: tuple[Box, int] | None = None  # the table the view's right edge cuts, and its line here
+        for box in self.blocks.at(vy):
+            line = y if header_pinned(box, sy) and y < box.first_row else vy - box.y
+            if box.x < sx + width < box.x + box.width:
+                cut = (box, line)
+            strip = self._box_line(box, line, window(box, sx, width))
+            parts.append((box.x, strip))
+            keys.append((box.x, self._last_key))
+            if pinned is None and labels_pinned(box, line, sx):
+                pinned = (box, strip)
+        key = (tuple(keys), sx, width, pinned[0].index if pinned is not None else -1)
+        screen_line = self._screen_lines.get(key)
+        if screen_line is None:
+            screen_line = self._screen_lines[key] = self._joined(parts, pinned, cut, sx, width)
+        return screen_line
+
+    def _joined(
+        self,
+        parts: list[tuple[int, Strip]],
+        pinned: tuple[Box, Strip] | None,
+        cut: tuple[Box, int] | None,
+        sx: int,
+        width: int,
+    ) -> Strip:
+        """A screen line from its tables' lines: the painter's strips are over the view's colours
+        already, and the gaps between them are made so too."""
+        base = self._base
+        line = placed(parts, base).crop(sx, sx + width)
+        if pinned is not None:
+            line = pin_labels(line, *pinned, sx, width, base)
+        if cut is not None:
+            mark = self._painter.styles.style("label")  # type: ignore[union-attr]
+            line = cut_at_right(line, *cut, sx, width, mark, base)
+        return line.extend_cell_length(width, base)
+
     def _box_line(self, box: Box, line: int, cols: tuple[int, int] | None = None) -> Strip:
-        """Line `line` of a table's frame (cols: only those of its columns, as _window gives them)."""
-        focused = self.active and box.index == self.table
-        cursor = None
-        if focused and box.first_row - 1 <= line < box.height - 1:
-            r = line - box.first_row
-            if r == self.row:
-                cursor = (self.row, self.col)
+        """Line `line` of a table's frame (cols: only those of its columns, as window gives them), kept
+        by what it shows: the table's line and its version, and the marks on it."""
+        item = box.item
+        marks = self._marks_on(box, line)
+        shape = (box.width, box.bar_width, box.short, box.shape)
+        key = (item.key, self._versions.of(item.key, line), shape, line, *marks, cols)
+        self._last_key = key
+        strip = self._lines.get(key)
+        if strip is None:
+            self.lines_drawn += 1
+            focused, cursor, lit, note, edit = marks
+            painter = self._theme_painter()
+            strip = self._lines[key] = painter.line(box, line, focused, cursor, lit, note, edit, cols)
+        return strip
+
+    def _marks_on(self, box: Box, line: int) -> tuple:
+        """What is on a table's line besides its cells: (the focus, the cursor's (row, col) when it is on
+        this line, the operand marks on it, the editor's note in the bottom border, what is typed)."""
+        here = box.index == self.table
+        focused = self.active and here
+        on_line = line == box.first_row + self.row and line < box.height - 1
+        cursor = (self.row, self.col) if focused and on_line else None
+        note = self._note() if here and line == box.height - 1 else None
+        return focused, cursor, self._lit_on(box, line), note, self._typed_on(box, cursor)
+
+    def _lit_on(self, box: Box, line: int) -> frozenset:
+        """The operand marks of a table on this line (a table's (row, col)s, or the bars' sources)."""
         lit = self.lit.get(box.index, frozenset())
         if lit and isinstance(box.item, GridSpec):
             r = line - box.first_row
-            lit = frozenset(c for c in lit if c[0] == r)
-        elif lit and line != box.first_row - 1:
-            lit = frozenset(s for s in lit if self._line_of(box, s) == line)
-        note = self._note() if line == box.height - 1 and box.index == self.table else None
-        edit = None
-        if cursor is not None and self.editor is not None and box.shape is not None and self.col >= 0:
-            edit = self.editor.shown(box.shape.widths[self.col] + 1)  # the number's place and its mark's
-        item = box.item
-        version = self._versions.get((item.key, line), 0)
-        shape = (box.width, box.bar_width, box.short, box.shape)
-        key = (item.key, version, shape, line, cursor, lit, focused, note, edit, cols)
-        self._last_key = key
-        strip = self._drawn.get(key)
-        if strip is None:
-            self.lines_drawn += 1
-            painter = self._painter
-            assert painter is not None
-            strip = self._drawn[key] = painter.line(box, line, focused, cursor, lit, note, edit, cols)
-        return strip
+            return frozenset(c for c in lit if c[0] == r)
+        if lit and line != box.first_row - 1:
+            return frozenset(s for s in lit if line_of(box, s) == line)
+        return lit
 
-    @staticmethod
-    def _window(box: Box, sx: int, width: int) -> tuple[int, int] | None:
-        """The columns of a table wider than the view worth drawing when it is scrolled to sx: those in
-        the view and half a view past its right edge, from the half-view step at or before sx, so a
-        scroll by a few columns finds its lines drawn (at d_model 64, W_O's lines are 586 columns and
-        the view shows 90). None: all."""
-        shape = box.shape
-        if shape is None or box.width <= width:
+    def _typed_on(self, box: Box, cursor: tuple[int, int] | None) -> Shown | None:
+        """What the editor shows in the cursor's cell, on the cursor's line while a weight is typed."""
+        if cursor is None or self.editor is None or box.shape is None or self.col < 0:
             return None
-        half = max(width // 2, 1)
-        low = sx // half * half
-        inside = shape.columns_in(low - box.x - FRAME, low + 3 * half - box.x - FRAME)
-        if len(inside) == len(shape.widths):
-            return None
-        return inside.start, inside.stop
+        return self.editor.shown(box.shape.widths[self.col] + 1)  # the number's place and its mark's
 
     def _note(self) -> tuple[str, str] | None:
         """What the editor says in its table's bottom border, while a cell is typed into."""
@@ -655,75 +664,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         ref = self.ref
         return editor_note(self.error, ref.label if ref else "")
 
-    def render_line(self, y: int) -> Strip:
-        painter = self._check_epoch()
-        sx, sy = self.scroll_offset
-        width = self.scrollable_content_region.width
-        vy = sy + y
-        base = self._base
-        if vy < len(self._head) or vy > self._more_at:
-            prose = self._head if vy < len(self._head) else self._more
-            i = vy if vy < len(self._head) else vy - self._more_at - 1
-            strip = prose[i] if 0 <= i < len(prose) else Strip([])
-            # the words stay where they are when the tables scroll sideways
-            return strip.crop(0, width).extend_cell_length(width).apply_style(base)
-        heading = self.blocks.heading_at(vy)
-        if heading is not None:  # a section's heading stays in place too
-            line = Strip(
-                [Segment(" " + heading.text, painter.styles.style("heading"))], len(heading.text) + 1
-            )
-            return line.crop(0, width).extend_cell_length(width).apply_style(base)
-        parts: list[tuple[int, Strip]] = []
-        keys: list[tuple] = []
-        pinned: Box | None = None
-        cut: tuple[Box, int] | None = None  # the table the view's right edge cuts, and its line here
-        for box in self.blocks.at(vy):
-            line = vy - box.y
-            if self._pinned(box, sy) and y < box.first_row:
-                line = y  # the title and the column header stay at the view's top
-            if box.x < sx + width < box.x + box.width:
-                cut = (box, line)
-            parts.append((box.x, self._box_line(box, line, self._window(box, sx, width))))
-            keys.append((box.x, self._last_key))
-            inside = 0 < line < box.height - 1  # a border line has no labels: it is not pinned
-            if pinned is None and inside and box.x < sx < box.x + box.width - label_width(box) - 1:
-                pinned = box
-        # the whole line, kept by what it is made of (a layout redraws every line of the screen)
-        key = (tuple(keys), sx, width, pinned.index if pinned is not None else -1)
-        composed = self._composed.get(key)
-        if composed is not None:
-            return composed
-        # the painter's strips are over the view's colours already: the gaps between them are too
-        if len(parts) == 1 and parts[0][0] == 0:
-            line_strip = parts[0][1]
-        else:
-            segments: list[Strip] = []
-            at = 0
-            for x, strip in parts:
-                if x > at:
-                    segments.append(Strip([Segment(" " * (x - at), base)], x - at))
-                segments.append(strip)
-                at = x + strip.cell_length
-            line_strip = Strip.join(segments) if segments else Strip([])
-        line_strip = line_strip.crop(sx, sx + width)
-        if pinned is not None:
-            strip = parts[[b.index for b in self.blocks.at(vy)].index(pinned.index)][1]
-            label = strip.crop(0, label_width(pinned))
-            rest = line_strip.crop(label.cell_length, width)
-            gap = min(_cut_by_labels(pinned, sx), rest.cell_length)
-            if gap:  # the column the labels' edge cuts is left blank: no piece of a number beside them
-                rest = Strip.join([Strip.blank(gap, base), rest.crop(gap, rest.cell_length)])
-            line_strip = Strip.join([label, rest])
-        if cut is not None:
-            line_strip = _cut_at_right(line_strip, *cut, sx, width, painter.styles.style("label"), base)
-        composed = line_strip.extend_cell_length(width, base)
-        self._composed[key] = composed
-        return composed
-
-    def _pinned(self, box: Box, sy: int) -> bool:
-        """Whether the view's top is inside box's rows (its title and header then stay at the top)."""
-        return box.y < sy and sy + box.first_row < box.y + box.height - 1
-
     def _refresh_box_line(self, box: Box, line: int) -> None:
         self._refresh_at(self._at(box, line))
 
@@ -731,7 +671,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         """Where a box's line is in the view's virtual space: its place, and the top of the view too
         while the box's title and header are pinned there."""
         sy = self.scroll_offset.y
-        if line < box.first_row and self._pinned(box, sy):
+        if line < box.first_row and header_pinned(box, sy):
             return box.y + line, sy + line
         return (box.y + line,)
 
@@ -754,31 +694,30 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     def _refresh_box(self, box: Box) -> None:
         self.refresh_lines(box.y, box.height)
         sy = self.scroll_offset.y
-        if self._pinned(box, sy):
+        if header_pinned(box, sy):
             self.refresh_lines(sy, box.first_row)
 
     def box_text(self, box: Box) -> list[str]:
         """A table's lines as plain text, frame included, as drawn (unscrolled)."""
-        self._check_epoch()
+        self._theme_painter()
         return ["".join(s.text for s in self._box_line(box, i)) for i in range(box.height)]
 
     def text(self) -> str:
         """Every line as plain text, as drawn unscrolled (tests and copying)."""
-        self._check_epoch()
-        out = ["".join(seg.text for seg in strip).rstrip() for strip in self._head]
-        for vy in range(len(out), self.blocks.height):
-            line = ""
-            heading = self.blocks.heading_at(vy)
-            if heading is not None:
-                line = " " + heading.text
-            for box in self.blocks.at(vy):
-                strip = self._box_line(box, vy - box.y)
-                line = line.ljust(box.x) + "".join(s.text for s in strip)
-            out.append(line.rstrip())
+        self._theme_painter()
+        out = [_plain(strip).rstrip() for strip in self._head]
+        out += [self._plain_line(vy) for vy in range(len(out), self.blocks.height)]
         if self._more:
             out.append("")
-            out += ["".join(seg.text for seg in strip).rstrip() for strip in self._more]
+            out += [_plain(strip).rstrip() for strip in self._more]
         return "\n".join(out)
+
+    def _plain_line(self, vy: int) -> str:
+        heading = self.blocks.heading_at(vy)
+        line = " " + heading.text if heading is not None else ""
+        for box in self.blocks.at(vy):
+            line = line.ljust(box.x) + _plain(self._box_line(box, vy - box.y))
+        return line.rstrip()
 
     # ---- the cursor ---------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -838,29 +777,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     def cell_region(self) -> Region | None:
         """The cursor's cell (or label) in the view's virtual space; None when the step has no table."""
         box = self.cursor_box
-        if box is None:
-            return None
-        shape = box.shape
-        y = box.y + box.first_row + self.row
-        if shape is None:
-            return Region(box.x, box.y, box.width, box.height)
-        if self.col < 0:
-            return Region(box.x + FRAME, y, shape.label_w, 1)
-        return Region(box.x + FRAME + shape.xs[self.col], y, shape.widths[self.col] + 2, 1)
+        return cell_region(box, self.row, self.col) if box is not None else None
 
     def scroll_to_cursor(self) -> None:
-        box, cell = self.cursor_box, self.cell_region()
-        if box is None or cell is None:
+        box = self.cursor_box
+        if box is None:
             return
-        left = box.x if self.col <= 0 else cell.x
-        top = box.y if self.row <= 0 else cell.y
-        region = Region(left, top, cell.right - left, cell.bottom - top)
-        # room at the right edge: a column after the cursor's (where a cut table's › goes), or the frame
-        # after the last column, so the cursor's cell is never the one the edge cuts
-        last = box.shape is None or self.col == len(box.shape.widths) - 1
-        right = FRAME if last else 1
-        top_room, left_room = box.first_row if self.row > 0 else 0, label_width(box) if self.col > 0 else 0
-        spacing = Spacing(top_room, right, 0, left_room)
+        region, spacing = cursor_view(box, self.row, self.col)
         self.scroll_to_region(region, spacing=spacing, animate=False, immediate=True)
 
     def _cursor_moved(self) -> None:
@@ -887,22 +810,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        x, y = offset.x + self.scroll_offset.x, offset.y + self.scroll_offset.y
-        for box in self.blocks.at(y):
-            if not box.x <= x < box.x + box.width or box.shape is None:
-                continue
-            r = y - box.y - box.first_row
-            if not -1 <= r < box.shape.rows:
-                return
-            inner = x - box.x - FRAME
-            col = -1 if inner < box.shape.label_w else None
-            for c in box.shape.columns_in(inner, inner + 1):
-                col = c
-            if col is not None:
-                self.move_to(r, col, table=box.index)
-                if event.chain >= 2 and self.on_cell:
-                    self.action_edit()
+        at = cell_at(self.blocks, offset.x + self.scroll_offset.x, offset.y + self.scroll_offset.y)
+        if at is None:
             return
+        box, row, col = at
+        self.move_to(row, col, table=box.index)
+        if event.chain >= 2 and self.on_cell:
+            self.action_edit()
 
     # ---- the editor ---------------------------------------------------------------------------
     def action_not_editable(self) -> None:
@@ -1026,60 +940,5 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             self._refresh_cursor_line()
 
 
-def _cut_by_labels(box: Box, sx: int) -> int:
-    """Columns from the pinned labels' right edge to the first of the table's columns that begins at or
-    after it, when the view is scrolled to sx: the part of a column the labels cut into."""
-    shape = box.shape
-    if shape is None:
-        return 0
-    edge = sx + label_width(box) - box.x - FRAME  # in the table's own columns
-    i = bisect_left(shape.xs, edge)
-    start = shape.xs[i] if i < len(shape.xs) else shape.table_width
-    return max(start - edge, 0)
-
-
-def _cut_at_right(strip: Strip, box: Box, line: int, sx: int, width: int, mark: Style, base: Style) -> Strip:
-    """A screen line across a table the view's right edge cuts: its last column is a dim › (the table
-    goes on to the right), and inside the frame the column the edge cuts is left blank, so no piece of a
-    number (a lone 0) is read as a value."""
-    keep = width - 1  # the view's columns kept as drawn
-    shape = box.shape
-    if shape is not None and 0 < line < box.height - 1:
-        inner = sx + width - box.x - FRAME  # the edge, in the table's own columns
-        cols = shape.columns_in(inner - 1, inner)
-        if cols and shape.xs[cols.start] + shape.widths[cols.start] + 2 > inner:
-            keep = min(keep, max(box.x + FRAME + shape.xs[cols.start] - sx, 0))
-    strip = strip.extend_cell_length(width, base)
-    return Strip.join(
-        [strip.crop(0, keep), Strip.blank(width - 1 - keep, base), Strip([Segment("›", mark)], 1)]
-    )
-
-
-def _same_rows(a: StepLayout, b: StepLayout) -> bool:
-    """Whether two layouts put the same blocks on the same lines (their widths may differ)."""
-    if len(a.boxes) != len(b.boxes) or a.headings != b.headings:
-        return False
-    return all(
-        (x.index, x.item.key, x.y, x.height) == (y.index, y.item.key, y.y, y.height)
-        for x, y in zip(a.boxes, b.boxes)
-    )
-
-
-def item_key(item: Item) -> str:
-    return item.key
-
-
-def _frame_of(spec: GridSpec) -> tuple:
-    """What every line of a table depends on: a change of it draws the whole table again."""
-    return (spec.title, spec.shade, spec.limit, spec.corner, spec.cols, spec.groups, len(spec.rows))
-
-
-def _line_shows(spec: GridSpec, box: Box, line: int) -> Hashable:
-    """What a table's line shows, as a key its strip is kept by: the table's frame and, for a row, its
-    label, its numbers (or texts), marks and values."""
-    r = line - box.first_row
-    if not 0 <= r < len(spec.rows):
-        return _frame_of(spec)
-    numbers = spec.cells.basis  # a row written from numbers reads as they do: no text written to compare
-    row = tuple(numbers[r]) if numbers is not None else tuple(spec.cells[r])
-    return _frame_of(spec), spec.rows[r], row, spec.marks[r], tuple(spec.values[r])
+def _plain(strip: Strip) -> str:
+    return "".join(segment.text for segment in strip)
