@@ -9,7 +9,7 @@ is marked with a glyph as well as an ink (▲ ▼ ◆).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,9 +93,9 @@ def prose(text: str, width: int, ink: str = "", indent: str = "", mark: str = ""
 
 def picture_lines(rgb: np.ndarray | Sequence) -> list[Line]:
     """An (h, w, 3) picture in [0, 1] as h lines of two-column pixels."""
-    lines = []
+    lines: list[Line] = []
     for row in np.asarray(rgb, dtype=np.float64):
-        line = []
+        line: list[Piece] = []
         for r, g, b in row:
             red, green, blue = (round(255 * min(1.0, max(0.0, float(c)))) for c in (r, g, b))
             line.append(Pixel((red, green, blue)))
@@ -110,9 +110,9 @@ def column_heads(cols: Sequence[str], cell: int = CELL) -> str:
 
 
 def cells_line(
-    values: Sequence[float], marks: Sequence[str], limit: float, shade: str, cell: int = CELL
+    values: Iterable[float], marks: Iterable[str], limit: float, shade: str, cell: int = CELL
 ) -> Line:
-    out = []
+    out: list[Piece] = []
     for v, m in zip(values, marks):
         shown = number(float(v)) if shade != "heat" else f"{float(v):.2f}"
         text = f"{shown:>6}{GLYPHS.get(m, ' ') if m else ' '}"
