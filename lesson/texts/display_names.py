@@ -22,6 +22,7 @@ DISPLAY = {
     "mask": "mask",
     "ln1.mean": "μ",
     "ln1.var": "σ²",
+    "ln1.mean_sq": "mean(x²)",
     "x_norm": "x_n",
     "mha": "MHA",
     "x_mid": "x′",
@@ -42,6 +43,7 @@ DISPLAY = {
     "E.unembed": "E (unembedding share)",
 }
 PER_HEAD = {"q": "Q", "k": "K", "v": "V", "scores": "S", "attn": "A", "head": "head"}
+PER_HEAD |= {"q_pre": "Q_pre", "k_pre": "K_pre"}  # RoPE: the projections before they are turned
 
 
 def display(name: str, n_blocks: int = 1) -> str:
@@ -169,7 +171,7 @@ _INDEXED = ("logits", "probs", "loss", "pe", "hidden")
 _SHARES = {"E.lookup": "E_lookup", "E.unembed": "E_unembed"}  # E's two gradient shares, inside a formula
 _NAME = re.compile(
     r"(?<![\w.′])(?P<grad>grad\.)?"
-    r"(?P<name>E\.lookup|E\.unembed|ln1\.mean|ln1\.var|(?:q|k|v|scores|attn|head)\.\d+|"
+    r"(?P<name>E\.lookup|E\.unembed|ln1\.mean_sq|ln1\.mean|ln1\.var|(?:q_pre|k_pre|q|k|v|scores|attn|head)\.\d+|"
     + "|".join(sorted(_ALWAYS, key=len, reverse=True))
     + r"|(?P<word>"
     + "|".join(_INDEXED)

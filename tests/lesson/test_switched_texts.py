@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from tinytui.lesson.practice.grading import accepted, grade
+from tinytui.lesson.practice.hints import hint
 from tinytui.lesson.practice.questions import step_questions
 from tinytui.lesson.stages import STAGE_BY_NUMBER, equation_words, formula_as_run
 from tinytui.lesson.step_path import at, focus
 from tinytui.lesson.texts.change_note import change_note
+from tinytui.lesson.texts.display_names import canonical_name
 from tinytui.lesson.texts.facts import stage_facts
 from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import presets
@@ -91,6 +93,10 @@ def test_practice_on_a_turned_query_is_graded_from_the_shown_operands(chapter, s
     assert grade(f"{by_hand:.4f}", ok).correct
     assert not grade(f"{shown_a:.4f}", ok).correct  # the unturned value is wrong
     assert not grade(f"{by_hand + 0.01:.4f}", ok).correct
+    # the hints name the unturned projection as the tables and the step's formula do
+    assert hint(q, 1) == "computed from Q_pre_1[3,0], Q_pre_1[3,1]"
+    assert canonical_name("Q_pre_1") == "q_pre.1"  # typed back (why, practice), it names the same cell
+    assert hint(q, 2).startswith("Q_1[3,0] = Q_pre_1[3,0]·cos θ − Q_pre_1[3,1]·sin θ,  θ = 3·f_0 = 3.0000")
 
 
 def test_the_note_after_a_switch_says_what_the_new_norm_or_positions_do(chapter, trace):
