@@ -5,7 +5,9 @@ for hostile files: huge or deeply nested numbers, FIFOs and devices, oversized s
 
 A large model keeps its weights beside the JSON in a safetensors file (every tensor F64, named as Params
 names them: "E", "blocks.0.W_Q", …): the JSON then has "weights_file" (a path relative to its folder)
-and "n_blocks" instead of "weights". save() writes that form above BINARY_ABOVE weights.
+and "n_blocks" instead of "weights". save() writes that form above BINARY_ABOVE weights, naming the
+weights file by its content (weights_name) so that the JSON's rename alone decides which weights a model
+has; a file written before that (<stem>.safetensors) loads as it always did.
 
 This module reads and writes the files; the document's keys and fields are checked in
 model/io/document.py (parse, to_document, ModelFile), each field's check and bound in
@@ -17,8 +19,10 @@ all.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import re
 import stat
 from importlib import resources
 from pathlib import Path
@@ -36,11 +40,22 @@ from tinytui.model.io.field_checks import (
     read_float,
     read_int,
 )
-from tinytui.model.io.safe_io import TextFileError, check_writable_target, land, read_utf8, stage
+from tinytui.model.io.safe_io import (
+    TextFileError,
+    check_writable_target,
+    land,
+    read_regular_file,
+    read_utf8,
+    stage,
+)
 from tinytui.model.io.weights_file import weights_bytes, written_for
 
 BINARY_ABOVE = 100_000  # save() writes the weights as safetensors above this many (JSON below)
 MAX_FILE_BYTES = 256 * 2**20  # far above any model a person steps through; stops a runaway read
+# A JSON that names its weights file holds no weights: its vocabulary is most of it, ~2 MB for GPT-2's
+NAMING_FILE_BYTES = 16 * 2**20
+# Hex digits of the weights' sha256 in their file's name: new weights take the old ones' name 1 in 2**48
+DIGEST_DIGITS = 12
 
 
 def default_model_path() -> Path:
@@ -80,11 +95,14 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
     """Write atomically (a crash mid-write never leaves half a model file) and never through a symbolic
     link: OSError with a sentence in strerror if path is a link or not a regular file.
 
-    binary (default: above BINARY_ABOVE weights): the weights go to <stem>.safetensors beside the JSON.
-    The two land as a unit: both are written and synced under hidden temporary names first (ours by
-    name, swept by the next write if the process is killed), then renamed into place, the weights
-    just before the JSON that names them. A kill between those two renames leaves weights whose header
-    names this JSON while the JSON is absent: half_left() knows them, and sweep_half removes them."""
+    binary (default: above BINARY_ABOVE weights): the weights go to a safetensors file beside the JSON
+    named by their content (weights_name: <stem>.<12 hex digits of its sha256>.safetensors), so new
+    weights never replace the file an existing JSON names. Both are written and synced under hidden
+    temporary names first (ours by name, swept by the next write if the process is killed), then renamed
+    into place, the weights before the JSON that names them: the JSON's rename is the one moment the
+    model on disk changes, and a kill at any point leaves the old model or the new one, each whole. Once
+    the JSON has landed, the weights written for it that it does not name (the old ones, and any a killed
+    save left) are removed (unnamed_weights)."""
     path = Path(path)
     if pair := look_alike(model.cfg.vocab):  # a file load() would refuse is never written
         i, j = pair
@@ -95,14 +113,15 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
         )
     if binary is None:
         binary = model.params.total() > BINARY_ABOVE
-    weights_file = path.stem + ".safetensors" if binary else None
+    weights = weights_bytes(model.params, path.name) if binary else None
+    weights_file = weights_name(path, weights) if weights is not None else None
     text = json.dumps(to_document(model, weights_file), indent=2) + "\n"
     check_writable_target(path)
     moves: list[tuple[Path, Path]] = []
     try:
-        if weights_file is not None:
+        if weights is not None and weights_file is not None:
             beside = path.with_name(weights_file)
-            moves.append((stage(beside, weights_bytes(model.params, path.name)), beside))
+            moves.append((stage(beside, weights), beside))
         moves.append((stage(path, text.encode("utf-8")), path))
     except BaseException:
         for tmp, _ in moves:
@@ -110,37 +129,97 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
                 os.unlink(tmp)
         raise
     land(moves)
+    for old in unnamed_weights(path, weights_file):
+        with contextlib.suppress(OSError):
+            os.unlink(old)
 
 
-def weights_beside(path: str | Path) -> Path:
-    """Where save() puts a model file's weights: <stem>.safetensors in the same folder."""
+def weights_name(path: str | Path, weights: bytes) -> str:
+    """The name save() gives the weights file of model file path: <stem>.<first 12 hex digits of the
+    file's sha256>.safetensors. Different weights get a different name, so writing them never touches
+    the file another JSON names (the header names path, so two model files never share one)."""
+    return f"{Path(path).stem}.{hashlib.sha256(weights).hexdigest()[:DIGEST_DIGITS]}.safetensors"
+
+
+def weights_written_for(path: str | Path) -> list[Path]:
+    """The weights files beside model file path that save() wrote for it, in name order: named
+    <stem>.safetensors (before weights_name) or as weights_name names them, regular files (not links)
+    of this user whose header says they were written for path's name."""
     path = Path(path)
-    return path.with_name(path.stem + ".safetensors")
+    named = re.compile(re.escape(path.stem) + rf"(\.[0-9a-f]{{{DIGEST_DIGITS}}})?\.safetensors", re.DOTALL)
+    try:
+        entries = list(os.scandir(path.parent))
+    except (OSError, ValueError):
+        return []
+    found = []
+    for entry in entries:
+        if named.fullmatch(entry.name) is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            continue
+        if written_for(entry.path) == path.name:
+            found.append(Path(entry.path))
+    return sorted(found)
 
 
-def half_left(path: str | Path) -> Path | None:
-    """The weights file of model file path when a killed save left it alone: path absent, and beside it
-    a regular file (not a link) of this user whose header says it was written for path's name."""
+def unnamed_weights(path: str | Path, named: str | None) -> list[Path]:
+    """The weights written for model file path (weights_written_for) other than the one its JSON names
+    (named: its "weights_file"; None when the weights are inline) and than any another JSON in the folder
+    names (a copy of path kept as a backup): left by an older save or a killed one."""
     path = Path(path)
-    beside = weights_beside(path)
+    left = [w for w in weights_written_for(path) if named is None or w.name != named]
+    return _not_named_by_others(path, left)
+
+
+def _not_named_by_others(path: Path, weights: list[Path]) -> list[Path]:
+    """weights less those whose name, as a JSON string, is in another model file of path's folder: a
+    regular file named *.json of at most NAMING_FILE_BYTES (one that names its weights holds none)."""
+    if not weights:
+        return weights
+    quoted = {
+        w: (json.dumps(w.name).encode(), json.dumps(w.name, ensure_ascii=False).encode()) for w in weights
+    }
+    try:
+        entries = list(os.scandir(path.parent))
+    except (OSError, ValueError):
+        return []  # what names them cannot be known: keep them all
+    for entry in entries:
+        if not entry.name.endswith(".json") or entry.name == path.name:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > NAMING_FILE_BYTES:
+                continue
+            data = read_regular_file(entry.path, NAMING_FILE_BYTES)
+        except (OSError, ValueError):
+            continue
+        weights = [w for w in weights if not any(q in data for q in quoted[w])]
+    return weights
+
+
+def half_left(path: str | Path) -> list[Path]:
+    """The weights files a killed save of model file path left without it: path absent, and beside it
+    weights written for it (weights_written_for)."""
+    path = Path(path)
     try:
         if os.path.lexists(path):
-            return None
-        st = os.lstat(beside)
+            return []
     except (OSError, ValueError):
-        return None
-    if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
-        return None
-    return beside if written_for(beside) == path.name else None
+        return []
+    return _not_named_by_others(path, weights_written_for(path))
 
 
-def sweep_half(path: str | Path) -> Path | None:
+def sweep_half(path: str | Path) -> list[Path]:
     """Remove what half_left finds (the weights a killed save of path left without it); what was removed."""
-    beside = half_left(path)
-    if beside is None:
-        return None
-    try:
-        os.unlink(beside)
-    except OSError:
-        return None
-    return beside
+    removed = []
+    for half in half_left(path):
+        try:
+            os.unlink(half)
+        except OSError:
+            continue
+        removed.append(half)
+    return removed

@@ -23,9 +23,17 @@ def random_model(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):
 
 @pytest.fixture
 def saved(tmp_path):
+    """A model saved as two files, its weights then renamed m.safetensors as saves named them before
+    weights were named by content (test_weights_commit.py): such a file must still load, and each bad
+    case names it."""
     model = random_model()
-    save(model, tmp_path / "m.json", binary=True)
-    return model, tmp_path / "m.json", tmp_path / "m.safetensors"
+    path = tmp_path / "m.json"
+    save(model, path, binary=True)
+    doc = json.loads(path.read_text())
+    os.rename(tmp_path / doc["weights_file"], tmp_path / "m.safetensors")
+    doc["weights_file"] = "m.safetensors"
+    path.write_text(json.dumps(doc))
+    return model, path, tmp_path / "m.safetensors"
 
 
 def same_bits(a, b):
@@ -36,6 +44,10 @@ def test_round_trip_bit_for_bit(saved):
     model, path, _ = saved
     doc = json.loads(path.read_text())
     assert doc["weights_file"] == "m.safetensors" and doc["n_blocks"] == 2 and "weights" not in doc
+    assert same_bits(load(path).params, model.params)
+    save(model, path, binary=True)  # as saved now: named by content
+    doc = json.loads(path.read_text())
+    assert doc["weights_file"].startswith("m.") and doc["weights_file"] != "m.safetensors"
     back = load(path)
     assert same_bits(back.params, model.params) and np.signbit(back.params["E"][0, 0])
     assert (back.prompt, back.target, back.cfg) == (model.prompt, model.target, model.cfg)
@@ -52,7 +64,7 @@ def test_the_file_is_plain_safetensors_both_ways(saved):
 def test_save_picks_the_format_by_size(tmp_path, chapter):
     save(chapter, tmp_path / "small.json")
     assert "weights" in json.loads((tmp_path / "small.json").read_text())
-    assert not (tmp_path / "small.safetensors").exists()
+    assert os.listdir(tmp_path) == ["small.json"]
     big = random_model(d=64, heads=4, d_head=16, d_ff=256, vocab=64, blocks=2)
     assert big.params.total() > BINARY_ABOVE
     save(big, tmp_path / "big.json")

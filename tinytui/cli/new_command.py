@@ -16,7 +16,7 @@ from tinytui.cli.option_types import file_name
 from tinytui.model import architectures, checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError, look_alike
-from tinytui.model.io.model_file import save, sweep_half, weights_beside
+from tinytui.model.io.model_file import save, sweep_half
 from tinytui.model.io.safe_io import TextFileError, read_utf8, sweep_stale
 from tinytui.model.params import Params
 from tinytui.model.training import seeded_model
@@ -155,24 +155,22 @@ def output_path(
     err: TextIO | None = None,
 ) -> Path:
     """Where to write: refused if anything is there (a file, a folder, a link, even a dangling one), or
-    if its folder does not exist. save() puts a big model's weights in <stem>.safetensors beside a model
-    file, so for a model file that name must be free too. What a killed write of a model file left
-    there is removed first (sweep_leftovers), so it never blocks the next run."""
+    if its folder does not exist. (A big model's weights go beside it under a name of their own content,
+    model_file.weights_name, so no other file there is touched.) What a killed write of a model file
+    left there is removed first (sweep_leftovers), so it never blocks the next run."""
     text = getattr(args, "output", None)
     if not text:
         raise CommandError(f"-o: name the {what} to write, e.g. -o {example}")
     path = Path(text)
     if text.endswith(("/", os.sep)) or path.name in ("", ".", "..") or os.path.isdir(text):
         raise CommandError(f"-o: {checks.shown(text)} is a folder; name a file in it, e.g. -o {example}")
-    beside = [weights_beside(path)] if what == "model file" else []
     try:
         if what == "model file":
             sweep_leftovers(path, err)
-        for p in (path, *beside):
-            if os.path.islink(p):
-                raise CommandError(f"-o: {p} is a symbolic link; tinytui does not write through links")
-            if os.path.lexists(p):
-                raise CommandError(f"-o: {p} exists; tinytui never overwrites it (choose another name)")
+        if os.path.islink(path):
+            raise CommandError(f"-o: {path} is a symbolic link; tinytui does not write through links")
+        if os.path.lexists(path):
+            raise CommandError(f"-o: {path} exists; tinytui never overwrites it (choose another name)")
         if not path.parent.resolve().is_dir():
             raise CommandError(f"-o: there is no folder {path.parent}")
     except (OSError, ValueError) as exc:  # a name too long, a NUL byte
@@ -187,9 +185,9 @@ def sweep_leftovers(path: Path, err: TextIO | None) -> None:
     for stale in sweep_stale(path.parent):
         if err is not None:
             print(f"removed {stale}, a temporary file left by a tinytui that was stopped", file=err)
-    half = sweep_half(path)
-    if half is not None and err is not None:
-        print(f"removed {half}, the weights of a {path.name} whose writing was stopped", file=err)
+    for half in sweep_half(path):
+        if err is not None:
+            print(f"removed {half}, the weights of a {path.name} whose writing was stopped", file=err)
 
 
 def default_name(path: Path) -> str:
