@@ -145,8 +145,9 @@ def label(name: str, n_blocks: int = 1) -> str:
     return f"{local} (block {b + 1})"
 
 
-def part_label(name: str, n_blocks: int = 1) -> str:
-    """How a part is shown: 'embedding', 'head 2 (block 1)', 'FFN hidden·W_2', 'b_2 (block 2)'."""
+def part_label(name: str, n_blocks: int = 1, gated: bool = False) -> str:
+    """How a part is shown: 'embedding', 'head 2 (block 1)', 'FFN hidden·W_2', 'b_2 (block 2)'; a gated
+    FFN's part is its gate-times-up product through W_down."""
     if name == "emb":
         return "embedding"
     if name == "pe":
@@ -154,6 +155,7 @@ def part_label(name: str, n_blocks: int = 1) -> str:
     if name == "lnf_b":
         return "final norm's bias"
     _, b, local = name.split(".", 2)
-    words = {"hidden": "FFN hidden·W_2", "b_2": "FFN b_2", "b_O": "attention b_O"}
+    hidden = "FFN (gate⊙up)·W_down" if gated else "FFN hidden·W_2"
+    words = {"hidden": hidden, "b_2": "FFN b_2", "b_O": "attention b_O"}
     text = words.get(local) or "head " + local.removeprefix("head.") + " ·W_O"
     return text if n_blocks == 1 else f"{text} (block {int(b) + 1})"

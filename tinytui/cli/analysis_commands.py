@@ -163,7 +163,7 @@ def attribution_text(result: Attribution, trace, n_blocks: int) -> str:
         lines += ["", f"logit of {tok!r} ({' and '.join(roles) or 'asked for'}): {a.logit:.4f}"]
         if not a.parts:
             continue
-        names = [part_label(p, n_blocks) for p in a.parts]
+        names = [part_label(p, n_blocks, trace.cfg.gated) for p in a.parts]
         width = max(len(n) for n in (*names, "sum"))
         lines += [f"  {n:<{width}}  {v:>8.4f}" for n, v in zip(names, a.parts.values())]
         lines.append(f"  {'sum':<{width}}  {sum(a.parts.values()):>8.4f}")
