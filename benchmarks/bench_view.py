@@ -20,7 +20,12 @@ apart, the bare keys beside them had differed by 2× and the ratio of ratios wit
 
 Models: the chapter's (172 parameters), and one made by `tinytui new` at d_model 64, 4 heads, 2 blocks,
 vocab 64 and 16 tokens. Targets (issue 26): on the chapter model every key's CPU ≤ 2× the bare app's and
-n ≤ 1.5×; at d_model 64 each key ≤ 1.5× the chapter's.
+n ≤ 1.5×; at d_model 64 each key ≤ 1.5× the chapter's. Issue 44's: every key of the chapter model ≤ 1.5×
+the bare app's CPU and ≤ 2× its last byte; d_model 64 ≤ 1.3× the chapter.
+
+Memory: after the timed keys, each app takes rounds of (an edit, u, m, m, b, b), every change made and
+taken back, the models in turn; its resident memory (VmRSS) is read after each round. Issue 44's target:
+round 20 ≤ 1.02× round 2 (flat once the first rounds have filled the caches).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ RESULTS = Path(__file__).parent / "results" / "view.txt"
 COLS, ROWS = 120, 40
 QUIET = 0.25  # seconds without output: the key's frame is done
 EDITS = 3  # edits (and undos) per round
+MEMORY_ROUNDS = 20  # rounds of (an edit, u, m, m, b, b) whose resident memory is read (--quick: 6)
 KEYS = {
     "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "btab": b"\x1b[Z", "enter": b"\r",
     "escape": b"\x1b",
@@ -111,6 +117,28 @@ class Terminal:
         os.close(self.fd)
 
 
+def resident(pid: int) -> float:
+    """The process's resident memory now (VmRSS), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def memory_rounds(terms: dict[str, Terminal], rounds: int) -> dict[str, list[float]]:
+    """Each app's resident memory (MB) after each of `rounds` rounds of an edit of a weight at step 9,
+    its undo, m twice and b twice, the apps in turn."""
+    after: dict[str, list[float]] = {name: [] for name in terms}
+    for _ in range(rounds):
+        for name, term in terms.items():
+            term.key("9")  # b went into the walk and out: back to a weight of step 9
+            to_a_weight(term)
+            for key in ("e", "0", ".", "5", "enter", "u", "m", "m", "b", "b"):
+                term.key(key)
+            after[name].append(resident(term.proc.pid))
+    return after
+
+
 def to_a_weight(term: Terminal) -> None:
     """Tab from table to table until the cursor is on a weight (the inspector says "Enter to edit")."""
     for _ in range(16):
@@ -155,6 +183,7 @@ class Beside:
         self.terms, self.bare = terms, bare
         self.samples: dict[str, dict[str, list[Sample]]] = {name: {} for name in terms}
         self.bare_samples: dict[str, dict[str, list[Sample]]] = {name: {} for name in terms}
+        self.memory: dict[str, list[float]] = {}  # each app's VmRSS after each memory round (MB)
 
     def key(self, name: str, measured: str) -> None:
         for model, term in self.terms.items():
@@ -167,7 +196,7 @@ class Beside:
             term.key(name)
 
 
-def measure(models: dict[str, str | None], repeats: int, bare: Terminal) -> Beside:
+def measure(models: dict[str, str | None], repeats: int, bare: Terminal, rounds: int) -> Beside:
     """Every model's app measured key for key beside the others' (models: name -> --model, None for the
     chapter's)."""
     terms = {
@@ -205,6 +234,7 @@ def measure(models: dict[str, str | None], repeats: int, bare: Terminal) -> Besi
             pair.key("enter", "edit Enter")
         for _ in range(EDITS * repeats):
             pair.key("u", "u")
+        pair.memory = memory_rounds(terms, rounds)
     finally:
         for term in terms.values():
             term.close()
@@ -225,6 +255,7 @@ def bare_app() -> Terminal:
 def main() -> None:
     quick = "--quick" in sys.argv
     repeats = 2 if quick else 5
+    rounds = 6 if quick else MEMORY_ROUNDS
     lines = [
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"load {os.getloadavg()[0]:.2f}; tinytui from {os.environ.get('PYTHONPATH') or 'this checkout'}",
@@ -237,7 +268,7 @@ def main() -> None:
     bare = bare_app()
     try:
         with tempfile.TemporaryDirectory() as folder:
-            pair = measure({"chapter": None, "d64": str(d64_model(Path(folder)))}, repeats, bare)
+            pair = measure({"chapter": None, "d64": str(d64_model(Path(folder)))}, repeats, bare, rounds)
     finally:
         bare.close()
     chapter, big = summary(pair.samples["chapter"]), summary(pair.samples["d64"])
@@ -251,14 +282,26 @@ def main() -> None:
         f"{statistics.median(b[0] for b in bare_chapter.values()) * 1e3:.1f} ms"
     )
     lines.append(
-        "key            chapter: CPU  ÷ bare  last byte   |  d 64: CPU  ÷ chapter  last byte  (÷ bare)"
+        "key            chapter: CPU  ÷ bare  last byte ÷ bare  |  d 64: CPU  ÷ chapter  last byte"
+        "  (CPU ÷ bare)"
     )
     for key in chapter:
         (cw, cc), (bw, bc) = chapter[key], big[key]
         # the two models' keys ran in turn, each beside its own bare key: d 64 ÷ chapter is by CPU
         lines.append(
-            f"{key:<12} {cc * 1e3:10.1f} ms {cc / bare_chapter[key][1]:5.2f}× {cw * 1e3:7.1f} ms   |"
+            f"{key:<12} {cc * 1e3:10.1f} ms {cc / bare_chapter[key][1]:5.2f}× {cw * 1e3:7.1f} ms"
+            f" {cw / bare_chapter[key][0]:5.2f}×  |"
             f" {bc * 1e3:7.1f} ms {bc / cc:6.2f}×  {bw * 1e3:7.1f} ms  ({bc / bare_big[key][1]:.2f}×)"
+        )
+    lines.append(
+        f"resident memory after rounds of (an edit, u, m, m, b, b), round 2 → round {rounds} "
+        "(target ≤ 1.02×):"
+    )
+    for name, after in pair.memory.items():
+        shown = " ".join(f"{mb:.1f}" for mb in after)
+        lines.append(
+            f"  {name:<8} {after[1]:6.1f} → {after[-1]:6.1f} MB  {after[-1] / after[1]:.3f}×"
+            f"   (each round: {shown})"
         )
     text = "\n".join(lines)
     print(text)
