@@ -76,10 +76,10 @@ def qkv(trace: Trace) -> str:
         )
     if cfg.positions == "rope":
         general += (
-            " Then each query and key row is turned by its position (RoPE): q_pre and k_pre are the plain "
-            "projections, q and k the turned rows the scores read. Values are not turned."
+            " Then each query and key row is turned by its position (RoPE): Q_pre and K_pre are the plain "
+            "projections, Q and K the turned rows the scores read. Values are not turned."
             if trace.switches.positional_encoding
-            else " With the positional encoding off, q and k are q_pre and k_pre unturned."
+            else " With the positional encoding off, Q and K are Q_pre and K_pre unturned."
         )
     general = sentences(general, positions_switched(trace))
     said = []

@@ -78,8 +78,8 @@ def qkv(trace: Trace) -> list[str]:
     pair = f"dims 0 and {half}"
     slowest = f"; its slowest pair turns by {_f(angles[-1])}" if half > 1 else ""
     return [
-        f"last position ({quoted(trace.prompt[-1])}, p = {p}), head 1, {pair}: q_pre "
-        f"({_f(q_pre[0])}, {_f(q_pre[half])}) turned by {_f(angles[0])} rad is q ({_f(q[0])}, {_f(q[half])})"
+        f"last position ({quoted(trace.prompt[-1])}, p = {p}), head 1, {pair}: Q_pre "
+        f"({_f(q_pre[0])}, {_f(q_pre[half])}) turned by {_f(angles[0])} rad is Q ({_f(q[0])}, {_f(q[half])})"
         f"{slowest}"
     ]
 

@@ -72,8 +72,8 @@ def test_step_6_quotes_the_turn_of_the_last_query(switched):
     turned = (q_pre[0] * np.cos(3) - q_pre[1] * np.sin(3), q_pre[1] * np.cos(3) + q_pre[0] * np.sin(3))
     assert q == pytest.approx(turned)
     assert facts(switched, 6) == [
-        f"last position ('chuck', p = 3), head 1, dims 0 and 1: q_pre ({q_pre[0]:.4f}, {q_pre[1]:.4f}) "
-        f"turned by 3.0000 rad is q ({q[0]:.4f}, {q[1]:.4f})"
+        f"last position ('chuck', p = 3), head 1, dims 0 and 1: Q_pre ({q_pre[0]:.4f}, {q_pre[1]:.4f}) "
+        f"turned by 3.0000 rad is Q ({q[0]:.4f}, {q[1]:.4f})"
     ]
     assert "switched from the model's sinusoids (added to x at step 4) to RoPE" in words(switched, 6)
     assert "how far apart two tokens are" in words(switched, 7)

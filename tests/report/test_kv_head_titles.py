@@ -12,7 +12,7 @@ def test_kv_tensors_and_weights_name_their_key_value_head(chapter, trace):
     llama = load(presets()["chapter17-llama"])  # 4 query heads over 2 key/value heads
     t = run(llama.params, llama.prompt, llama.target)
     titles = [tensor_table(t, f"blocks.0.{n}").title for n in ("q_pre.4", "q.4", "k_pre.2", "k.2", "v.1")]
-    assert titles == ["head 4: q_pre", "head 4: Q", "kv head 2: k_pre", "kv head 2: K", "kv head 1: V"]
+    assert titles == ["head 4: Q_pre", "head 4: Q", "kv head 2: K_pre", "kv head 2: K", "kv head 1: V"]
     w_k = [table.title for table in param_table(t, llama.params, "blocks.0.W_K")]
     w_q = [table.title for table in param_table(t, llama.params, "blocks.0.W_Q")]
     assert [title.rpartition(") ")[2] for title in w_k] == ["kv head 1", "kv head 2"]

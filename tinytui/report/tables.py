@@ -288,6 +288,8 @@ def _head_title(name: str, switches: Switches | None = None, cfg: ModelConfig | 
         "scores": "S = QKᵀ/√d_k",
         "attn": "A = softmax(S + M)" if masked else "A = softmax(S)",
         "head": "A V",
+        "q_pre": "Q_pre",  # RoPE: the projections before they are turned
+        "k_pre": "K_pre",
     }
     return f"{'kv head' if grouped else 'head'} {h}: {what.get(base, base)}" if h.isdigit() else name
 

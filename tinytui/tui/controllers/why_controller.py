@@ -268,7 +268,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("residual on/off", "whether each sub-layer's output is added to its input or replaces it"),
     ("RMSNorm, LayerNorm", "the norm switched in for the model's own (l): RMSNorm takes no mean away"),
     ("RoPE, sinusoids", "the positions switched in for the model's own (O): q and k turned, or added to x"),
-    ("q_pre, k_pre", "a head's queries and keys before RoPE turns them by position (q and k after)"),
+    ("Q_pre, K_pre", "a head's queries and keys before RoPE turns them by position (Q and K after)"),
     ("kv head 1", "a key/value head: its keys and values are read by several query heads (grouped-query)"),
     ("(was …, Δ …)", "the cell's value before the last change (or in the original model) and the difference"),
 )
