@@ -5,6 +5,7 @@ import numpy as np
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.trace import run
 from tinytui.present.backward_tables import pane_sections, walk_steps
+from tinytui.present.grid_spec import KeptSpecs
 from tinytui.present.view import View
 from tinytui.session.session import Session
 
@@ -67,3 +68,19 @@ def test_walk_step_15_compares_p_and_its_gradient(chapter):
     row = next(r for r, label in enumerate(d.rows) if label.startswith("wood"))
     assert np.isclose(d.values[row][0], b_trace["probs"][wood] - a_trace["probs"][wood])
     assert np.isclose(d.values[row][1], b_trace["probs"][wood] - a_trace["probs"][wood])  # ∂L/∂ℓ = p − 1
+
+
+def test_compared_tables_are_kept_while_nothing_changes_and_follow_what_a_is(chapter):
+    s = Session(chapter)
+    s.goto(9)
+    kept = KeptSpecs()
+    s.compare_with("pinned")
+    first = items_of(pane_sections(View.of(s, kept=kept)))["compare-d:output:blocks.0.mha"]
+    again = items_of(pane_sections(View.of(s, kept=kept)))["compare-d:output:blocks.0.mha"]
+    assert again is first  # made once: a view is made on every key
+    s.compare_with("file")  # the same weights and prompt, so the same run: another A all the same
+    d = items_of(pane_sections(View.of(s, kept=kept)))["compare-d:output:blocks.0.mha"]
+    assert "A (the model file as loaded)" in d.details[0][0]
+    s.edit("W_O", (0, 0), 2.0)
+    d = items_of(pane_sections(View.of(s, kept=kept)))["compare-d:output:blocks.0.mha"]
+    assert any(c != "0.0000" for row in d.cells for c in row)

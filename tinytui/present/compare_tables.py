@@ -68,11 +68,27 @@ def signed(d: float) -> str:
 
 
 def compare_specs(view: View, spec: GridSpec) -> tuple[GridSpec, GridSpec] | None:
-    """The A table and the B − A table for one of the step's tables (None: it shows no run's cells)."""
+    """The A table and the B − A table for one of the step's tables (None: it shows no run's cells).
+
+    Kept with the app's specs while B's table, both runs and what A is stay the same objects: a view is
+    made on every key, and at GPT-2 a step's cells read from two runs took a good part of a second."""
     s = view.other
     comparison, a, a_trace = s.comparison, s.compare_state(), s.compare_trace()
     if comparison is None or a is None or a_trace is None or not spec.sources:
         return None
+    key = ("compared", spec.key)
+    made_of = (spec, comparison, a_trace, a.params, view.trace, view.params)
+    if (hit := view.kept.find_made_of(key, made_of)) is not None:
+        return (hit[0], hit[1]) if hit else None
+    made = _made_compare_specs(view, spec, comparison, a, a_trace)
+    view.kept.keep(key, made_of, list(made) if made is not None else [])
+    return made
+
+
+def _made_compare_specs(
+    view: View, spec: GridSpec, comparison: Any, a: Any, a_trace: Any
+) -> tuple[GridSpec, GridSpec] | None:
+    """compare_specs' tables, made."""
     b_trace, b_params, a_params = view.trace, view.params, a.params
     a_grads, b_grads = gradients_of_a(view, a_params, a_trace), view.gradients
     n_blocks = b_trace.cfg.n_blocks
