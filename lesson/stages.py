@@ -397,10 +397,11 @@ def latex_for(stage: Stage, cfg: ModelConfig | None) -> str:
         return stage.latex
     rope, none = cfg.positions == "rope", cfg.positions == "none"
     rms, gated = cfg.norm == "rms", cfg.gated
+    gain = r" \odot g" if cfg.norm_affine else ""  # the chapter's norms, switched to RMSNorm, have none
     by_id = {
         "pe": r"PE = 0" if rope or none else None,
         "add": r"x_p = E[\mathrm{id}_p]" if rope or none else None,
-        "norm1": r"\mathrm{RMS}(x) = \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \epsilon}} \odot g"
+        "norm1": r"\mathrm{RMS}(x) = \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \epsilon}}" + gain
         if rms
         else None,
         "qkv": r"Q = \mathrm{RoPE}(X_n W^Q), \quad K = \mathrm{RoPE}(X_n W^K), \quad V = X_n W^V"
@@ -413,7 +414,7 @@ def latex_for(stage: Stage, cfg: ModelConfig | None) -> str:
         "residual1": r"x' = x + \mathrm{MHA}(\mathrm{RMS}(x))" if rms else None,
         "ffn": r"h = \mathrm{SiLU}(z W_{\mathrm{gate}}) \odot z W_{\mathrm{up}}" if gated else None,
         "residual2": r"y = x' + h W_{\mathrm{down}}" if gated else None,
-        "final_norm": r"z = \mathrm{RMS}(y_{T}) \odot g_f" if rms else None,
+        "final_norm": r"z = \mathrm{RMS}(y_{T})" + (gain + "_f" if gain else "") if rms else None,
         "unembed": r"\ell = z W_U, \qquad p = \mathrm{softmax}(\ell)" if not cfg.tied else None,
     }
     return by_id.get(stage.id) or stage.latex

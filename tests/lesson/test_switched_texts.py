@@ -8,7 +8,7 @@ import pytest
 from tinytui.lesson.practice.grading import accepted, grade
 from tinytui.lesson.practice.hints import hint
 from tinytui.lesson.practice.questions import step_questions
-from tinytui.lesson.stages import STAGE_BY_NUMBER, equation_words, formula_as_run
+from tinytui.lesson.stages import STAGE_BY_NUMBER, equation_words, formula_as_run, latex_for
 from tinytui.lesson.step_path import at, focus
 from tinytui.lesson.texts.change_note import change_note
 from tinytui.lesson.texts.display_names import canonical_name
@@ -56,6 +56,7 @@ def test_rmsnorm_without_a_gain_is_written_without_one(switched):
     five = formula_as_run(STAGE_BY_NUMBER[5], switched.switches, switched.cfg)
     assert five == "x_n = RMS(x) = x / √(mean(x²) + ε)   (RMSNorm: no mean taken away; no gain, no bias)"
     assert formula_as_run(STAGE_BY_NUMBER[13], switched.switches, switched.cfg) == "z = RMS(y_last)"
+    assert latex_for(STAGE_BY_NUMBER[13], switched.cfg) == r"z = \mathrm{RMS}(y_{T})"  # handouts: no g_f
     text = words(switched, 5)
     assert "There is no gain and no bias" in text and "ln1_g" not in text
     assert "switched from the model's LayerNorm to RMSNorm" in text
