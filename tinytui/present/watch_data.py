@@ -2,8 +2,9 @@
 
 Pure data (no Textual), like cells: watch_spec() gives the top tokens and the target with their
 probabilities, marks and the values before the last change, and each head's attention of the block
-shown; bar_cells() cuts a bar into its solid, risen and lost (ghost) parts. WatchPane
-(tinytui.tui.widgets.watch_pane) draws them; tests read the spec directly.
+shown; bar_cells() cuts a bar into its solid, risen and lost (ghost) parts; hidden_while_practising()
+says what the pane shows in their place while practice is on. WatchPane (tinytui.tui.widgets.watch_pane)
+draws them; tests read the spec directly.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ TOP = 5  # tokens shown by probability; the target is added below them when it i
 MAX_POSITIONS = 12  # a heatmap shows at most the last 12 positions (one character a cell)
 _BLOCKS = " ▏▎▍▌▋▊▉█"  # a bar's last cell in eighths, so a bar moves with p by 1/8 of a cell
 GHOST = "░"
+PRACTISING = (
+    "Hidden while you practise: the probabilities, the loss and the attention would give answers away "
+    "at any step. They come back when practice ends (k)."
+)
 
 
 @dataclass(frozen=True)
@@ -154,3 +159,9 @@ def bar_cells(p: float, was: float | None, width: int) -> tuple[str, str, str]:
     # the rise starts at the next whole cell after the old bar (a partial block cannot be split)
     start = len(base) * 8
     return base, blocks(max(0, now - start)) if now > start else "", ""
+
+
+def hidden_while_practising(view: View) -> str:
+    """What the pane says in place of its numbers while practice is on ("" when it is off): its bars,
+    loss and heatmaps are answers some step asks for, whichever step is shown."""
+    return PRACTISING if view.practice is not None else ""

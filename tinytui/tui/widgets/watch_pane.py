@@ -6,8 +6,8 @@ drawn ░, and "was 0.3107" under it), and each head's attention as a small heat
 cell, shaded on the theme's heat scale. What changed carries ▲ ▼ ◆ like every other table.
 
 Under the loss, the logit lens: p(target) read off the stream at every point (present/lens_tables.py).
-watch_spec() (watch_data.py, re-exported here) reads a View into plain data, which tests read directly;
-WatchPane draws it as lines of text on the Line API (TextLines, text_lines.py): after an edit only the
+present/watch_data.py reads a View into plain data (watch_spec, which tests read directly) and says
+what the pane shows in its place while practising; WatchPane draws it as lines of text on the Line API (TextLines, text_lines.py): after an edit only the
 lines that differ are drawn again. The app hides the pane until W (tinytui.tui.controllers.watch_controller)
 shows it; at 80 columns it takes the step list's place, and a line too long for it breaks between its
 parts.
@@ -27,20 +27,12 @@ from tinytui.present.label_fit import fit_label
 from tinytui.present.lens_tables import LensLine, lens_lines
 from tinytui.present.lens_tables import bar as lens_bar
 from tinytui.present.view import View, ViewPart
-from tinytui.present.watch_data import (
-    WatchSpec,
-    bar_cells,
-    watch_spec,
-)
+from tinytui.present.watch_data import WatchSpec, bar_cells, hidden_while_practising, watch_spec
 from tinytui.report.tables import fmt, on_screen_text
 from tinytui.themes.scale import heat, readable_on
 from tinytui.tui.widgets.text_lines import TextLines
 
 BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
-PRACTISING = (
-    "Hidden while you practise: the probabilities, the loss and the attention would give answers away "
-    "at any step. They come back when practice ends (k)."
-)
 NARROW_BAR = 6
 
 
@@ -108,12 +100,12 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
         self.lens = lens_lines(self.view)
         bar = NARROW_BAR if self.app.has_class("-narrow") else BAR
         room, tall = self.content_region.width or 30, self.container_size.height
-        practising = self.view.practice is not None  # practice on: any step's answers, not only this one's
-        key = (self.spec, self.lens, bar, room, tall, self.app.theme, practising)
+        hidden = hidden_while_practising(self.view)
+        key = (self.spec, self.lens, bar, room, tall, self.app.theme, hidden)
         if key != self._drawn:
             self._drawn = key
-            if practising:  # the bars, the loss and the heatmaps are answers the step may ask for
-                self.set_text(self.render_practising(room))
+            if hidden:
+                self.set_text(self.render_hidden(hidden, room))
                 return
             text = self.render_spec(self.spec, bar, room)
             if text.plain.count("\n") + 1 > tall:  # taller than the pane: its scrollbar takes a column
@@ -202,11 +194,11 @@ class WatchPane(ViewPart, TextLines, can_focus=False):
             out.append(f" {fmt(line.p)} {fit_label(line.top, room).rstrip()}")
         return out
 
-    def render_practising(self, width: int) -> Text:
-        """What the pane says while cells of the step are still to answer: its numbers wait."""
+    def render_hidden(self, said: str, width: int) -> Text:
+        """The pane's heading, and what it says in place of its numbers (while practising)."""
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         out.append("Watch: the prediction", self._style("watch--header"))
-        for line in textwrap.wrap(PRACTISING, max(width, 12)):
+        for line in textwrap.wrap(said, max(width, 12)):
             out.append("\n")
             out.append(line, self._style("watch--muted"))
         return out
