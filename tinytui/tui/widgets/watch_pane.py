@@ -7,10 +7,10 @@ cell, shaded on the theme's heat scale. What changed carries ▲ ▼ ◆ like ev
 
 Under the loss, the logit lens: p(target) read off the stream at every point (present/lens_tables.py).
 present/watch_data.py reads a View into plain data (watch_spec, which tests read directly) and says
-what the pane shows in its place while practising; WatchPane draws it as lines of text on the Line API (TextLines, text_lines.py): after an edit only the
-lines that differ are drawn again. The app hides the pane until W (tinytui.tui.controllers.watch_controller)
-shows it; at 80 columns it takes the step list's place, and a line too long for it breaks between its
-parts.
+what the pane shows in its place while practising; WatchPane draws it as lines of text on the Line API
+(TextLines, text_lines.py): after an edit only the lines that differ are drawn again. The app hides the
+pane until W (tinytui.tui.controllers.watch_controller) shows it; at 80 columns it takes the step list's
+place, and a line too long for it breaks between its parts.
 """
 
 from __future__ import annotations
