@@ -3,16 +3,19 @@
 show_sections lays the step out once (tinytui.present.step_layout: a heading per section, a framed
 block per table, side by side when they fit, heads under each other when they do not) and sets
 virtual_size. render_line(y) draws the screen's line y from the blocks that have it: each block's line
-comes from a cache keyed by (block, that line's version, line, where the cursor is on it, the operand
-marks on it, focus), so a redraw that changed nothing draws nothing. A new spec bumps the version of
-only the lines whose cells differ; the cursor, an operand mark or a typed value redraws only its lines
-(refresh_lines). Scrolled past a table's top, its title and column header stay pinned at the top of
-the view; scrolled sideways past its left edge, its row labels stay at the left edge (as DataTable's
-fixed rows and columns do).
+comes from an LRUCache keyed by what it shows (the table, its line's version from LineVersions, where the
+cursor is on it, the operand marks on it, focus), and the screen line from another keyed by the block
+lines it is made of and the scroll, so a redraw that changed nothing draws nothing. A new spec bumps the
+version of only the lines whose cells differ; the cursor, an operand mark or a typed value redraws only
+its lines (refresh_lines). Both caches are cleared in one place (_clear_caches), when the theme changes.
+Scrolled past a table's top, its title and column header stay pinned at the top of the view; scrolled
+sideways past its left edge, its row labels stay at the left edge (as DataTable's fixed rows and columns
+do).
 
-The cursor is (table, row, column), row or column -1 on a label. Tab and Shift+Tab go from table to
-table inside the view (past the last one, on to the next widget). Enter or e edits a weight in its
-own cell (typed there, drawn by the view: Enter commits, Esc cancels), or asks for a pick on a token.
+The cursor (table_cursor.TableCursor) is (table, row, column), row or column -1 on a label. Tab and
+Shift+Tab go from table to table inside the view (past the last one, on to the next widget). Enter or e
+edits a weight in its own cell (cell_editor.CellEditing: typed there, drawn by the view, Enter commits,
+Esc cancels), or asks for a pick on a token. The lines themselves are step_lines' Painter's.
 """
 
 from __future__ import annotations
@@ -25,26 +28,22 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tinytui.present.backward_tables import pane_sections
-from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
-from tinytui.present.grid_spec import CellRef, GridSpec, Item, Section, Source
+from tinytui.present.grid_spec import CellRef, GridSpec, Item, Section
 from tinytui.present.step_layout import Box, LayoutKept, StepLayout, lay_out
 from tinytui.present.step_words import SHORT_HEIGHT, step_words
 from tinytui.present.view import View, ViewPart
-from tinytui.tui.widgets.cell_editor import CellEdit, Shown, editor_detail, editor_note
+from tinytui.tui.widgets.cell_editor import CellEdit, CellEditing
 from tinytui.tui.widgets.line_styles import LineStyles
 from tinytui.tui.widgets.line_versions import LineVersions
 from tinytui.tui.widgets.prose_lines import heading_line, words_line, wrap_words
 from tinytui.tui.widgets.screen_line import cut_at_right, pin_labels, placed
 from tinytui.tui.widgets.step_geometry import (
-    cell_at,
-    cell_region,
-    cursor_view,
     header_pinned,
     labels_pinned,
     line_of,
@@ -52,6 +51,8 @@ from tinytui.tui.widgets.step_geometry import (
     window,
 )
 from tinytui.tui.widgets.step_lines import Painter
+from tinytui.tui.widgets.step_pages import one_page, page_count, page_holding
+from tinytui.tui.widgets.table_cursor import TableCursor
 from tinytui.tui.widgets.virtual_size import set_virtual_size
 
 PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line above it)
@@ -61,7 +62,7 @@ WORDS_KEPT = 64  # steps' words kept wrapped
 SHAPES_KEPT = 512  # tables' shapes kept, by what they are made of
 
 
-class StepView(ViewPart, ScrollView, can_focus=True):
+class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
     """Every table of a step. Arrows move the cursor (onto the labels too); Tab goes to the next table;
     Enter or e edits a weight (or picks a token)."""
 
@@ -89,40 +90,14 @@ class StepView(ViewPart, ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        f"step-view--{n}"
-        for n in [
-            "heading",
-            "header",
-            "label",
-            "cursor",
-            "changed-up",
-            "changed-down",
-            "changed",
-            "edited",
-            "masked",
-            "source",
-            "focus",
-            "border-output",
-            "border-param",
-            "border-input",
-            "border-info",
-            "title-output",
-            "title-param",
-            "title-input",
-            "title-info",
-            "title-focus",
-            "bar",
-            "target",
-            "predicted",
-            "title",
-            "formula",
-            "fact",
-            "hint",
-            "error",
-            "editing",
-            "caret",
-        ]
-    }
+        f"step-view--{name}"
+        for name in (
+            "heading", "header", "label", "cursor", "changed-up", "changed-down", "changed", "edited",
+            "masked", "source", "focus", "border-output", "border-param", "border-input", "border-info",
+            "title-output", "title-param", "title-input", "title-info", "title-focus", "bar", "target",
+            "predicted", "title", "formula", "fact", "hint", "error", "editing", "caret",
+        )
+    }  # fmt: skip
 
     DEFAULT_CSS = """
     StepView { height: 1fr; width: 1fr; overflow-y: scroll; }
@@ -200,9 +175,8 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self._base = Style()  # the view's own colours, under every line
         self._versions = LineVersions()  # what each table's line shows, as a number
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # a table's line, by what it shows
-        self._screen_lines: LRUCache[tuple, Strip] = LRUCache(
-            LINES_KEPT
-        )  # a screen line, by its tables' lines
+        # a screen line, by the table lines it is made of, the scroll and the width
+        self._screen_lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)
         self._words_wrapped: LRUCache[tuple, list[Strip]] = LRUCache(WORDS_KEPT)  # by text and width
         self._layouts: LRUCache[tuple, tuple[list[Item], StepLayout]] = LRUCache(LAYOUTS_KEPT)  # by specs
         self._layout_kept = LayoutKept(LRUCache(SHAPES_KEPT))  # the tables' sizes and splits (lay_out)
@@ -288,7 +262,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         only the lines whose cells differ are drawn again."""
         self.all_sections = sections
         if self.page is not None:
-            sections = self._page_sections(sections)
+            self.page, sections = one_page(sections, self.page)
         structure = (
             self.page,
             len(self._head),
@@ -391,30 +365,13 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         return layout
 
     # ---- the presenter's pages ----------------------------------------------------------------
-    def _page_sections(self, sections: list[Section]) -> list[Section]:
-        pages = [(s, row) for s, section in enumerate(sections) for row in (section.rows or ((),))]
-        if not pages:
-            return sections
-        self.page = min(max(self.page or 0, 0), len(pages) - 1)
-        s, row = pages[self.page]
-        n = len(pages)
-        more = " · n: the next" if self.page + 1 < n else " · n: the next step"
-        section = sections[s]
-        title = f"{section.title} · table {self.page + 1} of {n}{more}"
-        return [Section(title, section.role, (row,) if row else ())]
-
     def page_count(self) -> int:
-        return sum(max(len(s.rows), 1) for s in self.all_sections)
+        return page_count(self.all_sections)
 
     def focused_page(self) -> int:
         """The page of the table the cursor is in."""
         box = self.cursor_box
-        if box is None:
-            return 0
-        for i, (_, members) in enumerate(self.blocks.pages):
-            if box.index in members:
-                return i
-        return 0
+        return page_holding(self.blocks, box.index) if box is not None else 0
 
     def show_page(self, page: int | None) -> None:
         """Show one page (its heading says which of how many), or every table again (None)."""
@@ -426,45 +383,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.refresh()
         if page is not None:
             self.focus(scroll_visible=False)  # the arrows and the inspector work on the table on screen
-
-    def find(self, source: Source) -> tuple[int, int, int] | None:
-        """Where the view shows a run's cell: (table, row, col), the first table that has it."""
-        for box in self.blocks.boxes:
-            if isinstance(box.item, GridSpec):
-                at = box.item.where.get(source)
-                if at is not None:
-                    return box.index, *at
-        return None
-
-    def _first_table(self) -> int:
-        return next((b.index for b in self.blocks.boxes if isinstance(b.item, GridSpec)), 0)
-
-    @property
-    def cursor_box(self) -> Box | None:
-        """The table the cursor is in, or None when the step shows none."""
-        boxes = self.blocks.boxes
-        return boxes[self.table] if 0 <= self.table < len(boxes) else None
-
-    def _cursor_key(self) -> str | None:
-        box = self.cursor_box
-        return box.item.key if box is not None else None
-
-    def _refind_cursor(self, key: str | None, row: int, col: int) -> None:
-        """Put the cursor in the layout just taken: in the table of this key at (row, col), kept inside
-        it, or on the step's first table when no table has the key. Every change of self.blocks ends
-        here, so self.table is always an index into the tables shown (0 when there are none)."""
-        boxes = self.blocks.boxes
-        found = next((b.index for b in boxes if key is not None and b.item.key == key), None)
-        if found is None:
-            self.table, self.row, self.col = self._first_table(), 0, 0
-        else:
-            self.table, self.row, self.col = found, row, col
-        item = self.cursor_box.item if self.cursor_box is not None else None
-        if isinstance(item, GridSpec):
-            rows, cols = item.shape
-            self.row, self.col = max(min(self.row, rows - 1), -1), max(min(self.col, cols - 1), -1)
-        else:
-            self.row, self.col = 0, 0
 
     def on_resize(self, event: events.Resize) -> None:
         """A new width lays the step out again (the cursor stays, and in view); a new height alone
@@ -486,57 +404,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
         self.scroll_to_cursor()
 
     # ---- what the cursor is on ----------------------------------------------------------------
-    @property
-    def spec(self) -> GridSpec | None:
-        box = self.cursor_box
-        item = box.item if box is not None else None
-        return item if isinstance(item, GridSpec) else None
-
-    @property
-    def on_cell(self) -> bool:
-        spec = self.spec
-        return spec is not None and 0 <= self.row < spec.shape[0] and 0 <= self.col < spec.shape[1]
-
-    @property
-    def ref(self) -> CellRef | None:
-        return self.spec.refs[self.row][self.col] if self.on_cell else None  # type: ignore[union-attr]
-
-    @property
-    def source(self) -> Source | None:
-        spec = self.spec
-        if not self.on_cell or spec is None or not spec.sources:
-            return None
-        return spec.sources[self.row][self.col]
-
-    @property
-    def detail(self) -> str:
-        ref = self.ref
-        if self.editor is not None and ref is not None:  # the inspector says how to finish
-            return editor_detail(ref.label)
-        return self.spec.details[self.row][self.col] if self.on_cell else ""  # type: ignore[union-attr]
-
-    @property
-    def label(self) -> Label | None:
-        spec = self.spec
-        if spec is None or self.on_cell or not spec.rows or not spec.cols:
-            return None
-        if self.row < 0 and self.col < 0:
-            return Label(CORNER, spec.corner, 0, spec.title)
-        if self.col < 0:
-            return Label(ROW, spec.rows[self.row], self.row, spec.title)
-        return Label(COLUMN, spec.cols[self.col], self.col, spec.title)
-
-    def cell_classes(self, row: int, col: int) -> frozenset[str]:
-        """The marks of a cell of the cursor's table."""
-        spec = self.spec
-        return spec.marks[row][col] if spec is not None else frozenset()
-
-    def tables(self) -> list[GridSpec]:
-        return [b.item for b in self.blocks.boxes if isinstance(b.item, GridSpec)]
-
-    def box_of(self, key: str) -> Box | None:
-        return next((b for b in self.blocks.boxes if b.item.key == key), None)
-
     # ---- the operand marks --------------------------------------------------------------------
     def set_lit(self, lit: dict[int, frozenset]) -> None:
         """Mark these cells (per box); only the lines that gain or lose a mark are drawn again."""
@@ -651,19 +518,6 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return frozenset(s for s in lit if line_of(box, s) == line)
         return lit
 
-    def _typed_on(self, box: Box, cursor: tuple[int, int] | None) -> Shown | None:
-        """What the editor shows in the cursor's cell, on the cursor's line while a weight is typed."""
-        if cursor is None or self.editor is None or box.shape is None or self.col < 0:
-            return None
-        return self.editor.shown(box.shape.widths[self.col] + 1)  # the number's place and its mark's
-
-    def _note(self) -> tuple[str, str] | None:
-        """What the editor says in its table's bottom border, while a cell is typed into."""
-        if self.editor is None:
-            return None
-        ref = self.ref
-        return editor_note(self.error, ref.label if ref else "")
-
     def _refresh_box_line(self, box: Box, line: int) -> None:
         self._refresh_at(self._at(box, line))
 
@@ -733,211 +587,7 @@ class StepView(ViewPart, ScrollView, can_focus=True):
             return self.ref is None
         return True
 
-    def _next_table(self, step: int) -> int | None:
-        boxes = self.blocks.boxes
-        i = self.table + step
-        while i in range(len(boxes)):
-            if isinstance(boxes[i].item, GridSpec):
-                return i
-            i += step
-        return None
-
-    def action_table(self, step: int) -> None:
-        nxt = self._next_table(step)
-        if nxt is not None:
-            self.move_to(0, 0, table=nxt)
-
-    def action_move(self, dr: int, dc: int) -> None:
-        spec = self.spec
-        if spec is None or not spec.rows or not spec.cols:
-            return
-        rows, cols = spec.shape
-        self.move_to(min(max(self.row + dr, -1), rows - 1), min(max(self.col + dc, -1), cols - 1))
-
-    def move_to(self, row: int, col: int, table: int | None = None) -> None:
-        if self.editor is not None:  # a click on another cell while typing: the typing is dropped
-            self.close_editor(refocus=False)
-        old = self.cursor_box
-        old_line = self.row
-        if table is not None and table != self.table and 0 <= table < len(self.blocks.boxes):
-            self.table = table
-            if old is not None:
-                self._refresh_box(old)
-            self._refresh_box(self.blocks.boxes[table])
-        elif old is not None:
-            self._refresh_box_line(old, old.first_row + old_line)
-        self.row, self.col = row, col
-        box = self.cursor_box
-        if box is not None:
-            self._refresh_box_line(box, box.first_row + row)
-            self.scroll_to_cursor()
-        self.refresh_bindings()
-        self._cursor_moved()
-
-    def cell_region(self) -> Region | None:
-        """The cursor's cell (or label) in the view's virtual space; None when the step has no table."""
-        box = self.cursor_box
-        return cell_region(box, self.row, self.col) if box is not None else None
-
-    def scroll_to_cursor(self) -> None:
-        box = self.cursor_box
-        if box is None:
-            return
-        region, spacing = cursor_view(box, self.row, self.col)
-        self.scroll_to_region(region, spacing=spacing, animate=False, immediate=True)
-
-    def _cursor_moved(self) -> None:
-        """The cursor moved (or the view took the focus): the app's inspector is told at once
-        (TinyTuiApp.cursor_moved), so it is drawn in the frame that draws the cursor; a posted message
-        would reach it a frame later."""
-        moved = getattr(self.app, "cursor_moved", None)
-        if moved is not None:
-            moved(self)
-
-    def on_focus(self) -> None:
-        if self.cursor_box is not None:
-            self._refresh_box(self.cursor_box)
-        self.refresh_bindings()
-        self._cursor_moved()
-
-    def on_blur(self) -> None:
-        if self.editor is not None:  # a click elsewhere: what was typed is dropped, as Esc would
-            self.close_editor(refocus=False)
-        if self.cursor_box is not None:
-            self._refresh_box(self.cursor_box)
-
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        at = cell_at(self.blocks, offset.x + self.scroll_offset.x, offset.y + self.scroll_offset.y)
-        if at is None:
-            return
-        box, row, col = at
-        self.move_to(row, col, table=box.index)
-        if event.chain >= 2 and self.on_cell:
-            self.action_edit()
-
     # ---- the editor ---------------------------------------------------------------------------
-    def action_not_editable(self) -> None:
-        if self.label is not None:
-            message = "A label has nothing to edit: the arrows go back to the numbers."
-        else:
-            message = (
-                "This value is computed from the weights. Edit a weight instead: the tables under "
-                "“Weights it uses”, or ctrl+p → Edit parameter…"
-            )
-        refuse = getattr(self.app, "refuse", None)
-        if refuse is not None:
-            refuse(message, title="Not editable", severity="warning")
-        else:
-            self.app.notify(message, title="Not editable", severity="warning")
-
-    @property
-    def editing(self) -> bool:
-        return self.editor is not None
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        """While a cell is typed into, a printable key is text (q, n or m type, they do not act)."""
-        return self.editor is not None and character is not None and character.isprintable()
-
-    def action_edit(self) -> None:
-        ref = self.ref
-        if ref is None:
-            self.action_not_editable()
-            return
-        if ref.kind != "param":
-            self.post_message(self.PickRequested(self, ref))
-            return
-        self.open_editor(self.spec.cells[self.row][self.col].strip())  # type: ignore[union-attr]
-
-    def open_editor(self, value: str) -> None:
-        """Type into the cell under the cursor, in its own place: its value is selected (the first key
-        typed replaces it); Enter commits, Esc cancels."""
-        self.error = ""
-        self.editor = CellEdit(value, len(value))
-        self._opened_with = value
-        self._refresh_cursor_line()
-        self._refresh_bottom()
-        self.refresh_bindings()
-        self._cursor_moved()  # the inspector says how to finish
-
-    def close_editor(self, refocus: bool = True) -> None:
-        editor, self.editor = self.editor, None
-        self.error = ""
-        if editor is not None:
-            self._refresh_cursor_line()
-            self._refresh_bottom()
-            self.refresh_bindings()
-            self._cursor_moved()
-        if refocus and not self.has_focus:
-            self.focus()
-
-    def _refresh_cursor_line(self) -> None:
-        box = self.cursor_box
-        if box is not None:
-            self._refresh_box_line(box, box.first_row + self.row)
-
-    def _refresh_bottom(self) -> None:
-        box = self.cursor_box
-        if box is not None:
-            self._refresh_box_line(box, box.height - 1)
-
-    def cancel_edit(self) -> None:
-        self.close_editor()
-
-    def action_cancel_edit(self) -> None:
-        self.close_editor()
-
-    def action_commit(self) -> None:
-        if self.editor is not None:
-            self.submit(self.editor.text)
-
-    def edit_refused(self, message: str) -> None:
-        """The session said no: the editor stays open, the reason in its table's bottom border."""
-        self.error = message
-        self._refresh_bottom()
-
-    def submit(self, text: str) -> None:
-        """The editor's Enter: the app tries the text on the session (edit_refused says no). The text as
-        the editor opened with it changes nothing: the cell shows its value to four places, and Enter on
-        it must not round the weight (nor make an entry to undo)."""
-        if text == self._opened_with:
-            self.close_editor()
-            return
-        ref = self.ref
-        if ref is not None:
-            self.post_message(self.EditSubmitted(self, ref, text))
-
-    def on_key(self, event: events.Key) -> None:
-        """While a cell is typed into, the keys edit it: characters, Backspace, Delete, the arrows along
-        the text, Home and End (ctrl+a, ctrl+e), ctrl+u and ctrl+k; Enter commits and Esc cancels.
-        Other keys do nothing meanwhile."""
-        editor = self.editor
-        if editor is None:
-            return
-        event.stop()
-        event.prevent_default()
-        if event.key == "enter":
-            self.submit(editor.text)
-        elif event.key == "escape":
-            self.close_editor()
-        elif editor.take(event.key, event.character):
-            self._typed_into()
-
-    def _typed_into(self) -> None:
-        """The editor's text or caret changed: its line is drawn again (and a refusal's reason goes:
-        what was refused is being corrected)."""
-        if self.error:
-            self.error = ""
-            self._refresh_bottom()
-        self._refresh_cursor_line()
-
-    def on_paste(self, event: events.Paste) -> None:
-        if self.editor is not None:
-            event.stop()
-            self.editor.typed(" ".join(event.text.split()))  # one line: a pasted newline is a space
-            self._refresh_cursor_line()
 
 
 def _plain(strip: Strip) -> str:
