@@ -85,7 +85,23 @@ def qkv(trace: Trace) -> list[str]:
 
 
 def scores(trace: Trace) -> list[str]:
-    return [f"√d_k = {_f(np.sqrt(trace.cfg.d_head))}"]
+    facts = [f"√d_k = {_f(np.sqrt(trace.cfg.d_head))}"]
+    cfg = trace.cfg
+    if cfg.positions != "rope" or not trace.switches.positional_encoding:
+        return facts
+    # RoPE's promise, checked on this run: turn every query and key as if each token stood one place
+    # later, and head 1's scores come out the same (to rounding)
+    pre = f"blocks.{getattr(trace, 'block', 0)}."
+    q_pre, k_pre = trace[pre + "q_pre.1"], trace[pre + f"k_pre.{cfg.kv_head(0) + 1}"]
+    T, k = q_pre.shape
+    later = ops.rope_angles(T, k, cfg.rope_theta, cfg.rope_scaling, start=1)
+    moved = ops.rotate(q_pre, later) @ ops.rotate(k_pre, later).T / np.sqrt(k)
+    shift = float(np.abs(moved - trace[pre + "scores.1"]).max())
+    facts.append(
+        f"every position moved one place later: head 1's scores change by at most {shift:.1e}, so they "
+        "depend only on how far apart the tokens are"
+    )
+    return facts
 
 
 def softmax(trace: Trace) -> list[str]:

@@ -2,6 +2,8 @@
 preset: the equation beside them, the formula, the numbers quoted, the note after a switch, and a
 practice question on a turned query graded from the operands as the screen shows them."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -78,6 +80,14 @@ def test_step_6_quotes_the_turn_of_the_last_query(switched):
     ]
     assert "switched from the model's sinusoids (added to x at step 4) to RoPE" in words(switched, 6)
     assert "how far apart two tokens are" in words(switched, 7)
+    seven = facts(switched, 7)
+    assert seven[0] == "√d_k = 1.4142"
+    said = re.fullmatch(
+        r"every position moved one place later: head 1's scores change by at most (\S+), so they "
+        r"depend only on how far apart the tokens are",
+        seven[1],
+    )
+    assert said is not None and float(said.group(1)) < 1e-12
 
 
 def test_practice_on_a_turned_query_is_graded_from_the_shown_operands(chapter, switched):
