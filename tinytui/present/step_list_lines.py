@@ -8,6 +8,7 @@ Pure data (no Textual): the widget fits the words to its width, styles them and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import Arch
@@ -15,7 +16,7 @@ from tinytui.lesson.stages import title_for
 from tinytui.model.config import ModelConfig
 from tinytui.present.view import View
 
-Row = step_path.Step | int  # a line of the list: a step, or the heading of block `int` (0-based)
+Row: TypeAlias = step_path.Step | int  # a line of the list: a step, or the heading of block `int` (0-based)
 
 
 def list_rows(n_blocks: int) -> tuple[Row, ...]:
@@ -32,7 +33,8 @@ def list_rows(n_blocks: int) -> tuple[Row, ...]:
 def changed_counts(view: View) -> dict[Row, int]:
     """How many values each step's output changed against the view's comparison trace."""
     cfg = view.trace.cfg
-    return dict(step_path.changed_per_step(view.diff, cfg.n_heads, cfg.n_blocks, Arch.of(cfg)))
+    counts = step_path.changed_per_step(view.diff, cfg.n_heads, cfg.n_blocks, Arch.of(cfg))
+    return {step: n for step, n in counts.items()}  # keyed like the list's lines (a heading has none)
 
 
 @dataclass(frozen=True)
