@@ -23,6 +23,7 @@ class Experiment:
     help: str  # what flipping it shows, in one sentence
     apply: Callable[[Session], Event]
     is_on: Callable[[Switches], bool]  # the chapter's setting counts as "on"
+    on_words: str = "the chapter's setting"  # what "on" is, for the palette's note
 
 
 def _toggle(name: str, head: int | None = None) -> Callable[[Session], Event]:
@@ -115,6 +116,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "weights, so the chapter's model runs either way.",
         _toggle("norm_kind"),
         lambda sw: sw.norm_kind is None,
+        "the model's own norm",
     ),
     Experiment(
         "toggle-positions",
@@ -125,6 +127,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "6, so a score depends on how far apart two tokens are. o switches positions off altogether.",
         _toggle("positions"),
         lambda sw: sw.positions is None,
+        "the model's own positions",
     ),
     Experiment(
         "toggle-residual",

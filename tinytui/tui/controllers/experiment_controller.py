@@ -42,9 +42,9 @@ class ExperimentController:
             host.notify(f"{said}\n{note}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
 
     def note(self, experiment_id: str) -> str:
-        """For the palette: whether the switch is now as the chapter has it."""
+        """For the palette: whether the switch is now as the chapter (or the model) has it."""
         exp = EXPERIMENT_BY_ID[experiment_id]
-        return "now the chapter's setting" if exp.is_on(self.host.session.state.switches) else "now changed"
+        return f"now {exp.on_words}" if exp.is_on(self.host.session.state.switches) else "now changed"
 
     def swap_positions(self, i: int, j: int) -> None:
         host = self.host
