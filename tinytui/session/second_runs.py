@@ -2,9 +2,10 @@
 corrupted prompt and foil (PatchSetting), and the other state of a two-run compare (Comparison: A, the
 session's own state being B). Both are settings, like the mode: recorded, not undone.
 
-SecondRuns makes the patching and A's trace when first asked and keeps one of each for the state it was
-made for, so moving between steps computes nothing again; an app makes a costly patching in a thread
-(SecondRuns.elsewhere). Everything a user types is checked here, and a refusal is one line (Refused).
+SecondRuns makes the patching and A's trace (and its gradients) when first asked and keeps one of each
+for the state it was made for, so moving between steps computes nothing again; an app makes a costly
+patching in a thread (SecondRuns.elsewhere). Everything a user types is checked here, and a refusal is
+one line (Refused).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import MappingProxyType
 
 from tinytui.model import checks
 from tinytui.model.analysis.patching import Patching, cost, patch
+from tinytui.model.backward.gradients import Gradients
 from tinytui.model.io.checkpoint import CheckpointModel, load_model
 from tinytui.model.io.document import ModelFile
 from tinytui.model.params import Params
@@ -153,6 +155,7 @@ class SecondRuns:
     made_at_once_up_to: int = MADE_AT_ONCE_UP_TO
     _patched: tuple[State, PatchSetting, Patching] | None = field(default=None, repr=False)
     _compared: tuple[State, Trace] | None = field(default=None, repr=False)
+    _compared_gradients: tuple[Trace, Gradients] | None = field(default=None, repr=False)
 
     def patching(self, state: State, setting: PatchSetting) -> Patching | None:
         """The patching of state, made now unless it is costly and elsewhere makes it (then None)."""
@@ -182,6 +185,18 @@ class SecondRuns:
             return kept[1]
         made = run(a.params, a.prompt, a.target, a.switches, a.lr, reuse=reuse)
         self._compared = (a, made)
+        return made
+
+    def compare_gradients(self, a: State | None, trace: Trace | None) -> Gradients | None:
+        """A's gradients (the backward walk's tables while comparing), computed part by part as they are
+        read (model.backward.gradients); one A's at a time, as for A's trace (GPT-2: up to 1 GB)."""
+        if a is None or trace is None:
+            return None
+        kept = self._compared_gradients
+        if kept is not None and kept[0] is trace:
+            return kept[1]
+        made = Gradients(a.params, trace)
+        self._compared_gradients = (trace, made)
         return made
 
 
