@@ -43,6 +43,7 @@ class OtherRuns:
     compare_trace: Callable[[], Trace | None] = lambda: None  # A's trace
     patching: Callable[[], Patching | None] = lambda: None  # None when off or no longer fitting
     patching_problem: Callable[[], str] = lambda: ""  # why the patching no longer fits ("" when it does)
+    compare_gradients: Callable[[], Gradients | None] = lambda: None  # A's, for the backward walk
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,9 @@ class View:
         s = session
         state = s.state
         other = OtherRuns(
-            s.comparison, s.patch_setting, s.compare_state, s.compare_trace, s.patching, s.patching_problem
-        )
+            s.comparison, s.patch_setting, s.compare_state, s.compare_trace, s.patching, s.patching_problem,
+            lambda: s.second_runs.compare_gradients(s.compare_state(), s.compare_trace()),
+        )  # fmt: skip
         return cls(
             trace=s.trace,
             base=s.base,
