@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model.backward.gradients import Gradients
 from tinytui.model.backward.parts import PREFIX as GRAD
 from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.names import label
@@ -43,15 +42,6 @@ def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, .
         return float(np.asarray(grads[name])[tuple(index)])
     except (KeyError, IndexError, TypeError, ValueError):
         return None
-
-
-def gradients_of_a(view: View, params: Any, trace: Any) -> Gradients:
-    """A's gradients, for the backward walk's tables: computed part by part as far as they are read
-    (model.backward.gradients), kept with the app's specs while A's trace and weights stay the same."""
-    key = ("compared gradients",)
-    if (hit := view.kept.find_made_of(key, (trace, params))) is not None:
-        return hit
-    return view.kept.keep(key, (trace, params), Gradients(params, trace))
 
 
 def cell_name(name: str, n_blocks: int) -> str:
@@ -90,7 +80,7 @@ def _made_compare_specs(
 ) -> tuple[GridSpec, GridSpec] | None:
     """compare_specs' tables, made."""
     b_trace, b_params, a_params = view.trace, view.params, a.params
-    a_grads, b_grads = gradients_of_a(view, a_params, a_trace), view.gradients
+    a_grads, b_grads = view.other.compare_gradients(), view.gradients
     n_blocks = b_trace.cfg.n_blocks
     words = comparison.words
     a_rows: list[list[Cell]] = []
