@@ -29,6 +29,8 @@ _PASSED = (
     ("c", "compare", "Compare"),
     ("m", "toggle-mask", "Mask"),
     ("o", "toggle-pe", "PE"),
+    ("l", "toggle-norm-kind", "Norm"),
+    ("O", "toggle-positions", "Positions"),
     ("H", "cycle-heads", "Heads"),
     ("t", "cycle-theme", "Theme"),
     ("w", "save-screenshot", "Screenshot"),
