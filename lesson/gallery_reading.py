@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinytui.lesson.texts.wording import in_words, listed, tops_as_shown
-from tinytui.model import count
+from tinytui.model import count, ops
 from tinytui.model.analysis.circuits import head_out_rows
 from tinytui.model.config import ModelConfig
 from tinytui.model.params import Params
@@ -99,7 +99,23 @@ class Gallery:
     picture_shape: tuple[int, int, int] | None  # None unless 3 divides d_model
     scale: float  # one normalisation for every picture: the largest |value| of any vector above
     switches: str  # the run's switches, one line
+    cfg: ModelConfig  # the model as the run ran it (its norm and positions as the switches set them)
+    norm_placement: str  # "pre" or "post", as the switches set it
     position_marks: bool = True  # the positional encoding is on (with it off every mark is zero)
+
+    @property
+    def added_positions(self) -> bool:
+        """The positions are a mark added to each painting (sinusoids or a learned table), not rotary
+        turns of the artists' queries and keys, and not absent."""
+        return self.cfg.positions not in ("rope", "none")
+
+    def turns(self) -> np.ndarray | None:
+        """Rotary positions: the angle (radians) each painting's queries and keys were turned by, per
+        pair of a head's dimensions, fastest pair first (T, d_head/2); None unless the run turned them."""
+        if self.cfg.positions != "rope" or not self.position_marks:
+            return None
+        cfg = self.cfg
+        return ops.rope_angles(len(self.paintings), cfg.d_head, cfg.rope_theta, cfg.rope_scaling)
 
     def picture(self, vector: np.ndarray) -> np.ndarray | None:
         """A vector of this gallery as shaded RGB (h, w, 3) in [0, 1]; None when there is no shape."""
@@ -145,6 +161,8 @@ def day(params: Params, trace: Trace) -> Gallery:
         picture_shape(cfg.d_model),
         scale,
         trace.switches.describe(),
+        trace.cfg,
+        trace.switches.norm,
         trace.switches.positional_encoding,
     )
 
@@ -154,7 +172,7 @@ def day(params: Params, trace: Trace) -> Gallery:
 
 @dataclass(frozen=True)
 class Caption:
-    kind: str  # "stock", "mark", "artist", "filter" or "prediction"
+    kind: str  # "stock", "mark", "artist", "filter", "prediction" or "norm" (norm_caption's)
     position: int | None  # the painting it is about (None for the stock images, the marks, the prediction)
     text: str
     numbers: dict[str, float]  # every number the text quotes, unrounded, by what it is
@@ -199,6 +217,15 @@ def _stock_caption(gallery: Gallery) -> Caption:
 
 
 def _mark_caption(gallery: Gallery) -> Caption:
+    if gallery.cfg.positions == "rope":
+        return _turn_caption(gallery)
+    if gallery.cfg.positions == "none":
+        text = (
+            "This model has no positions at all: nothing is added to a painting for where it hangs and "
+            "nothing is turned: each painting is still its stock picture, and nothing in it or in an "
+            "artist's queries and keys says where it hangs."
+        )
+        return Caption("mark", None, text, {})
     if not gallery.position_marks:
         text = (
             "The position marks are switched off (PE off): nothing on a painting says where it hangs, so "
@@ -220,6 +247,69 @@ def _mark_caption(gallery: Gallery) -> Caption:
     else:
         said = f"The biggest mark, of size {_size(size)}, is on {labels[0]}."
     return Caption("mark", None, f"{text} {said}", {"mark": size})
+
+
+def _turn_caption(gallery: Gallery) -> Caption:
+    """Rotary positions: nothing is painted on; each morning the artists' queries and keys turn."""
+    plain = "No mark is painted on for where a painting hangs: each painting is still its stock picture."
+    turns = gallery.turns()
+    if turns is None:
+        text = (
+            f"{plain} This model's positions are rotary (RoPE): they would turn each artist's queries and "
+            "keys by position, but the positions are switched off (PE off): nothing is turned either, so "
+            "nothing in a painting or in an artist's queries and keys says where it hangs."
+        )
+        return Caption("mark", None, text, {})
+    text = (
+        f"{plain} The positions are rotary (RoPE): every morning each artist's queries and keys are "
+        "turned, pair of dimensions by pair, by an angle that grows with the position, so a query and a "
+        "key meet at an angle set by how far apart their paintings hang, not by where."
+    )
+    last = gallery.paintings[-1].label
+    if len(gallery.paintings) == 1:
+        return Caption("mark", None, f"{text} The only painting hangs first: it is not turned.", {})
+    step, far = float(turns[1, 0] - turns[0, 0]), float(turns[-1, 0])
+    said = (
+        f"In the fastest-turning pair the angle grows by {step:.2f} radians a position, so {last}'s "
+        f"queries and keys are turned by {far:.2f} radians"
+    )
+    numbers = {"turn a position": step, "last turn": far}
+    if turns.shape[1] > 1:
+        slow = float(turns[-1, -1])
+        said += f", and by {slow:.2f} in the slowest pair"
+        numbers["last turn, slowest pair"] = slow
+    return Caption("mark", None, f"{text} {said}.", numbers)
+
+
+def norm_caption(gallery: Gallery, block: int, when: str) -> Caption | None:
+    """What RMSNorm does to the paintings before the artists (when="morning") or the filter ("evening")
+    of day block + 1, with the last painting's divisor; None for LayerNorm, which the chapter's words
+    already assume."""
+    if gallery.cfg.norm != "rms":
+        return None
+    who = "the artists look at" if when == "morning" else "the filter goes over"
+    if gallery.norm_placement == "post":
+        added = "their strokes are" if when == "morning" else "its change is"
+        text = (
+            f"Under post-norm {who} each painting as it is; RMSNorm (a division by the painting's root "
+            f"mean square, with no mean taken away) comes after {added} added."
+        )
+        return Caption("norm", None, text, {})
+    last = gallery.paintings[-1]
+    day = last.days[block]
+    before = day.canvas if when == "evening" else (last.days[block - 1].evening if block else last.start)
+    rms = float(np.sqrt(np.mean(np.square(before)) + gallery.cfg.eps))
+    gain = (
+        ", then each of its numbers times the norm's gain for that dimension"
+        if gallery.cfg.norm_affine
+        else ""
+    )
+    text = (
+        f"Before {who} it, each painting is normed with RMSNorm: divided by its root mean square, "
+        f"√(mean of its squares + ε), with no mean taken away{gain}. The last painting, {last.label}, "
+        f"is divided by {rms:.2f} here."
+    )
+    return Caption("norm", None, text, {"root mean square": rms})
 
 
 def _largest(gallery: Gallery, sizes: list[float]) -> tuple[float, list[str]]:

@@ -5,6 +5,9 @@ last position is a plain sum of what was written into it:
 
     y = emb + pe + Σ_b ( Σ_h head_h · W_O^(h)  +  hidden · W_2  +  b_2 )
 
+(rotary positions add nothing to the stream, they turn q and k inside each head, so such a model has no
+pe part; a gated FFN writes hidden · W_down with hidden = act(x W_gate) ⊙ x W_up, and has no b_2)
+
 and the logit of a token t is z · E[t] with z = (y − mean(y)) / σ, σ = √(var(y) + ε). The mean is
 linear and σ is one number for the position, so, holding σ at its value in the run,
 
@@ -58,23 +61,38 @@ def why_not_exact(trace: Trace) -> str | None:
 
 
 def part_names(
-    n_blocks: int, n_heads: int, attn_bias: bool = False, norm_affine: bool = False
+    n_blocks: int,
+    n_heads: int,
+    attn_bias: bool = False,
+    norm_affine: bool = False,
+    added_pe: bool = True,
+    gated: bool = False,
 ) -> tuple[str, ...]:
-    """The parts, in the order they are written: emb, pe, then per block its heads (and b_O),
-    hidden·W_2, b_2; with the final norm's bias, lnf_b last."""
-    names = ["emb", "pe"]
+    """The parts, in the order they are written: emb, pe (unless the positions add nothing to the
+    stream: added_pe False), then per block its heads (and b_O), hidden·W_2 and b_2 (a gated FFN's
+    hidden·W_down alone); with the final norm's bias, lnf_b last."""
+    names = ["emb", "pe"] if added_pe else ["emb"]
     for b in range(n_blocks):
         names += [f"blocks.{b}.head.{h}" for h in range(1, n_heads + 1)]
         names += [f"blocks.{b}.b_O"] if attn_bias else []
-        names += [f"blocks.{b}.hidden", f"blocks.{b}.b_2"]
+        names += [f"blocks.{b}.hidden"] if gated else [f"blocks.{b}.hidden", f"blocks.{b}.b_2"]
     return (*names, "lnf_b") if norm_affine else tuple(names)
+
+
+def adds_positions(trace: Trace) -> bool:
+    """Whether the run's positions are a vector added to the stream (sinusoids, a learned table P),
+    switched on or off; rotary positions turn q and k instead, and "none" has no positions at all."""
+    return trace.cfg.positions not in ("rope", "none")
 
 
 def residual_parts(params: Params, trace: Trace, position: int) -> dict[str, np.ndarray]:
     """The pieces written into the residual stream at one position, by part name (each (d,)).
-    Under pre-norm with the residual on they add up to the last block's y there."""
+    Under pre-norm with the residual on they add up to the last block's y there. Rotary positions (or
+    none) write nothing into the stream: no pe part then."""
     cfg = params.cfg
-    out = {"emb": np.asarray(trace["emb"][position]), "pe": np.asarray(trace["pe"][position])}
+    out = {"emb": np.asarray(trace["emb"][position])}
+    if adds_positions(trace):
+        out["pe"] = np.asarray(trace["pe"][position])
     for b in range(cfg.n_blocks):
         pre = f"blocks.{b}."
         for h in range(1, cfg.n_heads + 1):

@@ -285,3 +285,31 @@ async def test_every_theme_draws_every_page(app):
                 await press(pilot, page)
                 assert panel(app).text
         assert "Day 1, morning" in panel(app).text
+
+
+async def test_on_chapter17_llama_the_marks_stage_is_rotary_and_no_part_is_positional():
+    app = make_app("--model", "chapter17-llama")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "n")
+        text = flat(panel(app).text)
+        assert "Stage 2 of 8 · Where they hang: turned, not marked" in text
+        assert (
+            "The positions are rotary (RoPE)" in text
+            and "3:chuck's queries and keys are turned by 3.00" in text
+        )
+        assert "small mark" not in text and "position mark" not in text
+        await press(pilot, "4")
+        text = panel(app).text
+        assert "positional encoding" not in text and "FFN (gate⊙up)·W_down (block 2)" in text
+        assert "root mean square √(mean of squares + ε) = 0.9305" in flat(text)
+
+
+async def test_switching_the_chapter_to_rope_inside_the_gallery_retells_the_marks(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "v", "n")
+        assert "Every painting gets a small mark" in flat(panel(app).text)
+        await press(pilot, "O")  # the positions switch works inside the gallery
+        assert app.session.trace.cfg.positions == "rope"
+        text = flat(panel(app).text)
+        assert "Where they hang: turned, not marked" in text and "small mark" not in text
+        assert "grows by 1.00 radians a position, so 3:chuck's queries and keys are turned by 3.00" in text

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.lesson.gallery_reading import Painting
+from tinytui.lesson.gallery_reading import Painting, norm_caption
+from tinytui.lesson.texts.wording import in_words, listed
+from tinytui.model.config import ModelConfig
 from tinytui.present.gallery_lines import (
     BAR,
     BLANK,
@@ -48,8 +50,17 @@ class DayStage:
     title: str
 
 
-def day_stages(n_blocks: int) -> tuple[DayStage, ...]:
-    out = [DayStage("stock", None, "Opening: the stock images"), DayStage("mark", None, "The position marks")]
+MARK_TITLES = {  # the second stage's title by the run's kind of positions
+    "rope": "Where they hang: turned, not marked",
+    "none": "No position marks, no turns",
+}
+
+
+def day_stages(n_blocks: int, positions: str = "sinusoid") -> tuple[DayStage, ...]:
+    """The stages of the run's day; positions (the run's kind) titles the second: a mark is painted on
+    with sinusoids or a learned table, rotary positions turn the artists' queries and keys instead."""
+    marks = MARK_TITLES.get(positions, "The position marks")
+    out = [DayStage("stock", None, "Opening: the stock images"), DayStage("mark", None, marks)]
     for b in range(n_blocks):
         out.append(DayStage("morning", b, f"Day {b + 1}, morning: the artists paint"))
         out.append(DayStage("evening", b, f"Day {b + 1}, evening: the filter"))
@@ -78,6 +89,8 @@ def _vector_rows(runs: Runs, stage: DayStage) -> list[list[VectorRow]]:
 
         if stage.kind == "stock":
             rows = [s("stock image", lambda p: p.stock)]
+        elif stage.kind == "mark" and not runs.gallery.added_positions:  # nothing is added to it
+            rows = [s("painting now", lambda p: p.start)]
         elif stage.kind == "mark":
             rows = [s("position mark", lambda p: p.mark), s("painting now", lambda p: p.start)]
         elif stage.kind == "morning":
@@ -112,6 +125,8 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
             f"On the morning of day {day} each artist (an attention head) looks across the "
             "gallery and adds brush strokes to every painting; all the strokes together are added on top."
         ]
+        out += _shared_heads(runs.trace.cfg)
+        out += _norm_sentence(runs, stage)
         if sw.ablated_heads:
             heads = ", ".join(str(h) for h in sorted(sw.ablated_heads))
             out.append(f"Artist {heads} stayed at home today (ablated): no strokes from them.")
@@ -123,18 +138,63 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
             f"On the evening of day {day} the filter (the feed-forward network) goes over each "
             "painting on its own, never looking at the others, and adds its change."
         ]
+        if runs.trace.cfg.gated:
+            act = ACTIVATION_NAMES.get(sw.activation, sw.activation)
+            kind = " (SwiGLU)" if sw.activation == "silu" else ""
+            out.append(
+                f"This filter is gated{kind}: each hidden unit multiplies a gate, {act} of the painting "
+                "times W_gate, by the painting times W_up, and W_down turns those products back into a "
+                "change of the painting's size."
+            )
+        out += _norm_sentence(runs, stage)
         return out + [c.text for c in found if c.kind == "filter"]
     if stage.kind == "finished":
         last = g.paintings[-1]
         return [
             f"The gallery is finished. Only the last painting, {last.label}, is read to choose what comes "
-            f"next; it has grown to a size of {_norm(last.finished):.2f}."
+            f"next; it has grown to a size of {_norm(last.finished):.2f}.",
+            *_read_off(runs),
         ]
     return [next(c.text for c in found if c.kind == "prediction")]
 
 
+ACTIVATION_NAMES = {"silu": "SiLU", "relu": "ReLU", "gelu": "GELU"}
+
+
+def _shared_heads(cfg: ModelConfig) -> list[str]:
+    """Grouped-query attention in words: which artists share one set of keys and values."""
+    if cfg.group_size == 1:
+        return []
+    groups = [[h + 1 for h in range(cfg.n_heads) if cfg.kv_head(h) == g] for g in range(cfg.n_kv_heads)]
+    if len(groups) == 1:
+        who = f"All {in_words(cfg.n_heads)} artists share one set of keys and values"
+    else:
+        named = [f"artists {listed([str(h) for h in g])}" for g in groups]
+        first, rest = named[0], ", ".join(named[1:])
+        who = f"{first[0].upper()}{first[1:]} share one set of keys and values, and so do {rest}"
+    return [
+        f"{who} (grouped-query attention): each artist asks its own questions, but the artists of a group "
+        "look up the same keys and carry the same values, each through its own part of W_O."
+    ]
+
+
+def _norm_sentence(runs: Runs, stage: DayStage) -> list[str]:
+    found = norm_caption(runs.gallery, stage.block or 0, stage.kind)
+    return [] if found is None else [found.text]
+
+
+def _read_off(runs: Runs) -> list[str]:
+    """How the last painting becomes the words' scores, when it is not against their stock pictures."""
+    if runs.trace.cfg.tied:
+        return []
+    return [
+        "This model reads the next word off a table of its own, W_U: after the final norm the last "
+        "painting is matched against each word's column of W_U, not against the words' stock pictures."
+    ]
+
+
 def day_page(runs: Runs, stage: DayStage, index: int, width: int) -> list[Line]:
-    stages = day_stages(runs.params.cfg.n_blocks)
+    stages = day_stages(runs.params.cfg.n_blocks, runs.trace.cfg.positions)
     out: list[Line] = [
         (Words(f"Stage {index + 1} of {len(stages)} · {stage.title}", TITLE),),
         (Words("← → or n p: the next or previous stage", MUTED),),
@@ -220,6 +280,20 @@ def _prediction(runs: Runs) -> list[Line]:
     if picture is not None:
         out += [(Words(" " * (LABEL + WHAT)), *pl) for pl in picture_lines(picture)]
     out.append((Words(f"shade: ±{limit:.2f}, the largest number of this picture", MUTED),))
+    if not cfg.tied:  # the logits read W_U's column, not the stock picture
+        col = np.asarray(runs.params["W_U"][:, cfg.token_id(tok)])
+        old_col = np.asarray(runs.base_params["W_U"][:, cfg.token_id(tok)])
+        col_limit = kind_limits([("column", col)])["column"]
+        out.append(BLANK)
+        out.append((Words(f"What the last painting is matched against: “{tok}”'s column of W_U", TITLE),))
+        out.append(
+            (
+                Words(fit_label(tok, LABEL - 1) + " ", TITLE),
+                Words(f"{'W_U column':<{WHAT}}", MUTED),
+                *cells_line(col, marks_of(col, old_col), col_limit, "diverging"),
+            )
+        )
+        out.append((Words(f"shade: ±{col_limit:.2f}, the largest number of this column", MUTED),))
     out.append(marked_note(n_marked(marks), "chances"))
     return out
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.texts.wording import in_words
+from tinytui.model.config import ModelConfig
 from tinytui.model.names import part_label
 from tinytui.present.gallery_day import day_page, day_stages
 from tinytui.present.gallery_lines import (
@@ -41,7 +43,7 @@ PAGES: tuple[tuple[str, str], ...] = (
 
 def n_stages(view: View) -> int:
     """How many stages the day of this view's model has."""
-    return len(day_stages(view.trace.cfg.n_blocks))
+    return len(day_stages(view.trace.cfg.n_blocks, view.trace.cfg.positions))
 
 
 def gallery_page(view: View, weights_of: ComparedWeights, page: str, stage: int, width: int) -> list[Line]:
@@ -49,7 +51,7 @@ def gallery_page(view: View, weights_of: ComparedWeights, page: str, stage: int,
     `width` columns wide, its marks against the comparison run made with weights_of(view)."""
     runs = Runs.of(view, weights_of(view))
     if page == "day":
-        stages = day_stages(runs.params.cfg.n_blocks)
+        stages = day_stages(runs.params.cfg.n_blocks, runs.trace.cfg.positions)
         i = max(0, min(stage, len(stages) - 1))
         return day_page(runs, stages[i], i, width)
     pages = {"artists": artists_page, "circuits": circuits_page, "attribution": attribution_page,
@@ -72,6 +74,7 @@ def artists_page(runs: Runs, width: int) -> list[Line]:
             "the value strokes of the paintings it looks at, as strong as it looks at them.",
             width,
         ),
+        *_artists_modern(runs, width),
         BLANK,
     ]
     dims = cfg.dims
@@ -80,6 +83,8 @@ def artists_page(runs: Runs, width: int) -> list[Line]:
         for h in range(1, cfg.n_heads + 1):
             now, was = runs.artist_rules(b, h)
             where = f"Artist {h}" + (f" of day {b + 1}" if cfg.n_blocks > 1 else "")
+            if cfg.group_size > 1:
+                out.append((Words(f"{where} reads key/value head {cfg.kv_head(h - 1) + 1}", MUTED),))
             if now.ablated:
                 text = f"{where} is switched off in this run (ablated): it paints nothing."
                 out.append((Words(text, MARK, CHANGED),))
@@ -100,6 +105,27 @@ def artists_page(runs: Runs, width: int) -> list[Line]:
     return out
 
 
+def _artists_modern(runs: Runs, width: int) -> list[Line]:
+    """What rotary positions and shared key/value heads change in the two rules, when the model has them."""
+    cfg, out = runs.trace.cfg, []
+    if cfg.positions == "rope" and runs.gallery.position_marks:
+        out += prose(
+            "Here the positions are rotary: each painting's queries and keys are turned by an angle that "
+            "grows with where it hangs before they meet, so A depends on how far apart two paintings "
+            "hang; the values, and so B, are not turned.",
+            width,
+        )
+    if cfg.group_size > 1:
+        out += prose(
+            f"The {in_words(cfg.n_heads)} artists share {in_words(cfg.n_kv_heads)} key/value "
+            f"head{'s' if cfg.n_kv_heads > 1 else ''} (grouped-query attention), {cfg.group_size} "
+            "artists to each: the artists of a group look up the same keys and take the same values, but "
+            "each asks its own questions and paints through its own rows of W_O, so their A and B differ.",
+            width,
+        )
+    return out
+
+
 # ---- page 3: the circuits ------------------------------------------------------------------------
 
 
@@ -116,12 +142,20 @@ def circuits_page(runs: Runs, width: int) -> list[Line]:
         ),
         BLANK,
     ]
+    if cfg.group_size > 1:
+        out[-1:-1] = prose(
+            "Heads that share a key/value head (grouped-query attention) use its W_K and W_V: their QK "
+            "tables differ only by their own W_Q, their OV tables only by their own rows of W_O.",
+            width,
+        )
     vocab = cfg.vocab
     count = 0
     for b in range(cfg.n_blocks):
         for h in range(1, cfg.n_heads + 1):
             now, was = runs.circuits(b, h)
             where = f"Head {h}" + (f" of block {b + 1}" if cfg.n_blocks > 1 else "")
+            if cfg.group_size > 1:
+                where += f" (key/value head {cfg.kv_head(h - 1) + 1})"
             ign = now.ignores
             for key, title, t, old in (
                 ("qk", f"{where} · QK circuit (row: the word looking, column: the word looked at)", now.qk,
@@ -130,11 +164,34 @@ def circuits_page(runs: Runs, width: int) -> list[Line]:
                  now.ov, was.ov),
             ):  # fmt: skip
                 out += matrix(title, vocab, vocab, t.values, old.values, width=width)
-                out += prose(f"It ignores {ign[key]}.", width, MUTED, "  ")
+                out += prose(f"It ignores {_ignores(runs.trace.cfg, key, ign[key])}.", width, MUTED, "  ")
                 count += n_marked(marks_of(t.values, old.values))
                 out.append(BLANK)
     out.append(marked_note(count, "values"))
     return out
+
+
+def _ignores(cfg: ModelConfig, key: str, said: str) -> str:
+    """What a circuit leaves out (said: the chapter's words), in this run's terms when its norm is RMSNorm
+    or its positions rotary. Under RoPE the QK table is what two words at the same place would score: a
+    query and a key turned by the same angle keep their product."""
+    rope, norm = cfg.positions == "rope", "RMSNorm" if cfg.norm == "rms" else "layer norm"
+    if not rope and cfg.norm != "rms":
+        return said
+    if key == "ov":
+        return (
+            f"how much attention the token gets, the {norm}s before the head and before the logits, and "
+            "all that happens after the head writes: the direct path from one token to the logits"
+        )
+    where = (
+        "position (the rotary turn of queries and keys: these are the scores of two words at the same place)"
+        if rope
+        else "position (no positional encoding)"
+    )
+    return (
+        f"{where}, the {norm} before the head, whatever earlier heads and filters added, and the mask "
+        "and softmax: raw scores from bare token embeddings"
+    )
 
 
 # ---- page 4: the attribution ---------------------------------------------------------------------
@@ -146,14 +203,7 @@ def attribution_page(runs: Runs, width: int) -> list[Line]:
     label = trace.token_labels[now.position]
     out: list[Line] = [
         (Words(f"Who pushed the answer: the last painting ({label}) split into its parts", TITLE),),
-        *prose(
-            "The last painting is a sum of everything written onto it: the stock picture, the position "
-            "mark, each artist's strokes and each filter's change. Each part's bar is how much that part "
-            "alone pushes a word's score (its logit) up or down; the bars add up to the score. "
-            f"The final layer norm divides by one number, σ = {now.scale:.4f}, which is held at its value "
-            "in this run (taking a part away would change it).",
-            width,
-        ),
+        *prose(_attribution_words(trace.cfg, now.scale), width),
         BLANK,
     ]
     if not now.exact:
@@ -168,7 +218,7 @@ def attribution_page(runs: Runs, width: int) -> list[Line]:
         out.append((Words(f"“{tok}” ({' and '.join(roles)}): logit {number(a.logit, 4)}", TITLE),))
         names = list(a.parts)
         limit = shade_limit(np.array(list(a.parts.values())))
-        lw = max(len(part_label(n, cfg.n_blocks)) for n in names) + 2
+        lw = max(len(part_label(n, cfg.n_blocks, cfg.gated)) for n in names) + 2
         for name in names:
             v = a.parts[name]
             m = marks_of(np.array([v]), None if old is None else np.array([old.parts.get(name, np.nan)]))[0]
@@ -176,7 +226,7 @@ def attribution_page(runs: Runs, width: int) -> list[Line]:
             n = round(abs(v) / limit * BAR)
             out.append(
                 (
-                    Words(f"  {part_label(name, cfg.n_blocks):<{lw}}"),
+                    Words(f"  {part_label(name, cfg.n_blocks, cfg.gated):<{lw}}"),
                     Words(f"{number(v, 4):>8}{GLYPHS.get(m, ' ') if m else ' '} ", MARK if m else "", m),
                     Words(("█" * n).rjust(BAR) if v < 0 else " " * BAR, "tt-negative"),
                     Words("│", MUTED),
@@ -189,6 +239,36 @@ def attribution_page(runs: Runs, width: int) -> list[Line]:
         out.append(BLANK)
     out.append(marked_note(count, "parts"))
     return out
+
+
+def _attribution_words(cfg: ModelConfig, scale: float) -> str:
+    """What the split is, for the run's model: rotary positions write no part, RMSNorm divides by the
+    root mean square and takes no mean away, an untied model's scores read W_U."""
+    marks = "" if cfg.positions in ("rope", "none") else " the position mark,"
+    text = (
+        f"The last painting is a sum of everything written onto it: the stock picture,{marks} each "
+        "artist's strokes and each filter's change."
+    )
+    if cfg.positions == "rope":
+        text += (
+            " Rotary positions write nothing onto it (they turn the artists' queries and keys), so they "
+            "are no part."
+        )
+    read = "" if cfg.tied else ", read through its column of W_U"
+    text += (
+        f" Each part's bar is how much that part alone pushes a word's score (its logit{read}) up or "
+        "down; the bars add up to the score."
+    )
+    if cfg.norm == "rms":
+        return text + (
+            f" The final norm, RMSNorm, divides by one number, the root mean square √(mean of squares + ε) = "
+            f"{scale:.4f}, held at its value in this run (taking a part away would change it); it takes no "
+            "mean away, so each part goes in as it is."
+        )
+    return text + (
+        f" The final layer norm divides by one number, σ = {scale:.4f}, which is held at its value "
+        "in this run (taking a part away would change it)."
+    )
 
 
 # ---- page 5: the scale card ----------------------------------------------------------------------
