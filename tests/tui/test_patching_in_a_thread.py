@@ -92,3 +92,21 @@ async def test_the_next_edit_takes_the_place_of_the_patching_being_made(app):
         assert grid(app, "patch:resid").spec.cells[0] == expected_row(app)
         s = app.session
         assert s.second_runs.kept(s.state, s.patch_setting) is not None  # kept for the state shown
+
+
+async def test_a_patching_that_cannot_be_made_turns_patching_off_and_says_why(app, monkeypatch):
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError("no room for the patched runs")
+
+    monkeypatch.setattr(analysis_controller, "make_patching", out_of_memory)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.session.second_runs.made_at_once_up_to = 0
+        app.apply(lambda s: s.set_patching(CORRUPT, "chuck"))
+        app.steps.goto(14)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert app.session.patch_setting is None
+        assert "patching…" not in on_screen(app)
+        said = [n.message for n in app.toasts.notes() if n.severity == "error"]
+        why = "Patching could not be made (no room for the patched runs): it is off; A sets it again"
+        assert said == [why]

@@ -103,7 +103,7 @@ class AnalysisController:
             made = make_patching(state, setting, stop=lambda: worker.is_cancelled)
         except Stopped:
             return
-        except Exception as exc:  # a run that cannot be made (memory): said once, not left as "patching…"
+        except Exception as exc:  # a run that cannot be made (memory): patching goes off, and says why
             if not worker.is_cancelled:
                 self.host.call_from_thread(self._failed, state, setting, exc)
             return
@@ -118,7 +118,10 @@ class AnalysisController:
             self.host.refresh_views()
 
     def _failed(self, state: State, setting: PatchSetting, exc: Exception) -> None:
-        self.host.notify(f"Patching could not be made: {exc}", severity="error")
+        self._making = None
+        if self.host.session.state is state and self.host.session.patch_setting == setting:
+            self._apply(lambda s: s.set_patching(None), "patching off")
+        self.host.notify(f"Patching could not be made ({exc}): it is off; A sets it again", severity="error")
 
     def patch_off(self) -> None:
         self._apply(lambda s: s.set_patching(None), "patching off")
