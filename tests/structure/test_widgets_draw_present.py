@@ -47,7 +47,7 @@ def test_the_contract_catches_a_widget_that_words_a_step_itself(tmp_path):
         "lesson/__init__.py": "",
         "tinytui/tui/widgets/status_bar.py": "from tinytui.lesson.stages import title_for\n",
         "tinytui/tui/widgets/step_list.py": "from tinytui.model.config import ModelConfig\n",
-        "tinytui/tui/widgets/step_text.py": "def words():\n    from tinytui.session.session import Session\n",
+        "tinytui/tui/widgets/prose.py": "def words():\n    from tinytui.session.session import Session\n",
         "tinytui/present/status_words.py": "from tinytui.lesson.stages import title_for\n",  # present may
     }
     for name, text in files.items():
@@ -58,7 +58,7 @@ def test_the_contract_catches_a_widget_that_words_a_step_itself(tmp_path):
     assert found == [
         f"tinytui.tui.widgets.status_bar imports tinytui.lesson.stages, {rule}",
         f"tinytui.tui.widgets.step_list imports tinytui.model.config, {rule}",
-        f"tinytui.tui.widgets.step_text imports tinytui.session.session, {rule}",
+        f"tinytui.tui.widgets.prose imports tinytui.session.session, {rule}",
     ]
 
 
