@@ -155,3 +155,13 @@ async def test_the_bars_and_their_tags_fit_beside_the_watch_pane():
         await pilot.pause()
         lines = logits(app).splitlines()
         assert lines[0].endswith("p as a bar") and lines[1].rstrip().endswith("◀ target ★ predicted")
+
+
+def test_the_logit_pane_names_the_matrix_the_model_unembeds_with():
+    """A model with its own unembedding computes ℓ = z W_U; the chapter's ties it to E (ℓ = z Eᵀ)."""
+    for tied, formula in ((True, "ℓ = z Eᵀ and p = softmax(ℓ)"), (False, "ℓ = z W_U and p = softmax(ℓ)")):
+        cfg = config(4, 2, 2, 4, 5, tied=tied)
+        params = weights(np.random.default_rng(2), cfg, 0.5)
+        model = ModelFile("tied" if tied else "untied", "", params, ("t1", "t2"), "t3")
+        session = Session(model, State(model.params, model.prompt, model.target, Switches(), DEFAULT_LR))
+        assert logits_spec(View.of(session)).title.startswith(formula)

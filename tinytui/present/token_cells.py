@@ -138,7 +138,8 @@ def logits_spec(view: View) -> LogitsSpec:
                 ("probs", (i,)),
             )
         )
-    title = "ℓ = z Eᵀ and p = softmax(ℓ), one bar per token"
+    logits = title_of("logits", trace.cfg)  # ℓ = z Eᵀ, or z W_U in a model with its own unembedding
+    title = f"{logits} and p = softmax(ℓ), one bar per token"
     if shown.ranked:
-        title = f"ℓ = z Eᵀ and p = softmax(ℓ): the top {TOP} of {len(vocab):,} tokens and the target"
+        title = f"{logits} and p = softmax(ℓ): the top {TOP} of {len(vocab):,} tokens and the target"
     return LogitsSpec("logits", title, tuple(rows), shown.line())
