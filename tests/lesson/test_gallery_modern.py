@@ -103,7 +103,7 @@ def test_the_gated_filters_part_is_its_product_through_w_down(llama, chapter_mod
     assert "FFN (gate⊙up)·W_down (block 1)" in text and "hidden·W_2" not in text
     assert "FFN hidden·W_2" in page(view_of(chapter_model), "attribution")
     evening = flat(page(view_of(llama), "day", 3))
-    assert "This filter is gated (SwiGLU)" in evening and "SiLU of the painting times W_gate" in evening
+    assert "This filter is gated (SwiGLU)" in evening and "SiLU of the normed painting times W_gate" in evening
 
 
 def test_rmsnorm_is_named_with_the_runs_divisor(llama, chapter_model):

@@ -138,15 +138,15 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
             f"On the evening of day {day} the filter (the feed-forward network) goes over each "
             "painting on its own, never looking at the others, and adds its change."
         ]
+        out += _norm_sentence(runs, stage)
         if runs.trace.cfg.gated:
             act = ACTIVATION_NAMES.get(sw.activation, sw.activation)
             kind = " (SwiGLU)" if sw.activation == "silu" else ""
             out.append(
-                f"This filter is gated{kind}: each hidden unit multiplies a gate, {act} of the painting "
-                "times W_gate, by the painting times W_up, and W_down turns those products back into a "
-                "change of the painting's size."
+                f"This filter is gated{kind}: each hidden unit multiplies a gate, {act} of the normed "
+                "painting times W_gate, by the normed painting times W_up, and W_down turns those "
+                "products back into a change of the painting's size."
             )
-        out += _norm_sentence(runs, stage)
         return out + [c.text for c in found if c.kind == "filter"]
     if stage.kind == "finished":
         last = g.paintings[-1]

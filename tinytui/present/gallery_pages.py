@@ -260,10 +260,11 @@ def _attribution_words(cfg: ModelConfig, scale: float) -> str:
         "down; the bars add up to the score."
     )
     if cfg.norm == "rms":
+        gain = " and multiplied by the norm's gain" if cfg.norm_affine else ""
         return text + (
             f" The final norm, RMSNorm, divides by one number, the root mean square √(mean of squares + ε) = "
-            f"{scale:.4f}, held at its value in this run (taking a part away would change it); it takes no "
-            "mean away, so each part goes in as it is."
+            f"{scale:.4f}, held at its value in this run (taking a part away would change it); as no mean is "
+            f"taken away, each part is only divided by that number{gain}."
         )
     return text + (
         f" The final layer norm divides by one number, σ = {scale:.4f}, which is held at its value "
