@@ -453,6 +453,7 @@ def llama3_figures() -> dict[str, int | tuple[int, int, int] | None]:
         "picture": picture_shape(size.d_model),  # 4096 is no multiple of 3: no RGB picture
         "filter width": size.d_ff,
         "head width": size.d_model // size.n_heads,
+        "key/value heads": size.n_kv_heads or size.n_heads,  # grouped-query: several artists to a set
     }
 
 

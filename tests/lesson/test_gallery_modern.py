@@ -12,7 +12,7 @@ import pytest
 from tests.model.reference_backward import MODERN, random_model
 from tinytui.cli.main import main
 from tinytui.lesson.gallery_reading import captions, day
-from tinytui.model import ops
+from tinytui.model import count, ops
 from tinytui.model.analysis.attribution import attribution
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.model_file import load
@@ -103,7 +103,8 @@ def test_the_gated_filters_part_is_its_product_through_w_down(llama, chapter_mod
     assert "FFN (gate⊙up)·W_down (block 1)" in text and "hidden·W_2" not in text
     assert "FFN hidden·W_2" in page(view_of(chapter_model), "attribution")
     evening = flat(page(view_of(llama), "day", 3))
-    assert "This filter is gated (SwiGLU)" in evening and "SiLU of the normed painting times W_gate" in evening
+    assert "This filter is gated (SwiGLU)" in evening
+    assert "SiLU of the normed painting times W_gate" in evening
 
 
 def test_rmsnorm_is_named_with_the_runs_divisor(llama, chapter_model):
@@ -160,3 +161,11 @@ def test_no_page_of_a_new_llama_model_speaks_of_marks_layer_norms_or_w_2(tmp_pat
             assert wrong not in text, wrong
     gallery = day(model.params, view_of(model).trace)
     assert [c.kind for c in captions(gallery)][1] == "mark" and gallery.turns() is not None
+
+
+def test_the_scale_card_says_who_shares_keys_and_values(llama, chapter_model):
+    size, _ = count.PUBLISHED["Llama-3-8B"]
+    said = flat(page(view_of(llama), "scale"))
+    assert f"with {size.n_heads} artists a day, who share {size.n_kv_heads} sets of keys and values" in said
+    assert "its four artists a day sharing two sets of keys and values" in said
+    assert "artists a day sharing" not in flat(page(view_of(chapter_model), "scale"))

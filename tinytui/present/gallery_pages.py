@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.gallery_reading import llama3_figures
 from tinytui.lesson.texts.wording import in_words
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import part_label
@@ -283,10 +284,18 @@ def _size(v) -> str:
     return f"{v:,}"
 
 
+def _own_sharing(cfg: ModelConfig) -> str:
+    if cfg.group_size == 1:
+        return ""
+    sets = f"{in_words(cfg.n_kv_heads)} set{'s' if cfg.n_kv_heads > 1 else ''}"
+    return f", its {in_words(cfg.n_heads)} artists a day sharing {sets} of keys and values"
+
+
 def scale_page(runs: Runs, width: int) -> list[Line]:
     cfg = runs.params.cfg
     rows = runs.scale_card()
     llama = {r.key: r.llama3 for r in rows}
+    shared = llama3_figures()["key/value heads"]
     out: list[Line] = [
         (Words("The scale card: GPT-3's and Llama 3 8B's galleries beside this one", TITLE),),
         *prose(
@@ -294,7 +303,8 @@ def scale_page(runs: Runs, width: int) -> list[Line]:
             "(just enough for a 64×64 picture in red, green and blue), and works on them for 96 days with "
             f"96 artists a day. Llama 3 8B hangs up to {llama['paintings']:,} paintings of "
             f"{llama['painting size']:,} numbers for {llama['days']} days with {llama['artists']} artists "
-            "a day. This model does the same with a handful.",
+            f"a day, who share {shared} sets of keys and values. This model does the same with a "
+            f"handful{_own_sharing(cfg)}.",
             width,
         ),
         BLANK,
