@@ -9,10 +9,25 @@ The folder is what `huggingface-cli download gpt2` gives, spelt as the hub's fil
 synthetic byte-level BPE of 50,257 pieces (the 256 bytes, 50,000 merges of byte pairs, <|endoftext|>).
 Each measurement runs in a fresh process (peak memory from getrusage maxrss), twice in turns (the
 fastest time of each figure is kept): loading the checkpoint
-(sha256 of the weights file, reading and mapping the tensors, the tokenizer), the forward pass at 16 and
+(checking the weights file whole, the tokenizer), then reading every weight (each is widened to float64
+at its first read), the forward pass at 16 and
 64 tokens, the backward pass, one edit + recompute (a cell of W_2 in the last block, and of E), against
 floors: reading the same float32 bytes into float64 arrays with numpy alone, and a bare numpy forward of
 GPT-2's arithmetic (no names, labels, copies or checks). Results also go to benchmarks/results/gpt2.txt.
+
+python benchmarks/bench_gpt2.py --decode [--torch-python PYTHON] [--baseline PYTHON] [FOLDER]
+
+sets tinytui beside transformers (GPT2LMHeadModel, torch, one thread each) on the same folder: the
+imports, the load (load_checkpoint and from_pretrained alone: the time to a model ready for its first
+forward, tokenizer included for tinytui; and the peak RSS), the first forward (16 tokens:
+tinytui widens each weight to float64 as it first reads it), one decode step with the KV cache (the
+median of 20, from the 16-token prompt), and 32 greedy tokens end to end (the prompt's forward and 31
+steps with the cache), for transformers in float64 and float32. Every figure runs in a fresh process,
+ROUNDS_DECODE times in turns, and the median is kept; the greedy tokens of tinytui and transformers
+float64 must be the same. transformers is not one of tinytui's dependencies: PYTHON is an interpreter
+that has torch and transformers (by default this one). --baseline runs tinytui a fourth time with
+another interpreter (one whose tinytui is an earlier commit, to measure a change before and after).
+Results go to benchmarks/results/gpt2_decode.txt.
 """
 
 from __future__ import annotations
@@ -32,6 +47,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_model import maxrss_bytes, mb, per_call, ratio
 
 RESULTS = Path(__file__).parent / "results" / "gpt2.txt"
+DECODE_RESULTS = Path(__file__).parent / "results" / "gpt2_decode.txt"
+ROUNDS_DECODE = 5
+NEW_TOKENS = 32
+STEPS = 20
 SHAPE = {"vocab_size": 50257, "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024}
 ROUNDS = 2
 TEXT = "The capital of France is Paris, and the river that runs through it is the Seine; boats go by"
@@ -121,7 +140,92 @@ def bare_forward(p, blocks, ids: np.ndarray, cfg) -> np.ndarray:
     return ln(x[-1], p["lnf_g"], p["lnf_b"]) @ p["E"].T
 
 
+def prompt_ids() -> list[int]:
+    """The 16 token ids both sides start from (the same for every run)."""
+    return [int(i) for i in np.random.default_rng(7).integers(256, SHAPE["vocab_size"] - 1, 16)]
+
+
+def tinytui_decode(folder: Path) -> dict:
+    """tinytui's load, first forward, decode step and 32 greedy tokens (one thread)."""
+    t0 = time.perf_counter()
+    from tinytui.model.generation import continuation, kv_cache
+    from tinytui.model.generation.sampling import Sampling
+    from tinytui.model.io.checkpoint import load_checkpoint
+    from tinytui.model.switches import defaults
+    from tinytui.model.trace import run
+
+    out = {"import_s": time.perf_counter() - t0}
+    t0 = time.perf_counter()
+    model = load_checkpoint(folder)
+    out |= {"load_s": time.perf_counter() - t0, "load_maxrss": maxrss_bytes()}
+    params, cfg = model.params, model.cfg
+    prompt = [cfg.vocab[i] for i in prompt_ids()]
+    sw = defaults(cfg)
+    t0 = time.perf_counter()
+    trace = run(params, prompt, prompt[-1], sw)
+    out["first_forward_s"] = time.perf_counter() - t0
+    out["forward_maxrss"] = maxrss_bytes()
+    cache, token, steps = kv_cache.from_trace(trace, room=STEPS), cfg.vocab[int(trace["logits"].argmax())], []
+    for _ in range(STEPS):
+        t0 = time.perf_counter()
+        new = kv_cache.extend(params, cache, token, sw)
+        steps.append(time.perf_counter() - t0)
+        cache, token = new.cache, cfg.vocab[int(new.logits.argmax())]
+    out["step_s"] = float(np.median(steps))
+    runs = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        made = continuation.generate(params, prompt, prompt[-1], sw, NEW_TOKENS, Sampling())
+        runs.append(time.perf_counter() - t0)
+    out["tokens_s"] = float(np.median(runs))
+    out["tokens"] = [cfg.token_id(t) for t in made.tokens]
+    out["maxrss"] = maxrss_bytes()
+    return out
+
+
+def transformers_decode(folder: Path, dtype: str) -> dict:
+    """The same figures for transformers' GPT2LMHeadModel in float64 or float32 (one thread)."""
+    t0 = time.perf_counter()
+    import torch
+    from transformers import GPT2LMHeadModel
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    torch.set_num_threads(1)
+    kind = {"float64": torch.float64, "float32": torch.float32}[dtype]
+    out = {"import_s": time.perf_counter() - t0}
+    t0 = time.perf_counter()
+    model = GPT2LMHeadModel.from_pretrained(str(folder), dtype=kind).eval()
+    out |= {"load_s": time.perf_counter() - t0, "load_maxrss": maxrss_bytes()}
+    ids = torch.tensor([prompt_ids()])
+    with torch.inference_mode():
+        t0 = time.perf_counter()
+        first = model(ids, use_cache=True)
+        out["first_forward_s"] = time.perf_counter() - t0
+        out["forward_maxrss"] = maxrss_bytes()
+        past, token, steps = first.past_key_values, first.logits[0, -1].argmax().view(1, 1), []
+        for _ in range(STEPS):
+            t0 = time.perf_counter()
+            new = model(token, past_key_values=past, use_cache=True)
+            steps.append(time.perf_counter() - t0)
+            past, token = new.past_key_values, new.logits[0, -1].argmax().view(1, 1)
+        out["step_s"] = float(np.median(steps))
+        runs = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            made = model.generate(ids, max_new_tokens=NEW_TOKENS, do_sample=False, pad_token_id=0)
+            runs.append(time.perf_counter() - t0)
+    out["tokens_s"] = float(np.median(runs))
+    out["tokens"] = [int(i) for i in made[0, ids.shape[1] :]]
+    out["maxrss"] = maxrss_bytes()
+    return out
+
+
 def child(what: str, folder: Path) -> dict:
+    if what == "tinytui-decode":
+        return tinytui_decode(folder)
+    if what.startswith("transformers-"):
+        return transformers_decode(folder, what.split("-", 1)[1])
     if what == "make":
         make(folder)
         return {}
@@ -149,6 +253,10 @@ def child(what: str, folder: Path) -> dict:
     t0 = time.perf_counter()
     model = load_checkpoint(folder)
     out |= {"load_s": time.perf_counter() - t0, "load_maxrss": maxrss_bytes(), "n": model.params.total()}
+    t0 = time.perf_counter()
+    for name in model.params:  # each weight is widened to float64 when first read (a forward reads all)
+        model.params[name]
+    out |= {"widen_s": time.perf_counter() - t0, "widen_maxrss": maxrss_bytes()}
     cfg, params = model.cfg, model.params
     blocks = fused(params, cfg)
     for T in (16, 64):
@@ -181,18 +289,87 @@ def fastest(results: list[dict]) -> dict:
     }
 
 
-def run_child(what: str, folder: Path) -> dict:
+def run_child(what: str, folder: Path, python: str = sys.executable) -> dict:
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     out = subprocess.run(
-        [sys.executable, __file__, "--child", what, str(folder)], capture_output=True, text=True, check=False
+        [python, __file__, "--child", what, str(folder)], capture_output=True, text=True, check=False, env=env
     )
     if out.returncode:
         return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
     return json.loads(out.stdout)
 
 
+def decode(folder: Path | None, python: str, baseline: str | None = None) -> None:
+    """tinytui beside transformers float64 and float32: load, first forward, decode step, 32 tokens."""
+    lines = [
+        f"tinytui benchmarks/bench_gpt2.py --decode, {time.strftime('%Y-%m-%d %H:%M')}",
+        f"machine: {platform.platform()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f},"
+        f" numpy {np.__version__}, one BLAS/torch thread; medians of {ROUNDS_DECODE} fresh processes each",
+    ]
+    print("\n".join(lines), flush=True)
+    with tempfile.TemporaryDirectory(dir="/tmp", prefix="tinytui-gpt2-") as tmp:
+        if folder is None:
+            folder = Path(tmp)
+            run_child("make", folder)
+        sides = {"tinytui": (sys.executable, "tinytui-decode")}
+        sides |= {f"transformers {d}": (python, f"transformers-{d}") for d in ("float64", "float32")}
+        if baseline:
+            sides["tinytui baseline"] = (baseline, "tinytui-decode")
+        got: dict[str, list[dict]] = {side: [] for side in sides}
+        for _ in range(ROUNDS_DECODE):  # in turns, so a busy moment of the machine falls on all three
+            for side, (exe, what) in sides.items():
+                got[side].append(run_child(what, folder, exe))
+    failed = [r["error"] for runs in got.values() for r in runs if "error" in r]
+    if failed:
+        print(f"failed: {failed[0]}")
+        return
+    med = {
+        side: {k: float(np.median([r[k] for r in runs])) for k in runs[0] if k != "tokens"}
+        for side, runs in got.items()
+    }
+    same = all(r["tokens"] == got["transformers float64"][0]["tokens"] for r in got["tinytui"])
+    lines.append(f"greedy tokens of tinytui and transformers float64 the same: {same}")
+    figures = (
+        ("imports", "import_s", 1e3, "ms"),
+        ("load, to a model ready for its first forward", "load_s", 1e3, "ms"),
+        ("first forward, 16 tokens", "first_forward_s", 1e3, "ms"),
+        ("one decode step (KV cache)", "step_s", 1e3, "ms"),
+        (f"{NEW_TOKENS} greedy tokens end to end", "tokens_s", 1e3, "ms"),
+        ("peak RSS after load", "load_maxrss", 2**-20, "MB"),
+        ("peak RSS after the first forward", "forward_maxrss", 2**-20, "MB"),
+        ("peak RSS at the end", "maxrss", 2**-20, "MB"),
+    )
+    for title, key, scale, unit in figures:
+        t, f64, f32 = (med[s][key] for s in list(sides)[:3])
+        lines.append(
+            f"{title:46s} tinytui {t * scale:8.1f} {unit}  transformers float64 {f64 * scale:8.1f}"
+            f" ({ratio(t, f64)})  float32 {f32 * scale:8.1f} ({ratio(t, f32)})"
+        )
+        if baseline:
+            b = med["tinytui baseline"][key]
+            lines.append(
+                f"{'':46s} baseline {b * scale:7.1f} {unit}  ({ratio(b, f64)} float64,"
+                f" {ratio(b, f32)} float32)"
+            )
+    print("\n".join(lines[2:]))
+    DECODE_RESULTS.parent.mkdir(exist_ok=True)
+    DECODE_RESULTS.write_text("\n".join(lines) + "\n")
+    print(f"\nwritten to {DECODE_RESULTS}")
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--child"]:
         print(json.dumps(child(argv[1], Path(argv[2]))))
+        return
+    if argv[:1] == ["--decode"]:
+        options = {argv[i]: argv[i + 1] for i in range(1, len(argv) - 1) if argv[i].startswith("--")}
+        values = set(options.values())
+        given = [a for a in argv[1:] if not a.startswith("--") and a not in values]
+        decode(
+            Path(given[0]) if given else None,
+            options.get("--torch-python", sys.executable),
+            options.get("--baseline"),
+        )
         return
     lines = [
         f"tinytui benchmarks/bench_gpt2.py, {time.strftime('%Y-%m-%d %H:%M')}",
@@ -225,10 +402,12 @@ def main(argv: list[str]) -> None:
         say(
             f"load floor (safetensors -> float64, numpy only) {floor['s']:7.2f} s  peak {mb(floor['maxrss'])}"
         )
+        whole, over = r["load_s"] + r["widen_s"], ratio(r["widen_maxrss"] - imports, weights)
         say(
-            f"load checkpoint {r['load_s']:7.2f} s ({ratio(r['load_s'], floor['s'])} floor; of it the file's"
-            f" sha256 {r['sha256_s']:.2f} s)  peak {mb(r['load_maxrss'])} ="
-            f" {ratio(r['load_maxrss'] - imports, weights)} the weights over the imports"
+            f"load checkpoint {r['load_s']:7.2f} s  peak {mb(r['load_maxrss'])}; every weight widened to"
+            f" float64 at its first read {r['widen_s']:.2f} s more ({ratio(whole, floor['s'])} floor)"
+            f"  peak {mb(r['widen_maxrss'])} = {over} the weights"
+            f" over the imports; the file's sha256, when asked for, {r['sha256_s']:.2f} s"
         )
         for T in (16, 64):
             f, fl = r[f"forward{T}_s"], r[f"floor{T}_s"]

@@ -8,7 +8,8 @@ The folder is what a Llama-family checkpoint holds: config.json (model_type llam
 the unembedding tied to E, as SmolLM-135M publishes it), model.safetensors in bfloat16 (as SmolLM ships:
 269 MB) and a synthetic byte-level BPE of 49,152 pieces in tokenizer.json. Each measurement runs in a
 fresh process (peak memory from getrusage maxrss), twice in turns (the fastest time of each figure is
-kept): loading the checkpoint, the forward pass at 16 and 64 tokens, the backward pass, a step change,
+kept): loading the checkpoint, then reading every weight (widened to float64 at its first read),
+the forward pass at 16 and 64 tokens, the backward pass, a step change,
 an edit in the last block (a cell of W_down) with its recompute, and its undo, against floors: reading
 the same bf16 bytes into float64 arrays with numpy alone, and a bare numpy forward of the same weights
 (no names, labels, copies or checks). Results also go to benchmarks/results/llama.txt.
@@ -175,6 +176,10 @@ def child(what: str, folder: Path) -> dict:
     t0 = time.perf_counter()
     model = load_checkpoint(folder)
     out = {"load_s": time.perf_counter() - t0, "load_maxrss": maxrss_bytes(), "n": model.params.total()}
+    t0 = time.perf_counter()
+    for name in model.params:  # each weight is widened to float64 when first read (a forward reads all)
+        model.params[name]
+    out |= {"widen_s": time.perf_counter() - t0, "widen_maxrss": maxrss_bytes()}
     cfg, params = model.cfg, model.params
     blocks = fused(params, cfg)
     for T in (16, 64):
@@ -244,9 +249,12 @@ def main(argv: list[str]) -> None:
         weights = r["n"] * 8
         say(f"parameters {r['n']:,} (float64 in memory: {mb(weights)}); imports alone peak {mb(imports)}")
         say(f"load floor (bf16 -> float64, numpy only) {floor['s']:7.2f} s  peak {mb(floor['maxrss'])}")
+        whole, over = r["load_s"] + r["widen_s"], ratio(r["widen_maxrss"] - imports, weights)
         say(
-            f"load checkpoint {r['load_s']:7.2f} s ({ratio(r['load_s'], floor['s'])} floor)  peak "
-            f"{mb(r['load_maxrss'])} = {ratio(r['load_maxrss'] - imports, weights)} the weights over imports"
+            f"load checkpoint {r['load_s']:7.2f} s  peak {mb(r['load_maxrss'])}; every weight widened to"
+            f" float64 at its first read {r['widen_s']:.2f} s more ({ratio(whole, floor['s'])} floor)"
+            f"  peak {mb(r['widen_maxrss'])} = {over} the weights"
+            " over imports"
         )
         for T in (16, 64):
             f, fl = r[f"forward{T}_s"], r[f"floor{T}_s"]
