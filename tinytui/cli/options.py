@@ -19,6 +19,7 @@ from tinytui.cli import (
 )
 from tinytui.cli.option_types import file_name, not_empty, theme_name
 from tinytui.lesson.stages import GROUPS
+from tinytui.model.switches import NORM_KINDS, TURNED
 from tinytui.model.trace import DEFAULT_LR
 
 
@@ -59,6 +60,8 @@ def _run_options(for_subcommand: bool = False) -> argparse.ArgumentParser:
     )
     add("--no-mask", action="store_true", default=False, help="switch the causal mask off")
     add("--no-pe", action="store_true", default=False, help="switch the positional encoding off")
+    add("--norm", choices=NORM_KINDS, help="run the model's norms as LayerNorm or RMSNorm (key l)")
+    add("--positions", choices=TURNED, help="run its positions as sinusoids added to x or RoPE (key O)")
     # text, checked by tinytui.model.checks.lr like the app's box: 1/4 works, 0 and -5 are refused
     add("--lr", metavar="RATE", help=f"step size for step 15 and learning (default {DEFAULT_LR:g})")
     return p

@@ -12,7 +12,7 @@ from tinytui.model.io.checkpoint import CheckpointModel, load_model
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.model_file import default_model_path, load_default
 from tinytui.model.io.presets import resolve
-from tinytui.model.switches import defaults
+from tinytui.model.switches import defaults, run_config
 from tinytui.model.trace import DEFAULT_LR, Trace, run
 from tinytui.session.session import Session
 from tinytui.session.state import Refused, State
@@ -87,6 +87,11 @@ def setup_from(args: argparse.Namespace) -> Setup:
     lr = DEFAULT_LR if args.lr is None else _option("--lr", checks.lr, args.lr)
     # the model's own activation (GELU for GPT-2), with the options' switches
     switches = replace(defaults(cfg), causal_mask=not args.no_mask, positional_encoding=not args.no_pe)
+    for flag, name, own in (("--norm", "norm_kind", cfg.norm), ("--positions", "positions", cfg.positions)):
+        asked = getattr(args, name.removesuffix("_kind"), None)  # --norm's value is args.norm
+        if asked is not None and asked != own:  # the model's own is no switch (None)
+            switches = replace(switches, **{name: asked})
+            _option(flag, run_config, cfg, switches)  # a model with norm gains or a learned P: one line
     state = State(model.params, prompt, target, switches, lr)
     try:
         session = Session(model, state)  # the session refuses a run with a non-finite intermediate

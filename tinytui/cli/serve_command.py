@@ -34,7 +34,7 @@ DEFAULT_PORT = 8000
 MAX_WIDTH, MAX_HEIGHT = 1000, 500  # cells: far past any screen, and an app of that size stays small
 QUIT_WAIT = 3.0  # seconds an app has to quit when asked, before it is terminated
 # the options a served app takes from the command line (store_true ones carry no value)
-FORWARDED = ("model", "prompt", "target", "lr", "theme")
+FORWARDED = ("model", "prompt", "target", "lr", "theme", "norm", "positions")
 FLAGS = ("no_mask", "no_pe", "large")
 RECORD_HELP = (
     "record each browser session to its own transcript beside NAME: lesson.txt gives lesson-1.txt, "
