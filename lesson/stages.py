@@ -340,12 +340,21 @@ GROUPS: dict[str, tuple[int, ...]] = {
 }
 
 
-def params_read(stage: Stage, cfg: ModelConfig) -> tuple[str, ...]:
-    """The weights (block-local names) the step reads in this model: the chapter's, then GPT-2's that
-    the config switches on (step 3: P; step 5: ln1_g, ln1_b; step 6: b_Q, b_K, b_V; …)."""
+# Post-norm runs each block's norm after its add: its gain and bias are read by the step that adds.
+POST_NORM_READ_AT = {"ln1_g": "residual1", "ln1_b": "residual1", "ln2_g": "residual2", "ln2_b": "residual2"}
+
+
+def params_read(stage: Stage, cfg: ModelConfig, switches: Switches | None = None) -> tuple[str, ...]:
+    """The weights (block-local names) the step reads in this model as these switches run it (None: the
+    chapter's): the chapter's, then GPT-2's that the config switches on (step 3: P; step 5: ln1_g,
+    ln1_b; step 6: b_Q, b_K, b_V; …). In post-norm the block's norm gains and biases move from steps 5
+    and 11 to the adds they follow, steps 10 and 12."""
     has = set(param_shapes(cfg)) | set(block_param_shapes(cfg))
     arch = Arch.of(cfg)
-    read = (m for n in (*stage.reads, *stage.more_reads) for m in for_model(n, stage, arch))
+    read = [m for n in (*stage.reads, *stage.more_reads) for m in for_model(n, stage, arch)]
+    if switches is not None and switches.norm == "post":
+        read = [n for n in read if n not in POST_NORM_READ_AT]
+        read += [n for n, at in POST_NORM_READ_AT.items() if at == stage.id]
     return tuple(dict.fromkeys(n for n in read if n in names.ALL_PARAMS and n in has))
 
 

@@ -159,10 +159,15 @@ def final_norm(y: np.ndarray, gain, bias, eps: float, kind: str = "layer") -> np
     return scaled(ops.NORMS[kind](y[-1], eps), gain, bias)
 
 
-def unembed(z: np.ndarray, E: np.ndarray, W_U: np.ndarray | None = None):
-    """(17.12) logits = z Eᵀ (the tied unembedding; z W_U when it is a matrix of its own) and their
-    softmax. -> (V,), (V,)"""
-    logits = z @ E.T if W_U is None else z @ W_U
+def unembed(z: np.ndarray, E: np.ndarray | None, W_U: np.ndarray | None = None):
+    """(17.12) logits = z Eᵀ (the tied unembedding; z W_U when it is a matrix of its own, and E None)
+    and their softmax. -> (V,), (V,)"""
+    if W_U is not None:
+        logits = z @ W_U
+    elif E is not None:
+        logits = z @ E.T
+    else:
+        raise ValueError("the unembedding needs E (tied) or W_U")
     return logits, ops.softmax(logits)
 
 
@@ -189,7 +194,8 @@ def forward(t: Tape, cfg: ModelConfig, prompt: tuple[str, ...], target: str, sw:
     for b in range(cfg.n_blocks):
         x = block(t.block(b), cfg, sw, b, x, mask)
     z = t("z", "d", final_norm, x, W("lnf_g"), W("lnf_b"), cfg.eps, cfg.norm)
-    logits, _ = t(("logits", "probs"), ("V", "V"), unembed, z, W("E"), W("W_U"))
+    tied = W("E") if cfg.tied else None  # an untied model's logits read its W_U alone, never E
+    logits, _ = t(("logits", "probs"), ("V", "V"), unembed, z, tied, W("W_U"))
     t(LOSS_NAMES, ("", "V", "V", "V", ""), loss_and_step, logits, cfg.token_id(target), lr)
 
 
