@@ -148,7 +148,7 @@ def param_grid(view: View, name: str, window: windows.Window | None = None) -> G
 
 
 def param_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
-    return [(param_grid(view, name),) for name in params_read(stage, view.trace.cfg)]
+    return [(param_grid(view, name),) for name in params_read(stage, view.trace.cfg, view.trace.switches)]
 
 
 def input_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:
@@ -160,7 +160,7 @@ def step_sections(view: View) -> list[Section]:
     made = f"{view.heading[0].upper()}{view.heading[1:]} makes"  # "Step 9 makes", "Block 2 · step 9 makes"
     sections = [Section(made, "output", tuple(output_rows(view, stage)))]
     if params := param_rows(view, stage):
-        reads = params_read(stage, view.trace.cfg)
+        reads = params_read(stage, view.trace.cfg, view.trace.switches)
         title = "Weights it uses — Enter edits a cell" + windows.weights_note(view, reads)
         sections.append(Section(title, "param", tuple(params)))
     if inputs := input_rows(view, stage):

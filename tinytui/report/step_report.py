@@ -64,7 +64,9 @@ def weight_tables(
     """The weights a step uses (its reads that are parameters), one table each (W_Q: one per head); given
     picks, a big one in part (E's rows at the step that shows the logits add the most likely tokens)."""
     where = where or step_path.at(stage.number, 0, trace.cfg.n_blocks)
-    reads = [step_path.name(n, where, trace.cfg.n_blocks) for n in params_read(stage, trace.cfg)]
+    reads = [
+        step_path.name(n, where, trace.cfg.n_blocks) for n in params_read(stage, trace.cfg, trace.switches)
+    ]
     logits = any(panel.kind == LOGITS for panel in (*stage.panels, *stage.inputs))
     return tuple(t for name in reads for t in param_table(trace, params, name, picks, logits))
 

@@ -232,7 +232,7 @@ class WhyController:
             if name in step_path.resolve_for(step.stage.writes, cfg, step):
                 return step, False
         for step in path:  # a weight: the first step that uses it (its table is under "Weights it uses")
-            weights = params_read(step.stage, s.trace.cfg)
+            weights = params_read(step.stage, s.trace.cfg, s.trace.switches)
             if name in step_path.resolve_for(weights, cfg, step):
                 return step, False
         return None, False
