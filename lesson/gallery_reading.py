@@ -7,7 +7,9 @@ changes each painting on its own, by ffn[p]. The last painting of the finished g
 logits, so the gallery's prediction is the run's.
 
 day()           every painting at every moment of the run (Gallery, Painting, Day)
-captions()      plain sentences about the run, every number in them a value of the run (Caption)
+captions()      plain sentences about the run, every number in them a value of the run (Caption); with
+                rotary positions the second says how the queries and keys were turned instead of marked
+norm_caption()  RMSNorm before the artists or the filter, with the last painting's divisor
 artist_rules()  one head's two rules, B = M W_V W_O^(h) and A = softmax((M W_Q)(M W_K)ᵀ/√d_k + mask),
                 with A·B, that head's strokes (ArtistRules); read off the run, so with rotary positions
                 q and k are turned, and grouped heads read their shared W_K, W_V
@@ -69,7 +71,7 @@ class Painting:
     token: str
     label: str  # as the app labels rows: "1:woodchuck"
     stock: np.ndarray  # the token's stock image: emb[p]
-    mark: np.ndarray  # the position mark: pe[p] (zero with PE off)
+    mark: np.ndarray  # the position mark: pe[p] (zero with PE off, and with rotary positions or none)
     start: np.ndarray  # the painting on opening day: x[p] = emb + pe
     days: tuple[Day, ...]
 
