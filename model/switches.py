@@ -19,12 +19,12 @@ TURNED = ("sinusoid", "rope")  # what the positions switch goes between; "none" 
 # these, so a new switch is a field below and a line in each of these tables.
 FLAGS = ("causal_mask", "positional_encoding", "residual")  # on or off
 # one of several, toggled in turn (norm_kind and positions: None runs the model's own, see run_config)
-CHOICES = {"activation": ACTIVATIONS, "norm": NORM_PLACEMENTS}
+CHOICES: dict[str, tuple[str, ...]] = {"activation": ACTIVATIONS, "norm": NORM_PLACEMENTS}
 CHOICES |= {"norm_kind": NORM_KINDS, "positions": POSITION_KINDS}
 VALUES = {**CHOICES, "activation": (*ACTIVATIONS, GATE_ACTIVATION)}  # what a choice may hold
 OWN = ("norm_kind", "positions")  # the choices left out of to_dict while they are the model's own (None)
-NAMES = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm", "residual", "ablated")
-NAMES += OWN
+NAMES: tuple[str, ...] = ("causal_mask", "positional_encoding", "ablated_heads", "activation", "norm")
+NAMES += ("residual", "ablated", *OWN)
 WORDS = {  # how the transcript and the replay status name each switch
     "causal_mask": "the causal mask",
     "positional_encoding": "the positional encoding",
@@ -90,7 +90,9 @@ class Switches:
                 if cfg is not None and (why := cannot_switch(name, cfg)):
                     raise ValueError(why)
                 now = options[0] if now is None else now  # options[0] is the model's own
-            after = options[(options.index(now) + 1) % len(options)] if now in options else options[0]
+            after: str | None = (
+                options[(options.index(now) + 1) % len(options)] if now in options else options[0]
+            )
             if name in OWN and after == options[0]:
                 after = None  # back to the model's own: the same switches as a fresh session's
             choice: dict[str, Any] = {name: after}  # a field named at run time: its type is the field's
