@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -50,10 +51,12 @@ class DayStage:
     title: str
 
 
-MARK_TITLES = {  # the second stage's title by the run's kind of positions
-    "rope": "Where they hang: turned, not marked",
-    "none": "No position marks, no turns",
-}
+MARK_TITLES = MappingProxyType(
+    {  # the second stage's title by the run's kind of positions
+        "rope": "Where they hang: turned, not marked",
+        "none": "No position marks, no turns",
+    }
+)
 
 
 def day_stages(n_blocks: int, positions: str = "sinusoid") -> tuple[DayStage, ...]:
@@ -158,7 +161,7 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
     return [next(c.text for c in found if c.kind == "prediction")]
 
 
-ACTIVATION_NAMES = {"silu": "SiLU", "relu": "ReLU", "gelu": "GELU"}
+ACTIVATION_NAMES = MappingProxyType({"silu": "SiLU", "relu": "ReLU", "gelu": "GELU"})
 
 
 def _shared_heads(cfg: ModelConfig) -> list[str]:
