@@ -101,6 +101,11 @@ def test_attribution_plain_text(capsys):
     assert any(line.split() == ["sum", "1.0480"] for line in lines)
 
 
+def test_attribution_names_the_rms_norms_divisor(capsys):
+    rc, out, _ = cli(capsys, "attribution", "--model", "chapter17-llama")
+    assert rc == 0 and "the final RMSNorm's root mean square 0.9305 is held" in out and "σ" not in out
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

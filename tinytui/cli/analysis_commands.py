@@ -148,9 +148,11 @@ def run_attribution(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
 
 def attribution_text(result: Attribution, trace, n_blocks: int) -> str:
     label = trace.token_labels[result.position]
+    # RMSNorm divides by the root mean square and takes no mean away; LayerNorm by the standard deviation
+    held = "RMSNorm's root mean square" if trace.cfg.norm == "rms" else "layer norm's scale σ ="
     lines = [
-        f"Direct logit attribution at the last position, {label}; the final layer norm's scale "
-        f"σ = {result.scale:.4f} is held at its value in the run.",
+        f"Direct logit attribution at the last position, {label}; the final {held} "
+        f"{result.scale:.4f} is held at its value in the run.",
     ]
     if not result.exact:
         lines.append(
