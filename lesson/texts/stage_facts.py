@@ -38,8 +38,10 @@ def tokens(trace: Trace) -> list[str]:
 
 
 def pe(trace: Trace) -> list[str]:
-    if trace.cfg.positions in ("rope", "none"):
-        return ["every PE row is zero: this model adds no position to x"]
+    if trace.cfg.positions == "rope":
+        return ["every PE row is zero: RoPE adds nothing to x, it turns Q and K at step 6"]
+    if trace.cfg.positions == "none":
+        return ["every PE row is zero: this run adds no position to x"]
     if trace.switches.positional_encoding:
         return []
     return ["positional encoding is OFF: every PE row is zero, so word order is invisible"]
