@@ -83,7 +83,8 @@ class GridSpec:
     cols: tuple[str, ...]
     cells: LazyRows  # formatted text, rows × cols, each row written when first read (given as a tuple too)
     marks: tuple[tuple[frozenset[str], ...], ...]
-    values: tuple[tuple[float | None, ...], ...]  # what the shading reads; None = not shaded
+    # what the shading reads (None = not shaded): a tuple, or the numbers a table's texts are written from
+    values: Sequence[Sequence[float | None]]
     shade: str  # "diverging", "heat" or ""
     limit: float  # the diverging scale's ±end
     refs: Sequence[tuple[CellRef | None, ...]]  # editable cells (a weight's: LazyRows, a row made when read)
@@ -92,7 +93,7 @@ class GridSpec:
     groups: tuple[tuple[str, int], ...] = ()  # header spans over the columns
     # which trace tensor, weight or gradient cell each cell shows: (canonical name, full index) or None;
     # the app explains the focused cell (model.provenance) and lights up the cells it reads
-    sources: tuple[tuple[Source | None, ...], ...] = ()
+    sources: Sequence[Sequence[Source | None]] = ()  # a tuple, or LazyRows made when read
     # where the sources' cells are, shared by the specs made of the same sources (None: found anew)
     located: Located | None = field(default=None, compare=False, repr=False)
     # the tables this one is side by side (cells.side_by_side): too wide, it is shown as them again
@@ -234,13 +235,13 @@ def grid(
         corner,
         tuple(rows),
         tuple(cols),
-        field("text"),
+        LazyRows.of(field("text")),
         field("marks"),
         values,
         shade,
         _limit(values) if limit is None else limit,
         field("ref"),
-        field("detail"),
+        LazyRows.of(field("detail")),
         role,
         groups,
         field("source"),
