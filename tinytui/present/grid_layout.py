@@ -84,8 +84,8 @@ class Shape:
         a table whose numbers changed and whose widths did not (a switch flipped, a weight edited) has
         the shape it had."""
         narrowable = can_be_narrow(spec)
-        key = (spec.corner, spec.rows, spec.cols, spec.cells.widths(), spec.groups, spec.shaded, narrowable)
-        key += (editing_col, editor_width, room)
+        key: tuple[object, ...] = (spec.corner, spec.rows, spec.cols, spec.cells.widths(), spec.groups)
+        key += (spec.shaded, narrowable, editing_col, editor_width, room)
         shape = kept.get(key) if kept is not None else None
         if shape is not None:
             return shape
