@@ -10,9 +10,10 @@ or the key's, whichever is widest; two columns of frame and padding each side.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
 from tinytui.present.grid_layout import Shape
 from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec, LogitsSpec, Section
@@ -174,7 +175,7 @@ def heads_of(spec: GridSpec, kept: LayoutKept) -> tuple[GridSpec, ...]:
         a, b = start, start + span
         start = b
 
-        def cut(rows: tuple, a: int = a, b: int = b) -> tuple:
+        def cut(rows: Sequence[Sequence[Any]], a: int = a, b: int = b) -> tuple:
             return tuple(tuple(row[a:b]) for row in rows)
 
         parts.append(
@@ -218,11 +219,12 @@ def lay_out(
         width_left = width - margin
         for row in section.rows:
             y += 1 if margin else 0
-            sized = []
+            # each item with its shape (None: the bars), frame width and height, and (bar width, short)
+            sized: list[tuple[Item, Shape | None, int, int, tuple[int, bool]]] = []
             for item in row:
                 if isinstance(item, LogitsSpec):
-                    w, h, bar, short = bars_box_size(item, width_left)
-                    sized.append((item, None, w, h, (bar, short)))
+                    w, h, bar_width, short = bars_box_size(item, width_left)
+                    sized.append((item, None, w, h, (bar_width, short)))
                 else:
                     shape, w, h = table_box_size(item, width_left, kept)
                     heads = len(item.groups) > 1 and all(g.startswith("head") for g, _ in item.groups)
@@ -235,11 +237,11 @@ def lay_out(
             side_by_side = sum(w for _, _, w, _, _ in sized) + GAP * (len(sized) - 1) <= width_left
             x, top, tallest = margin, y, 0
             page = []
-            for item, shape, w, h, bar in sized:
+            for placed, placed_shape, w, h, bars in sized:
                 if not side_by_side and x > margin:
                     x, top = margin, top + tallest
                     tallest = 0
-                boxes.append(Box(len(boxes), item, x, top, w, h, shape, s, *bar))
+                boxes.append(Box(len(boxes), placed, x, top, w, h, placed_shape, s, *bars))
                 page.append(len(boxes) - 1)
                 widest = max(widest, x + w)
                 tallest = max(tallest, h)
