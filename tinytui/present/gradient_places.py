@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tinytui.present.grid_spec import GridSpec
-from tinytui.present.step_layout import StepLayout
+from tinytui.present.step_layout import Box, StepLayout
 
 WEIGHT, GRADIENT = "param:", "grad:grad."
 
@@ -21,7 +21,7 @@ class GradientPlace:
 
 def gradient_places(layout: StepLayout) -> tuple[GradientPlace, ...]:
     """Each weight table of the layout that has its gradient's table, in order, and where that is."""
-    weights = {}
+    weights: dict[str, Box] = {}
     for box in layout.boxes:
         item = box.item
         if isinstance(item, GridSpec) and item.key.startswith(WEIGHT):
