@@ -26,8 +26,9 @@ from tinytui.model import names
 from tinytui.model.trace import Axis, Tensor
 from tinytui.present.top_tokens import shown_tokens
 from tinytui.present.view import View
+from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.print_window import CELLS
-from tinytui.report.tables import Table, number_rows, tensor_table
+from tinytui.report.tables import NamedTensors, Table, number_rows, tensor_table
 
 # Measured (benchmarks/bench_windows.py, and cells.param_grid at ~8 µs a cell on a loaded 2-core machine):
 # the biggest tables today's models show (a 2,000-token E at d 8, a d 64 model's 64 × 256 W_1, 64 tokens
@@ -253,6 +254,14 @@ def table(
     )
 
 
+def numbers_of(table: Table) -> tuple[LazyRows, Sequence[Sequence[float]]]:
+    """A table of numbers' cells and the numbers they are written from: every table here and report's
+    tensor_table and param_table write theirs with tables.number_rows, which keeps them (LazyRows.basis)."""
+    cells = table.cells
+    assert isinstance(cells, LazyRows) and cells.basis is not None, "a table not written by number_rows"
+    return cells, cells.basis
+
+
 def param_tables(
     view: View, full: str, win: Window | None, whole
 ) -> list[tuple[int, Table, Sequence, Sequence]]:
@@ -298,9 +307,9 @@ def _labels(axis: Axis, at: np.ndarray) -> Axis:
     return Axis(axis.name, tuple(axis.labels[i] for i in at))
 
 
-def tensor_part_table(trace, name: str, shown: str, win: Window | None) -> Table:
+def tensor_part_table(trace: NamedTensors, name: str, shown: str, win: Window | None) -> Table:
     """report.tensor_table of the whole tensor, or of the window's part with the window in its title."""
     if win is None:
         return tensor_table(trace, name, shown=shown)
-    made = tensor_table(_Part(trace.tensor(name), win), name, shown=shown)  # type: ignore[arg-type]
+    made = tensor_table(_Part(trace.tensor(name), win), name, shown=shown)
     return replace(made, title=titled(made.title, win))
