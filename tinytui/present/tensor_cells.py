@@ -136,7 +136,7 @@ def _marks_of(codes: np.ndarray) -> tuple[tuple[frozenset[str], ...], ...]:
         return (blank,) * codes.shape[0]
     return tuple(
         tuple(map(_MARKS.__getitem__, row)) if marked else blank
-        for row, marked in zip(codes.tolist(), codes.any(axis=1).tolist())
+        for row, marked in zip(codes.tolist(), np.any(codes, axis=1).tolist())
     )
 
 
@@ -183,18 +183,18 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     if masked is not None:
         codes = codes + 4 * masked
     marks = _marks_of(codes)
-    values = table.cells.basis  # the numbers its rows are written from (tables.number_rows)
+    cells, values = windows.numbers_of(table)  # the texts, and the numbers its rows are written from
     full = names.canonical(name)
     sources, located = _sources(view.kept, full, arr.ndim, by_tokens, at_rows, at_cols)
 
     was = _was_in(view, name)
 
     def detail_row(r: int) -> list[str]:
-        row_label, cells = table.rows[r], table.cells[r]
+        row_label, texts = table.rows[r], cells[r]
         out = []
         for c, col_label in enumerate(table.cols):
             where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
-            out.append(f"{shown}[{where}] = {cells[c]}{was(sources[r][c][1])}")
+            out.append(f"{shown}[{where}] = {texts[c]}{was(sources[r][c][1])}")
         return out
 
     spec = GridSpec(
@@ -203,7 +203,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         table.corner,
         tuple(table.rows),
         tuple(table.cols),
-        table.cells,
+        cells,
         marks,
         values,
         _shade_of(name),
