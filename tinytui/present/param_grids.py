@@ -3,8 +3,10 @@ editable, read off a View (a big weight: the window's part, tinytui.present.wind
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
+from typing import cast
 
 import numpy as np
 
@@ -65,14 +67,19 @@ def _patched(full: str, was: tuple, specs: list[GridSpec], made_of: tuple) -> li
         if not at:
             out.append(spec)
             continue
-        marks, values = list(spec.marks), list(spec.values)
-        for r in {r for (r, _), _ in at}:
-            marks[r], values[r] = list(marks[r]), list(values[r])
-        old_largest = max(abs(v) for (r, c), _ in at if (v := spec.values[r][c]) is not None)
+        # a weight's grid (_param_grids) has a CellRef and a number in every cell: never None
+        refs = cast(Sequence[Sequence[CellRef]], spec.refs)
+        was_values = cast(Sequence[tuple[float, ...]], spec.values)
+        moved_rows = {r for (r, _), _ in at}
+        marks = {r: list(spec.marks[r]) for r in moved_rows}
+        values = {r: list(was_values[r]) for r in moved_rows}
+        old_largest = max(abs(values[r][c]) for (r, c), _ in at)
         for (r, c), i in at:
             values[r][c] = float(arr[i])
             marks[r][c] = _EDITED if i in edited else _NO_MARKS
-        now_marks, now_values = tuple(map(tuple, marks)), tuple(map(tuple, values))  # rows kept as they were
+        # the rows that did not move are kept as they were
+        now_marks = tuple(tuple(marks[r]) if r in marks else row for r, row in enumerate(spec.marks))
+        now_values = tuple(tuple(values[r]) if r in values else row for r, row in enumerate(was_values))
         widths = list(spec.cells.widths())
         for c in {c for (_, c), _ in at}:  # a moved column's width from its numbers
             widths[c] = fmt_widths(np.array([[row[c]] for row in now_values], dtype=float))[0]
@@ -80,9 +87,10 @@ def _patched(full: str, was: tuple, specs: list[GridSpec], made_of: tuple) -> li
         largest = max(abs(values[r][c]) for (r, c), _ in at)
         # the scale's end moves only when a moved cell was at it or goes past it
         limit = _limit(now_values) if old_largest >= spec.limit or largest > spec.limit else spec.limit
-        details = _details(cells, spec.refs, spec.sources, edited, original, arr)
-        now = {"cells": cells, "marks": now_marks, "values": now_values, "details": details}
-        out.append(replace(spec, limit=limit, **now))
+        details = _details(cells, refs, edited, original, arr)
+        out.append(
+            replace(spec, limit=limit, cells=cells, marks=now_marks, values=now_values, details=details)
+        )
     return out
 
 
@@ -101,7 +109,7 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
         sub = windows.at(
             arr[h] if arr.ndim == 3 else arr[None, :] if arr.ndim == 1 else arr, at_rows, at_cols
         )
-        values = table.cells.basis  # the numbers its rows are written from (tables.number_rows)
+        cells, values = windows.numbers_of(table)  # the texts, and the numbers its rows are written from
         if edited:
             marks = tuple(tuple(_EDITED if i in edited else _NO_MARKS for i in row) for row in idx)
         else:
@@ -116,13 +124,13 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
             table.corner,
             tuple(table.rows),
             tuple(table.cols),
-            table.cells,
+            cells,
             marks,
             values,
             "diverging",
             array_limit(sub),
             refs,
-            _details(table.cells, refs, sources, edited, original, arr),
+            _details(cells, refs, edited, original, arr),
             "param",
             (),
             sources,
@@ -132,14 +140,20 @@ def _param_grids(view: View, full: str, win: windows.Window | None) -> list[Grid
     return out
 
 
-def _details(cells: LazyRows, refs: tuple, sources: tuple, edited: frozenset, original, arr) -> LazyRows:
+def _details(
+    cells: LazyRows,
+    refs: Sequence[Sequence[CellRef]],
+    edited: frozenset,
+    original: np.ndarray,
+    arr: np.ndarray,
+) -> LazyRows:
     """The inspector line of each cell of a weight's table: its name and number, and for an edited one
     the model file's number and the change; written a row at a time when first read."""
 
     def row(r: int) -> list[str]:
         out = []
         for c, ref in enumerate(refs[r]):
-            i = sources[r][c][1]
+            i = ref.index
             detail = f"{ref.label} = {cells[r][c]}"
             if i in edited:
                 was = float(original[i])
