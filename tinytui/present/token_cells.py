@@ -89,7 +89,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
 
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
-        groups = (("", 2), (title_of(vec, trace.cfg), n_cols))
+        groups = (("", 2), (title_of(vec, trace.cfg) or shown, n_cols))
     title = windows.titled(f"the prompt → target {trace.target!r}", win)
     positions = tuple(str(p) for p in at_rows)
     heads = pe_columns(trace.cfg) if vec == "pe" else dims  # a wave, not the dimension it is added to
@@ -138,8 +138,8 @@ def logits_spec(view: View) -> LogitsSpec:
                 ("probs", (i,)),
             )
         )
-    logits = title_of("logits", trace.cfg)  # ℓ = z Eᵀ, or z W_U in a model with its own unembedding
-    title = f"{logits} and p = softmax(ℓ), one bar per token"
+    named = title_of("logits", trace.cfg)  # ℓ = z Eᵀ, or z W_U in a model with its own unembedding
+    title = f"{named} and p = softmax(ℓ), one bar per token"
     if shown.ranked:
-        title = f"{logits} and p = softmax(ℓ): the top {TOP} of {len(vocab):,} tokens and the target"
+        title = f"{named} and p = softmax(ℓ): the top {TOP} of {len(vocab):,} tokens and the target"
     return LogitsSpec("logits", title, tuple(rows), shown.line())
