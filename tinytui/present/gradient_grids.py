@@ -27,7 +27,7 @@ from tinytui.present.tensor_cells import MASKABLE_PREFIXES
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
-from tinytui.report.tables import fmt, number_rows
+from tinytui.report.tables import fmt, fmt_widths, written_numbers
 
 # A gradient is named after its tensor's display name (lesson/texts/display_names.py: x′, h_pre, MHA, ℓ), as
 # the transcript and the handouts name it; a per-head tensor by its letter (∂L/∂Q, its heads side by side).
@@ -122,6 +122,7 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
     table = values[None, :] if values.ndim == 1 else values
     at_rows, at_cols = at or (range(table.shape[0]), range(table.shape[1]))
     cols = tuple(tensor.axes[-1].labels[c] for c in at_cols)
+    rows: tuple[str, ...]
     if values.ndim == 1:
         rows, corner = (sym,), ""
     else:
@@ -129,8 +130,10 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
     # picked: values are already the at rows (of every column), as Gradients.rows gives E's
     from_rows = range(table.shape[0]) if picked else at_rows
     part = windows.at(table, from_rows, at_cols)
-    texts = number_rows(part)  # each row written when first read
-    grid_values = texts.basis
+    # the numbers, each row written when first read (as tables.number_rows writes them, the numbers kept)
+    numbers = np.asarray(part, dtype=float)
+    grid_values = tuple(map(tuple, numbers.tolist()))
+    texts = written_numbers(grid_values, fmt_widths(numbers))
     masked = _masked_cells(view, stem, values.ndim, at_rows, at_cols)  # scores and attn only
     rows_at, cols_at = list(at_rows), list(at_cols)
 
@@ -175,7 +178,8 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
     )
 
 
-_MASKED, _NONE = frozenset({MASKED}), frozenset()
+_MASKED: frozenset[str] = frozenset({MASKED})
+_NONE: frozenset[str] = frozenset()
 
 
 def _masked_cells(view: View, stem: str, ndim: int, at_rows, at_cols) -> frozenset[tuple[int, int]]:
@@ -199,6 +203,7 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
     key = f"grad:{view.name(template)}"
     title = title_of(template)
     is_param = _weight_of(template) in PARAM_NAMES
+    at: tuple[Sequence[int], Sequence[int]] | None  # the rows and columns a table shows (None: all)
     if "{h}" in template or "{g}" in template:  # one per query head, or per key/value head
         parts = []
         for h, name in enumerate(view.names((template,)), start=1):
