@@ -6,12 +6,16 @@ so every widget that draws a GridSpec or a LogitsSpec draws practice without kno
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
-from tinytui.present.grid_spec import MASKED, GridSpec, Item, KeptSpecs, LogitRow, LogitsSpec, Section, Source
+from tinytui.present.grid_spec import MASKED, GridSpec, Item, KeptSpecs, LogitsSpec, Section, Source
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.session.practice_state import Shown
+
+ItemT = TypeVar("ItemT", GridSpec, LogitsSpec)
 
 HIDDEN = "?"
 RIGHT = "✓"
@@ -43,28 +47,33 @@ def _item(kept: KeptSpecs, item: Item, shown: Shown, n_blocks: int) -> Item:
     """The item with its practised cells drawn so; kept with the spec it was made from and its cells'
     states (a key that changes nothing else draws the same spec)."""
     if isinstance(item, GridSpec):
-        states = tuple(
+        in_grid = tuple(
             (r, c, src in shown.right)
             for r, c, src in ((r, c, src) for r, row in enumerate(item.sources) for c, src in enumerate(row))
             if src is not None and (src in shown.hidden or src in shown.right)
         )
-    else:
-        states = tuple(
-            (i, which, src in shown.right)
-            for i, row in enumerate(item.rows)
-            for which, src in (("logit", row.logit_source), ("prob", row.prob_source))
-            if src is not None and (src in shown.hidden or src in shown.right)
-        )
+        return _kept(kept, item, in_grid, lambda: _grid(item, in_grid, n_blocks))
+    in_bars = tuple(
+        (i, which, src in shown.right)
+        for i, row in enumerate(item.rows)
+        for which, src in (("logit", row.logit_source), ("prob", row.prob_source))
+        if src is not None and (src in shown.hidden or src in shown.right)
+    )
+    return _kept(kept, item, in_bars, lambda: _bars(item, in_bars))
+
+
+def _kept(kept: KeptSpecs, item: ItemT, states: tuple, make: Callable[[], ItemT]) -> ItemT:
+    """The item as practice draws it: itself when none of its cells is practised, else the kept spec
+    made from it with these states, or a new one made and kept."""
     if not states:
         return item
     key = ("practice", item.key, states)
     if (hit := kept.find_made_of(key, (item,))) is not None:
         return hit
-    new = _grid(item, states, n_blocks) if isinstance(item, GridSpec) else _bars(item, states)
-    return kept.keep(key, (item,), new)
+    return kept.keep(key, (item,), make())
 
 
-def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
+def _grid(spec: GridSpec, states: tuple[tuple[int, int, bool], ...], n_blocks: int) -> GridSpec:
     right = {(r, c): ok for r, c, ok in states}
     cells = [list(row) for row in spec.cells]
     values = [list(row) for row in spec.values]
@@ -80,11 +89,11 @@ def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
     old, sources = spec.details, spec.sources
 
     def detail_row(r: int) -> tuple[str, ...]:
-        row = old[r]
-        return tuple(
-            ask_line(sources[r][c], n_blocks) if right.get((r, c)) is False else line
-            for c, line in enumerate(row)
-        )
+        row = list(old[r])
+        for c, src in enumerate(sources[r]):
+            if src is not None and right.get((r, c)) is False:
+                row[c] = ask_line(src, n_blocks)
+        return tuple(row)
 
     # the scale's end (and so the key under the table, "−2.44 0 +2.44") from the numbers still shown:
     # the largest |value| of the table would give a hidden value's size away
@@ -94,7 +103,7 @@ def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
         limit = max(shown_values) if shown_values and max(shown_values) > 0 else 1.0
     return replace(
         spec,
-        cells=tuple(tuple(row) for row in cells),
+        cells=LazyRows.of(cells),
         values=tuple(tuple(row) for row in values),
         marks=tuple(tuple(row) for row in marks),
         details=LazyRows(len(old), detail_row),
@@ -103,16 +112,18 @@ def _grid(spec: GridSpec, states: tuple, n_blocks: int) -> GridSpec:
     )
 
 
-def _bars(spec: LogitsSpec, states: tuple) -> LogitsSpec:
+def _bars(spec: LogitsSpec, states: tuple[tuple[int, str, bool], ...]) -> LogitsSpec:
     rows = list(spec.rows)
     for i, which, ok in states:
-        row: LogitRow = rows[i]
-        text = getattr(row, which)
-        if ok:
-            rows[i] = replace(row, **{which: (RIGHT + text.strip()).rjust(len(text))})
-        else:
-            hidden = {which: HIDDEN.rjust(len(text)), f"{which}_mark": frozenset()}
-            if which == "prob":
-                hidden |= {"p": 0.0, "predicted": False}
-            rows[i] = replace(row, **hidden)
+        row = rows[i]
+        text = row.logit if which == "logit" else row.prob
+        written = (RIGHT + text.strip()).rjust(len(text)) if ok else HIDDEN.rjust(len(text))
+        if which == "logit":
+            rows[i] = (
+                replace(row, logit=written) if ok else replace(row, logit=written, logit_mark=frozenset())
+            )
+        elif ok:
+            rows[i] = replace(row, prob=written)
+        else:  # a hidden probability draws no bar and no "predicted" tag either
+            rows[i] = replace(row, prob=written, prob_mark=frozenset(), p=0.0, predicted=False)
     return replace(spec, rows=tuple(rows))
