@@ -98,7 +98,7 @@ def _vector_rows(runs: Runs, stage: DayStage) -> list[list[VectorRow]]:
             rows = [s("position mark", lambda p: p.mark), s("painting now", lambda p: p.start)]
         elif stage.kind == "morning":
             n = len(pt.days[b].strokes)
-            rows = [s(f"artist {h + 1}", lambda p, h=h: p.days[b].strokes[h]) for h in range(n)]
+            rows = [s(f"artist {h + 1}", _stroke_of(b, h)) for h in range(n)]
             rows += [
                 s("all artists", lambda p: p.days[b].morning),
                 s("after morning", lambda p: p.days[b].canvas),
@@ -159,6 +159,11 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
             *_read_off(runs),
         ]
     return [next(c.text for c in found if c.kind == "prediction")]
+
+
+def _stroke_of(day: int, head: int) -> Callable[[Painting], np.ndarray]:
+    """What one artist (head, 0-based) painted on a painting on one day."""
+    return lambda p: p.days[day].strokes[head]
 
 
 ACTIVATION_NAMES = MappingProxyType({"silu": "SiLU", "relu": "ReLU", "gelu": "GELU"})
