@@ -9,7 +9,7 @@ logits' in cells_tokens; this module makes a step's sections from them, a panel'
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import chain
 from types import MappingProxyType
@@ -25,6 +25,7 @@ from tinytui.present.grid_spec import (
     KeptSpecs,
     Located,
     Section,
+    Source,
     grid,
 )
 from tinytui.present.next_token_grids import generation_sections
@@ -57,7 +58,7 @@ def side_by_side(kept: KeptSpecs, key: str, title: str, parts: list[GridSpec]) -
     sources = tuple(p.sources for p in parts)
     located = None
     if not all(sources):
-        joined_sources: tuple = ()
+        joined_sources: Sequence[Sequence[Source | None]] = ()
     elif (hit := kept.find(("joined sources", key), sources)) is not None:
         joined_sources, located = hit
     else:
