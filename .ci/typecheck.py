@@ -1,5 +1,5 @@
-"""Type-check model/, lesson/, tinytui/session, tinytui/recording and tinytui/report with mypy (config:
-[tool.mypy] in pyproject.toml).
+"""Type-check model/, lesson/, tinytui/session, tinytui/recording, tinytui/report and tinytui/present with
+mypy (config: [tool.mypy] in pyproject.toml).
 
 The folders model/, lesson/ and themes/ install inside the package (tinytui.model, ...; pyproject's
 package-dir) and the editable install finds them through an import hook mypy cannot follow. So mypy reads
@@ -14,7 +14,14 @@ import tempfile
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-PACKAGES = ("tinytui.model", "tinytui.lesson", "tinytui.session", "tinytui.recording", "tinytui.report")
+PACKAGES = (
+    "tinytui.model",
+    "tinytui.lesson",
+    "tinytui.session",
+    "tinytui.recording",
+    "tinytui.report",
+    "tinytui.present",
+)
 # folder in the checkout -> where it sits inside the import package
 INSTALLED_AS = {"model": "model", "lesson": "lesson", "themes": "themes"}
 
