@@ -23,7 +23,7 @@ vocab 64 and 16 tokens. Targets (issue 26): on the chapter model every key's CPU
 n ≤ 1.5×; at d_model 64 each key ≤ 1.5× the chapter's. Issue 44's: every key of the chapter model ≤ 1.5×
 the bare app's CPU and ≤ 2× its last byte; d_model 64 ≤ 1.3× the chapter.
 
-Memory: after the timed keys, each app takes rounds of (an edit, u, m, m, b, b), every change made and
+Memory: after the timed keys, each app takes rounds of (b, b, an edit, u, m, m), every change made and
 taken back, the models in turn; its resident memory (VmRSS) is read after each round. Issue 44's target:
 round 20 ≤ 1.02× round 2 (flat once the first rounds have filled the caches).
 """
@@ -49,7 +49,7 @@ RESULTS = Path(__file__).parent / "results" / "view.txt"
 COLS, ROWS = 120, 40
 QUIET = 0.25  # seconds without output: the key's frame is done
 EDITS = 3  # edits (and undos) per round
-MEMORY_ROUNDS = 20  # rounds of (an edit, u, m, m, b, b) whose resident memory is read (--quick: 6)
+MEMORY_ROUNDS = 20  # rounds of (b, b, an edit, u, m, m) whose resident memory is read (--quick: 6)
 KEYS = {
     "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "btab": b"\x1b[Z", "enter": b"\r",
     "escape": b"\x1b",
@@ -126,14 +126,15 @@ def resident(pid: int) -> float:
 
 
 def memory_rounds(terms: dict[str, Terminal], rounds: int) -> dict[str, list[float]]:
-    """Each app's resident memory (MB) after each of `rounds` rounds of an edit of a weight at step 9,
-    its undo, m twice and b twice, the apps in turn."""
+    """Each app's resident memory (MB) after each of `rounds` rounds of b twice (into the walk and out),
+    an edit of a weight at step 9, its undo and m twice, the apps in turn."""
     after: dict[str, list[float]] = {name: [] for name in terms}
     for _ in range(rounds):
         for name, term in terms.items():
-            term.key("9")  # b went into the walk and out: back to a weight of step 9
-            to_a_weight(term)
-            for key in ("e", "0", ".", "5", "enter", "u", "m", "m", "b", "b"):
+            for key in ("b", "b", "9"):
+                term.key(key)
+            to_a_weight(term)  # out of the walk the cursor is on no weight
+            for key in ("e", "0", ".", "5", "enter", "u", "m", "m"):
                 term.key(key)
             after[name].append(resident(term.proc.pid))
     return after
@@ -294,7 +295,7 @@ def main() -> None:
             f" {bc * 1e3:7.1f} ms {bc / cc:6.2f}×  {bw * 1e3:7.1f} ms  ({bc / bare_big[key][1]:.2f}×)"
         )
     lines.append(
-        f"resident memory after rounds of (an edit, u, m, m, b, b), round 2 → round {rounds} "
+        f"resident memory after rounds of (b, b, an edit, u, m, m), round 2 → round {rounds} "
         "(target ≤ 1.02×):"
     )
     for name, after in pair.memory.items():
