@@ -1,5 +1,6 @@
-"""The inspector's words for a cell with a provenance: formula = filled = result, then what the cell's
-own line adds (was …, Δ …) and what f follows, fitted to the lines the inspector has.
+"""The inspector's words: for a cell with a provenance, formula = filled = result, then what the cell's
+own line adds (was …, Δ …) and what f follows, fitted to the lines the inspector has; for a cell without
+one, its own line; with no cell to explain, the keys that move and edit (KEYS_HINT).
 
 Pure text (no Textual): the widget says how wide it is and how many lines it has.
 """
@@ -24,6 +25,17 @@ class Explained(Protocol):
 
     @property
     def ending(self) -> str: ...  # what follows filled: "= result" or "≈ result (…)"
+
+
+KEYS_HINT = "Tab: next table · arrows: cursor · Enter: edit a weight · ?: all keys"
+
+
+def inspector_text(detail: str | None, why: Explained | None, hint: str, width: int, lines: int) -> str:
+    """What the inspector says: the cell's provenance (provenance_text) when it has one, else the cell's
+    own line, else the keys."""
+    if why is not None:
+        return provenance_text(why, detail or "", hint, width, lines)
+    return detail or KEYS_HINT
 
 
 def provenance_text(why: Explained, detail: str, hint: str, width: int, lines: int) -> str:

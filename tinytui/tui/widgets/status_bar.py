@@ -15,7 +15,7 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tinytui.present.provenance_words import Explained, provenance_text
+from tinytui.present.provenance_words import KEYS_HINT, Explained, inspector_text
 from tinytui.present.status_words import status_lines
 from tinytui.present.view import View, ViewPart
 
@@ -184,7 +184,7 @@ class Inspector(Static):
     Inspector { height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
 
-    HINT = "Tab: next table · arrows: cursor · Enter: edit a weight · ?: all keys"
+    HINT = KEYS_HINT  # what it says with no cell to explain
 
     text = HINT
     detail: str | None = None
@@ -212,9 +212,7 @@ class Inspector(Static):
             if now is not None and height > now:  # keep the cursor's cell in the shorter view
                 self.call_after_refresh(self._keep_cursor_in_view)
         width = self.content_size.width or max(self.app.size.width - 2, 20)
-        text = self.detail or self.HINT
-        if self.why is not None:
-            text = provenance_text(self.why, self.detail or "", self.hint, width, lines)
+        text = inspector_text(self.detail, self.why, self.hint, width, lines)
         if text != self.text:
             self.text = text
             self.update(Text(text), layout=False)  # its height is fixed: only its lines change
