@@ -108,8 +108,9 @@ def same_params(a, b) -> bool:
     return set(a) == set(b) and all(np.array_equal(a[n], b[n]) for n in a)
 
 
-def mismatch(app, first_trace) -> str:
-    """Empty when the session tells the truth, else what is wrong."""
+def mismatch(app, first_trace, first_state=None) -> str:
+    """Empty when the session tells the truth, else what is wrong. first_state: the state the app opened
+    with, whose switches, prompt, target and learning rate undoing to the start must give back."""
     s = app.session
     st = s.state
     if not same_trace(s.trace, run(st.params, st.prompt, st.target, st.switches, st.lr)):
@@ -122,6 +123,11 @@ def mismatch(app, first_trace) -> str:
         return "undoing to the start does not give back the model's weights"
     if not same_trace(s.trace, first_trace):
         return "undoing to the start does not give back the first trace"
+    if first_state is not None:
+        now = s.state
+        for part in ("switches", "prompt", "target", "lr"):
+            if getattr(now, part) != getattr(first_state, part):
+                return f"undoing to the start does not give back the first {part}: {getattr(now, part)!r}"
     return ""
 
 
@@ -160,7 +166,7 @@ async def run_sequence(seed: int, length: int = 40, argv: tuple[str, ...] | None
     where = f"seed {seed} at {size[0]}×{size[1]}"
     try:
         async with app.run_test(size=size) as pilot:
-            first = app.session.trace
+            first, first_state = app.session.trace, app.session.state
             done = []
             for kind, arg in steps:
                 if app.return_code is not None:  # it quit (or failed: run_test raises the error)
@@ -177,7 +183,7 @@ async def run_sequence(seed: int, length: int = 40, argv: tuple[str, ...] | None
                     await pilot.press("ctrl+q")
             await app.workers.wait_for_complete()
             await pilot.pause()
-            why = mismatch(app, first)
+            why = mismatch(app, first, first_state)
         why = why or unprintable_files()  # after the app closed the recording
         if why:
             counts.mismatches += 1

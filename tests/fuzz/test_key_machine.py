@@ -1,9 +1,13 @@
 """Key sequences as a Hypothesis state machine: the real app under Pilot, driven by rules for every kind of
 key a learner presses (the forward steps, the walk back with b, Tab and Shift+Tab into and between the
 tables, the arrows, an edit typed into a cell, undo and redo, the switches, +, practice, the gallery and
-the dialogs, each opened and closed with Esc). After every rule: the app is still running (no crash
-screen) and it answered each key within ANSWER_WITHIN seconds. At the end: undoing to the start gives
-the model file's weights and the first trace bit for bit (keys.mismatch).
+the dialogs, each opened and closed with Esc). Then what came later: l and O (the norm and the positions)
+followed by the other switches and by undo and redo, a two-run compare C chosen from its list (another
+prompt or model file pasted in) on the forward steps or in the walk back, activation patching A (a
+corrupted prompt and a foil pasted in, right or wrong), the lens at steps 13–14, the gallery with the
+switches pressed inside it. After every rule: the app is still running (no crash screen) and it answered
+each key within ANSWER_WITHIN seconds. At the end: undoing to the start gives the model file's weights,
+the first trace bit for bit and the switches, prompt and target it opened with (keys.mismatch).
 
 A short run here (TINYTUI_MACHINE examples of up to TINYTUI_MACHINE_STEPS rules each, 3 and 10 unless
 set; TINYTUI_MACHINE_LLAMA examples, 2 unless set, on chapter17-llama); a failure prints the rules that
@@ -19,6 +23,8 @@ import os
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+from textual import events
+from textual.screen import ModalScreen
 
 from tests.apps import make_app
 from tests.fuzz.keys import mismatch
@@ -29,7 +35,15 @@ LLAMA_EXAMPLES = int(os.environ.get("TINYTUI_MACHINE_LLAMA", "2"))  # the same o
 ANSWER_WITHIN = 20.0  # seconds a key may take (on a busy machine) before the app counts as not answering
 
 STEP_KEYS = ["n", "p", "g", "G", *"123456789", "right_square_bracket", "left_square_bracket", "pagedown"]
-SWITCH_KEYS = ["m", "o", "H", "a", "P", "r", "d"]
+SWITCH_KEYS = ["m", "o", "H", "a", "P", "r", "d", "l", "O"]
+NEWER_SWITCHES = ["l", "O"]  # the norm (LayerNorm ↔ RMSNorm) and the positions (sinusoids ↔ RoPE ↔ …)
+GALLERY_KEYS = ["n", "p", "right", "left", "tab", "shift+tab", *"12345", *"lOmoHuc", "ctrl+r"]
+LENS_KEYS = ["tab", "shift+tab", "up", "down", "left", "right", "enter", "escape", "W", "d"]
+# what is pasted into A's two boxes and C's "another prompt" box: same length as the chapter's prompt,
+# shorter, unknown words, and the target or an unknown token as the foil
+PROMPTS = ["a wood would chuck", "how much wood chuck", "a woodchuck would", "a b c d", "", "nan"]
+FOILS = ["would", "wood", "chuck", "zebra", ""]
+OTHER_MODELS = ["woodland", "chapter17-llama", "nope.json", ""]  # C's "another model file" box
 DIALOG_KEYS = ["question_mark", "ctrl+p", "i", "y", "T", "ctrl+s", "N", "X", "ctrl+t"]
 PRACTICE_KEYS = ["k", "enter", "h", *"0123456789", "minus", "full_stop", "tab", "down"]
 TYPED = ["0.5", "-1", "1e-3", "1/2", "3", "12", "nan", "abc", ""]
@@ -47,7 +61,7 @@ class Driver:
         self.loop = asyncio.new_event_loop()
         self.app = make_app(*argv)
         self.keys: asyncio.Queue = asyncio.Queue()
-        self.first = self.app.session.trace
+        self.first, self.first_state = self.app.session.trace, self.app.session.state
         self.task = self.loop.create_task(self._drive(size))
         self._call(lambda pilot: pilot.pause())  # started
 
@@ -72,6 +86,27 @@ class Driver:
             raise AssertionError("the app stopped before it answered")
         return done.result()
 
+    def paste(self, text: str) -> None:
+        """Text pasted into whatever has focus: a box's value, selected when it opens, is replaced by it
+        ("" clears it with backspace). Pasted, not typed, to keep the suite's run short."""
+        if not text:
+            self.press("backspace")
+            return
+
+        async def pasted(pilot):
+            if self.app.return_code is None:
+                (self.app.focused or self.app.screen).post_message(events.Paste(text))
+                await pilot.pause()
+
+        self._call(pasted)
+
+    def close_dialogs(self) -> None:
+        """Esc until no dialog is left open (a refusal keeps its box open; at most a few deep)."""
+        for _ in range(4):
+            if not isinstance(self.app.screen, ModalScreen) or self.app.return_code is not None:
+                return
+            self.press("escape")
+
     def press(self, *keys: str) -> None:
         async def pressed(pilot):
             for key in keys:
@@ -87,7 +122,7 @@ class Driver:
 
         async def undo(pilot):
             await self.app.workers.wait_for_complete()
-            return mismatch(self.app, self.first)
+            return mismatch(self.app, self.first, self.first_state)
 
         return self._call(undo)
 
@@ -156,9 +191,62 @@ class KeyMachine(RuleBasedStateMachine):
     def practice(self, keys: list[str]) -> None:
         self.press("k", *keys)
 
-    @rule(keys=st.lists(st.sampled_from(["n", "p", "right", "left"]), max_size=3))
+    @rule(keys=st.lists(st.sampled_from(GALLERY_KEYS), max_size=5))
     def gallery(self, keys: list[str]) -> None:
-        self.press("v", *keys, "escape")
+        # its stages and pages, and the switches, undo and redo it passes on to the app
+        assert self.driver is not None
+        self.press("v", *keys)
+        self.driver.close_dialogs()
+
+    @rule(
+        first=st.lists(st.sampled_from(NEWER_SWITCHES), min_size=1, max_size=3),
+        then=st.lists(st.sampled_from(["m", "o", "H", "a", "P", "n", "b", "u", "ctrl+r"]), max_size=3),
+    )
+    def newer_switches(self, first: list[str], then: list[str]) -> None:
+        # l and O, then the older switches, a step, the walk back, undo and redo over them
+        self.press(*first, *then)
+
+    @rule(undos=st.integers(1, 4), redos=st.integers(0, 4))
+    def undo_across_switches(self, undos: int, redos: int) -> None:
+        self.press(*NEWER_SWITCHES, *["u"] * undos, *["ctrl+r"] * redos)
+
+    @rule(
+        backward=st.booleans(),
+        steps=st.integers(0, 3),
+        choice=st.integers(0, 5),
+        prompt=st.sampled_from(PROMPTS),
+        model=st.sampled_from(OTHER_MODELS),
+        then=st.lists(st.sampled_from(["n", "p", "tab", "down", "l", "O", "u", "C"]), max_size=3),
+    )
+    def compare(self, backward: bool, steps: int, choice: int, prompt: str, model: str, then: list[str]):
+        # C's list: pinned, file, before, prompt…, model… (Stop comparing first while comparing); a
+        # box for another prompt or model file gets one pasted
+        assert self.driver is not None
+        self.press(*["b"] * backward, *["n"] * steps, "C", *["down"] * choice, "enter")
+        self.driver.paste(model if choice >= 4 else prompt)
+        self.press("enter")
+        self.driver.close_dialogs()
+        self.press(*then)
+        self.driver.close_dialogs()
+
+    @rule(prompt=st.sampled_from(PROMPTS), foil=st.sampled_from(FOILS), step=st.sampled_from([13, 14]))
+    def patch(self, prompt: str, foil: str, step: int) -> None:
+        # A's first box (the corrupted prompt), then the foil's; a refusal keeps its box open
+        assert self.driver is not None
+        self.press("A")
+        self.driver.paste(prompt)
+        self.press("enter")
+        self.driver.paste(foil)
+        self.press("enter")
+        self.driver.close_dialogs()
+        self.press("G", *["p"] * (16 - step))
+
+    @rule(step=st.sampled_from([13, 14]), keys=st.lists(st.sampled_from(LENS_KEYS), max_size=4))
+    def lens(self, step: int, keys: list[str]) -> None:
+        # the logit lens (and patching's heatmap when set) at steps 13–14, read with the tables' keys
+        assert self.driver is not None
+        self.press("G", *["p"] * (16 - step), *keys)
+        self.driver.close_dialogs()
 
     @rule(key=st.sampled_from(DIALOG_KEYS))
     def dialog(self, key: str) -> None:
