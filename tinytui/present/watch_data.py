@@ -1,23 +1,36 @@
-"""What the watch pane shows, as plain data read off a View: the prediction's bars and one block's attention.
+"""What the watch pane shows, read off a View: the prediction's bars and one block's attention, as data
+and as the pane's lines.
 
 Pure data (no Textual), like cells: watch_spec() gives the top tokens and the target with their
 probabilities, marks and the values before the last change, and each head's attention of the block
 shown; bar_cells() cuts a bar into its solid, risen and lost (ghost) parts; hidden_while_practising()
-says what the pane shows in their place while practice is on. WatchPane (tinytui.tui.widgets.watch_pane)
-draws them; tests read the spec directly.
+says what the pane shows in their place while practice is on. watch_lines() and hidden_lines() write
+the pane's lines for a width: pieces of text, each with the name of what it marks ("header", "muted",
+"bar", "ghost", "target", "predicted", "up", "down", "changed"; "" plain) or, a heatmap's cell, its
+weight on the heat scale. WatchPane (tinytui.tui.widgets.watch_pane) styles and draws them; tests read
+the spec directly.
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
+from rich.cells import cell_len
 
-from tinytui.present.grid_spec import CHANGED, DOWN, MASKED, UP
+from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, MASKED, UP
+from tinytui.present.label_fit import fit_label
+from tinytui.present.lens_tables import LensLine
+from tinytui.present.lens_tables import bar as lens_bar
 from tinytui.present.view import View
 from tinytui.report.print_window import most_likely
+from tinytui.report.tables import fmt, on_screen_text
 
 TOP = 5  # tokens shown by probability; the target is added below them when it is not among them
+BAR = 11  # cells of a bar at p = 1 (8 steps a cell)
+NARROW_BAR = 6  # at 80 columns
+HEADING = "Watch: the prediction"
 MAX_POSITIONS = 12  # a heatmap shows at most the last 12 positions (one character a cell)
 _BLOCKS = " ▏▎▍▌▋▊▉█"  # a bar's last cell in eighths, so a bar moves with p by 1/8 of a cell
 GHOST = "░"
@@ -165,3 +178,151 @@ def hidden_while_practising(view: View) -> str:
     """What the pane says in place of its numbers while practice is on ("" when it is off): its bars,
     loss and heatmaps are answers some step asks for, whichever step is shown."""
     return PRACTISING if view.practice is not None else ""
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of one of the pane's lines: its text and what it marks, as a style name (see the module's
+    docstring), or a heatmap's cell: the weight its shade shows, bold when it changed."""
+
+    text: str
+    style: str = ""
+    heat: float | None = None
+    bold: bool = False
+
+
+Line = tuple[Piece, ...]
+
+
+def _muted(text: str) -> Line:
+    return (Piece(text, "muted"),)
+
+
+def _mark_style(mark: str) -> str:
+    return {UP: "up", DOWN: "down"}.get(mark, "changed" if mark else "")
+
+
+def watch_lines(
+    spec: WatchSpec, lens: tuple[LensLine, ...], target: str, bar: int = BAR, width: int = 32
+) -> tuple[Line, ...]:
+    """The pane's lines for a pane width columns wide, its bars bar cells long at p = 1; lens: the logit
+    lens of the target, point by point (none: not shown). A line that would not fit breaks between its
+    parts (anything still too wide the widget cuts with "…")."""
+    out: list[Line] = [(Piece(HEADING, "header"),)]
+    tok_w = min(9 if bar >= BAR else 7, max(len(b.token) for b in spec.bars))
+    heading = "p(next token)"
+    out.append(_muted(f"{heading:<{max(tok_w + 2 + bar, len(heading) + 1)}}prob"))  # never "token)prob"
+    for b in spec.bars:
+        if not b.top:
+            out.append(_muted("⋯".center(tok_w)))
+        label = "target" if b.target else "predicted" if b.predicted else ""
+        solid, grown, ghost = bar_cells(b.p, b.was, bar)
+        tags = ("◀" if b.target else "") + ("★" if b.predicted else "")
+        out.append(
+            (
+                Piece(f"{fit_label(b.token, tok_w)} ", label),
+                Piece(solid, "predicted" if b.predicted else "bar"),
+                Piece(grown, "up"),
+                Piece(ghost, "ghost"),
+                Piece(" " * max(0, bar - len(solid) - len(grown) - len(ghost))),
+                Piece(f" {fmt(b.p)}{GLYPHS.get(b.mark, ' ')}", _mark_style(b.mark)),
+                *((Piece(tags, label),) if tags else ()),
+            )
+        )
+        if b.was is not None:
+            delta = b.p - b.was
+            was = on_screen_text(
+                f"was {fmt(b.was)}  Δ {delta:+.4f}"
+                if abs(delta) >= 5e-5
+                else f"was {fmt(b.was)}  Δ {delta:+.0e}"
+            )
+            # under the bar, or as far right as it fits whole
+            out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(was)))), Piece(was, "muted")))
+    if spec.others:  # the tokens without a bar, and their probability together
+        out.append(_muted(f"{'⋯':^{tok_w}} {f'{spec.others:,} more':<{bar}} {fmt(spec.others_p)}"))
+    out += [_muted(line) for line in fit_parts(["◀ target", "★ predicted", "░ lost"], "  ", width)]
+    loss = _mark_style(spec.loss_mark)
+    said: Line = (Piece(f"loss {fmt(spec.loss)}", loss), Piece(GLYPHS.get(spec.loss_mark, ""), loss))
+    if spec.loss_was is not None:
+        said += (Piece(f" was {fmt(spec.loss_was)}", "muted"),)
+    out += [said, ()]
+    if lens:
+        out += [*_lens(lens, target, bar, width), ()]
+    out += _heatmaps(spec, width)
+    return tuple(out)
+
+
+def _lens(lens: tuple[LensLine, ...], target: str, bar: int, width: int) -> list[Line]:
+    """The logit lens: p(target) read off the stream at each point, with the likeliest token there."""
+    out: list[Line] = [(Piece("Logit lens", "header"),)]
+    out.append(_muted(fit_label(f"p({target}) read early", width).rstrip()))
+    where_w = max(len(line.where) for line in lens)
+    room = max(1, width - where_w - bar - 9)  # what is left of the line for the likeliest token
+    for line in lens:
+        out.append(
+            (
+                Piece(f"{line.where:<{where_w}} ", "muted"),
+                Piece(lens_bar(line.p, bar), "predicted" if line.last else "bar"),
+                Piece(f" {fmt(line.p)} {fit_label(line.top, room).rstrip()}"),
+            )
+        )
+    return out
+
+
+def _heatmaps(spec: WatchSpec, width: int) -> list[Line]:
+    """Each head's attention, one character a cell (its weight the shade, its mark the glyph), as many
+    heads side by side as fit; then how many weights changed and the one that moved most."""
+    out: list[Line] = [(Piece(spec.heading, "header"),)]
+    out += [_muted(line) for line in fit_parts(["query ↓ · key →", "░ 0 … █ 1"], " · ", width)]
+    n = len(spec.positions)
+    # the labels whole where two heads still fit beside them (a cut one ends in …, never "1:wood")
+    beside = width - 1 - (n + 2) * min(2, len(spec.heads))
+    lab_w = min(max(len(p) for p in spec.positions), max(6, beside))
+    room = width - lab_w - 1
+    per_row = max(1, room // (n + 2))
+    indent = Piece(" " * (lab_w + 1))
+    keys = "".join((label.partition(":")[2] or label)[:1] for label in spec.positions)
+    for start in range(0, len(spec.heads), per_row):
+        heads = spec.heads[start : start + per_row]
+        out.append((indent, *(Piece(f"{head.title:<{n + 2}}", "muted") for head in heads)))
+        out.append((indent, *(Piece(f"{keys:<{n + 2}}", "muted") for _ in heads)))
+        for r, label in enumerate(spec.positions):
+            line = [Piece(f"{fit_label(label, lab_w)} ", "muted")]
+            for head in heads:
+                for c in range(n):
+                    mark = head.marks[r][c]
+                    glyph = GLYPHS.get(mark, " ") if mark != MASKED else "·"
+                    line.append(Piece(glyph, heat=head.values[r][c], bold=mark in (UP, DOWN, CHANGED)))
+                line.append(Piece("  "))
+            out.append(tuple(line))
+    changed = [
+        (head.title, spec.positions[r], spec.positions[c], head.values[r][c], was)
+        for head in spec.heads
+        for r, row in enumerate(head.was)
+        for c, was in enumerate(row)
+        if was is not None
+    ]
+    if changed:
+        out.append(_muted(f"▲▼ {len(changed)} weight{'s' if len(changed) != 1 else ''} changed"))
+        title, q, k, now, was = max(changed, key=lambda x: abs(x[3] - x[4]))
+        out += [_muted(line) for line in fit_parts([f"most: head {title[1:]}", f"{q}→{k}"], " ", width)]
+        out.append(_muted(f"  {fmt(now)} was {fmt(was)}"))
+    return out
+
+
+def hidden_lines(said: str, width: int) -> tuple[Line, ...]:
+    """The pane's heading, and what it says in place of its numbers (hidden_while_practising)."""
+    return ((Piece(HEADING, "header"),), *(_muted(line) for line in textwrap.wrap(said, max(width, 12))))
+
+
+def fit_parts(parts: list[str], sep: str, width: int) -> list[str]:
+    """The parts on one line, sep between them, or on as few lines as hold them within width (a part
+    never split)."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        joined = lines[-1] + sep + part
+        if cell_len(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    return lines
