@@ -9,7 +9,11 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import pytest
 from safetensors.numpy import load_file, save_file
+
+from tinytui.model.io.checkpoint import load_checkpoint
+from tinytui.model.io.field_checks import ModelFileError
 
 TINY = Path(__file__).parent / "fixtures" / "tiny-gpt2"
 
@@ -43,3 +47,12 @@ def with_config(folder: Path, **changes) -> Path:
     doc.update(changes)
     (folder / "config.json").write_text(json.dumps(doc), encoding="utf-8")
     return folder
+
+
+def refused(folder) -> str:
+    """The one-line message loading the folder is refused with."""
+    with pytest.raises(ModelFileError) as info:
+        load_checkpoint(folder)
+    text = str(info.value)
+    assert "\n" not in text
+    return text

@@ -8,19 +8,9 @@ import os
 import numpy as np
 import pytest
 
-from tests.gpt2.checkpoints import copy, hf_tensors, with_config, with_tensors
-from tinytui.model.io.checkpoint import load_checkpoint
-from tinytui.model.io.field_checks import ModelFileError
+from tests.gpt2.checkpoints import copy, hf_tensors, refused, with_config, with_tensors
 
 FOUR = "config.json, model.safetensors, vocab.json and merges.txt"
-
-
-def refused(folder) -> str:
-    with pytest.raises(ModelFileError) as info:
-        load_checkpoint(folder)
-    text = str(info.value)
-    assert "\n" not in text
-    return text
 
 
 @pytest.mark.parametrize("name", ["config.json", "model.safetensors", "vocab.json", "merges.txt"])

@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from tests.gpt2.checkpoints import copy
-from tests.gpt2.test_loading_errors import refused
+from tests.gpt2.checkpoints import copy, refused
 from tinytui.model.io import bpe
 from tinytui.model.io.bpe import TokenizerFileError
 
