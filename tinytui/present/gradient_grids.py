@@ -78,6 +78,7 @@ class _Held:
         """What it holds no longer exists: a table kept with it can never be used again (grid_spec)."""
         return self.ref() is None
 
+    # equal by what it holds, so never hashed; mypy reads None in place of object's method as a type error
     __hash__ = None  # type: ignore[assignment]
 
 
