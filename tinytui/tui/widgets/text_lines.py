@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -37,9 +38,9 @@ class TextLines(ScrollView):
         super().__init__(**kwargs)
         self._lines: list[Text] = []
         self._shown: list[int] = []  # each line's id: the same id, the same text and styles
-        self._ids: dict[LineKey, int] = {}
-        self._made: dict[tuple[int, int | None], Strip] = {}  # a line's strip, by (id, width cut to)
-        self._screen: dict[tuple, Strip] = {}  # a screen line, by (id, scroll x, width, base style)
+        self._ids: dict[LineKey, int] = {}  # at most _KEPT: then numbered anew (_clear_caches)
+        self._made: LRUCache[tuple[int, int | None], Strip] = LRUCache(_KEPT)  # by (id, width cut to)
+        self._screen: LRUCache[tuple, Strip] = LRUCache(_KEPT)  # by (id, scroll x, width, base style)
         self.lines_drawn = 0  # lines made anew from their Text (not from the cache): tests and benchmarks
 
     # ---- what is shown ------------------------------------------------------------------------
@@ -64,10 +65,7 @@ class TextLines(ScrollView):
         """Show a page: the lines that differ from the last page's at the same place are drawn again."""
         lines = list(text.split("\n", allow_blank=True))
         if len(self._ids) + len(lines) > _KEPT:
-            self._ids.clear()  # a new numbering: no line made under the old one is used again
-            self._made.clear()
-            self._screen.clear()
-            self._shown = []
+            self._clear_caches()
         ids = self._ids
         shown = []
         for line in lines:
@@ -90,6 +88,13 @@ class TextLines(ScrollView):
             elif not differs and start is not None:
                 self.refresh_lines(start, y - start)
                 start = None
+
+    def _clear_caches(self) -> None:
+        """A new numbering of the lines: no line made under the old one is used again."""
+        self._ids.clear()
+        self._made.clear()
+        self._screen.clear()
+        self._shown = []
 
     # ---- size ---------------------------------------------------------------------------------
     def _bars(self, size: Size) -> tuple[bool, ...]:
@@ -138,8 +143,6 @@ class TextLines(ScrollView):
         key = (self._shown[vy], sx, width, base)
         strip = self._screen.get(key)
         if strip is None:
-            if len(self._screen) >= _KEPT:
-                del self._screen[next(iter(self._screen))]  # the screen line kept longest
             strip = self._made_line(vy, width).crop_extend(sx, sx + width, None).apply_style(base)
             self._screen[key] = strip
         return strip.apply_offsets(sx, vy)  # where each character is, for selecting with the mouse
