@@ -197,11 +197,14 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
             self.show_sections(self.all_sections)
             self._refind_cursor(*keep)
 
-    def _clear_caches(self) -> None:
-        """Forget every line drawn: they hold the old theme's colours."""
-        self._lines.clear()
-        self._screen_lines.clear()
-        self._words_wrapped.clear()
+    def _clear_caches(self, *, drawn: bool = True) -> None:
+        """Forget what is kept between keys: the layouts (a new run: an old run's tables hold its trace)
+        and, with drawn, every line drawn (a new theme: they hold the old one's colours)."""
+        self._layouts.clear()
+        if drawn:
+            self._lines.clear()
+            self._screen_lines.clear()
+            self._words_wrapped.clear()
 
     def _theme_painter(self) -> Painter:
         """The painter of the app's theme (a new theme clears what was drawn in the old one's)."""
@@ -228,7 +231,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         if moved and self.editor is not None:
             self.close_editor(refocus=False)
         if old is None or view.trace is not old.trace:
-            self._layouts.clear()  # kept for stepping through one run: an old run's tables hold its trace
+            self._clear_caches(drawn=False)  # the layouts are kept for stepping through one run
         self._view = view
         if self._sections_of is not None:
             self.show_sections(self._sections_of(view))
