@@ -4,10 +4,12 @@ tables, the arrows, an edit typed into a cell, undo and redo, the switches, +, p
 the dialogs, each opened and closed with Esc). Then what came later: l and O (the norm and the positions)
 followed by the other switches and by undo and redo, a two-run compare C chosen from its list (another
 prompt or model file pasted in) on the forward steps or in the walk back, activation patching A (a
-corrupted prompt and a foil pasted in, right or wrong), the lens at steps 13–14, the gallery with the
-switches pressed inside it. After every rule: the app is still running (no crash screen) and it answered
-each key within ANSWER_WITHIN seconds. At the end: undoing to the start gives the model file's weights,
-the first trace bit for bit and the switches, prompt and target it opened with (keys.mismatch).
+corrupted prompt and a foil pasted in, right or wrong; in half the examples every patching is made in
+a worker thread, as a checkpoint's costly one is), the lens at steps 13–14, the gallery with the
+switches pressed inside it, the model saved and compared with. After every rule: the app is still
+running (no crash screen) and it answered each key within ANSWER_WITHIN seconds. At the end: undoing to
+the start gives the model file's weights, the first trace bit for bit and the switches, prompt and
+target it opened with (keys.mismatch).
 
 A short run here (TINYTUI_MACHINE examples of up to TINYTUI_MACHINE_STEPS rules each, 3 and 10 unless
 set; TINYTUI_MACHINE_LLAMA examples, 2 unless set, on chapter17-llama); a failure prints the rules that
@@ -28,6 +30,7 @@ from textual.screen import ModalScreen
 
 from tests.apps import make_app
 from tests.fuzz.keys import mismatch
+from tinytui.tui.screens.save_screen import SaveScreen
 
 EXAMPLES = int(os.environ.get("TINYTUI_MACHINE", "3"))
 STEPS = int(os.environ.get("TINYTUI_MACHINE_STEPS", "10"))
@@ -43,7 +46,8 @@ LENS_KEYS = ["tab", "shift+tab", "up", "down", "left", "right", "enter", "escape
 # shorter, unknown words, and the target or an unknown token as the foil
 PROMPTS = ["a wood would chuck", "how much wood chuck", "a woodchuck would", "a b c d", "", "nan"]
 FOILS = ["would", "wood", "chuck", "zebra", ""]
-OTHER_MODELS = ["woodland", "chapter17-llama", "nope.json", ""]  # C's "another model file" box
+# C's "another model file" box: a preset, another shape, no file, nothing, and what the save rule wrote
+OTHER_MODELS = ["woodland", "chapter17-llama", "nope.json", "", "saved.json"]
 DIALOG_KEYS = ["question_mark", "ctrl+p", "i", "y", "T", "ctrl+s", "N", "X", "ctrl+t"]
 PRACTICE_KEYS = ["k", "enter", "h", *"0123456789", "minus", "full_stop", "tab", "down"]
 TYPED = ["0.5", "-1", "1e-3", "1/2", "3", "12", "nan", "abc", ""]
@@ -147,9 +151,11 @@ class KeyMachine(RuleBasedStateMachine):
         assert self.driver is not None
         self.driver.press(*keys)
 
-    @initialize(size=st.sampled_from([(120, 40), (80, 24)]))
-    def start(self, size: tuple[int, int]) -> None:
+    @initialize(size=st.sampled_from([(120, 40), (80, 24)]), threaded=st.booleans())
+    def start(self, size: tuple[int, int], threaded: bool) -> None:
         self.driver = Driver(size, self.ARGV)
+        if threaded:  # every patching made in a worker thread, as a checkpoint's costly one is
+            self.driver.app.session.second_runs.made_at_once_up_to = 0
 
     @rule(key=st.sampled_from(STEP_KEYS))
     def step(self, key: str) -> None:
@@ -240,6 +246,19 @@ class KeyMachine(RuleBasedStateMachine):
         self.press("enter")
         self.driver.close_dialogs()
         self.press("G", *["p"] * (16 - step))
+
+    @rule(name=st.sampled_from(["saved.json", ""]))
+    def save(self, name: str) -> None:
+        # ctrl+s writes the model as it stands (its weights under their names), asking once before it
+        # overwrites; "" keeps the suggested name. C can then compare with saved.json
+        assert self.driver is not None
+        self.press("ctrl+s")
+        if name:
+            self.driver.paste(name)
+        self.press("enter")
+        if isinstance(self.driver.app.screen, SaveScreen):  # it asked before overwriting: yes
+            self.press("enter")
+        self.driver.close_dialogs()
 
     @rule(step=st.sampled_from([13, 14]), keys=st.lists(st.sampled_from(LENS_KEYS), max_size=4))
     def lens(self, step: int, keys: list[str]) -> None:
