@@ -137,9 +137,10 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
     texts = written_numbers(grid_values, fmt_widths(numbers))
     masked = _masked_cells(view, stem, values.ndim, at_rows, at_cols)  # scores and attn only
     rows_at, cols_at = list(at_rows), list(at_cols)
+    two_d = values.ndim == 2  # what the closures read of values: kept by the spec, they must not hold it
 
     def source(r: int, c: int) -> Source:
-        full = (rows_at[r], cols_at[c]) if values.ndim == 2 else (cols_at[c],)
+        full = (rows_at[r], cols_at[c]) if two_d else (cols_at[c],)
         return (tensor.name, full if head is None else (head, *full))
 
     def detail_row(r: int) -> list[str]:
@@ -147,7 +148,7 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
         out = []
         for c, col_label in enumerate(cols):
             v = grid_values[r][c]
-            where = ", ".join(x for x in (rows[r] if values.ndim == 2 else "", col_label) if x)
+            where = ", ".join(x for x in (rows[r] if two_d else "", col_label) if x)
             text = f"{sym}[{index(r, c)}{where}] = {texts[r][c]}"
             if stem in SHARES:
                 text += f"  · {SHARES[stem]}; a learning step follows E's total (step 2)"
