@@ -26,7 +26,8 @@ class ExperimentController:
             what = came(before.switches, after.switches)
             d = self.host.session.diff_between(before, after)
             note = change_note(before, after, ", ".join(what) or "switches as they were", d)
-            self.host.notify(f"{now}\n{note}", title=exp.palette, timeout=8, replaces=SWITCHES)
+            # what changed first: the status line already shows how every switch is now
+            self.host.notify(f"{note}\n{now}", title=exp.palette, timeout=8, replaces=SWITCHES)
 
     def ablate_in_block(self, block: int, head: int) -> None:
         """Zero one head's output in one block only (block 0-based, head 1-based), or bring it back."""
@@ -39,7 +40,7 @@ class ExperimentController:
             after = host.session.trace
             note = change_note(before, after, what, host.session.diff_between(before, after))
             said = host.session.trace.switches.describe()
-            host.notify(f"{said}\n{note}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
+            host.notify(f"{note}\n{said}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
 
     def note(self, experiment_id: str) -> str:
         """For the palette: whether the switch is now as the chapter (or the model) has it."""
