@@ -42,7 +42,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-from tinytui.cli.launch import limit_blas_threads  # noqa: E402  (before numpy loads)
+from tinytui.cli.launch import hand_back_freed_arrays, limit_blas_threads  # noqa: E402  (before numpy loads)
 
 if __name__ == "__main__" and "--child" not in sys.argv:
     limit_blas_threads()
@@ -456,6 +456,7 @@ def main(argv: list[str]) -> None:
         what, folder = argv[1], Path(argv[2])
         if what != "threads":
             limit_blas_threads()
+        hand_back_freed_arrays()  # as the tinytui command does
         found = {"targets": targets, "threads": threads, "terminal": terminal}.get(what)
         result = found(folder) if found else rounds(what.split(":")[1], folder)
         print(json.dumps(result))
