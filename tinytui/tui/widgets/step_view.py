@@ -406,7 +406,6 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         self._refind_cursor(*keep)
         self.scroll_to_cursor()
 
-    # ---- what the cursor is on ----------------------------------------------------------------
     # ---- the operand marks --------------------------------------------------------------------
     def set_lit(self, lit: dict[int, frozenset]) -> None:
         """Mark these cells (per box); only the lines that gain or lose a mark are drawn again."""
@@ -576,7 +575,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
             line = line.ljust(box.x) + _plain(self._box_line(box, vy - box.y))
         return line.rstrip()
 
-    # ---- the cursor ---------------------------------------------------------------------------
+    # ---- which keys act now (the cursor's and the editor's: TableCursor, CellEditing) -----------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("commit", "cancel_edit"):
             return self.editor is not None
@@ -589,8 +588,6 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         if action == "not_editable":
             return self.ref is None
         return True
-
-    # ---- the editor ---------------------------------------------------------------------------
 
 
 def _plain(strip: Strip) -> str:
