@@ -200,7 +200,10 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
     def _clear_caches(self, *, drawn: bool = True) -> None:
         """Forget what is kept between keys: the layouts (a new run: an old run's tables hold its trace)
         and, with drawn, every line drawn (a new theme: they hold the old one's colours)."""
-        self._layouts.clear()
+        # each discarded, not cleared: LRUCache.clear() leaves its nodes, circular lists, to the cycle
+        # collector, and with them every dropped layout's tables (12 MB a GPT-2 edit) until a full pass
+        for key in list(self._layouts.keys()):
+            self._layouts.discard(key)
         if drawn:
             self._lines.clear()
             self._screen_lines.clear()
