@@ -158,6 +158,17 @@ def embed(w: Walk) -> WalkStep:
 
 
 def pe(w: Walk) -> WalkStep:
+    if w.rope and not w.switches.positional_encoding:
+        return WalkStep(
+            title="Positional encoding",
+            incoming=(),
+            rules=("rotary positions switched off: no parameters, nothing added to x, nothing turned",),
+            within=(),
+            params=(),
+            outgoing=(),
+            explain="The positions were switched off: nothing was added to x and q and k were not turned, "
+            "so there is nothing here to pass a gradient through.",
+        )
     if w.rope:
         return WalkStep(
             title="Positional encoding",
@@ -201,8 +212,12 @@ def add(w: Walk) -> WalkStep:
             within=(),
             params=(),
             outgoing=("grad.emb",),
-            explain="This model adds no position to the stream"
-            + (f": its positions turned q and k at step {w.step('qkv')}." if w.rope else "."),
+            explain="Nothing was added to the stream at this step"
+            + (
+                f": the positions turned q and k at step {w.step('qkv')} instead."
+                if w.rope and w.switches.positional_encoding
+                else "."
+            ),
         )
     return WalkStep(
         title="Through the addition of position",
@@ -240,7 +255,10 @@ def norm1(w: Walk) -> WalkStep:
         params=() if w.post else w.ln("ln1"),
         outgoing=("grad.x",),
         explain="The attention branch's gradient rejoins the skip path here; the sum is the whole gradient "
-        "of the block's input.",
+        "of the block's input."
+        if w.residual
+        else "With the residual off there is no skip path: the attention branch's gradient is the whole "
+        "gradient of the block's input.",
     )
 
 
@@ -365,14 +383,36 @@ def combine(w: Walk) -> WalkStep:
                 if w.grouped
                 else ("∂L/∂A_h = ∂L/∂head_h · V_hᵀ", "∂L/∂V_h = A_hᵀ · ∂L/∂head_h")
             ),
-            "an ablated head outputs a constant 0: its A and V get exactly 0",
+            "an ablated head outputs a constant 0: its A gets exactly 0 and it adds nothing to ∂L/∂V_g"
+            if w.grouped
+            else "an ablated head outputs a constant 0: its A and V get exactly 0",
         ),
         within=("grad.head.{h}",),
         params=("grad.W_O", *(("grad.b_O",) if w.out_bias else ())),
         outgoing=("grad.attn.{h}", f"grad.v.{w.kv}"),
-        explain="W_O splits the error between the heads. Each head then blames its attention weights by how "
-        "much each value vector would have helped, and its values by how much attention they got.",
+        explain=_combine_words(w),
     )
+
+
+def _combine_words(w: Walk) -> str:
+    off = sorted(w.switches.ablated_heads)
+    said = (
+        "W_O splits the error between the heads. Each head then blames its attention weights by how "
+        "much each value vector would have helped, and its values by how much attention they got."
+    )
+    if len(off) == w.n_heads:
+        return (
+            "Every head is ablated: each outputs a constant 0, so W_O and every head's attention weights and "
+            "values get exactly 0, and nothing goes back through attention."
+        )
+    if off:
+        heads = " and ".join(f"head {h}" for h in off)
+        verb = "is" if len(off) == 1 else "are"
+        return (
+            f"{said} {heads[0].upper()}{heads[1:]} {verb} ablated: an output held at 0 passes nothing back, "
+            "so its attention weights get exactly 0 and it adds nothing to the values' gradient."
+        )
+    return said
 
 
 def residual1(w: Walk) -> WalkStep:
@@ -392,8 +432,38 @@ def residual1(w: Walk) -> WalkStep:
         within=(),
         params=w.ln("ln1") if w.post else (),
         outgoing=("grad.mha",),
-        explain="The skip connection hands the gradient straight back to x, whatever attention does. "
-        "That unobstructed path is what lets deep stacks train.",
+        explain=_residual1_words(w),
+    )
+
+
+def _residual1_words(w: Walk) -> str:
+    if not w.residual:
+        return (
+            "With the residual off there is no skip connection: x' was attention's output alone, so the "
+            "whole gradient goes into attention and x receives only what comes back through it."
+        )
+    if w.post:
+        return (
+            f"The skip connection hands x the gradient that the norm after the add passed back ({w.norm} "
+            "backward of ∂L/∂x'), whatever attention does; under post-norm that norm sits on the skip path."
+        )
+    return (
+        "The skip connection hands the gradient straight back to x, whatever attention does. That "
+        "unobstructed path is what lets deep stacks train."
+    )
+
+
+def _ffn_words(w: Walk) -> str:
+    if w.switches.activation == "relu":
+        return (
+            "A unit that did not fire passes no gradient back, so a unit that fired at no position leaves "
+            "its column of W_1 learning nothing from this prompt. The live units route the error through "
+            "W_1 into the stream."
+        )
+    act = w.switches.activation.upper()
+    return (
+        f"{act} has a slope below zero too, so even a unit that barely fired passes a little gradient back "
+        "and its column of W_1 still learns a little. The error goes through W_1 into the stream."
     )
 
 
@@ -420,8 +490,7 @@ def ffn(w: Walk) -> WalkStep:
         within=("grad.hidden_pre", "grad.x_mid_norm"),
         params=("grad.W_1", "grad.b_1", *(() if w.post else w.ln("ln2"))),
         outgoing=("grad.x_mid",),
-        explain="A unit that did not fire passes no gradient back, so its column of W_1 learns nothing "
-        "from this prompt. The live units route the error through W_1 into the stream.",
+        explain=_ffn_words(w),
     )
 
 
@@ -476,8 +545,15 @@ def residual2(w: Walk) -> WalkStep:
             *(w.ln("ln2") if w.post else ()),
         ),
         outgoing=("grad.hidden",),
-        explain="A sum passes its gradient unchanged to both terms, so the stream and the feed-forward "
-        "branch both see it. W_2's gradient pairs each hidden unit's activity with the error it fed.",
+        explain=(
+            "A sum passes its gradient unchanged to both terms, so the stream and the feed-forward "
+            "branch both see it."
+            if w.residual
+            else "With the residual off, y was the feed-forward's output alone, so the whole gradient goes "
+            "into the feed-forward branch and x' gets nothing here."
+        )
+        + f" {'W_down' if w.gated else 'W_2'}'s gradient pairs each hidden unit's activity with the error it "
+        "fed.",
     )
 
 
