@@ -89,7 +89,7 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
 
     groups: tuple[tuple[str, int], ...] = ()
     if vec:
-        groups = (("", 2), (title_of(vec, trace.cfg) or shown, n_cols))
+        groups = (("", 2), (title_of(vec, trace.cfg, trace.switches) or shown, n_cols))
     title = windows.titled(f"the prompt → target {trace.target!r}", win)
     positions = tuple(str(p) for p in at_rows)
     heads = pe_columns(trace.cfg) if vec == "pe" else dims  # a wave, not the dimension it is added to

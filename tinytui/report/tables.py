@@ -230,17 +230,20 @@ def title_of(local: str, cfg, switches: Switches | None = None) -> str | None:
         title = f"MHA({read}) = [{heads}] W_O" + (" + b_O" if cfg.out_bias else "")
     elif local == "pe" and cfg.learned_positions:
         title = "P[p] — learned position embedding"
-    return _llama_title(local, cfg, title)
+    turned = switches is None or switches.positional_encoding  # RoPE switched off turns nothing
+    return _llama_title(local, cfg, title, turned)
 
 
-def _llama_title(local: str, cfg, title: str | None) -> str | None:
+def _llama_title(local: str, cfg, title: str | None, turned: bool = True) -> str | None:
     """The title as a Llama-family model computes it: RMS(·) for its norms, nothing added to x with
     rotary positions, the gate, up and W_down of SwiGLU, W_U when untied."""
     if cfg.positions in ("rope", "none"):
         if local == "x":
             return "x = E[id]   (no position added)"
         if local == "pe":
-            return "PE = 0" + ("   (RoPE turns q and k at step 6 instead)" if cfg.positions == "rope" else "")
+            if cfg.positions == "rope":
+                return "PE = 0" + ("   (RoPE turns q and k at step 6 instead)" if turned else "   (RoPE off)")
+            return "PE = 0"
     if cfg.gated and local in _GATED:
         title = _GATED[local]
     if not cfg.tied and local == "logits":
