@@ -247,6 +247,8 @@ def residual1(trace: Trace) -> str:
             watch += f", because attention brought {dim} in from the positions it reads."
         elif moved < -0.005:
             watch += f", because attention took some {dim} away."
+        elif moved == 0:
+            watch += ": attention added exactly 0 to it."
         else:
             watch += ": attention left it almost as it was."
     else:

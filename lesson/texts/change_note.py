@@ -106,14 +106,20 @@ def _length_change(d: TraceDiff, before: Trace, after: Trace) -> str:
 
 _NORM_WORDS = {
     "rms": "each row is divided by its root mean square, with no mean taken away",
-    "layer": "LayerNorm again: each row's mean is taken away before it is divided by its spread",
+    "layer": "LayerNorm{again}: each row's mean is taken away before it is divided by its spread",
 }
 _POSITION_WORDS = {
     "rope": "nothing is added to x at step 4 now; step 6 turns q and k by position",
-    "sinusoid": "step 4 adds the sinusoids to x again; q and k are no longer turned",
+    "sinusoid": "step 4 adds the sinusoids to x{again}; q and k are no longer turned",
     "none": "no position is added or turned",
     "learned": "step 4 adds the learned rows of P",
 }
+
+
+def _again(after: Trace, switch: str) -> str:
+    """' again' when the switch went back to the model's own norm or positions; '' when it put in one the
+    model never had (a rotary model's sinusoids are new to it)."""
+    return " again" if getattr(after.switches, switch) is None else ""
 
 
 def _kind_change(d: TraceDiff, before: Trace, after: Trace) -> str:
@@ -121,9 +127,16 @@ def _kind_change(d: TraceDiff, before: Trace, after: Trace) -> str:
     (a tensor only one of the runs has, q_pre or ln1.mean_sq, counts as changed)."""
     said = []
     if before.cfg.norm != after.cfg.norm:
-        said.append(f"{_NORM_WORDS[after.cfg.norm]} (steps 5, 11 and 13)")
+        words = _NORM_WORDS[after.cfg.norm].format(again=_again(after, "norm_kind"))
+        said.append(f"{words} (steps 5, 11 and 13)")
     if before.cfg.positions != after.cfg.positions:
-        said.append(_POSITION_WORDS[after.cfg.positions])
+        if after.switches.positional_encoding:
+            said.append(_POSITION_WORDS[after.cfg.positions].format(again=_again(after, "positions")))
+        else:
+            kind = {"rope": "RoPE", "sinusoid": "sinusoids"}.get(after.cfg.positions, after.cfg.positions)
+            said.append(
+                f"the positions are {kind} now, but with the positional encoding off none is added or turned"
+            )
     steps = changed_steps(d, before, after)
     return "; ".join(said) + (f"; {_ranges(steps)} changed" if steps else "")
 

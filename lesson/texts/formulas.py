@@ -57,6 +57,8 @@ def _norm(inner: str, cfg: ModelConfig | None, which: str) -> str:
 
 
 def pe(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    if _rope(cfg) and not sw.positional_encoding:
+        return "PE = 0   (rotary positions switched off: nothing is added, and q and k are not turned)"
     if _rope(cfg):
         return "PE = 0   (rotary positions: nothing is added; step 6 turns q and k by position)"
     if cfg is not None and cfg.positions == "none":

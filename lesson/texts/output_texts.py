@@ -20,6 +20,8 @@ def ffn(trace: Trace) -> str:
         if sw.norm == "pre"
         else "(already normalised after the residual add) is widened"
     )
+    wide = "widened" if cfg.d_ff > cfg.d_model else "narrowed" if cfg.d_ff < cfg.d_model else "mapped"
+    how = how.replace("widened", wide)
     out = [f"Each position on its own {how} from {cfg.d_model} to {cfg.d_ff} feature detectors."]
     if cfg.gated:
         act = {"relu": "ReLU", "gelu": "GELU"}.get(sw.activation, "SiLU")
@@ -29,7 +31,11 @@ def ffn(trace: Trace) -> str:
             "unit whatever up holds."
         )
         shut = int((np.abs(block_tensor(trace, "gate")) < 0.05).sum())
-        out.append(f"Here {shut} of {size} gate values are within 0.05 of zero.")
+        out.append(
+            f"Here {shut} of {size} gate values are within 0.05 of zero."
+            if shut
+            else f"Here none of the {size} gate values is within 0.05 of zero."
+        )
         return sentences(*out)
     if sw.activation == "relu":
         out.append("The ReLU sets every detector that did not fire to zero.")
@@ -63,7 +69,8 @@ def residual2(trace: Trace) -> str:
     )
     post = "; then the sum is normalised (post-norm)" if sw.norm == "post" and sw.residual else ""
     down = "W_down" if cfg.gated else "W_2"
-    out = [f"{down} narrows the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
+    verb = "narrows" if cfg.d_ff > cfg.d_model else "widens" if cfg.d_ff < cfg.d_model else "maps"
+    out = [f"{down} {verb} the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
     if sw.activation == "relu" and not cfg.gated:
         dead = int((block_tensor(trace, "hidden") == 0).all(axis=0).sum())
         if dead:
@@ -71,10 +78,11 @@ def residual2(trace: Trace) -> str:
                 f"{dead} of the {cfg.d_ff} units are zero at every position, so their "
                 "rows of W_2 contribute nothing here."
             )
+    block = getattr(trace, "block", 0)  # the block the step shows (steps.focus)
     repeat = (
         "big models repeat this pair."
         if cfg.n_blocks == 1
-        else f"this model repeats the pair {cfg.n_blocks} times (the tables show the first)."
+        else f"this model repeats the pair {cfg.n_blocks} times (these tables are block {block + 1}'s)."
     )
     out.append(f"Equations 17.8 and 17.10 together make one whole block; {repeat}")
     return sentences(*out)
@@ -121,15 +129,33 @@ def unembed(trace: Trace) -> str:
         "logit of each token as the dot product of z with that token's column, so the column that best "
         "matches z wins."
     ]
-    groups = [[quoted(cfg.vocab[k]) for k in ids] for ids in tied_groups(trace["logits"])]
-    if groups:
-        tied = "; ".join(f"{listed(g)} tie" for g in groups)
-        each = "with exactly the same logit" if len(groups) == 1 else "each group with exactly the same logit"
-        same = "rows" if cfg.tied else "columns"
+    same = "rows" if cfg.tied else "columns"
+    copies, others = [], []  # tied groups whose rows are copies of each other, and the rest
+    for ids in tied_groups(trace["logits"]):
+        (copies if _identical(trace, ids) else others).append([quoted(cfg.vocab[k]) for k in ids])
+    if copies:
+        tied = "; ".join(f"{listed(g)} tie" for g in copies)
+        each = "with exactly the same logit" if len(copies) == 1 else "each group with exactly the same logit"
         out.append(f"Tokens with identical {same} always tie; here {tied}, {each}.")
-    else:
+    if others:
+        tied = "; ".join(listed(g) for g in others)
+        also = " too" if copies else ""
+        out.append(
+            f"{tied[0].upper()}{tied[1:]} tie{also} although their {same} differ: z's dot products with "
+            "them come out exactly equal."
+        )
+    if not copies and not others:
         out.append("No two tokens get the same logit here.")
     return sentences(*out)
+
+
+def _identical(trace: Trace, ids: list[int]) -> bool:
+    """Whether the tokens' rows of E (columns of W_U) are all the same; True when the run's weights are
+    not known (the tie is then read as the chapter reads it)."""
+    if trace.params is None:
+        return True
+    rows = trace.params["E"][ids] if trace.cfg.tied else trace.params["W_U"][:, ids].T
+    return bool((rows == rows[0]).all())
 
 
 def loss(trace: Trace) -> str:
@@ -141,7 +167,12 @@ def loss(trace: Trace) -> str:
         "negative for the target" if g[t] < 0 else "zero for the target (it already has all the probability)"
     )
     after = float(trace["loss_stepped"])
-    if after < trace.loss:
+    if after < trace.loss and f"{trace.loss - after:.4f}" == "0.0000":
+        step = (
+            f"One step against it (size lr = {trace.lr:g}) lowers the loss by less than 0.0001, too little "
+            f"to show at four decimals: the target already has {trace['probs'][t]:.4f} of the probability."
+        )
+    elif after < trace.loss:
         step = f"One step against it (size lr = {trace.lr:g}) lowers the loss."
     else:
         step = f"A step against it (size lr = {trace.lr:g}) cannot lower the loss any further."

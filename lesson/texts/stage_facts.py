@@ -38,6 +38,8 @@ def tokens(trace: Trace) -> list[str]:
 
 
 def pe(trace: Trace) -> list[str]:
+    if trace.cfg.positions == "rope" and not trace.switches.positional_encoding:
+        return ["every PE row is zero, and RoPE is switched off: step 6 leaves Q and K unturned"]
     if trace.cfg.positions == "rope":
         return ["every PE row is zero: RoPE adds nothing to x, it turns Q and K at step 6"]
     if trace.cfg.positions == "none":
@@ -136,6 +138,11 @@ def ffn(trace: Trace) -> list[str]:
     if trace.cfg.gated:
         gate, up = trace["blocks.0.gate"], trace["blocks.0.up"]
         shut = int((np.abs(gate) < 0.05).sum())
+        if not shut:
+            return [
+                f"none of the {gate.size} gate values is within 0.05 of zero, so no unit is shut "
+                f"(up's largest size is {_f(np.abs(up).max())})"
+            ]
         return [
             f"{shut} of {gate.size} gate values are within 0.05 of zero, so those units pass almost none "
             f"of up (whose largest size is {_f(np.abs(up).max())})"
@@ -186,7 +193,9 @@ def count_params(trace: Trace) -> list[str]:
         f"tying the unembedding saves {count.tying_saves(cfg):,}"
         if cfg.tied
         else f"the untied W_U adds {count.tying_saves(cfg):,} (tied to E it would add none)",
-        count.left_out(cfg),
+        # the model's own norm and positions: a switch adds and removes no weight, and GPT-2's counts
+        # beside it are GPT-2's, not GPT-2's with this run's norm
+        count.left_out(trace.params.cfg if trace.params is not None else cfg),
     ]
 
 

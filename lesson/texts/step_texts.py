@@ -48,10 +48,18 @@ def pe(trace: Trace) -> str:
         "Attention on its own treats the prompt as an unordered set, so each position's place has to be "
         "written into its vector."
     )
+    who = "This run" if positions_switched(trace) else "This model"  # the switch, not the model's own
+    if cfg.positions == "rope" and not trace.switches.positional_encoding:
+        return sentences(
+            general,
+            f"{who} has rotary positions, switched off here: PE is all zeros and step 6 leaves every "
+            f"query and key unturned, so {_order_left(trace)}.",
+            positions_switched(trace),
+        )
     if cfg.positions == "rope":
         return sentences(
             general,
-            "This model adds nothing here: PE is all zeros. Its positions are rotary: at step 6 each "
+            f"{who} adds nothing here: PE is all zeros. Its positions are rotary: at step 6 each "
             "query and key row is turned by an angle that grows with its position, so the scores at step 7 "
             "depend on how far apart two tokens are.",
             positions_switched(trace),
@@ -99,6 +107,13 @@ def pe(trace: Trace) -> str:
     )
 
 
+def _order_left(trace: Trace) -> str:
+    """What still tells the tokens' order apart once no position is added or turned."""
+    if trace.switches.causal_mask:
+        return "word order reaches the block only through the causal mask"
+    return "with the mask off too, nothing marks word order"
+
+
 def add(trace: Trace) -> str:
     cfg = trace.cfg
     T, d = len(trace.prompt), cfg.d_model
@@ -108,9 +123,15 @@ def add(trace: Trace) -> str:
         if trace.switches.positional_encoding
         else "With the positional encoding off, nothing is added: x is the embedding rows as they are."
     )
-    if cfg.positions == "rope":
+    if cfg.positions == "rope" and not trace.switches.positional_encoding:
         how = (
-            "Nothing is added: x is the embedding rows as they are. This model marks position later, by "
+            "Nothing is added: x is the embedding rows as they are. With the positional encoding off, step 6 "
+            "does not turn queries and keys either."
+        )
+    elif cfg.positions == "rope":
+        who = "This run" if positions_switched(trace) else "This model"
+        how = (
+            f"Nothing is added: x is the embedding rows as they are. {who} marks position later, by "
             "turning queries and keys at step 6."
         )
     elif cfg.positions == "none":

@@ -8,6 +8,7 @@ it against the run's tensors, so a sentence that says more than the numbers show
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
@@ -17,15 +18,16 @@ from tests.gpt2.checkpoints import TINY
 from tests.random_models import random_params
 from tinytui.lesson import step_path
 from tinytui.lesson.gallery_reading import captions, day
-from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run
 from tinytui.lesson.texts.change_note import change_note
 from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.checkpoint import load_checkpoint, load_model
 from tinytui.model.io.presets import resolve
-from tinytui.model.switches import Switches
+from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
 from tinytui.report.step_report import stage_report
+from tinytui.report.tables import title_of
 
 MODELS = ("chapter17", "chapter17-trained", "woodland", "random 2 blocks", "random 4 heads", "tiny GPT-2")
 SWITCHES = {
@@ -271,3 +273,172 @@ def test_the_strongest_key_of_each_row_is_every_key_that_holds_the_largest_weigh
             for row, text in zip(seen[f"blocks.0.attn.{h}"], shown):
                 tokens = {a or b for a, b in re.findall(QUOTED, text)}
                 assert tokens == {seen.prompt[j] for j in _largest(row)}, fact
+
+
+# ---- sentences found false on one configuration (the switches' audit): each asserted where it was false
+
+
+def _run(name: str, **switches):
+    params, prompt, target = model(name)
+    return params, run(params, prompt, target, replace(defaults(params.cfg), **switches))
+
+
+def _words(trace, number: int, block: int = 0) -> str:
+    return STAGE_BY_NUMBER[number].explain(focused(trace, number, block))
+
+
+def _facts(trace, number: int, block: int = 0) -> list[str]:
+    return STAGE_BY_NUMBER[number].facts(focused(trace, number, block))
+
+
+@pytest.mark.parametrize("own", [False, True], ids=["chapter17 O+o", "chapter17-llama o"])
+def test_rope_switched_off_turns_nothing_and_no_sentence_says_it_does(own):
+    """RoPE with the positional encoding off: Q is Q_pre, and no step, fact, formula or table title may
+    say that q and k are turned (they said 'step 6 turns q and k by position')."""
+    name, kw = ("chapter17-llama", {}) if own else ("chapter17", {"positions": "rope"})
+    _, trace = _run(name, positional_encoding=False, **kw)
+    assert trace.cfg.positions == "rope"
+    assert np.array_equal(trace["blocks.0.q.1"], trace["blocks.0.q_pre.1"])  # nothing turned
+    said = [_words(trace, 3), _words(trace, 4), *_facts(trace, 3)]
+    said += [formula_as_run(STAGE_BY_NUMBER[3], trace.switches, trace.cfg)]
+    said += [title_of("pe", trace.cfg, trace.switches) or ""]
+    said += [backward_stage_for(n, trace.switches, trace.cfg).explain for n in (3, 4)]
+    for s in said:
+        assert not re.search(r"\b(turns|turned|turning) (q|Q|queries)", s), s
+    unturned = "step 6 leaves every query and key unturned, so word order reaches the block only through"
+    assert unturned in _words(trace, 3)
+    assert _facts(trace, 3) == [
+        "every PE row is zero, and RoPE is switched off: step 6 leaves Q and K unturned"
+    ]
+    assert title_of("pe", trace.cfg, trace.switches) == "PE = 0   (RoPE off)"
+
+
+def test_step_3_under_the_switch_says_this_run_not_this_model():
+    _, trace = _run("chapter17", positions="rope")
+    text = _words(trace, 3)
+    assert "This run adds nothing here: PE is all zeros." in text and "This model adds" not in text
+    assert "This run marks position later" in _words(trace, 4)
+
+
+def test_step_12_names_the_block_its_tables_show():
+    _, trace = _run("woodland")
+    assert "(these tables are block 2's)." in _words(trace, 12, 1)
+    assert "(these tables are block 1's)." in _words(trace, 12, 0)
+
+
+def test_a_tie_between_different_rows_is_not_put_down_to_identical_rows():
+    """RMSNorm and RoPE on the chapter's model: z's quantifier entry is 0, so 'a', 'how', 'much' and '.'
+    tie although only how's and much's rows are the same."""
+    params, trace = _run("chapter17", norm_kind="rms", positions="rope")
+    ids = [trace.cfg.vocab.index(t) for t in ("a", "how", "much", ".")]
+    assert len({float(trace["logits"][i]) for i in ids}) == 1
+    assert not (params["E"][ids] == params["E"][ids[0]]).all()
+    text = _words(trace, 14)
+    assert "Tokens with identical rows always tie" not in text
+    differ = "'a', 'how', 'much' and '.' tie although their rows differ: z's dot products with them come out"
+    assert differ in text
+    _, default = _run("chapter17")
+    same = "Tokens with identical rows always tie; here 'how' and 'much' tie, with exactly the same logit."
+    assert same in _words(default, 14)
+
+
+def test_a_loss_lowered_by_less_than_the_shown_decimals_says_so():
+    _, trace = _run("woodland")
+    before, after = trace.loss, float(trace["loss_stepped"])
+    assert after < before and f"{before:.4f}" == f"{after:.4f}"
+    said = "lowers the loss by less than 0.0001, too little to show at four decimals: the target already has "
+    assert said + "0.9969 of the probability." in _words(trace, 15)
+
+
+def test_the_left_out_parts_count_gpt2_as_gpt2_whatever_the_norm_switch():
+    """Under `l` step 16 gave GPT-2 small 124,420,608 parameters with the left-out parts (RMSNorm's gains
+    only); it has 124,439,808, and the chapter's model keeps its own weights under the switch."""
+    _, trace = _run("chapter17", norm_kind="rms")
+    (left_out,) = [f for f in _facts(trace, 16) if f.startswith("The formula leaves out")]
+    assert "861,696 to GPT-2 small (0.69% of 124,439,808)" in left_out
+    assert "104 to this model (38% of 276, n_ctx 16)" in left_out
+
+
+def test_all_heads_ablated_leave_the_column_exactly_as_it_was():
+    _, trace = _run("chapter17", ablated_heads=frozenset({1, 2}))
+    assert not trace["blocks.0.mha"].any()
+    assert "the wood column goes from about 1.5 to 1.5: attention added exactly 0 to it." in _words(trace, 10)
+
+
+def test_a_feed_forward_as_wide_as_the_stream_is_not_widened():
+    _, trace = _run("chapter17-llama")
+    assert trace.cfg.d_ff == trace.cfg.d_model
+    assert "normalised and mapped from 4 to 4 feature detectors" in _words(trace, 11)
+    assert "W_down maps the 4 detectors back to 4 dimensions" in _words(trace, 12)
+    _, chapter = _run("chapter17")
+    assert "widened from 4 to 8" in _words(chapter, 11) and "W_2 narrows the 8" in _words(chapter, 12)
+
+
+def test_no_gate_near_zero_is_said_as_none():
+    _, trace = _run("chapter17-llama")
+    gate = focused(trace, 11, 1)["blocks.0.gate"]
+    assert not (np.abs(gate) < 0.05).any()
+    assert "Here none of the 16 gate values is within 0.05 of zero." in _words(trace, 11, 1)
+    (fact,) = _facts(trace, 11, 1)
+    assert fact.startswith("none of the 16 gate values is within 0.05 of zero, so no unit is shut")
+
+
+# ---- the backward walk's words under the switches -----------------------------------------------------
+
+
+def test_the_walk_has_no_skip_path_with_the_residual_off():
+    _, trace = _run("chapter17", residual=False)
+    said = {n: backward_stage_for(n, trace.switches, trace.cfg).explain for n in (5, 10, 12)}
+    assert "skip connection hands the gradient straight back" not in said[10]
+    assert said[10].startswith("With the residual off there is no skip connection")
+    assert said[5].startswith("With the residual off there is no skip path")
+    assert said[12].startswith("With the residual off, y was the feed-forward's output alone")
+
+
+def test_the_walk_under_post_norm_puts_the_norm_on_the_skip_path():
+    _, trace = _run("chapter17", norm="post")
+    text = backward_stage_for(10, trace.switches, trace.cfg).explain
+    assert "unobstructed" not in text and "under post-norm that norm sits on the skip path" in text
+
+
+@pytest.mark.parametrize("name", ["chapter17", "tiny GPT-2"])
+def test_the_walk_under_gelu_says_every_unit_passes_some_gradient(name):
+    """'A unit that did not fire passes no gradient back' was said under GELU too (GPT-2's own), where
+    no column of dL/dW_1 is zero."""
+    params, trace = _run(name, activation="gelu")
+    grads = gradients(params, trace)
+    assert (np.abs(grads["grad.blocks.0.W_1"]).sum(axis=0) > 0).all()  # every column learns
+    text = backward_stage_for(11, trace.switches, trace.cfg).explain
+    assert "passes no gradient back" not in text
+    assert text.startswith("GELU has a slope below zero too")
+    _, relu = _run("chapter17")
+    assert "passes no gradient back" in backward_stage_for(11, relu.switches, relu.cfg).explain
+
+
+def test_the_walk_names_the_ablated_heads():
+    params, trace = _run("chapter17", ablated_heads=frozenset({1, 2}))
+    grads = gradients(params, trace)
+    assert not grads["grad.blocks.0.W_O"].any()
+    assert all(not grads[f"grad.blocks.0.attn.{h}"].any() for h in (1, 2))
+    text = backward_stage_for(9, trace.switches, trace.cfg).explain
+    assert text.startswith("Every head is ablated: each outputs a constant 0, so W_O and every head's")
+    _, one = _run("chapter17", ablated_heads=frozenset({1}))
+    said = backward_stage_for(9, one.switches, one.cfg).explain
+    assert "Head 1 is ablated: an output held at 0 passes nothing back" in said
+
+
+def test_the_change_note_says_again_only_for_the_models_own():
+    _, before = _run("chapter17-llama")
+    _, after = _run("chapter17-llama", positions="sinusoid")
+    assert "step 4 adds the sinusoids to x; q and k are no longer turned" in change_note(before, after, "O")
+    _, chapter_rope = _run("chapter17", positions="rope")
+    _, chapter = _run("chapter17")
+    assert "step 4 adds the sinusoids to x again;" in change_note(chapter_rope, chapter, "O")
+
+
+def test_the_change_note_turns_nothing_with_the_encoding_off():
+    _, before = _run("chapter17", positional_encoding=False)
+    _, after = _run("chapter17", positional_encoding=False, positions="rope")
+    note = change_note(before, after, "O")
+    assert "step 6 turns q and k" not in note
+    assert note.startswith("O: the positions are RoPE now, but with the positional encoding off none is")
