@@ -138,11 +138,15 @@ def unembed(trace: Trace) -> str:
         each = "with exactly the same logit" if len(copies) == 1 else "each group with exactly the same logit"
         out.append(f"Tokens with identical {same} always tie; here {tied}, {each}.")
     if others:
-        tied = "; ".join(listed(g) for g in others)
-        also = " too" if copies else ""
+        tied = "; ".join(f"{listed(g)} tie" for g in others) + (" too" if copies else "")
+        differ = (
+            f"not all their {same} are the same"
+            if len(others) == 1
+            else f"the {same} within each group are not all the same"
+        )
         out.append(
-            f"{tied[0].upper()}{tied[1:]} tie{also} although their {same} differ: z's dot products with "
-            "them come out exactly equal."
+            f"{tied[0].upper()}{tied[1:]}, although {differ}: z's dot products with them come out "
+            "exactly equal."
         )
     if not copies and not others:
         out.append("No two tokens get the same logit here.")

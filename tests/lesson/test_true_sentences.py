@@ -335,11 +335,14 @@ def test_a_tie_between_different_rows_is_not_put_down_to_identical_rows():
     assert not (params["E"][ids] == params["E"][ids[0]]).all()
     text = _words(trace, 14)
     assert "Tokens with identical rows always tie" not in text
-    differ = "'a', 'how', 'much' and '.' tie although their rows differ: z's dot products with them come out"
+    differ = "'a', 'how', 'much' and '.' tie, although not all their rows are the same: z's dot products with"
     assert differ in text
     _, default = _run("chapter17")
     same = "Tokens with identical rows always tie; here 'how' and 'much' tie, with exactly the same logit."
     assert same in _words(default, 14)
+    _, no_residual = _run("chapter17", residual=False)  # z = (-0.5773, -0.5773, -0.5773, 1.7320)
+    two = "'a' and 'would' tie; 'chuck' and 'woodchuck' tie too, although the rows within each group are not"
+    assert two in _words(no_residual, 14)
 
 
 def test_a_loss_lowered_by_less_than_the_shown_decimals_says_so():
