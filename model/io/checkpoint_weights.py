@@ -38,7 +38,9 @@ from tinytui.model.params import Params, adopt, lazy, param_shapes
 PREFIX = "transformer."
 DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "BF16": None}  # BF16: float32's top half
 MASK_BUFFERS = ("attn.bias", "attn.masked_bias")  # per block; "attn.c_attn.bias" is a real bias
-CHUNK = 8 * 2**20  # bytes read at a time: a tensor is widened a chunk at a time, never held as float32 whole
+CHUNK = 2**20  # bytes read at a time: a tensor is widened a chunk at a time, never held as float32 whole;
+# under the 4 MiB mmap threshold the tinytui command holds (tinytui/cli/launch.py), so the buffer comes
+# from the heap and is used again, not mapped and faulted in afresh for every tensor
 # Params names -> the GPT-2 tensor each is (names without "transformer."; per block after "h.<b>.")
 WHOLE = {"E": "wte.weight", "P": "wpe.weight", "lnf_g": "ln_f.weight", "lnf_b": "ln_f.bias"}
 IN_BLOCK = {
