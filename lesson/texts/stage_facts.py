@@ -151,9 +151,15 @@ def ffn(trace: Trace) -> list[str]:
     zeros = int((h == 0).sum())
     relu_zeros = int((trace["blocks.0.hidden_pre"] <= 0).sum())  # what ReLU cuts, whichever is active
     if trace.switches.activation == "relu":
+        at_zero = int((trace["blocks.0.hidden_pre"] == 0).sum())  # GELU(0) = 0: RMSNorm keeps exact zeros
+        gelu = (
+            "GELU would leave none exactly zero"
+            if not at_zero
+            else f"GELU would leave only the {at_zero} whose pre-activation is exactly 0 at zero"
+        )
         return [
             f"{zeros} of {h.size} hidden values are exactly zero: ReLU cut every negative "
-            "pre-activation (GELU would leave none exactly zero)"
+            f"pre-activation ({gelu})"
         ]
     near = int((np.abs(h) < 0.05).sum())
     return [

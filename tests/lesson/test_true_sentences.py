@@ -445,3 +445,16 @@ def test_the_change_note_turns_nothing_with_the_encoding_off():
     note = change_note(before, after, "O")
     assert "step 6 turns q and k" not in note
     assert note.startswith("O: the positions are RoPE now, but with the positional encoding off none is")
+
+
+def test_gelu_keeps_the_exact_zeros_of_the_pre_activations():
+    """Under `l` RMSNorm takes no mean away, so a pre-activation can be exactly 0 and GELU(0) = 0: the ReLU
+    fact said 'GELU would leave none exactly zero'."""
+    _, trace = _run("chapter17", norm_kind="rms")
+    assert int((trace["blocks.0.hidden_pre"] == 0).sum()) == 1
+    (fact,) = _facts(trace, 11)
+    assert fact.endswith("(GELU would leave only the 1 whose pre-activation is exactly 0 at zero)")
+    _, gelu = _run("chapter17", norm_kind="rms", activation="gelu")
+    assert int((gelu["blocks.0.hidden"] == 0).sum()) == 1
+    _, chapter = _run("chapter17")
+    assert _facts(chapter, 11)[0].endswith("(GELU would leave none exactly zero)")
