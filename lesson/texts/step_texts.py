@@ -9,8 +9,10 @@ Our own words throughout (the chapter's figures carry over, its sentences do not
 
 from __future__ import annotations
 
+import numpy as np
+
 from tinytui.lesson.texts.switched_words import norm_switched, positions_switched
-from tinytui.lesson.texts.wording import NUMBERED, first_block, in_words, listed, sentences
+from tinytui.lesson.texts.wording import NUMBERED, first_block, in_words, listed, quoted, sentences
 from tinytui.model.trace import Trace
 
 
@@ -147,6 +149,21 @@ def add(trace: Trace) -> str:
 # ---- 5–12: the block --------------------------------------------------------------------------------
 
 
+def _small_variance(trace: Trace) -> str:
+    """Where ε shows: a row whose variance is so small that ε keeps its normalised variance visibly
+    below 1 (var / (var + ε) at the two decimals prose quotes)."""
+    var = trace["blocks.0.ln1.var"]
+    p = int(np.argmin(var))
+    after = float(var[p] / (var[p] + trace.cfg.eps))
+    if f"{after:.2f}" == "1.00":
+        return ""
+    return (
+        f"But beside a variance as small as {var[p]:.4f} (row {quoted(trace.prompt[p])}) ε is not "
+        f"negligible: that row comes out with variance {after:.4f}, not 1"
+        + (" (before the gain and bias)." if trace.cfg.norm_affine else ".")
+    )
+
+
 def norm1(trace: Trace) -> str:
     if trace.switches.norm == "post":
         return (
@@ -177,6 +194,7 @@ def norm1(trace: Trace) -> str:
     return sentences(
         "Each row is rescaled on its own to mean 0 and variance 1, looking at no other token; ε keeps a "
         "row of equal values from dividing by zero.",
+        _small_variance(trace),
         gain,
         norm_switched(trace),
         "Normalising before the sublayer (pre-norm) keeps the residual path free of norms, which is what "

@@ -458,3 +458,15 @@ def test_gelu_keeps_the_exact_zeros_of_the_pre_activations():
     assert int((gelu["blocks.0.hidden"] == 0).sum()) == 1
     _, chapter = _run("chapter17")
     assert _facts(chapter, 11)[0].endswith("(GELU would leave none exactly zero)")
+
+
+def test_layer_norm_says_where_eps_keeps_a_variance_below_one():
+    """chapter17-trained: row 'a' has variance 0.0007, so its normalised row has variance 0.9864, while
+    step 5 said only 'rescaled ... to mean 0 and variance 1'."""
+    _, trace = _run("chapter17-trained")
+    row = trace["blocks.0.x_norm"][0]
+    assert f"{row.var():.4f}" == "0.9864"
+    said = "But beside a variance as small as 0.0007 (row 'a') ε is not negligible: that row comes out with "
+    assert said + "variance 0.9864, not 1." in _words(trace, 5)
+    _, chapter = _run("chapter17")
+    assert "ε is not negligible" not in _words(chapter, 5)
