@@ -32,7 +32,7 @@ def ffn(trace: Trace) -> str:
         )
         shut = int((np.abs(block_tensor(trace, "gate")) < 0.05).sum())
         out.append(
-            f"Here {shut} of {size} gate values are within 0.05 of zero."
+            f"Here {shut} of {size} gate values {'is' if shut == 1 else 'are'} within 0.05 of zero."
             if shut
             else f"Here none of the {size} gate values is within 0.05 of zero."
         )

@@ -143,9 +143,11 @@ def ffn(trace: Trace) -> list[str]:
                 f"none of the {gate.size} gate values is within 0.05 of zero, so no unit is shut "
                 f"(up's largest size is {_f(np.abs(up).max())})"
             ]
+        one = shut == 1
         return [
-            f"{shut} of {gate.size} gate values are within 0.05 of zero, so those units pass almost none "
-            f"of up (whose largest size is {_f(np.abs(up).max())})"
+            f"{shut} of {gate.size} gate values {'is' if one else 'are'} within 0.05 of zero, so "
+            f"{'that unit passes' if one else 'those units pass'} almost none of up there (whose largest "
+            f"size is {_f(np.abs(up).max())})"
         ]
     h = trace["blocks.0.hidden"]
     zeros = int((h == 0).sum())

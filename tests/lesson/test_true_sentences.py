@@ -470,3 +470,13 @@ def test_layer_norm_says_where_eps_keeps_a_variance_below_one():
     assert said + "variance 0.9864, not 1." in _words(trace, 5)
     _, chapter = _run("chapter17")
     assert "ε is not negligible" not in _words(chapter, 5)
+
+
+def test_one_gate_near_zero_is_said_in_the_singular():
+    _, trace = _run("chapter17-llama", positional_encoding=False)  # block 1: one gate within 0.05
+    assert int((np.abs(focused(trace, 11, 0)["blocks.0.gate"]) < 0.05).sum()) == 1
+    assert "Here 1 of 16 gate values is within 0.05 of zero." in _words(trace, 11, 0)
+    (fact,) = _facts(trace, 11, 0)
+    assert fact.startswith(
+        "1 of 16 gate values is within 0.05 of zero, so that unit passes almost none of up"
+    )
