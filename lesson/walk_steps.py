@@ -405,9 +405,10 @@ def _combine_words(w: Walk) -> str:
             "Every head is ablated: each outputs a constant 0, so W_O and every head's attention weights and "
             "values get exactly 0, and nothing goes back through attention."
         )
-    if off:
-        heads = " and ".join(f"head {h}" for h in off)
-        verb = "is" if len(off) == 1 else "are"
+    in_one = [f"head {h} of block {b + 1}" for b, h in sorted(w.switches.ablated) if h not in off]
+    if off or in_one:
+        heads = " and ".join([f"head {h}" for h in off] + in_one)
+        verb = "is" if len(off) + len(in_one) == 1 else "are"
         return (
             f"{said} {heads[0].upper()}{heads[1:]} {verb} ablated: an output held at 0 passes nothing back, "
             "so its attention weights get exactly 0 and it adds nothing to the values' gradient."

@@ -480,3 +480,10 @@ def test_one_gate_near_zero_is_said_in_the_singular():
     assert fact.startswith(
         "1 of 16 gate values is within 0.05 of zero, so that unit passes almost none of up"
     )
+
+
+def test_the_walk_names_a_head_ablated_in_one_block():
+    params, trace = _run("woodland", ablated=frozenset({(1, 2)}))
+    assert not gradients(params, trace)["grad.blocks.1.attn.2"].any()
+    said = backward_stage_for(9, trace.switches, trace.cfg).explain
+    assert "Head 2 of block 2 is ablated: an output held at 0 passes nothing back" in said
