@@ -109,7 +109,8 @@ def from_trace(trace: Trace, room: int = 16) -> KVCache:
     """The cache a full pass leaves: its K and V of every block and head, copied into buffers with room
     for that many more positions (generate asks for as many as it will append)."""
     cfg, T = trace.cfg, len(trace.prompt)
-    rows = KVRows(*(np.empty((cfg.n_blocks, cfg.n_kv_heads, T + max(room, 1), cfg.d_head)) for _ in "kv"), T)
+    shape = (cfg.n_blocks, cfg.n_kv_heads, T + max(room, 1), cfg.d_head)
+    rows = KVRows(np.empty(shape), np.empty(shape), T)
     for b in range(cfg.n_blocks):
         for g in range(cfg.n_kv_heads):
             rows.keys[b, g, :T] = trace[f"{prefix(b)}k.{g + 1}"]
@@ -204,7 +205,8 @@ def _block_row(w, x, held: KVRows, p: int, b: int, cfg: ModelConfig, sw: Switche
     fused = _fused_qkv(w, cfg)
     if fused is not None:  # one product for every head's query, key and value
         row = x_norm @ fused
-        q, k_row, v_row = row[: H * k].reshape(H, k), *row[H * k :].reshape(2, G, k)
+        key_value = row[H * k :].reshape(2, G, k)
+        q, k_row, v_row = row[: H * k].reshape(H, k), key_value[0], key_value[1]
     else:
         q, k_row, v_row = (x_norm @ w[f"W_{c}"] for c in "QKV")  # (H, k), (G, k), (G, k): this row only
     if cfg.attn_bias:

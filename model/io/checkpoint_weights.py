@@ -240,7 +240,7 @@ class WeightsFile:
         pos = begin
         while pos < end:
             part = buf[: min(step, end - pos)]
-            if os.preadv(self._fd, [part], self._start + pos) != part.size:
+            if os.preadv(self._fd, [part.data], self._start + pos) != part.size:
                 raise self._fail(name, "truncated while being read")
             yield part
             pos += part.size
@@ -287,8 +287,8 @@ class WeightsFile:
                 h = hashlib.sha256()
                 buf = np.empty(CHUNK, np.uint8)
                 pos = 0
-                while n := os.preadv(self._fd, [buf], pos):
-                    h.update(buf[:n])
+                while n := os.preadv(self._fd, [buf.data], pos):
+                    h.update(buf[:n].data)
                     pos += n
                 if pos != self._identity[2]:
                     raise CheckpointError(

@@ -162,9 +162,9 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, Callable[[], str]]:
                 else:
                     wanted[name] = shapes[bare]
                 if bare in found or bare in here:
-                    where = found[bare][0].path.name if bare in found else path.name
+                    other_file = found[bare][0].path.name if bare in found else path.name
                     first = found[bare][1] if bare in found else here[bare]
-                    raise fail(name, f"the weights have it twice (as {first} in {where} too)")
+                    raise fail(name, f"the weights have it twice (as {first} in {other_file} too)")
                 here[bare] = name
                 dtype, got = kinds[name]
                 if list(got) != list(wanted[name]):
