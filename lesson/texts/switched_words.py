@@ -12,6 +12,7 @@ POSITIONS = {
     "none": "no positions",
     "learned": "learned positions",
 }
+BARE = {"sinusoid": "sinusoids", "rope": "RoPE", "none": "no positions", "learned": "learned positions"}
 
 
 def _own(trace: Trace, field: str) -> str | None:
@@ -35,6 +36,11 @@ def positions_switched(trace: Trace) -> str:
     run, own = trace.switches.positions, _own(trace, "positions")
     if run is None or own is None or run == own:
         return ""
+    if not trace.switches.positional_encoding:  # neither kind is applied: say which, not what it does
+        return (
+            f"This run has the positions switched from the model's {BARE[own]} to {BARE[run]}, with the "
+            "positional encoding off: no weight is added or removed, and neither is applied."
+        )
     return (
         f"This run has the positions switched from the model's {POSITIONS[own]} to {POSITIONS[run]}: "
         "no weight is added or removed."
