@@ -152,8 +152,13 @@ def embed(w: Walk) -> WalkStep:
         params=("grad.E.lookup", "grad.E"),
         outgoing=(),
         explain="Only the rows of tokens in the prompt get a lookup share, and a repeated token adds up its "
-        f"positions. Every row already got an unembedding share at step {w.step('unembed')}; E's gradient "
-        "is the sum.",
+        + (
+            f"positions. W_U, not E, scored the tokens at step {w.step('unembed')}, so this share is E's "
+            "whole gradient: the rows of tokens not in the prompt learn nothing."
+            if w.untied
+            else f"positions. Every row already got an unembedding share at step {w.step('unembed')}; E's "
+            "gradient is the sum."
+        ),
     )
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.gpt2.checkpoints import TINY
+from tests.model.reference_backward import MODERN, random_model
 from tests.random_models import random_params
 from tinytui.lesson import step_path
 from tinytui.lesson.gallery_reading import captions, day
@@ -487,3 +488,17 @@ def test_the_walk_names_a_head_ablated_in_one_block():
     assert not gradients(params, trace)["grad.blocks.1.attn.2"].any()
     said = backward_stage_for(9, trace.switches, trace.cfg).explain
     assert "Head 2 of block 2 is ablated: an output held at 0 passes nothing back" in said
+
+
+def test_the_walk_gives_an_untied_e_no_unembedding_share():
+    """An untied model: step 2 back said 'every row already got an unembedding share at step 14'; W_U,
+    not E, made the logits, so E's rows of tokens not in the prompt get exactly 0."""
+    shape, arch = MODERN["random-mqa-gelu-untied"]
+    params, prompt, target = random_model(*shape, **arch)
+    trace = run(params, prompt, target, defaults(params.cfg))
+    grads = gradients(params, trace)
+    unused = [v for v in range(params.cfg.n_vocab) if params.cfg.vocab[v] not in prompt]
+    assert unused and not grads["grad.E"][unused].any()
+    said = backward_stage_for(2, trace.switches, trace.cfg).explain
+    assert "already got an unembedding share" not in said
+    assert "W_U, not E, scored the tokens at step 14, so this share is E's whole gradient" in said
