@@ -75,8 +75,9 @@ def residual2(trace: Trace) -> str:
         dead = int((block_tensor(trace, "hidden") == 0).all(axis=0).sum())
         if dead:
             out.append(
-                f"{dead} of the {cfg.d_ff} units are zero at every position, so their "
-                "rows of W_2 contribute nothing here."
+                f"{dead} of the {cfg.d_ff} units {'is' if dead == 1 else 'are'} zero at every position, so "
+                f"{'its row' if dead == 1 else 'their rows'} of W_2 contribute{'s' if dead == 1 else ''} "
+                "nothing here."
             )
     block = getattr(trace, "block", 0)  # the block the step shows (steps.focus)
     repeat = (

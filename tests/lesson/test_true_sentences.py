@@ -502,3 +502,12 @@ def test_the_walk_gives_an_untied_e_no_unembedding_share():
     said = backward_stage_for(2, trace.switches, trace.cfg).explain
     assert "already got an unembedding share" not in said
     assert "W_U, not E, scored the tokens at step 14, so this share is E's whole gradient" in said
+
+
+def test_one_dead_unit_is_said_in_the_singular():
+    shape, arch = MODERN["random-mqa-gelu-untied"]
+    params, prompt, target = random_model(*shape, **arch)
+    trace = run(params, prompt, target, defaults(params.cfg))
+    assert int((trace["blocks.0.hidden"] == 0).all(axis=0).sum()) == 1
+    said = "1 of the 4 units is zero at every position, so its row of W_2 contributes nothing here."
+    assert said in _words(trace, 12)
