@@ -152,8 +152,9 @@ def left_out(cfg: ModelConfig) -> str:
         )
         biases = "" if not cfg.attn_bias else f", biases on Q, K and V{' and W_O' if cfg.out_bias else ''}"
         positions = ", nothing for rotary positions" if cfg.positions == "rope" else ""
+        norms = "one gain per norm" if cfg.norm == "rms" else "a gain and a bias per norm"
         return (
-            "Every parameter is counted by the Llama family's formula: one gain per norm, three feed-forward "
+            f"Every parameter is counted by the Llama family's formula: {norms}, three feed-forward "
             f"matrices without biases{biases}{positions}.{shared} {unembed}"
         )
     missing = []

@@ -511,3 +511,14 @@ def test_one_dead_unit_is_said_in_the_singular():
     assert int((trace["blocks.0.hidden"] == 0).all(axis=0).sum()) == 1
     said = "1 of the 4 units is zero at every position, so its row of W_2 contributes nothing here."
     assert said in _words(trace, 12)
+
+
+def test_a_gated_model_with_layer_norms_counts_their_biases_in_words():
+    """A gated model whose norms are LayerNorms with gain and bias: step 16 said 'one gain per norm'
+    while its count holds a bias per norm too."""
+    shape, arch = MODERN["random-gpt2-rope-swiglu"]
+    params, prompt, target = random_model(*shape, **arch)
+    assert "lnf_b" in params and params.cfg.norm == "layer"
+    trace = run(params, prompt, target, defaults(params.cfg))
+    (said,) = [f for f in _facts(trace, 16) if f.startswith("Every parameter")]
+    assert "a gain and a bias per norm" in said and "one gain per norm" not in said
