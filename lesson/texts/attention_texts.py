@@ -215,7 +215,11 @@ def combine(trace: Trace) -> str:
         zero = not block_tensor(trace, "mha").any()
         out.append(
             "Every head is ablated, so "
-            + ("attention adds nothing at all." if zero else "attention's update is zero at every position.")
+            + (
+                "attention adds nothing at all."
+                if zero
+                else "attention adds only its bias b_O, the same at every position."
+            )
         )
     elif off:
         out.append(
@@ -241,9 +245,15 @@ def residual1(trace: Trace) -> str:
     dim = cfg.dims[col]
     watch = f"At the last position ({quoted(tok)}), the {dim} column goes from about {about(before)}"
     watch += f" to {about(after)}"
+    every = len(sw.ablated_in(getattr(trace, "block", 0))) == cfg.n_heads  # only b_O can move it
     if sw.residual and sw.norm == "pre":
         moved = float(block_tensor(trace, "mha")[-1, col])
-        if moved > 0.005:
+        if every and moved != 0:
+            watch += (
+                ": all of it attention's bias b_O, since every head is ablated and nothing comes from "
+                "the other positions."
+            )
+        elif moved > 0.005:
             watch += f", because attention brought {dim} in from the positions it reads."
         elif moved < -0.005:
             watch += f", because attention took some {dim} away."

@@ -522,3 +522,17 @@ def test_a_gated_model_with_layer_norms_counts_their_biases_in_words():
     trace = run(params, prompt, target, defaults(params.cfg))
     (said,) = [f for f in _facts(trace, 16) if f.startswith("Every parameter")]
     assert "a gain and a bias per norm" in said and "one gain per norm" not in said
+
+
+def test_every_head_ablated_leaves_gpt2s_bias_in_attentions_output():
+    """The tiny GPT-2 with every head ablated: attention's output is b_O at every position, not zero (step
+    9 said 'attention's update is zero'), and step 10's change is that bias, not brought from elsewhere."""
+    params, trace = _run("tiny GPT-2", ablated_heads=frozenset(range(1, 5)))
+    mha = trace["blocks.0.mha"]
+    assert mha.any() and np.array_equal(mha[0], params["blocks.0.b_O"]) and (mha == mha[0]).all()
+    assert "Every head is ablated, so attention adds only its bias b_O, the same at every position." in (
+        _words(trace, 9)
+    )
+    said = _words(trace, 10)
+    assert ": all of it attention's bias b_O, since every head is ablated" in said
+    assert "brought" not in said and "took" not in said
