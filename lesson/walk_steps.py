@@ -408,7 +408,8 @@ def _combine_words(w: Walk) -> str:
     if len(off) == w.n_heads:
         return (
             "Every head is ablated: each outputs a constant 0, so W_O and every head's attention weights and "
-            "values get exactly 0, and nothing goes back through attention."
+            "values get exactly 0, and nothing goes back through attention"
+            + (" (only b_O, added whatever the heads give, still learns)." if w.out_bias else ".")
         )
     in_one = [f"head {h} of block {b + 1}" for b, h in sorted(w.switches.ablated) if h not in off]
     if off or in_one:

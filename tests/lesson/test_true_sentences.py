@@ -536,3 +536,13 @@ def test_every_head_ablated_leaves_gpt2s_bias_in_attentions_output():
     said = _words(trace, 10)
     assert ": all of it attention's bias b_O, since every head is ablated" in said
     assert "brought" not in said and "took" not in said
+
+
+def test_the_walk_with_every_head_ablated_still_teaches_b_o():
+    params, trace = _run("tiny GPT-2", ablated_heads=frozenset(range(1, 5)))
+    grads = gradients(params, trace)
+    assert grads["grad.blocks.0.b_O"].any() and not grads["grad.blocks.0.W_O"].any()
+    said = backward_stage_for(9, trace.switches, trace.cfg).explain
+    assert said.endswith(
+        "nothing goes back through attention (only b_O, added whatever the heads give, still learns)."
+    )
