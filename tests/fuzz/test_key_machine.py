@@ -6,12 +6,13 @@ followed by the other switches and by undo and redo, a two-run compare C chosen 
 prompt or model file pasted in) on the forward steps or in the walk back, activation patching A (a
 corrupted prompt and a foil pasted in, right or wrong; in half the examples every patching is made in
 a worker thread, as a checkpoint's costly one is), the lens at steps 13–14, the gallery with the
-switches pressed inside it, the model saved and compared with. After every rule: the app is still
-running (no crash screen) and it answered each key within ANSWER_WITHIN seconds. At the end: undoing to
-the start gives the model file's weights, the first trace bit for bit and the switches, prompt and
-target it opened with (keys.mismatch).
+switches pressed inside it, the model saved and compared with; the app opens with or without the
+command line's --norm and --positions. After every rule: the app is still running (no crash screen)
+and it answered each key within ANSWER_WITHIN seconds. At the end: undoing to the start gives the model
+file's weights, the first trace bit for bit and the switches, prompt and target it opened with
+(keys.mismatch).
 
-A short run here (TINYTUI_MACHINE examples of up to TINYTUI_MACHINE_STEPS rules each, 3 and 10 unless
+A short run here (TINYTUI_MACHINE examples of up to TINYTUI_MACHINE_STEPS rules each, 3 and 6 unless
 set; TINYTUI_MACHINE_LLAMA examples, 2 unless set, on chapter17-llama); a failure prints the rules that
 led to it, shrunk. By hand, more (and new ones each run once TINYTUI_MACHINE is set):
 TINYTUI_MACHINE=200 TINYTUI_MACHINE_STEPS=40 pytest -p no:randomly -n 0 tests/fuzz/test_key_machine.py
@@ -33,7 +34,7 @@ from tests.fuzz.keys import mismatch
 from tinytui.tui.screens.save_screen import SaveScreen
 
 EXAMPLES = int(os.environ.get("TINYTUI_MACHINE", "3"))
-STEPS = int(os.environ.get("TINYTUI_MACHINE_STEPS", "10"))
+STEPS = int(os.environ.get("TINYTUI_MACHINE_STEPS", "6"))
 LLAMA_EXAMPLES = int(os.environ.get("TINYTUI_MACHINE_LLAMA", "2"))  # the same on chapter17-llama
 ANSWER_WITHIN = 20.0  # seconds a key may take (on a busy machine) before the app counts as not answering
 
@@ -142,6 +143,13 @@ class Driver:
 
 class KeyMachine(RuleBasedStateMachine):
     ARGV: tuple[str, ...] = ()  # the command line the app opens with (the chapter's model)
+    # then the command line's l and O, one of these: the app opens with them set, undo comes back to them
+    FLAGS: tuple[tuple[str, ...], ...] = (
+        (),
+        ("--norm", "rms"),
+        ("--positions", "rope"),
+        ("--norm", "layer", "--positions", "sinusoid"),
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -151,9 +159,13 @@ class KeyMachine(RuleBasedStateMachine):
         assert self.driver is not None
         self.driver.press(*keys)
 
-    @initialize(size=st.sampled_from([(120, 40), (80, 24)]), threaded=st.booleans())
-    def start(self, size: tuple[int, int], threaded: bool) -> None:
-        self.driver = Driver(size, self.ARGV)
+    @initialize(
+        size=st.sampled_from([(120, 40), (80, 24)]),
+        threaded=st.booleans(),
+        flags=st.integers(0, 3),
+    )
+    def start(self, size: tuple[int, int], threaded: bool, flags: int) -> None:
+        self.driver = Driver(size, self.ARGV + self.FLAGS[flags % len(self.FLAGS)])
         if threaded:  # every patching made in a worker thread, as a checkpoint's costly one is
             self.driver.app.session.second_runs.made_at_once_up_to = 0
 
@@ -296,6 +308,7 @@ class LlamaKeyMachine(KeyMachine):
     """The same keys on chapter17-llama: RMSNorm, RoPE, grouped key/value heads, SwiGLU, two blocks."""
 
     ARGV = ("--model", "chapter17-llama")
+    FLAGS = ((), ("--positions", "sinusoid"), ("--positions", "rope"))  # its norms have gains: no --norm
 
 
 def _run(machine: type[KeyMachine], examples: int) -> None:
