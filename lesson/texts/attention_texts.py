@@ -199,16 +199,18 @@ def combine(trace: Trace) -> str:
     H, dh, d = cfg.n_heads, cfg.d_head, cfg.d_model
     wide = H * dh
     again = f" ({wide} wide, d_model again)" if wide == d else f" ({wide} wide)"
+    # with the residual off attention's numbers are not added to the stream: they become x′
+    adds = "attention adds" if trace.switches.residual else "attention hands on as x′ (residual off)"
     out = [
         "Each head returns a weighted average of its value vectors.",
         (
             f"The {in_words(H)} results, {dh} wide each, are set side by side{again} and W_O mixes them into "
-            f"the {d} numbers attention adds at each position."
+            f"the {d} numbers {adds} at each position."
             if H > 1
-            else f"Its {dh}-wide result is mixed by W_O into the {d} numbers attention adds at each position."
+            else f"Its {dh}-wide result is mixed by W_O into the {d} numbers {adds} at each position."
         ),
     ]
-    if cfg.attn_bias:
+    if cfg.out_bias:
         out.append("A learned bias b_O is added to every position's result, whatever the heads found.")
     off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
     if off and len(off) == H:

@@ -546,3 +546,17 @@ def test_the_walk_with_every_head_ablated_still_teaches_b_o():
     assert said.endswith(
         "nothing goes back through attention (only b_O, added whatever the heads give, still learns)."
     )
+
+
+def test_step_9_says_b_o_only_where_the_model_has_it_and_adds_only_with_the_residual():
+    """A Qwen2-like model has biases on Q, K and V but none on W_O: step 9 said 'A learned bias b_O is
+    added'. With the residual off, attention's numbers become x′ rather than being added."""
+    shape, arch = MODERN["random-qwen2"]
+    params, prompt, target = random_model(*shape, **arch)
+    assert params.cfg.attn_bias and not params.cfg.out_bias and "blocks.0.b_O" not in params
+    trace = run(params, prompt, target, defaults(params.cfg))
+    assert "b_O" not in _words(trace, 9)
+    _, off = _run("chapter17", residual=False)
+    assert "the 4 numbers attention hands on as x′ (residual off) at each position." in _words(off, 9)
+    _, on = _run("chapter17")
+    assert "the 4 numbers attention adds at each position." in _words(on, 9)
