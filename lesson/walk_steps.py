@@ -446,8 +446,8 @@ def residual1(w: Walk) -> WalkStep:
 def _residual1_words(w: Walk) -> str:
     if not w.residual:
         return (
-            "With the residual off there is no skip connection: x' was attention's output alone, so the "
-            "whole gradient goes into attention and x receives only what comes back through it."
+            "With the residual off there is no skip connection: x' was made from attention's output alone, "
+            "so the whole gradient goes into attention and x receives only what comes back through it."
         )
     if w.post:
         return (
@@ -556,8 +556,8 @@ def residual2(w: Walk) -> WalkStep:
             "A sum passes its gradient unchanged to both terms, so the stream and the feed-forward "
             "branch both see it."
             if w.residual
-            else "With the residual off, y was the feed-forward's output alone, so the whole gradient goes "
-            "into the feed-forward branch and x' gets nothing here."
+            else "With the residual off, y was made from the feed-forward's output alone, so the whole "
+            "gradient goes into the feed-forward branch and x' gets nothing here."
         )
         + f" {'W_down' if w.gated else 'W_2'}'s gradient pairs each hidden unit's activity with the error it "
         "fed.",

@@ -200,7 +200,11 @@ def combine(trace: Trace) -> str:
     wide = H * dh
     again = f" ({wide} wide, d_model again)" if wide == d else f" ({wide} wide)"
     # with the residual off attention's numbers are not added to the stream: they become x′
-    adds = "attention adds" if trace.switches.residual else "attention hands on as x′ (residual off)"
+    adds = (
+        "attention adds"
+        if trace.switches.residual
+        else "attention hands on (with the residual off they replace the stream rather than add to it)"
+    )
     out = [
         "Each head returns a weighted average of its value vectors.",
         (

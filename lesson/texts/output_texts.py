@@ -19,6 +19,8 @@ def ffn(trace: Trace) -> str:
         "is normalised and widened"
         if sw.norm == "pre"
         else "(already normalised after the residual add) is widened"
+        if sw.residual
+        else "(already normalised at the end of step 10) is widened"
     )
     wide = "widened" if cfg.d_ff > cfg.d_model else "narrowed" if cfg.d_ff < cfg.d_model else "mapped"
     how = how.replace("widened", wide)
@@ -67,7 +69,13 @@ def residual2(trace: Trace) -> str:
         if sw.residual
         else "the result replaces the stream (residual off)"
     )
-    post = "; then the sum is normalised (post-norm)" if sw.norm == "post" and sw.residual else ""
+    post = ""
+    if sw.norm == "post":
+        post = (
+            "; then the sum is normalised (post-norm)"
+            if sw.residual
+            else "; then it is normalised (post-norm)"
+        )
     down = "W_down" if cfg.gated else "W_2"
     verb = "narrows" if cfg.d_ff > cfg.d_model else "widens" if cfg.d_ff < cfg.d_model else "maps"
     out = [f"{down} {verb} the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]

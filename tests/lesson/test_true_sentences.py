@@ -396,7 +396,7 @@ def test_the_walk_has_no_skip_path_with_the_residual_off():
     assert "skip connection hands the gradient straight back" not in said[10]
     assert said[10].startswith("With the residual off there is no skip connection")
     assert said[5].startswith("With the residual off there is no skip path")
-    assert said[12].startswith("With the residual off, y was the feed-forward's output alone")
+    assert said[12].startswith("With the residual off, y was made from the feed-forward's output alone")
 
 
 def test_the_walk_under_post_norm_puts_the_norm_on_the_skip_path():
@@ -557,6 +557,17 @@ def test_step_9_says_b_o_only_where_the_model_has_it_and_adds_only_with_the_resi
     trace = run(params, prompt, target, defaults(params.cfg))
     assert "b_O" not in _words(trace, 9)
     _, off = _run("chapter17", residual=False)
-    assert "the 4 numbers attention hands on as x′ (residual off) at each position." in _words(off, 9)
+    assert (
+        "the 4 numbers attention hands on (with the residual off they replace the stream rather than add"
+        in _words(off, 9)
+    )
     _, on = _run("chapter17")
     assert "the 4 numbers attention adds at each position." in _words(on, 9)
+
+
+def test_post_norm_without_the_residual_still_normalises():
+    _, trace = _run("chapter17", residual=False, norm="post")
+    assert "(already normalised at the end of step 10) is widened" in _words(trace, 11)
+    said = "the result replaces the stream (residual off); then it is normalised (post-norm)."
+    assert said in _words(trace, 12)
+    assert np.allclose(trace["blocks.0.y"].mean(axis=1), 0, atol=1e-12)  # y is LN's output
