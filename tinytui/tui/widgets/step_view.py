@@ -328,28 +328,32 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
             self.scroll_to(0, 0, animate=False, immediate=True)
         self._more_at = new.height
         height = new.height + (1 + len(self._more) if self._more else 0)
-        self._set_virtual_size(Size(self._width_of(new), height))
+        self._set_virtual_size(Size(self._width_of(new), height), fresh=not same_step)
         self.refresh()
 
     def _width_of(self, layout: StepLayout) -> int:
         """The step's width to scroll over: its widest table or line of words."""
         return max([layout.width, *(s.cell_length for s in self._head), *(s.cell_length for s in self._more)])
 
-    def _set_virtual_size(self, size: Size) -> None:
+    def _set_virtual_size(self, size: Size, *, fresh: bool = False) -> None:
         """The step's size, to scroll over: a layout only when a scrollbar comes or goes
-        (widgets/virtual_size.py)."""
+        (widgets/virtual_size.py). Once a step was wider than the view the horizontal bar stays, so moving
+        between wide and narrow steps lays nothing out, unless a fresh step (another step, or other
+        tables) fits the width and not the height: the bar would hide its last row, which it gives back."""
         if size == self.virtual_size:
             return
-        if size.width > self.container_size.width and self.styles.overflow_x == "auto":
-            # a step wider than the view: the horizontal bar stays from now on (until a resize), so
-            # moving between wide and narrow steps neither lays the screen out nor moves it by a line
+        room = self.container_size
+        wide = size.width > room.width
+        if wide and self.styles.overflow_x == "auto":
             self.styles.overflow_x = "scroll"
+        elif fresh and not wide and size.height > room.height and self.styles.overflow_x == "scroll":
+            self.styles.overflow_x = "auto"
         set_virtual_size(self, size, self._overflows)
 
     def _overflows(self, size: Size) -> tuple[bool, bool]:
         """Whether a step this size is wider, and taller, than the room the view has, where that decides
         whether a bar is shown (the vertical bar is always there: a step shorter than the view shows its
-        thumb whole; the horizontal one, once a step needed it)."""
+        thumb whole; the horizontal one, once a step needed it: _set_virtual_size)."""
         room, styles = self.container_size, self.styles
         return (
             styles.overflow_x == "auto" and size.width > room.width,
