@@ -7,10 +7,11 @@ prompt or model file pasted in) on the forward steps or in the walk back, activa
 corrupted prompt and a foil pasted in, right or wrong; in half the examples every patching is made in
 a worker thread, as a checkpoint's costly one is), the lens at steps 13–14, the gallery with the
 switches pressed inside it, the model saved and compared with; the app opens with or without the
-command line's --norm and --positions. After every rule: the app is still running (no crash screen)
-and it answered each key within ANSWER_WITHIN seconds. At the end: undoing to the start gives the model
-file's weights, the first trace bit for bit and the switches, prompt and target it opened with
-(keys.mismatch).
+command line's --norm and --positions, recording or not. After every rule: the app is still running
+(no crash screen) and it answered each key within ANSWER_WITHIN seconds. At the end: undoing to the
+start gives the model file's weights, the first trace bit for bit and the switches, prompt and target
+it opened with (keys.mismatch); a recording replays through the very states it logged, and holds no
+control character.
 
 A short run here (TINYTUI_MACHINE examples of up to TINYTUI_MACHINE_STEPS rules each, 3 and 6 unless
 set; TINYTUI_MACHINE_LLAMA examples, 2 unless set, on chapter17-llama); a failure prints the rules that
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -30,7 +32,8 @@ from textual import events
 from textual.screen import ModalScreen
 
 from tests.apps import make_app
-from tests.fuzz.keys import mismatch
+from tests.fuzz.keys import mismatch, unprintable_files
+from tinytui.recording.replay import Replayer, load_recording
 from tinytui.tui.screens.save_screen import SaveScreen
 
 EXAMPLES = int(os.environ.get("TINYTUI_MACHINE", "3"))
@@ -141,6 +144,16 @@ class Driver:
             self.loop.close()
 
 
+def replayed_apart(recording: Path) -> str:
+    """Where replaying a recording made by the keys leaves the states it recorded ("" when every event
+    reaches the state the log says it reached), or that its files hold a control character."""
+    replayer = Replayer(load_recording(recording))
+    replayer.apply_all(replayer.new_session())
+    if replayer.position != replayer.total:
+        return f"replayed {replayer.position} of {replayer.total} events"
+    return replayer.diverged or unprintable_files()
+
+
 class KeyMachine(RuleBasedStateMachine):
     ARGV: tuple[str, ...] = ()  # the command line the app opens with (the chapter's model)
     # then the command line's l and O, one of these: the app opens with them set, undo comes back to them
@@ -154,6 +167,7 @@ class KeyMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.driver: Driver | None = None
+        self.recording: Path | None = None
 
     def press(self, *keys: str) -> None:
         assert self.driver is not None
@@ -163,9 +177,14 @@ class KeyMachine(RuleBasedStateMachine):
         size=st.sampled_from([(120, 40), (80, 24)]),
         threaded=st.booleans(),
         flags=st.integers(0, 3),
+        record=st.booleans(),
     )
-    def start(self, size: tuple[int, int], threaded: bool, flags: int) -> None:
-        self.driver = Driver(size, self.ARGV + self.FLAGS[flags % len(self.FLAGS)])
+    def start(self, size: tuple[int, int], threaded: bool, flags: int, record: bool) -> None:
+        argv = self.ARGV + self.FLAGS[flags % len(self.FLAGS)]
+        if record:  # a recording never replaces a file: each example its own
+            self.recording = Path(f"machine-{len(list(Path().glob('machine-*.txt')))}.txt")
+            argv += ("--record", str(self.recording))
+        self.driver = Driver(size, argv)
         if threaded:  # every patching made in a worker thread, as a checkpoint's costly one is
             self.driver.app.session.second_runs.made_at_once_up_to = 0
 
@@ -302,6 +321,8 @@ class KeyMachine(RuleBasedStateMachine):
                 assert self.driver.undone_to_start() == ""
         finally:
             self.driver.close()
+        if self.recording is not None:
+            assert replayed_apart(self.recording) == ""
 
 
 class LlamaKeyMachine(KeyMachine):
