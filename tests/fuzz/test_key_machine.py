@@ -11,7 +11,7 @@ command line's --norm and --positions, recording or not. After every rule: the a
 (no crash screen) and it answered each key within ANSWER_WITHIN seconds. At the end: undoing to the
 start gives the model file's weights, the first trace bit for bit and the switches, prompt and target
 it opened with (keys.mismatch); a recording replays through the very states it logged, and holds no
-control character.
+control character. The terminal is resized now and then, under whatever is open.
 
 A short run here (TINYTUI_MACHINE examples of up to TINYTUI_MACHINE_STEPS rules each, 3 and 6 unless
 set; TINYTUI_MACHINE_LLAMA examples, 2 unless set, on chapter17-llama); a failure prints the rules that
@@ -107,6 +107,14 @@ class Driver:
                 await pilot.pause()
 
         self._call(pasted)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        async def resized(pilot):
+            if self.app.return_code is None:
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+
+        self._call(resized)
 
     def close_dialogs(self) -> None:
         """Esc until no dialog is left open (a refusal keeps its box open; at most a few deep)."""
@@ -305,6 +313,12 @@ class KeyMachine(RuleBasedStateMachine):
     @rule()
     def escape(self) -> None:
         self.press("escape")
+
+    @rule(size=st.sampled_from([(120, 40), (80, 24), (60, 16), (59, 15), (40, 12), (160, 50)]))
+    def resize(self, size: tuple[int, int]) -> None:
+        # the terminal resized under whatever is open (below 60×16 the app asks for a larger one)
+        assert self.driver is not None
+        self.driver.resize(size)
 
     @invariant()
     def still_running(self) -> None:
