@@ -99,4 +99,3 @@ class Painter:
             return None
         limit = 1.0 if spec.shade == "heat" else spec.limit
         return self.styles.shading_key(spec.shade, limit, box.width - 6)
-
