@@ -139,7 +139,9 @@ def unembed(trace: Trace) -> str:
         "matches z wins."
     ]
     same = "rows" if cfg.tied else "columns"
-    copies, others = [], []  # tied groups whose rows are copies of each other, and the rest
+    # tied groups whose rows are copies of each other, and the rest (each a list of quoted tokens)
+    copies: list[list[str]] = []
+    others: list[list[str]] = []
     for ids in tied_groups(trace["logits"]):
         (copies if _identical(trace, ids) else others).append([quoted(cfg.vocab[k]) for k in ids])
     if copies:
