@@ -588,8 +588,8 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
             return self.editor is not None
         if self.editor is not None and action in ("edit", "not_editable", "table", "move"):
             return False  # typing: the editor's keys only
-        if action == "table":
-            return self._next_table(int(parameters[0])) is not None  # type: ignore[call-overload]
+        if action == "table":  # past the last table, action_table hands the focus on
+            return self.cursor_box is not None
         if action == "edit":
             return self.ref is not None
         if action == "not_editable":

@@ -128,6 +128,18 @@ class TableCursor:
         nxt = self._next_table(step)
         if nxt is not None:
             self.move_to(0, 0, table=nxt)
+            return
+        # past the last table (before the first, going back): the focus moves on, and the cursor waits
+        # on the first table (the last) so that the next Tab into the view goes round them all again
+        ends = [b.index for b in self.blocks.boxes if isinstance(b.item, GridSpec)]
+        old = self.cursor_box
+        self.table, self.row, self.col = (ends[0] if step > 0 else ends[-1]), 0, 0
+        if old is not None:
+            self._refresh_box(old)
+        if step > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
 
     def action_move(self, dr: int, dc: int) -> None:
         spec = self.spec
@@ -179,6 +191,7 @@ class TableCursor:
     def on_focus(self) -> None:
         if self.cursor_box is not None:
             self._refresh_box(self.cursor_box)
+            self.scroll_to_cursor()  # back by Tab, the cursor may wait on a table out of view
         self.refresh_bindings()
         self._cursor_moved()
 
