@@ -130,6 +130,11 @@ def _artists_modern(runs: Runs, width: int) -> list[Line]:
 # ---- page 3: the circuits ------------------------------------------------------------------------
 
 
+# A vocabulary longer than this gives circuit tables over the run's own words (a GPT-2 head's would be
+# 50,257 × 50,257 cells).
+CIRCUIT_VOCAB = 64
+
+
 def circuits_page(runs: Runs, width: int) -> list[Line]:
     cfg = runs.params.cfg
     out: list[Line] = [
@@ -149,11 +154,21 @@ def circuits_page(runs: Runs, width: int) -> list[Line]:
             "tables differ only by their own W_Q, their OV tables only by their own rows of W_O.",
             width,
         )
-    vocab = cfg.vocab
+    vocab, ids = cfg.vocab, None
+    if len(vocab) > CIRCUIT_VOCAB:  # V × V cells for each head: the run's own words only
+        trace = runs.trace
+        words = {*trace.prompt, trace.target, trace.prediction}
+        ids = tuple(i for i, token in enumerate(vocab) if token in words)
+        vocab = tuple(vocab[i] for i in ids)
+        out[-1:-1] = prose(
+            f"Of the {len(cfg.vocab):,} tokens, the tables keep the {len(ids)} of this run: the prompt's, "
+            "the target and the prediction.",
+            width,
+        )
     count = 0
     for b in range(cfg.n_blocks):
         for h in range(1, cfg.n_heads + 1):
-            now, was = runs.circuits(b, h)
+            now, was = runs.circuits(b, h, ids)
             where = f"Head {h}" + (f" of block {b + 1}" if cfg.n_blocks > 1 else "")
             if cfg.group_size > 1:
                 where += f" (key/value head {cfg.kv_head(h - 1) + 1})"

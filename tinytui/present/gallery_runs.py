@@ -61,9 +61,12 @@ class Runs:
         was = artist_rules(self.base_params, self.base, block, head) if self.same_shape else None
         return now, was
 
-    def circuits(self, block: int, head: int) -> tuple[HeadCircuits, HeadCircuits]:
-        """Head `head` of `block`'s QK and OV circuits, now and in the compared run's weights."""
-        return head_circuits(self.params, block, head), head_circuits(self.base_params, block, head)
+    def circuits(
+        self, block: int, head: int, ids: tuple[int, ...] | None = None
+    ) -> tuple[HeadCircuits, HeadCircuits]:
+        """Head `head` of `block`'s QK and OV circuits, now and in the compared run's weights (given ids,
+        over those tokens only)."""
+        return head_circuits(self.params, block, head, ids), head_circuits(self.base_params, block, head, ids)
 
     def attribution(self) -> tuple[Attribution, Attribution | None]:
         """The last position's logits split into parts, now and (same prompt, same tokens) before."""
