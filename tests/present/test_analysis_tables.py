@@ -62,7 +62,7 @@ def test_a_compare_of_a_state_with_itself_is_zeros_and_twins_light_together(chap
         for row in sec.rows:
             for item in row:
                 if item.key.startswith("compare-d:"):
-                    assert {c for r in item.cells for c in r} <= {"0.0000", "·"}
+                    assert {c for r in item.cells for c in r} <= {"0.0000", "0", "·"}  # 0: the mask
     items = {item.key: item for sec in sections for row in sec.rows for item in row}
     attn = "output:blocks.0.attn.{h}"
 
@@ -102,3 +102,16 @@ def test_a_checkpoints_prompt_is_offered_as_text_that_reads_back_to_its_pieces()
     model = load_model(Path(__file__).parents[1] / "gpt2" / "fixtures" / "tiny-gpt2")
     text = prompt_text(model, model.prompt)
     assert text == "The capital of France is Par" and read_prompt(model, text) == model.prompt
+
+
+def test_a_compare_writes_token_ids_as_whole_numbers(chapter):
+    """Step 1's ids are whole numbers in A and B − A too (0, 5, 6, 1), never 5.0000 on a shaded scale."""
+    s = Session(chapter)
+    s.goto(1)
+    s.compare_with("pinned")
+    items = {item.key: item for sec in pane_sections(View.of(s)) for row in sec.rows for item in row}
+    a_key = next(k for k in items if k.startswith("compare-a:"))
+    ids = [row[-1] for row in items[a_key].cells]
+    assert ids == ["0", "5", "6", "1"]
+    d_key = a_key.replace("compare-a:", "compare-d:")
+    assert [row[-1] for row in items[d_key].cells] == ["0"] * 4

@@ -25,6 +25,7 @@ from tinytui.report.tables import fmt
 
 NONE = "·"  # a cell A has no number for (a token, a gradient, a cell outside A's shape)
 MASKED_ONLY = frozenset({MASKED})
+WHOLE_NUMBERS = frozenset({"ids", "mask"})  # tensors of whole numbers: a token's id, the mask's 0 and 1
 
 
 def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, ...]) -> float | None:
@@ -105,10 +106,14 @@ def _made_compare_specs(
                 continue
             any_value = True
             d = b - a
-            line = f"{cell}: A ({words}) = {fmt(a)}, B (now) = {fmt(b)}, B − A = {signed(d)}"
-            a_row.append(Cell(fmt(a), masked, a, detail=f"A · {line}"))
+            if name in WHOLE_NUMBERS:  # written as B's table writes them: 5, not 5.0000
+                a_text, b_text, d_text = f"{a:.0f}", f"{b:.0f}", f"{d:+.0f}" if d else "0"
+            else:
+                a_text, b_text, d_text = fmt(a), fmt(b), signed(d)
+            line = f"{cell}: A ({words}) = {a_text}, B (now) = {b_text}, B − A = {d_text}"
+            a_row.append(Cell(a_text, masked, a, detail=f"A · {line}"))
             mark = frozenset({UP}) if d > 0 else frozenset({DOWN}) if d < 0 else frozenset()
-            d_row.append(Cell(signed(d), mark | masked, d, detail=f"B − A · {line}"))
+            d_row.append(Cell(d_text, mark | masked, d, detail=f"B − A · {line}"))
         a_rows.append(a_row)
         d_rows.append(d_row)
     if not any_value:
