@@ -124,8 +124,8 @@ class TableCursor:
             i += step
         return None
 
-    def action_table(self, step: int) -> None:
-        nxt = self._next_table(step)
+    def action_table(self, direction: int) -> None:
+        nxt = self._next_table(direction)
         if nxt is not None:
             self.move_to(0, 0, table=nxt)
             return
@@ -133,10 +133,10 @@ class TableCursor:
         # on the first table (the last) so that the next Tab into the view goes round them all again
         ends = [b.index for b in self.blocks.boxes if isinstance(b.item, GridSpec)]
         old = self.cursor_box
-        self.table, self.row, self.col = (ends[0] if step > 0 else ends[-1]), 0, 0
+        self.table, self.row, self.col = (ends[0] if direction > 0 else ends[-1]), 0, 0
         if old is not None:
             self._refresh_box(old)
-        if step > 0:
+        if direction > 0:
             self.screen.focus_next()
         else:
             self.screen.focus_previous()
