@@ -78,6 +78,19 @@ async def test_a_patched_cell_says_which_run_it_comes_from_and_what_was_patched(
         assert heads.cells[0] == ("0.7153", "0.7518")
 
 
+async def test_patching_set_in_the_backward_walk_shows_the_forward_step_14(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "b")
+        assert app.session.mode.backward
+        await press(pilot, "A")
+        await type_into_box(pilot, app, "a much would chuck")
+        await type_into_box(pilot, app, "chuck")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert app.session.step == 14 and not app.session.mode.backward  # where the heatmap is
+        assert grid(app, "patch:resid").spec.cells[0] == ("0.7542", "0.7120", "0.7542", "0.7542")
+
+
 async def test_a_corrupted_prompt_of_another_length_is_refused_in_one_line(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "A")

@@ -72,6 +72,8 @@ class AnalysisController:
             if not isinstance(self._apply(change, "patch", refused.append), Event):
                 return refused[0] if refused else "not done"
             host.withdraw_refusal()
+            if host.session.mode.backward:  # the heatmap is the forward step's, not the walk's
+                host.learning.leave_walk()
             host.steps.goto(PATCH_STEP)  # its tables, or "patching…" while a thread makes them
             return None
 
