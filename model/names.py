@@ -52,6 +52,7 @@ MODEL_PARAMS = ("E", POSITION_PARAM, *FINAL_NORM_PARAMS, UNEMBED_PARAM)  # model
 ALL_PARAMS = (*MODEL_PARAMS, *ALL_BLOCK_PARAMS)
 # one tensor per head: "<local>.<h>" (k, v, k_pre: per key/value head)
 PER_HEAD = ("q", "k", "v", "scores", "attn", "head", "q_pre", "k_pre")
+WHOLE_NUMBERS = frozenset({"ids", "mask"})  # tensors of whole numbers: token ids, the mask's 0 and 1
 BLOCK_TENSORS = (
     "ln1.mean",
     "ln1.var",

@@ -20,7 +20,7 @@ import numpy as np
 from tinytui.lesson.why.written import last_piece, settled, value_of
 from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import BLOCK, GRAD, label, split
+from tinytui.model.names import BLOCK, GRAD, WHOLE_NUMBERS, label, split
 from tinytui.model.switches import Switches
 from tinytui.model.trace import Trace
 
@@ -31,7 +31,6 @@ Compute = Callable[[Sequence[float]], float]
 SHOW = 4  # the terms of a long sum shown before "… + N more"
 MINUS = "−"
 PLACES = 4  # the decimals every table, formula and result shows
-WHOLE = frozenset({"ids", "mask"})  # cells that hold whole numbers, shown exactly
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class Operand:
     @property
     def exact(self) -> bool:
         """Shown exactly (a token id, the mask's 0 or 1), so it carries no rounding."""
-        return self.name in WHOLE
+        return self.name in WHOLE_NUMBERS
 
     @property
     def shown(self) -> float:

@@ -18,14 +18,13 @@ import numpy as np
 
 from tinytui.model.backward.parts import PREFIX as GRAD
 from tinytui.model.backward.rows import ROWS_OF
-from tinytui.model.names import label
+from tinytui.model.names import WHOLE_NUMBERS, label
 from tinytui.present.grid_spec import DOWN, MASKED, UP, Cell, GridSpec, Item, Section, grid
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
 
 NONE = "·"  # a cell A has no number for (a token, a gradient, a cell outside A's shape)
 MASKED_ONLY = frozenset({MASKED})
-WHOLE_NUMBERS = frozenset({"ids", "mask"})  # tensors of whole numbers: a token's id, the mask's 0 and 1
 
 
 def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, ...]) -> float | None:
