@@ -32,6 +32,7 @@ from tinytui.present.gallery_lines import (
 from tinytui.present.gallery_runs import ComparedWeights, Runs, marks_of, n_marked
 from tinytui.present.grid_spec import CHANGED, GLYPHS
 from tinytui.present.view import View
+from tinytui.report.print_window import picks_of
 
 PAGES: tuple[tuple[str, str], ...] = (
     ("day", "The day"),
@@ -156,9 +157,8 @@ def circuits_page(runs: Runs, width: int) -> list[Line]:
         )
     vocab, ids = cfg.vocab, None
     if len(vocab) > CIRCUIT_VOCAB:  # V × V cells for each head: the run's own words only
-        trace = runs.trace
-        words = {*trace.prompt, trace.target, trace.prediction}
-        ids = tuple(i for i, token in enumerate(vocab) if token in words)
+        trace = runs.trace  # the tokens a big table keeps (the prompt's, the target), and the prediction
+        ids = tuple(sorted({*picks_of(trace).rows, cfg.token_id(trace.prediction)}))
         vocab = tuple(vocab[i] for i in ids)
         out[-1:-1] = prose(
             f"Of the {len(cfg.vocab):,} tokens, the tables keep the {len(ids)} of this run: the prompt's, "
