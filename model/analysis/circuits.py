@@ -6,6 +6,9 @@ W_O that head h's output is multiplied by:
     QK = E W_Q[h] W_K[h]ᵀ Eᵀ / √d_head     row: the token attending, column: the token attended to
     OV = E W_V[h] W_O^(h) Eᵀ                row: the token attended to, column: the output token whose
                                            logit that token's value pushes up (+) or down (−)
+                                           (W_U in place of Eᵀ when the unembedding is not tied)
+
+In grouped-query attention W_K and W_V are those of the key/value head that query head h reads.
 
 They are what the head would do if its input were bare token embeddings, so they depend on the
 weights only; the run's switches (mask, PE, ablation, norm placement, residual) do not enter them.
@@ -22,18 +25,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tinytui.model.config import ModelConfig
 from tinytui.model.params import Params
 from tinytui.model.trace import Axis, Tensor
 
-# What each circuit leaves out, in one line each, for the UI to show under the matrix.
-QK_IGNORES = (
-    "position (no positional encoding), the layer norm before the head, whatever earlier heads and "
-    "filters added, and the mask and softmax: raw scores from bare token embeddings"
-)
-OV_IGNORES = (
-    "how much attention the token gets, the layer norms before the head and before the logits, and "
-    "everything that happens after the head writes: a direct path from one token to the logits"
-)
+
+def circuit_ignores(cfg: ModelConfig) -> dict[str, str]:
+    """What each circuit leaves out, in a line each, in the terms of the model as it runs (cfg after the
+    switches: its norm, its positions, its attention biases), for the UI to show under the tables. Under
+    RoPE the QK table is what two words at the same place would score: a query and a key turned by the
+    same angle keep their product."""
+    norm = "RMSNorm" if cfg.norm == "rms" else "layer norm"
+    position = {
+        "sinusoid": "position (no positional encoding)",
+        "learned": "position (no row of the position table P)",
+        "rope": "position (the rotary turn of queries and keys: these are the scores of two words at the "
+        "same place)",
+    }[cfg.positions]
+    qk_biases = ", the biases b_Q and b_K" if cfg.attn_bias else ""
+    ov_biases = (", the biases b_V and b_O" if cfg.out_bias else ", the bias b_V") if cfg.attn_bias else ""
+    return {
+        "qk": f"{position}, the {norm} before the head, whatever earlier heads and filters added{qk_biases}, "
+        "and the mask and softmax: raw scores from bare token embeddings",
+        "ov": f"how much attention the token gets, the {norm}s before the head and before the logits"
+        f"{ov_biases}, and everything that happens after the head writes: a direct path from one token to "
+        "the logits",
+    }
+
+
+def ov_formula(cfg: ModelConfig) -> str:
+    """The OV circuit's product for this model: through Eᵀ when the unembedding is tied, W_U when not."""
+    return "E W_V W_O^(h) " + ("Eᵀ" if cfg.tied else "W_U")
 
 
 def head_out_rows(params: Params, block: int, head: int) -> np.ndarray:
@@ -50,10 +72,6 @@ class HeadCircuits:
     qk: Tensor  # (V, V): axes "queries" × "keys"
     ov: Tensor  # (V, V): axes "sources" × "vocab"
     ids: tuple[int, ...] | None = None  # the tokens of the rows and columns, when not the whole vocabulary
-
-    @property
-    def ignores(self) -> dict[str, str]:
-        return {"qk": QK_IGNORES, "ov": OV_IGNORES}
 
     def to_json(self) -> dict:
         return {
@@ -114,14 +132,15 @@ def circuits(params: Params, ids: Sequence[int] | None = None) -> list[HeadCircu
     return [head_circuits(params, b, h, ids) for b, h in heads]
 
 
-def circuits_json(params: Params, ids: Sequence[int] | None = None) -> dict:
+def circuits_json(params: Params, ids: Sequence[int] | None = None, cfg: ModelConfig | None = None) -> dict:
     """{"heads": [{"block", "head", "qk", "ov"}], "vocab": [...], "ignores": {"qk", "ov"}}; given ids,
-    "vocab" is those tokens (the rows' and columns') and "ids" their ids in the whole vocabulary."""
+    "vocab" is those tokens (the rows' and columns') and "ids" their ids in the whole vocabulary. cfg: the
+    model as the switches run it, for the words of "ignores" (the weights' own by default)."""
     vocab = params.cfg.vocab
     doc = {
         "heads": [c.to_json() for c in circuits(params, ids)],
         "vocab": list(vocab) if ids is None else [vocab[int(i)] for i in ids],
-        "ignores": {"qk": QK_IGNORES, "ov": OV_IGNORES},
+        "ignores": circuit_ignores(cfg or params.cfg),
     }
     if ids is not None:
         doc |= {"ids": [int(i) for i in ids], "n_vocab": len(vocab)}

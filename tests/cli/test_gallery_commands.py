@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ from tinytui.model.io.document import ModelFile
 from tinytui.model.io.model_file import save
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
+
+FIXTURES = Path(__file__).parents[1] / "llama" / "fixtures"
 
 
 def cli(capsys, *args):
@@ -67,6 +70,22 @@ def test_circuits_plain_text(capsys):
     # head 1's QK: chuck attends to wood with a raw score of 1.0607 (= 1.5/√2)
     row = next(line for line in out.splitlines() if line.startswith("chuck "))
     assert "1.0607" in row.split()
+
+
+def test_circuits_text_names_a_modern_model_s_parts(capsys):
+    """Llama's RMSNorm, rotary positions, untied W_U and shared key/value heads; the chapter's model under
+    the RMSNorm and RoPE switches; Qwen2's b_V without b_O. None of them reads "layer norm"."""
+    rc, out, _ = cli(capsys, "circuits", "--model", str(FIXTURES / "tiny-llama"))
+    assert rc == 0 and "layer norm" not in out and "no positional encoding" not in out
+    assert "the rotary turn of queries and keys" in out and "the RMSNorm before the head" in out
+    assert "OV = E W_V W_O^(h) W_U:" in out
+    assert "The 4 query heads share 2 key/value heads" in out
+    rc, out, _ = cli(capsys, "circuits", "--norm", "rms", "--positions", "rope")
+    assert rc == 0 and "layer norm" not in out and "OV = E W_V W_O^(h) Eᵀ:" in out
+    rc, out, _ = cli(capsys, "circuits", "--json", "--positions", "rope")
+    assert "rotary turn" in json.loads(out)["ignores"]["qk"]
+    rc, out, _ = cli(capsys, "circuits", "--model", str(FIXTURES / "tiny-qwen2"))
+    assert rc == 0 and "the biases b_Q and b_K" in out and "the bias b_V," in out and "b_O" not in out
 
 
 def test_attribution_json_is_the_function(capsys, chapter):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from tinytui.model.analysis.attribution import (
     part_names,
     residual_parts,
 )
-from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, circuits, circuits_json, head_circuits
+from tinytui.model.analysis.circuits import circuit_ignores, circuits, circuits_json, head_circuits
 from tinytui.model.names import part_label
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
@@ -58,7 +60,6 @@ def test_circuits_are_the_matrix_products(model):
         assert [a.labels for a in (*c.qk.axes, *c.ov.axes)] == [cfg.vocab] * 4
         assert [a.name for a in c.qk.axes] == ["queries", "keys"]
         assert [a.name for a in c.ov.axes] == ["sources", "vocab"]
-        assert c.ignores == {"qk": QK_IGNORES, "ov": OV_IGNORES}
 
 
 def test_chapter_ov_circuit_of_head_one(chapter):
@@ -162,3 +163,22 @@ def test_part_labels():
     assert part_label("emb") == "embedding"
     assert part_label("blocks.0.head.2") == "head 2 ·W_O"
     assert part_label("blocks.1.b_2", n_blocks=2) == "FFN b_2 (block 2)"
+
+
+def test_what_the_circuits_ignore_is_said_in_the_model_s_own_terms(chapter):
+    """The chapter's layer norms and sinusoids; RMSNorm and the rotary turn when the model runs with them;
+    a learned table's row; the biases a model has (Qwen2's b_V without a b_O)."""
+    cfg = chapter.params.cfg
+    words = circuit_ignores(cfg)
+    assert words["qk"].startswith("position (no positional encoding), the layer norm before the head")
+    assert "layer norms before the head and before the logits, and everything" in words["ov"]
+    assert "bias" not in words["qk"] + words["ov"]
+    modern = circuit_ignores(replace(cfg, norm="rms", positions="rope"))
+    assert "rotary turn" in modern["qk"] and "RMSNorm before the head" in modern["qk"]
+    assert "layer norm" not in modern["qk"] + modern["ov"] and "RMSNorms before the head" in modern["ov"]
+    learned = circuit_ignores(replace(cfg, positions="learned", attn_bias=True))
+    assert "position table P" in learned["qk"] and "the biases b_Q and b_K" in learned["qk"]
+    assert "the biases b_V and b_O" in learned["ov"]
+    qwen = circuit_ignores(replace(cfg, attn_bias=True, attn_out_bias=False))
+    assert "the bias b_V," in qwen["ov"] and "b_O" not in qwen["ov"]
+    assert circuits_json(chapter.params)["ignores"] == words

@@ -15,7 +15,7 @@ from tests.tui.helpers import press
 from tinytui.cli.main import main
 from tinytui.lesson.gallery_reading import captions, day
 from tinytui.model.analysis.attribution import NOT_EXACT, attribution
-from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, head_circuits
+from tinytui.model.analysis.circuits import circuit_ignores, head_circuits
 from tinytui.present.gallery_day import day_stages
 from tinytui.present.gallery_lines import CELL, LABEL, WHAT, Pixel, number, picture_lines
 from tinytui.tui.screens.gallery_screen import GalleryScreen
@@ -203,8 +203,9 @@ async def test_the_circuits_of_both_heads(app):
             start = next(k for k, line in enumerate(lines) if line.startswith(f"Head {h} · QK"))
             chuck = next(line for line in lines[start:] if line.startswith("chuck "))
             assert re.findall(r"[+−]?\d\.\d\d", chuck)[j] == number(float(c.qk.values[i, j]))
-        assert flat(f"It ignores {QK_IGNORES}.") in flat(text)
-        assert flat(f"It ignores {OV_IGNORES}.") in flat(text)
+        ignores = circuit_ignores(params.cfg)
+        assert flat(f"It ignores {ignores['qk']}.") in flat(text)
+        assert flat(f"It ignores {ignores['ov']}.") in flat(text)
 
 
 async def test_the_attribution_of_wood_adds_up_to_the_logit_shown(app):

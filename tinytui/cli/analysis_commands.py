@@ -60,10 +60,12 @@ MAX_CIRCUIT_CELLS = 2**27  # 1 GB of float64: the chapter's models need a few th
 
 
 def run_circuits(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
-    from tinytui.model.analysis.circuits import OV_IGNORES, QK_IGNORES, circuits, circuits_json
+    from tinytui.model.analysis.circuits import circuit_ignores, circuits, circuits_json, ov_formula
+    from tinytui.model.switches import run_config
 
     params = setup.model.params
     cfg = params.cfg
+    running = run_config(cfg, setup.state.switches)  # the words name the norm and positions it runs with
     heads, cells = cfg.n_blocks * cfg.n_heads, 2 * cfg.n_blocks * cfg.n_heads * cfg.n_vocab**2
     # GPT-2's whole tables would be terabytes: read them at the prompt's tokens and the target instead
     ids = None if cells <= MAX_CIRCUIT_CELLS else prompt_tokens(setup)
@@ -73,7 +75,7 @@ def run_circuits(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
             f"the circuits of head {c.head} of block {c.block + 1}", [c.qk.values, c.ov.values], setup
         )
     if args.json:
-        out.write(json.dumps(circuits_json(params, ids), indent=1, allow_nan=False) + "\n")
+        out.write(json.dumps(circuits_json(params, ids, running), indent=1, allow_nan=False) + "\n")
         return 0
     if ids is None:
         lines = [
@@ -87,13 +89,18 @@ def run_circuits(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
             f"{cells * 8 / 2**30:,.0f} GB): each cell is the whole table's, read off the weights alone "
             "(the prompt picks the tokens; it and the switches do not enter the numbers)."
         ]
+    ignores = circuit_ignores(running)
     lines += [
-        f"QK = E W_Q W_Kᵀ Eᵀ / √d_head: row attends to column. It ignores {QK_IGNORES}.",
-        f"OV = E W_V W_O^(h) Eᵀ: attending to the row token pushes each column token's logit. "
-        f"It ignores {OV_IGNORES}.",
+        f"QK = E W_Q W_Kᵀ Eᵀ / √d_head: row attends to column. It ignores {ignores['qk']}.",
+        f"OV = {ov_formula(cfg)}: attending to the row token pushes each column token's logit. "
+        f"It ignores {ignores['ov']}.",
     ]
-    if cfg.attn_bias:  # GPT-2's: the circuits are the weights' products, as in the literature
-        lines.append("Both leave out the attention's biases (b_Q, b_K, b_V and b_O) too.")
+    if cfg.group_size > 1:
+        lines.append(
+            f"The {cfg.n_heads} query heads share {cfg.n_kv_heads} key/value "
+            f"head{'s' if cfg.n_kv_heads > 1 else ''}: a head's W_K and W_V are those of the key/value head "
+            "it reads."
+        )
     for c in found:
         lines += ["", *_circuit_tables(c, params.cfg.n_blocks)]
     out.write("\n".join(lines) + "\n")

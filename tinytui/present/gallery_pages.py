@@ -11,6 +11,7 @@ import numpy as np
 
 from tinytui.lesson.gallery_reading import llama3_figures
 from tinytui.lesson.texts.wording import in_words
+from tinytui.model.analysis.circuits import circuit_ignores
 from tinytui.model.config import ModelConfig
 from tinytui.model.names import part_label
 from tinytui.present.gallery_day import day_page, day_stages
@@ -172,7 +173,7 @@ def circuits_page(runs: Runs, width: int) -> list[Line]:
             where = f"Head {h}" + (f" of block {b + 1}" if cfg.n_blocks > 1 else "")
             if cfg.group_size > 1:
                 where += f" (key/value head {cfg.kv_head(h - 1) + 1})"
-            ign = now.ignores
+            ign = circuit_ignores(runs.trace.cfg)
             for key, title, t, old in (
                 ("qk", f"{where} · QK circuit (row: the word looking, column: the word looked at)", now.qk,
                  was.qk),
@@ -180,34 +181,11 @@ def circuits_page(runs: Runs, width: int) -> list[Line]:
                  now.ov, was.ov),
             ):  # fmt: skip
                 out += matrix(title, vocab, vocab, t.values, old.values, width=width)
-                out += prose(f"It ignores {_ignores(runs.trace.cfg, key, ign[key])}.", width, MUTED, "  ")
+                out += prose(f"It ignores {ign[key]}.", width, MUTED, "  ")
                 count += n_marked(marks_of(t.values, old.values))
                 out.append(BLANK)
     out.append(marked_note(count, "values"))
     return out
-
-
-def _ignores(cfg: ModelConfig, key: str, said: str) -> str:
-    """What a circuit leaves out (said: the chapter's words), in this run's terms when its norm is RMSNorm
-    or its positions rotary. Under RoPE the QK table is what two words at the same place would score: a
-    query and a key turned by the same angle keep their product."""
-    rope, norm = cfg.positions == "rope", "RMSNorm" if cfg.norm == "rms" else "layer norm"
-    if not rope and cfg.norm != "rms":
-        return said
-    if key == "ov":
-        return (
-            f"how much attention the token gets, the {norm}s before the head and before the logits, and "
-            "all that happens after the head writes: the direct path from one token to the logits"
-        )
-    where = (
-        "position (the rotary turn of queries and keys: these are the scores of two words at the same place)"
-        if rope
-        else "position (no positional encoding)"
-    )
-    return (
-        f"{where}, the {norm} before the head, whatever earlier heads and filters added, and the mask "
-        "and softmax: raw scores from bare token embeddings"
-    )
 
 
 # ---- page 4: the attribution ---------------------------------------------------------------------
