@@ -234,9 +234,14 @@ def _mark_caption(gallery: Gallery) -> Caption:
             "the artists cannot tell the order of the words."
         )
         return Caption("mark", None, text, {})
+    source = (
+        "the row for that position of a table the model learned"
+        if gallery.cfg.positions == "learned"
+        else "sines and cosines of the position, worked out by a formula, not learned"
+    )
     text = (
-        "Every painting gets a small mark saying where it hangs in the row, added on top of its stock "
-        "picture."
+        f"Every painting gets a mark saying where it hangs in the row, added on top of its stock picture: "
+        f"{source}."
     )
     sizes = [float(np.linalg.norm(pt.mark)) for pt in gallery.paintings]
     size, labels = _largest(gallery, sizes)
@@ -248,7 +253,19 @@ def _mark_caption(gallery: Gallery) -> Caption:
         said = f"The biggest marks, tied at a size of {_size(size)}, are on {listed(labels)}."
     else:
         said = f"The biggest mark, of size {_size(size)}, is on {labels[0]}."
-    return Caption("mark", None, f"{text} {said}", {"mark": size})
+    stock = max(float(np.linalg.norm(pt.stock)) for pt in gallery.paintings)
+    beside = _beside_the_stock(size, stock)
+    return Caption("mark", None, f"{text} {said} {beside}", {"mark": size, "boldest stock": stock})
+
+
+def _beside_the_stock(mark: float, stock: float) -> str:
+    """How the biggest mark compares with the boldest stock picture, as the sizes quoted read."""
+    boldest = f"the boldest stock picture's size, {_size(stock)}"
+    if _size(mark) == _size(stock):
+        return f"That is as big as {boldest}."
+    if mark < stock / 2:
+        return f"That is less than half {boldest}: the marks are faint beside the pictures."
+    return f"That is {'less' if mark < stock else 'more'} than {boldest}."
 
 
 def _turn_caption(gallery: Gallery) -> Caption:

@@ -11,6 +11,7 @@ import pytest
 from tests.model.reference_backward import random_model
 from tinytui.lesson.gallery_reading import (
     GPT3,
+    _beside_the_stock,
     artist_rules,
     captions,
     day,
@@ -146,6 +147,8 @@ def test_captions_quote_only_values_of_the_run(case):
             tensor = trace["emb" if c.kind == "stock" else "pe"]
             on = c.kind == "stock" or trace.switches.positional_encoding
             expected = {c.kind: np.linalg.norm(tensor, axis=1).max()} if on else {}
+            if c.kind == "mark" and on:  # the biggest mark beside the boldest stock picture
+                expected["boldest stock"] = np.linalg.norm(trace["emb"], axis=1).max()
         else:
             expected = expected_numbers(params, trace, c.position)[c.kind]
             assert c.text.startswith(f"Painting {trace.token_labels[c.position]}:")
@@ -182,7 +185,11 @@ def test_equal_sizes_at_the_quoted_precision_are_named_as_a_tie(chapter, trace):
     position mark at d_model 4 is √2: none of them is "the" boldest or biggest."""
     stock, mark = (c.text for c in captions(day(chapter.params, trace))[:2])
     assert stock.endswith("The boldest, tied at a size of 1.12, are 1:woodchuck and 3:chuck."), stock
-    assert mark.endswith("No mark is bigger than another: all four positions tie at 1.41."), mark
+    assert "sines and cosines of the position" in mark and "small" not in mark
+    assert mark.endswith(
+        "No mark is bigger than another: all four positions tie at 1.41. That is more than the boldest "
+        "stock picture's size, 1.12."
+    ), mark
     off = run(chapter.params, chapter.prompt, chapter.target, Switches(positional_encoding=False))
     mark_off = captions(day(chapter.params, off))[1]
     assert "switched off (PE off)" in mark_off.text and mark_off.numbers == {}
@@ -268,3 +275,18 @@ def test_ties_are_read_at_the_precision_shown():
     assert tops_as_shown(sizes, lambda v: f"{v:.2f}") == [1, 2]  # 1.1149 reads 1.11
     assert tops_as_shown(sizes, lambda v: f"{v:.1f}") == [1, 2, 3]
     assert tops_as_shown([0.3, 0.2]) == [0]
+
+
+@pytest.mark.parametrize(
+    ("mark", "stock", "said"),
+    [
+        (1.0, 2.5, "less than half the boldest stock picture's size, 2.50: the marks are faint beside the pictures."),
+        (1.834, 2.69, "less than the boldest stock picture's size, 2.69."),
+        (1.118, 1.1204, "as big as the boldest stock picture's size, 1.12."),
+        (1.41, 1.12, "more than the boldest stock picture's size, 1.12."),
+    ],
+)
+def test_the_biggest_mark_is_weighed_against_the_boldest_stock_picture(mark, stock, said):
+    """A mark is not called small unless it is: the chapter's sinusoidal marks (√2) are bolder than its
+    stock pictures; sizes that read the same as quoted are "as big"."""
+    assert _beside_the_stock(mark, stock) == f"That is {said}"

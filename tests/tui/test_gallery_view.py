@@ -308,7 +308,7 @@ async def test_on_chapter17_llama_the_marks_stage_is_rotary_and_no_part_is_posit
 async def test_switching_the_chapter_to_rope_inside_the_gallery_retells_the_marks(app):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "v", "n")
-        assert "Every painting gets a small mark" in flat(panel(app).text)
+        assert "Every painting gets a mark saying where it hangs" in flat(panel(app).text)
         await press(pilot, "O")  # the positions switch works inside the gallery
         assert app.session.trace.cfg.positions == "rope"
         text = flat(panel(app).text)
