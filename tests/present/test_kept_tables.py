@@ -9,6 +9,7 @@ from tinytui.present.backward_tables import pane_sections
 from tinytui.present.cells import all_items
 from tinytui.present.grid_spec import GridSpec, KeptSpecs
 from tinytui.present.view import View
+from tinytui.session.state import WALK
 
 
 def tables(session, kept: KeptSpecs) -> dict[str, GridSpec]:
@@ -86,3 +87,21 @@ def test_the_same_numbers_against_other_numbers_before_say_so():
     for a, b in zip(first, last):  # the same numbers now, each against its own number before
         assert a.partition("  (was ")[0] == b.partition("  (was ")[0]
         assert a != b
+
+
+@pytest.mark.parametrize("gradients", [False, True])
+def test_the_walk_shown_again_shows_the_tables_it_showed(gradients):
+    """Into the walk and out and in again (b, b, b): each step of the walk shows the very gradient tables it
+    showed, the heads side by side too, and they read as tables made afresh."""
+    session, kept = random_app(tokens=6).session, KeptSpecs()
+    session.set_mode(gradients=gradients)
+    for step in WALK:
+        session.goto(step, backward=True)
+        first = tables(session, kept)
+        session.set_mode(backward=False)
+        tables(session, kept)
+        session.set_mode(backward=True)
+        again = tables(session, kept)
+        assert again.keys() == first.keys()
+        assert [k for k in first if again[k] is not first[k]] == []
+        assert {k: reads(s) for k, s in again.items()} == made_afresh(session)

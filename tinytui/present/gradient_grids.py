@@ -9,7 +9,7 @@ model/backward/gradients.py's.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -212,12 +212,12 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
             t = grads.tensor(name)
             win = windows.gradient_window(view, t, None)
             at = windows.indices(win, *t.values.shape)
-            part = _matrix_spec(
-                view, key, windows.titled(f"head {h}", win), t, t.values, _no_prefix, role, False, at=at
+            parts.append(
+                _matrix_spec(
+                    view, key, windows.titled(f"head {h}", win), t, t.values, _no_prefix, role, False, at=at
+                )
             )
-            parts.append(short_key_labels(part))
-        joined = side_by_side(view.kept, key, f"{title} — per head", parts)
-        return joined if len(parts) > 1 else replace(joined, key=key)  # one head: its own spec, renamed
+        return _heads_joined(view, key, f"{title} — per head", None, parts, short_key_labels)
     name = view.name(template)
     if is_param and name in ROWS_OF and hasattr(grads, "rows"):  # E's: the window's rows only
         win = window or windows.param_window(view, view.name(_weight_of(template)))
@@ -237,10 +237,35 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
                 prefix = lambda r, c, h=h: f"h{h + 1}: "  # noqa: E731
                 parts.append(_matrix_spec(view, key, label, t, t.values[h], prefix, role, True, h, at))
         title = windows.titled(title, win)
-        joined = side_by_side(view.kept, key, title, parts)
-        return joined if len(parts) > 1 else replace(joined, key=key, title=title)
+        return _heads_joined(view, key, title, title, parts, _as_it_is)
     at = None if win is None else (win.rows, win.cols)
     return _matrix_spec(view, key, windows.titled(title, win), t, t.values, _no_prefix, role, is_param, at=at)
+
+
+def _heads_joined(
+    view: View,
+    key: str,
+    title: str,
+    one_title: str | None,
+    made: list[GridSpec],
+    relabel: Callable[[GridSpec], GridSpec],
+) -> GridSpec:
+    """The heads' tables side by side under title (one head: its own table under key, titled one_title,
+    or its own title when None), kept while each head's table is the one kept (_matrix_spec): going in
+    and out of the walk finds the same table, so the view lays out and draws nothing again."""
+    kept_as = ("gradient heads", key, title, one_title)
+    made_of = (_Held(view.gradients), *(_Held(part) for part in made))
+    if (hit := view.kept.find(kept_as, made_of)) is not None:
+        return hit
+    parts = [relabel(part) for part in made]
+    joined = side_by_side(view.kept, key, title, parts)
+    if len(parts) == 1:  # one head: its own spec, renamed
+        joined = replace(joined, key=key, title=joined.title if one_title is None else one_title)
+    return view.kept.keep(kept_as, made_of, joined)
+
+
+def _as_it_is(part: GridSpec) -> GridSpec:
+    return part
 
 
 def _no_prefix(r: int, c: int) -> str:
@@ -249,7 +274,18 @@ def _no_prefix(r: int, c: int) -> str:
 
 def logits_gradient_grid(view: View) -> GridSpec:
     """Step 15's result, one row per token: p beside ∂L/∂ℓ, so p − onehot(target) can be read off. A long
-    vocabulary shows its most likely tokens and the target, and one row for the rest (their sums)."""
+    vocabulary shows its most likely tokens and the target, and one row for the rest (their sums). Kept
+    while the gradients are the same: going in and out of the walk at step 15 finds the same table."""
+    trace, grads = view.trace, view.gradients
+    probs = trace["probs"]
+    made_of = (_Held(grads), probs, trace.target)
+    if (hit := view.kept.find(("logits gradient",), made_of)) is not None:
+        return hit
+    return view.kept.keep(("logits gradient",), made_of, _made_logits_gradient_grid(view))
+
+
+def _made_logits_gradient_grid(view: View) -> GridSpec:
+    """logits_gradient_grid's table, made."""
     trace, grads = view.trace, view.gradients
     probs, d = trace["probs"], grads["grad.logits"]
     vocab = trace.cfg.vocab
