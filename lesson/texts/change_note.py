@@ -16,7 +16,7 @@ from tinytui.lesson.arch_names import Arch
 from tinytui.lesson.step_path import changed_per_step
 from tinytui.lesson.texts.wording import quoted
 from tinytui.model.diff import TraceDiff, diff
-from tinytui.model.names import prefix
+from tinytui.model.names import prefix, split
 from tinytui.model.trace import Trace
 
 
@@ -64,26 +64,29 @@ def _outcome(before: Trace, after: Trace) -> str:
     return f"the prediction moves from {moved}; {loss}"
 
 
-_EDITED = re.compile(r"\b(W_1|b_1|W_2)\[(\d+)(?:,\s*(\d+))?\]")
+Edited = tuple[str, tuple[int, ...]]  # a weight's canonical name and the index of the cell edited
+UNIT_AXIS = {"W_1": 1, "b_1": 0, "W_2": 0}  # which axis of each feed-forward weight counts its units
 
 
 def _dead_units(trace: Trace, block: int) -> set[int]:
-    if trace.switches.activation != "relu":
+    if trace.switches.activation != "relu" or trace.cfg.gated:
         return set()
     h = trace[prefix(block) + "hidden"]
     return {int(u) for u in np.flatnonzero((h == 0).all(axis=0))}
 
 
-def _why_nothing(before: Trace, after: Trace, what: str) -> str:
+def _why_nothing(before: Trace, after: Trace, what: str, edited: Edited | None) -> str:
     """Why an edit changed no value of the run, when the traces show it."""
-    m = _EDITED.search(what)
-    if m:
-        name, i, j = m.group(1), int(m.group(2)), m.group(3)
-        unit = i if name == "W_2" else (int(j) if name == "W_1" and j is not None else i)
-        if unit in _dead_units(before, 0) & _dead_units(after, 0):
-            return (
-                f": unit {unit} is zero at every position (ReLU cuts it), so the weight is multiplied by zero"
-            )
+    if edited is not None:
+        block, local = split(edited[0])
+        axis = UNIT_AXIS.get(local)
+        if block is not None and axis is not None and len(edited[1]) > axis:
+            unit = edited[1][axis]
+            if unit in _dead_units(before, block) & _dead_units(after, block):
+                return (
+                    f": unit {unit} is zero at every position (ReLU cuts it), so the weight is multiplied "
+                    "by zero"
+                )
     if (after.switches.ablated_heads or after.switches.ablated) and re.search(r"\bW_(V|O|Q|K)\b", what):
         return ": the weight belongs to an ablated head, whose output is replaced by zeros"
     return ": the value did not change, or nothing this run computes depends on it"
@@ -141,16 +144,18 @@ def _kind_change(d: TraceDiff, before: Trace, after: Trace) -> str:
     return "; ".join(said) + (f"; {_ranges(steps)} changed" if steps else "")
 
 
-def change_note(before: Trace, after: Trace, what: str, d: TraceDiff | None = None) -> str:
+def change_note(
+    before: Trace, after: Trace, what: str, d: TraceDiff | None = None, edited: Edited | None = None
+) -> str:
     """One line, e.g. 'mask off: steps 8–12 changed, but only in the rows before the last; …'.
-    d: diff(before, after) when the caller has it already."""
+    d: diff(before, after) when the caller has it already; edited: the weight and cell an edit changed."""
     d = diff(before, after) if d is None else d
     if before.cfg.norm != after.cfg.norm or before.cfg.positions != after.cfg.positions:
         return f"{what}: {_kind_change(d, before, after)}; {_outcome(before, after)}."
     if any(t.reshaped for t in d.tensors.values()):
         return f"{what}: {_length_change(d, before, after)}; {_outcome(before, after)}."
     if d.empty:
-        why = _why_nothing(before, after, what)
+        why = _why_nothing(before, after, what, edited)
         return f"{what}: nothing in the run changed{why}; {_outcome(before, after)}."
     cfg = after.cfg
     steps = changed_steps(d, before, after)

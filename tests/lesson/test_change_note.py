@@ -51,7 +51,10 @@ def test_an_edit_feeding_only_dead_relu_units_changes_nothing_downstream(chapter
     hidden = base["blocks.0.hidden"]
     dead = int(np.flatnonzero((hidden == 0).all(axis=0))[0])
     w2 = chapter.params.with_edit("blocks.0.W_2", (dead, 0), 3.0)
-    note = change_note(base, run(w2, chapter.prompt, chapter.target), f"edit W_2[{dead},0]")
+    label = f"edit W_2[unit {dead}, thing]"  # as the table labels the cell
+    note = change_note(
+        base, run(w2, chapter.prompt, chapter.target), label, edited=("blocks.0.W_2", (dead, 0))
+    )
     assert "nothing in the run changed" in note and f"unit {dead} is zero at every position" in note
     assert "did not move" in note
     # nudge a W_1 weight into the dead unit by a little: its pre-activations move but stay at or below 0

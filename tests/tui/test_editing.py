@@ -411,3 +411,16 @@ async def test_an_edit_says_what_changed_and_why_the_prediction_moved_or_not(app
         await edit_w_o(pilot, app, "0.25")  # a second edit's note takes the first's place
         notes = [n.message for n in app.toasts.notes() if n.title == "Edited"]
         assert len(notes) == 1 and notes[0].startswith("edit W_O[h1.k0, thing]: 0.5000 → 0.2500")
+
+
+async def test_an_edit_of_a_dead_relu_unit_s_w_2_row_says_why_nothing_moved(app):
+    """Unit 0 of the chapter's feed-forward is zero at every position, so its row of W_2 is multiplied by
+    zero: the edit's notice says so, naming the unit as the tables label it."""
+    async with app.run_test(size=(120, 40)) as pilot:
+        hidden = app.session.trace["blocks.0.hidden"]
+        assert (hidden[:, 0] == 0).all()
+        await press(pilot, "G", "p", "p", "p", "p")  # step 12: y = hidden W_2 + b_2
+        g = await type_into_cell(pilot, app, "param:blocks.0.W_2", 0, 0, "3")
+        assert not g.editing and app.session.params["blocks.0.W_2"][0, 0] == 3.0
+        said = " ".join(note.message for note in app.toasts.notes())
+        assert "nothing in the run changed: unit 0 is zero at every position (ReLU cuts it)" in said

@@ -37,7 +37,7 @@ class EditController:
             d = event.data
             what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
             d = host.session.diff_between(event.before, event.after)
-            note = change_note(event.before, event.after, what, d)
+            note = change_note(event.before, event.after, what, d, (ref.name, ref.index))
             host.notify(note, title="Edited", timeout=6, replaces="edit")  # the last edit's note only
 
     # ---- history -------------------------------------------------------------------------------
