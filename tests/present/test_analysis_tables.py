@@ -115,3 +115,19 @@ def test_a_compare_writes_token_ids_as_whole_numbers(chapter):
     assert ids == ["0", "5", "6", "1"]
     d_key = a_key.replace("compare-a:", "compare-d:")
     assert [row[-1] for row in items[d_key].cells] == ["0"] * 4
+
+
+def test_a_compare_of_prompts_shows_a_s_tokens_and_which_position_changed(chapter):
+    """A's token column reads A's words, B − A says "=" or which word became which (a token is not a
+    number to subtract), and the prompt's table is unshaded in A and B − A as it is in B."""
+    s = Session(chapter)
+    s.goto(1)
+    s.compare_with("prompt", "a woodchuck would wood")
+    items = {item.key: item for sec in pane_sections(View.of(s)) for row in sec.rows for item in row}
+    a_key = next(k for k in items if k.startswith("compare-a:"))
+    d_key = a_key.replace("compare-a:", "compare-d:")
+    a_spec, b_spec, d_spec = items[a_key], items[a_key.removeprefix("compare-a:")], items[d_key]
+    assert [row[0] for row in a_spec.cells] == ["a", "woodchuck", "would", "wood"]
+    assert [row[0] for row in d_spec.cells] == ["=", "=", "=", "wood→chuck"]
+    assert [row[-1] for row in d_spec.cells] == ["0", "0", "0", "−3"]  # chuck is id 1, wood id 4
+    assert not b_spec.shaded and not a_spec.shaded and not d_spec.shaded

@@ -19,7 +19,7 @@ import numpy as np
 from tinytui.model.backward.parts import PREFIX as GRAD
 from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.names import WHOLE_NUMBERS, label
-from tinytui.present.grid_spec import DOWN, MASKED, UP, Cell, GridSpec, Item, Section, grid
+from tinytui.present.grid_spec import CHANGED, DOWN, MASKED, UP, Cell, GridSpec, Item, Section, grid
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
 
@@ -79,7 +79,7 @@ def _made_compare_specs(
     view: View, spec: GridSpec, comparison: Any, a: Any, a_trace: Any
 ) -> tuple[GridSpec, GridSpec] | None:
     """compare_specs' tables, made."""
-    b_trace, b_params, a_params = view.trace, view.params, a.params
+    b_trace, b_params, a_params, a_prompt = view.trace, view.params, a.params, a.prompt
     a_grads, b_grads = view.other.compare_gradients(), view.gradients
     n_blocks = b_trace.cfg.n_blocks
     words = comparison.words
@@ -90,6 +90,12 @@ def _made_compare_specs(
         a_row, d_row = [], []
         for c, source in enumerate(row):
             masked = spec.marks[r][c] & MASKED_ONLY  # the causal mask is the same in A: its × stays
+            ref = spec.refs[r][c] if spec.refs else None
+            if source is None and ref is not None and ref.kind == "token":
+                a_cell, d_cell = token_cells(ref.index[0], a_prompt, b_trace.prompt, words)
+                a_row.append(a_cell)
+                d_row.append(d_cell)
+                continue
             if source is None:
                 a_row.append(Cell(NONE, detail="A: no number of the run here"))
                 d_row.append(Cell(NONE, detail="B − A: no number of the run here"))
@@ -110,14 +116,15 @@ def _made_compare_specs(
             else:
                 a_text, b_text, d_text = fmt(a), fmt(b), signed(d)
             line = f"{cell}: A ({words}) = {a_text}, B (now) = {b_text}, B − A = {d_text}"
-            a_row.append(Cell(a_text, masked, a, detail=f"A · {line}"))
+            shaded = spec.values[r][c] is not None  # A shades what B's table shades, no more
+            a_row.append(Cell(a_text, masked, a if shaded else None, detail=f"A · {line}"))
             mark = frozenset({UP}) if d > 0 else frozenset({DOWN}) if d < 0 else frozenset()
-            d_row.append(Cell(d_text, mark | masked, d, detail=f"B − A · {line}"))
+            moved = None if name in WHOLE_NUMBERS else d  # a difference of ids is no amount to shade
+            d_row.append(Cell(d_text, mark | masked, moved, detail=f"B − A · {line}"))
         a_rows.append(a_row)
         d_rows.append(d_row)
     if not any_value:
         return None
-    shade = spec.shade or "diverging"
     a_spec = grid(
         f"compare-a:{spec.key}",
         f"A · {spec.title}",
@@ -125,7 +132,7 @@ def _made_compare_specs(
         spec.rows,
         spec.cols,
         a_rows,
-        shade,
+        spec.shade,
         spec.role,
         spec.limit if spec.shade else None,
         spec.groups,
@@ -133,6 +140,23 @@ def _made_compare_specs(
     d_spec = grid(f"compare-d:{spec.key}", f"B − A · {spec.title}", spec.corner, spec.rows, spec.cols, d_rows,
                   "diverging", spec.role, None, spec.groups)  # fmt: skip
     return a_spec, d_spec
+
+
+def token_cells(
+    position: int, a_prompt: tuple[str, ...], b_prompt: tuple[str, ...], words: str
+) -> tuple[Cell, Cell]:
+    """A prompt position's token in A, and in B − A whether it is the same ("=") or which it became
+    ("a→the", marked as a change without a direction): a token is a word, not a number to subtract."""
+    b_token = b_prompt[position]
+    if position >= len(a_prompt):
+        why = f"position {position}: A ({words}) has no token here"
+        return Cell(NONE, detail=f"A · {why}"), Cell(NONE, detail=f"B − A · {why}")
+    a_token = a_prompt[position]
+    line = f"position {position}: A ({words}) reads {a_token!r}, B (now) reads {b_token!r}"
+    if a_token == b_token:
+        return Cell(a_token, detail=f"A · {line}"), Cell("=", detail=f"B − A · {line}: the same token")
+    changed = Cell(f"{a_token}→{b_token}", frozenset({CHANGED}), detail=f"B − A · {line}")
+    return Cell(a_token, detail=f"A · {line}"), changed
 
 
 def with_comparison(view: View, sections: list[Section]) -> list[Section]:
