@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from tinytui.lesson import step_path as steps
-from tinytui.model.analysis.patching import Patching
-from tinytui.model.backward.gradients import Gradients
 from tinytui.model.diff import TraceDiff
 from tinytui.model.generation.sampling import Sampling
 from tinytui.model.params import Params
@@ -16,10 +15,14 @@ from tinytui.model.switches import Switches
 from tinytui.model.trace import Trace
 from tinytui.present.grid_spec import KeptSpecs
 from tinytui.session.next_token import NewPass, full_line, new_pass
-from tinytui.session.practice_state import Shown
-from tinytui.session.second_runs import Comparison, PatchSetting
 from tinytui.session.session import Session
 from tinytui.session.state import Mode, State
+
+if TYPE_CHECKING:  # what only a second run, the backward walk or practice makes
+    from tinytui.model.analysis.patching import Patching
+    from tinytui.model.backward.gradients import Gradients
+    from tinytui.session.practice_state import Shown
+    from tinytui.session.second_runs import Comparison, PatchSetting
 
 
 @dataclass(frozen=True)
