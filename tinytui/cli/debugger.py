@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from typing import TextIO
 
 from tinytui.cli import garbage_collector
@@ -95,6 +94,8 @@ def run_app(app) -> int:
     try:
         app.run()
     except Exception as exc:  # one that escaped Textual's own handler (while closing the screens, say)
+        import traceback
+
         traceback.print_exception(exc)
         app.rescue(exc)
     if app.return_code == 1:

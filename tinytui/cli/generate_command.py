@@ -21,7 +21,6 @@ import numpy as np
 from tinytui.cli.new_command import CommandError
 from tinytui.model.generation import kv_cache, sampling
 from tinytui.model.generation.continuation import MAX_TOKENS, Continuation, generate
-from tinytui.model.io.checkpoint import CheckpointModel
 
 if TYPE_CHECKING:
     from tinytui.cli.run_setup import Setup
@@ -82,6 +81,8 @@ def document(setup: Setup, found: Continuation) -> dict[str, Any]:
     """The JSON: the new tokens in order, and per token the distribution drawn from (after temperature,
     top-k and top-p, vocabulary order), the logits before them and the uniform number used (null when
     greedy); the prompt, the settings, whether the KV cache was used and why it stopped early (or null)."""
+    from tinytui.model.io.checkpoint import CheckpointModel
+
     cfg = setup.state.params.cfg
     s = found.picks[0].sampling if found.picks else None
     doc: dict[str, Any] = {"prompt": list(found.prompt), "tokens": list(found.tokens)}
@@ -106,6 +107,8 @@ def document(setup: Setup, found: Continuation) -> dict[str, Any]:
 
 
 def text_lines(setup: Setup, found: Continuation) -> list[str]:
+    from tinytui.model.io.checkpoint import CheckpointModel
+
     cfg, state = setup.state.params.cfg, setup.state
     s = found.picks[0].sampling if found.picks else sampling.Sampling()
     model = setup.model

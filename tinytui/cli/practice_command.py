@@ -17,7 +17,6 @@ from tinytui.cli.debugger import app_options, has_terminal, require_terminal, ru
 from tinytui.cli.quiz_command import add_step_options
 from tinytui.cli.run_setup import Setup, UsageError, record_option, setup_from
 from tinytui.model import checks
-from tinytui.model.io.checkpoint import load_model
 from tinytui.model.io.model_file import load_default
 from tinytui.model.io.presets import resolve
 from tinytui.model.switches import defaults
@@ -47,6 +46,7 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
     from tinytui.lesson.practice.lesson_file import LessonError, check_on, edited_params, model_path
     from tinytui.lesson.why.explain import CellError, explain
     from tinytui.model.backward.gradients import Gradients
+    from tinytui.model.io.checkpoint import load_model
 
     def fail(field: str, why: object) -> UsageError:
         return UsageError(f"{path}: {field}: {why}")

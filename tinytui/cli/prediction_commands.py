@@ -21,7 +21,6 @@ import numpy as np
 
 from tinytui.cli.run_setup import UsageError
 from tinytui.model import checks
-from tinytui.model.io.checkpoint import CheckpointModel
 from tinytui.model.io.field_checks import ModelFileError
 
 if TYPE_CHECKING:
@@ -118,6 +117,8 @@ def wrap(text: str) -> list[str]:
 
 def corrupt_prompt(setup: Any, text: str) -> tuple[str, ...]:
     """--corrupt read as --prompt is: the checkpoint's own pieces, or tokens of the vocabulary."""
+    from tinytui.model.io.checkpoint import CheckpointModel
+
     model, cfg = setup.model, setup.model.cfg
     try:
         if isinstance(model, CheckpointModel):
@@ -128,6 +129,8 @@ def corrupt_prompt(setup: Any, text: str) -> tuple[str, ...]:
 
 
 def foil_token(setup: Any, token: str) -> str:
+    from tinytui.model.io.checkpoint import CheckpointModel
+
     model, cfg = setup.model, setup.model.cfg
     try:
         if isinstance(model, CheckpointModel):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tinytui.model import checks
-from tinytui.model.io.checkpoint import CheckpointModel, load_model
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.model_file import default_model_path, load_default
 from tinytui.model.io.presets import resolve
@@ -16,6 +16,9 @@ from tinytui.model.switches import defaults, run_config
 from tinytui.model.trace import DEFAULT_LR, Trace, run
 from tinytui.session.session import Session
 from tinytui.session.state import Refused, State
+
+if TYPE_CHECKING:
+    from tinytui.model.io.checkpoint import CheckpointModel
 
 
 class UsageError(Exception):
@@ -71,14 +74,22 @@ def setup_from(args: argparse.Namespace) -> Setup:
     model is run once here, so one that overflows is one line now rather than a traceback later."""
     source = resolve(args.model) if args.model else default_model_path()
     record = record_option(getattr(args, "record", None), source)
-    model = load_model(source) if args.model else load_default()
+    checkpoint: CheckpointModel | None = None  # the default model is a model file
+    if args.model:  # a model file or a checkpoint folder: the checkpoints' readers only then
+        from tinytui.model.io.checkpoint import CheckpointModel, load_model
+
+        model = load_model(source)
+        if isinstance(model, CheckpointModel):
+            checkpoint = model
+    else:
+        model = load_default()
     cfg = model.cfg
     prompt, target = model.prompt, model.target
-    if isinstance(model, CheckpointModel):  # text, split by the checkpoint's own BPE
+    if checkpoint is not None:  # text, split by the checkpoint's own BPE
         if args.prompt is not None:
-            prompt = _option("--prompt", model.prompt_pieces, args.prompt)
+            prompt = _option("--prompt", checkpoint.prompt_pieces, args.prompt)
         if args.target is not None:
-            target = _option("--target", model.target_piece, args.target)
+            target = _option("--target", checkpoint.target_piece, args.target)
     else:
         if args.prompt is not None:
             prompt = _option("--prompt", checks.prompt, args.prompt.split(), cfg.vocab, cfg.n_ctx)

@@ -21,7 +21,6 @@ import argparse
 import contextlib
 import json
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -77,6 +76,8 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> argparse.ArgumentPa
 def app_command(args: argparse.Namespace, record: Path | None = None) -> str:
     """The command a browser tab runs: this Python, this tinytui, the options given to serve, and the
     session's own transcript when there is one."""
+    import shlex
+
     parts = [sys.executable, "-m", "tinytui"]
     for name in FORWARDED:
         value = getattr(args, name, None)
@@ -244,6 +245,7 @@ def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
     """A textual-serve Server that lets only its own page start apps, caps their size, and ends them
     all when it stops (built here so textual-serve loads only for `serve`)."""
     import asyncio
+    import shlex
 
     from aiohttp import WSCloseCode, WSMsgType, web
     from textual_serve.app_service import AppService

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, TextIO
 from tinytui.cli import new_command
 from tinytui.cli.new_command import CommandError
 from tinytui.model import checks
-from tinytui.model.io.checkpoint import CheckpointModel, load_model
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError
 from tinytui.model.io.model_file import BINARY_ABOVE, load_default
@@ -91,9 +89,10 @@ def _whole(args, name: str, flag: str, high: int, low: int = 1) -> int:
 
 
 def starting_model(args: argparse.Namespace, lines: list[corpus.Line], seed: int) -> tuple[ModelFile, str]:
+    """The model to train and how to say where it came from."""
+    from tinytui.model.io.checkpoint import CheckpointModel, load_model
     from tinytui.model.training import corpus
 
-    """The model to train and how to say where it came from."""
     given = [f"--{n.replace('_', '-')}" for n in SIZE_OPTIONS if getattr(args, n, None) is not None]
     model_arg = getattr(args, "model", None)
     if not args.new:
@@ -190,6 +189,8 @@ def _stop(signum, frame) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import signal
+
     previous = None
     with contextlib.suppress(ValueError):  # only the main thread may set a handler
         previous = signal.signal(signal.SIGTERM, _stop)
