@@ -16,8 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model.backward.parts import PREFIX as GRAD
-from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.names import WHOLE_NUMBERS, label
 from tinytui.present.grid_spec import CHANGED, DOWN, MASKED, UP, Cell, GridSpec, Item, Section, grid
 from tinytui.present.view import View
@@ -31,6 +29,8 @@ def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, .
     """A run's cell: a tensor of its trace, one of its weights or one of its gradients (the backward
     walk's tables) — None when it has no such cell. A row of E's gradient is made alone (GPT-2: the whole
     table is 300 MB, and the walk shows some rows of it)."""
+    from tinytui.model.backward.rows import ROWS_OF  # comparing in the backward walk
+
     try:
         if name in params:
             return float(np.asarray(params[name])[tuple(index)])
@@ -46,6 +46,8 @@ def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, .
 
 def cell_name(name: str, n_blocks: int) -> str:
     """How a cell's tensor is named in a compare's inspector line: 'mha', 'W_O', a gradient '∂L/∂W_O'."""
+    from tinytui.model.backward.parts import PREFIX as GRAD  # comparing in the backward walk
+
     if name.startswith(GRAD):
         return "∂L/∂" + label(name.removeprefix(GRAD), n_blocks)
     return label(name, n_blocks)

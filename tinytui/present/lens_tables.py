@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tinytui.lesson.texts.display_names import display
-from tinytui.model.analysis.lens import LensPoint, logit_lens
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
+
+if TYPE_CHECKING:
+    from tinytui.model.analysis.lens import LensPoint
 
 LENS_STEPS = (13, 14)  # the final norm and the unembedding: what the lens applies to every point
 TOP = 3  # likeliest tokens a row names
@@ -28,6 +31,8 @@ AT_WORDS = MappingProxyType({"pre": "before", "mid": "attn", "post": "after"})
 
 def lens_points(view: View) -> list[LensPoint]:
     """The lens of the view's trace, made once per trace and weights (kept with the app's specs)."""
+    from tinytui.model.analysis.lens import logit_lens  # steps 13 and 14, and the watch pane
+
     trace, params = view.trace, view.params
     key = ("logit lens",)
     if (hit := view.kept.find_made_of(key, (trace, params))) is not None:

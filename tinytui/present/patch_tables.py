@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-from tinytui.model.analysis.patching import runs_of
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.lens_tables import LENS_STEPS
 from tinytui.present.view import View
@@ -94,6 +93,8 @@ def patch_sections(view: View) -> list[Section]:
         return [Section(f"Activation patching into “{into}” — {problem}", "info", ((note,),))]
     result = s.patching()
     if result is None:  # a big model's: being made in a thread, the tables follow when it is done
+        from tinytui.model.analysis.patching import runs_of
+
         cfg, n = view.trace.cfg, len(setting.corrupt)
         title = (
             f"Activation patching into “{into}”: patching… {runs_of(cfg, n):,} runs of the corrupted "

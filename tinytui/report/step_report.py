@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tinytui.lesson import step_path
 from tinytui.lesson.panels import COUNTS, LOGITS, LOSS, STAT_LABELS, STATS, TENSOR, TOKENS, Panel
@@ -18,10 +19,12 @@ from tinytui.lesson.texts.display_names import display, in_words
 from tinytui.lesson.texts.facts import stage_facts
 from tinytui.lesson.walk_stages import BackwardStage
 from tinytui.model import count
-from tinytui.model.backward.gradients import Gradients
 from tinytui.model.trace import Trace
 from tinytui.report.print_window import Picks, picks_of
 from tinytui.report.tables import Table, fmt, param_table, tensor_table, windowed
+
+if TYPE_CHECKING:  # the backward walk's reports are given the gradients
+    from tinytui.model.backward.gradients import Gradients
 
 
 @dataclass(frozen=True)

@@ -14,15 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from tinytui.model import checks
-from tinytui.model.analysis.patching import Patching, cost, patch
-from tinytui.model.backward.gradients import Gradients
-from tinytui.model.io.checkpoint import CheckpointModel, load_model
-from tinytui.model.io.document import ModelFile
-from tinytui.model.params import Params
 from tinytui.model.trace import Trace, run
 from tinytui.session.state import Refused, State
+
+if TYPE_CHECKING:  # the patching, the gradients and a checkpoint's reader: imported where they are made
+    from tinytui.model.analysis.patching import Patching
+    from tinytui.model.backward.gradients import Gradients
+    from tinytui.model.io.document import ModelFile
+    from tinytui.model.params import Params
 
 # What A can be, in the words a title and the inspector use (B is always the session's state, now).
 COMPARE_KINDS = MappingProxyType(
@@ -67,6 +69,8 @@ class Comparison:
 
 def read_prompt(model: ModelFile, text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """A typed prompt as the model's tokens: a checkpoint's own pieces, else tokens split at spaces."""
+    from tinytui.model.io.checkpoint import CheckpointModel
+
     try:
         if isinstance(model, CheckpointModel) and isinstance(text, str):
             return tuple(model.prompt_pieces(text))
@@ -78,6 +82,8 @@ def read_prompt(model: ModelFile, text: str | list[str] | tuple[str, ...]) -> tu
 
 def prompt_text(model: ModelFile, tokens: tuple[str, ...]) -> str:
     """Tokens as a user types them: a checkpoint's pieces decoded to text, else the tokens spaced."""
+    from tinytui.model.io.checkpoint import CheckpointModel
+
     if isinstance(model, CheckpointModel) and model.tokenizer is not None:
         return model.tokenizer.text(tokens)
     return " ".join(tokens)
@@ -85,6 +91,8 @@ def prompt_text(model: ModelFile, tokens: tuple[str, ...]) -> str:
 
 def read_token(model: ModelFile, text: str) -> str:
     """One typed token (a checkpoint reads its piece, a leading space kept)."""
+    from tinytui.model.io.checkpoint import CheckpointModel
+
     try:
         if text in model.cfg.vocab:  # a piece as a recording keeps it, its leading space and all
             return text
@@ -128,6 +136,8 @@ def shape_problem(a: Params, b: Params) -> str:
 
 def load_other(path: str, current: Params) -> Params:
     """The weights of another model file (or checkpoint folder) of the same shape; Refused if not."""
+    from tinytui.model.io.checkpoint import load_model
+
     try:
         other = load_model(Path(path).expanduser())
     except Exception as exc:  # any file error is one line: the loaders say what is wrong
@@ -162,6 +172,8 @@ class SecondRuns:
         kept = self.kept(state, setting)
         if kept is not None:
             return kept
+        from tinytui.model.analysis.patching import cost
+
         if self.elsewhere is not None and cost(state.params, len(state.prompt)) > self.made_at_once_up_to:
             self.elsewhere(state, setting)
             return None
@@ -195,6 +207,8 @@ class SecondRuns:
         kept = self._compared_gradients
         if kept is not None and kept[0] is trace:
             return kept[1]
+        from tinytui.model.backward.gradients import Gradients
+
         made = Gradients(a.params, trace)
         self._compared_gradients = (trace, made)
         return made
@@ -202,6 +216,8 @@ class SecondRuns:
 
 def make_patching(state: State, setting: PatchSetting, stop: Callable[[], bool] | None = None) -> Patching:
     """Every patched run of the state into the corrupted prompt (Stopped when stop() says so)."""
+    from tinytui.model.analysis.patching import patch
+
     return patch(
         state.params, state.prompt, setting.corrupt, state.target, setting.foil, state.switches, stop
     )
