@@ -15,12 +15,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tinytui.model.io.document import derived
 from tinytui.model.io.model_file import save
-from tinytui.recording.recorder import Recorder, events_path
 from tinytui.session.session import Session
 from tinytui.tui.output_paths import free_path
+
+if TYPE_CHECKING:  # a recorder is given: its module is loaded when something was recorded
+    from tinytui.recording.recorder import Recorder
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class CrashReport:
         else:
             saved = f"the edited model could not be saved ({self.model_problem})"
         if self.recording is not None:
+            from tinytui.recording.recorder import events_path  # loaded already: it recorded
+
             rec, log = shown(self.recording), shown(events_path(self.recording).name)
             recorded = f"the recording is in {rec} and {log} (tinytui replay {rec})"
         elif self.recording_problem:

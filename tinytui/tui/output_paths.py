@@ -18,7 +18,6 @@ from pathlib import Path
 
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.model.io.model_file import default_model_path
-from tinytui.recording.recorder import target_problem
 
 Check = tuple[Path | None, str]
 MAX_STEM = 64  # a suggested file name stays short and far below any file system's limit
@@ -111,6 +110,8 @@ def _where(text: str, suffix: str, example: str) -> Check:
 def check_record_path(text: str) -> Check:
     """A transcript path for PathScreen: lesson.txt, with lesson.jsonl beside it, neither there yet (a
     recording never replaces a file, so never the model loaded or a preset either)."""
+    from tinytui.recording.recorder import target_problem  # the transcript's modules: once asked
+
     path, why = _where(text, ".txt", "lesson.txt")
     if path is None:
         return None, why

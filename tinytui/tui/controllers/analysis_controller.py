@@ -7,14 +7,16 @@ compare_tables).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.worker import get_current_worker
 
-from tinytui.model.analysis.patching import Patching, Stopped
 from tinytui.session.second_runs import PatchSetting, make_patching, prompt_text, read_prompt
 from tinytui.session.state import Event, Refused, State
 from tinytui.tui.actions import Host
-from tinytui.tui.screens.ask_screen import AskScreen
-from tinytui.tui.screens.pick_screen import PickScreen
+
+if TYPE_CHECKING:  # the patching and the dialogs: imported by the actions that make or open them
+    from tinytui.model.analysis.patching import Patching
 
 PATCH_STEP = 14  # where the heatmap shows (beside the lens)
 
@@ -37,6 +39,8 @@ class AnalysisController:
     # ---- activation patching ---------------------------------------------------------------------
     def patch(self) -> None:
         """Ask for the corrupted prompt, then the foil; refusals are said in the box, in one line."""
+        from tinytui.tui.screens.ask_screen import AskScreen
+
         host, s = self.host, self.host.session
         n = len(s.state.prompt)
 
@@ -62,6 +66,8 @@ class AnalysisController:
         host.push_screen(box, then_foil)
 
     def _ask_foil(self, corrupt: tuple[str, ...]) -> None:
+        from tinytui.tui.screens.ask_screen import AskScreen
+
         host, s = self.host, self.host.session
 
         def take_foil(text: str) -> str | None:
@@ -100,6 +106,8 @@ class AnalysisController:
         )
 
     def _patch_in_thread(self, state: State, setting: PatchSetting) -> None:
+        from tinytui.model.analysis.patching import Stopped
+
         worker = get_current_worker()
         try:
             made = make_patching(state, setting, stop=lambda: worker.is_cancelled)
@@ -146,6 +154,8 @@ class AnalysisController:
     # ---- a two-run compare -------------------------------------------------------------------------
     def compare(self) -> None:
         """Choose A (B is the state now); while comparing, the list also stops it."""
+        from tinytui.tui.screens.pick_screen import PickScreen
+
         choices = list(COMPARE_CHOICES)
         if self.comparing():
             choices.insert(0, ("off", "Stop comparing"))
@@ -157,6 +167,8 @@ class AnalysisController:
             self.compare_with(kind)
 
     def compare_with(self, kind: str) -> None:
+        from tinytui.tui.screens.ask_screen import AskScreen
+
         host, s = self.host, self.host.session
         if kind == "prompt":
 

@@ -14,7 +14,6 @@ from tinytui.report.tables import fmt
 from tinytui.session.session import Session
 from tinytui.session.state import WALK, Event, Refused, State, Training
 from tinytui.tui.actions import Host
-from tinytui.tui.screens.ask_screen import AskScreen
 from tinytui.tui.widgets.step_view import StepView
 
 DEFAULT_STEPS = 10
@@ -163,6 +162,8 @@ class LearningController:
             )
 
     def train(self) -> None:
+        from tinytui.tui.screens.ask_screen import AskScreen
+
         host = self.host
 
         def submit(text: str) -> str | None:
@@ -203,6 +204,8 @@ class LearningController:
         )
 
     def set_lr(self) -> None:
+        from tinytui.tui.screens.ask_screen import AskScreen
+
         host = self.host
 
         def submit(text: str) -> str | None:
