@@ -13,7 +13,7 @@ from types import MappingProxyType
 from tinytui.lesson import step_path
 from tinytui.lesson.panels import LOGITS_GRADIENT
 from tinytui.lesson.stages import STAGE_BY_NUMBER
-from tinytui.lesson.walk_stages import BackwardStage, backward_stage_for, backward_stages
+from tinytui.lesson.walk_stages import BackwardStage, backward_stages
 from tinytui.model.names import grad as grad_name
 from tinytui.present.analysis_sections import with_analysis
 from tinytui.present.cells import param_grid, step_sections
@@ -26,21 +26,27 @@ from tinytui.session.state import WALK
 
 
 def walk_steps(view: View) -> tuple[int, ...]:
-    """The forward steps the walk visits, in walk order (15, 14, …, 2)."""
-    return tuple(s.number for s in _stages(view))
+    """The forward steps the walk visits, in walk order (15, 14, …, 2): the same for every switch and
+    architecture (only the rules are spelled for them)."""
+    return WALK
 
 
 def _stages(view: View) -> tuple[BackwardStage, ...]:
-    return backward_stages(view.trace.switches, view.trace.cfg)
+    """The walk's stages spelled for the trace's switches and architecture, kept with the app's tables:
+    the status bar, the step's words and its tables all read them on every key of the walk."""
+    made_of = (view.trace.switches, view.trace.cfg)
+    if (hit := view.kept.find(("walk stages",), made_of)) is not None:
+        return hit
+    return view.kept.keep(("walk stages",), made_of, backward_stages(*made_of))
 
 
 def backward_stage(view: View) -> BackwardStage:
     """The stage of the walk at the view's step (the rules spelled for the trace's switches)."""
-    return backward_stage_for(view.step, view.trace.switches, view.trace.cfg)
+    return next(s for s in _stages(view) if s.number == view.step)
 
 
 def in_walk(view: View) -> bool:
-    return view.mode.backward and view.step in walk_steps(view)
+    return view.mode.backward and view.step in WALK
 
 
 # ---- naming ------------------------------------------------------------------------------------------
