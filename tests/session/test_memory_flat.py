@@ -131,3 +131,34 @@ def test_a_table_kept_for_later_keeps_no_trace(model: ModelFile, step: int):
     for i in range(3):
         session.edit("blocks.3.W_2", (1, i), 0.1 * i)
     assert alive([made]) == 0
+
+
+def test_a_switch_flipped_back_and_forth_holds_two_traces_however_many_rounds(model: ModelFile):
+    """bench_view's rounds: an edit taken back, then a switch flipped and flipped back. Each flip is a
+    new state of the history, but it runs like a state before it (the same weights, the same inputs):
+    it takes that state's trace, so the traces held after any number of rounds are those after two,
+    within the budget or not."""
+    session = Session(model)
+    refs = watched(session)
+    alive_after, kept_after = [], []
+    for i in range(ROUNDS):
+        session.edit("blocks.1.W_1", (i % 8, 0), 0.5)
+        session.undo()  # the next round's edit cuts this one off: no undo or redo reaches it again
+        session.toggle("ablated_heads", 2)
+        session.toggle("ablated_heads", 2)
+        alive_after.append(alive(refs))
+        kept_after.append(len(session._kept))
+    assert len(session.history) == 1 + 2 * ROUNDS  # every flip is in the history, for undo
+    assert alive_after[-1] == alive_after[1], alive_after
+    assert kept_after[-1] == kept_after[1] == 2, kept_after  # the file's weights, flipped and not
+    # undo all the way back: every state takes one of those two traces, and no other trace is made
+    flipped, unflipped = session.history[-2], session.history[-1]
+    traces = set()
+    for _ in range(2 * ROUNDS):
+        session.undo()
+        traces.add(id(session.trace))
+        assert session.trace.switches == session.state.switches
+    assert session.state is session.history[0]
+    assert alive(refs) == alive_after[-1]
+    assert len(traces) == 2
+    assert flipped.switches != unflipped.switches == session.state.switches

@@ -12,8 +12,9 @@ the state that made the trace before the last change, or to the model file's wei
 is held, takes that trace as it is and computes nothing.
 The traces it holds stay within TRACE_BUDGET (bytes of tensor values, an array shared by two traces
 counted once): the current one and the one before the last change always, and beside them the traces of
-the most recent states still in the history while all of them together fit, so on a small model an
-undo chain (or its redo) takes each trace back as it was and computes nothing (benchmarks/bench_view.py's
+the most recent states still in the history while all of them together fit, one trace for states that
+run alike (the same weights on the same inputs: a switch flipped and flipped back), so on a small model
+an undo chain (or its redo) takes each trace back as it was and computes nothing (benchmarks/bench_view.py's
 d_model 64 model on 16 tokens: 0.23 MB a trace, and KEPT_TRACES of them fit). GPT-2 small's two traces
 pass the budget on their own (a trace of 64 tokens is 91 MB, as much as 14 % of the weights): there it
 holds those two only, the original model's only when it is one of them or the highlights compare to it,
@@ -195,21 +196,15 @@ class TracedHistory:
         return trace
 
     def _made(self, state: State) -> Trace | None:
-        """A trace the session holds that state made (it is the very state, or the file's weights on the
-        original trace's inputs), so a move back to it computes nothing; None if there is none. A state
-        like the one before the last change (its very weights, the same inputs: a switch flipped back
-        and forth) is that state."""
-        key = (state.prompt, state.target, state.switches, state.lr)
-        before = self._previous_state
-        if state is before or (
-            state.params is before.params
-            and key == (before.prompt, before.target, before.switches, before.lr)
-        ):
+        """A trace the session holds of a run like state's (its very weights on the same inputs: the
+        state itself, a switch flipped back and forth, or the file's weights on the original trace's
+        inputs), so a move to it computes nothing; None if there is none."""
+        if _same_run(state, self._previous_state):
             return self.previous
-        if state.params is self.model.params and key == self._original_key:
+        if state.params is self.model.params and _inputs(state) == self._original_key:
             return self._original()
         for kept_state, trace, _ in reversed(self._kept):
-            if kept_state is state:
+            if _same_run(kept_state, state):
                 return trace
         return None
 
@@ -230,7 +225,7 @@ class TracedHistory:
         the session already has) and the original model's trace on its prompt and switches (None: the
         one the session has still holds). Raises Refused (the session unchanged)."""
         trace = made if made is not None else self._run(state, self.trace, self._original())
-        key = (state.prompt, state.target, state.switches, state.lr)
+        key = _inputs(state)
         if state.params is self.model.params:  # the file's own weights: the trace is the original
             return trace, (key, trace)
         if key == self._original_key:
@@ -300,11 +295,14 @@ class TracedHistory:
         return self._emit(kind, data, before, trace)
 
     def _keep(self, state: State, trace: Trace) -> None:
-        """Keep state's trace for a later undo or redo; let go of the traces of states no longer in the
-        history (a change after undos), then of the least recent while the traces held pass the budget
-        (the current and previous ones are held whatever their size)."""
-        in_history = {id(s) for s in self.history}
-        kept = [e for e in self._kept if id(e[0]) in in_history and e[0] is not state]
+        """Keep state's trace for a later undo or redo, one entry per run (a switch flipped and flipped
+        back twenty times holds two traces, not forty); let go at once of the traces no undo or redo
+        can reach (no state of the history runs like them: a change after undos cut them off), then of
+        the least recent while the traces held pass the budget (the current and previous ones are held
+        whatever their size)."""
+        reachable = {_run_key(s) for s in self.history}
+        now = _run_key(state)
+        kept = [e for e in self._kept if (key := _run_key(e[0])) in reachable and key != now]
         kept.append((state, trace, _arrays_of(trace)))
         del kept[: max(0, len(kept) - KEPT_TRACES)]
         always = self._arrays_held_anyway(kept)
@@ -330,6 +328,22 @@ class TracedHistory:
         for listener in list(self.listeners):
             listener(event)
         return event
+
+
+def _inputs(state: State) -> tuple:
+    """What a run takes beside the weights."""
+    return (state.prompt, state.target, state.switches, state.lr)
+
+
+def _same_run(a: State, b: State) -> bool:
+    """Whether two states run alike: the very same weights (a Params object is never changed) on the
+    same inputs, so the trace of one is the other's, bit for bit."""
+    return a is b or (a.params is b.params and _inputs(a) == _inputs(b))
+
+
+def _run_key(state: State) -> tuple:
+    """_same_run as a key (the weights by identity: valid while the state holds them)."""
+    return (id(state.params), *_inputs(state))
 
 
 def _most_in_common(state: State, traces: tuple[Trace | None, ...]) -> Trace | None:
