@@ -87,11 +87,16 @@ def frame_of(spec: GridSpec) -> tuple:
 
 
 def line_shows(spec: GridSpec, box: Box, line: int) -> Hashable:
-    """What a table's line shows, as a key its strip is kept by: the table's frame and, for a row, its
-    label, its numbers (or texts), marks and values."""
+    """What a table's line shows, as a key its strip is kept by: for a row, the table's frame and its
+    label, its numbers (or texts), marks and values; for a line of the frame, only what that line draws
+    (a new shading scale changes the key in the bottom border, not the title or the column header)."""
     r = line - box.first_row
     if not 0 <= r < len(spec.rows):
-        return frame_of(spec)
+        if line == 0:
+            return "top", spec.role, spec.title
+        if line == box.height - 1:
+            return "bottom", spec.role, spec.shade, spec.limit, spec.shaded
+        return "header", line, spec.role, spec.corner, spec.cols, spec.groups
     numbers = spec.cells.basis  # a row written from numbers reads as they do: no text written to compare
     row = tuple(numbers[r]) if numbers is not None else tuple(spec.cells[r])
     return frame_of(spec), spec.rows[r], row, spec.marks[r], tuple(spec.values[r])

@@ -28,7 +28,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -298,20 +298,22 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
 
     def _redraw_changed(self, old: StepLayout, new: StepLayout, changed: list[tuple[Box, list[int]]]) -> None:
         """The same tables on the same lines: draw again the lines whose cells changed, and every line of
-        a table whose columns moved (a column one wider for a minus sign)."""
+        a table whose columns moved (a column one wider for a minus sign), but its borders when its frame
+        stayed where it was (they draw its title and its key, which `changed` has when they differ)."""
         self.blocks = new
         moved = [
-            b for a, b in zip(old.boxes, new.boxes) if (a.x, a.width, a.shape) != (b.x, b.width, b.shape)
+            (b, range(b.height) if (a.x, a.width) != (b.x, b.width) else range(1, b.height - 1))
+            for a, b in zip(old.boxes, new.boxes)
+            if (a.x, a.width, a.shape) != (b.x, b.width, b.shape)
         ]
-        lines = [*changed, *((box, range(box.height)) for box in moved)]
-        self._refresh_at(at for box, at_lines in lines for line in at_lines for at in self._at(box, line))
+        self._refresh_lines_at([*changed, *moved])
         if moved:
             self._set_virtual_size(Size(self._width_of(new), self.virtual_size.height))
         if self._shown_words != (self._head, self._more):
             self._shown_words = (self._head, self._more)
-            self.refresh_lines(0, self._words_top())
+            self._refresh_rows(0, self._words_top())
             if self._more:
-                self.refresh_lines(self._more_at, len(self._more) + 1)
+                self._refresh_rows(self._more_at, len(self._more) + 1)
 
     def _show_laid_out(self, new: StepLayout, structure: tuple, cursor_key: str | None) -> None:
         """Another step, or other tables: the whole view is drawn again (on the step's top, unless the
@@ -530,35 +532,58 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
     def _refresh_box_line(self, box: Box, line: int) -> None:
         self._refresh_at(self._at(box, line))
 
-    def _at(self, box: Box, line: int) -> tuple[int, ...]:
+    def _at(self, box: Box, line: int, sy: int | None = None) -> tuple[int, ...]:
         """Where a box's line is in the view's virtual space: its place, and the top of the view too
-        while the box's title and header are pinned there."""
-        sy = self.scroll_offset.y
+        while the box's title and header are pinned there (sy: the scroll, when the caller has it)."""
+        sy = self.scroll_offset.y if sy is None else sy
         if line < box.first_row and header_pinned(box, sy):
             return box.y + line, sy + line
         return (box.y + line,)
+
+    def _refresh_lines_at(self, boxes_lines: Iterable[tuple[Box, Iterable[int]]]) -> None:
+        """Draw again these lines of these boxes, where they are on screen: a box's lines off screen are
+        not looked at one by one (a mask toggle at d_model 64 changes some 280 lines, 25 on screen)."""
+        sy = self.scroll_offset.y
+        bottom = sy + self.scrollable_content_region.height
+        ys: list[int] = []
+        for box, lines in boxes_lines:
+            if box.y + box.height <= sy or box.y >= bottom:  # off screen, its header not pinned either
+                continue
+            ys.extend(at for line in lines for at in self._at(box, line, sy))
+        self._refresh_at(ys)
 
     def _refresh_at(self, ys: Iterable[int]) -> None:
         """Draw these lines of the virtual space again: those on screen, a run of neighbours in one
         refresh (a line off screen is drawn when it scrolls in: a scroll draws every line)."""
         top = self.scroll_offset.y
-        bottom = top + self.size.height
+        bottom = top + self.scrollable_content_region.height
         start = end = None
         for y in sorted(y for y in set(ys) if top <= y < bottom):
             if start is not None and y == end:
                 end += 1
                 continue
             if start is not None:
-                self.refresh_lines(start, end - start)
+                self._refresh_rows(start, end - start)
             start, end = y, y + 1
         if start is not None:
-            self.refresh_lines(start, end - start)
+            self._refresh_rows(start, end - start)
+
+    def _refresh_rows(self, start: int, count: int) -> None:
+        """Draw lines start … start + count − 1 of the virtual space again, as far as they are on screen
+        and inside the view's content: not its scrollbars (ScrollView.refresh_lines takes the whole
+        width, the vertical bar's column with it, and a line under the horizontal bar redraws the bar,
+        some 180 segments at d_model 64)."""
+        room = self.scrollable_content_region
+        top = max(start - self.scroll_offset.y, 0)
+        end = min(start + count - self.scroll_offset.y, room.height)
+        if end > top:
+            self.refresh(Region(0, top, room.width, end - top))
 
     def _refresh_box(self, box: Box) -> None:
-        self.refresh_lines(box.y, box.height)
+        self._refresh_rows(box.y, box.height)
         sy = self.scroll_offset.y
         if header_pinned(box, sy):
-            self.refresh_lines(sy, box.first_row)
+            self._refresh_rows(sy, box.first_row)
 
     def box_text(self, box: Box) -> list[str]:
         """A table's lines as plain text, frame included, as drawn (unscrolled)."""

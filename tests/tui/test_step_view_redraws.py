@@ -1,0 +1,35 @@
+"""What a change draws again in the step view: its own lines that changed, never its scrollbars (a line
+under the horizontal bar, or the vertical bar's column beside every line, would be sent again with it),
+and the screen after it is what drawing the whole view anew draws."""
+
+from __future__ import annotations
+
+from textual.geometry import Region
+
+from tests.apps import make_app
+from tests.tui.helpers import press, view
+
+
+async def test_a_mask_toggle_on_a_wide_step_draws_no_scrollbar_and_leaves_nothing_stale():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "9", "n", "n", "tab")  # step 11: wider and taller than the view, both bars
+        v = view(app)
+        assert v.show_horizontal_scrollbar and v.show_vertical_scrollbar
+        room = v.scrollable_content_region
+        content = Region(0, 0, room.width, room.height)  # the view's own lines, in its coordinates
+        asked: list[tuple[Region, ...]] = []
+        refresh = v.refresh
+        v.refresh = lambda *regions, **kw: (asked.append(regions), refresh(*regions, **kw))[1]  # type: ignore[method-assign]
+        before = app.export_screenshot()
+        await press(pilot, "m")
+        after = app.export_screenshot()
+        assert after != before
+        drawn = [r for regions in asked for r in regions]
+        assert drawn and all(asked)  # lines, never the whole widget (its bars with it)
+        assert all(content.contains_region(r) for r in drawn), (content, drawn)
+        assert any(r.bottom == room.height for r in drawn)  # the last row changed too: no bar with it
+        v.refresh = refresh  # type: ignore[method-assign]
+        v.refresh()
+        await pilot.pause()
+        assert app.export_screenshot() == after
