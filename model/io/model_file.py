@@ -19,12 +19,10 @@ all.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
 import stat
-from importlib import resources
 from pathlib import Path
 
 from tinytui.model.io.document import (
@@ -43,6 +41,7 @@ from tinytui.model.io.field_checks import (
 from tinytui.model.io.safe_io import (
     TextFileError,
     check_writable_target,
+    folder_held,
     land,
     read_regular_file,
     read_utf8,
@@ -59,7 +58,7 @@ DIGEST_DIGITS = 12
 
 
 def default_model_path() -> Path:
-    return Path(str(resources.files("tinytui.model") / "presets" / "chapter17.json"))
+    return Path(__file__).parent.parent / "presets" / "chapter17.json"  # no importlib.resources to start
 
 
 def load_default() -> ModelFile:
@@ -68,6 +67,11 @@ def load_default() -> ModelFile:
 
 def load(path: str | Path) -> ModelFile:
     path = Path(path)
+    with folder_held(path.parent, shared=True):  # a save's cleanup waits until the weights are read
+        return _load(path)
+
+
+def _load(path: Path) -> ModelFile:
     text = _read_text(path)
     try:
         doc = json.loads(text, parse_int=read_int, parse_float=read_float, parse_constant=UnusableNumber)
@@ -117,27 +121,30 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
     weights_file = weights_name(path, weights) if weights is not None else None
     text = json.dumps(to_document(model, weights_file), indent=2) + "\n"
     check_writable_target(path)
-    moves: list[tuple[Path, Path]] = []
-    try:
-        if weights is not None and weights_file is not None:
-            beside = path.with_name(weights_file)
-            moves.append((stage(beside, weights), beside))
-        moves.append((stage(path, text.encode("utf-8")), path))
-    except BaseException:
-        for tmp, _ in moves:
+    with folder_held(path.parent):  # one save of the folder at a time, and no load in between
+        moves: list[tuple[Path, Path]] = []
+        try:
+            if weights is not None and weights_file is not None:
+                beside = path.with_name(weights_file)
+                moves.append((stage(beside, weights), beside))
+            moves.append((stage(path, text.encode("utf-8")), path))
+        except BaseException:
+            for tmp, _ in moves:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            raise
+        land(moves)
+        for old in unnamed_weights(path, weights_file):
             with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        raise
-    land(moves)
-    for old in unnamed_weights(path, weights_file):
-        with contextlib.suppress(OSError):
-            os.unlink(old)
+                os.unlink(old)
 
 
 def weights_name(path: str | Path, weights: bytes) -> str:
     """The name save() gives the weights file of model file path: <stem>.<first 12 hex digits of the
     file's sha256>.safetensors. Different weights get a different name, so writing them never touches
     the file another JSON names (the header names path, so two model files never share one)."""
+    import hashlib  # a save's: not loaded to start the app
+
     return f"{Path(path).stem}.{hashlib.sha256(weights).hexdigest()[:DIGEST_DIGITS]}.safetensors"
 
 

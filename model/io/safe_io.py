@@ -18,7 +18,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import shutil
 import stat
 from collections.abc import Iterator
@@ -174,6 +173,31 @@ def land(moves: list[tuple[Path, Path]]) -> None:
         _sync_folder(folder)
 
 
+@contextmanager
+def folder_held(folder: str | Path, shared: bool = False) -> Iterator[None]:
+    """An advisory lock on a folder for the time of the block (flock on the folder itself, so no lock
+    file is left behind): exclusive for a save, which writes a model's JSON and its weights and removes
+    the old weights, shared for a load, which reads the JSON and then the weights it names. Two saves of
+    the same model then never remove each other's weights, and a load never reads a JSON whose weights
+    a save has just removed. Where flock is missing (Windows) or the folder cannot be opened, nothing is
+    held and the block runs as before."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the folder's descriptor lets the lock go
+
+
 def fresh_folder_beside(path: str | Path) -> Path:
     """A new, empty, randomly named hidden folder beside path (never one that was there, nor a link)."""
     return _fresh_beside(Path(path), lambda tmp: os.mkdir(tmp, 0o755))[0]
@@ -187,6 +211,8 @@ def _fresh_beside(path: Path, create):
     with FileExistsError if anything (even a dangling link) is there, and then another name is drawn.
     A short prefix: the temporary name must fit the file system's limit too. The folder's stale
     temporaries are removed first (sweep_stale)."""
+    import secrets  # a write's: not loaded to start the app
+
     sweep_stale(path.parent)
     while True:
         tmp = path.with_name(f".{path.name[:40]}.tinytui-{os.getpid()}-{secrets.token_hex(6)}.tmp")
