@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 import pytest
+from rich.text import Text
 
 from tests.apps import make_app
 from tests.random_models import config, weights
@@ -162,3 +163,37 @@ def test_a_switch_flipped_back_and_forth_holds_two_traces_however_many_rounds(mo
     assert alive(refs) == alive_after[-1]
     assert len(traces) == 2
     assert flipped.switches != unflipped.switches == session.state.switches
+
+
+def drawn_texts(note) -> list[Text]:
+    """The Rich texts an object holds, directly or through its dicts, lists and tuples (not through
+    other objects: a notice holds its words, its timer and what was drawn of it)."""
+    found, todo, seen = [], [note], set()
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, Text):
+            found.append(obj)
+        elif obj is note or isinstance(obj, (dict, list, tuple)):
+            todo += gc.get_referents(obj)
+    return found
+
+
+async def test_the_notice_log_keeps_the_words_of_notices_gone_not_their_drawn_lines():
+    """The log keeps the session's last notices (M writes them anew from their words): a notice no line
+    shows any more holds nothing drawn, so a long session's log is its words."""
+    from tests.tui.test_toasts import LONG
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for i in range(8):  # at most three live: the older are taken away, each drawn before it went
+            app.notify(f"{i}: {LONG}", title="Edited", timeout=30)
+            await pilot.pause()
+        live = app.toasts.notes()
+        gone = [note for note in app.toasts.log if note not in live]
+        assert len(gone) == 5 and len(live) == 3
+        assert all(drawn_texts(note) for note in live)  # what the line draws now, kept while it shows
+        assert [drawn_texts(note) for note in gone] == [[]] * 5
+        assert [note.message for note in app.toasts.log] == [f"{i}: {LONG}" for i in range(8)]

@@ -111,6 +111,7 @@ class Toasts:
 
     def _drop(self, note: Notice) -> None:
         self.live.remove(note)
+        note.taken_away()
         if note.timer is not None:
             note.timer.stop()
             note.timer = None

@@ -87,6 +87,11 @@ class Notice:
             kept = self._lines[(width, title)] = out or [Text()]
         return kept
 
+    def taken_away(self) -> None:
+        """No line draws it any more (the log writes it anew from its message): its wrapped lines go,
+        so the log's notices hold their words and nothing drawn."""
+        self._lines.clear()
+
 
 def cut_short(line: Text, width: int, end: str = CUT) -> Text:
     """A line shown last when more follows: as much of it as fits before the end, then the end."""
