@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tinytui.model.config import ModelConfig
-from tinytui.model.switches import Switches
+from tinytui.model.switches import ACTIVATION_NAMES, Switches
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -467,7 +467,7 @@ def _ffn_words(w: Walk) -> str:
             "its column of W_1 learning nothing from this prompt. The live units route the error through "
             "W_1 into the stream."
         )
-    act = w.switches.activation.upper()
+    act = ACTIVATION_NAMES[w.switches.activation]
     return (
         f"{act} has a slope below zero too, so even a unit that barely fired passes a little gradient back "
         "and its column of W_1 still learns a little. The error goes through W_1 into the stream."
@@ -480,7 +480,7 @@ def ffn(w: Walk) -> WalkStep:
     if w.switches.activation == "relu":
         act = "∂L/∂h_pre = ∂L/∂hidden ⊙ [h_pre > 0]   (a dead unit passes exactly 0)"
     else:
-        act = f"∂L/∂h_pre = ∂L/∂hidden ⊙ {w.switches.activation.upper()}′(h_pre)"
+        act = f"∂L/∂h_pre = ∂L/∂hidden ⊙ {ACTIVATION_NAMES[w.switches.activation]}′(h_pre)"
     x_n = "x', post-norm)" if w.post else ("g₂ ⊙ LN(x') + b₂)" if w.affine else "LN(x'))")
     skip = f" + the skip share from step {w.step('residual2')}" if w.residual else ""
     return WalkStep(
@@ -504,9 +504,8 @@ def ffn(w: Walk) -> WalkStep:
 def _gated_ffn(w: Walk) -> WalkStep:
     """The gated feed-forward's way back: hidden = act(gate_pre) ⊙ up, gate_pre = x'_n W_gate,
     up = x'_n W_up."""
-    act = (
-        "[gate_pre > 0]" if w.switches.activation == "relu" else f"{w.switches.activation.upper()}′(gate_pre)"
-    )
+    name = ACTIVATION_NAMES[w.switches.activation]
+    act = "[gate_pre > 0]" if w.switches.activation == "relu" else f"{name}′(gate_pre)"
     skip = f" + the skip share from step {w.step('residual2')}" if w.residual else ""
     return WalkStep(
         title="Through the gate, W_gate and W_up",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -10,6 +11,8 @@ if TYPE_CHECKING:
 
 ACTIVATIONS = ("relu", "gelu")  # what the activation switch toggles between
 GATE_ACTIVATION = "silu"  # a gated (SwiGLU) model's own: toggling goes SiLU → ReLU → GELU → SiLU
+# how each activation is written wherever the app names it (the status line, the formulas, the texts)
+ACTIVATION_NAMES = MappingProxyType({"relu": "ReLU", "gelu": "GELU", "silu": "SiLU"})
 NORM_PLACEMENTS = ("pre", "post")
 NORM_KINDS = ("layer", "rms")  # LayerNorm or RMSNorm, whichever the model has: neither needs new weights
 # positions a model can run without new weights (GPT-2's learned table P is the model's own or nothing)
@@ -134,7 +137,7 @@ class Switches:
             parts.append("ablated " + ",".join(f"h{h}" for h in sorted(self.ablated_heads)))
         if self.ablated:  # block 2's head 1: "b2h1"
             parts.append("ablated " + ",".join(f"b{b + 1}h{h}" for b, h in sorted(self.ablated)))
-        parts += [self.activation.upper(), f"{self.norm}-norm", f"residual {on[self.residual]}"]
+        parts += [ACTIVATION_NAMES[self.activation], f"{self.norm}-norm", f"residual {on[self.residual]}"]
         parts += [SHORT[kind] for kind in (self.norm_kind, self.positions) if kind is not None]
         return parts
 

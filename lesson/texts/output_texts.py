@@ -7,6 +7,7 @@ import numpy as np
 
 from tinytui.lesson.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
 from tinytui.model import count
+from tinytui.model.switches import ACTIVATION_NAMES
 from tinytui.model.trace import Trace
 
 
@@ -26,7 +27,7 @@ def ffn(trace: Trace) -> str:
     how = how.replace("widened", wide)
     out = [f"Each position on its own {how} from {cfg.d_model} to {cfg.d_ff} feature detectors."]
     if cfg.gated:
-        act = {"relu": "ReLU", "gelu": "GELU"}.get(sw.activation, "SiLU")
+        act = ACTIVATION_NAMES[sw.activation]
         out.append(
             f"This feed-forward is gated (SwiGLU): two projections, gate_pre = x W_gate and up = x W_up; "
             f"{act} of gate_pre is the gate, and each unit passes gate × up, so a gate near zero shuts its "

@@ -32,7 +32,7 @@ def test_greedy_text_shows_each_token_its_p_and_the_five_most_likely(capsys):
     rc, out, err = call(capsys, "--tokens", "2")
     assert rc == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0] == "2 new tokens · greedy · chapter17 · mask on · PE on · RELU · pre-norm · residual on"
+    assert lines[0] == "2 new tokens · greedy · chapter17 · mask on · PE on · ReLU · pre-norm · residual on"
     assert lines[1].startswith("KV cache: each new position computes its own row of Q, K and V")
     assert lines[2].endswith("(4 rows of each, per head).")  # position 5 reuses positions 0–3
     assert lines[4:6] == ["prompt  a woodchuck would chuck", "new     wood wood"]

@@ -32,7 +32,7 @@ def test_the_llama_rules_say_what_the_model_computes():
     text = {n: " ".join(s.rules) for n, s in steps.items()}
     assert "∂L/∂W_U = zᵀ · ∂L/∂ℓ" in text[14] and steps[14].params == ("grad.W_U",)
     assert "RMS(y_T)" in text[13] and steps[13].params == ("grad.lnf_g",)
-    assert "∂L/∂gate_pre = ∂L/∂gate ⊙ SILU′(gate_pre)" in text[11]
+    assert "∂L/∂gate_pre = ∂L/∂gate ⊙ SiLU′(gate_pre)" in text[11]
     assert "turned back by the same angles" in text[6] and "W_K[g]" in text[6]
     assert "∂L/∂K_g = Σ over g's query heads" in text[7]
     assert "the lookup share alone" in text[2]

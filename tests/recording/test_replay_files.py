@@ -59,7 +59,7 @@ def test_replay_to_end_prints_the_final_state(recorded):
     assert rc == 0, err
     assert out.startswith(f"replayed 5 of 5 events from {path.with_suffix('.jsonl')}\n")
     assert "weights     1 cell differs from the model file: W_O[h2.k0, thing] = 2.0000" in out
-    assert "switches    mask on · PE on · RELU · pre-norm · residual on" in out
+    assert "switches    mask on · PE on · ReLU · pre-norm · residual on" in out
     assert "prediction  chuck (p 0.2115)" in out and "loss        1.6978" in out
     assert "at step     14/16 · Tied unembedding" in out
     assert "Step 14/16 · Tied unembedding" in out and "\x1b" not in out

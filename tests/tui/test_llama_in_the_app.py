@@ -45,7 +45,7 @@ async def test_every_step_and_the_walk_on_chapter17_llama():
             await press(pilot, "a")
             activations.append(app.session.state.switches.activation)
         assert activations == ["relu", "gelu", "silu"]
-        assert "SILU" in status(app)
+        assert "SiLU" in status(app)
         await press(pilot, "plus", "6")  # the appended token's pass at step 6: the KV cache
         shown = view(app).text()
         assert "cached per key/value head: 8 numbers a position, not 16 with one per query head" in shown

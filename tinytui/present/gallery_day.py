@@ -16,6 +16,7 @@ import numpy as np
 from tinytui.lesson.gallery_reading import Painting, norm_caption
 from tinytui.lesson.texts.wording import in_words, listed
 from tinytui.model.config import ModelConfig
+from tinytui.model.switches import ACTIVATION_NAMES
 from tinytui.present.gallery_lines import (
     BAR,
     BLANK,
@@ -143,7 +144,7 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
         ]
         out += _norm_sentence(runs, stage)
         if runs.trace.cfg.gated:
-            act = ACTIVATION_NAMES.get(sw.activation, sw.activation)
+            act = ACTIVATION_NAMES[sw.activation]
             kind = " (SwiGLU)" if sw.activation == "silu" else ""
             out.append(
                 f"This filter is gated{kind}: each hidden unit multiplies a gate, {act} of the normed "
@@ -164,9 +165,6 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
 def _stroke_of(day: int, head: int) -> Callable[[Painting], np.ndarray]:
     """What one artist (head, 0-based) painted on a painting on one day."""
     return lambda p: p.days[day].strokes[head]
-
-
-ACTIVATION_NAMES = MappingProxyType({"silu": "SiLU", "relu": "ReLU", "gelu": "GELU"})
 
 
 def _shared_heads(cfg: ModelConfig) -> list[str]:
