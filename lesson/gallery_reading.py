@@ -194,10 +194,17 @@ def captions(gallery: Gallery) -> list[Caption]:
     what the finished gallery predicts and how sure it is. A sentence that singles one out says so only
     when no other reads the same at the precision it is quoted with; equals are named as a tie."""
     out = [_stock_caption(gallery), _mark_caption(gallery)]
-    out += [_artist_caption(pt) for pt in gallery.paintings]
-    out += [_filter_caption(pt) for pt in gallery.paintings]
+    out += [_artist_caption(pt, pt.days) for pt in gallery.paintings]
+    out += [_filter_caption(pt, pt.days) for pt in gallery.paintings]
     out.append(_prediction_caption(gallery.prediction))
     return out
+
+
+def day_captions(gallery: Gallery, block: int) -> list[Caption]:
+    """The artist and filter sentences of one day (block, 0-based) alone, per painting: what a day's
+    morning and evening show, with no word of the days before or after it."""
+    artists = [_artist_caption(pt, (pt.days[block],)) for pt in gallery.paintings]
+    return artists + [_filter_caption(pt, (pt.days[block],)) for pt in gallery.paintings]
 
 
 def _stock_caption(gallery: Gallery) -> Caption:
@@ -337,19 +344,19 @@ def _largest(gallery: Gallery, sizes: list[float]) -> tuple[float, list[str]]:
     return max(sizes), [gallery.paintings[i].label for i in tops]
 
 
-def _artist_caption(pt: Painting) -> Caption:
-    sizes = [(float(np.linalg.norm(s)), d.block, h) for d in pt.days for h, s in enumerate(d.strokes, 1)]
+def _artist_caption(pt: Painting, days: tuple[Day, ...]) -> Caption:
+    """Which artist added the most to a painting over days (the whole run's, or one day's)."""
+    sizes = [(float(np.linalg.norm(s)), d.block, h) for d in days for h, s in enumerate(d.strokes, 1)]
     size, block, head = max(sizes, key=lambda t: t[0])  # the first of equals: earliest day, lowest head
     tops = [sizes[i] for i in tops_as_shown([t[0] for t in sizes], _size)]
     if size == 0.0:
         text = f"Painting {pt.label}: no artist added anything to it."
         return Caption("artist", pt.position, text, {})
-    total = float(np.linalg.norm(sum(d.morning for d in pt.days)))
+    total = float(np.linalg.norm(sum(d.morning for d in days)))
     together = f"all the artists' strokes on it together come to a size of {_size(total)}."
-    days = len(pt.days)
 
     def who(block: int, head: int) -> str:
-        return f"artist {head}" + (f" of day {block + 1}" if days > 1 else "")
+        return f"artist {head}" + (f" of day {block + 1}" if len(days) > 1 else "")
 
     if len(sizes) == 1:
         text = f"Painting {pt.label}: the one artist painted strokes of size {_size(size)} on it."
@@ -364,9 +371,10 @@ def _artist_caption(pt: Painting) -> Caption:
     return Caption("artist", pt.position, text + together, {"strokes": size, "all strokes": total})
 
 
-def _filter_caption(pt: Painting) -> Caption:
+def _filter_caption(pt: Painting, days: tuple[Day, ...]) -> Caption:
+    """How much the filter changed a painting over days (the whole run's, or one day's)."""
     ratios = []
-    for d in pt.days:
+    for d in days:
         change, canvas = float(np.linalg.norm(d.filter_change)), float(np.linalg.norm(d.canvas))
         ratio = change / canvas if canvas > 0 else (math.inf if change > 0 else 0.0)
         ratios.append((ratio, change, canvas, d.block))

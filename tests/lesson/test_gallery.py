@@ -15,6 +15,7 @@ from tinytui.lesson.gallery_reading import (
     artist_rules,
     captions,
     day,
+    day_captions,
     picture_shape,
     scale_card,
     shade,
@@ -280,7 +281,11 @@ def test_ties_are_read_at_the_precision_shown():
 @pytest.mark.parametrize(
     ("mark", "stock", "said"),
     [
-        (1.0, 2.5, "less than half the boldest stock picture's size, 2.50: the marks are faint beside the pictures."),
+        (
+            1.0,
+            2.5,
+            "less than half the boldest stock picture's size, 2.50: the marks are faint beside the pictures.",
+        ),
         (1.834, 2.69, "less than the boldest stock picture's size, 2.69."),
         (1.118, 1.1204, "as big as the boldest stock picture's size, 1.12."),
         (1.41, 1.12, "more than the boldest stock picture's size, 1.12."),
@@ -290,3 +295,32 @@ def test_the_biggest_mark_is_weighed_against_the_boldest_stock_picture(mark, sto
     """A mark is not called small unless it is: the chapter's sinusoidal marks (√2) are bolder than its
     stock pictures; sizes that read the same as quoted are "as big"."""
     assert _beside_the_stock(mark, stock) == f"That is {said}"
+
+
+def test_a_day_s_captions_quote_that_day_alone(case):
+    """Day b's morning and evening name no other day and quote day b's strokes and filter only (the
+    run-wide sentences had day 1's morning say which artist of day 2 painted the most)."""
+    params, trace = case
+    cfg = params.cfg
+    gallery = day(params, trace)
+    for b in range(cfg.n_blocks):
+        found = day_captions(gallery, b)
+        assert [c.kind for c in found] == ["artist"] * len(trace.prompt) + ["filter"] * len(trace.prompt)
+        for c in found:
+            assert " of day " not in c.text and "evening of day" not in c.text, c.text
+            p = c.position
+            if c.kind == "artist" and c.numbers:
+                heads = [
+                    (trace[f"blocks.{b}.attn.{h}"] @ trace[f"blocks.{b}.v.{h}"])[p] @ w_o_rows(params, b, h)
+                    for h in range(1, cfg.n_heads + 1)
+                ]
+                live = [h not in trace.switches.ablated_heads for h in range(1, cfg.n_heads + 1)]
+                strokes = [np.linalg.norm(v) * on for v, on in zip(heads, live)]
+                assert c.numbers["strokes"] == pytest.approx(max(strokes), rel=1e-12, abs=1e-12)
+                if "all strokes" in c.numbers:
+                    whole = np.linalg.norm(trace[f"blocks.{b}.mha"][p])
+                    assert c.numbers["all strokes"] == pytest.approx(whole, rel=1e-12, abs=1e-12)
+            elif c.kind == "filter" and c.numbers:
+                change = np.linalg.norm(trace[f"blocks.{b}.ffn"][p])
+                assert c.numbers["change"] == pytest.approx(change, rel=1e-12, abs=1e-12)
+                assert c.numbers["canvas"] == pytest.approx(np.linalg.norm(trace[f"blocks.{b}.x_mid"][p]))

@@ -136,7 +136,7 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
             out.append(f"Artist {heads} stayed at home today (ablated): no strokes from them.")
         if not sw.residual:
             out.append("With the residual off the strokes replace each painting instead of adding to it.")
-        return out + [c.text for c in found if c.kind == "artist"]
+        return out + [c.text for c in runs.day_captions(day - 1) if c.kind == "artist"]
     if stage.kind == "evening":
         out = [
             f"On the evening of day {day} the filter (the feed-forward network) goes over each "
@@ -151,7 +151,7 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
                 "painting times W_gate, by the normed painting times W_up, and W_down turns those "
                 "products back into a change of the painting's size."
             )
-        return out + [c.text for c in found if c.kind == "filter"]
+        return out + [c.text for c in runs.day_captions(day - 1) if c.kind == "filter"]
     if stage.kind == "finished":
         last = g.paintings[-1]
         return [

@@ -18,6 +18,7 @@ from tinytui.lesson.gallery_reading import (
     artist_rules,
     captions,
     day,
+    day_captions,
     scale_card,
     shade,
 )
@@ -80,6 +81,9 @@ class Runs:
 
     def captions(self) -> list[Caption]:
         return captions(self.gallery)
+
+    def day_captions(self, block: int) -> list[Caption]:
+        return day_captions(self.gallery, block)
 
     def scale_card(self) -> list[ScaleRow]:
         return scale_card(self.params.cfg)
