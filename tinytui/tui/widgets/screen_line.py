@@ -1,10 +1,17 @@
 """A screen line of the step view made of its tables' lines: each placed at its table's column, the
 gaps in the view's colours, cut to the view, the row labels of a table scrolled sideways kept at the
-left edge, and a table the right edge cuts ending in a dim ›. Strips in, a strip out.
+left edge, and a table the right edge cuts ending in a dim ›.
+
+Strips in, segments out: a line is put together as a list of segments (with its length in cells) and
+the view makes the one Strip it keeps of it. Textual's Strip keeps seven caches of its own, so a Strip
+for every crop and join (six a line of a table the edge cuts) cost more than the cutting itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -12,37 +19,82 @@ from textual.strip import Strip
 from tinytui.present.step_layout import Box
 from tinytui.tui.widgets.step_geometry import cut_by_labels, kept_at_right, label_width
 
+Line = tuple[list[Segment], int]  # segments, and their length in cells
 
-def placed(parts: list[tuple[int, Strip]], base: Style) -> Strip:
+
+def crop(segments: Iterable[Segment], start: int, end: int) -> list[Segment]:
+    """The segments between cells start and end (as Strip.crop cuts them: a segment the edge cuts is
+    split at it, a double-width character cut in two becomes spaces)."""
+    out: list[Segment] = []
+    if end <= start:
+        return out
+    pos = 0
+    for segment in segments:
+        after = pos + cell_len(segment.text)
+        if after > start:
+            if pos < start:
+                segment = segment.split_cells(start - pos)[1]
+                pos = start
+            if after > end:
+                out.append(segment.split_cells(end - pos)[0])
+                break
+            out.append(segment)
+            if after == end:
+                break
+        pos = after
+    return out
+
+
+def placed(parts: list[tuple[int, Strip]], base: Style) -> Line:
     """Strips at their columns (x, strip), the gaps between them blank over base."""
-    if len(parts) == 1 and parts[0][0] == 0:
-        return parts[0][1]
-    segments: list[Strip] = []
-    at = 0
+    segments: list[Segment] = []
+    at = length = 0
     for x, strip in parts:
         if x > at:
-            segments.append(Strip([Segment(" " * (x - at), base)], x - at))
-        segments.append(strip)
+            segments.append(Segment(" " * (x - at), base))
+            length += x - at
+        segments.extend(strip)
         at = x + strip.cell_length
-    return Strip.join(segments) if segments else Strip([])
+        length += strip.cell_length
+    return segments, length
 
 
-def pin_labels(line: Strip, box: Box, strip: Strip, sx: int, width: int, base: Style) -> Strip:
+def cut_to(line: Line, sx: int, width: int) -> Line:
+    """The part of a line the view shows, scrolled to sx."""
+    segments, length = line
+    end = min(sx + width, length)
+    if sx <= 0 and end == length:
+        return segments, length
+    return crop(segments, sx, end), max(end - max(sx, 0), 0)
+
+
+def pin_labels(line: Line, box: Box, strip: Strip, sx: int, width: int, base: Style) -> Line:
     """line (cut to the view at sx) with box's row labels, from its own line strip, over its left edge;
     the column the labels' edge cuts is left blank: no piece of a number beside them."""
-    label = strip.crop(0, label_width(box))
-    rest = line.crop(label.cell_length, width)
-    gap = min(cut_by_labels(box, sx), rest.cell_length)
+    segments, length = line
+    labels = min(label_width(box), strip.cell_length)
+    rest_end = min(width, length)
+    rest, rest_length = crop(segments, labels, rest_end), max(rest_end - labels, 0)
+    gap = min(cut_by_labels(box, sx), rest_length)
     if gap:
-        rest = Strip.join([Strip.blank(gap, base), rest.crop(gap, rest.cell_length)])
-    return Strip.join([label, rest])
+        rest = [Segment(" " * gap, base), *crop(rest, gap, rest_length)]
+    return [*crop(strip, 0, labels), *rest], labels + rest_length
 
 
-def cut_at_right(line: Strip, box: Box, at: int, sx: int, width: int, mark: Style, base: Style) -> Strip:
+def cut_at_right(line: Line, box: Box, at: int, sx: int, width: int, mark: Style, base: Style) -> Line:
     """A screen line across a table the view's right edge cuts (at: the table's line here): its last
     column is a dim › (the table goes on to the right), and the column the edge cuts is left blank."""
     keep = kept_at_right(box, at, sx, width)
-    line = line.extend_cell_length(width, base)
-    return Strip.join(
-        [line.crop(0, keep), Strip.blank(width - 1 - keep, base), Strip([Segment("›", mark)], 1)]
-    )
+    out = crop(extended(line, width, base)[0], 0, keep)
+    if width - 1 - keep > 0:
+        out.append(Segment(" " * (width - 1 - keep), base))
+    out.append(Segment("›", mark))
+    return out, width
+
+
+def extended(line: Line, width: int, base: Style) -> Line:
+    """The line made width cells long with blanks over base, if it is shorter."""
+    segments, length = line
+    if length >= width:
+        return segments, length
+    return [*segments, Segment(" " * (width - length), base)], width

@@ -42,7 +42,7 @@ from tinytui.tui.widgets.cell_editor import CellEdit, CellEditing
 from tinytui.tui.widgets.line_styles import LineStyles
 from tinytui.tui.widgets.line_versions import LineVersions
 from tinytui.tui.widgets.prose_lines import heading_line, words_line, wrap_words
-from tinytui.tui.widgets.screen_line import cut_at_right, pin_labels, placed
+from tinytui.tui.widgets.screen_line import cut_at_right, cut_to, extended, pin_labels, placed
 from tinytui.tui.widgets.step_geometry import (
     header_pinned,
     labels_pinned,
@@ -483,15 +483,16 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         width: int,
     ) -> Strip:
         """A screen line from its tables' lines: the painter's strips are over the view's colours
-        already, and the gaps between them are made so too."""
+        already, and the gaps between them are made so too (put together as segments: one Strip)."""
         base = self._base
-        line = placed(parts, base).crop(sx, sx + width)
+        line = cut_to(placed(parts, base), sx, width)
         if pinned is not None:
             line = pin_labels(line, *pinned, sx, width, base)
         if cut is not None:
             mark = self._painter.styles.style("label")  # type: ignore[union-attr]
             line = cut_at_right(line, *cut, sx, width, mark, base)
-        return line.extend_cell_length(width, base)
+        segments, length = extended(line, width, base)
+        return Strip(segments, length)
 
     def _box_line(self, box: Box, line: int, cols: tuple[int, int] | None = None) -> Strip:
         """Line `line` of a table's frame (cols: only those of its columns, as window gives them), kept
