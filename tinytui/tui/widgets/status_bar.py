@@ -76,7 +76,6 @@ class StatusBar(ViewPart, Widget):
     """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"status--key", "status--muted", "status--step"}
-    text = ""
     view: View | None = None
     DEFAULT_CSS = """
     StatusBar { height: 3; width: 100%; background: $panel; padding: 0 1; }
@@ -85,11 +84,15 @@ class StatusBar(ViewPart, Widget):
     StatusBar > .status--step { color: $primary; text-style: bold; }
     """
 
+    @property
+    def text(self) -> str:
+        """What the bar says, unwrapped (tests and transcripts): made when asked, not on every change."""
+        return self.describe(self.view).plain if self.view is not None else ""
+
     def show(self, view: View) -> None:
         width = self.content_size.width
         first = self.view is None
         self.view = view
-        self.text = self.describe(view).plain  # what is on screen, for tests and transcripts
         if first:
             self.refresh()
             return
