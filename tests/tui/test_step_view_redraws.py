@@ -33,3 +33,28 @@ async def test_a_mask_toggle_on_a_wide_step_draws_no_scrollbar_and_leaves_nothin
         v.refresh()
         await pilot.pause()
         assert app.export_screenshot() == after
+
+
+async def test_a_scroll_draws_the_views_lines_again_and_not_the_other_bar():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "9", "n", "n", "tab")  # step 11: both bars
+        v = view(app)
+        room = v.scrollable_content_region
+        content = Region(0, 0, room.width, room.height)
+        asked: list[tuple[Region, ...]] = []
+        refresh = v.refresh
+        v.refresh = lambda *regions, **kw: (asked.append(regions), refresh(*regions, **kw))[1]  # type: ignore[method-assign]
+        for _ in range(8):  # Tab from table to table until one below the view scrolls it
+            await press(pilot, "tab")
+            if v.scroll_offset.y:
+                break
+        assert v.scroll_offset.y > 0 and v.show_horizontal_scrollbar
+        drawn = [r for regions in asked for r in regions]
+        assert content in drawn  # every line of the step, scrolled
+        assert all(asked) and all(content.contains_region(r) for r in drawn), drawn
+        shown = app.export_screenshot()
+        v.refresh = refresh  # type: ignore[method-assign]
+        v.refresh()
+        await pilot.pause()
+        assert app.export_screenshot() == shown

@@ -431,6 +431,26 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         self._refresh_at(ys)
 
     # ---- drawing ------------------------------------------------------------------------------
+    def watch_scroll_x(self, old_value: float, new_value: float) -> None:
+        """Scrolled sideways: every line of the step is drawn again, and the horizontal bar moves its
+        thumb (its own redraw); ScrollView's would redraw the vertical bar's column with the lines."""
+        if self.show_horizontal_scrollbar:
+            self.horizontal_scrollbar.position = new_value
+        if round(old_value) != round(new_value):
+            self._refresh_content()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolled up or down: every line of the step is drawn again, the vertical bar moves its thumb;
+        ScrollView's would also send the horizontal bar again (some 180 segments at d_model 64)."""
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = new_value
+        if round(old_value) != round(new_value):
+            self._refresh_content()
+
+    def _refresh_content(self) -> None:
+        room = self.scrollable_content_region
+        self.refresh(Region(0, 0, room.width, room.height))
+
     @property
     def active(self) -> bool:
         """Whether the keys act here: the view has the focus (its cell editor is drawn inside it)."""
