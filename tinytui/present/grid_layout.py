@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import MutableMapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from tinytui.model import names
 from tinytui.present.grid_spec import GridSpec
@@ -69,6 +70,16 @@ class Shape:
     narrow: bool = False
     natural: int = 0  # the table's width with numbers printed (what decides narrow)
     footer: tuple[str, ...] = ()
+
+    def __hash__(self) -> int:
+        # a drawn line is kept by its table's shape: hashed once, not from its hundreds of widths,
+        # offsets and headers each time a line is looked up (dataclass keeps an __hash__ it is given)
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        where = (self.label_w, self.widths, self.xs, self.starts, self.top, self.table_width, self.rows)
+        return hash((where, self.headers, self.narrow, self.natural, self.footer))
 
     @classmethod
     def of(
