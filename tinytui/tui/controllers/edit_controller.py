@@ -29,9 +29,11 @@ class EditController:
             lambda s: s.edit(ref.name, ref.index, text), f"edit {ref.label}", grid.edit_refused
         )
         if event is not None:
-            grid.cancel_edit()
+            was_open = grid.editor is not None
+            grid.cancel_edit()  # closing the editor tells the app the cursor's cell changed: inspected
             host.withdraw_refusal()  # a refusal of this cell's last try is stale now
-            host.inspect()
+            if not was_open:
+                host.inspect()
             from tinytui.lesson.texts.change_note import change_note
 
             d = event.data
