@@ -7,7 +7,6 @@ chapter17-trained, woodland-2x16 …; model/presets/README.md says how the train
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 
 from tinytui.model import checks
@@ -17,7 +16,7 @@ DEFAULT = "chapter17"
 
 
 def folder() -> Path:
-    return Path(str(resources.files("tinytui.model") / "presets"))
+    return Path(__file__).parent.parent / "presets"  # the package's own folder: no importlib.resources
 
 
 def presets() -> dict[str, Path]:
