@@ -207,9 +207,10 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
     is_param = _weight_of(template) in PARAM_NAMES
     at: tuple[Sequence[int], Sequence[int]] | None  # the rows and columns a table shows (None: all)
     if "{h}" in template or "{g}" in template:  # one per query head, or per key/value head
-        parts = []
+        parts, small = [], True
         for h, name in enumerate(view.names((template,)), start=1):
             t = grads.tensor(name)
+            small = small and t.values.size <= KEEP_UP_TO
             win = windows.gradient_window(view, t, None)
             at = windows.indices(win, *t.values.shape)
             parts.append(
@@ -217,7 +218,7 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
                     view, key, windows.titled(f"head {h}", win), t, t.values, _no_prefix, role, False, at=at
                 )
             )
-        return _heads_joined(view, key, f"{title} — per head", None, parts, short_key_labels)
+        return _heads_joined(view, key, f"{title} — per head", None, parts, short_key_labels, small)
     name = view.name(template)
     if is_param and name in ROWS_OF and hasattr(grads, "rows"):  # E's: the window's rows only
         win = window or windows.param_window(view, view.name(_weight_of(template)))
@@ -237,7 +238,7 @@ def gradient_grid(view: View, template: str, role: str, window: windows.Window |
                 prefix = lambda r, c, h=h: f"h{h + 1}: "  # noqa: E731
                 parts.append(_matrix_spec(view, key, label, t, t.values[h], prefix, role, True, h, at))
         title = windows.titled(title, win)
-        return _heads_joined(view, key, title, title, parts, _as_it_is)
+        return _heads_joined(view, key, title, title, parts, _as_it_is, t.values.size <= KEEP_UP_TO)
     at = None if win is None else (win.rows, win.cols)
     return _matrix_spec(view, key, windows.titled(title, win), t, t.values, _no_prefix, role, is_param, at=at)
 
@@ -249,19 +250,21 @@ def _heads_joined(
     one_title: str | None,
     made: list[GridSpec],
     relabel: Callable[[GridSpec], GridSpec],
+    small: bool,
 ) -> GridSpec:
     """The heads' tables side by side under title (one head: its own table under key, titled one_title,
     or its own title when None), kept while each head's table is the one kept (_matrix_spec): going in
-    and out of the walk finds the same table, so the view lays out and draws nothing again."""
+    and out of the walk finds the same table, so the view lays out and draws nothing again. small: the
+    heads' gradients are small enough for their tables to be kept (else neither is this one)."""
     kept_as = ("gradient heads", key, title, one_title)
     made_of = (_Held(view.gradients), *(_Held(part) for part in made))
-    if (hit := view.kept.find(kept_as, made_of)) is not None:
+    if small and (hit := view.kept.find(kept_as, made_of)) is not None:
         return hit
     parts = [relabel(part) for part in made]
     joined = side_by_side(view.kept, key, title, parts)
     if len(parts) == 1:  # one head: its own spec, renamed
         joined = replace(joined, key=key, title=joined.title if one_title is None else one_title)
-    return view.kept.keep(kept_as, made_of, joined)
+    return view.kept.keep(kept_as, made_of, joined) if small else joined
 
 
 def _as_it_is(part: GridSpec) -> GridSpec:
