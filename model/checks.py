@@ -13,7 +13,6 @@ import numbers
 import re
 import unicodedata
 from collections.abc import Sequence
-from fractions import Fraction
 
 MAX_STEPS = 1000  # a training run is one undoable change; this keeps it to a few seconds
 MAX_LR = 1e6  # beyond this one step throws every weight far outside anything the tables can show
@@ -58,6 +57,8 @@ def number(text: str) -> float:
         if m := _FRACTION.fullmatch(s):
             if int(m.group(2)) == 0:
                 raise Invalid(f"{shown(s)}: division by zero")
+            from fractions import Fraction  # a typed ratio only: not loaded to start
+
             value = float(Fraction(int(m.group(1)), int(m.group(2))))
         elif _DECIMAL.fullmatch(s):
             value = float(s)

@@ -18,7 +18,6 @@ import contextlib
 import errno
 import os
 import re
-import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -242,6 +241,8 @@ def sweep_stale(folder: str | Path) -> list[Path]:
             if stat.S_ISREG(st.st_mode):
                 os.unlink(entry.path)
             elif stat.S_ISDIR(st.st_mode):
+                import shutil  # a stale folder's removal only: not loaded to start
+
                 shutil.rmtree(entry.path)  # never follows a link inside
             else:
                 continue

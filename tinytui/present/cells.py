@@ -34,7 +34,6 @@ from tinytui.present.tensor_cells import columns_grid, tensor_grid
 from tinytui.present.token_cells import logits_spec, token_grid
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
-from tinytui.report.step_report import count_tables
 
 PARAM_NAMES = names.PARAMS
 
@@ -216,6 +215,8 @@ def info_grid(key: str, table) -> GridSpec:
 
 
 def _count_rows(view: View, panel: Panel, role: str) -> list[tuple[Item, ...]]:
+    from tinytui.report.step_report import count_tables  # the counts' step only
+
     return [(info_grid(f"count:{i}", t),) for i, t in enumerate(count_tables(view.trace))]
 
 
