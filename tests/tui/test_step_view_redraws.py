@@ -58,3 +58,25 @@ async def test_a_scroll_draws_the_views_lines_again_and_not_the_other_bar():
         v.refresh()
         await pilot.pause()
         assert app.export_screenshot() == shown
+
+
+async def test_another_step_draws_the_views_lines_and_leaves_nothing_stale():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "9", "n", "n")  # step 11, wider than the view
+        v = view(app)
+        assert v.show_horizontal_scrollbar
+        room = v.scrollable_content_region
+        content = Region(0, 0, room.width, room.height)
+        asked: list[tuple[Region, ...]] = []
+        refresh = v.refresh
+        v.refresh = lambda *regions, **kw: (asked.append(regions), refresh(*regions, **kw))[1]  # type: ignore[method-assign]
+        await press(pilot, "n")  # step 12: wide too, the bars stay
+        assert "Step 12 of 16" in v.info_text and v.show_horizontal_scrollbar
+        drawn = [r for regions in asked for r in regions]
+        assert content in drawn and all(asked) and all(content.contains_region(r) for r in drawn), drawn
+        shown = app.export_screenshot()
+        v.refresh = refresh  # type: ignore[method-assign]
+        v.refresh()
+        await pilot.pause()
+        assert app.export_screenshot() == shown

@@ -331,7 +331,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         self._more_at = new.height
         height = new.height + (1 + len(self._more) if self._more else 0)
         self._set_virtual_size(Size(self._width_of(new), height), fresh=not same_step)
-        self.refresh()
+        self._refresh_content()  # the bars redraw themselves when their thumbs move
 
     def _width_of(self, layout: StepLayout) -> int:
         """The step's width to scroll over: its widest table or line of words."""
@@ -392,7 +392,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         self.show_sections(self.all_sections)
         self._refind_cursor(None, 0, 0)
         self.scroll_to(0, 0, animate=False, immediate=True)
-        self.refresh()
+        self._refresh_content()
         if page is not None:
             self.focus(scroll_visible=False)  # the arrows and the inspector work on the table on screen
 
@@ -448,6 +448,8 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
             self._refresh_content()
 
     def _refresh_content(self) -> None:
+        """Draw every line of the view again, and not its scrollbars (they redraw themselves when their
+        thumbs move: widgets/virtual_size.py tells them the step's new size)."""
         room = self.scrollable_content_region
         self.refresh(Region(0, 0, room.width, room.height))
 
