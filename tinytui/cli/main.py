@@ -19,7 +19,6 @@ from typing import TextIO
 from tinytui import __version__
 from tinytui.cli import garbage_collector
 from tinytui.cli.debugger import cmd_app, cmd_replay
-from tinytui.cli.new_command import CommandError
 from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import UsageError, setup_from
 from tinytui.lesson.stages import GROUPS, STAGE_BY_NUMBER, STAGES
@@ -225,6 +224,14 @@ class CheckedOutput:
             pass
 
 
+def command_error() -> type[Exception]:
+    """The commands' one-line error (tinytui.cli.new_command.CommandError), asked for only when an
+    exception reaches main: a command that raised it has imported it, and print and the app never do."""
+    from tinytui.cli.new_command import CommandError
+
+    return CommandError
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -235,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         code = run_command(args, out)
         out.flush()
         return code
-    except (ModelFileError, UsageError, CommandError) as exc:
+    except (ModelFileError, UsageError, command_error()) as exc:  # evaluated once something is raised
         print(f"tinytui: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `tinytui print | head` is fine
