@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
-from tinytui.model import count
-
 if TYPE_CHECKING:
     from tinytui.model.config import ModelConfig
     from tinytui.model.switches import Switches
@@ -174,6 +172,8 @@ def unembed(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
 
 
 def count_params(formula: str, sw: Switches, cfg: ModelConfig | None = None) -> str:
+    from tinytui.model import count  # the counts' step only
+
     if cfg is None or count.formula(cfg) == count.FORMULA:
         return formula
     return count.formula(cfg)

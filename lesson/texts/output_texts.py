@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.lesson.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
-from tinytui.model import count
 from tinytui.model.switches import ACTIVATION_NAMES
 from tinytui.model.trace import Trace
 
@@ -200,6 +199,8 @@ def loss(trace: Trace) -> str:
 
 
 def count_params(trace: Trace) -> str:
+    from tinytui.model import count  # the counts' step only
+
     cfg = trace.cfg
     biggest = count.four_sizes(cfg)[-1].name  # GPT-3, or Llama-3-8B for the Llama family
     vd = f"V·d = {cfg.n_vocab}·{cfg.d_model} = {count.tying_saves(cfg)}"

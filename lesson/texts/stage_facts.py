@@ -10,7 +10,7 @@ import numpy as np
 
 from tinytui.lesson.texts.attention_texts import largest
 from tinytui.lesson.texts.wording import quoted, tied_groups
-from tinytui.model import count, ops
+from tinytui.model import ops
 from tinytui.model.trace import Trace
 
 SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its first entries
@@ -194,6 +194,8 @@ def loss(trace: Trace) -> list[str]:
 
 
 def count_params(trace: Trace) -> list[str]:
+    from tinytui.model import count  # the counts' step only
+
     cfg = trace.cfg
     total, gpt3 = count.this_model(cfg).total(), count.four_sizes(cfg)[-1]
     return [

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinytui.report.print_window import most_likely  # one way of picking the top tokens, shared
-
 LONG_VOCAB = 16  # a vocabulary longer than this shows its most likely tokens only
 TOP = 10  # how many of them (the target comes on top of these when it is not among them)
 
@@ -36,6 +34,8 @@ class Shown:
 def shown_tokens(probs: np.ndarray, target: int | None, limit: int = LONG_VOCAB, top: int = TOP) -> Shown:
     """All tokens when there are at most `limit`; else the `top` most likely, then the target if it is not
     one of them, and how many are left out with their total probability."""
+    from tinytui.report.print_window import most_likely  # one way of picking the top tokens, shared
+
     p = np.asarray(probs, dtype=float)
     if p.size <= limit:
         return Shown(tuple(range(p.size)), False, 0, 0.0)

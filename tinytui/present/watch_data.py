@@ -24,7 +24,6 @@ from tinytui.present.label_fit import fit_label
 from tinytui.present.lens_tables import LensLine
 from tinytui.present.lens_tables import bar as lens_bar
 from tinytui.present.view import View
-from tinytui.report.print_window import most_likely
 from tinytui.report.tables import fmt, on_screen_text
 
 TOP = 5  # tokens shown by probability; the target is added below them when it is not among them
@@ -90,6 +89,8 @@ def _was(view: View, name: str, index: tuple[int, ...]) -> float | None:
 
 
 def watch_spec(view: View, top: int = TOP) -> WatchSpec:
+    from tinytui.report.print_window import most_likely
+
     trace = view.trace
     probs = trace["probs"]
     vocab = trace.cfg.vocab

@@ -27,7 +27,6 @@ from tinytui.model.trace import Axis, Tensor
 from tinytui.present.top_tokens import shown_tokens
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
-from tinytui.report.print_window import CELLS
 from tinytui.report.tables import NamedTensors, Table, number_rows, tensor_table
 
 # Measured (benchmarks/bench_windows.py, and cells.param_grid at ~8 µs a cell on a loaded 2-core machine):
@@ -110,6 +109,8 @@ def _moved(shown: Sequence[int], n: int, pages: int) -> range:
 
 def _first(n_rows: int, n_cols: int, rest: str, head_width: int = 0) -> Window | None:
     """The first ROWS × COLS of a table (None: it is small enough to be built whole)."""
+    from tinytui.report.print_window import CELLS  # a big table's
+
     if n_rows * n_cols <= CELLS:
         return None
     return Window(

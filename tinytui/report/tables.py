@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -21,7 +21,9 @@ from tinytui.model.config import ModelConfig
 from tinytui.model.switches import Switches
 from tinytui.model.trace import Tensor, Trace
 from tinytui.report.lazy_rows import LazyRows
-from tinytui.report.print_window import Picks, cut
+
+if TYPE_CHECKING:  # the printed report's window: imported where a table is cut to it
+    from tinytui.report.print_window import Picks
 
 # Table titles in the display names (lesson/texts/display_names.py): the app, the transcript and print share
 # them.
@@ -197,6 +199,8 @@ def windowed(
     """A 2-d array as a table: whole when it is small or no picks are given, else its window
     (report_window.cut), the window in its title and what is left out in its note; only the cells shown
     are formatted."""
+    from tinytui.report.print_window import cut
+
     win = cut(arr.shape[0], arr.shape[1], row_axis or corner, col_axis, picks, logits_rows)
     if win is None:
         return Table(title, corner, tuple(rows), tuple(cols), number_rows(arr))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tinytui.model import checks
-from tinytui.model.generation import kv_cache, sampling
+from tinytui.model.generation import sampling
 from tinytui.model.generation.sampling import Pick, Sampling
 from tinytui.session.session import Session
 from tinytui.session.state import Event, Refused
@@ -77,6 +77,8 @@ class NewPass:
     reused: tuple[bool, ...]
 
     def why_not(self, block: int) -> str:
+        from tinytui.model.generation import kv_cache  # a new pass's reuse: not loaded to start
+
         return "" if self.reused[block] else kv_cache.NOT_REUSABLE
 
 
@@ -88,6 +90,8 @@ def new_pass(session: Session) -> NewPass | None:
     grown = len(now.prompt) == len(before.prompt) + 1 and now.prompt[:-1] == before.prompt
     if not grown or now.params is not before.params or now.switches != before.switches:
         return None
+    from tinytui.model.generation import kv_cache  # a token appended: the cache's rule
+
     cfg = session.model.cfg
     first = kv_cache.reusable(cfg, now.switches)
     return NewPass(len(before.prompt), tuple(first or b == 0 for b in range(cfg.n_blocks)))

@@ -8,7 +8,6 @@ from __future__ import annotations
 from tinytui.lesson import step_path as steps
 from tinytui.lesson.stages import STAGES
 from tinytui.model import checks, names
-from tinytui.present.gradient_places import gradient_places, where_said
 from tinytui.present.view import Curve
 from tinytui.report.tables import fmt
 from tinytui.session.session import Session
@@ -123,6 +122,8 @@ class LearningController:
 
     # ---- the gradient overlay ------------------------------------------------------------------
     def toggle_gradients(self) -> None:
+        from tinytui.present.gradient_places import gradient_places, where_said
+
         host = self.host
         shown = not host.session.mode.gradients
         host.apply(lambda s: s.set_mode(gradients=shown), "gradient overlay")
