@@ -165,6 +165,12 @@ def test_a_switch_flipped_back_and_forth_holds_two_traces_however_many_rounds(mo
     assert flipped.switches != unflipped.switches == session.state.switches
 
 
+LONG = (
+    "A notice of many words, more than a row of the notice line holds at any width: it says which weight "
+    "was edited, what changed, by how much, and what to look at next, so it is wrapped over two rows."
+)
+
+
 def drawn_texts(note) -> list[Text]:
     """The Rich texts an object holds, directly or through its dicts, lists and tuples (not through
     other objects: a notice holds its words, its timer and what was drawn of it)."""
@@ -184,8 +190,6 @@ def drawn_texts(note) -> list[Text]:
 async def test_the_notice_log_keeps_the_words_of_notices_gone_not_their_drawn_lines():
     """The log keeps the session's last notices (M writes them anew from their words): a notice no line
     shows any more holds nothing drawn, so a long session's log is its words."""
-    from tests.tui.test_toasts import LONG
-
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         for i in range(8):  # at most three live: the older are taken away, each drawn before it went
