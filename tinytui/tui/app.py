@@ -43,6 +43,7 @@ from tinytui.tui.controllers.step_controller import StepController
 from tinytui.tui.controllers.watch_controller import WatchController
 from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
+from tinytui.tui.idle_collection import IdleCollection
 from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.main_screen import Body, MainScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
@@ -51,7 +52,6 @@ from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 from tinytui.tui.widgets.step_list import StepList
 from tinytui.tui.widgets.step_view import StepView
-from tinytui.tui.widgets.watch_pane import WatchPane
 
 if TYPE_CHECKING:  # a replay, the help and the notices' log import their modules when they open
     from tinytui.recording.replay import Replayer
@@ -79,6 +79,7 @@ class TinyTuiApp(App[None]):
         self.user_keymap: dict[str, str] = {}
         super().__init__()
         self.toasts = Toasts(self)  # the notices raised (toasts.py)
+        self.idle_collection = IdleCollection(self)  # what keys let go of, freed in a pause after them
         self.session = session
         self.kept_specs = KeptSpecs()  # every View is made with it: a table that did not change is kept
         self.steps = StepController(self)
@@ -130,6 +131,7 @@ class TinyTuiApp(App[None]):
             return
         if isinstance(event, (events.Key, events.MouseDown)):
             self.toasts.input_taken()
+            self.idle_collection.input_taken()
         await super().on_event(event)
 
     def typing(self) -> bool:
@@ -217,7 +219,7 @@ class TinyTuiApp(App[None]):
             with VerticalScroll(id="sidebar", can_focus=False):
                 yield StepList(id="steps")
             yield StepView(id="main")  # the step's words and every table, one widget (step_view.py)
-            yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place
+            # the watch pane (#watch) is mounted here after #main the first time W shows it
         yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
         yield self.toasts.line()  # the notices, in a line of their own (toasts.py, widgets/notice_line.py)
