@@ -3,6 +3,7 @@
 python benchmarks/bench_view.py            # both models and the bare app; writes benchmarks/results/view.txt
 python benchmarks/bench_view.py --quick    # fewer repeats
 python benchmarks/bench_view.py --out view-before.txt   # another file in benchmarks/results
+python benchmarks/bench_view.py --memory   # only the memory rounds (MEMORY_ROUNDS of them), no timed keys
 PYTHONPATH=/path/to/a/checkout python benchmarks/bench_view.py   # the apps import tinytui from there
 
 Each app runs as its own process on the slave side of a pty (TERM=xterm-256color, 120×40), as it runs in
@@ -253,10 +254,58 @@ def bare_app() -> Terminal:
     return Terminal([sys.executable, str(Path(__file__).parent / "bare_apps.py")])
 
 
+def memory_only(models: dict[str, str | None], rounds: int) -> dict[str, list[float]]:
+    """Each model's app brought to step 9's tables and given the memory rounds alone (no timed keys)."""
+    terms = {
+        name: Terminal([sys.executable, "-m", "tinytui"] + (["--model", model] if model else []))
+        for name, model in models.items()
+    }
+    try:
+        for term in terms.values():
+            for key in ("9", "tab"):  # step 9, from the step list into the step view
+                term.key(key)
+        return memory_rounds(terms, rounds)
+    finally:
+        for term in terms.values():
+            term.close()
+
+
+def memory_lines(memory: dict[str, list[float]], rounds: int) -> list[str]:
+    lines = [
+        f"resident memory after rounds of (b, b, an edit, u, m, m), round 2 → round {rounds} "
+        "(target ≤ 1.02×):"
+    ]
+    for name, after in memory.items():
+        shown = " ".join(f"{mb:.1f}" for mb in after)
+        lines.append(
+            f"  {name:<8} {after[1]:6.1f} → {after[-1]:6.1f} MB  {after[-1] / after[1]:.3f}×"
+            f"   (each round: {shown})"
+        )
+    return lines
+
+
+def write(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    print(text)
+    out = RESULTS.parent / sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else RESULTS
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(text + "\n")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     repeats = 2 if quick else 5
     rounds = 6 if quick else MEMORY_ROUNDS
+    if "--memory" in sys.argv:
+        lines = [
+            f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+            f"load {os.getloadavg()[0]:.2f}; tinytui from {os.environ.get('PYTHONPATH') or 'this checkout'}",
+            f"a pty at {COLS}×{ROWS}; the memory rounds only, from step 9 (no timed keys before them)",
+        ]
+        with tempfile.TemporaryDirectory() as folder:
+            memory = memory_only({"chapter": None, "d64": str(d64_model(Path(folder)))}, MEMORY_ROUNDS)
+        write(lines + memory_lines(memory, MEMORY_ROUNDS))
+        return
     lines = [
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"load {os.getloadavg()[0]:.2f}; tinytui from {os.environ.get('PYTHONPATH') or 'this checkout'}",
@@ -294,21 +343,7 @@ def main() -> None:
             f" {cw / bare_chapter[key][0]:5.2f}×  |"
             f" {bc * 1e3:7.1f} ms {bc / cc:6.2f}×  {bw * 1e3:7.1f} ms  ({bc / bare_big[key][1]:.2f}×)"
         )
-    lines.append(
-        f"resident memory after rounds of (b, b, an edit, u, m, m), round 2 → round {rounds} "
-        "(target ≤ 1.02×):"
-    )
-    for name, after in pair.memory.items():
-        shown = " ".join(f"{mb:.1f}" for mb in after)
-        lines.append(
-            f"  {name:<8} {after[1]:6.1f} → {after[-1]:6.1f} MB  {after[-1] / after[1]:.3f}×"
-            f"   (each round: {shown})"
-        )
-    text = "\n".join(lines)
-    print(text)
-    out = RESULTS.parent / sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else RESULTS
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(text + "\n")
+    write(lines + memory_lines(pair.memory, rounds))
 
 
 if __name__ == "__main__":
