@@ -21,7 +21,7 @@ def bar(app, token: str):
 
 async def test_w_shows_and_hides_the_pane(app):
     async with app.run_test(size=(120, 40)) as pilot:
-        assert not pane(app).display and pane(app).region.width == 0  # off by default
+        assert not app.query(WatchPane)  # off by default: not even mounted until W shows it
         await press(pilot, "W")
         assert app.watch.shown and pane(app).display
         assert pane(app).region.width == 34
@@ -71,7 +71,7 @@ async def test_the_target_is_shown_when_it_is_not_among_the_top_tokens(app):
 
 async def test_at_80x24_the_pane_replaces_the_step_list_and_leaves_the_first_table_whole(app):
     async with app.run_test(size=(80, 24)) as pilot:
-        assert not pane(app).display
+        assert not app.query(WatchPane)
         for step in ("1", "6", "9"):
             await press(pilot, step, "W")
             main = app.query_one("#main")

@@ -52,7 +52,6 @@ from tinytui.tui.widgets.footer import TinyFooter
 from tinytui.tui.widgets.status_bar import Inspector, StatusBar
 from tinytui.tui.widgets.step_list import StepList
 from tinytui.tui.widgets.step_view import StepView
-from tinytui.tui.widgets.watch_pane import WatchPane
 
 if TYPE_CHECKING:  # a replay, the help and the notices' log import their modules when they open
     from tinytui.recording.replay import Replayer
@@ -220,7 +219,7 @@ class TinyTuiApp(App[None]):
             with VerticalScroll(id="sidebar", can_focus=False):
                 yield StepList(id="steps")
             yield StepView(id="main")  # the step's words and every table, one widget (step_view.py)
-            yield WatchPane(id="watch")  # hidden until W; beside the step, or in the step list's place
+            # the watch pane (#watch) is mounted here after #main the first time W shows it
         yield TooSmall(id="too-small")  # the main screen's own notice, under TooSmallScreen's
         yield Inspector(Inspector.HINT, id="inspector")
         yield self.toasts.line()  # the notices, in a line of their own (toasts.py, widgets/notice_line.py)
