@@ -17,7 +17,6 @@ import numpy as np
 
 from tinytui.lesson.texts.display_names import DISPLAY, PER_HEAD
 from tinytui.model import names
-from tinytui.model.backward.parts import PREFIX
 from tinytui.model.backward.rows import ROWS_OF
 from tinytui.model.trace import Tensor
 from tinytui.present import windows
@@ -37,6 +36,8 @@ SHARES = MappingProxyType({"E.lookup": "lookup share, step 2", "E.unembed": "une
 
 def _split(gname: str) -> tuple[str, int | None]:
     """'grad.blocks.0.q.1' -> ('q', 1); 'grad.W_2' -> ('W_2', None); 'grad.E.lookup' -> ('E.lookup', None)."""
+    from tinytui.model.backward.parts import PREFIX  # the backward walk's names
+
     base = names.split(names.canonical(gname))[1].removeprefix(PREFIX)
     stem, _, last = base.rpartition(".")
     return (stem, int(last)) if stem and last.isdigit() else (base, None)
@@ -51,6 +52,8 @@ def symbol(gname: str) -> str:
 
 def title_of(gname: str) -> str:
     """symbol(), and for one of E's shares which one: '∂L/∂E (lookup share, step 2)'."""
+    from tinytui.model.backward.parts import PREFIX
+
     share = SHARES.get(gname.removeprefix(PREFIX))
     return f"{symbol(gname)} ({share})" if share else symbol(gname)
 
@@ -321,4 +324,6 @@ def _made_logits_gradient_grid(view: View) -> GridSpec:
 
 def _weight_of(gname: str) -> str:
     """The weight a parameter gradient belongs to: 'grad.E.lookup' -> 'E', 'grad.W_2' -> 'W_2'."""
+    from tinytui.model.backward.parts import PREFIX
+
     return names.split(names.canonical(gname))[1].removeprefix(PREFIX).split(".")[0]

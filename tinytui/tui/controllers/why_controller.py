@@ -17,7 +17,6 @@ from tinytui.lesson.texts.display_names import display, in_formula
 from tinytui.lesson.walk_stages import backward_stages
 from tinytui.model import names
 from tinytui.present.compare_tables import twin_cells
-from tinytui.present.grid_labels import label_line
 from tinytui.present.grid_spec import GridSpec, LogitsSpec, Source
 from tinytui.tui.actions import Host
 from tinytui.tui.widgets.step_view import StepView
@@ -100,6 +99,8 @@ class WhyController:
         focused = self.focused_table()
         detail = focused.detail if focused is not None else None
         if focused is not None and focused.label is not None:  # a label: its glossary line
+            from tinytui.present.grid_labels import label_line
+
             detail = label_line(focused.label, GLOSSARY, host.session.trace.cfg.dims)
         why = self.current()
         self.light(why)

@@ -6,14 +6,18 @@ reads and whose lines it refreshes; the bindings that call it are StepView's.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.geometry import Region
 
-from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
 from tinytui.present.grid_spec import CellRef, GridSpec, Source
 from tinytui.present.step_layout import Box, StepLayout
 from tinytui.tui.widgets.cell_editor import CellEdit, editor_detail
 from tinytui.tui.widgets.step_geometry import cell_at, cell_region, cursor_view
+
+if TYPE_CHECKING:  # a label's: imported when the cursor is on one
+    from tinytui.present.grid_labels import Label
 
 
 class TableCursor:
@@ -98,6 +102,8 @@ class TableCursor:
         spec = self.spec
         if spec is None or self.on_cell or not spec.rows or not spec.cols:
             return None
+        from tinytui.present.grid_labels import COLUMN, CORNER, ROW, Label
+
         if self.row < 0 and self.col < 0:
             return Label(CORNER, spec.corner, 0, spec.title)
         if self.col < 0:
