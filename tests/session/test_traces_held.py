@@ -8,6 +8,7 @@ import weakref
 import numpy as np
 import pytest
 
+from tinytui.session import history
 from tinytui.session.session import Session
 from tinytui.session.state import Refused
 
@@ -94,7 +95,10 @@ def test_a_refused_move_gives_back_the_previous_trace(chapter, held_elsewhere):
     assert session.previous is trace
 
 
-def test_the_gradients_of_a_trace_no_longer_shown_are_let_go(chapter):
+@pytest.mark.parametrize("small", [True, False])
+def test_the_gradients_of_a_trace_no_longer_shown_are_let_go(chapter, monkeypatch, small):
+    if not small:  # a trace as big as GPT-2's: only the shown trace's gradients are held
+        monkeypatch.setattr(history, "SMALL_TRACE", 0)
     session = Session(chapter)
     grads = weakref.ref(session.gradients)
     assert session.gradients is grads()  # computed once per trace
@@ -102,6 +106,10 @@ def test_the_gradients_of_a_trace_no_longer_shown_are_let_go(chapter):
     assert session.gradients is grads()
     session.edit("blocks.0.W_O", (0, 0), 0.5)
     gc.collect()
+    if small:  # the trace before the last change keeps its gradients while it is held, no longer
+        assert grads() is not None
+        session.edit("blocks.0.W_O", (0, 0), 0.25)
+        gc.collect()
     assert grads() is None
     assert float(session.gradients["grad.logits"][0]) == float(session.trace["probs"][0]) - (
         chapter.params.cfg.vocab[0] == session.trace.target

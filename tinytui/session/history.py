@@ -32,7 +32,7 @@ import numpy as np
 
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import FIRST
-from tinytui.model.diff import TraceDiff, diff
+from tinytui.model.diff import TensorDiff, TraceDiff, diff
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
@@ -69,10 +69,13 @@ class TracedHistory:
         self.compare_to_original = False
         self._keep_original(original)
         self.listeners: list[Callable[[Event], None]] = []
-        self._gradients: tuple[Trace, Gradients] | None = None
+        # (trace, its Gradients) for the trace and, when traces are small, the one before the last change
+        # (a switch flipped back and forth asks for the same two again); both traces are held anyway
+        self._gradients: list[tuple[Trace, Gradients]] = []
         self._held: tuple[Params, tuple[np.ndarray, ...]] | None = None  # the current params' arrays
-        # (base, trace, their diff) as last asked, and the pair before when the traces are small (a switch
-        # flipped back and forth compares the same two traces again); weak: a diff holds no trace alive
+        # (base, trace, their diff) as last asked, and when the traces are small the pairs before, up to
+        # KEPT_TRACES (a switch flipped back and forth compares the same two traces again; an undo chain
+        # and its redo the pairs its changes compared); weak: a diff holds no trace alive
         self._diffs: list[tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff]] = []
         self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
         self.trace_budget = TRACE_BUDGET  # bytes of tensor values the held traces may take together
@@ -134,8 +137,10 @@ class TracedHistory:
         for kept_base, kept_trace, kept in self._diffs:
             if kept_base() is base and kept_trace() is trace:
                 return kept
-        made = diff(base, trace)
-        older = self._diffs[:1] if _values_in(trace) <= SMALL_TRACE else []  # GPT-2: one diff, not two
+        made = next((_turned(d, trace) for b, t, d in self._diffs if b() is trace and t() is base), None)
+        if made is None:
+            made = diff(base, trace)
+        older = self._diffs[: KEPT_TRACES - 1] if _values_in(trace) <= SMALL_TRACE else []  # GPT-2: one diff
         self._diffs = [(weakref.ref(base), weakref.ref(trace), made), *older]
         return made
 
@@ -159,11 +164,15 @@ class TracedHistory:
         """∂L/∂(every parameter and intermediate) for the current trace, one Gradients per trace: each part
         of the backward is computed when something first reads one of its gradients (step 15 of the walk
         reads only ∂L/∂ℓ; GPT-2's 124 M weight gradients take seconds), then kept."""
-        if self._gradients is None or self._gradients[0] is not self.trace:
-            from tinytui.model.backward.gradients import Gradients
+        trace = self.trace
+        for kept_trace, kept in self._gradients:
+            if kept_trace is trace:
+                return kept
+        from tinytui.model.backward.gradients import Gradients
 
-            self._gradients = (self.trace, Gradients(self.params, self.trace))
-        return self._gradients[1]
+        made = Gradients(self.params, trace)
+        self._gradients = [(trace, made), *self._gradients]
+        return made
 
     def edited_cells(self) -> dict[str, list[tuple[int, ...]]]:
         """Parameter cells that differ from the model file (they stay marked as edited).
@@ -286,8 +295,10 @@ class TracedHistory:
         before = self.trace
         self.previous, self.trace = before, trace
         self._diffs = [(b, t, d) for b, t, d in self._diffs if b() is not None and t() is not None]
-        if self._gradients is not None and self._gradients[0] is not trace:
-            self._gradients = None  # of a trace no longer shown: its computed ∂L/∂w (GPT-2: ≤ 1 GB) let go
+        # of a trace no longer held, or no longer shown on a big model: its computed ∂L/∂w (GPT-2: ≤ 1 GB)
+        # let go
+        held = (trace, before) if _values_in(trace) <= SMALL_TRACE else (trace,)
+        self._gradients = [(t, g) for t, g in self._gradients if any(t is h for h in held)]
         if original is not None:
             self._original_key = original[0]
             self._keep_original(original[1])
@@ -385,6 +396,22 @@ def _total(*arrays: dict[int, int]) -> int:
 def _bytes_of(*traces: Trace) -> int:
     """Bytes of tensor values in traces, each array once."""
     return _total(*(_arrays_of(t) for t in traces))
+
+
+def _turned(made: TraceDiff, trace: Trace) -> TraceDiff | None:
+    """The diff from after to before, given made, before's diff to after (an undo compares the traces its
+    change compared, the other way round): the same cells changed, each delta negated (0 − d is exactly
+    what the subtraction the other way gives, and keeps the zeros unchanged cells have). None when the
+    two traces do not line up tensor for tensor (a token appended): diff compares those."""
+    if made.tensors.keys() != trace.tensors.keys() or any(d.reshaped for d in made.tensors.values()):
+        return None
+    out = {}
+    for name in trace.tensors:
+        d = made.tensors[name]
+        delta = d.delta
+        unchanged = delta.size and not any(delta.strides) and delta.flat[0] == 0  # diff's one shared zero
+        out[name] = d if unchanged else TensorDiff(name, d.changed, np.subtract(0.0, delta), False)
+    return TraceDiff(out)
 
 
 def _values_in(trace: Trace) -> int:
