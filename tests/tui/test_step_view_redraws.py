@@ -80,3 +80,32 @@ async def test_another_step_draws_the_views_lines_and_leaves_nothing_stale():
         v.refresh()
         await pilot.pause()
         assert app.export_screenshot() == shown
+
+
+async def _bottom_after(keys: tuple[str, ...], then: tuple[str, ...] = ()) -> list[list[tuple[str, str]]]:
+    """The step view's lines at the foot of step 11 after these keys (the view scrolled to its end; then:
+    keys pressed back at its top), as a scroll draws them: every segment's text and style."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, *keys)
+        v = view(app)
+        v.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        if then:
+            v.scroll_home(animate=False, immediate=True)
+            await press(pilot, *then)
+            v.scroll_end(animate=False, immediate=True)
+            await pilot.pause()
+        lines = (v.render_line(y) for y in range(v.scrollable_content_region.height))
+        return [[(seg.text, str(seg.style)) for seg in line] for line in lines]
+
+
+async def test_lines_below_the_view_that_a_toggle_changed_show_it_when_scrolled_to():
+    # the toggle compares only the lines on screen; those below are numbered when they scroll in
+    toggled_in_view = await _bottom_after(("9", "n", "n", "tab", "m"))
+    toggled_before = await _bottom_after(("9", "m", "n", "n", "tab"))  # shown first with the mask off
+    assert toggled_in_view == toggled_before
+    untouched = await _bottom_after(("9", "n", "n", "tab"))
+    assert untouched != toggled_in_view
+    back = await _bottom_after(("9", "n", "n", "tab", "m"), then=("m",))
+    assert back == await _bottom_after(("9", "m", "m", "n", "n", "tab"))  # the same change marked

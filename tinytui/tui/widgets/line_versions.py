@@ -1,11 +1,12 @@
 """What each line of each table in the step view shows, as a small number its strip is kept by.
 
-A table's lines start at version 0 (as first shown). When a table shows a new spec, each line whose
-content differs from the spec it showed last takes the number of what it now shows: the same content
-gets the same number, so a value toggled back, or an undo, finds its lines drawn; numbers are never
-given twice, so a line shown long ago (its number forgotten) is drawn again, never taken for another.
-A drawn line's key hashes this number, not the whole row of numbers and marks. The bars have no rows
-to compare: each change gives their lines a new count.
+A table's line is numbered by what it shows: the same content gets the same number, so a value toggled
+back, or an undo, finds its lines drawn; numbers are never given twice, so a line shown long ago (its
+number forgotten) is drawn again, never taken for another. A line is numbered when it is drawn or
+compared, once per spec (kept with the spec): a mask toggle at d_model 64 changes some 280 lines of which
+25 are on screen, and only those are looked at; one off screen is numbered when it scrolls in (a scroll
+draws every line). A drawn line's key holds this number, not the whole row of numbers and marks. The bars
+have no rows to compare: each change gives their lines a new count.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec
 from tinytui.present.step_layout import Box, StepLayout
 
 NUMBERS_KEPT = 16384  # contents numbered (a big model's step has a few hundred lines)
-SPECS_KEPT = 256  # specs whose lines' contents are kept, for comparing with the next
+SPECS_KEPT = 256  # specs whose lines' numbers are kept, for drawing and comparing with the next
 
 
 class LineVersions:
@@ -26,52 +27,61 @@ class LineVersions:
 
     def __init__(self) -> None:
         self._seen: dict[str, Item] = {}  # table's key -> the spec it showed last
-        self._versions: dict[tuple[str, int], int] = {}  # (table's key, line) -> that line's version
+        self._bars: dict[tuple[str, int], int] = {}  # (the bars' key, line) -> that line's count
         self._numbers: LRUCache[Hashable, int] = LRUCache(NUMBERS_KEPT)  # what a line shows -> its number
-        self._next = 1  # 0: a table's lines as first shown
-        self._shown: KeptBySpec[tuple[tuple[int, int], tuple[Hashable, ...]]] = KeptBySpec(SPECS_KEPT)
+        self._next = 1
+        # a spec's geometry (first row, height) and its lines' numbers, each worked out when first asked
+        self._kept: KeptBySpec[tuple[tuple[int, int], list[int | None]]] = KeptBySpec(SPECS_KEPT)
 
-    def of(self, key: str, line: int) -> int:
-        return self._versions.get((key, line), 0)
+    def of(self, box: Box, line: int) -> int:
+        """The version of a line of the box's table as it shows now."""
+        item = box.item
+        if isinstance(item, GridSpec):
+            return self._line_number(item, box, line)
+        return self._bars.get((item.key, line), 0)
 
-    def changed(self, layout: StepLayout) -> list[tuple[Box, list[int]]]:
+    def changed(
+        self, layout: StepLayout, top: int = 0, bottom: int | None = None
+    ) -> list[tuple[Box, list[int]]]:
         """The tables of a layout that show a new spec, each with the lines that differ from the spec it
-        showed last (those get their new version)."""
-        return [(b, self._bump(b)) for b in layout.boxes if self._seen.get(b.item.key) is not b.item]
+        showed last, among those from line top to bottom of the view's virtual space (None: to the end)
+        and a table's title and header (pinned at the view's top when it is scrolled past)."""
+        return [
+            (b, self._differ(b, top, bottom))
+            for b in layout.boxes
+            if self._seen.get(b.item.key) is not b.item
+        ]
 
-    def _bump(self, box: Box) -> list[int]:
+    def _differ(self, box: Box, top: int, bottom: int | None) -> list[int]:
         new = box.item
         old = self._seen.get(new.key)
         self._seen[new.key] = new
         if old is None:
             return []
         if isinstance(old, GridSpec) and isinstance(new, GridSpec):
-            return self._bump_rows(box, new, old)
+            return [
+                line
+                for line in _lines_within(box, top, bottom)
+                if self._line_number(new, box, line) != self._line_number(old, box, line)
+            ]
         lines = list(range(box.height)) if old != new else []
         for line in lines:  # the bars: a new version each time they change
             key = (new.key, line)
-            self._versions[key] = self._versions.get(key, 0) + 1
+            self._bars[key] = self._bars.get(key, 0) + 1
         return lines
 
-    def _bump_rows(self, box: Box, new: GridSpec, old: GridSpec) -> list[int]:
-        lines = []
-        now, before = self._lines_shown(new, box), self._lines_shown(old, box)
-        for line, (shows, showed) in enumerate(zip(now, before)):  # a frame that moved moves every line
-            if shows is not showed and shows != showed:
-                self._versions[(new.key, line)] = self._number(shows)
-                lines.append(line)
-        return lines
-
-    def _lines_shown(self, spec: GridSpec, box: Box) -> tuple[Hashable, ...]:
-        """What each line of a table shows (line_shows), kept for the spec: a switch toggled back and
-        forth compares the same two specs' lines again."""
+    def _line_number(self, spec: GridSpec, box: Box, line: int) -> int:
+        """The number of what a table's line shows (line_shows), kept with the spec: a switch toggled
+        back and forth compares and draws the same two specs' lines again."""
         geometry = (box.first_row, box.height)
-        kept = self._shown.get(spec)
-        if kept is not None and kept[0] == geometry:
-            return kept[1]
-        shown = tuple(line_shows(spec, box, line) for line in range(box.height))
-        self._shown.put(spec, (geometry, shown))
-        return shown
+        kept = self._kept.get(spec)
+        if kept is None or kept[0] != geometry:
+            kept = self._kept.put(spec, (geometry, [None] * box.height))
+        numbers = kept[1]
+        number = numbers[line]
+        if number is None:
+            number = numbers[line] = self._number(line_shows(spec, box, line))
+        return number
 
     def _number(self, shows: Hashable) -> int:
         number = self._numbers.get(shows)
@@ -79,6 +89,15 @@ class LineVersions:
             number = self._numbers[shows] = self._next
             self._next += 1
         return number
+
+
+def _lines_within(box: Box, top: int, bottom: int | None) -> range | list[int]:
+    """A box's lines from virtual line top to bottom, and its title and header lines wherever it is."""
+    first = max(top - box.y, 0)
+    last = box.height if bottom is None else min(bottom - box.y, box.height)
+    if first <= box.first_row:
+        return range(0, max(last, min(box.first_row, box.height)))
+    return [*range(box.first_row), *range(first, last)]
 
 
 def frame_of(spec: GridSpec) -> tuple:

@@ -277,7 +277,8 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         self.sections = sections
         cursor_key = self._cursor_key()
         old, new = self.blocks, self._lay_out_step(sections)
-        changed = self._versions.changed(new)
+        top = self.scroll_offset.y  # lines off screen are drawn when they scroll in: none compared
+        changed = self._versions.changed(new, top, top + self.scrollable_content_region.height)
         if structure == self._structure and same_rows(old, new) and self._more_at == new.height:
             self._redraw_changed(old, new, changed)
             self._refind_cursor(cursor_key, self.row, self.col)
@@ -522,7 +523,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         item = box.item
         marks = self._marks_on(box, line)
         shape = (box.width, box.bar_width, box.short, box.shape)
-        key = (item.key, self._versions.of(item.key, line), shape, line, *marks, cols)
+        key = (item.key, self._versions.of(box, line), shape, line, *marks, cols)
         self._last_key = key
         strip = self._lines.get(key)
         if strip is None:
