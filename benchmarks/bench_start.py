@@ -3,8 +3,9 @@
 python benchmarks/bench_start.py            # both measures; writes benchmarks/results/start.txt
 python benchmarks/bench_start.py --quick    # fewer runs
 python benchmarks/bench_start.py --source /tmp/before --source /tmp/after --out start-44.txt
-    # checkouts of the project measured in one run (each source's tinytui/ holding links to ../model and
-    # ../themes, as the wheel installs them): its processes import tinytui from there (PYTHONPATH)
+    # checkouts of the project measured in one run (each source's tinytui/ holding links to ../model,
+    # ../themes and ../lesson, as the wheel installs them): its processes import tinytui from there
+    # (PYTHONPATH); e.g. git archive COMMIT tinytui model themes lesson | tar -x -C /tmp/before
 
 Two measures, each interleaved with its baseline (A B A B …, with several checkouts A B A' B …) so the
 machine's drift falls on both alike, and quoted as the median of the pairs' ratios. The checkouts'
