@@ -9,7 +9,8 @@ and a method on a controller; widgets that subclass ViewPart are redrawn without
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
@@ -19,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import ThemeProvider
-from textual.widget import AwaitMount
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer
 
 from tinytui import themes
@@ -57,6 +58,29 @@ if TYPE_CHECKING:  # a replay, the help and the notices' log import their module
     from tinytui.recording.replay import Replayer
 
 NARROW_WIDTH = 110  # below this the step list shows numbers only
+
+
+class ChecksNow:
+    """What check_action's answer depends on, each part worked out when first asked for."""
+
+    def __init__(self, app: TinyTuiApp) -> None:
+        self.app = app
+        self.focused = app.focused
+        self.editing = bool(getattr(self.focused, "editing", False))  # a cell typed into
+        self._blocked: bool | None = None
+        self._holds: dict[str, bool] = {}  # "controller.method" -> its answer
+
+    def blocked(self) -> bool:
+        """Whether a key the app takes first (Action.priority) goes to a dialog or a field instead."""
+        if self._blocked is None:
+            self._blocked = self.app.screen.is_modal or self.app.typing(self.focused)
+        return self._blocked
+
+    def holds(self, when: str) -> bool:
+        held = self._holds.get(when)
+        if held is None:
+            held = self._holds[when] = bool(self.app._method(when)())
+        return held
 
 
 class TinyTuiApp(App[None]):
@@ -102,6 +126,10 @@ class TinyTuiApp(App[None]):
             self.set_keymap(keymap)
         self.crash_report: CrashReport | None = None  # set by a crash: where the work was saved
         self.failed_with: BaseException | None = None  # the error a key's action raised, if one did
+        # "controller.method" -> the bound method, each looked up once (the controllers are made above
+        # and never replaced)
+        self._methods: dict[str, Callable[..., object]] = {}
+        self._checks_now: ChecksNow | None = None  # while the active bindings are read (checking_bindings)
 
     def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
         self.user_keymap = dict(keymap)
@@ -134,9 +162,10 @@ class TinyTuiApp(App[None]):
             self.idle_collection.input_taken()
         await super().on_event(event)
 
-    def typing(self) -> bool:
+    def typing(self, focused: Widget | None = None) -> bool:
         """Whether the focused widget takes what is typed now (a dialog's field, a cell's editor)."""
-        focused = self.focused
+        if focused is None:
+            focused = self.focused
         if focused is None:
             return False
         return focused.check_consume_key("a", "a") or bool(getattr(focused, "editing", False))
@@ -152,8 +181,11 @@ class TinyTuiApp(App[None]):
 
     # ---- actions -------------------------------------------------------------------------------
     def _method(self, path: str) -> Callable[..., object]:
-        controller, method = path.split(".")
-        return getattr(getattr(self, controller), method)
+        method = self._methods.get(path)
+        if method is None:
+            controller, name = path.split(".")
+            method = self._methods[path] = getattr(getattr(self, controller), name)
+        return method
 
     def action_do(self, action_id: str) -> None:
         action = ACTION_BY_ID[action_id]
@@ -169,14 +201,28 @@ class TinyTuiApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the binding from the footer and lets the key fall through to the next binding
-        if action == "do" and parameters and parameters[0] in ACTION_BY_ID:
-            chosen = ACTION_BY_ID[str(parameters[0])]
-            if chosen.priority and (self.screen.is_modal or self.typing()):
-                return False  # a dialog's own keys, and q, Home and End typed in a field, come first
-            if getattr(self.focused, "editing", False):
-                return False  # a cell typed into takes every key: the footer shows its own (Enter, Esc)
-            return self.applies(chosen)
-        return True
+        if action != "do" or not parameters:
+            return True
+        chosen = ACTION_BY_ID.get(parameters[0])  # type: ignore[call-overload]
+        if chosen is None:
+            return True
+        now = self._checks_now or ChecksNow(self)
+        if chosen.priority and now.blocked():
+            return False  # a dialog's own keys, and q, Home and End typed in a field, come first
+        if now.editing:
+            return False  # a cell typed into takes every key: the footer shows its own (Enter, Esc)
+        return not chosen.when or now.holds(chosen.when)
+
+    @contextmanager
+    def checking_bindings(self) -> Iterator[None]:
+        """Around a read of the screen's active bindings (the footer's): Textual asks check_action about
+        every binding, some 90, and nothing changes while it does, so the focus and each `when` are
+        worked out once for the whole read rather than once per binding."""
+        outer, self._checks_now = self._checks_now, ChecksNow(self)
+        try:
+            yield
+        finally:
+            self._checks_now = outer
 
     def palette_commands(self) -> Iterable[PaletteCommand]:
         yield from self.steps.palette()

@@ -24,13 +24,18 @@ from tinytui.tui.widgets.step_view import StepView
 if TYPE_CHECKING:  # the provenance rules are imported when a table's cell is first explained
     from tinytui.lesson.why.why import Operand, Why
 
+EXPLAINED_KEPT = 32  # cells kept explained for the trace shown (a Why is a formula and a few operands)
+
 
 class WhyController:
     def __init__(self, host: Host) -> None:
         self.host = host
         self.chosen = 0  # which operand f follows (F cycles); back to the first on another cell
         self._of: Source | None = None  # the cell `chosen` belongs to
-        self._cache: tuple[object, object, Source, Why | None] | None = None  # (trace, params, cell, why)
+        # the cells explained for one (trace, params), the latest last: b, Esc and the arrows go back and
+        # forth between a few cells, each explained once (a new trace or new weights start afresh)
+        self._explained_for: tuple[object, object] | None = None
+        self._explained: dict[Source, Why | None] = {}
         self._pending: Source | None = None  # where f is going once the new step's tables are mounted
 
     # ---- the focused cell ------------------------------------------------------------------------
@@ -52,16 +57,20 @@ class WhyController:
             return None  # a weight is read from the model file: its own line says which cell it is
         s = self.host.session
         trace, params = s.trace, s.params
-        cached = self._cache
-        if cached is not None and cached[0] is trace and cached[1] is params and cached[2] == source:
-            return cached[3]
+        made = self._explained_for
+        if made is None or made[0] is not trace or made[1] is not params:
+            self._explained_for, self._explained = (trace, params), {}
+        elif source in self._explained:
+            return self._explained[source]
         from tinytui.lesson.why.explain import CellError, explain
 
         try:
             why: Why | None = explain(trace, params, source[0], source[1], s.gradients)
         except (CellError, KeyError, ValueError, IndexError):
             why = None
-        self._cache = (trace, params, source, why)
+        if len(self._explained) >= EXPLAINED_KEPT:
+            del self._explained[next(iter(self._explained))]  # the one explained longest ago
+        self._explained[source] = why
         return why
 
     def operand(self, why: Why | None) -> Operand | None:

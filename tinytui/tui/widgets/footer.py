@@ -12,12 +12,14 @@ what it does."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -130,6 +132,7 @@ class TinyFooter(Widget, can_focus=False):
         # the line by what it shows (the keys, the width, the theme): b and Esc, or a step that turns
         # keys on and off, go back and forth between a few lines, each drawn once
         self._lines: dict[tuple, tuple[Strip, list[tuple[int, int, FooterItem]]]] = {}
+        self._shown_keys: dict[tuple[str, str | None], str] = {}  # (key, key_display) -> as drawn
 
     # ---- what is shown -------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -154,12 +157,15 @@ class TinyFooter(Widget, can_focus=False):
         items: list[FooterItem] = []
         actions: set[str] = set()
         palette = None
-        for active in screen.active_bindings.values():
+        checking = getattr(app, "checking_bindings", None)  # TinyTuiApp's: each check worked out once
+        with checking() if checking is not None else nullcontext():
+            active_bindings = screen.active_bindings
+        for active in active_bindings.values():
             binding = active.binding
             if binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
                 palette = FooterItem(
                     binding.key,
-                    app.get_key_display(binding),
+                    self._shown_key(binding),
                     binding.description,
                     binding.action,
                     active.enabled,
@@ -172,7 +178,7 @@ class TinyFooter(Widget, can_focus=False):
             items.append(
                 FooterItem(
                     binding.key,
-                    app.get_key_display(binding),
+                    self._shown_key(binding),
                     binding.description,
                     binding.action,
                     active.enabled,
@@ -180,6 +186,16 @@ class TinyFooter(Widget, can_focus=False):
                 )
             )
         return items, palette
+
+    def _shown_key(self, binding: Binding) -> str:
+        """The key as the app draws it ("?" for question_mark), asked of the app once per key."""
+        key = (binding.key, binding.key_display)
+        shown = self._shown_keys.get(key)
+        if shown is None:
+            if len(self._shown_keys) >= 256:
+                self._shown_keys.clear()
+            shown = self._shown_keys[key] = self.app.get_key_display(binding)
+        return shown
 
     def shown(self) -> list[FooterItem]:
         """The keys drawn now, left to right, the palette's last."""
