@@ -194,6 +194,10 @@ class Inspector(Static):
     why: Explained | None = None
     hint = ""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._texts: dict[tuple, tuple[Explained | None, str]] = {}  # what was shown -> its words
+
     def describe(self, detail: str | None, why: Explained | None = None, hint: str = "") -> None:
         """Show a cell: its own line (detail), and with a Why its provenance; hint says what f does."""
         self.detail, self.why, self.hint = detail, why, hint
@@ -215,7 +219,15 @@ class Inspector(Static):
             if now is not None and height > now:  # keep the cursor's cell in the shorter view
                 self.call_after_refresh(self._keep_cursor_in_view)
         width = self.content_size.width or max(self.app.size.width - 2, 20)
-        text = inspector_text(self.detail, self.why, self.hint, width, lines)
+        # b, Esc and the arrows go back and forth between a few cells: each one's words made once
+        key = (self.detail, id(self.why), self.hint, width, lines)
+        kept = self._texts.get(key)
+        if kept is None or kept[0] is not self.why:
+            if len(self._texts) >= 16:
+                self._texts.clear()
+            words = inspector_text(self.detail, self.why, self.hint, width, lines)
+            kept = self._texts[key] = (self.why, words)
+        text = kept[1]
         if text != self.text:
             self.text = text
             self.update(Text(text), layout=False)  # its height is fixed: only its lines change
