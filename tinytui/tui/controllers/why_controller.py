@@ -36,6 +36,7 @@ class WhyController:
         # forth between a few cells, each explained once (a new trace or new weights start afresh)
         self._explained_for: tuple[object, object] | None = None
         self._explained: dict[Source, Why | None] = {}
+        self._in_names: dict[int, tuple[Why, Why]] = {}  # id(why) -> (why, it in the tables' names)
         self._pending: Source | None = None  # where f is going once the new step's tables are mounted
 
     # ---- the focused cell ------------------------------------------------------------------------
@@ -59,7 +60,7 @@ class WhyController:
         trace, params = s.trace, s.params
         made = self._explained_for
         if made is None or made[0] is not trace or made[1] is not params:
-            self._explained_for, self._explained = (trace, params), {}
+            self._explained_for, self._explained, self._in_names = (trace, params), {}, {}
         elif source in self._explained:
             return self._explained[source]
         from tinytui.lesson.why.explain import CellError, explain
@@ -113,13 +114,22 @@ class WhyController:
             detail = label_line(focused.label, GLOSSARY, host.session.trace.cfg.dims)
         why = self.current()
         self.light(why)
-        shown = (
-            None
-            if why is None
-            else replace(why, formula=in_formula(why.formula), filled=in_formula(why.filled))
-        )
-        for inspector in host.screen.walk_children(Inspector):  # in the tables' names: x′, MHA, A_2, ∂L/∂ℓ
+        shown = self.in_names(why)
+        for inspector in host.screen.walk_children(Inspector):
             inspector.describe(detail, shown, self.hint(why))
+
+    def in_names(self, why: Why | None) -> Why | None:
+        """why as the inspector writes it, in the tables' names (x′, MHA, A_2, ∂L/∂ℓ): the same object for
+        the same cell, so the inspector words it once."""
+        if why is None:
+            return None
+        kept = self._in_names.get(id(why))
+        if kept is None or kept[0] is not why:
+            if len(self._in_names) >= EXPLAINED_KEPT:
+                self._in_names.clear()
+            named = replace(why, formula=in_formula(why.formula), filled=in_formula(why.filled))
+            kept = self._in_names[id(why)] = (why, named)
+        return kept[1]
 
     def light(self, why: Why | None) -> None:
         """Mark the operands' cells in every table on screen (only the rows that change are drawn)."""
