@@ -73,19 +73,19 @@ class StepLayout:
 
     def at(self, y: int) -> tuple[Box, ...]:
         """The boxes that have line y (one, or several side by side)."""
-        return self._boxes_by_line.get(y, ())
+        found = self._boxes_by_line.get(y)
+        if found is None:
+            found = self._boxes_by_line[y] = tuple(box for box in self.boxes if box.covers(y))
+        return found
 
     def heading_at(self, y: int) -> Heading | None:
         return self._headings_by_line.get(y)
 
-    # looked up for every line drawn: a step's lines each found in one step, not by a walk over its boxes
+    # looked up for every line drawn: a line's boxes found by one walk over the boxes, then kept (only the
+    # lines drawn are looked up: a d_model 64 step has some 340 lines, 30 on screen)
     @cached_property
     def _boxes_by_line(self) -> dict[int, tuple[Box, ...]]:
-        lines: dict[int, list[Box]] = {}
-        for box in self.boxes:
-            for y in range(box.y, box.y + box.height):
-                lines.setdefault(y, []).append(box)
-        return {y: tuple(boxes) for y, boxes in lines.items()}
+        return {}
 
     @cached_property
     def _headings_by_line(self) -> dict[int, Heading]:

@@ -317,8 +317,10 @@ class TracedHistory:
         kept.append((state, trace, _arrays_of(trace)))
         del kept[: max(0, len(kept) - KEPT_TRACES)]
         always = self._arrays_held_anyway(kept)
-        while kept and _total(always, *(arrays for _, _, arrays in kept)) > self.trace_budget:
-            del kept[0]  # at GPT-2's size every entry goes: its two traces alone pass the budget
+        bound = sum(always.values()) + sum(sum(arrays.values()) for _, _, arrays in kept)
+        if bound > self.trace_budget:  # within it counting shared arrays twice: within it counting them once
+            while kept and _total(always, *(arrays for _, _, arrays in kept)) > self.trace_budget:
+                del kept[0]  # at GPT-2's size every entry goes: its two traces alone pass the budget
         self._kept = kept
 
     def _arrays_held_anyway(self, kept: list[tuple[State, Trace, dict[int, int]]]) -> dict[int, int]:
