@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -23,26 +22,13 @@ Line = tuple[list[Segment], int]  # segments, and their length in cells
 
 
 def crop(segments: Iterable[Segment], start: int, end: int) -> list[Segment]:
-    """The segments between cells start and end (as Strip.crop cuts them: a segment the edge cuts is
-    split at it, a double-width character cut in two becomes spaces)."""
-    out: list[Segment] = []
+    """The segments between cells start and end, cut as Strip.crop cuts them (rich's Segment.divide: a
+    segment the edge cuts is split at it, a double-width character cut in two becomes spaces)."""
+    start = max(start, 0)
     if end <= start:
-        return out
-    pos = 0
-    for segment in segments:
-        after = pos + cell_len(segment.text)
-        if after > start:
-            if pos < start:
-                segment = segment.split_cells(start - pos)[1]
-                pos = start
-            if after > end:
-                out.append(segment.split_cells(end - pos)[0])
-                break
-            out.append(segment)
-            if after == end:
-                break
-        pos = after
-    return out
+        return []
+    parts = list(Segment.divide(segments, [start, end]))
+    return parts[1] if len(parts) > 1 else []  # nothing from start on: the line ends before it
 
 
 def placed(parts: list[tuple[int, Strip]], base: Style) -> Line:
