@@ -73,6 +73,21 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
     return TraceDiff(out)
 
 
+def turned(made: TraceDiff, before: Trace) -> TraceDiff | None:
+    """diff(after, before), given made = diff(before, after) (an undo compares the traces its change
+    compared, the other way round): the same cells changed, each delta negated (0 − d is exactly what the
+    subtraction the other way gives, and keeps an unchanged cell's zero). None when the two traces do not
+    line up tensor for tensor (a token appended): diff compares those."""
+    if made.tensors.keys() != before.tensors.keys() or any(d.reshaped for d in made.tensors.values()):
+        return None
+    out = {}
+    for name in before.tensors:
+        d = made.tensors[name]
+        unchanged = d is _unchanged(name, d.delta.shape)  # a tensor a run kept: the same again
+        out[name] = d if unchanged else TensorDiff(name, d.changed, np.subtract(0.0, d.delta), False)
+    return TraceDiff(out)
+
+
 POSITION_AXES = frozenset({"tokens", "keys"})  # the axes that grow by one when a token is appended
 
 

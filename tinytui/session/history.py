@@ -32,7 +32,7 @@ import numpy as np
 
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import FIRST
-from tinytui.model.diff import TensorDiff, TraceDiff, diff
+from tinytui.model.diff import TraceDiff, diff, turned
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
@@ -137,7 +137,7 @@ class TracedHistory:
         for kept_base, kept_trace, kept in self._diffs:
             if kept_base() is base and kept_trace() is trace:
                 return kept
-        made = next((_turned(d, trace) for b, t, d in self._diffs if b() is trace and t() is base), None)
+        made = next((turned(d, trace) for b, t, d in self._diffs if b() is trace and t() is base), None)
         if made is None:
             made = diff(base, trace)
         older = self._diffs[: KEPT_TRACES - 1] if _values_in(trace) <= SMALL_TRACE else []  # GPT-2: one diff
@@ -398,22 +398,6 @@ def _total(*arrays: dict[int, int]) -> int:
 def _bytes_of(*traces: Trace) -> int:
     """Bytes of tensor values in traces, each array once."""
     return _total(*(_arrays_of(t) for t in traces))
-
-
-def _turned(made: TraceDiff, trace: Trace) -> TraceDiff | None:
-    """The diff from after to before, given made, before's diff to after (an undo compares the traces its
-    change compared, the other way round): the same cells changed, each delta negated (0 − d is exactly
-    what the subtraction the other way gives, and keeps the zeros unchanged cells have). None when the
-    two traces do not line up tensor for tensor (a token appended): diff compares those."""
-    if made.tensors.keys() != trace.tensors.keys() or any(d.reshaped for d in made.tensors.values()):
-        return None
-    out = {}
-    for name in trace.tensors:
-        d = made.tensors[name]
-        delta = d.delta
-        unchanged = delta.size and not any(delta.strides) and delta.flat[0] == 0  # diff's one shared zero
-        out[name] = d if unchanged else TensorDiff(name, d.changed, np.subtract(0.0, delta), False)
-    return TraceDiff(out)
 
 
 def _values_in(trace: Trace) -> int:
