@@ -31,6 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# numpy imports numpy.random when it is first asked for. Imported here, with this module (before `tinytui
+# train` says it has begun), not inside the first step: a SIGTERM that lands while numpy.random's compiled
+# modules load is lost there, and the training it should stop ran on (1 start in 15 on a busy machine).
+from numpy.random import default_rng
+
 from tinytui.model import checks, ops
 from tinytui.model.backward.chain_rules import block_backward, embedding_backward, norm_backward
 from tinytui.model.names import prefix
@@ -262,7 +267,7 @@ def train(
     sw = switches or defaults(params.cfg)
     cfg = params.cfg
     check_lines(lines, cfg.vocab, cfg.n_ctx)
-    rng = np.random.default_rng(seed)
+    rng = default_rng(seed)
     queue: list[int] = []
     losses: list[float] = []
     with np.errstate(all="ignore"):  # overflow is checked after each step and reported as a ValueError
