@@ -36,16 +36,17 @@ def circuit_ignores(cfg: ModelConfig) -> dict[str, str]:
     RoPE the QK table is what two words at the same place would score: a query and a key turned by the
     same angle keep their product."""
     norm = "RMSNorm" if cfg.norm == "rms" else "layer norm"
-    position = {
-        "sinusoid": "position (no positional encoding)",
-        "learned": "position (no row of the position table P)",
+    position = {  # a model without positions has none to ignore
+        "sinusoid": "position (no positional encoding), ",
+        "learned": "position (no row of the position table P), ",
         "rope": "position (the rotary turn of queries and keys: these are the scores of two words at the "
-        "same place)",
+        "same place), ",
+        "none": "",
     }[cfg.positions]
     qk_biases = ", the biases b_Q and b_K" if cfg.attn_bias else ""
     ov_biases = (", the biases b_V and b_O" if cfg.out_bias else ", the bias b_V") if cfg.attn_bias else ""
     return {
-        "qk": f"{position}, the {norm} before the head, whatever earlier heads and filters added{qk_biases}, "
+        "qk": f"{position}the {norm} before the head, whatever earlier heads and filters added{qk_biases}, "
         "and the mask and softmax: raw scores from bare token embeddings",
         "ov": f"how much attention the token gets, the {norm}s before the head and before the logits"
         f"{ov_biases}, and everything that happens after the head writes: a direct path from one token to "

@@ -26,6 +26,8 @@ from tinytui.model.params import Params
 from tinytui.model.switches import Switches
 from tinytui.model.trace import Trace, run
 
+SAME = 1e-9  # two metrics this close, relative to their size, are the same number but for rounding
+
 
 @dataclass(frozen=True)
 class Patching:
@@ -37,9 +39,14 @@ class Patching:
     heads: np.ndarray  # (blocks, heads): the metric with the clean head output patched
 
     def restored(self, value: float) -> float:
-        """How much of the clean − corrupt difference a patched metric brings back (1 = all, 0 = none)."""
+        """How much of the clean − corrupt difference a patched metric brings back (1 = all, 0 = none);
+        NaN when there is no difference to bring back. Two prompts the model reads alike (a swap of two
+        tokens with the mask and positions off) differ by rounding alone, some 1e-16, and a share of that
+        would be noise blown up to any size: such a gap counts as none."""
         gap = self.clean - self.corrupt
-        return float((value - self.corrupt) / gap) if gap else float("nan")
+        if abs(gap) <= SAME * max(1.0, abs(self.clean), abs(self.corrupt)):
+            return float("nan")
+        return float((value - self.corrupt) / gap)
 
 
 class Stopped(Exception):

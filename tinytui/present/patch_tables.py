@@ -22,7 +22,7 @@ from tinytui.report.tables import fmt, on_screen
 def share(restored: float) -> str:
     """'100% of the change' (or why there is no share: the two prompts give the same metric)."""
     if math.isnan(restored):
-        return "no share: both prompts give the same metric"
+        return "no share: both prompts give the same metric, but for rounding"
     return f"{restored + 0.0:.0%} of the change"  # + 0.0: no "−0%"
 
 
