@@ -131,3 +131,48 @@ def test_a_compare_of_prompts_shows_a_s_tokens_and_which_position_changed(chapte
     assert [row[0] for row in d_spec.cells] == ["=", "=", "=", "wood→chuck"]
     assert [row[-1] for row in d_spec.cells] == ["0", "0", "0", "−3"]  # chuck is id 1, wood id 4
     assert not b_spec.shaded and not a_spec.shaded and not d_spec.shaded
+
+
+def items_at(s: Session) -> dict:
+    return {item.key: item for sec in pane_sections(View.of(s)) for row in sec.rows for item in row}
+
+
+def test_a_difference_too_small_for_four_decimals_keeps_the_sign_its_mark_shows(chapter):
+    """E[0,0] moved up by 1e-7: B − A is written +0.0000 beside its ▲, never a bare 0.0000."""
+    s = Session(chapter)
+    s.goto(2)
+    s.compare_with("file")
+    s.edit("E", (0, 0), float(chapter.params["E"][0, 0]) + 1e-7)
+    items = items_at(s)
+    assert items["param:E"].sources[0][0] == ("E", (0, 0))
+    d = items["compare-d:param:E"]
+    assert d.marks[0][0] == frozenset({"changed-up"}) and d.cells[0][0] == "+0.0000"
+
+
+def test_while_comparing_the_prediction_is_compared_and_the_analyses_say_they_are_b_s(chapter):
+    """Step 14: the bars' ℓ and p as A and B − A; the lens and the patching read B's run only and say so;
+    A's copy of the next-token table names A's own likeliest token, not B's pick."""
+    s = Session(chapter)
+    s.goto(14)
+    s.set_patching("a woodchuck would much", "chuck")
+    s.compare_with("prompt", "a woodchuck would a")  # A predicts 'a', B 'wood'
+    items = items_at(s)
+    a_trace = s.compare_trace()
+    a, d = items["compare-a:logits-table"], items["compare-d:logits-table"]
+    i = chapter.cfg.token_id("wood")
+    assert a.values[i][1] == float(a_trace["probs"][i])
+    assert d.values[i][1] == float(s.trace["probs"][i] - a_trace["probs"][i]) != 0.0
+    assert items["logits"].title.startswith("B · ")
+    for key in ("lens", "patch:resid", "patch:heads"):
+        assert items[key].title.startswith("B only · ")
+    assert a_trace.prediction != s.trace.prediction
+    assert items["compare-a:next-token"].title.endswith(f"A's likeliest is {a_trace.prediction!r}")
+
+
+def test_a_changed_token_id_is_marked_changed_not_up_or_down(chapter):
+    s = Session(chapter)
+    s.goto(1)
+    s.compare_with("prompt", "a woodchuck would wood")
+    items = items_at(s)
+    d_key = next(k for k in items if k.startswith("compare-d:"))
+    assert items[d_key].marks[-1][-1] == frozenset({"changed"})  # wood (4) → chuck (1): another token

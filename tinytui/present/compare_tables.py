@@ -17,7 +17,18 @@ from typing import Any
 import numpy as np
 
 from tinytui.model.names import WHOLE_NUMBERS, label
-from tinytui.present.grid_spec import CHANGED, DOWN, MASKED, UP, Cell, GridSpec, Item, Section, grid
+from tinytui.present.grid_spec import (
+    CHANGED,
+    DOWN,
+    MASKED,
+    UP,
+    Cell,
+    GridSpec,
+    Item,
+    LogitsSpec,
+    Section,
+    grid,
+)
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
 
@@ -54,8 +65,11 @@ def cell_name(name: str, n_blocks: int) -> str:
 
 
 def signed(d: float) -> str:
-    """B − A as the table writes it: its sign always shown, zero as 0.0000."""
+    """B − A as the table writes it: its sign always shown, zero as 0.0000. A difference too small for
+    four decimals keeps its sign (+0.0000, -0.0000), as its ▲ or ▼ does: only no change at all is 0.0000."""
     text = fmt(d)
+    if text == "0.0000" and d:
+        return "+0.0000" if d > 0 else "-0.0000"
     return text if text.startswith("-") or text == "0.0000" else "+" + text
 
 
@@ -121,6 +135,8 @@ def _made_compare_specs(
             shaded = spec.values[r][c] is not None  # A shades what B's table shades, no more
             a_row.append(Cell(a_text, masked, a if shaded else None, detail=f"A · {line}"))
             mark = frozenset({UP}) if d > 0 else frozenset({DOWN}) if d < 0 else frozenset()
+            if name == "ids" and d:  # another token, not a bigger or smaller one
+                mark = frozenset({CHANGED})
             moved = None if name in WHOLE_NUMBERS else d  # a difference of ids is no amount to shade
             d_row.append(Cell(d_text, mark | masked, moved, detail=f"B − A · {line}"))
         a_rows.append(a_row)
@@ -129,7 +145,7 @@ def _made_compare_specs(
         return None
     a_spec = grid(
         f"compare-a:{spec.key}",
-        f"A · {spec.title}",
+        f"A · {a_title(spec, a_trace)}",
         spec.corner,
         spec.rows,
         spec.cols,
@@ -142,6 +158,14 @@ def _made_compare_specs(
     d_spec = grid(f"compare-d:{spec.key}", f"B − A · {spec.title}", spec.corner, spec.rows, spec.cols, d_rows,
                   "diverging", spec.role, None, spec.groups)  # fmt: skip
     return a_spec, d_spec
+
+
+def a_title(spec: GridSpec, a_trace: Any) -> str:
+    """The title of A's copy of a table: B's, but where B's names B's own outcome (the next token's
+    pick: "greedy → 'how'"), what A's rows are and what A itself would pick."""
+    if spec.key == "next-token" and spec.sources:
+        return f"the tokens B's table shows (→: B's pick); A's likeliest is {a_trace.prediction!r}"
+    return spec.title
 
 
 def token_cells(
@@ -172,15 +196,41 @@ def with_comparison(view: View, sections: list[Section]) -> list[Section]:
         for row in section.rows:
             items: list[Item] = []
             for item in row:
-                made = compare_specs(view, item) if isinstance(item, GridSpec) else None
+                if isinstance(item, LogitsSpec):
+                    made = compare_specs(view, logits_table(item))
+                else:
+                    made = compare_specs(view, item)
                 if made is None:
-                    items.append(item)
+                    items.append(b_only(item))
                     continue
                 a_spec, d_spec = made
                 items += [a_spec, replace(item, title=f"B · {item.title}"), d_spec]
             rows.append(tuple(items))
         out.append(replace(section, rows=tuple(rows)))
     return [compare_heading(view), *out]
+
+
+B_ONLY = ("lens", "patch:")  # tables of the run's analyses: made of B's run alone, never of A's
+
+
+def b_only(item: Item) -> Item:
+    """A table left as it is while comparing: the lens and the patching read B's run alone, and say so
+    (under the heading "A: … · B: now" an unmarked table would leave which run it shows to a guess)."""
+    if isinstance(item, GridSpec) and item.key.startswith(B_ONLY):
+        return replace(item, title=f"B only · {item.title}")
+    return item
+
+
+def logits_table(item: LogitsSpec) -> GridSpec:
+    """The bars' logits and probabilities as a table of the run's cells, so A's and B − A's can be made of
+    it like any step's; its rows are the tokens the bars show (a long vocabulary: B's likeliest)."""
+    cells = [
+        [Cell(r.logit, source=r.logit_source), Cell(r.prob, value=r.p, source=r.prob_source)]
+        for r in item.rows
+    ]
+    rows = tuple(r.token for r in item.rows)
+    title = "ℓ and p of the tokens the bars show"
+    return grid("logits-table", title, "token", rows, ("ℓ", "p"), cells, "heat", "output", 1.0)
 
 
 def compare_heading(view: View) -> Section:
