@@ -16,9 +16,12 @@ The rule, worked out per question from its own formula:
   half a unit of the last place of the exact value (the exact value to the places shown).
 A cell computed from more than MAX_DERIVED operands carries none (the derivatives would take minutes).
 
-The margin kept: an accepted interval never reaches further than MARGIN (0.002) from the exact value,
-however large the carried rounding, so an answer 0.003 off the true value is wrong on every question.
-On the chapter model the widest interval reaches 0.0007 from the true value (tests/practice check it).
+What the shown operands give is always right, however far their rounding carries it from the exact
+value (a layer norm of a variance shown as 0.0012, the log of a probability shown as 0.0090): nobody can
+compute closer from the screen. Only the slack for the rounding on the way is capped, at MARGIN (0.002),
+and where the two ranges do not meet, what lies between them is wrong. Where the shown operands give no
+number at all (the log of 0.0000), only the exact value to the places shown is right. On the chapter
+model no accepted answer lies further than 0.0007 from the exact value (tests/practice check it).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from tinytui.lesson.why.why import PLACES, Why
 from tinytui.model import checks
 
 HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
-MARGIN = 2e-3  # the farthest an accepted answer may be from the exact value
+MARGIN = 2e-3  # the most slack given for rounding on the way, beyond what the shown operands give
 _SLACK = 1e-12  # what a decimal written to 4 places may differ by in binary (0.12345 is not exact)
 _STEP = 1e-6  # the step of the central differences that give the derivatives
 MAX_DERIVED = 512  # operands whose rounding is carried through; a cell of more (a row of GPT-2's
@@ -39,29 +42,46 @@ MAX_DERIVED = 512  # operands whose rounding is carried through; a cell of more 
 
 @dataclass(frozen=True)
 class Accepted:
-    """The answers counted right for one cell: from low to high (value lies between them)."""
+    """The answers counted right for one cell: near what the shown operands give (within width) or near
+    the exact value (within half a unit of the last place shown). Mostly the two overlap in one interval,
+    low to high; where the shown operands are too coarse to give the value (a gradient shown as 0.0000
+    times a weight of hundreds) they are two, and what lies between them is not right."""
 
     value: float  # the exact value
     from_shown: float  # the formula on the operands as shown
-    carried: float  # how far the operands' rounding can move the result (first order)
+    carried: float  # how far the operands' rounding can move the result (first order, capped)
     places: int  # the places the result is shown to (0 for a token id)
     low: float
     high: float
 
+    @property
+    def half(self) -> float:
+        return 0.5 * 10.0**-self.places
+
+    def ranges(self) -> tuple[tuple[float, float], ...]:
+        """The accepted ranges, lowest first: one, or two that do not meet."""
+        near_shown = (self.from_shown - self.width, self.from_shown + self.width)
+        near_value = (self.value - self.half, self.value + self.half)
+        first, second = sorted((near_shown, near_value))
+        if second[0] <= first[1]:
+            return ((first[0], max(first[1], second[1])),)
+        return first, second
+
     def holds(self, answer: float) -> bool:
         if not math.isfinite(self.value):
             return answer == self.value
-        return self.low - _SLACK <= answer <= self.high + _SLACK
+        return any(lo - _SLACK <= answer <= hi + _SLACK for lo, hi in self.ranges())
 
     @property
     def width(self) -> float:
         """How far from what the shown operands give an answer may be: 'within ±0.0007'."""
-        return self.carried + 0.5 * 10.0**-self.places
+        return self.carried + self.half
 
     def text(self) -> str:
-        """'0.47071 to 0.47209': the interval, to one place more than shown (its ends are not rounded)."""
+        """'0.47071 to 0.47209' (or two such ranges joined by 'or'), to one place more than shown (their
+        ends are not rounded)."""
         p = self.places + 1
-        return f"{_signed(self.low, p)} to {_signed(self.high, p)}"
+        return " or ".join(f"{_signed(lo, p)} to {_signed(hi, p)}" for lo, hi in self.ranges())
 
     def rule_text(self) -> str:
         """The rule without the answer: 'within ±0.00072 of what its operands as shown give'."""
@@ -89,7 +109,7 @@ def accepted(why: Why) -> Accepted:
     if not math.isfinite(value):
         return Accepted(value, value, 0.0, places, value, value)
     shown = why.shown_operands()
-    from_shown = why.evaluate(shown)
+    from_shown = _evaluate(why, shown)
     carried = 0.0
     for i, op in enumerate(why.operands if len(why.operands) <= MAX_DERIVED else ()):
         if op.exact:
@@ -98,13 +118,25 @@ def accepted(why: Why) -> Accepted:
         up, down = list(shown), list(shown)
         up[i] += step
         down[i] -= step
-        slope = (why.evaluate(up) - why.evaluate(down)) / (2 * step)
+        slope = (_evaluate(why, up) - _evaluate(why, down)) / (2 * step)
         carried += abs(slope) * HALF_UNIT if math.isfinite(slope) else math.inf
-    if not math.isfinite(from_shown) or not math.isfinite(carried):
+    if not math.isfinite(from_shown):  # the shown operands give no number (log 0.0000): the value only
         from_shown, carried = value, 0.0
-    low = max(min(from_shown - carried - half, value - half), value - MARGIN)
-    high = min(max(from_shown + carried + half, value + half), value + MARGIN)
+    # What the shown operands give is always right, however far the operands' rounding carries it from
+    # the value (a layer norm of a tiny variance, the log of a probability shown as 0.0090): a student
+    # can compute no better from the screen. Only the slack for rounding on the way is capped.
+    carried = min(carried, MARGIN)
+    low = min(from_shown - carried - half, value - half)
+    high = max(from_shown + carried + half, value + half)
     return Accepted(value, from_shown, carried, places, low, high)
+
+
+def _evaluate(why: Why, values: list[float]) -> float:
+    """The formula on these operand values; nan where it has no value there (log 0, a division by 0)."""
+    try:
+        return why.evaluate(values)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return math.nan
 
 
 def grade(text: str, ok: Accepted) -> Grade:

@@ -1,0 +1,153 @@
+"""Grading stays fair off the chapter's model: on the other presets and on random models with large
+weights, an answer worked out from the operands as the tables show them (4 decimals) is right on every
+question of every step, both walks, and a wrong answer (the sign flipped, a neighbouring cell's value, the
+transposed cell's) is wrong. The questions are a seeded sample per step; TINYTUI_PRACTICE_CELLS=0 asks
+every cell (or a number, that many per step)."""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import cache
+
+import numpy as np
+import pytest
+
+from tests.model.reference_backward import MODERN
+from tests.random_models import config, weights
+from tinytui.lesson.practice.grading import accepted, grade
+from tinytui.lesson.practice.hints import hint
+from tinytui.lesson.practice.questions import BACKWARD_STEPS, FORWARD_STEPS, step_questions
+from tinytui.lesson.why.written import value_of
+from tinytui.model.backward.gradients import Gradients
+from tinytui.model.io.model_file import load
+from tinytui.model.io.presets import resolve
+from tinytui.model.trace import run
+
+PER_STEP = int(os.environ.get("TINYTUI_PRACTICE_CELLS", "6")) or None  # None: every cell
+MODELS = ("chapter17-trained", "chapter17-llama", "woodland", "random ×3", "random-llama ×6")
+
+
+@cache
+def model(name: str):
+    """(params, trace, gradients) of one of MODELS."""
+    if name.startswith("random-llama"):
+        (seed, d, heads, d_head, d_ff, vocab, blocks, T), more = MODERN["random-llama"]
+        rng = np.random.default_rng(seed)
+        cfg = config(d, heads, d_head, d_ff, vocab, blocks, **more)
+        params = weights(rng, cfg, 6.0)
+        prompt = tuple(cfg.vocab[i] for i in rng.integers(0, vocab, T))
+        target = cfg.vocab[int(rng.integers(0, vocab))]
+    elif name.startswith("random"):
+        params = weights(np.random.default_rng(5), config(6, 2, 3, 8, 7, 2), 3.0)
+        prompt, target = ("t1", "t2", "t3"), "t4"
+    else:
+        m = load(resolve(name))
+        params, prompt, target = m.params, m.prompt, m.target
+    trace = run(params, prompt, target)
+    return params, trace, Gradients(params, trace)
+
+
+def questions(name: str, count: int | None = PER_STEP):
+    params, trace, grads = model(name)
+    out = []
+    for backward, steps in ((False, FORWARD_STEPS), (True, BACKWARD_STEPS)):
+        for number in steps:
+            for block in range(trace.cfg.n_blocks):
+                if block and not step_questions(trace, params, number, backward, block, 1, 0, grads):
+                    continue
+                out += step_questions(trace, params, number, backward, block, count, number, grads)
+    return out
+
+
+def from_the_screen(q) -> float | None:
+    """The formula on the operands as the tables show them; None where they give no number."""
+    try:
+        return q.why.evaluate([o.shown for o in q.why.operands])
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_an_answer_from_the_shown_operands_is_right_and_a_slip_is_wrong(name):
+    _, trace, grads = model(name)
+    asked = questions(name)
+    assert len(asked) > 100
+    wrong, slips_taken = [], []
+    for q in asked:
+        ok = accepted(q.why)
+        worked = from_the_screen(q)
+        if worked is not None and not grade(f"{worked:.{q.why.places}f}", ok).correct:
+            wrong.append((q.cell(), worked, q.value))
+        assert grade(f"{q.value:.{q.why.places}f}", ok).correct, q.cell()
+        for slip in slips(q, trace, grads):
+            # a slip as far from what the screen gives as from the value is a different number, never
+            # rounding (a neighbour can hold the same number: then it is no slip)
+            distinct = min(abs(slip - q.value), abs(slip - ok.from_shown)) > 2 * ok.width + 1e-3
+            if distinct and grade(f"{slip:.4f}", ok).correct:
+                slips_taken.append((q.cell(), slip, q.value))
+    assert wrong == []
+    assert slips_taken == []
+
+
+def slips(q, trace, grads) -> list[float]:
+    """The sign flipped, the neighbouring cells' values, the transposed cell's value."""
+    arr = trace[q.name] if q.name in trace else grads[q.name]
+    out = [-q.value]
+    ix = list(q.index)
+    for axis in range(len(ix)):
+        for d in (-1, 1):
+            j = list(ix)
+            j[axis] += d
+            if 0 <= j[axis] < arr.shape[axis]:
+                out.append(float(arr[tuple(j)]))
+    if len(ix) == 2 and arr.shape[0] == arr.shape[1]:
+        out.append(float(arr[ix[1], ix[0]]))
+    return out
+
+
+def test_a_layer_norm_of_a_tiny_variance_takes_what_the_shown_mean_and_variance_give():
+    """chapter17-trained, step 5, x_n[0,·]: the first position's variance is small, so its shown 4
+    decimals move the normalised values by 0.02; a student computing from them was told 'not quite'."""
+    params, trace, grads = model("chapter17-trained")
+    asked = [
+        q
+        for q in step_questions(trace, params, 5, grads=grads)
+        if q.name == "blocks.0.x_norm" and q.index[0] == 0
+    ]
+    assert len(asked) == trace.cfg.d_model
+    for q in asked:
+        ok = accepted(q.why)
+        worked = from_the_screen(q)
+        assert abs(worked - q.value) > 0.01  # far beyond any fixed margin
+        assert grade(f"{worked:.4f}", ok).correct and grade(f"{q.value:.4f}", ok).correct
+        assert not grade(f"{-worked:.4f}", ok).correct
+
+
+def test_between_the_screens_answer_and_the_true_one_is_not_right():
+    """L = −log p with p shown as 0.0090: the screen gives 4.7105, the truth is 4.7151; both are right,
+    a number half way between them is neither (it was accepted when the two were one interval)."""
+    params = weights(np.random.default_rng(5), config(6, 2, 3, 8, 7, 2), 0.8)
+    trace = run(params, ("t1", "t2", "t3"), "t4")
+    (q,) = [q for q in step_questions(trace, params, 15) if q.name == "loss"]
+    ok = accepted(q.why)
+    worked = from_the_screen(q)
+    assert f"{worked:.4f}" == "4.7105" and f"{q.value:.4f}" == "4.7151"
+    assert grade("4.7105", ok).correct and grade("4.7151", ok).correct
+    assert not grade("4.7138", ok).correct
+    assert ok.text().count(" or ") == 1  # the two ranges, said as two
+
+
+def test_a_loss_whose_probability_shows_as_zero_is_graded_and_hinted():
+    """p shown as 0.0000: −log of it is no number. Grading did not survive it (a math error on Enter);
+    now the true value is right and the last hint writes p to enough places to compute it."""
+    params, trace, grads = model("random ×3")
+    (q,) = [q for q in step_questions(trace, params, 15, grads=grads) if q.name == "loss"]
+    p = float(trace["probs"][trace.cfg.token_id(trace.target)])
+    assert f"{p:.4f}" == "0.0000" and from_the_screen(q) is None
+    ok = accepted(q.why)
+    assert grade(f"{q.value:.4f}", ok).correct and not grade(f"{q.value + 0.01:.4f}", ok).correct
+    last = hint(q, 3)
+    assert "0.0000 " not in last.split("(")[0]
+    written = value_of(last.split(" = ", 1)[1].split("   (")[0])
+    assert written is not None and math.isclose(written, q.value, abs_tol=5e-5)
