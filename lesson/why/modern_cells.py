@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tinytui.lesson.why.attention_cells import projection
-from tinytui.lesson.why.rule_templates import Rule, here, linear, row_of
+from tinytui.lesson.why.rule_templates import Rule, here, linear, row_of, sigmoid
 from tinytui.lesson.why.why import MINUS, Cell, Ctx, Why, const, factor, num, sum_text
 from tinytui.model import ops
 from tinytui.model.names import GRAD
@@ -172,7 +172,7 @@ def gate(ctx: Ctx, cell: Cell) -> Why:
         f"{at} = h / (1 + exp({MINUS}h)),  h = {gp}   (SiLU: h times its sigmoid)",
         f"{num(g)} / (1 + exp({num(-g)}))",
         [(pre, (p, u))],
-        lambda v: v[0] / (1.0 + math.exp(-v[0])),
+        lambda v: v[0] * sigmoid(v[0]),
     )
 
 
@@ -437,7 +437,7 @@ def grad_gate_pre(ctx: Ctx, cell: Cell) -> Why:
         )
 
     def silu_slope(hv: float) -> float:
-        sig = 1.0 / (1.0 + math.exp(-hv))
+        sig = sigmoid(hv)
         return sig * (1.0 + hv * (1.0 - sig))
 
     return ctx.make(

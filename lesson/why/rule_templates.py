@@ -45,12 +45,38 @@ def softmax(v: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
+SHIFT_ABOVE = 20.0  # scores above this are written less their largest: exp(20) has 9 digits already
+
+
+def sigmoid(x: float) -> float:
+    """1 / (1 + exp(−x)), without overflow for any finite x (exp is taken of −|x| only)."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
 def softmax_filled(ctx: Ctx, refs: Sequence[Ref], at: int) -> str:
+    """exp(s_at) / (exp(s_0) + …) = e / Σ; when a score is large, every score less the largest (the
+    softmax is the same), so the numbers stay short and never overflow."""
     vals = [ctx.value(*r) for r in refs]
-    exps = [math.exp(v) for v in vals]
+    top = max(vals)
+    if top <= SHIFT_ABOVE:
+        exps = [math.exp(v) for v in vals]
+        return (
+            f"exp({num(vals[at])}) / ({sum_text([f'exp({num(v)})' for v in vals])})"
+            f" = {num(exps[at])} / {num(sum(exps))}"
+        )
+    exps = [math.exp(v - top) for v in vals]
+    m = num(top)
+
+    def term(v: float) -> str:
+        return f"exp({num(v)} {MINUS} {m})"
+
     return (
-        f"exp({num(vals[at])}) / ({sum_text([f'exp({num(v)})' for v in vals])})"
+        f"{term(vals[at])} / ({sum_text([term(v) for v in vals])})"
         f" = {num(exps[at])} / {num(sum(exps))}"
+        f"   (each score less the largest, {m}: the same softmax in smaller numbers)"
     )
 
 

@@ -22,7 +22,7 @@ from tinytui.lesson.why.rule_templates import (
     softmax_filled,
     with_affine,
 )
-from tinytui.lesson.why.why import Cell, Ctx, Why, const, factor, num, sum_text
+from tinytui.lesson.why.why import MINUS, Cell, Ctx, Why, const, factor, num, sum_text
 from tinytui.model.names import ALL_PARAMS
 
 
@@ -162,12 +162,24 @@ def _loss(src: str) -> Rule:
         return ctx.make(
             cell,
             f"{here(ctx, cell)} = −log {ctx.ref(src, t)}   (the target, {ctx.cfg.vocab[t]!r})",
-            f"−log {num(ctx.value(src, (t,)))}",
+            probability_text(ctx.value(src, (t,))),
             [(src, (t,))],
             lambda v: -math.log(v[0]),
         )
 
     return rule
+
+
+def probability_text(p: float) -> str:
+    """'−log 0.3107'; a probability the tables show with under two significant digits is written to
+    six, so the log is of a number that gives the loss to the places shown (−log 0.0000 gives none)."""
+    if p == 0.0:
+        return "−log 0   (the probability is exactly 0: too small for a float)"
+    if p >= 0.01 or not math.isfinite(p):
+        return f"−log {num(p)}"
+    places = 5 - math.floor(math.log10(p))  # six significant digits
+    more = f"{p:.{places}f}" if places <= 20 else f"{p:.5e}".replace("-", MINUS)
+    return f"−log {more}   (the probability to more places than the tables' {num(p)})"
 
 
 def grad_logits(ctx: Ctx, cell: Cell) -> Why:

@@ -36,7 +36,7 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
 }
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _ROOT_OF_NUMBER = re.compile(r"√(\d[\d.]*)")
-_LOG_OF_NUMBER = re.compile(r"\blog (\d[\d.]*)")
+_LOG_OF_NUMBER = re.compile(r"\blog (\d[\d.]*(?:e[+-]?\d+)?)")
 MAX_CHARS = 4000  # a filled formula is a few hundred characters; longer text is not read
 
 
