@@ -176,3 +176,27 @@ def test_a_changed_token_id_is_marked_changed_not_up_or_down(chapter):
     items = items_at(s)
     d_key = next(k for k in items if k.startswith("compare-d:"))
     assert items[d_key].marks[-1][-1] == frozenset({"changed"})  # wood (4) → chuck (1): another token
+
+
+def test_patching_says_what_its_shade_is_and_what_a_shared_key_value_head_keeps():
+    """The cells are logit differences but the shade (and its −1…+1 legend) is the share of the change:
+    the title says so. In grouped-query attention one query head's output is patched; the head sharing
+    its K and V still reads the corrupted run's."""
+    from tinytui.model.io.checkpoint import load_model
+
+    llama = load_model(Path(__file__).parents[2] / "model" / "presets" / "chapter17-llama.json")
+    s = Session(llama)
+    s.goto(14)
+    s.set_patching("a much would chuck", "how")
+    (section,) = patch_sections(View.of(s))
+    assert "shade: the share of the change a patch brings back" in section.title
+    heads = section.rows[1][0]
+    assert (
+        "−18% of the change (clean −1.5789, corrupted −1.0132), the share its shade shows"
+        in heads.details[0][2]
+    )
+    assert heads.details[0][2].endswith(
+        "; head 4, which shares its key/value head 2, still reads the corrupted run's K and V"
+    )
+    result = s.patching()
+    assert heads.values[0][2] == result.restored(float(result.heads[0, 2]))

@@ -26,6 +26,11 @@ def share(restored: float) -> str:
     return f"{restored + 0.0:.0%} of the change"  # + 0.0: no "−0%"
 
 
+def shade_words(restored: float) -> str:
+    """What the cell's colour stands for: the share, on a scale from −1 to +1 (the table's legend)."""
+    return "" if math.isnan(restored) else ", the share its shade shows on the −1…+1 scale"
+
+
 def position_labels(clean: tuple[str, ...], corrupt: tuple[str, ...]) -> tuple[str, ...]:
     """'0:a', and 'clean/corrupted' where the prompts differ: '1:woodchuck/much'."""
     return tuple(f"{p}:{c}" if c == k else f"{p}:{c}/{k}" for p, (c, k) in enumerate(zip(clean, corrupt)))
@@ -43,11 +48,11 @@ def patch_grids(view: View) -> list[GridSpec]:
     positions = position_labels(clean, corrupt)
     n_blocks, n_heads = result.heads.shape
 
-    def cell(value: float, what: str) -> Cell:
+    def cell(value: float, what: str, note: str = "") -> Cell:
         restored = result.restored(value)
         detail = (
             f"clean run's {what} written into the corrupted run: {metric} = {fmt(value)}, {share(restored)} "
-            f"(clean {fmt(result.clean)}, corrupted {fmt(result.corrupt)})"
+            f"(clean {fmt(result.clean)}, corrupted {fmt(result.corrupt)}){shade_words(restored)}{note}"
         )
         return Cell(fmt(value), value=None if math.isnan(restored) else restored, detail=detail)
 
@@ -58,11 +63,24 @@ def patch_grids(view: View) -> list[GridSpec]:
         ]
         for b in range(n_blocks)
     ]
+    cfg = trace.cfg
+
+    def shared(h: int) -> str:  # grouped-query attention: the query head's output alone is patched
+        if cfg.group_size == 1:
+            return ""
+        g = cfg.kv_head(h)
+        others = [str(o + 1) for o in range(n_heads) if o != h and cfg.kv_head(o) == g]
+        one = len(others) == 1
+        who = f"head {others[0]}, which shares" if one else f"heads {', '.join(others)}, which share"
+        reads = "reads" if one else "read"
+        return f"; {who} its key/value head {g + 1}, still {reads} the corrupted run's K and V"
+
     heads = [
         [
             cell(
                 float(result.heads[b, h]),
                 f"block {b + 1} head {h + 1} output A·V (every position, before W_O)",
+                shared(h),
             )
             for h in range(n_heads)
         ]
@@ -102,5 +120,8 @@ def patch_sections(view: View) -> list[Section]:
         )
         return [Section(title, "info", ())]
     clean, corrupt = on_screen(fmt(result.clean)), on_screen(fmt(result.corrupt))
-    title = f"Patching the run into “{into}”: clean {clean}, corrupted {corrupt}"
+    title = (
+        f"Patching the clean run into “{into}”: clean {clean}, corrupted {corrupt} · shade: the share of "
+        "the change a patch brings back"
+    )
     return [Section(title, "output", tuple((g,) for g in patch_grids(view)))]
