@@ -165,3 +165,11 @@ def test_the_logit_pane_names_the_matrix_the_model_unembeds_with():
         model = ModelFile("tied" if tied else "untied", "", params, ("t1", "t2"), "t3")
         session = Session(model, State(model.params, model.prompt, model.target, Switches(), DEFAULT_LR))
         assert logits_spec(View.of(session)).title.startswith(formula)
+
+
+def test_a_tie_at_the_edge_of_the_top_keeps_the_lower_ids():
+    """argpartition splits a tie across the k-th place anyhow: 40 equal tokens and one likelier keep ids
+    0 and 1 after it, as the tables promise (equal probabilities: the lower id first)."""
+    p = np.full(40, 0.024)
+    p[7] = 0.04
+    assert list(most_likely(p, 3)) == [7, 0, 1]

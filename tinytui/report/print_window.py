@@ -35,8 +35,9 @@ def most_likely(probs: np.ndarray, k: int) -> np.ndarray:
     k = max(0, min(k, p.size))
     if k == 0:
         return np.zeros(0, dtype=int)
-    picked = np.arange(p.size) if k == p.size else np.argpartition(-p, k - 1)[:k]
-    return picked[np.lexsort((picked, -p[picked]))]
+    # every token at least as likely as the k-th: argpartition alone would split a tie at the edge anyhow
+    picked = np.arange(p.size) if k == p.size else np.flatnonzero(p >= -np.partition(-p, k - 1)[k - 1])
+    return picked[np.lexsort((picked, -p[picked]))][:k]
 
 
 @dataclass(frozen=True)
