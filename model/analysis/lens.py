@@ -2,7 +2,8 @@
 
 At the last position, the stream is read at three points of every block: before it (its input), after
 its attention (x_mid) and after it (y). Each reading goes through what the model does after its last
-block, the final norm and the tied unembedding, to a next-token distribution. The last block's "after"
+block, to a next-token distribution: the final norm (LayerNorm or RMSNorm, whichever the run uses) and
+the unembedding (Eᵀ when it is tied, the model's own W_U when not). The last block's "after"
 is the stream the model itself unembeds, so that point is the model's own prediction, bit for bit: the
 same formulas (model/forward.py) on the same numbers.
 """
@@ -56,6 +57,6 @@ def logit_lens(trace: Trace, params: Params) -> list[LensPoint]:
     points = []
     for block, at, name in stream_names(cfg.n_blocks):
         z = final_norm(trace[name], gain, bias, cfg.eps, cfg.norm)
-        logits, probs = unembed(z, params["E"], params.get("W_U"))
+        logits, probs = unembed(z, params["E"] if cfg.tied else None, params.get("W_U"))  # as forward()
         points.append(LensPoint(block, at, name, logits, probs))
     return points

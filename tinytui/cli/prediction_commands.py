@@ -88,16 +88,19 @@ def _point_json(p: LensPoint, vocab) -> dict:
 
 
 def lens_text(points: list[LensPoint], trace) -> str:
-    vocab, target = trace.cfg.vocab, trace.target
-    t = trace.cfg.token_id(target)
+    cfg = trace.cfg  # as the run has it: the norm switch may run RMSNorm for the model's LayerNorm
+    vocab, target = cfg.vocab, trace.target
+    t = cfg.token_id(target)
     where = [p.where for p in points]
     width = max(len(w) for w in (*where, "read"))
     head = f"p({target})"
+    norm = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
+    out = "the tied unembedding Eᵀ" if cfg.tied else "the model's own unembedding W_U"
     lines = [
         *wrap(
             f"The logit lens at the last position, {trace.token_labels[-1]}: each row is what the model "
-            "would predict if the residual stream stopped there (the final norm and the unembedding "
-            f"applied to it). The last row is the model's own prediction, {trace.prediction!r}."
+            f"would predict if the residual stream stopped there (the final {norm} and {out} applied to "
+            f"it, then softmax). The last row is the model's own prediction, {trace.prediction!r}."
         ),
         "",
         f"{'read':<{width}}  {head:>7}  likeliest {TOP}",

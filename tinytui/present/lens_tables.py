@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from tinytui.lesson.texts.display_names import display
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.view import View
@@ -49,13 +47,10 @@ def bar(p: float, width: int = BAR) -> str:
 
 def top_tokens(point: LensPoint, vocab: tuple[str, ...], k: int = TOP) -> list[tuple[str, float]]:
     """The k likeliest tokens, likeliest first (ties: the lower id first); a big vocabulary unsorted."""
+    from tinytui.report.print_window import most_likely  # the one way the app picks its top tokens
+
     probs = point.probs
-    if len(probs) > 4 * k:
-        best = np.argpartition(-probs, k)[:k]
-        order = sorted(best.tolist(), key=lambda i: (-probs[i], i))
-    else:
-        order = np.argsort(-probs, kind="stable")[:k].tolist()
-    return [(vocab[i], float(probs[i])) for i in order]
+    return [(vocab[i], float(probs[i])) for i in most_likely(probs, k).tolist()]
 
 
 def row_label(point: LensPoint, n_blocks: int) -> str:
