@@ -109,8 +109,10 @@ class Practice:
         from tinytui.lesson.practice.hints import RUNGS
 
         g = grade(text, ok)
+        if g.answer is None:  # refused: the answer given before (a right one, once the run is back) stays
+            return g
         self.answers[source] = Answer(text.strip(), ok.value, g.correct)
-        if not g.correct and g.answer is not None:
+        if not g.correct:
             self.rungs[source] = min(self.rungs.get(source, 0) + 1, RUNGS)
         return g
 
