@@ -53,6 +53,7 @@ class Accepted:
     places: int  # the places the result is shown to (0 for a token id)
     low: float
     high: float
+    computable: bool = True  # False: the shown operands give no number (log 0.0000), from_shown is value
 
     @property
     def half(self) -> float:
@@ -85,6 +86,11 @@ class Accepted:
 
     def rule_text(self) -> str:
         """The rule without the answer: 'within ±0.00072 of what its operands as shown give'."""
+        if not self.computable:
+            return (
+                f"within ±{self.width:.{self.places + 1}f} of its value (its operands as shown give no "
+                "number: the last hint writes them to more places)"
+            )
         return f"within ±{self.width:.{self.places + 1}f} of what its operands as shown give"
 
 
@@ -120,7 +126,8 @@ def accepted(why: Why) -> Accepted:
         down[i] -= step
         slope = (_evaluate(why, up) - _evaluate(why, down)) / (2 * step)
         carried += abs(slope) * HALF_UNIT if math.isfinite(slope) else math.inf
-    if not math.isfinite(from_shown):  # the shown operands give no number (log 0.0000): the value only
+    computable = math.isfinite(from_shown)
+    if not computable:  # the shown operands give no number (log 0.0000): the value only
         from_shown, carried = value, 0.0
     # What the shown operands give is always right, however far the operands' rounding carries it from
     # the value (a layer norm of a tiny variance, the log of a probability shown as 0.0090): a student
@@ -128,7 +135,7 @@ def accepted(why: Why) -> Accepted:
     carried = min(carried, MARGIN)
     low = min(from_shown - carried - half, value - half)
     high = max(from_shown + carried + half, value + half)
-    return Accepted(value, from_shown, carried, places, low, high)
+    return Accepted(value, from_shown, carried, places, low, high, computable)
 
 
 def _evaluate(why: Why, values: list[float]) -> float:

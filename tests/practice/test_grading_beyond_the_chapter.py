@@ -147,6 +147,7 @@ def test_a_loss_whose_probability_shows_as_zero_is_graded_and_hinted():
     assert f"{p:.4f}" == "0.0000" and from_the_screen(q) is None
     ok = accepted(q.why)
     assert grade(f"{q.value:.4f}", ok).correct and not grade(f"{q.value + 0.01:.4f}", ok).correct
+    assert "give no number" in ok.rule_text() and "of what its operands as shown give" not in ok.rule_text()
     last = hint(q, 3)
     assert "0.0000 " not in last.split("(")[0]
     written = value_of(last.split(" = ", 1)[1].split("   (")[0])
