@@ -120,7 +120,7 @@ class TokenAttribution:
 @dataclass(frozen=True)
 class Attribution:
     position: int  # the last prompt position, where the logits are read
-    scale: float  # σ = √(var + ε) of the final layer norm at that position, held fixed
+    scale: float  # held fixed: the final norm's σ = √(var + ε) at that position, or RMSNorm's √(mean(y²) + ε)
     tokens: dict[str, TokenAttribution]
     reason: str | None = None  # why there are no parts (post-norm, residual off); None when exact
 

@@ -95,3 +95,23 @@ async def test_status_marks_the_switches_that_differ_from_the_chapter(app):
         app.apply(lambda s: s.set_lr(0.1), "learning rate")
         await pilot.pause()
         assert "lr 0.1" in status(app)
+
+
+def test_the_activation_note_and_the_words_hold_for_a_gated_model_of_four_heads():
+    """chapter17-llama runs SiLU as its own (not "changed" because it is not the chapter's ReLU); the
+    activation words name SiLU; the head cycle goes through each of its four heads, then all of them."""
+    from tests.apps import make_app
+    from tinytui.tui.experiments import EXPERIMENT_BY_ID, cycle_ablation
+
+    app = make_app("--model", "chapter17-llama")
+    s = app.session
+    assert app.experiments.note("toggle-activation") == "now SiLU, the model's own"
+    s.toggle("activation")
+    assert app.experiments.note("toggle-activation") == "now ReLU, not the model's own SiLU"
+    assert "SiLU → ReLU → GELU" in EXPERIMENT_BY_ID["toggle-activation"].palette
+    seen = []
+    for _ in range(6):
+        cycle_ablation(s)
+        seen.append(s.state.switches.ablated_heads)
+    assert seen == [{1}, {2}, {3}, {4}, {1, 2, 3, 4}, set()]
+    assert "each head alone in turn, then every head" in EXPERIMENT_BY_ID["cycle-heads"].palette

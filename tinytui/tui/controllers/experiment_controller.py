@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from itertools import combinations
 
 from tinytui.lesson.texts.change_note import change_note
-from tinytui.model.switches import came
+from tinytui.model.switches import ACTIVATION_NAMES, came, defaults
 from tinytui.tui.actions import Host, PaletteCommand
 from tinytui.tui.experiments import EXPERIMENT_BY_ID
 
@@ -43,9 +43,17 @@ class ExperimentController:
             host.notify(f"{note}\n{said}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
 
     def note(self, experiment_id: str) -> str:
-        """For the palette: whether the switch is now as the chapter (or the model) has it."""
+        """For the palette: whether the switch is now as the chapter (or the model) has it. The activation
+        is measured against the model's own: GPT-2's GELU, a gated model's SiLU, the chapter's ReLU."""
         exp = EXPERIMENT_BY_ID[experiment_id]
-        return f"now {exp.on_words}" if exp.is_on(self.host.session.state.switches) else "now changed"
+        switches = self.host.session.state.switches
+        if experiment_id == "toggle-activation":
+            own = defaults(self.host.session.model.cfg).activation
+            name = ACTIVATION_NAMES[switches.activation]
+            if switches.activation == own:
+                return f"now {name}, the model's own"
+            return f"now {name}, not the model's own {ACTIVATION_NAMES[own]}"
+        return f"now {exp.on_words}" if exp.is_on(switches) else "now changed"
 
     def swap_positions(self, i: int, j: int) -> None:
         host = self.host
