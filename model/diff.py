@@ -21,10 +21,7 @@ class TensorDiff:
     # off), cells are compared at the same position and a new position is new, not changed; any other
     # change of shape (another model) marks every cell changed.
     reshaped: bool
-
-    @cached_property  # asked by every table of a step and the step list (the arrays never change)
-    def n_changed(self) -> int:
-        return int(self.changed.sum())
+    n_changed: int  # how many cells moved: counted once, read by every table of a step and the step list
 
     @property
     def max_abs(self) -> float:
@@ -54,13 +51,13 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         if old is None or old.shape != new.shape:
             common = _common_positions(before.tensors[name], t) if old is not None else None
             if old is None or common is None:
-                out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True)
+                out[name] = TensorDiff(name, np.ones(new.shape, bool), np.zeros(new.shape), True, new.size)
                 continue
             changed, delta = np.zeros(new.shape, bool), np.zeros(new.shape)
             moved = new[common] - old[common]
             changed[common] = np.abs(moved) > tol
             delta[common] = np.where(changed[common], moved, 0.0)
-            out[name] = TensorDiff(name, changed, delta, True)
+            out[name] = TensorDiff(name, changed, delta, True, np.count_nonzero(changed))
             continue
         if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved
             out[name] = _unchanged(name, new.shape)
@@ -69,7 +66,7 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
         # compares False, so it counts as unchanged, exactly as nan_to_num(nan=0) did, in one pass.
         changed = np.abs(delta) > tol
-        out[name] = TensorDiff(name, changed, np.where(changed, delta, 0.0), False)
+        out[name] = TensorDiff(name, changed, np.where(changed, delta, 0.0), False, np.count_nonzero(changed))
     return TraceDiff(out)
 
 
@@ -84,7 +81,9 @@ def turned(made: TraceDiff, before: Trace) -> TraceDiff | None:
     for name in before.tensors:
         d = made.tensors[name]
         unchanged = d is _unchanged(name, d.delta.shape)  # a tensor a run kept: the same again
-        out[name] = d if unchanged else TensorDiff(name, d.changed, np.subtract(0.0, d.delta), False)
+        out[name] = (
+            d if unchanged else TensorDiff(name, d.changed, np.subtract(0.0, d.delta), False, d.n_changed)
+        )
     return TraceDiff(out)
 
 
@@ -108,7 +107,7 @@ def _common_positions(before: Tensor, after: Tensor) -> tuple[slice, ...] | None
 def _unchanged(name: str, shape: tuple[int, ...]) -> TensorDiff:
     """A tensor that did not move: read-only views of one zero, made (and counted) once per name and
     shape (GPT-2 small keeps hundreds of tensors per edit)."""
-    return TensorDiff(name, np.broadcast_to(False, shape), np.broadcast_to(0.0, shape), False)
+    return TensorDiff(name, np.broadcast_to(False, shape), np.broadcast_to(0.0, shape), False, 0)
 
 
 def no_change(trace: Trace) -> TraceDiff:
