@@ -63,7 +63,8 @@ class StepList(ViewPart, Widget, can_focus=True):
         self.here = view.here
         self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
         n_blocks = view.trace.cfg.n_blocks
-        self.titles = StepTitles.of(view)  # the model's own norm, feed-forward and unembedding
+        if self.titles.cfg is not view.trace.cfg:  # the model's own norm, feed-forward and unembedding
+            self.titles = StepTitles.of(view)  # kept while the config is: lines compare it by identity
         self.counts = changed_counts(view)
         if n_blocks != self.n_blocks:
             self.n_blocks = n_blocks
@@ -124,7 +125,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         if not 0 <= y < len(self.rows):
             return Strip.blank(width, self.visual_style.rich_style)
         row = self.rows[y]
-        key = self._shows(row, width)
+        key = self._shows(row, self._look(width))
         kept = self._drawn.get(y)
         if kept is not None and kept[0] == key:
             return kept[1]
@@ -138,12 +139,16 @@ class StepList(ViewPart, Widget, can_focus=True):
         self._drawn[y] = (key, strip)
         return strip
 
-    def _shows(self, row: Row, width: int) -> tuple:
+    def _look(self, width: int) -> tuple:
+        """What every line is drawn from beside its own row: the sizes, the theme and the titles (a switch
+        may run RMSNorm in place of LayerNorm, and step 5's title says which)."""
+        return width, self.content_size.width, self.app.theme, self.titles
+
+    def _shows(self, row: Row, look: tuple) -> tuple:
         """What a line is drawn from: when it is the same, the line drawn last time stands."""
         here = row == self.here
         shows = (row, self.n_blocks if isinstance(row, int) else self.counts.get(row, 0), here)
-        # the titles: a switch may run RMSNorm in place of LayerNorm, and step 5's title says which
-        return shows, here and self.backward, width, self.content_size.width, self.app.theme, self.titles
+        return shows, here and self.backward, look
 
     def _refresh_changed_lines(self) -> None:
         """Ask Textual to draw again only the lines whose content changed (its own drawing of a line,
@@ -152,9 +157,10 @@ class StepList(ViewPart, Widget, can_focus=True):
         if not width or not self._drawn:
             self.refresh()
             return
+        look = self._look(width)
         for y, row in enumerate(self.rows):
             kept = self._drawn.get(y)
-            if kept is None or kept[0] != self._shows(row, width):
+            if kept is None or kept[0] != self._shows(row, look):
                 self.refresh(Region(0, y, width, 1))
 
     def text(self) -> str:
