@@ -115,3 +115,20 @@ def test_the_activation_note_and_the_words_hold_for_a_gated_model_of_four_heads(
         seen.append(s.state.switches.ablated_heads)
     assert seen == [{1}, {2}, {3}, {4}, {1, 2, 3, 4}, set()]
     assert "each head alone in turn, then every head" in EXPERIMENT_BY_ID["cycle-heads"].palette
+
+
+async def test_the_palette_ablates_a_third_head_of_a_one_block_model(tmp_path):
+    """The switch table names heads 1 and 2; a model of four heads in one block ablates heads 3 and 4
+    from the palette too (a model of several blocks has them per block)."""
+    from tests.apps import make_app
+    from tinytui.cli.main import main
+
+    path = tmp_path / "four.json"
+    assert main(["new", "--d", "8", "--heads", "4", "-o", str(path)]) == 0
+    app = make_app("--model", str(path))
+    async with app.run_test(size=(120, 40)):
+        commands = {c.title: c for c in app.experiments.palette()}
+        assert "Ablate head 4 (toggle)" in commands and "Ablate head 5 (toggle)" not in commands
+        commands["Ablate head 3 (toggle)"].run()
+        assert app.session.state.switches.ablated_heads == {3}
+        assert not app.session.trace["blocks.0.head.3"].any()

@@ -42,6 +42,20 @@ class ExperimentController:
             said = host.session.trace.switches.describe()
             host.notify(f"{note}\n{said}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
 
+    def ablate_head(self, head: int) -> None:
+        """Zero one head's output in every block, or bring it back (head 1-based): the palette's toggle
+        for heads past the two the switch table names (a model of four heads, say)."""
+        host = self.host
+        before = host.session.trace
+        off = head not in before.switches.ablated_heads
+        what = f"head {head} {'ablated' if off else 'back'}"
+        if host.apply(lambda s: s.toggle("ablated_heads", head), what) is not None:
+            after = host.session.trace
+            note = change_note(before, after, what, host.session.diff_between(before, after))
+            host.notify(
+                f"{note}\n{after.switches.describe()}", title=what.capitalize(), timeout=8, replaces=SWITCHES
+            )
+
     def note(self, experiment_id: str) -> str:
         """For the palette: whether the switch is now as the chapter (or the model) has it. The activation
         is measured against the model's own: GPT-2's GELU, a gated model's SiLU, the chapter's ReLU."""
@@ -71,6 +85,13 @@ class ExperimentController:
                         f"Its output in that block becomes zeros; the other blocks keep theirs · {state}",
                         lambda b=block, h=head: self.ablate_in_block(b, h),
                     )
+        for head in range(3, cfg.n_heads + 1):  # heads 1 and 2 are rows of the switch table
+            state = "now ablated" if head in sw.ablated_heads else "now on"
+            yield PaletteCommand(
+                f"Ablate head {head} (toggle)",
+                f"Head {head}'s output becomes zeros: what is left is the other heads' · {state}",
+                lambda h=head: self.ablate_head(h),
+            )
         prompt = self.host.session.state.prompt
         for i, j in combinations(range(len(prompt)), 2):
             yield PaletteCommand(
