@@ -66,7 +66,13 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
         # compares False, so it counts as unchanged, exactly as nan_to_num(nan=0) did, in one pass.
         changed = np.abs(delta) > tol
-        out[name] = TensorDiff(name, changed, np.where(changed, delta, 0.0), False, np.count_nonzero(changed))
+        n_changed = np.count_nonzero(changed)
+        if n_changed == 0:  # run again to the same values: as if kept
+            out[name] = _unchanged(name, new.shape)
+        elif n_changed == delta.size:  # every cell moved (so no delta is NaN or below tol): delta as it is
+            out[name] = TensorDiff(name, changed, delta, False, n_changed)
+        else:
+            out[name] = TensorDiff(name, changed, np.where(changed, delta, 0.0), False, n_changed)
     return TraceDiff(out)
 
 
