@@ -202,11 +202,21 @@ def count_params(trace: Trace) -> str:
     from tinytui.model import count  # the counts' step only
 
     cfg = trace.cfg
-    biggest = count.four_sizes(cfg)[-1].name  # GPT-3, or Llama-3-8B for the Llama family
+    sizes = count.four_sizes(cfg)
+    biggest = sizes[-1].name  # GPT-3, or Llama-3-8B for the Llama family
     vd = f"V·d = {cfg.n_vocab}·{cfg.d_model} = {count.tying_saves(cfg)}"
+    # the formula has + d·V only when this model's W_U is its own; a real size tied the other way differs
+    other_way = [size.name for size in sizes[1:] if size.tied != cfg.tied]
+    differ = "only the width, the depth and the vocabulary differ"
+    if other_way:
+        names, one = " and ".join(other_way), len(other_way) == 1
+        if cfg.tied:
+            own = "adds d·V for a W_U of its own" if one else "add d·V for a W_U of their own"
+        else:
+            own = "ties W_U to E and has no d·V term" if one else "tie W_U to E and have no d·V term"
+        differ = f"the width, the depth and the vocabulary differ, and {names} {own}"
     out = [
-        f"One formula counts this model and {biggest} alike; only the width, the depth and the vocabulary "
-        "differ.",
+        f"One formula counts this model and {biggest} alike; {differ}.",
         f"Tying the unembedding to E saves {vd} parameters."
         if cfg.tied
         else f"This model's own W_U costs {vd} parameters that tying it to E would save.",

@@ -198,8 +198,9 @@ def count_params(trace: Trace) -> list[str]:
 
     cfg = trace.cfg
     total, gpt3 = count.this_model(cfg).total(), count.four_sizes(cfg)[-1]
+    untied = "" if gpt3.tied == cfg.tied else " (+ d·V: its own W_U)" if cfg.tied else " (no d·V: W_U is E)"
     return [
-        f"{total:,} parameters; by the same formula {gpt3.name} has {gpt3.total():,}",  # first: seen at 80×24
+        f"{total:,} parameters; by the same formula{untied} {gpt3.name} has {gpt3.total():,}",  # at 80×24
         f"tying the unembedding saves {count.tying_saves(cfg):,}"
         if cfg.tied
         else f"the untied W_U adds {count.tying_saves(cfg):,} (tied to E it would add none)",
