@@ -30,6 +30,7 @@ import math
 from dataclasses import dataclass
 
 from tinytui.lesson.why.why import PLACES, Why
+from tinytui.lesson.why.written import last_piece, value_of
 from tinytui.model import checks
 
 HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
@@ -42,10 +43,11 @@ MAX_DERIVED = 512  # operands whose rounding is carried through; a cell of more 
 
 @dataclass(frozen=True)
 class Accepted:
-    """The answers counted right for one cell: near what the shown operands give (within width) or near
-    the exact value (within half a unit of the last place shown). Mostly the two overlap in one interval,
-    low to high; where the shown operands are too coarse to give the value (a gradient shown as 0.0000
-    times a weight of hundreds) they are two, and what lies between them is not right."""
+    """The answers counted right for one cell: near what the shown operands give or what the numbers the
+    hint and the inspector write give (within width of either), or near the exact value (within half a
+    unit of the last place shown). Mostly these overlap in one interval, low to high; where the shown
+    numbers are too coarse to give the value (a gradient shown as 0.0000 times a weight of hundreds) they
+    are apart, and what lies between them is not right."""
 
     value: float  # the exact value
     from_shown: float  # the formula on the operands as shown
@@ -54,19 +56,26 @@ class Accepted:
     low: float
     high: float
     computable: bool = True  # False: the shown operands give no number (log 0.0000), from_shown is value
+    written: float | None = None  # what the numbers written in the formula give (its rounded √3, exps, μ)
 
     @property
     def half(self) -> float:
         return 0.5 * 10.0**-self.places
 
     def ranges(self) -> tuple[tuple[float, float], ...]:
-        """The accepted ranges, lowest first: one, or two that do not meet."""
-        near_shown = (self.from_shown - self.width, self.from_shown + self.width)
-        near_value = (self.value - self.half, self.value + self.half)
-        first, second = sorted((near_shown, near_value))
-        if second[0] <= first[1]:
-            return ((first[0], max(first[1], second[1])),)
-        return first, second
+        """The accepted ranges, lowest first, none meeting the next."""
+        centres = [self.from_shown] + ([self.written] if self.written is not None else [])
+        pieces = sorted(
+            [(c - self.width, c + self.width) for c in centres]
+            + [(self.value - self.half, self.value + self.half)]
+        )
+        merged = [pieces[0]]
+        for lo, hi in pieces[1:]:
+            if lo <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+            else:
+                merged.append((lo, hi))
+        return tuple(merged)
 
     def holds(self, answer: float) -> bool:
         if not math.isfinite(self.value):
@@ -75,7 +84,7 @@ class Accepted:
 
     @property
     def width(self) -> float:
-        """How far from what the shown operands give an answer may be: 'within ±0.0007'."""
+        """How far from what the shown numbers give an answer may be: 'within ±0.0007'."""
         return self.carried + self.half
 
     def text(self) -> str:
@@ -85,13 +94,13 @@ class Accepted:
         return " or ".join(f"{_signed(lo, p)} to {_signed(hi, p)}" for lo, hi in self.ranges())
 
     def rule_text(self) -> str:
-        """The rule without the answer: 'within ±0.00072 of what its operands as shown give'."""
+        """The rule without the answer: 'within ±0.00072 of what the numbers on screen give'."""
         if not self.computable:
             return (
                 f"within ±{self.width:.{self.places + 1}f} of its value (its operands as shown give no "
                 "number: the last hint writes them to more places)"
             )
-        return f"within ±{self.width:.{self.places + 1}f} of what its operands as shown give"
+        return f"within ±{self.width:.{self.places + 1}f} of what the numbers on screen give"
 
 
 @dataclass(frozen=True)
@@ -131,11 +140,15 @@ def accepted(why: Why) -> Accepted:
         from_shown, carried = value, 0.0
     # What the shown operands give is always right, however far the operands' rounding carries it from
     # the value (a layer norm of a tiny variance, the log of a probability shown as 0.0090): a student
-    # can compute no better from the screen. Only the slack for rounding on the way is capped.
+    # can compute no better from the screen. So is what the numbers the formula writes give (√3 as
+    # 1.7321, exps, a mean and variance to 4 places), which the inspector says when it differs. Only the
+    # slack for rounding on the way is capped.
     carried = min(carried, MARGIN)
-    low = min(from_shown - carried - half, value - half)
-    high = max(from_shown + carried + half, value + half)
-    return Accepted(value, from_shown, carried, places, low, high, computable)
+    written = value_of(last_piece(why.filled))
+    centres = [from_shown] + ([written] if written is not None else [])
+    low = min(min(centres) - carried - half, value - half)
+    high = max(max(centres) + carried + half, value + half)
+    return Accepted(value, from_shown, carried, places, low, high, computable, written)
 
 
 def _evaluate(why: Why, values: list[float]) -> float:

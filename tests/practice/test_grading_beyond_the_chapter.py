@@ -17,15 +17,15 @@ from tests.model.reference_backward import MODERN
 from tests.random_models import config, weights
 from tinytui.lesson.practice.grading import accepted, grade
 from tinytui.lesson.practice.hints import hint
-from tinytui.lesson.practice.questions import BACKWARD_STEPS, FORWARD_STEPS, step_questions
-from tinytui.lesson.why.written import value_of
+from tinytui.lesson.practice.questions import BACKWARD_STEPS, FORWARD_STEPS, questions_at, step_questions
+from tinytui.lesson.why.written import last_piece, value_of
 from tinytui.model.backward.gradients import Gradients
 from tinytui.model.io.model_file import load
 from tinytui.model.io.presets import resolve
 from tinytui.model.trace import run
 
 PER_STEP = int(os.environ.get("TINYTUI_PRACTICE_CELLS", "6")) or None  # None: every cell
-MODELS = ("chapter17-trained", "chapter17-llama", "woodland", "random ×3", "random-llama ×6")
+MODELS = ("chapter17", "chapter17-trained", "chapter17-llama", "woodland", "random ×3", "random-llama ×6")
 
 
 @cache
@@ -79,6 +79,9 @@ def test_an_answer_from_the_shown_operands_is_right_and_a_slip_is_wrong(name):
         worked = from_the_screen(q)
         if worked is not None and not grade(f"{worked:.{q.why.places}f}", ok).correct:
             wrong.append((q.cell(), worked, q.value))
+        written = value_of(last_piece(hint(q, 3).split(" = ", 1)[1]))  # the last hint's numbers
+        if written is not None and not grade(f"{written:.{q.why.places}f}", ok).correct:
+            wrong.append((q.cell(), "the hint's numbers give", written, q.value))
         assert grade(f"{q.value:.{q.why.places}f}", ok).correct, q.cell()
         for slip in slips(q, trace, grads):
             # a slip as far from what the screen gives as from the value is a different number, never
@@ -106,6 +109,19 @@ def slips(q, trace, grads) -> list[float]:
     return out
 
 
+def test_what_the_hints_numbers_give_is_right(chapter, trace):
+    """x′_n[3,3], step 11 of the chapter: the last hint writes μ = 0.7354 and σ² = 2.1318 (the row's
+    mean and variance, rounded) and (3.2507 − 0.7354) / √(2.1318 + 1e−05), which gives 1.7227. A
+    student who worked that was told 'not quite' (1.72272 to 1.72283 were right)."""
+    (q,) = questions_at(trace, chapter.params, [("blocks.0.x_mid_norm", (3, 3))])
+    last = hint(q, 3)
+    assert "(3.2507 − 0.7354) / √(2.1318 + 1e−05)" in last
+    assert f"{value_of(last_piece(last.split(' = ', 1)[1])):.4f}" == "1.7227" != q.why.result
+    ok = accepted(q.why)
+    assert grade("1.7227", ok).correct and grade(q.why.result, ok).correct
+    assert not grade("1.7197", ok).correct and not grade("-1.7227", ok).correct
+
+
 def test_a_layer_norm_of_a_tiny_variance_takes_what_the_shown_mean_and_variance_give():
     """chapter17-trained, step 5, x_n[0,·]: the first position's variance is small, so its shown 4
     decimals move the normalised values by 0.02; a student computing from them was told 'not quite'."""
@@ -125,16 +141,17 @@ def test_a_layer_norm_of_a_tiny_variance_takes_what_the_shown_mean_and_variance_
 
 
 def test_between_the_screens_answer_and_the_true_one_is_not_right():
-    """L = −log p with p shown as 0.0090: the screen gives 4.7105, the truth is 4.7151; both are right,
-    a number half way between them is neither (it was accepted when the two were one interval)."""
-    params = weights(np.random.default_rng(5), config(6, 2, 3, 8, 7, 2), 0.8)
-    trace = run(params, ("t1", "t2", "t3"), "t4")
-    (q,) = [q for q in step_questions(trace, params, 15) if q.name == "loss"]
+    """∂L/∂W_down[3,1] of block 2 on random-llama ×6: hidden values in the thousands times gradients shown
+    as 0.0000. The screen gives 0.0000 and the inspector says so; the truth is 0.0735. Both are right,
+    a number between them is neither (the screen's answer was wrong when the interval was cut 0.002
+    from the value)."""
+    params, trace, grads = model("random-llama ×6")
+    (q,) = questions_at(trace, params, [("grad.blocks.1.W_down", (3, 1))], grads)
     ok = accepted(q.why)
-    worked = from_the_screen(q)
-    assert f"{worked:.4f}" == "4.7105" and f"{q.value:.4f}" == "4.7151"
-    assert grade("4.7105", ok).correct and grade("4.7151", ok).correct
-    assert not grade("4.7138", ok).correct
+    assert from_the_screen(q) == 0.0 and f"{q.value:.4f}" == "0.0735"
+    assert "these rounded numbers give 0.0000" in q.why.ending
+    assert grade("0.0000", ok).correct and grade("0.0735", ok).correct
+    assert not grade("0.0400", ok).correct and not grade("0.0100", ok).correct
     assert ok.text().count(" or ") == 1  # the two ranges, said as two
 
 
@@ -147,7 +164,7 @@ def test_a_loss_whose_probability_shows_as_zero_is_graded_and_hinted():
     assert f"{p:.4f}" == "0.0000" and from_the_screen(q) is None
     ok = accepted(q.why)
     assert grade(f"{q.value:.4f}", ok).correct and not grade(f"{q.value + 0.01:.4f}", ok).correct
-    assert "give no number" in ok.rule_text() and "of what its operands as shown give" not in ok.rule_text()
+    assert "give no number" in ok.rule_text() and "on screen give" not in ok.rule_text()
     last = hint(q, 3)
     assert "0.0000 " not in last.split("(")[0]
     written = value_of(last.split(" = ", 1)[1].split("   (")[0])

@@ -40,7 +40,7 @@ def test_the_transcript_says_what_was_asked_answered_and_shown(chapter, tmp_path
     flat = " ".join(text.split())  # the transcript wraps a long line to its width
     assert "=== 3 · practice: answered S_2[1,0] = 0.5, wrong ===" in text
     assert (
-        "shown not quite (right is within ±0.00016 of what its operands as shown give). "
+        "shown not quite (right is within ±0.00016 of what the numbers on screen give). "
         "hint 1 of 3: computed from Q_2[1,0], K_2[0,0], Q_2[1,1], K_2[0,1] ===" in flat
     )
     assert "=== 4 · practice: asked for a hint on S_2[1,0] (at step 7) ===" in text
