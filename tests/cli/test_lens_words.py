@@ -27,3 +27,12 @@ def test_the_lens_tables_likeliest_tokens_keep_the_lower_id_in_a_tie():
     probs[7] = 0.04
     vocab = tuple(f"t{i}" for i in range(40))
     assert [tok for tok, _ in top_tokens(SimpleNamespace(probs=probs), vocab)] == ["t7", "t0", "t1"]
+
+
+def test_patch_text_says_a_query_heads_key_value_head_is_not_patched(capsys):
+    args = ["patch", "--model", "chapter17-llama", "--corrupt", "a much would chuck", "--foil", "how"]
+    assert main(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "4 query heads read 2 key/value heads: one query head's output is patched, and the others" in out
+    assert main(["patch", "--corrupt", "a much would chuck", "--foil", "how"]) == 0
+    assert "key/value" not in capsys.readouterr().out  # the chapter's heads each have their own

@@ -176,11 +176,12 @@ def run_patch(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
         }
         out.write(json.dumps(document, allow_nan=False) + "\n")
         return 0
-    out.write(patch_text(result, state.prompt, corrupt) + "\n")
+    out.write(patch_text(result, state.prompt, corrupt, state.params.cfg.n_kv_heads) + "\n")
     return 0
 
 
-def patch_text(result: Patching, clean: tuple[str, ...], corrupt: tuple[str, ...]) -> str:
+def patch_text(result: Patching, clean: tuple[str, ...], corrupt: tuple[str, ...], kv_heads: int = 0) -> str:
+    """The patching as text; kv_heads: the model's key/value heads, when fewer than its query heads."""
     t, f = result.target, result.foil
     lines = [
         f"Metric: logit({t}) − logit({f}) at the last position.",
@@ -200,6 +201,12 @@ def patch_text(result: Patching, clean: tuple[str, ...], corrupt: tuple[str, ...
         lines.append(f"  block {b + 1}")
         lines += [f"    {lab:<{width}}  {v:+.4f}  ({_share(result, v)})" for lab, v in zip(labels, row)]
     lines += ["", "Each head's output (A·V, before W_O), at every position:"]
+    n_heads = result.heads.shape[1]
+    if 0 < kv_heads < n_heads:  # grouped-query attention: K and V are shared, the output is not
+        lines += wrap(
+            f"{n_heads} query heads read {kv_heads} key/value heads: one query head's output is patched, "
+            "and the others on its key/value head still read the corrupted run's K and V."
+        )
     for b, row in enumerate(result.heads):
         cells = "  ".join(f"head {h + 1} {v:+.4f} ({_share(result, v)})" for h, v in enumerate(row))
         lines.append(f"  block {b + 1}: {cells}")
