@@ -132,3 +132,19 @@ async def test_the_palette_ablates_a_third_head_of_a_one_block_model(tmp_path):
         commands["Ablate head 3 (toggle)"].run()
         assert app.session.state.switches.ablated_heads == {3}
         assert not app.session.trace["blocks.0.head.3"].any()
+
+
+def test_the_head_cycle_of_a_one_head_model_comes_back_to_none(tmp_path):
+    """none → head 1 → none: with one head, "every head" is head 1 again and must not hold the cycle."""
+    from tests.apps import make_app
+    from tinytui.cli.main import main
+    from tinytui.tui.experiments import cycle_ablation
+
+    path = tmp_path / "one.json"
+    assert main(["new", "--heads", "1", "-o", str(path)]) == 0
+    s = make_app("--model", str(path)).session
+    seen = []
+    for _ in range(3):
+        cycle_ablation(s)
+        seen.append(set(s.state.switches.ablated_heads))
+    assert seen == [{1}, set(), {1}]

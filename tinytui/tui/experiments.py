@@ -35,7 +35,8 @@ def cycle_ablation(session: Session) -> Event:
     n = session.model.cfg.n_heads
     off = sorted(session.state.switches.ablated_heads)
     order: list[frozenset[int]] = [frozenset()] + [frozenset({h}) for h in range(1, n + 1)]
-    order.append(frozenset(range(1, n + 1)))
+    if n > 1:  # one head alone is already every head: listed twice, the cycle would stay on it
+        order.append(frozenset(range(1, n + 1)))
     current = frozenset(off)
     nxt = order[(order.index(current) + 1) % len(order)] if current in order else frozenset()
     return session.set_switches(replace(session.state.switches, ablated_heads=nxt))
