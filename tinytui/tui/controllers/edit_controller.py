@@ -25,15 +25,17 @@ class EditController:
     def edit_cell(self, ref, text: str, grid) -> None:
         """Enter in a cell editor: the typed value goes to the session; a refusal stays at the cell."""
         host = self.host
-        event = host.apply(
-            lambda s: s.edit(ref.name, ref.index, text), f"edit {ref.label}", grid.edit_refused
-        )
+
+        def edit(session):
+            event = session.edit(ref.name, ref.index, text)
+            # closed before apply redraws: the view, the footer and the inspector are drawn once, with
+            # the value in the cell and the editor gone (a refusal raises above and leaves it open)
+            grid.close_editor(tell=False)
+            return event
+
+        event = host.apply(edit, f"edit {ref.label}", grid.edit_refused)
         if event is not None:
-            was_open = grid.editor is not None
-            grid.cancel_edit()  # closing the editor tells the app the cursor's cell changed: inspected
             host.withdraw_refusal()  # a refusal of this cell's last try is stale now
-            if not was_open:
-                host.inspect()
             from tinytui.lesson.texts.change_note import change_note
 
             d = event.data

@@ -183,14 +183,17 @@ class CellEditing:
         self.refresh_bindings()
         self._cursor_moved()  # the inspector says how to finish
 
-    def close_editor(self, refocus: bool = True) -> None:
+    def close_editor(self, refocus: bool = True, tell: bool = True) -> None:
+        """tell=False: the app is not told the cursor's cell changed (a commit: the app redraws and
+        inspects everything once the session has the value)."""
         editor, self.editor = self.editor, None
         self.error = ""
         if editor is not None:
             self._refresh_cursor_line()
             self._refresh_bottom()
             self.refresh_bindings()
-            self._cursor_moved()
+            if tell:
+                self._cursor_moved()
         if refocus and not self.has_focus:
             self.focus()
 
