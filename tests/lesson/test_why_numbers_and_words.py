@@ -111,10 +111,22 @@ def false_words(why) -> list[str]:
         out.append(f"did not fire, but h = {ops[-1].value}")
     if "a dead unit" in text and not ops[-1].value <= 0:
         out.append(f"dead unit, but h_pre = {ops[-1].value}")
-    if m := re.search(r"masked: key (\d+) is after query (\d+)", text):
+    if m := re.search(r"key (\d+) is after query (\d+)", text):
         key, query = int(m[1]), int(m[2])
         if not key > query or (key, query) != (why.index[1], why.index[0]):
             out.append(f"key {key} after query {query} at {why.index}")
+    if "attn is exactly 0 here" in text:
+        here = [
+            o.value
+            for o in ops
+            if o.name.startswith("blocks.") and ".attn." in o.name and o.index == why.index
+        ]
+        if not here or any(here):
+            out.append(f"attn exactly 0, but it is {here}")
+    if m := re.search(r"\(positions ([\d, ]+)\)", text):
+        ids = [int(o.value) for o in ops if o.name == "ids"]
+        if [int(p) for p in m[1].split(", ")] != [p for p, t in enumerate(ids) if t == why.index[0]]:
+            out.append(f"positions {m[1]}, but the ids are {ids}")
     if m := re.search(r"each score less the largest, (\S+):", text):
         scores = [o.value for o in ops if o.name != "mask"]
         if m[1] != num(max(scores)):
