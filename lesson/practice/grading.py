@@ -97,8 +97,8 @@ class Accepted:
         """The rule without the answer: 'within ±0.00072 of what the numbers on screen give'."""
         if not self.computable:
             return (
-                f"within ±{self.width:.{self.places + 1}f} of its value (its operands as shown give no "
-                "number: the last hint writes them to more places)"
+                f"within ±{self.width:.{self.places + 1}f} of its value, since its operands as shown "
+                "give no number: the last hint writes them to more places"
             )
         return f"within ±{self.width:.{self.places + 1}f} of what the numbers on screen give"
 
