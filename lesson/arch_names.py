@@ -14,6 +14,7 @@ from typing import Protocol
 
 from tinytui.model import names
 from tinytui.model.config import ModelConfig
+from tinytui.model.switches import ACTIVATION_NAMES
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,16 @@ def for_model(template: str, stage: StageLike, arch: Arch) -> tuple[str, ...]:
 POSITIONS_SHORT = {"sinusoid": "sinusoids", "learned": "learned P", "rope": "RoPE", "none": "no positions"}
 
 
-def model_choices(cfg: ModelConfig) -> str:
+GATED_NAMES = {"silu": "SwiGLU", "relu": "ReGLU", "gelu": "GeGLU"}  # a gated feed-forward by its gate
+
+
+def model_choices(cfg: ModelConfig, activation: str | None = None) -> str:
     """The model's architecture in a few words for the status line: its norm, positions, query and
     key/value heads, feed-forward and unembedding ("RMSNorm·RoPE·4q/2kv·SwiGLU·tied", short to fit 80
-    columns beside the loss)."""
+    columns beside the loss). activation: the one the run's switch has (the model's own when None), so
+    a gate switched to ReLU reads ReGLU, not SwiGLU, and the words never contradict the switch line."""
     norm = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
-    ffn = {"swiglu": "SwiGLU", "gelu": "GELU", "relu": "ReLU"}[cfg.activation]
+    ffn = GATED_NAMES[activation or "silu"] if cfg.gated else ACTIVATION_NAMES[activation or cfg.activation]
     heads = f"{cfg.n_heads}q/{cfg.n_kv_heads}kv"
     unembed = "tied" if cfg.tied else "untied"
     return "·".join((norm, POSITIONS_SHORT[cfg.positions], heads, ffn, unembed))
