@@ -67,7 +67,7 @@ def _outcome(view: View, style: Styles) -> list[Text]:
             loss.append(fmt(trace.loss), key)
     out = [prediction, loss]
     if not is_chapters(trace.cfg):  # a Llama-family model: its choices, briefly
-        out.append(Text(model_choices(trace.cfg), muted))
+        out.append(Text(model_choices(trace.cfg, trace.switches.activation), muted))
     if (curve := view.curve) is not None:  # the current weights came from learning steps
         run = f"{curve.steps} step{'s' if curve.steps != 1 else ''} of {curve.lr:g}"
         spark = f" {sparkline(curve.losses)} " if len(curve.losses) > 2 else " → "
