@@ -194,7 +194,7 @@ def heads_of(spec: GridSpec, kept: LayoutKept) -> tuple[GridSpec, ...]:
                 spec.details.columns(a, b),
                 spec.role,
                 ((label, span),),
-                cut(spec.sources) if spec.sources else (),
+                LazyRows.of(spec.sources).columns(a, b) if spec.sources else (),  # read when asked
             )
         )
     return kept.split.put(spec, tuple(parts))

@@ -142,21 +142,23 @@ def _marks_of(codes: np.ndarray) -> tuple[tuple[frozenset[str], ...], ...]:
 
 def _sources(
     kept: KeptSpecs, full: str, ndim: int, by_tokens: bool, at_rows: Sequence[int], at_cols: Sequence[int]
-) -> tuple[tuple[tuple[Source, ...], ...], Located]:
+) -> tuple[Sequence[Sequence[Source]], Located]:
     """Which of the tensor's cells each table cell shows, and where each is: the same for every run of
-    one window, so kept."""
-    made_of = (ndim, by_tokens, tuple(at_rows), tuple(at_cols))
+    one window, so kept. A grid's rows are made when first read: a token appended gives every table a
+    new window, and a screen reads a few rows of them (d_model 64: some 2,000 sources a key)."""
+    rows_at, cols_at = tuple(at_rows), tuple(at_cols)
+    made_of = (ndim, by_tokens, rows_at, cols_at)
     key = ("sources", full)
     if (hit := kept.find(key, made_of)) is not None:
         return hit
     if ndim == 0:
-        sources: tuple = (((full, ()),),)
+        sources: Sequence[Sequence[Source]] = (((full, ()),),)
     elif ndim == 1:
         sources = (
-            tuple(((full, (r,)),) for r in at_rows) if by_tokens else (tuple((full, (c,)) for c in at_cols),)
+            tuple(((full, (r,)),) for r in rows_at) if by_tokens else (tuple((full, (c,)) for c in cols_at),)
         )
     else:
-        sources = tuple(tuple((full, (r, c)) for c in at_cols) for r in at_rows)
+        sources = LazyRows(len(rows_at), lambda r: tuple((full, (rows_at[r], c)) for c in cols_at))
     return kept.keep(key, made_of, (sources, Located(sources)))
 
 
