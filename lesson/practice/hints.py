@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tinytui.lesson.practice.questions import Question, cell_text
 from tinytui.lesson.texts.display_names import in_formula
+from tinytui.model.names import WHOLE_NUMBERS
 
 RUNGS = 3
 SHOWN = 8  # the operand cells named before "… and N more"
@@ -34,12 +35,22 @@ def hint(question: Question, rung: int, n_blocks: int = 1) -> str:
         cells = lit(question)
         if not cells:
             return "computed from no other cell: the formula alone gives it"
-        named = [cell_text(n, ix, n_blocks) for n, ix in cells[:SHOWN]]
-        more = f" … and {len(cells) - SHOWN} more" if len(cells) > SHOWN else ""
-        return "computed from " + ", ".join(named) + more
+        # the numbers to compute with first; the whole numbers (the mask, token ids) only choose which
+        # of them count, so they are named after and never crowd the others out of the first SHOWN
+        counted = [c for c in cells if c[0] not in WHOLE_NUMBERS] or list(cells)
+        choosing = [c for c in cells if c not in counted]
+        text = "computed from " + _listed(counted, n_blocks)
+        if choosing:
+            text += f", with {_listed(choosing, n_blocks)} (whole numbers: which of them count)"
+        return text
     if rung == 2:
         return in_formula(why.formula)
     return f"{question.cell(n_blocks)} = {in_formula(why.filled)}"
+
+
+def _listed(cells, n_blocks: int) -> str:
+    named = [cell_text(n, ix, n_blocks) for n, ix in cells[:SHOWN]]
+    return ", ".join(named) + (f" … and {len(cells) - SHOWN} more" if len(cells) > SHOWN else "")
 
 
 def ladder(question: Question, n_blocks: int = 1) -> tuple[str, ...]:
