@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytui.lesson.arch_names import GATED_NAMES
 from tinytui.lesson.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
 from tinytui.model.switches import ACTIVATION_NAMES
 from tinytui.model.trace import Trace
@@ -26,9 +27,9 @@ def ffn(trace: Trace) -> str:
     how = how.replace("widened", wide)
     out = [f"Each position on its own {how} from {cfg.d_model} to {cfg.d_ff} feature detectors."]
     if cfg.gated:
-        act = ACTIVATION_NAMES[sw.activation]
+        act, gated = ACTIVATION_NAMES[sw.activation], GATED_NAMES[sw.activation]  # ReLU's gate: ReGLU
         out.append(
-            f"This feed-forward is gated (SwiGLU): two projections, gate_pre = x W_gate and up = x W_up; "
+            f"This feed-forward is gated ({gated}): two projections, gate_pre = x W_gate and up = x W_up; "
             f"{act} of gate_pre is the gate, and each unit passes gate × up, so a gate near zero shuts its "
             "unit whatever up holds."
         )

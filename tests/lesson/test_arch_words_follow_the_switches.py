@@ -30,3 +30,13 @@ def test_the_chapter_with_rmsnorm_and_gelu_says_gelu():
     s.toggle("activation")
     assert "RMSNorm·sinusoids·2q/2kv·GELU·tied" in outcome_words(s)
     assert model_choices(s.model.cfg) == "LayerNorm·sinusoids·2q/2kv·ReLU·tied"  # the model's own
+
+
+def test_step_11_names_a_relu_gate_reglu():
+    from tinytui.lesson.texts.output_texts import ffn
+
+    s = Session(load_model(resolve("chapter17-llama")))
+    assert "This feed-forward is gated (SwiGLU): " in ffn(s.trace)
+    s.toggle("activation")
+    said = ffn(s.trace)
+    assert "This feed-forward is gated (ReGLU): " in said and "ReLU of gate_pre is the gate" in said
