@@ -60,7 +60,8 @@ class Accepted:
 
     @property
     def half(self) -> float:
-        return 0.5 * 10.0**-self.places
+        """Half a unit of the last place shown; none for a whole number (a token id is itself or wrong)."""
+        return 0.5 * 10.0**-self.places if self.places else 0.0
 
     def ranges(self) -> tuple[tuple[float, float], ...]:
         """The accepted ranges, lowest first, none meeting the next."""
@@ -90,11 +91,15 @@ class Accepted:
     def text(self) -> str:
         """'0.47071 to 0.47209' (or two such ranges joined by 'or'), to one place more than shown (their
         ends are not rounded)."""
+        if not self.places:
+            return f"only {self.value:.0f}"
         p = self.places + 1
         return " or ".join(f"{_signed(lo, p)} to {_signed(hi, p)}" for lo, hi in self.ranges())
 
     def rule_text(self) -> str:
         """The rule without the answer: 'within ±0.00072 of what the numbers on screen give'."""
+        if not self.places:
+            return "exactly the id, a whole number"
         if not self.computable:
             return (
                 f"within ±{self.width:.{self.places + 1}f} of its value, since its operands as shown "
@@ -120,7 +125,7 @@ def accepted(why: Why) -> Accepted:
     """The interval of right answers for why's cell, worked out from its formula and operands."""
     value = why.value
     places = why.places
-    half = 0.5 * 10.0**-places
+    half = 0.5 * 10.0**-places if places else 0.0
     if not math.isfinite(value):
         return Accepted(value, value, 0.0, places, value, value)
     shown = why.shown_operands()

@@ -169,3 +169,12 @@ def test_a_loss_whose_probability_shows_as_zero_is_graded_and_hinted():
     assert "0.0000 " not in last.split("(")[0]
     written = value_of(last.split(" = ", 1)[1].split("   (")[0])
     assert written is not None and math.isclose(written, q.value, abs_tol=5e-5)
+
+
+def test_a_token_id_is_right_only_as_itself(chapter, trace):
+    """id[2] is 6 ('would'): 6.4 is no token's id, and it was right (within ±0.5)."""
+    (q,) = questions_at(trace, chapter.params, [("ids", (2,))])
+    ok = accepted(q.why)
+    assert grade("6", ok).correct and grade("6.0", ok).correct
+    assert not any(grade(t, ok).correct for t in ("6.4", "5.6", "5", "7", "-6"))
+    assert ok.rule_text() == "exactly the id, a whole number" and ok.text() == "only 6"
