@@ -178,3 +178,18 @@ def test_a_token_id_is_right_only_as_itself(chapter, trace):
     assert grade("6", ok).correct and grade("6.0", ok).correct
     assert not any(grade(t, ok).correct for t in ("6.4", "5.6", "5", "7", "-6"))
     assert ok.rule_text() == "exactly the id, a whole number" and ok.text() == "only 6"
+
+
+def test_the_quizs_json_gives_both_ranges_when_they_are_apart():
+    """The JSON said [low, high] and so took every number between the screen's answer and the truth as
+    right; it lists each range."""
+    import json
+
+    from tinytui.cli.quiz_command import results_json
+
+    params, trace, grads = model("random-llama ×6")
+    (q,) = questions_at(trace, params, [("grad.blocks.1.W_down", (3, 1))], grads)
+    doc = json.loads(results_json([q], [grade("0.0400", accepted(q.why))], trace.cfg.n_blocks))
+    (item,) = doc["questions"]
+    assert not item["correct"]
+    assert len(item["accepted"]) == 2 and not any(lo <= 0.04 <= hi for lo, hi in item["accepted"])

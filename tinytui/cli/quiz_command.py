@@ -289,7 +289,7 @@ def results_json(qs: Sequence[Question], grades: Sequence[Grade], n_blocks: int 
             "expected": q.value,
             "correct": g.correct,
             "said": g.said,
-            "accepted": [g.accepted.low, g.accepted.high],
+            "accepted": [list(r) for r in g.accepted.ranges()],  # [low, high] each; two when apart
         }
         for q, g in zip(qs, grades)
     ]
