@@ -71,7 +71,7 @@ def _header_line(
 ) -> Pieces:
     """The column header; on: the cursor's column when the cursor is on the header (-1: the corner)."""
     header, label, ground = styles.style("header"), styles.style("label"), styles.ground
-    header_on = header + styles.component("cursor")
+    header_on = styles.over(header, "cursor")
     out: Pieces = [(spec.corner.ljust(shape.label_w), header_on if on == -1 else header)]
     skipped = 0  # columns left out (outside cols) since the last piece: one blank as wide as they are
     for c, text in enumerate(shape.headers):
@@ -106,7 +106,7 @@ class _Row:
         out: Pieces = [
             (
                 self.spec.rows[self.r].ljust(shape.label_w),
-                label + styles.component("cursor") if on_label else label,
+                styles.over(label, "cursor") if on_label else label,
             )
         ]
         if first >= end:
@@ -134,7 +134,7 @@ class _Row:
         at = levels(shade, spec.values[r][first:end], spec.limit) if shade else [None] * (end - first)
         lit_here = {c for row, c in lit if row == r} if lit else set()
         marked = {self.cursor_col, 0, *lit_here}
-        cell_style, label, narrow = self.styles.cell, self.styles.style("label"), shape.narrow
+        look, label, narrow = self.styles.cell_look, self.styles.style("label"), shape.narrow
         out: Pieces = []
         for c in range(first, end):
             if c in starts:
@@ -142,8 +142,12 @@ class _Row:
             if c in marked:
                 out += self._marked_cell(c, at[c - first], c in lit_here, edit)
                 continue
-            text = " " * widths[c] if narrow else cells[c].rjust(widths[c])
-            out.append((" " + text + glyph(marks[c]), cell_style(shade, marks[c], at[c - first])))
+            mark, style = look(shade, marks[c], at[c - first])
+            text = " " + (" " * widths[c] if narrow else cells[c].rjust(widths[c])) + mark
+            if out and out[-1][1] is style:  # one piece for a run of cells in one style (a plain table)
+                out[-1] = (out[-1][0] + text, style)
+            else:
+                out.append((text, style))
         return out
 
     def _marked_cell(self, c: int, at: float | None, lit: bool, edit: Shown | None) -> Pieces:
@@ -157,9 +161,9 @@ class _Row:
         style = styles.cell(spec.shade, mark, at)
         lead = LIT if lit else " "
         if lit:
-            style += styles.component("source")
+            style = styles.over(style, "source")
         if here:
-            style += styles.component("cursor")
+            style = styles.over(style, "cursor")
         text = " " * shape.widths[c] if shape.narrow else spec.cells[self.r][c].rjust(shape.widths[c])
         if c == 0 and self._lead_apart(lit or here, style):
             return [(lead, styles.ground), (text + glyph(mark), style)]

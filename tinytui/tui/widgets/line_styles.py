@@ -17,7 +17,7 @@ from rich.style import Style
 from textual.cache import LRUCache
 from textual.color import Color
 
-from tinytui.present.grid_spec import DOWN, EDITED, MASKED, PRECEDENCE, UP
+from tinytui.present.grid_spec import DOWN, EDITED, MASKED, PRECEDENCE, UP, glyph
 from tinytui.themes.scale import readable_on
 from tinytui.tui.widgets.shading import Shades, shading_key
 
@@ -56,8 +56,14 @@ class LineStyles:
         # by the names of the view's component classes: a few tens
         self._styles: dict[str, Style] = {}
         self._components: dict[str, Style] = {}
-        # a cell's style by (marks, shade, level): shared by every table and every step drawn in the theme
-        self._cells: LRUCache[tuple, Style] = LRUCache(CELL_STYLES_KEPT)
+        # a cell's glyph and style by (shade, marks, level): shared by every table and every step drawn in
+        # the theme; a dict emptied when full (read for every cell drawn: an LRUCache's get costs more)
+        self._cells: dict[tuple, tuple[str, Style]] = {}
+        # the cells' styles (and the ground) by themselves: equal styles are one object, so a row's
+        # neighbours in the same style are found by `is` and drawn as one segment (emptied with _cells);
+        # a component's style stays its own object, its own segment (a row's label apart from its cells)
+        self._same: dict[Style, Style] = {ground: ground}
+        self._over: dict[tuple[Style, str], Style] = {}  # (style, component) -> the sum (over)
         self._keys: LRUCache[tuple, list[Segment] | None] = LRUCache(KEYS_KEPT)
 
     def style(self, name: str) -> Style:
@@ -66,6 +72,20 @@ class LineStyles:
         if got is None:
             got = self._styles[name] = self.ground + self.component(name)
         return got
+
+    def over(self, style: Style, name: str) -> Style:
+        """A component's own style added over style (the cursor's over a cell's), added once."""
+        key = (style, name)
+        got = self._over.get(key)
+        if got is None:
+            if len(self._over) >= CELL_STYLES_KEPT:
+                self._over.clear()
+            got = self._over[key] = self.same(style + self.component(name))
+        return got
+
+    def same(self, style: Style) -> Style:
+        """The one object of the styles given equal to style."""
+        return self._same.setdefault(style, style)
 
     def component(self, name: str) -> Style:
         """A component's own style (to add over a style that is over the ground already)."""
@@ -77,10 +97,17 @@ class LineStyles:
     def cell(self, shade: str | None, marks: frozenset[str], at: float | None) -> Style:
         """A cell's style by its marks and its level on the shading (None: not shaded): the mark's own
         style, on the shade where the mark has no background, with text readable on whichever it has."""
-        key = (marks, shade, at)
+        return self.cell_look(shade, marks, at)[1]
+
+    def cell_look(self, shade: str | None, marks: frozenset[str], at: float | None) -> tuple[str, Style]:
+        """A cell's glyph after its number (grid_spec.glyph of its marks) and its style (cell)."""
+        key = (shade, marks, at)
         got = self._cells.get(key)
         if got is None:
-            got = self._cells[key] = self._cell_now(shade, marks, at)
+            if len(self._cells) >= CELL_STYLES_KEPT:
+                self._cells.clear()
+                self._same = {self.ground: self.ground}
+            got = self._cells[key] = (glyph(marks), self.same(self._cell_now(shade, marks, at)))
         return got
 
     def _cell_now(self, shade: str | None, marks: frozenset[str], at: float | None) -> Style:

@@ -2,9 +2,10 @@
 gaps in the view's colours, cut to the view, the row labels of a table scrolled sideways kept at the
 left edge, and a table the right edge cuts ending in a dim ›.
 
-Strips in, segments out: a line is put together as a list of segments (with its length in cells) and
-the view makes the one Strip it keeps of it. Textual's Strip keeps seven caches of its own, so a Strip
-for every crop and join (six a line of a table the edge cuts) cost more than the cutting itself.
+Segments in, segments out: a table's line is a list of segments (as long as its box is wide), a screen
+line is put together as a list of segments (with its length in cells) and the view makes the one Strip
+it keeps of it. Textual's Strip keeps seven caches of its own, so a Strip for every crop and join (six
+a line of a table the edge cuts) cost more than the cutting itself.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Iterable
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.strip import Strip
 
 from tinytui.present.step_layout import Box
 from tinytui.tui.widgets.step_geometry import cut_by_labels, kept_at_right, label_width
@@ -31,17 +31,17 @@ def crop(segments: Iterable[Segment], start: int, end: int) -> list[Segment]:
     return parts[1] if len(parts) > 1 else []  # nothing from start on: the line ends before it
 
 
-def placed(parts: list[tuple[int, Strip]], base: Style) -> Line:
-    """Strips at their columns (x, strip), the gaps between them blank over base."""
+def placed(parts: list[tuple[int, Line]], base: Style) -> Line:
+    """Lines at their columns (x, line), the gaps between them blank over base."""
     segments: list[Segment] = []
     at = length = 0
-    for x, strip in parts:
+    for x, (part, part_length) in parts:
         if x > at:
             segments.append(Segment(" " * (x - at), base))
             length += x - at
-        segments.extend(strip)
-        at = x + strip.cell_length
-        length += strip.cell_length
+        segments.extend(part)
+        at = x + part_length
+        length += part_length
     return segments, length
 
 
@@ -54,17 +54,18 @@ def cut_to(line: Line, sx: int, width: int) -> Line:
     return crop(segments, sx, end), max(end - max(sx, 0), 0)
 
 
-def pin_labels(line: Line, box: Box, strip: Strip, sx: int, width: int, base: Style) -> Line:
-    """line (cut to the view at sx) with box's row labels, from its own line strip, over its left edge;
-    the column the labels' edge cuts is left blank: no piece of a number beside them."""
+def pin_labels(line: Line, box: Box, own: list[Segment], sx: int, width: int, base: Style) -> Line:
+    """line (cut to the view at sx) with box's row labels, from its own line (own: as wide as the box),
+    over its left edge; the column the labels' edge cuts is left blank: no piece of a number beside
+    them."""
     segments, length = line
-    labels = min(label_width(box), strip.cell_length)
+    labels = min(label_width(box), box.width)
     rest_end = min(width, length)
     rest, rest_length = crop(segments, labels, rest_end), max(rest_end - labels, 0)
     gap = min(cut_by_labels(box, sx), rest_length)
     if gap:
         rest = [Segment(" " * gap, base), *crop(rest, gap, rest_length)]
-    return [*crop(strip, 0, labels), *rest], labels + rest_length
+    return [*crop(own, 0, labels), *rest], labels + rest_length
 
 
 def cut_at_right(line: Line, box: Box, at: int, sx: int, width: int, mark: Style, base: Style) -> Line:

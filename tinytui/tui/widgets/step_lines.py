@@ -1,4 +1,4 @@
-"""A box's line in the step view as a strip: the frame (the top border with the title, the sides, the
+"""A box's line in the step view as segments: the frame (the top border with the title, the sides, the
 bottom border with the shading's key or the editor's note) around what is inside it, a table's line
 (grid_lines) or the bars' (bar_lines).
 
@@ -6,13 +6,20 @@ A line is drawn whole (every column of its table) and cut to the screen by the v
 the view's component classes (theme variables in TCSS) through LineStyles, a cell's shade from
 themes.scale; every mark also has a glyph (▲ ▼ ◆ * × ▸), so nothing is colour alone. Draws a spec;
 computes nothing.
+
+A line is a list of segments as long as its box is wide, neighbours in one style made one segment:
+Textual's work on a line it draws (its own Strips, filters, the compositor's cuts, the terminal's
+escape codes) grows with its segments, and the line is made into one Strip by the view only when it is
+put on the screen (a Strip keeps seven caches of its own).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from textual.strip import Strip
 
 from tinytui.present.grid_spec import GridSpec, LogitsSpec
 from tinytui.present.step_layout import Box
@@ -39,7 +46,7 @@ class Painter:
         note: tuple[str, str] | None = None,
         edit: Shown | None = None,
         cols: tuple[int, int] | None = None,
-    ) -> Strip:
+    ) -> list[Segment]:
         """Line i of box's frame; cursor is (row, col) when the cursor is in this table (and shown);
         note (text, "hint" or "error") takes the key's place in the bottom border (the editor's); edit
         (what is typed, the caret's column or None, all selected) is drawn in the cursor's cell; cols
@@ -56,14 +63,11 @@ class Painter:
         else:
             inner = grid_line(styles, box, i - 1, cursor, lit, edit, cols)
         side = "┃" if focused else "│"
-        segments = [Segment(side + " ", border), *(Segment(t, s) for t, s in inner)]
         pad = box.inner - sum(len(t) for t, _ in inner)
-        if pad > 0:
-            segments.append(Segment(" " * pad, styles.ground))
-        segments.append(Segment(" " + side, border))
-        return Strip(segments, box.width)
+        tail = [(" " * pad, styles.ground)] if pad > 0 else []
+        return joined([(side + " ", border), *inner, *tail, (" " + side, border)])
 
-    def _top(self, box: Box, border: Style, heavy: bool) -> Strip:
+    def _top(self, box: Box, border: Style, heavy: bool) -> list[Segment]:
         h, a, b = ("━", "┏", "┓") if heavy else ("─", "╭", "╮")
         title = box.item.title
         if len(title) > box.width - 6:
@@ -72,25 +76,20 @@ class Painter:
         title_style = self.styles.style(
             "title-focus" if heavy else f"title-{getattr(box.item, 'role', 'output')}"
         )
-        return Strip(
-            [Segment(a + h + " ", border), Segment(title, title_style), Segment(" " + h * rest + b, border)],
-            box.width,
-        )
+        return joined([(a + h + " ", border), (title, title_style), (" " + h * rest + b, border)])
 
-    def _bottom(self, box: Box, border: Style, heavy: bool, note: tuple[str, str] | None) -> Strip:
+    def _bottom(self, box: Box, border: Style, heavy: bool, note: tuple[str, str] | None) -> list[Segment]:
         """The bottom border: the editor's note, or the shading's key, in it."""
         h, a, b = ("━", "┗", "┛") if heavy else ("─", "╰", "╯")
+        inside: list[tuple[str, Style]]
         if note is not None:
-            text = note[0][: max(box.width - 6, 0)]
-            inside = [Segment(text, self.styles.style(note[1]))]
+            inside = [(note[0][: max(box.width - 6, 0)], self.styles.style(note[1]))]
         else:
-            inside = self._key(box)
+            inside = [(segment.text, segment.style) for segment in self._key(box) or ()]  # type: ignore[misc]
         if not inside:
-            return Strip([Segment(a + h * (box.width - 2) + b, border)], box.width)
-        rest = box.width - 5 - Segment.get_line_length(inside)
-        return Strip(
-            [Segment(a + h + " ", border), *inside, Segment(" " + h * max(rest, 0) + b, border)], box.width
-        )
+            return [Segment(a + h * (box.width - 2) + b, border)]
+        rest = box.width - 5 - sum(cell_len(text) for text, _ in inside)
+        return joined([(a + h + " ", border), *inside, (" " + h * max(rest, 0) + b, border)])
 
     def _key(self, box: Box) -> list[Segment] | None:
         """The shading's key of a shaded table, as wide as its bottom border has room for."""
@@ -99,3 +98,21 @@ class Painter:
             return None
         limit = 1.0 if spec.shade == "heat" else spec.limit
         return self.styles.shading_key(spec.shade, limit, box.width - 6)
+
+
+def joined(pieces: Iterable[tuple[str, Style | None]]) -> list[Segment]:
+    """(text, style) pieces as segments, neighbours in the same style (the same object: LineStyles
+    makes each style once) made one, empty ones left out: the screen is the same, with fewer segments
+    for Textual to carry."""
+    out: list[Segment] = []
+    text, style = "", None
+    for piece_text, piece_style in pieces:
+        if piece_style is style:
+            text += piece_text
+            continue
+        if text:
+            out.append(Segment(text, style))
+        text, style = piece_text, piece_style
+    if text:
+        out.append(Segment(text, style))
+    return out

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -42,7 +43,7 @@ from tinytui.tui.widgets.cell_editor import CellEdit, CellEditing
 from tinytui.tui.widgets.line_styles import LineStyles
 from tinytui.tui.widgets.line_versions import LineVersions
 from tinytui.tui.widgets.prose_lines import heading_line, words_line, wrap_words
-from tinytui.tui.widgets.screen_line import cut_at_right, cut_to, extended, pin_labels, placed
+from tinytui.tui.widgets.screen_line import Line, cut_at_right, cut_to, extended, pin_labels, placed
 from tinytui.tui.widgets.step_geometry import (
     header_pinned,
     labels_pinned,
@@ -59,6 +60,7 @@ PRESENTER_MARGIN = 3  # the presenter's room left of each table (and a line abov
 LINES_KEPT = 16384  # lines kept drawn (a big model's step has a few hundred; revisited steps hit)
 LAYOUTS_KEPT = 64  # step layouts kept (every step of a model, both ways, and a few more)
 WORDS_KEPT = 64  # steps' words kept wrapped
+PROSE_KEPT = 512  # the words' and headings' lines kept drawn for the screen (a step has tens)
 SHAPES_KEPT = 512  # tables' shapes kept, by what they are made of
 
 
@@ -174,9 +176,11 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         self._painter: Painter | None = None
         self._base = Style()  # the view's own colours, under every line
         self._versions = LineVersions()  # what each table's line shows, as a number
-        self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # a table's line, by what it shows
+        self._lines: LRUCache[tuple, list[Segment]] = LRUCache(LINES_KEPT)  # a table's line, by what it shows
         # a screen line, by the table lines it is made of, the scroll and the width
         self._screen_lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)
+        # the words' and the headings' lines on screen, by (the words' strip or a heading, the width)
+        self._prose_lines: LRUCache[tuple, tuple[Strip | None, Strip]] = LRUCache(PROSE_KEPT)
         self._words_wrapped: LRUCache[tuple, list[Strip]] = LRUCache(WORDS_KEPT)  # by text and width
         self._layouts: LRUCache[tuple, tuple[list[Item], StepLayout]] = LRUCache(LAYOUTS_KEPT)  # by specs
         self._layout_kept = LayoutKept(LRUCache(SHAPES_KEPT))  # the tables' sizes and splits (lay_out)
@@ -207,6 +211,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         if drawn:
             self._lines.clear()
             self._screen_lines.clear()
+            self._prose_lines.clear()
             self._words_wrapped.clear()
 
     def _theme_painter(self) -> Painter:
@@ -465,32 +470,45 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         vy = sy + y
         if vy < len(self._head):
-            return words_line(self._head[vy], width, self._base)
+            return self._words_line(self._head[vy], width)
         if vy > self._more_at:
             i = vy - self._more_at - 1
-            return words_line(self._more[i] if i < len(self._more) else Strip([]), width, self._base)
+            return self._words_line(self._more[i] if i < len(self._more) else Strip([]), width)
         heading = self.blocks.heading_at(vy)
         if heading is not None:  # a section's heading stays in place when the tables scroll sideways
-            return heading_line(heading.text, self._painter.styles.style("heading"), width, self._base)  # type: ignore[union-attr]
+            key = (heading.text, width)
+            drawn = self._prose_lines.get(key)
+            if drawn is None:
+                style = self._painter.styles.style("heading")  # type: ignore[union-attr]
+                drawn = self._prose_lines[key] = (None, heading_line(heading.text, style, width, self._base))
+            return drawn[1]
         return self._tables_line(y, vy, sx, width)
+
+    def _words_line(self, strip: Strip, width: int) -> Strip:
+        """A line of the words on screen, kept while its strip is the words' (by the strip itself)."""
+        key = (id(strip), width)
+        drawn = self._prose_lines.get(key)
+        if drawn is None or drawn[0] is not strip:
+            drawn = self._prose_lines[key] = (strip, words_line(strip, width, self._base))
+        return drawn[1]
 
     def _tables_line(self, y: int, vy: int, sx: int, width: int) -> Strip:
         """Screen line y (the step's line vy): its tables' lines side by side, scrolled to sx, kept by
         the lines it is made of."""
         sy = vy - y
-        parts: list[tuple[int, Strip]] = []
+        parts: list[tuple[int, Line]] = []
         keys: list[tuple] = []
-        pinned: tuple[Box, Strip] | None = None  # the table whose row labels stay at the left edge
+        pinned: tuple[Box, list[Segment]] | None = None  # the table whose row labels stay at the left edge
         cut: tuple[Box, int] | None = None  # the table the view's right edge cuts, and its line here
         for box in self.blocks.at(vy):
             line = y if header_pinned(box, sy) and y < box.first_row else vy - box.y
             if box.x < sx + width < box.x + box.width:
                 cut = (box, line)
-            strip = self._box_line(box, line, window(box, sx, width))
-            parts.append((box.x, strip))
+            segments = self._box_line(box, line, window(box, sx, width))
+            parts.append((box.x, (segments, box.width)))
             keys.append((box.x, self._last_key))
             if pinned is None and labels_pinned(box, line, sx):
-                pinned = (box, strip)
+                pinned = (box, segments)
         key = (tuple(keys), sx, width, pinned[0].index if pinned is not None else -1)
         screen_line = self._screen_lines.get(key)
         if screen_line is None:
@@ -499,13 +517,13 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
 
     def _joined(
         self,
-        parts: list[tuple[int, Strip]],
-        pinned: tuple[Box, Strip] | None,
+        parts: list[tuple[int, Line]],
+        pinned: tuple[Box, list[Segment]] | None,
         cut: tuple[Box, int] | None,
         sx: int,
         width: int,
     ) -> Strip:
-        """A screen line from its tables' lines: the painter's strips are over the view's colours
+        """A screen line from its tables' lines: the painter's segments are over the view's colours
         already, and the gaps between them are made so too (put together as segments: one Strip)."""
         base = self._base
         line = cut_to(placed(parts, base), sx, width)
@@ -517,21 +535,22 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         segments, length = extended(line, width, base)
         return Strip(segments, length)
 
-    def _box_line(self, box: Box, line: int, cols: tuple[int, int] | None = None) -> Strip:
-        """Line `line` of a table's frame (cols: only those of its columns, as window gives them), kept
-        by what it shows: the table's line and its version, and the marks on it."""
+    def _box_line(self, box: Box, line: int, cols: tuple[int, int] | None = None) -> list[Segment]:
+        """Line `line` of a table's frame as segments, as long as the box is wide (cols: only those of
+        its columns, as window gives them), kept by what it shows: the table's line and its version,
+        and the marks on it."""
         item = box.item
         marks = self._marks_on(box, line)
         shape = (box.width, box.bar_width, box.short, box.shape)
         key = (item.key, self._versions.of(box, line), shape, line, *marks, cols)
         self._last_key = key
-        strip = self._lines.get(key)
-        if strip is None:
+        segments = self._lines.get(key)
+        if segments is None:
             self.lines_drawn += 1
             focused, cursor, lit, note, edit = marks
             painter = self._theme_painter()
-            strip = self._lines[key] = painter.line(box, line, focused, cursor, lit, note, edit, cols)
-        return strip
+            segments = self._lines[key] = painter.line(box, line, focused, cursor, lit, note, edit, cols)
+        return segments
 
     def _marks_on(self, box: Box, line: int) -> tuple:
         """What is on a table's line besides its cells: (the focus, the cursor's (row, col) when it is on
@@ -646,5 +665,5 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         return True
 
 
-def _plain(strip: Strip) -> str:
-    return "".join(segment.text for segment in strip)
+def _plain(segments: Iterable[Segment]) -> str:
+    return "".join(segment.text for segment in segments)
