@@ -57,7 +57,7 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
             moved = new[common] - old[common]
             changed[common] = np.abs(moved) > tol
             delta[common] = np.where(changed[common], moved, 0.0)
-            out[name] = TensorDiff(name, changed, delta, True, np.count_nonzero(changed))
+            out[name] = TensorDiff(name, changed, delta, True, int(np.count_nonzero(changed)))
             continue
         if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved
             out[name] = _unchanged(name, new.shape)
@@ -66,7 +66,7 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
         # compares False, so it counts as unchanged, exactly as nan_to_num(nan=0) did, in one pass.
         changed = np.abs(delta) > tol
-        n_changed = np.count_nonzero(changed)
+        n_changed = int(np.count_nonzero(changed))
         if n_changed == 0:  # run again to the same values: as if kept
             out[name] = _unchanged(name, new.shape)
         elif n_changed == delta.size:  # every cell moved (so no delta is NaN or below tol): delta as it is

@@ -4,7 +4,7 @@ from tests.model.reference_backward import random_model
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.step_path import changed_per_step
 from tinytui.lesson.texts.change_note import change_note
-from tinytui.model.diff import diff
+from tinytui.model.diff import diff, turned
 from tinytui.model.names import resolve
 from tinytui.model.switches import Switches
 from tinytui.model.trace import run
@@ -97,3 +97,21 @@ def test_toggle_diff(chapter, trace):
     off = run(chapter.params, chapter.prompt, chapter.target, Switches(causal_mask=False))
     d = diff(trace, off)
     assert d["blocks.0.attn.1"].changed[0, 1] and not d["blocks.0.attn.1"].changed[3].any()
+
+
+def test_turned_is_the_diff_the_other_way_counts_and_all(chapter, trace):
+    """An undo's diff (turned) marks the same cells as diffing the traces the other way round, with the
+    same counts and each delta negated; a diff's delta is after − before exactly where a cell moved."""
+    after = _edit(chapter, "blocks.0.W_O", (1, 2), 1.5)
+    made, back = diff(trace, after), diff(after, trace)
+    undone = turned(made, trace)
+    for name, d in back.tensors.items():
+        t = undone[name]
+        assert t.n_changed == d.n_changed == int(d.changed.sum()) == made[name].n_changed, name
+        assert type(t.n_changed) is int, name
+        assert np.array_equal(t.changed, d.changed) and np.array_equal(t.delta, d.delta), name
+        moved = after[name] - trace[name]
+        assert np.array_equal(made[name].delta, np.where(made[name].changed, moved, 0.0)), name
+    assert made["blocks.0.x_mid_norm"].n_changed == made["blocks.0.x_mid_norm"].changed.size  # all moved
+    assert 0 < made["blocks.0.hidden"].n_changed < made["blocks.0.hidden"].changed.size  # ReLU keeps some
+    assert made["blocks.0.x_norm"].n_changed == 0 and not made["blocks.0.x_norm"].delta.any()
