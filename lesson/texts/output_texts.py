@@ -103,11 +103,17 @@ def residual2(trace: Trace) -> str:
 
 def final_norm(trace: Trace) -> str:
     T = len(trace.prompt)
-    again = (
-        " It is normalised once more (under post-norm it already was, so this changes it very little)."
-        if trace.switches.norm == "post"
-        else " It is normalised once more."
-    )
+    again = " It is normalised once more."
+    if trace.switches.norm == "post":  # normalised already; how much this norm still moves it, measured
+        y = block_tensor(trace, "y", trace.cfg.n_blocks - 1)[-1]
+        moved = float(np.abs(np.asarray(trace["z"]) - y).max())
+        again = (
+            f" It is normalised once more; under post-norm it already was, so this moves no entry by more "
+            f"than {moved:.4f}."
+            if moved < 0.005
+            else " It is normalised once more; under post-norm it already was, but the gains (and biases) "
+            f"applied after that norm rescaled it, so this moves an entry by up to {moved:.4f}."
+        )
     if trace.cfg.norm == "rms":
         gain = ", and the final norm's own gain (lnf_g) scales each column" if trace.cfg.norm_affine else ""
         again += (

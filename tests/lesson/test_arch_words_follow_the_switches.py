@@ -40,3 +40,25 @@ def test_step_11_names_a_relu_gate_reglu():
     s.toggle("activation")
     said = ffn(s.trace)
     assert "This feed-forward is gated (ReGLU): " in said and "ReLU of gate_pre is the gate" in said
+
+
+def test_step_13_under_post_norm_says_how_much_the_final_norm_still_moves():
+    """Post-norm's last norm leaves the chapter's rows at mean 0 and variance 1, so the final norm barely
+    moves them; a GPT-2 checkpoint's gains and biases rescale them, and the final norm moves an entry by
+    more than 1: "changes it very little" was true of the first only."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from tests.gpt2.checkpoints import TINY
+    from tinytui.lesson.texts.output_texts import final_norm
+    from tinytui.model.switches import defaults
+    from tinytui.model.trace import run
+
+    for model, small in ((load_default(), True), (load_model(TINY), False)):
+        trace = run(model.params, model.prompt, model.target, replace(defaults(model.cfg), norm="post"))
+        y = trace[f"blocks.{model.cfg.n_blocks - 1}.y"][-1]
+        moved = f"{float(np.abs(trace['z'] - y).max()):.4f}"
+        want = f"moves no entry by more than {moved}." if small else f"moves an entry by up to {moved}."
+        assert want in final_norm(trace)
+    assert float(moved) > 1
