@@ -44,6 +44,7 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
 def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
     """The run a lesson describes, every field checked against its model; UsageError names the field."""
     from tinytui.lesson.practice.lesson_file import LessonError, check_on, edited_params, model_path
+    from tinytui.lesson.texts.display_names import display
     from tinytui.lesson.why.explain import CellError, explain
     from tinytui.model.backward.gradients import Gradients
     from tinytui.model.io.checkpoint import load_model
@@ -78,12 +79,31 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
     if not lesson.cells:
         raise UsageError(f"{path}: cells: the lesson asks no cell")
     grads = Gradients(params, trace)  # one backward pass for every cell asked
+    asked = askable(trace, params)
     for i, cell in enumerate(lesson.cells):
         try:
             explain(trace, params, cell.name, cell.index, grads)
         except CellError as exc:
             raise fail(f"cells[{i}]", exc) from None
+        if cell.name not in asked:  # a weight: read from the file, so no step has it worked out
+            shown = display(cell.name, cfg.n_blocks)
+            raise fail(
+                f"cells[{i}]", f"{shown} is a weight, which no step computes: ask a value a step makes"
+            )
     return Setup(model, state, record)
+
+
+def askable(trace, params) -> frozenset[str]:
+    """The names some step computes, forward or in the backward walk: the cells practice can ask."""
+    from tinytui.lesson.practice.questions import BACKWARD_STEPS, FORWARD_STEPS, step_names
+
+    return frozenset(
+        name
+        for backward, steps in ((False, FORWARD_STEPS), (True, BACKWARD_STEPS))
+        for number in steps
+        for block in range(trace.cfg.n_blocks)
+        for name in step_names(trace, params, number, backward, block)
+    )
 
 
 def run_practice(args: argparse.Namespace) -> int:
