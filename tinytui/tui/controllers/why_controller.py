@@ -67,8 +67,8 @@ class WhyController:
 
         try:
             why: Why | None = explain(trace, params, source[0], source[1], s.gradients)
-        except (CellError, KeyError, ValueError, IndexError):
-            why = None
+        except (CellError, KeyError, ValueError, IndexError, ArithmeticError):
+            why = None  # no explanation is better than no app (tests/lesson hold every rule to finite)
         if len(self._explained) >= EXPLAINED_KEPT:
             del self._explained[next(iter(self._explained))]  # the one explained longest ago
         self._explained[source] = why
