@@ -16,6 +16,7 @@ import textwrap
 from functools import cache
 from pathlib import Path
 
+import pytest
 import textual
 
 ROOT = Path(__file__).resolve().parents[2] / "tinytui"
@@ -26,8 +27,10 @@ MANGLED = re.compile(r"^_[A-Z]\w*__\w+$")
 KNOWN: set[str] = set()  # uses of Textual's private API, each with its reason: none
 
 
-def _trees() -> list[tuple[Path, ast.Module]]:
-    return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in SOURCES]
+@pytest.fixture(scope="module")
+def trees() -> tuple[tuple[Path, ast.Module], ...]:
+    """tinytui's modules parsed once for the checks below (which only read the trees)."""
+    return tuple((p, ast.parse(p.read_text(encoding="utf-8"))) for p in SOURCES)
 
 
 @cache
@@ -52,9 +55,9 @@ def _textual_names(tree: ast.Module) -> set[str]:
     return out
 
 
-def test_no_private_textual_module_is_imported():
+def test_no_private_textual_module_is_imported(trees):
     found = []
-    for path, tree in _trees():
+    for path, tree in trees:
         for node in ast.walk(tree):
             modules: list[str] = []
             if isinstance(node, ast.Import):
@@ -68,9 +71,9 @@ def test_no_private_textual_module_is_imported():
     assert found == []
 
 
-def test_no_class_swap_no_mangled_name_no_patch():
+def test_no_class_swap_no_mangled_name_no_patch(trees):
     found = []
-    for path, tree in _trees():
+    for path, tree in trees:
         imported = _textual_names(tree)
         where = path.relative_to(ROOT.parent)
         for node in ast.walk(tree):
@@ -106,9 +109,8 @@ def _own_private_names(trees) -> set[str]:
     return own
 
 
-def test_no_underscore_attribute_of_a_textual_object_is_read():
+def test_no_underscore_attribute_of_a_textual_object_is_read(trees):
     """An attribute `x._name` that only Textual defines is Textual's private state."""
-    trees = _trees()
     own = _own_private_names(trees)
     private = textual_private()
     found = []
@@ -119,16 +121,16 @@ def test_no_underscore_attribute_of_a_textual_object_is_read():
     assert found == []
 
 
-def test_no_test_reads_textuals_private_state():
+def test_no_test_reads_textuals_private_state(trees):
     """Tests check what is on screen through Textual's public API too (a private attribute read in a
     test breaks with a Textual release as surely as one in the app)."""
     tests = sorted(p for p in ROOT.parent.joinpath("tests").rglob("*.py") if "__pycache__" not in p.parts)
-    trees = [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in tests]
-    own = _own_private_names(_trees()) | _own_private_names(trees)
+    test_trees = [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in tests]
+    own = _own_private_names(trees) | _own_private_names(test_trees)
     private = textual_private()
     found = [
         f"{path.relative_to(ROOT.parent)}:{node.lineno} .{node.attr}"
-        for path, tree in trees
+        for path, tree in test_trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Attribute) and node.attr in private and node.attr not in own
     ]
@@ -180,11 +182,15 @@ def test_no_textual_private_method_or_field_is_overridden():
     """A widget of ours defines no `_name` that a Textual class it derives from uses for itself (an
     override of a private hook, or a field of ours written over Textual's)."""
     found = []
+    private_of: dict[type, set[str]] = {}  # Widget, DOMNode…: each base's source read once, not per subclass
     for cls in _tinytui_classes():
         textual_bases = [b for b in cls.__mro__ if b.__module__.split(".")[0] == "textual"]
         if not textual_bases:
             continue
-        theirs = set().union(*(_private_of(b) for b in textual_bases))
+        for base in textual_bases:
+            if base not in private_of:
+                private_of[base] = _private_of(base)
+        theirs = set().union(*(private_of[b] for b in textual_bases))
         ours = {n for n in _written_in(cls) if PRIVATE.match(n)} | _set_on_self(cls)
         for name in sorted(ours & theirs):
             found.append(f"{cls.__module__}.{cls.__qualname__}.{name}")
