@@ -12,6 +12,7 @@ have no rows to compare: each change gives their lines a new count.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import dataclass
 
 from textual.cache import LRUCache
 
@@ -30,8 +31,9 @@ class LineVersions:
         self._bars: dict[tuple[str, int], int] = {}  # (the bars' key, line) -> that line's count
         self._numbers: LRUCache[Hashable, int] = LRUCache(NUMBERS_KEPT)  # what a line shows -> its number
         self._next = 1
-        # a spec's geometry (first row, height) and its lines' numbers, each worked out when first asked
-        self._kept: KeptBySpec[tuple[tuple[int, int], list[int | None]]] = KeptBySpec(SPECS_KEPT)
+        # a spec's geometry (first row, height), its frame's number and its lines' numbers, each worked
+        # out when first asked
+        self._kept: KeptBySpec[_Numbered] = KeptBySpec(SPECS_KEPT)
 
     def of(self, box: Box, line: int) -> int:
         """The version of a line of the box's table as it shows now."""
@@ -59,28 +61,44 @@ class LineVersions:
         if old is None:
             return []
         if isinstance(old, GridSpec) and isinstance(new, GridSpec):
-            return [
-                line
-                for line in _lines_within(box, top, bottom)
-                if self._line_number(new, box, line) != self._line_number(old, box, line)
-            ]
+            return [line for line in _lines_within(box, top, bottom) if self._differs(old, new, box, line)]
         lines = list(range(box.height)) if old != new else []
         for line in lines:  # the bars: a new version each time they change
             key = (new.key, line)
             self._bars[key] = self._bars.get(key, 0) + 1
         return lines
 
+    def _differs(self, old: GridSpec, new: GridSpec, box: Box, line: int) -> bool:
+        """Whether a table's line shows something else in the new spec. A row the new spec took over from
+        the old one (a weight's table patched after an edit keeps the rows that did not move) is the
+        same line under the same frame: it takes the old one's number without its numbers being read."""
+        was = self._line_number(old, box, line)
+        numbered = self._numbered(new, box)
+        if numbered.lines[line] is None:
+            r = line - box.first_row
+            if 0 <= r < len(new.rows) and _same_row(old, new, r) and numbered.frame == self._frame(old, box):
+                numbered.lines[line] = was
+        return self._line_number(new, box, line) != was
+
+    def _numbered(self, spec: GridSpec, box: Box) -> _Numbered:
+        geometry = (box.first_row, box.height)
+        kept = self._kept.get(spec)
+        if kept is None or kept.geometry != geometry:
+            kept = self._kept.put(
+                spec, _Numbered(geometry, self._number(("frame", *frame_of(spec))), [None] * box.height)
+            )
+        return kept
+
+    def _frame(self, spec: GridSpec, box: Box) -> int:
+        return self._numbered(spec, box).frame
+
     def _line_number(self, spec: GridSpec, box: Box, line: int) -> int:
         """The number of what a table's line shows (line_shows), kept with the spec: a switch toggled
         back and forth compares and draws the same two specs' lines again."""
-        geometry = (box.first_row, box.height)
-        kept = self._kept.get(spec)
-        if kept is None or kept[0] != geometry:
-            kept = self._kept.put(spec, (geometry, [None] * box.height))
-        numbers = kept[1]
-        number = numbers[line]
+        numbered = self._numbered(spec, box)
+        number = numbered.lines[line]
         if number is None:
-            number = numbers[line] = self._number(line_shows(spec, box, line))
+            number = numbered.lines[line] = self._number(line_shows(spec, box, line, numbered.frame))
         return number
 
     def _number(self, shows: Hashable) -> int:
@@ -105,10 +123,12 @@ def frame_of(spec: GridSpec) -> tuple:
     return (spec.title, spec.shade, spec.limit, spec.corner, spec.cols, spec.groups, len(spec.rows))
 
 
-def line_shows(spec: GridSpec, box: Box, line: int) -> Hashable:
-    """What a table's line shows, as a key its strip is kept by: for a row, the table's frame and its
-    label, its numbers (or texts), marks and values; for a line of the frame, only what that line draws
-    (a new shading scale changes the key in the bottom border, not the title or the column header)."""
+def line_shows(spec: GridSpec, box: Box, line: int, frame: int) -> Hashable:
+    """What a table's line shows, as a key its strip is kept by: for a row, the table's frame (by its
+    number: a wide table's frame holds every column's label, hashed once, not once a row) and its
+    label, its numbers (or texts), marks and values (once when its numbers are them); for a line of the
+    frame, only what that line draws (a new shading scale changes the key in the bottom border, not the
+    title or the column header)."""
     r = line - box.first_row
     if not 0 <= r < len(spec.rows):
         if line == 0:
@@ -118,4 +138,28 @@ def line_shows(spec: GridSpec, box: Box, line: int) -> Hashable:
         return "header", line, spec.role, spec.corner, spec.cols, spec.groups
     numbers = spec.cells.basis  # a row written from numbers reads as they do: no text written to compare
     row = tuple(numbers[r]) if numbers is not None else tuple(spec.cells[r])
-    return frame_of(spec), spec.rows[r], row, spec.marks[r], tuple(spec.values[r])
+    values = tuple(spec.values[r])
+    return frame, spec.rows[r], row, spec.marks[r], "as written" if values is row else values
+
+
+def _same_row(old: GridSpec, new: GridSpec, r: int) -> bool:
+    """Whether row r of new is old's very row: its label, numbers (or texts), marks and values the same
+    objects (what a patched spec keeps), so it reads the same without its numbers being compared."""
+    old_numbers, new_numbers = old.cells.basis, new.cells.basis
+    if old_numbers is None or new_numbers is None:
+        return False
+    return (
+        old.rows[r] == new.rows[r]
+        and old_numbers[r] is new_numbers[r]
+        and old.marks[r] is new.marks[r]
+        and old.values[r] is new.values[r]
+    )
+
+
+@dataclass
+class _Numbered:
+    """A spec's numbers for one geometry: its frame's and each line's (None: not yet worked out)."""
+
+    geometry: tuple[int, int]  # (first row, height) of the box it was numbered for
+    frame: int  # the number of frame_of(spec)
+    lines: list[int | None]
