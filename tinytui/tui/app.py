@@ -251,6 +251,15 @@ class TinyTuiApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return themes.variable_defaults(self.current_theme)
 
+    def refresh_css(self, animate: bool = True) -> None:
+        if not self.screen_stack:
+            # The opening theme (set in __init__): before the first screen nothing is styled, so its
+            # variables are all the stylesheet needs; it parses once, with them, as that screen mounts.
+            # Textual's refresh would first parse app.tcss and its own CSS in a copy it then drops.
+            self.stylesheet.set_variables(self.get_css_variables())
+            return
+        super().refresh_css(animate)
+
     def watch_theme(self, name: str) -> None:
         # Any change after start (t, or the palette's theme picker) is remembered for next time.
         failed = self._theme_memory.changed(name)
