@@ -480,16 +480,18 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
             drawn = self._prose_lines.get(key)
             if drawn is None:
                 style = self._painter.styles.style("heading")  # type: ignore[union-attr]
-                drawn = self._prose_lines[key] = (None, heading_line(heading.text, style, width, self._base))
+                line = heading_line(heading.text, style, width, self._base).simplify()
+                drawn = self._prose_lines[key] = (None, line)
             return drawn[1]
         return self._tables_line(y, vy, sx, width)
 
     def _words_line(self, strip: Strip, width: int) -> Strip:
-        """A line of the words on screen, kept while its strip is the words' (by the strip itself)."""
+        """A line of the words on screen, kept while its strip is the words' (by the strip itself), its
+        neighbours in equal styles one segment (Strip.simplify: once, as it is kept)."""
         key = (id(strip), width)
         drawn = self._prose_lines.get(key)
         if drawn is None or drawn[0] is not strip:
-            drawn = self._prose_lines[key] = (strip, words_line(strip, width, self._base))
+            drawn = self._prose_lines[key] = (strip, words_line(strip, width, self._base).simplify())
         return drawn[1]
 
     def _tables_line(self, y: int, vy: int, sx: int, width: int) -> Strip:
