@@ -148,7 +148,12 @@ def accepted(why: Why) -> Accepted:
     # can compute no better from the screen. So is what the numbers the formula writes give (√3 as
     # 1.7321, exps, a mean and variance to 4 places), which the inspector says when it differs. Only the
     # slack for rounding on the way is capped.
-    carried = min(carried, MARGIN)
+    # a student who writes each of n products of a sum down to the places shown adds up to half a unit
+    # per product, however small the operands: n of them at worst, but n roundings that all go one way
+    # are rare, so past 4 products 2√n (3.5 standard deviations of their sum)
+    products = sum(not op.exact for op in why.operands) // 2
+    written_down = min(products, 2 * math.sqrt(products)) * HALF_UNIT
+    carried = min(carried + written_down, MARGIN)
     written = value_of(last_piece(why.filled))
     centres = [from_shown] + ([written] if written is not None else [])
     low = min(min(centres) - carried - half, value - half)

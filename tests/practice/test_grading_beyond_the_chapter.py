@@ -193,3 +193,18 @@ def test_the_quizs_json_gives_both_ranges_when_they_are_apart():
     (item,) = doc["questions"]
     assert not item["correct"]
     assert len(item["accepted"]) == 2 and not any(lo <= 0.04 <= hi for lo, hi in item["accepted"])
+
+
+def test_products_written_down_to_4_decimals_add_up_and_are_still_right():
+    """∂L/∂W_down[2,2] of chapter17-llama is a sum of 4 products; a student who writes each product down
+    to 4 decimals and adds them gets 0.2640, which was 'not quite' (0.26401 to 0.26431 were right)."""
+    params, trace, grads = model("chapter17-llama")
+    (q,) = questions_at(trace, params, [("grad.blocks.0.W_down", (2, 2))], grads)
+    shown = [o.shown for o in q.why.operands]
+    pairs = list(zip(shown[0::2], shown[1::2]))
+    assert len(pairs) == 4 and math.isclose(sum(a * b for a, b in pairs), q.why.evaluate(shown))
+    written_down = sum(round(a * b, 4) for a, b in pairs)
+    assert f"{written_down:.4f}" == "0.2640" != q.why.result
+    ok = accepted(q.why)
+    assert grade("0.2640", ok).correct and grade(q.why.result, ok).correct
+    assert not grade("0.2630", ok).correct and not grade("-0.2641", ok).correct

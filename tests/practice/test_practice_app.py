@@ -88,7 +88,7 @@ async def test_a_step_hidden_answered_and_scored():
         assert isinstance(app.screen, AskScreen)  # wrong: the box stays, with the first hint
         said = str(app.screen.query_one("#ask-message").render())
         assert said == (
-            "✗ not quite (right is within ±0.00017 of what the numbers on screen give). "
+            "✗ not quite (right is within ±0.00027 of what the numbers on screen give). "
             "hint 1 of 3: computed from Q_1[0,0], K_1[0,0], Q_1[0,1], K_1[0,1]"
         )
         await answer(pilot, app, "seven")  # not a number: refused, and no hint is spent on it
@@ -209,7 +209,7 @@ async def test_a_lesson_asks_only_its_cells(tmp_path):
         await keys(pilot, "enter")
         box = " ".join(str(app.screen.query_one(".hint", Static).render()).split())
         assert box.startswith(NOTE)  # the answer box gives it whole too, on lines of its own
-        assert "right: within ±0.00016 of what the numbers on screen give" in box
+        assert "right: within ±0.00026 of what the numbers on screen give" in box
         await answer(pilot, app, "−0.2429")
         assert "practice: this step 1/2 · overall 1/3" in status(app)
 

@@ -227,9 +227,9 @@ def test_at_a_terminal_the_quiz_is_a_conversation(monkeypatch):
         "1 of 1.  S_2[2,1] = (Q_2[2] · K_2[1]) / √2",
         "    Q_2[2,0] = −1.5850   K_2[1,0] = −1.3145   Q_2[2,1] = 0.9683   K_2[1,1] = 0.7194",
         "S_2[2,1] =   ✗ '0,5' is not a number: write a decimal point, 0.5 (try 0.5, -1, 1e-3 or 1/2)",
-        "S_2[2,1] =   ✗ not quite (right is within ±0.00021 of what the numbers on screen give).",
+        "S_2[2,1] =   ✗ not quite (right is within ±0.00031 of what the numbers on screen give).",
         "    hint 1 of 3: computed from Q_2[2,0], K_2[1,0], Q_2[2,1], K_2[1,1]",
-        "S_2[2,1] =   ✓ S_2[2,1] = 1.9658 (accepted 1.96560 to 1.96604)",
+        "S_2[2,1] =   ✓ S_2[2,1] = 1.9658 (accepted 1.96550 to 1.96614)",
         "",
     ]
     assert lines[7:] == ["score: 1 of 1 right"] and rc == 0
