@@ -10,18 +10,21 @@ The rule, worked out per question from its own formula:
 - the operands as shown: each rounded to the 4 decimals the tables show (token ids and the mask are
   whole numbers, shown exactly);
 - from_shown: the formula evaluated on those shown operands, what a careful student gets;
+- written: what the rounded numbers the last hint and the inspector write give (√3 as 1.7321, a
+  softmax's exps, a row's mean and variance), which the inspector says where it differs;
 - carried: the most the operands' rounding (each within half a unit of its 4th decimal) moves the
-  result, to first order: Σ |∂f/∂operand| · 0.00005, the derivatives taken on the formula itself;
-- right: within carried plus half a unit of the last place shown (0.00005) of from_shown, or within
-  half a unit of the last place of the exact value (the exact value to the places shown).
-A cell computed from more than MAX_DERIVED operands carries none (the derivatives would take minutes).
+  result, to first order: Σ |∂f/∂operand| · 0.00005, the derivatives taken on the formula itself,
+  plus half a unit for each product a student writes down on the way (2√n of them past four);
+- right: within carried plus half a unit of the last place shown (0.00005) of from_shown or of
+  written, or within half a unit of the last place of the exact value; a token id only as itself.
+A cell computed from more than MAX_DERIVED operands carries no derivatives (they would take minutes).
 
-What the shown operands give is always right, however far their rounding carries it from the exact
-value (a layer norm of a variance shown as 0.0012, the log of a probability shown as 0.0090): nobody can
-compute closer from the screen. Only the slack for the rounding on the way is capped, at MARGIN (0.002),
-and where the two ranges do not meet, what lies between them is wrong. Where the shown operands give no
-number at all (the log of 0.0000), only the exact value to the places shown is right. On the chapter
-model no accepted answer lies further than 0.0007 from the exact value (tests/practice check it).
+What the shown numbers give is always right, however far their rounding carries it from the exact value
+(a layer norm of a variance shown as 0.0012, the log of a probability shown as 0.0090): nobody can
+compute closer from the screen. Only carried is capped, at MARGIN (0.002), and where the ranges do not
+meet, what lies between them is wrong. Where the shown operands give no number at all (the log of
+0.0000), the exact value and the written numbers are right. On the chapter model no accepted answer
+lies further than 0.001 from the exact value (tests/practice check it).
 """
 
 from __future__ import annotations
