@@ -73,6 +73,7 @@ class Host(Protocol):
         title: str = "",
         severity: str = "information",
         timeout=None,
+        markup: bool = True,
         replaces: str = "",
     ): ...
     def withdraw_refusal(self) -> None: ...

@@ -42,7 +42,8 @@ class EditController:
             what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
             d = host.session.diff_between(event.before, event.after)
             note = change_note(event.before, event.after, what, d, (ref.name, ref.index))
-            host.notify(note, title="Edited", timeout=6, replaces="edit")  # the last edit's note only
+            # the last edit's note only; plain text, though its cell labels have brackets (W_O[h1.k0, thing])
+            host.notify(note, title="Edited", timeout=6, replaces="edit", markup=False)
 
     # ---- history -------------------------------------------------------------------------------
     def undo(self) -> None:
