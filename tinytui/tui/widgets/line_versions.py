@@ -76,7 +76,8 @@ class LineVersions:
         numbered = self._numbered(new, box)
         if numbered.lines[line] is None:
             r = line - box.first_row
-            if 0 <= r < len(new.rows) and _same_row(old, new, r) and numbered.frame == self._frame(old, box):
+            rows = min(len(new.rows), len(old.rows))  # a prompt one token longer: a row the old had not
+            if 0 <= r < rows and _same_row(old, new, r) and numbered.frame == self._frame(old, box):
                 numbered.lines[line] = was
         return self._line_number(new, box, line) != was
 
