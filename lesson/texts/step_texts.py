@@ -138,12 +138,15 @@ def add(trace: Trace) -> str:
         )
     elif cfg.positions == "none":
         how = "Nothing is added: x is the embedding rows as they are (this model has no positions)."
-    return sentences(
-        how,
-        positions_switched(trace),
-        f"These {T * d} numbers ({T} positions × {d}) are all that {first_block(trace)} is given; "
-        "everything later is computed from them.",
-    )
+    given = f"These {T * d} numbers ({T} positions × {d}) are all that {first_block(trace)} is given"
+    if cfg.positions == "rope" and trace.switches.positional_encoding:  # the turn reads p, not x
+        given += (
+            ", with each row's position for the turn at step 6; everything later is computed from them and "
+            "those angles."
+        )
+    else:
+        given += "; everything later is computed from them."
+    return sentences(how, positions_switched(trace), given)
 
 
 # ---- 5–12: the block --------------------------------------------------------------------------------
