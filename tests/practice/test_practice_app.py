@@ -1,6 +1,6 @@
 """Practice in the app: k hides what a step computes as "?"; Enter on one asks for the value and grades it
 (✓ and the value when right; "not quite" and the next hint when wrong); h gives one more hint; the status
-line keeps the step's score and the overall one. tinytui practice opens a lesson or a sample of a step."""
+line keeps the step's score and the whole practice's. tinytui practice opens a lesson or a sample of a step."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ async def test_a_step_hidden_answered_and_scored():
         await keys(pilot, "7", "k")
         cells = [("blocks.0.scores.1", (r, c)) for r in range(4) for c in range(4)]
         assert {shown(app, s) for s in cells} == {"?"}
-        assert "practice: this step 0/32 · overall 0/32" in status(app)
+        assert "practice: 0/32" in status(app)
         await keys(pilot, "tab")  # the first table: scores.1, cursor on [0,0]
         assert app.why.focused_source() == ("blocks.0.scores.1", (0, 0))
         assert inspector(app).startswith("S_1[0,0] = ?")
@@ -105,16 +105,16 @@ async def test_a_step_hidden_answered_and_scored():
         assert shown(app, ("blocks.0.scores.1", (0, 0))) == "✓-0.4714"
         assert inspector(app).startswith("S_1[0,0] = (Q_1[0] · K_1[0]) / √2 = ")  # at once, not "= ?"
         assert "−0.4714" in inspector(app) and "= ?" not in inspector(app)
-        assert "practice: this step 1/32 · overall 1/32" in status(app)
+        assert "practice: 1/32" in status(app)
         await keys(pilot, "enter")  # a cell answered right is not asked again
         assert not isinstance(app.screen, AskScreen)
         await keys(pilot, "right")  # the next one, answered to 4 decimals with the Unicode minus
         src = app.why.focused_source()
         assert src == ("blocks.0.scores.1", (0, 1))
         await answer(pilot, app, num(app.session.trace["blocks.0.scores.1"][0, 1]))
-        assert "this step 2/32" in status(app)
+        assert "practice: 2/32" in status(app)
         await keys(pilot, "8")  # on a cell answered right a digit jumps: another step asks its own
-        assert "practice: this step 0/48 · overall 2/80" in status(app)
+        assert "practice: 0/48 · in all 2/80" in status(app)
         await keys(pilot, "p")  # (on a ? a digit would start an answer)
         assert shown(app, src).startswith("✓")
         await keys(pilot, "k")  # off: every number is back
@@ -145,10 +145,10 @@ async def test_the_backward_walk_asks_its_gradients():
     async with app.run_test(size=SIZE) as pilot:
         await keys(pilot, "k", "b")  # the walk starts at step 15: ∂L/∂ℓ, eight cells
         assert app.session.mode.backward
-        assert "practice: this step 0/8" in status(app)
+        assert "practice: 0/8" in status(app)
         assert shown(app, ("grad.logits", (4,))) == "?"
         await keys(pilot, "n")  # on to step 14: ∂L/∂E's unembedding share and ∂L/∂z
-        assert "this step 0/36" in status(app)
+        assert "practice: 0/36 · in all 0/" in status(app)
 
 
 @pytest.mark.asyncio
@@ -201,7 +201,7 @@ async def test_a_lesson_asks_only_its_cells(tmp_path):
         assert shown(app, ("blocks.0.scores.2", (2, 1))) == "?"
         not_asked = app.session.trace["blocks.0.scores.2"][1, 1]
         assert shown(app, ("blocks.0.scores.2", (1, 1))) == f"{not_asked:.4f}"  # not asked: shown
-        assert "practice: this step 0/2 · overall 0/3" in status(app)
+        assert "practice: 0/2 · in all 0/3" in status(app)
         await keys(pilot, "tab")
         await keys(pilot, *["right"] * 4, "down")  # head 2's table sits right of head 1's: scores.2[1,0]
         assert app.why.focused_source() == ("blocks.0.scores.2", (1, 0))
@@ -211,7 +211,7 @@ async def test_a_lesson_asks_only_its_cells(tmp_path):
         assert box.startswith(NOTE)  # the answer box gives it whole too, on lines of its own
         assert "right: within ±0.00026 of what the numbers on screen give" in box
         await answer(pilot, app, "−0.2429")
-        assert "practice: this step 1/2 · overall 1/3" in status(app)
+        assert "practice: 1/2 · in all 1/3" in status(app)
 
 
 @pytest.mark.asyncio
@@ -221,9 +221,9 @@ async def test_a_sample_of_one_step(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.session.mode.backward and app.session.step == 9
-        assert "practice: this step 0/3 · overall 0/3" in status(app)
+        assert "practice: 0/3" in status(app)
         await keys(pilot, "n")  # the walk's next step asks nothing
-        assert "nothing to work out at this step" in status(app)
+        assert "practice: none here · in all 0/3" in status(app)
 
 
 @pytest.mark.parametrize(
@@ -289,11 +289,11 @@ async def test_a_later_block_asks_its_own_cells():
         assert app.session.here.block == 1
         n_prompt, heads = len(app.session.trace.prompt), app.session.trace.cfg.n_heads
         asked = heads * n_prompt * n_prompt
-        assert f"practice: this step 0/{asked}" in status(app)
+        assert f"practice: 0/{asked}" in status(app)
         assert shown(app, ("blocks.1.scores.1", (0, 0))) == "?"
         await keys(pilot, "left_square_bracket")  # block 1's step 7: its own cells, shown as ? too
         assert shown(app, ("blocks.0.scores.1", (0, 0))) == "?"
-        assert f"overall 0/{2 * asked}" in status(app)
+        assert f"practice: 0/{asked} · in all 0/{2 * asked}" in status(app)
 
 
 @pytest.mark.asyncio
@@ -306,7 +306,7 @@ async def test_a_practice_in_the_app_is_recorded_and_replays(tmp_path):
     first = ("blocks.0.scores.1", (0, 2))  # the sample's first cell with this seed
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert "practice: this step 0/2" in status(app)
+        assert "practice: 0/2" in status(app)
         assert shown(app, first) == "?"
         await keys(pilot, "tab", "right", "right")
         assert app.why.focused_source() == first

@@ -97,13 +97,15 @@ class PracticeController:
         return self.state.shown(self.here(), self.value_of)
 
     def status(self) -> tuple[str, ...]:
-        """The status line's piece: the step's score and the whole practice's."""
+        """The status line's piece: the step's score and the whole practice's, short enough to fit beside
+        the switches on an 80-column screen ('practice: 1/32', 'practice: 0/48 · in all 2/80')."""
         pieces = []
         if self.state.on:
             right, asked = self.state.score(self.here(), self.value_of)
             all_right, all_asked = self.state.overall(self.value_of)
-            step = f"this step {right}/{asked}" if asked else "nothing to work out at this step"
-            pieces.append(f"practice: {step} · overall {all_right}/{all_asked}")
+            step = f"{right}/{asked}" if asked else "none here"
+            same = (right, asked) == (all_right, all_asked)  # one step's sample: the step is the practice
+            pieces.append(f"practice: {step}" + ("" if same else f" · in all {all_right}/{all_asked}"))
         if self.marked:
             pieces.append(f"lesson: {len(self.marked)} cell{'s' if len(self.marked) != 1 else ''} marked")
         return tuple(pieces)
