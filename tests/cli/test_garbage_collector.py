@@ -1,4 +1,5 @@
-"""The debugger's process freezes what exists before the app runs and collects the young less often."""
+"""The debugger's process freezes what exists before the app runs and collects the young less often;
+every other command freezes what it loaded and collects as usual."""
 
 import gc
 
@@ -16,6 +17,19 @@ def test_settle_freezes_what_exists_and_collects_the_young_every_10000():
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+    assert kept
+
+
+def test_resume_freezes_what_was_loaded_and_collects_again():
+    kept = [object() for _ in range(3)], {"a": [1, 2]}  # containers that exist before: frozen
+    gc.disable()
+    try:
+        garbage_collector.resume()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= 2
+    finally:
+        gc.unfreeze()
+        gc.enable()
     assert kept
 
 
@@ -50,6 +64,7 @@ def test_the_command_pauses_the_collector_while_it_loads_and_any_other_command_r
         after = gc.isenabled()
     finally:
         cli.main = real
+        gc.unfreeze()  # what `presets` froze: this test process's objects
         gc.enable()
     assert seen == [False]
     assert after  # `presets` is not the app: collection came back on as soon as it was read
