@@ -79,6 +79,9 @@ def test_an_answer_from_the_shown_operands_is_right_and_a_slip_is_wrong(name):
         worked = from_the_screen(q)
         if worked is not None and not grade(f"{worked:.{q.why.places}f}", ok).correct:
             wrong.append((q.cell(), worked, q.value))
+        by_products = products_written_down(q)
+        if by_products is not None and not grade(f"{by_products:.4f}", ok).correct:
+            wrong.append((q.cell(), "each product to 4 decimals gives", by_products, q.value))
         written = value_of(last_piece(hint(q, 3).split(" = ", 1)[1]))  # the last hint's numbers
         if written is not None and not grade(f"{written:.{q.why.places}f}", ok).correct:
             wrong.append((q.cell(), "the hint's numbers give", written, q.value))
@@ -91,6 +94,23 @@ def test_an_answer_from_the_shown_operands_is_right_and_a_slip_is_wrong(name):
                 slips_taken.append((q.cell(), slip, q.value))
     assert wrong == []
     assert slips_taken == []
+
+
+def products_written_down(q) -> float | None:
+    """For a sum of products (a dot product, perhaps plus a bias, perhaps over √d_head): each product
+    of the shown operands written down to 4 decimals, then added and divided as the formula says."""
+    shown, from_shown = q.why.shown_operands(), from_the_screen(q)
+    for bias in (0, 1):
+        n = (len(shown) - bias) // 2
+        if n < 2 or 2 * n + bias != len(shown) or not from_shown:  # None or 0: no scale to read
+            continue
+        pairs = list(zip(shown[0 : 2 * n : 2], shown[1 : 2 * n : 2]))
+        exact = sum(a * b for a, b in pairs) + (shown[-1] if bias else 0.0)
+        for scale in (1.0, math.sqrt(2), math.sqrt(3), 2.0):
+            if math.isclose(exact / scale, from_shown, rel_tol=1e-9, abs_tol=1e-12):
+                total = sum(round(a * b, 4) for a, b in pairs) + (shown[-1] if bias else 0.0)
+                return total / round(scale, 4)
+    return None
 
 
 def slips(q, trace, grads) -> list[float]:
