@@ -1,7 +1,18 @@
+import os
+
 import pytest
 
 from tinytui.model.io.model_file import load_default
 from tinytui.model.trace import run
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: two workers a core. About half of a test's time under Pilot is spent asleep (each key
+    press waits for the app to go idle), so a second worker on the core runs while the first waits.
+    PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number outright."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own hook reads it
+    return 2 * (os.cpu_count() or 1)
 
 
 @pytest.fixture(scope="session")
