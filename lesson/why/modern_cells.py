@@ -123,10 +123,10 @@ def _turned(which: str) -> Callable[[Ctx, Cell], Why | None]:
         turn = f"θ = {p}·f_{pair} = {num(angle)}   (RoPE: dims {pair} and {pair + half} turn together)"
         if first:
             formula = f"{at} = {ctx.ref(pre, p, i)}·cos θ {MINUS} {ctx.ref(pre, p, partner)}·sin θ,  {turn}"
-            filled = f"{factor(a)}·{num(cos)} {MINUS} {factor(b)}·{num(sin)}"
+            filled = f"{factor(a)}·{factor(cos)} {MINUS} {factor(b)}·{factor(sin)}"
             return ctx.make(cell, formula, filled, refs, lambda v: v[0] * cos - v[1] * sin)
         formula = f"{at} = {ctx.ref(pre, p, i)}·cos θ + {ctx.ref(pre, p, partner)}·sin θ,  {turn}"
-        filled = f"{factor(a)}·{num(cos)} + {factor(b)}·{num(sin)}"
+        filled = f"{factor(a)}·{factor(cos)} + {factor(b)}·{factor(sin)}"
         return ctx.make(cell, formula, filled, refs, lambda v: v[0] * cos + v[1] * sin)
 
     return rule
@@ -317,7 +317,7 @@ def _grad_pre(which: str) -> Rule:
         sign = "+" if first else MINUS
         turn = f"θ = {num(angle)}   (turned back: a rotation's transpose)"
         formula = f"{at} = {ctx.ref(g, p, i)}·cos θ {sign} {ctx.ref(g, p, partner)}·sin θ,  {turn}"
-        filled = f"{factor(a)}·{num(cos)} {sign} {factor(b)}·{num(sin)}"
+        filled = f"{factor(a)}·{factor(cos)} {sign} {factor(b)}·{factor(sin)}"
         if first:
             return ctx.make(cell, formula, filled, refs, lambda v: v[0] * cos + v[1] * sin)
         return ctx.make(cell, formula, filled, refs, lambda v: v[0] * cos - v[1] * sin)

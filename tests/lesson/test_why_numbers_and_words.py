@@ -5,7 +5,8 @@ random models up to huge weights (scores in the hundreds, probabilities of 1e−
 - "= result" is written only when the numbers on the line give the result at the places shown, and
   "≈ result (these rounded numbers give X)" says truly what they give;
 - the words about the numbers are true of them: a unit that "did not fire" had h ≤ 0, a "dead unit" had
-  h_pre ≤ 0, a "masked" key is after its query, "the largest" score is the largest.
+  h_pre ≤ 0, a "masked" key is after its query, "the largest" score is the largest;
+- a negative factor of a product is bracketed, so "·−" never reads as a subtraction.
 
 TINYTUI_WHY_MODELS=N adds N more random models (seeded) when run by hand."""
 
@@ -131,6 +132,8 @@ def false_words(why) -> list[str]:
         scores = [o.value for o in ops if o.name != "mask"]
         if m[1] != num(max(scores)):
             out.append(f"the largest is {num(max(scores))}, not {m[1]}")
+    if "·−" in why.filled:  # a negative factor is bracketed, 0.5·(−0.3), as every product writes it
+        out.append(f"an unbracketed negative factor in {why.filled}")
     written_p = (m := re.search(r"−log (\S+)", why.filled)) and value_of(m[1])
     if m and math.isfinite(why.value) and written_p in (0.0, None):
         out.append(f"the log of {m[1]}, a probability written as no positive number")
