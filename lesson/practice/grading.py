@@ -94,6 +94,8 @@ class Accepted:
     def text(self) -> str:
         """'0.47071 to 0.47209' (or two such ranges joined by 'or'), to one place more than shown (their
         ends are not rounded)."""
+        if not math.isfinite(self.value):
+            return "no number"
         if not self.places:
             return f"only {self.value:.0f}"
         p = self.places + 1
@@ -101,6 +103,8 @@ class Accepted:
 
     def rule_text(self) -> str:
         """The rule without the answer: 'within ±0.00072 of what the numbers on screen give'."""
+        if not math.isfinite(self.value):  # a loss of a probability that is exactly 0
+            return f"no number: its value is {'∞' if self.value > 0 else '−∞'}, which cannot be typed"
         if not self.places:
             return "exactly the id, a whole number"
         if not self.computable:

@@ -228,3 +228,17 @@ def test_products_written_down_to_4_decimals_add_up_and_are_still_right():
     ok = accepted(q.why)
     assert grade("0.2640", ok).correct and grade(q.why.result, ok).correct
     assert not grade("0.2630", ok).correct and not grade("-0.2641", ok).correct
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the forward pass takes log 0
+def test_a_loss_of_infinity_says_no_number_is_right():
+    """p exactly 0 (a float too small): L is ∞. The rule said 'within ±0.00005 of what the numbers on
+    screen give', yet nothing typed can be ∞."""
+    cfg = config(6, 4, 2, 6, 7, 1, **{**MODERN["random-llama"][1], "n_kv_heads": 2})
+    params = weights(np.random.default_rng(21), cfg, 20.0)
+    trace = run(params, ("t1", "t2", "t3"), "t4")
+    (q,) = questions_at(trace, params, [("loss", ())])
+    assert q.value == math.inf
+    ok = accepted(q.why)
+    assert ok.rule_text() == "no number: its value is ∞, which cannot be typed" and ok.text() == "no number"
+    assert not grade("1e300", ok).correct
