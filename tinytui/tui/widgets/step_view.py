@@ -185,6 +185,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         self._layouts: LRUCache[tuple, tuple[list[Item], StepLayout]] = LRUCache(LAYOUTS_KEPT)  # by specs
         self._layout_kept = LayoutKept(LRUCache(SHAPES_KEPT))  # the tables' sizes and splits (lay_out)
         self._last_key: tuple = ()  # the key of the table line drawn last
+        self._frame: tuple | None = None  # while Textual draws a frame: (scroll offset, width, focus)
         self.lines_drawn = 0  # table lines drawn afresh (not from the cache): tests and benchmarks
 
     def on_mount(self) -> None:
@@ -462,12 +463,25 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
     @property
     def active(self) -> bool:
         """Whether the keys act here: the view has the focus (its cell editor is drawn inside it)."""
-        return self.has_focus
+        return self.has_focus if self._frame is None else self._frame[2]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual draws a frame's lines through render_line: what each of them reads of the view (its
+        scroll, its width, the focus, the theme's painter: Textual's reactives, some tens of look-ups
+        each) is read once for them all."""
+        self._theme_painter()
+        self._frame = (self.scroll_offset, self.scrollable_content_region.width, self.has_focus)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
 
     def render_line(self, y: int) -> Strip:
-        self._theme_painter()
-        sx, sy = self.scroll_offset
-        width = self.scrollable_content_region.width
+        frame = self._frame
+        if frame is None:  # a line asked for on its own (not in a frame Textual draws)
+            self._theme_painter()
+            frame = (self.scroll_offset, self.scrollable_content_region.width, self.has_focus)
+        (sx, sy), width, _ = frame
         vy = sy + y
         if vy < len(self._head):
             return self._words_line(self._head[vy], width)
