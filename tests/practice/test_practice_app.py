@@ -1,6 +1,7 @@
 """Practice in the app: k hides what a step computes as "?"; Enter on one asks for the value and grades it
 (✓ and the value when right; "not quite" and the next hint when wrong); h gives one more hint; the status
-line keeps the step's score and the whole practice's. tinytui practice opens a lesson or a sample of a step."""
+line keeps the step's score and the whole practice's. tinytui practice opens a lesson or a sample of a
+step."""
 
 from __future__ import annotations
 
