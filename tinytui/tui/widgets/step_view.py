@@ -517,6 +517,8 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         pinned: tuple[Box, list[Segment]] | None = None  # the table whose row labels stay at the left edge
         cut: tuple[Box, int] | None = None  # the table the view's right edge cuts, and its line here
         for box in self.blocks.at(vy):
+            if box.x >= sx + width or box.x + box.width <= sx:
+                continue  # off the screen, left or right of it: not drawn
             line = y if header_pinned(box, sy) and y < box.first_row else vy - box.y
             if box.x < sx + width < box.x + box.width:
                 cut = (box, line)
