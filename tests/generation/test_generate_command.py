@@ -147,3 +147,15 @@ OUTSIDE_P = "is outside (0, 1]: 0.9 keeps the likeliest tokens up to 90%"
 def test_refusals_are_one_line_and_exit_2(capsys, args, message):
     rc, out, err = call(capsys, *args)
     assert (rc, out, err) == (2, "", f"tinytui: error: {message}\n")
+
+
+def test_no_pass_after_the_prompt_says_the_cache_was_not_needed(capsys):
+    rc, out, _ = call(capsys, "--tokens", "1")
+    assert rc == 0
+    assert out.splitlines()[1] == "KV cache: not needed: the one new token is read off the prompt's own run."
+    full = "a woodchuck would chuck how much wood a woodchuck would chuck how much wood . a"
+    rc, out, _ = call(capsys, "--tokens", "2", "--prompt", full)
+    lines = out.splitlines()
+    assert rc == 0 and lines[0].startswith("0 new tokens")
+    assert lines[1] == "KV cache: not needed: no new token fits in the context."
+    assert "reuses" not in out

@@ -116,7 +116,13 @@ def text_lines(setup: Setup, found: Continuation) -> list[str]:
         f"{len(found.tokens)} new token{'s' if len(found.tokens) != 1 else ''} · {s.describe()} · "
         f"{model.name} · {state.switches.describe()}"
     ]
-    if not found.cached:
+    if len(found.picks) < 2:  # no pass after the prompt's own run: there was nothing to reuse rows in
+        lines.append(
+            "KV cache: not needed: no new token fits in the context."
+            if not found.picks
+            else "KV cache: not needed: the one new token is read off the prompt's own run."
+        )
+    elif not found.cached:
         lines += ["KV cache: not used;", f"{kv_cache.NOT_REUSABLE}."]
     else:
         reused = sum(p.position - 1 for p in found.picks[1:])  # the pass before each pick after the first
