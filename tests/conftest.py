@@ -3,6 +3,7 @@ import os
 
 import pytest
 
+from tinytui.cli.garbage_collector import YOUNG
 from tinytui.model.io.model_file import load_default
 from tinytui.model.trace import run
 
@@ -19,9 +20,12 @@ def pytest_xdist_auto_num_workers(config):
 def pytest_collection_finish(session):
     """What collection made (every test module, item and parametrisation: some 170,000 objects) lives
     until the run ends: frozen, the cycle collector stops walking it in each of the worker's thousands
-    of collections, a fifth of a worker's CPU time; what the tests make is collected as before."""
+    of collections, a fifth of a worker's CPU time. The young are collected every YOUNG new containers,
+    as in the debugger's own process (garbage_collector.settle), not Python's 700."""
     gc.collect()
     gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG, middle, old)
 
 
 @pytest.fixture(scope="session")
