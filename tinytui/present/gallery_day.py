@@ -131,9 +131,10 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
         ]
         out += _shared_heads(runs.trace.cfg)
         out += _norm_sentence(runs, stage)
-        if sw.ablated_heads:
-            heads = ", ".join(str(h) for h in sorted(sw.ablated_heads))
-            out.append(f"Artist {heads} stayed at home today (ablated): no strokes from them.")
+        if away := sw.ablated_in(day - 1):  # every day's ablated heads and this day's own
+            who = f"Artist {away[0]}" if len(away) == 1 else f"Artists {listed([str(h) for h in away])}"
+            them = "it" if len(away) == 1 else "them"
+            out.append(f"{who} stayed at home today (ablated): no strokes from {them}.")
         if not sw.residual:
             out.append("With the residual off the strokes replace each painting instead of adding to it.")
         return out + [c.text for c in runs.day_captions(day - 1) if c.kind == "artist"]
@@ -154,9 +155,14 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
         return out + [c.text for c in runs.day_captions(day - 1) if c.kind == "filter"]
     if stage.kind == "finished":
         last = g.paintings[-1]
+        now, was = f"{_norm(last.finished):.2f}", f"{_norm(last.start):.2f}"
+        went = "grown" if float(now) > float(was) else "shrunk" if float(now) < float(was) else "kept"
         return [
             f"The gallery is finished. Only the last painting, {last.label}, is read to choose what comes "
-            f"next; it has grown to a size of {_norm(last.finished):.2f}.",
+            f"next; from a size of {was} on opening day it has {went} to {now}."
+            if went != "kept"
+            else f"The gallery is finished. Only the last painting, {last.label}, is read to choose what "
+            f"comes next; its size is {now}, as on opening day.",
             *_read_off(runs),
         ]
     return [next(c.text for c in found if c.kind == "prediction")]

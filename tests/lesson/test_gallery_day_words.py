@@ -1,0 +1,62 @@
+"""The gallery day's own sentences against the run: which artists stayed at home on which day, and
+whether the last painting grew or shrank over the day."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tinytui.lesson.gallery_reading import day
+from tinytui.model.io.model_file import load, load_default
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
+from tinytui.present.gallery_day import DayStage, stage_caption
+from tinytui.present.gallery_runs import Runs
+
+LLAMA = Path(__file__).parents[2] / "model" / "presets" / "chapter17-llama.json"
+
+
+def runs_of(model, switches: Switches) -> Runs:
+    trace = run(model.params, model.prompt, model.target, switches)
+    gallery = day(model.params, trace)
+    return Runs(trace, model.params, gallery, trace, model.params, gallery)
+
+
+def morning(runs: Runs, block: int) -> str:
+    return " ".join(stage_caption(runs, DayStage("morning", block, "")))
+
+
+@pytest.mark.parametrize(
+    ("switches", "day_1", "day_2"),
+    [
+        (Switches(ablated={(1, 2)}), None, "Artist 2 stayed at home today (ablated): no strokes from it."),
+        (
+            Switches(ablated_heads={3}, ablated={(0, 1)}),
+            "Artists 1 and 3 stayed at home today (ablated): no strokes from them.",
+            "Artist 3 stayed at home today (ablated): no strokes from it.",
+        ),
+    ],
+)
+def test_the_artists_at_home_are_that_days_ablated_heads(switches, day_1, day_2):
+    runs = runs_of(load(LLAMA), switches)
+    for block, said in ((0, day_1), (1, day_2)):
+        text = morning(runs, block)
+        away = runs.trace.switches.ablated_in(block)
+        for h in away:  # an artist at home painted nothing that day
+            assert not np.any(runs.gallery.paintings[-1].days[block].strokes[h - 1])
+        if said is None:
+            assert "stayed at home" not in text
+        else:
+            assert said in text
+
+
+def test_the_finished_caption_says_grown_or_shrunk_as_the_sizes_read():
+    for model in (load_default(), load(LLAMA)):
+        runs = runs_of(model, Switches())
+        last = runs.gallery.paintings[-1]
+        was, now = np.linalg.norm(last.start), np.linalg.norm(last.finished)
+        text = stage_caption(runs, DayStage("finished", None, ""))[0]
+        assert f"from a size of {was:.2f} on opening day" in text
+        assert f"it has {'grown' if now > was else 'shrunk'} to {now:.2f}." in text
