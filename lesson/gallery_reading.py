@@ -409,10 +409,19 @@ def _prediction_caption(pr: Prediction) -> Caption:
         sure = "it is far from sure"
     else:
         sure = "it is guessing"
-    text = f"The finished gallery says the next painting is “{pr.token}”, and {sure}: {_percent(p)}"
+    second = pr.runner_up_probability
+    digits = 0  # as many decimals as it takes for the runner-up not to read as likely as the prediction
+    while (
+        second is not None
+        and second < p
+        and digits < 4
+        and f"{100 * p:.{digits}f}" == f"{100 * second:.{digits}f}"
+    ):
+        digits += 1
+    text = f"The finished gallery says the next painting is “{pr.token}”, and {sure}: {100 * p:.{digits}f}%"
     numbers = {"probability": p}
-    if pr.runner_up is not None and pr.runner_up_probability is not None:
-        text += f", with “{pr.runner_up}” next at {_percent(pr.runner_up_probability)}"
+    if pr.runner_up is not None and second is not None:
+        text += f", with “{pr.runner_up}” next at {100 * second:.{digits}f}%"
         numbers["runner-up probability"] = pr.runner_up_probability
     return Caption("prediction", None, text + ".", numbers)
 

@@ -3,14 +3,15 @@ whether the last painting grew or shrank over the day."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tinytui.lesson.gallery_reading import day
+from tinytui.lesson.gallery_reading import captions, day
 from tinytui.model.io.model_file import load, load_default
-from tinytui.model.switches import Switches
+from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
 from tinytui.present.gallery_day import DayStage, stage_caption
 from tinytui.present.gallery_runs import Runs
@@ -60,3 +61,16 @@ def test_the_finished_caption_says_grown_or_shrunk_as_the_sizes_read():
         text = stage_caption(runs, DayStage("finished", None, ""))[0]
         assert f"from a size of {was:.2f} on opening day" in text
         assert f"it has {'grown' if now > was else 'shrunk'} to {now:.2f}." in text
+
+
+def test_the_prediction_and_its_runner_up_never_read_alike_unless_they_tie():
+    for model in (load_default(), load(LLAMA)):
+        trace = run(model.params, model.prompt, model.target, defaults(model.cfg))
+        text = captions(day(model.params, trace))[-1].text
+        first, second = np.sort(trace["probs"])[::-1][:2]
+        quoted = re.findall(r"(\d+(?:\.\d+)?)%", text)
+        assert len(quoted) == 2 and quoted[0] != quoted[1]
+        decimals = len(quoted[0].partition(".")[2])
+        assert quoted == [f"{100 * first:.{decimals}f}", f"{100 * second:.{decimals}f}"]
+        if decimals:  # one decimal fewer would read the same
+            assert f"{100 * first:.{decimals - 1}f}" == f"{100 * second:.{decimals - 1}f}"
