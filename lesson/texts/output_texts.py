@@ -104,15 +104,15 @@ def residual2(trace: Trace) -> str:
 def final_norm(trace: Trace) -> str:
     T = len(trace.prompt)
     again = " It is normalised once more."
-    if trace.switches.norm == "post":  # normalised already; how much this norm still moves it, measured
+    if trace.switches.norm == "post":  # normalised already: the entry this norm moves most, as shown
         y = block_tensor(trace, "y", trace.cfg.n_blocks - 1)[-1]
-        moved = float(np.abs(np.asarray(trace["z"]) - y).max())
+        z = np.asarray(trace["z"])
+        j = int(np.abs(z - y).argmax())
+        rescaled = abs(z[j] - y[j]) >= 0.005
+        why = ", but the gains (and biases) after that norm rescaled it" if rescaled else ""
         again = (
-            f" It is normalised once more; under post-norm it already was, so this moves no entry by more "
-            f"than {moved:.4f}."
-            if moved < 0.005
-            else " It is normalised once more; under post-norm it already was, but the gains (and biases) "
-            f"applied after that norm rescaled it, so this moves an entry by up to {moved:.4f}."
+            f" It is normalised once more. Under post-norm it already was{why}: the entry this moves most, "
+            f"{trace.cfg.dims[j]}, goes from {y[j]:.4f} to {z[j]:.4f}."
         )
     if trace.cfg.norm == "rms":
         gain = ", and the final norm's own gain (lnf_g) scales each column" if trace.cfg.norm_affine else ""
