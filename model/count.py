@@ -113,15 +113,16 @@ def is_llama(cfg: ModelConfig) -> bool:
     return cfg.gated
 
 
-def llama_formula(cfg: ModelConfig) -> str:
+def llama_formula(cfg: ModelConfig, either_tying: bool = False) -> str:
     """The Llama family's count: K and V per key/value head (H_kv), three feed-forward matrices, a gain
-    per norm, W_U when untied; rotary positions have nothing to learn."""
+    per norm, W_U when untied; rotary positions have nothing to learn. either_tying: the term W_U adds
+    is written as a condition (sizes counted together that differ in tying)."""
     attention = "d·(H + 2H_kv)·d_k + H·d_k·d"
     if cfg.attn_bias:
         attention += " + (H + 2H_kv)·d_k" + (" + d" if cfg.out_bias else "")
     rms = cfg.norm == "rms"  # a gain per norm, no bias
     norms = (" + 2d" if rms else " + 4d") if cfg.norm_affine else ""
-    unembed = "" if cfg.tied else " + d·V"
+    unembed = " (+ d·V when untied)" if either_tying else "" if cfg.tied else " + d·V"
     final = (" + d" if rms else " + 2d") if cfg.norm_affine else ""
     return f"V·d{unembed} + N·({attention} + 3d·d_ff{norms}){final}"
 
@@ -138,6 +139,14 @@ def formula(cfg: ModelConfig) -> str:
     positions = " + n_ctx·d" if cfg.learned_positions else ""
     final = (" + d" if cfg.norm == "rms" else " + 2d") if cfg.norm_affine else ""  # the final norm's
     return f"V·d{positions} + N·({inner}){final}"
+
+
+def sizes_formula(cfg: ModelConfig) -> str:
+    """The one formula four_sizes(cfg) are counted by: formula(cfg), with W_U's term as a condition where
+    the sizes differ in tying (a tied Llama-family model beside Llama-3-8B, which has its own W_U)."""
+    if is_llama(cfg) and len({size.tied for size in four_sizes(cfg)}) > 1:
+        return llama_formula(cfg, either_tying=True)
+    return formula(cfg)
 
 
 def left_out(cfg: ModelConfig) -> str:

@@ -78,3 +78,25 @@ def test_the_chapters_rows_are_unchanged(chapter):
         "GPT-3",
     ]
     assert count.formula(chapter.cfg) == count.FORMULA
+
+
+def test_the_four_sizes_formula_has_w_u_where_one_of_them_is_untied():
+    """The table of four sizes is titled with the one formula they are counted by: beside a tied
+    Llama-family model, Llama-3-8B (its own W_U) is counted with d·V, so the title carries that term as a
+    condition, and the formula gives each size's total with it."""
+    from tinytui.model.io.checkpoint import load_model
+    from tinytui.model.io.presets import resolve
+    from tinytui.model.trace import run
+    from tinytui.report.step_report import count_tables
+
+    model = load_model(resolve("chapter17-llama"))
+    shared = count.sizes_formula(model.cfg)
+    assert shared == "V·d (+ d·V when untied) + N·(d·(H + 2H_kv)·d_k + H·d_k·d + 3d·d_ff + 2d) + d"
+    for size in count.four_sizes(model.cfg):
+        d, v, h, kv = size.d_model, size.vocab, size.n_heads, size.n_kv_heads
+        dk = (size.d_attn or d) // h  # a head's width
+        block = d * (h + 2 * kv) * dk + h * dk * d + 3 * d * size.d_ff + 2 * d
+        assert size.total() == v * d + (0 if size.tied else d * v) + size.n_blocks * block + d, size.name
+    trace = run(model.params, model.prompt, model.target)
+    titles = [t.title for t in count_tables(trace)]
+    assert f"four sizes, one formula: {shared}" in titles

@@ -134,7 +134,7 @@ def count_tables(trace: Trace) -> list[Table]:
     per = Table(per.title, per.corner, (*per.rows, "total"), per.cols, (*per.cells, (str(sizes[0].total()),)))
     comps = tuple(ours)
     four = Table(
-        f"four sizes, one formula: {count.formula(trace.cfg)}",
+        f"four sizes, one formula: {count.sizes_formula(trace.cfg)}",
         "",
         ("vocab", "d_model", "blocks", "heads", "d_ff", *comps, "total"),
         tuple(s.name for s in sizes),
