@@ -410,12 +410,14 @@ def _prediction_caption(pr: Prediction) -> Caption:
     else:
         sure = "it is guessing"
     second = pr.runner_up_probability
-    digits = 0  # as many decimals as it takes for the runner-up not to read as likely as the prediction
-    while (
+    digits = 0  # as many decimals as it takes for the runner-up to read neither as likely as the
+    while (  # prediction nor, when it has a chance, as none
         second is not None
-        and second < p
         and digits < 4
-        and f"{100 * p:.{digits}f}" == f"{100 * second:.{digits}f}"
+        and (
+            (second < p and f"{100 * p:.{digits}f}" == f"{100 * second:.{digits}f}")
+            or (second > 0 and float(f"{100 * second:.{digits}f}") == 0)
+        )
     ):
         digits += 1
     text = f"The finished gallery says the next painting is “{pr.token}”, and {sure}: {100 * p:.{digits}f}%"
