@@ -284,7 +284,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("mask on/off, PE on/off", "the causal mask, the positional encoding: each can be switched off (m, o)"),
     ("ablated h1", "head 1's output replaced by zeros, to see what it alone contributes"),
     ("ReLU, GELU, SiLU", "the feed-forward's activation: negatives to 0 (ReLU) or smoothly near 0"),
-    ("pre-norm, post-norm", "layer norm before each sub-layer (the chapter's) or after its residual add"),
+    ("pre-norm, post-norm", "the norm before each sub-layer (the chapter's), or after its residual add"),
     ("residual on/off", "whether each sub-layer's output is added to its input or replaces it"),
     ("RMSNorm, LayerNorm", "the norm switched in for the model's own (l): RMSNorm takes no mean away"),
     ("RoPE, sinusoids", "the positions switched in for the model's own (O): q and k turned, or added to x"),
