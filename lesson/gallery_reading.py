@@ -194,7 +194,7 @@ def captions(gallery: Gallery) -> list[Caption]:
     what the finished gallery predicts and how sure it is. A sentence that singles one out says so only
     when no other reads the same at the precision it is quoted with; equals are named as a tie."""
     out = [_stock_caption(gallery), _mark_caption(gallery)]
-    out += [_artist_caption(pt, pt.days) for pt in gallery.paintings]
+    out += [_artist_caption(pt, pt.days, gallery.cfg.out_bias) for pt in gallery.paintings]
     out += [_filter_caption(pt, pt.days) for pt in gallery.paintings]
     out.append(_prediction_caption(gallery.prediction))
     return out
@@ -203,7 +203,7 @@ def captions(gallery: Gallery) -> list[Caption]:
 def day_captions(gallery: Gallery, block: int) -> list[Caption]:
     """The artist and filter sentences of one day (block, 0-based) alone, per painting: what a day's
     morning and evening show, with no word of the days before or after it."""
-    artists = [_artist_caption(pt, (pt.days[block],)) for pt in gallery.paintings]
+    artists = [_artist_caption(pt, (pt.days[block],), gallery.cfg.out_bias) for pt in gallery.paintings]
     return artists + [_filter_caption(pt, (pt.days[block],)) for pt in gallery.paintings]
 
 
@@ -344,8 +344,9 @@ def _largest(gallery: Gallery, sizes: list[float]) -> tuple[float, list[str]]:
     return max(sizes), [gallery.paintings[i].label for i in tops]
 
 
-def _artist_caption(pt: Painting, days: tuple[Day, ...]) -> Caption:
-    """Which artist added the most to a painting over days (the whole run's, or one day's)."""
+def _artist_caption(pt: Painting, days: tuple[Day, ...], out_bias: bool) -> Caption:
+    """Which artist added the most to a painting over days (the whole run's, or one day's); out_bias: the
+    model adds W_O's bias b_O to the strokes each morning, so their total (the attention output) holds it."""
     sizes = [(float(np.linalg.norm(s)), d.block, h) for d in days for h, s in enumerate(d.strokes, 1)]
     size, block, head = max(sizes, key=lambda t: t[0])  # the first of equals: earliest day, lowest head
     tops = [sizes[i] for i in tops_as_shown([t[0] for t in sizes], _size)]
@@ -353,7 +354,9 @@ def _artist_caption(pt: Painting, days: tuple[Day, ...]) -> Caption:
         text = f"Painting {pt.label}: no artist added anything to it."
         return Caption("artist", pt.position, text, {})
     total = float(np.linalg.norm(sum(d.morning for d in days)))
-    together = f"all the artists' strokes on it together come to a size of {_size(total)}."
+    bias = ", with the bias b_O added each morning," if out_bias and len(days) > 1 else ""
+    bias = ", with the bias b_O," if out_bias and len(days) == 1 else bias
+    together = f"all the artists' strokes on it together{bias} come to a size of {_size(total)}."
 
     def who(block: int, head: int) -> str:
         return f"artist {head}" + (f" of day {block + 1}" if len(days) > 1 else "")

@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinytui.lesson.gallery_reading import captions, day
+from tests.gpt2.checkpoints import TINY
+from tinytui.lesson.gallery_reading import captions, day, day_captions
+from tinytui.model.io.checkpoint import load_checkpoint
 from tinytui.model.io.model_file import load, load_default
 from tinytui.model.switches import Switches, defaults
 from tinytui.model.trace import run
@@ -77,3 +79,21 @@ def test_the_prediction_and_its_runner_up_read_apart_and_a_chance_never_as_none(
         if decimals:  # one decimal fewer would read the same, or the runner-up as none
             fewer = f"{100 * second:.{decimals - 1}f}"
             assert f"{100 * first:.{decimals - 1}f}" == fewer or float(fewer) == 0
+
+
+def test_with_an_output_bias_the_strokes_total_says_it_holds_b_o():
+    tiny = load_checkpoint(TINY)
+    trace = run(tiny.params, tiny.prompt, tiny.target, defaults(tiny.cfg))
+    gallery = day(tiny.params, trace)
+    for caption in [c for c in captions(gallery) if c.kind == "artist"]:
+        pt = gallery.paintings[caption.position]
+        mornings = sum(d.morning for d in pt.days)
+        strokes = sum(s for d in pt.days for s in d.strokes)
+        assert caption.numbers["all strokes"] == np.linalg.norm(mornings)  # the quoted total
+        biases = tiny.params["blocks.0.b_O"] + tiny.params["blocks.1.b_O"]
+        np.testing.assert_allclose(mornings - strokes, biases, atol=1e-9)  # the total holds b_O each day
+        assert "with the bias b_O added each morning, come to a size of" in caption.text
+    one_day = [c for c in day_captions(gallery, 1) if c.kind == "artist"]
+    assert all("with the bias b_O, come to a size of" in c.text for c in one_day)
+    plain = captions(day(load_default().params, run(load_default().params, ("a", "wood"), "wood")))
+    assert not any("b_O" in c.text for c in plain)  # the chapter's attention has no bias
