@@ -268,11 +268,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cfg = model.cfg
     print(
         f"wrote {path}: {model.params.total():,} parameters (d {cfg.d_model}, {cfg.n_heads} heads of "
-        f"{cfg.d_head}, ff {cfg.d_ff}, {cfg.n_blocks} block{'s' * (cfg.n_blocks != 1)}, "
+        f"{cfg.d_head}{_sharing(cfg)}, ff {cfg.d_ff}, {cfg.n_blocks} block{'s' * (cfg.n_blocks != 1)}, "
         f"{cfg.n_vocab} tokens, n_ctx {cfg.n_ctx})",
         file=out,
     )
     return 0
+
+
+def _sharing(cfg) -> str:
+    """' over 2 key/value heads' when the query heads share them (grouped-query attention), else ''."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return ""
+    return f" over {cfg.n_kv_heads} key/value head{'s' * (cfg.n_kv_heads != 1)}"
 
 
 # ---- tinytui presets -----------------------------------------------------------------------------------

@@ -1,0 +1,25 @@
+"""`tinytui new`'s one line against the file it wrote: every size it names is the loaded model's,
+and a model whose query heads share key/value heads says how many there are."""
+
+import re
+
+import pytest
+
+from tinytui.cli.main import main
+from tinytui.model.io.model_file import load
+
+
+@pytest.mark.parametrize("arch", ["chapter", "gpt2", "llama"])
+def test_the_line_names_the_files_sizes(tmp_path, capsys, arch):
+    path = tmp_path / "m.json"
+    args = ["new", "--arch", arch, "--d", "8", "--heads", "4", "--blocks", "2", "--ff", "12", "-o", str(path)]
+    assert main(args) == 0
+    said = capsys.readouterr().out.strip()
+    cfg, total = load(path).cfg, load(path).params.total()
+    shared = f" over {cfg.n_kv_heads} key/value heads" if cfg.n_kv_heads != cfg.n_heads else ""
+    assert said == (
+        f"wrote {path}: {total:,} parameters (d {cfg.d_model}, {cfg.n_heads} heads of {cfg.d_head}{shared}, "
+        f"ff {cfg.d_ff}, {cfg.n_blocks} blocks, {cfg.n_vocab} tokens, n_ctx {cfg.n_ctx})"
+    )
+    assert (arch == "llama") == ("over 2 key/value heads" in said)
+    assert re.search(r"\(d 8, 4 heads of 2", said)
