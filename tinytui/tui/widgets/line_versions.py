@@ -31,8 +31,8 @@ class LineVersions:
         self._bars: dict[tuple[str, int], int] = {}  # (the bars' key, line) -> that line's count
         self._numbers: LRUCache[Hashable, int] = LRUCache(NUMBERS_KEPT)  # what a line shows -> its number
         self._next = 1
-        # a spec's geometry (first row, height), its frame's number and its lines' numbers, each worked
-        # out when first asked
+        # a spec's geometry (first row, height), its lines' numbers and its frame's, each worked out when
+        # first asked
         self._kept: KeptBySpec[_Numbered] = KeptBySpec(SPECS_KEPT)
 
     def of(self, box: Box, line: int) -> int:
@@ -61,45 +61,55 @@ class LineVersions:
         if old is None:
             return []
         if isinstance(old, GridSpec) and isinstance(new, GridSpec):
-            return [line for line in _lines_within(box, top, bottom) if self._differs(old, new, box, line)]
+            return self._differing(old, new, box, _lines_within(box, top, bottom))
         lines = list(range(box.height)) if old != new else []
         for line in lines:  # the bars: a new version each time they change
             key = (new.key, line)
             self._bars[key] = self._bars.get(key, 0) + 1
         return lines
 
-    def _differs(self, old: GridSpec, new: GridSpec, box: Box, line: int) -> bool:
-        """Whether a table's line shows something else in the new spec. A row the new spec took over from
-        the old one (a weight's table patched after an edit keeps the rows that did not move) is the
-        same line under the same frame: it takes the old one's number without its numbers being read."""
-        was = self._line_number(old, box, line)
-        numbered = self._numbered(new, box)
-        if numbered.lines[line] is None:
-            r = line - box.first_row
-            rows = min(len(new.rows), len(old.rows))  # a prompt one token longer: a row the old had not
-            if 0 <= r < rows and _same_row(old, new, r) and numbered.frame == self._frame(old, box):
-                numbered.lines[line] = was
-        return self._line_number(new, box, line) != was
+    def _differing(self, old: GridSpec, new: GridSpec, box: Box, lines: range | list[int]) -> list[int]:
+        """Those of the lines that show something else in the new spec. A row the new spec took over
+        from the old one (a weight's table patched after an edit keeps the rows that did not move) is
+        the same line under the same frame: it takes the old one's number without its numbers read."""
+        was, now = self._numbered(old, box), self._numbered(new, box)
+        # a spec patched from the old one holds its very rows (a spec made anew, new tuples of them)
+        patched = old.rows is new.rows and frame_of(old) == frame_of(new)
+        out, first_row, n_rows = [], box.first_row, len(new.rows)
+        for line in lines:
+            before = was.lines[line]
+            if before is None:
+                before = self._line_of(old, box, line, was)
+            after = now.lines[line]
+            if after is None:
+                r = line - first_row
+                if patched and 0 <= r < n_rows and _same_row(old, new, r):
+                    after = now.lines[line] = before
+                else:
+                    after = self._line_of(new, box, line, now)
+            if after != before:
+                out.append(line)
+        return out
 
     def _numbered(self, spec: GridSpec, box: Box) -> _Numbered:
         geometry = (box.first_row, box.height)
         kept = self._kept.get(spec)
         if kept is None or kept.geometry != geometry:
-            kept = self._kept.put(
-                spec, _Numbered(geometry, self._number(("frame", *frame_of(spec))), [None] * box.height)
-            )
+            kept = self._kept.put(spec, _Numbered(geometry, [None] * box.height))
         return kept
-
-    def _frame(self, spec: GridSpec, box: Box) -> int:
-        return self._numbered(spec, box).frame
 
     def _line_number(self, spec: GridSpec, box: Box, line: int) -> int:
         """The number of what a table's line shows (line_shows), kept with the spec: a switch toggled
         back and forth compares and draws the same two specs' lines again."""
         numbered = self._numbered(spec, box)
         number = numbered.lines[line]
-        if number is None:
-            number = numbered.lines[line] = self._number(line_shows(spec, box, line, numbered.frame))
+        return self._line_of(spec, box, line, numbered) if number is None else number
+
+    def _line_of(self, spec: GridSpec, box: Box, line: int, numbered: _Numbered) -> int:
+        """Work a line's number out and keep it with the spec's."""
+        if numbered.frame is None and 0 <= line - box.first_row < len(spec.rows):  # a row's key holds it
+            numbered.frame = self._number(("frame", *frame_of(spec)))
+        number = numbered.lines[line] = self._number(line_shows(spec, box, line, numbered.frame))
         return number
 
     def _number(self, shows: Hashable) -> int:
@@ -124,7 +134,7 @@ def frame_of(spec: GridSpec) -> tuple:
     return (spec.title, spec.shade, spec.limit, spec.corner, spec.cols, spec.groups, len(spec.rows))
 
 
-def line_shows(spec: GridSpec, box: Box, line: int, frame: int) -> Hashable:
+def line_shows(spec: GridSpec, box: Box, line: int, frame: int | None) -> Hashable:
     """What a table's line shows, as a key its strip is kept by: for a row, the table's frame (by its
     number: a wide table's frame holds every column's label, hashed once, not once a row) and its
     label, its numbers (or texts), marks and values (once when its numbers are them); for a line of the
@@ -144,23 +154,20 @@ def line_shows(spec: GridSpec, box: Box, line: int, frame: int) -> Hashable:
 
 
 def _same_row(old: GridSpec, new: GridSpec, r: int) -> bool:
-    """Whether row r of new is old's very row: its label, numbers (or texts), marks and values the same
-    objects (what a patched spec keeps), so it reads the same without its numbers being compared."""
+    """Whether row r of new (with old's row labels) is old's very row: its numbers, marks and values the
+    same objects (what a patched spec keeps), so it reads the same without its numbers being compared."""
     old_numbers, new_numbers = old.cells.basis, new.cells.basis
     if old_numbers is None or new_numbers is None:
         return False
     return (
-        old.rows[r] == new.rows[r]
-        and old_numbers[r] is new_numbers[r]
-        and old.marks[r] is new.marks[r]
-        and old.values[r] is new.values[r]
+        old_numbers[r] is new_numbers[r] and old.marks[r] is new.marks[r] and old.values[r] is new.values[r]
     )
 
 
 @dataclass
 class _Numbered:
-    """A spec's numbers for one geometry: its frame's and each line's (None: not yet worked out)."""
+    """A spec's numbers for one geometry: each line's and its frame's (None: not yet worked out)."""
 
     geometry: tuple[int, int]  # (first row, height) of the box it was numbered for
-    frame: int  # the number of frame_of(spec)
     lines: list[int | None]
+    frame: int | None = None  # the number of frame_of(spec), which every row's number is made with
