@@ -75,3 +75,18 @@ def test_while_practising_the_pane_says_why_it_is_empty():
         "answers away",
     ]
     assert {p.style for line in lines[1:] for p in line} == {"muted"}
+
+
+def test_the_lens_names_its_likeliest_token_apart_from_p_target():
+    """Each lens line gives p(target) and the likeliest token at that point, in a column headed "top", so
+    'chuck' beside p(wood) = 0.2 does not read as p(chuck)."""
+    from tinytui.present.lens_tables import LensLine
+
+    lens = (LensLine("before", 0.2, "chuck", 0.45, False), LensLine("after", 0.5, "wood", 0.5, True))
+    said = [plain(line) for line in watch_lines(spec(), lens, "wood", bar=8, width=40)]
+    at = said.index("Logit lens")
+    assert said[at + 1 : at + 4] == [
+        "p(wood) read early     top",
+        "before █▋       0.2000 chuck",
+        "after  ████     0.5000 wood",
+    ]

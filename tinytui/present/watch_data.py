@@ -254,11 +254,16 @@ def watch_lines(
 
 
 def _lens(lens: tuple[LensLine, ...], target: str, bar: int, width: int) -> list[Line]:
-    """The logit lens: p(target) read off the stream at each point, with the likeliest token there."""
+    """The logit lens: p(target) read off the stream at each point, and in a column headed "top" the
+    likeliest token there (a bare token beside p(target) would read as that token's probability)."""
     out: list[Line] = [(Piece("Logit lens", "header"),)]
-    out.append(_muted(fit_label(f"p({target}) read early", width).rstrip()))
     where_w = max(len(line.where) for line in lens)
-    room = max(1, width - where_w - bar - 9)  # what is left of the line for the likeliest token
+    column = where_w + bar + 9  # where the likeliest token starts: after the place, the bar and p
+    room = max(1, width - column)
+    heading = f"p({target}) read early"
+    if column + 3 <= width:
+        heading = fit_label(heading, column - 1) + " top"
+    out.append(_muted(fit_label(heading, width).rstrip()))
     for line in lens:
         out.append(
             (
