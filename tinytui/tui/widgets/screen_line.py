@@ -80,8 +80,12 @@ def cut_at_right(line: Line, box: Box, at: int, sx: int, width: int, mark: Style
 
 
 def extended(line: Line, width: int, base: Style) -> Line:
-    """The line made width cells long with blanks over base, if it is shorter."""
+    """The line made width cells long with blanks over base, if it is shorter (the blanks in its last
+    segment when that is over base already)."""
     segments, length = line
     if length >= width:
         return segments, length
-    return [*segments, Segment(" " * (width - length), base)], width
+    blank = " " * (width - length)
+    if segments and segments[-1].style is base:
+        return [*segments[:-1], Segment(segments[-1].text + blank, base)], width
+    return [*segments, Segment(blank, base)], width

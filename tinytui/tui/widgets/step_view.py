@@ -468,9 +468,12 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         """Textual draws a frame's lines through render_line: what each of them reads of the view (its
         scroll, its width, the focus, the theme's painter: Textual's reactives, some tens of look-ups
-        each) is read once for them all."""
+        each) is read once for them all. In a frame a line is as wide as Textual makes it (the content
+        region, the vertical bar's column with it, which the bar draws over): it is not made again
+        one column wider (a Strip more) for every line."""
         self._theme_painter()
-        self._frame = (self.scroll_offset, self.scrollable_content_region.width, self.has_focus)
+        room = self.scrollable_content_region.width
+        self._frame = (self.scroll_offset, room, self.has_focus, max(self.content_region.width, room))
         try:
             return super().render_lines(crop)
         finally:
@@ -480,37 +483,39 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         frame = self._frame
         if frame is None:  # a line asked for on its own (not in a frame Textual draws)
             self._theme_painter()
-            frame = (self.scroll_offset, self.scrollable_content_region.width, self.has_focus)
-        (sx, sy), width, _ = frame
+            width = self.scrollable_content_region.width
+            frame = (self.scroll_offset, width, self.has_focus, width)
+        (sx, sy), width, _, full = frame
         vy = sy + y
         if vy < len(self._head):
-            return self._words_line(self._head[vy], width)
+            return self._words_line(self._head[vy], width, full)
         if vy > self._more_at:
             i = vy - self._more_at - 1
-            return self._words_line(self._more[i] if i < len(self._more) else Strip([]), width)
+            return self._words_line(self._more[i] if i < len(self._more) else Strip([]), width, full)
         heading = self.blocks.heading_at(vy)
         if heading is not None:  # a section's heading stays in place when the tables scroll sideways
-            key = (heading.text, width)
+            key = (heading.text, width, full)
             drawn = self._prose_lines.get(key)
             if drawn is None:
                 style = self._painter.styles.style("heading")  # type: ignore[union-attr]
-                line = heading_line(heading.text, style, width, self._base).simplify()
-                drawn = self._prose_lines[key] = (None, line)
+                line = heading_line(heading.text, style, width, self._base)
+                drawn = self._prose_lines[key] = (None, line.extend_cell_length(full, self._base).simplify())
             return drawn[1]
-        return self._tables_line(y, vy, sx, width)
+        return self._tables_line(y, vy, sx, width, full)
 
-    def _words_line(self, strip: Strip, width: int) -> Strip:
+    def _words_line(self, strip: Strip, width: int, full: int) -> Strip:
         """A line of the words on screen, kept while its strip is the words' (by the strip itself), its
         neighbours in equal styles one segment (Strip.simplify: once, as it is kept)."""
-        key = (id(strip), width)
+        key = (id(strip), width, full)
         drawn = self._prose_lines.get(key)
         if drawn is None or drawn[0] is not strip:
-            drawn = self._prose_lines[key] = (strip, words_line(strip, width, self._base).simplify())
+            line = words_line(strip, width, self._base).extend_cell_length(full, self._base).simplify()
+            drawn = self._prose_lines[key] = (strip, line)
         return drawn[1]
 
-    def _tables_line(self, y: int, vy: int, sx: int, width: int) -> Strip:
+    def _tables_line(self, y: int, vy: int, sx: int, width: int, full: int) -> Strip:
         """Screen line y (the step's line vy): its tables' lines side by side, scrolled to sx, kept by
-        the lines it is made of."""
+        the lines it is made of; full: the strip's width (width, or with the vertical bar's column)."""
         sy = vy - y
         parts: list[tuple[int, Line]] = []
         keys: list[tuple] = []
@@ -527,10 +532,10 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
             keys.append((box.x, self._last_key))
             if pinned is None and labels_pinned(box, line, sx):
                 pinned = (box, segments)
-        key = (tuple(keys), sx, width, pinned[0].index if pinned is not None else -1)
+        key = (tuple(keys), sx, width, full, pinned[0].index if pinned is not None else -1)
         screen_line = self._screen_lines.get(key)
         if screen_line is None:
-            screen_line = self._screen_lines[key] = self._joined(parts, pinned, cut, sx, width)
+            screen_line = self._screen_lines[key] = self._joined(parts, pinned, cut, sx, width, full)
         return screen_line
 
     def _joined(
@@ -540,9 +545,11 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         cut: tuple[Box, int] | None,
         sx: int,
         width: int,
+        full: int,
     ) -> Strip:
         """A screen line from its tables' lines: the painter's segments are over the view's colours
-        already, and the gaps between them are made so too (put together as segments: one Strip)."""
+        already, and the gaps between them are made so too (put together as segments: one Strip, full
+        columns long)."""
         base = self._base
         line = cut_to(placed(parts, base), sx, width)
         if pinned is not None:
@@ -550,7 +557,7 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         if cut is not None:
             mark = self._painter.styles.style("label")  # type: ignore[union-attr]
             line = cut_at_right(line, *cut, sx, width, mark, base)
-        segments, length = extended(line, width, base)
+        segments, length = extended(line, full, base)
         return Strip(segments, length)
 
     def _box_line(self, box: Box, line: int, cols: tuple[int, int] | None = None) -> list[Segment]:
