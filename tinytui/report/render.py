@@ -162,7 +162,7 @@ def markdown_report(report: StageReport, level: int = 2) -> str:
     parts = [
         f"{hashes} {where}. {report.title or s.title}{eq}",
         "",
-        f"$$ {report.latex or s.latex} $$",
+        f"$$ {report.latex or s.latex} $$" if report.latex_holds else f"`{report.formula}`",
         "",
         report.explain,
         "",

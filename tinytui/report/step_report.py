@@ -19,6 +19,7 @@ from tinytui.lesson.texts.display_names import display, in_words
 from tinytui.lesson.texts.facts import stage_facts
 from tinytui.lesson.walk_stages import BackwardStage
 from tinytui.model import count
+from tinytui.model.switches import defaults
 from tinytui.model.trace import Trace
 from tinytui.report.print_window import Picks, picks_of
 from tinytui.report.tables import Table, fmt, param_table, tensor_table, windowed
@@ -39,6 +40,9 @@ class StageReport:
     title: str = ""  # the stage's title in this model (stages.title_for); "" reads the stage's own
     latex: str = ""  # its equation in LaTeX in this model (stages.latex_for); "" reads the stage's own
     equation: str = ""  # the chapter's equation beside it in this model ("17.3"; stages.equation_words)
+    # False when the run's switches change what the step computes (mask off, PE off, post-norm, …): the
+    # LaTeX is the model's own equation, so a handout writes the formula as run instead
+    latex_holds: bool = True
 
 
 def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> StageReport:
@@ -50,14 +54,16 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     tables = [t for panel in stage.panels for t in PANEL_TABLES[panel.kind](trace, panel, where, picks)]
     focused = step_path.focus(trace, where)
     facts = tuple(stage_facts(focused, stage))
-    formula = in_words(formula_as_run(stage, trace.switches, trace.cfg))  # x′ as the tables write it
+    as_run = formula_as_run(stage, trace.switches, trace.cfg)
+    formula = in_words(as_run)  # x′ as the tables write it
+    latex_holds = as_run == formula_as_run(stage, defaults(trace.cfg), trace.cfg)
     weights = () if params is None else weight_tables(trace, params, stage, where, picks)
     heading = step_path.of_all(where, n_blocks, "/")
     title, latex = title_for(stage, trace.cfg), latex_for(stage, trace.cfg)
     explain = stage.explain(focused)
     equation = equation_words(stage, trace.cfg, "")
     return StageReport(
-        stage, tuple(tables), facts, formula, explain, weights, heading, title, latex, equation
+        stage, tuple(tables), facts, formula, explain, weights, heading, title, latex, equation, latex_holds
     )
 
 
