@@ -148,3 +148,19 @@ def test_the_head_cycle_of_a_one_head_model_comes_back_to_none(tmp_path):
         cycle_ablation(s)
         seen.append(set(s.state.switches.ablated_heads))
     assert seen == [{1}, set(), {1}]
+
+
+async def test_a_one_head_model_offers_no_head_2_to_ablate(tmp_path):
+    """The palette lists what can be done: a one-head model has no head 2, so no 'Ablate head 2'
+    (which would only be refused); head 1 and the cycle stay. The chapter's two heads keep both."""
+    from tests.apps import make_app
+    from tinytui.cli.main import main
+
+    path = tmp_path / "one.json"
+    assert main(["new", "--heads", "1", "-o", str(path)]) == 0
+    titles = {}
+    for name, app in (("one", make_app("--model", str(path))), ("two", make_app())):
+        async with app.run_test(size=(80, 24)):
+            titles[name] = [c.title for c in app.palette_commands()]
+    assert "Ablate head 1 (toggle)" in titles["one"] and "Ablate head 2 (toggle)" not in titles["one"]
+    assert "Ablate head 1 (toggle)" in titles["two"] and "Ablate head 2 (toggle)" in titles["two"]

@@ -159,7 +159,7 @@ ACTIONS: tuple[Action, ...] = (
     *(
         Action(e.id, e.key, "experiments.run", e.footer or e.palette, e.help, e.palette,
                show=e.id in ("toggle-mask", "toggle-pe"), args=(e.id,), note="experiments.note",
-               yields=True)
+               when=e.when, yields=True)
         for e in EXPERIMENTS
     ),
     Action("backward-walk", "b", "learning.enter_walk", "Backward",

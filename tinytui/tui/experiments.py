@@ -24,6 +24,7 @@ class Experiment:
     apply: Callable[[Session], Event]
     is_on: Callable[[Switches], bool]  # the chapter's setting counts as "on"
     on_words: str = "the chapter's setting"  # what "on" is, for the palette's note
+    when: str = ""  # "controller.method" -> bool: whether the model has what it switches ("" = always)
 
 
 def _toggle(name: str, head: int | None = None) -> Callable[[Session], Event]:
@@ -89,6 +90,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "Head 2's output becomes zeros, so what is left is what the other heads contribute.",
         _toggle("ablated_heads", 2),
         lambda sw: 2 not in sw.ablated_heads,
+        when="experiments.has_second_head",
     ),
     Experiment(
         "toggle-activation",

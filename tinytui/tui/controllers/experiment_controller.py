@@ -69,6 +69,10 @@ class ExperimentController:
             return f"now {name}, not the model's own {ACTIVATION_NAMES[own]}"
         return f"now {exp.on_words}" if exp.is_on(switches) else "now changed"
 
+    def has_second_head(self) -> bool:
+        """Whether the model has a head 2 to ablate (a one-head model's only head is H's)."""
+        return self.host.session.model.cfg.n_heads > 1
+
     def swap_positions(self, i: int, j: int) -> None:
         host = self.host
         if host.apply(lambda s: s.swap_positions(i, j), f"swap positions {i} and {j}") is not None:
