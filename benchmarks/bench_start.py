@@ -2,6 +2,7 @@
 
 python benchmarks/bench_start.py            # both measures; writes benchmarks/results/start.txt
 python benchmarks/bench_start.py --quick    # fewer runs
+python benchmarks/bench_start.py --instructions   # instructions counted instead (valgrind; ~3 min)
 python benchmarks/bench_start.py --source /tmp/before --source /tmp/after --out start-44.txt
     # checkouts of the project measured in one run (each source's tinytui/ holding links to ../model,
     # ../themes and ../lesson, as the wheel installs them): its processes import tinytui from there
@@ -21,6 +22,12 @@ modules are compiled first, as an installed wheel's are.
   process, wall time and CPU time (user + system, from wait4). Target: ≤ 1.5× the import. The import is
   run both ways, as it comes (OpenBLAS starts a thread per core: CPU above wall) and with one BLAS thread
   as tinytui's command runs numpy (tinytui.cli.launch): the second is the like-for-like ratio.
+
+--instructions: each of the same processes once under valgrind's callgrind, its instructions counted
+(the first screens: from the process's start to its exit by ctrl+q once the screen is drawn). A shared
+machine's load moves the times above by tens of percent; the counts move by under 0.1 %, so they judge
+a change of a few milliseconds. They weigh Python's work more than loading libraries (numpy's import
+is a larger share of the time than of the instructions), so their ratios run higher than the times'.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import compileall
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -157,6 +165,60 @@ def interleaved(
     return mine, beside
 
 
+def counted(argv: list[str], marker: bytes | None = None, extra_env: dict[str, str] | None = None) -> float:
+    """Millions of instructions argv runs under callgrind: a first screen (marker: in a pty, until the
+    marker is drawn and the output rests, then ctrl+q) or a whole command (its output thrown away)."""
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "callgrind.log"
+        valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", f"--log-file={log}"]
+        if marker is None:
+            env = dict(os.environ, NO_COLOR="1", **(extra_env or {}))
+            subprocess.run([*valgrind, *argv], stdout=subprocess.DEVNULL, env=env, cwd=folder, check=True)
+        else:
+            term = Terminal([*valgrind, *argv])  # ~50 times slower: quiet for 5 s is the screen done
+            try:
+                seen, start = term.seen, time.perf_counter()
+                while True:
+                    last = term.settle(timeout=60, quiet=5.0)
+                    seen += term.seen
+                    if marker in seen and not last:
+                        break
+                    if time.perf_counter() - start > 600:
+                        raise RuntimeError(f"{argv}: no first screen under valgrind in 10 minutes")
+                os.write(term.fd, b"\x11")  # ctrl+q: the app exits and callgrind writes its count
+                while term.proc.poll() is None and time.perf_counter() - start < 900:
+                    term.settle(timeout=10, quiet=1.0)
+            finally:
+                term.close()
+        found = re.search(r"Collected : (\d+)", log.read_text())
+    if found is None:
+        raise RuntimeError(f"{argv}: callgrind counted nothing (is valgrind installed?)")
+    return int(found.group(1)) / 1e6
+
+
+def instruction_counts(sources: list[str | None], bare_app: str, floor_argv: list[str]) -> list[str]:
+    """--instructions: each process once under callgrind (see the module's docstring)."""
+    py = sys.executable
+    os.environ["PYTHONHASHSEED"] = "0"  # the same dicts and sets every run
+    lines = ["instructions (callgrind, millions; each process once, PYTHONHASHSEED=0)"]
+    bare = counted([py, bare_app], b"\x1b[")
+    floor = counted(floor_argv, b"\x1b[")
+    numpy_rich = counted([py, "-c", "import numpy, rich"], extra_env={"OPENBLAS_NUM_THREADS": "1"})
+    lines.append(
+        f"  first screen: bare {bare:,.0f} M   floor {floor:,.0f} M ({floor / bare:.2f}×); "
+        f"`import numpy, rich` (one BLAS thread) {numpy_rich:,.0f} M"
+    )
+    for source in sources:
+        tui = with_source(source, counted, [py, "-m", "tinytui"], b"chuck")
+        printed = with_source(source, counted, [py, "-m", "tinytui", "print", "--step", "1"])
+        where = source or "this checkout"
+        lines.append(
+            f"  tinytui from {where}: first screen {tui:,.0f} M ({tui / bare:.2f}× bare), "
+            f"print --step 1 {printed:,.0f} M ({printed / numpy_rich:.2f}× the import)"
+        )
+    return lines
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     out = RESULTS / (sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else "start.txt")
@@ -169,8 +231,6 @@ def main() -> None:
     lines = [
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"load {os.getloadavg()[0]:.2f}",
-        f"each tinytui run followed by one of its baseline, the checkouts in turn, {runs} times after one "
-        "of each not counted; medians, and the median of the pairs' ratios",
     ]
     bare_app = str(Path(__file__).parent / "bare_apps.py")
     bare_argv = [py, bare_app]
@@ -181,6 +241,17 @@ def main() -> None:
         "import os, runpy; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); import numpy; "
         f"runpy.run_path({bare_app!r}, run_name='__main__')",
     ]
+    if "--instructions" in sys.argv:
+        lines += instruction_counts(sources, bare_app, floor_argv)
+        text = "\n".join(lines)
+        print(text)
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(text + "\n")
+        return
+    lines.append(
+        f"each tinytui run followed by one of its baseline, the checkouts in turn, {runs} times after one "
+        "of each not counted; medians, and the median of the pairs' ratios"
+    )
     tui, (bare, floor) = interleaved(
         sources, runs, first_screen, [py, "-m", "tinytui"], [(bare_argv,), (floor_argv,)], b"chuck"
     )
