@@ -193,7 +193,7 @@ def change_facts(event: Event, before: State, session: Session) -> list[tuple[st
         out.append(("state", "unchanged"))
     b, a = event.before, event.after
     out.append(("prediction", f"{prediction_text(b)} → {prediction_text(a)}"))
-    out.append(("loss", f"{fmt(b.loss)} → {fmt(a.loss)} ({a.loss - b.loss:+.4f})"))
+    out.append(("loss", f"{fmt(b.loss)} → {fmt(a.loss)} ({signed_change(b.loss, a.loss)})"))
     return out
 
 
@@ -207,6 +207,16 @@ def change_text(head: str, event: Event, before: State, session: Session) -> str
     # the step on screen as it now is, so a reader sees the tables the change made
     out += ["", "After this change the step on screen reads:", "", shown_step(session, event)]
     return "\n".join(out) + "\n"
+
+
+def signed_change(old: float, new: float) -> str:
+    """new − old with its sign, to 4 decimals; a change too small for them in two significant figures
+    (+2.3e-05), so a value that moved never reads as +0.0000 (nor any change as −0.0000)."""
+    d = new - old
+    if d == 0:
+        return "+0.0000"
+    shown = f"{d:+.4f}"
+    return shown if float(shown) != 0 else f"{d:+.1e}"
 
 
 def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
@@ -232,7 +242,7 @@ def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
         index = tuple(int(i) for i in np.unravel_index(flat, big.delta.shape))
         old, new = float(before[big.name][index]), float(after[big.name][index])
         rows.append(f"{number:>2}    {_where(after, big.name, index)}")
-        cells.append((fmt(old), fmt(new), f"{new - old:+.4f}", f"{changed} of {total}"))
+        cells.append((fmt(old), fmt(new), signed_change(old, new), f"{changed} of {total}"))
     title = f"largest change per step ({len(rows)} of {len(path)} steps changed)"
     cols = ("before", "after", "change", "values changed")
     return Table(title, "step  where", tuple(rows), cols, tuple(cells))

@@ -1,0 +1,25 @@
+"""A change too small for 4 decimals (an edit of a millionth) is written so that it still reads as a
+change in the transcript's and the handout's table of largest changes, never as +0.0000 or −0.0000."""
+
+import numpy as np
+
+from tinytui.model.io.model_file import load_default
+from tinytui.model.trace import run
+from tinytui.recording.transcript import largest_changes, signed_change
+
+CHAPTER = load_default()
+
+
+def test_a_millionth_of_an_edit_is_quoted_as_what_it_moved():
+    before = run(CHAPTER.params, CHAPTER.prompt, CHAPTER.target)
+    E = np.array(CHAPTER.params["E"])
+    E[0, 0] += 1e-6
+    after = run(CHAPTER.params.with_arrays({"E": E}), CHAPTER.prompt, CHAPTER.target)
+    table = largest_changes(before, after, CHAPTER.cfg.n_heads)
+    assert table.rows  # the edit moved values in several steps
+    for old, new, change, _ in table.cells:
+        assert change not in ("+0.0000", "-0.0000")
+        assert old == new or abs(float(new) - float(old) - float(change)) <= 1e-4
+    moved = after.loss - before.loss
+    assert moved != 0 and signed_change(before.loss, after.loss) == f"{moved:+.1e}"
+    assert signed_change(1.0, 1.25) == "+0.2500" and signed_change(2.0, 2.0) == "+0.0000"
