@@ -108,7 +108,7 @@ def _section_title(view: View) -> str:
     s, position = view.sampling, len(view.trace.prompt)
     if s.greedy:
         return f"Next token — {KEY} appends it (greedy: no draw; ctrl+p → Set temperature… to draw)"
-    return f"Next token — {KEY} appends it · the draw u is number {position} of PCG64(seed {s.seed})"
+    return f"Next token — {KEY} appends it · the draw u is number {position} (from 0) of PCG64(seed {s.seed})"
 
 
 def kv_cache_grids(view: View) -> list[GridSpec]:
@@ -178,9 +178,10 @@ def kv_saving(cfg) -> str:
     """What grouped key/value heads save: the cache holds one K and one V per key/value head."""
     if cfg.n_kv_heads == cfg.n_heads:
         return ""
-    per = 2 * cfg.n_kv_heads * cfg.d_head
+    per = 2 * cfg.n_kv_heads * cfg.d_head  # a K row and a V row of each key/value head, in one block
     full = 2 * cfg.n_heads * cfg.d_head
+    blocks = f", in each of the {cfg.n_blocks} blocks" if cfg.n_blocks > 1 else ""
     return (
         f" · cached per key/value head: {per} numbers a position, not {full} with one per query head "
-        f"({cfg.group_size}× smaller)"
+        f"({cfg.group_size}× smaller){blocks}"
     )
