@@ -94,3 +94,17 @@ def test_ordinary_answers_are_unchanged(tmp_path, monkeypatch):
     assert "lesson.txt exists" in check_record_path("lesson.txt")[1]
     assert check_screenshot_path("no/such/dir/x.svg")[1].startswith("There is no folder")
     assert os.listdir(tmp_path) == ["lesson.txt"]
+
+
+@pytest.mark.parametrize("check", CHECKS.values(), ids=CHECKS.keys())
+@pytest.mark.parametrize("typed", ["~", "..", "/", "shelf", "shelf/"])
+def test_a_folder_typed_as_the_name_is_a_folder(tmp_path, monkeypatch, check, typed):
+    # "~" was saved as /root.json (the home folder's name plus the suffix, in its parent); "/" was
+    # refused as holding a NUL character; ".." wrote "...json"; a folder "shelf" wrote shelf.json beside it
+    home = tmp_path / "home" / "alice"
+    (tmp_path / "work" / "shelf").mkdir(parents=True)
+    home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path / "work")
+    path, why = check(typed)
+    assert path is None and "is a folder; add a file name" in why

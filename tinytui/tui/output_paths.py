@@ -95,8 +95,9 @@ def _where(text: str, suffix: str, example: str) -> Check:
         return None, f"Type a file name, e.g. {example}"
     if unprintable(text):
         return None, unprintable(text)
-    path = Path(text.strip()).expanduser()
-    path = path if path.suffix else path.with_suffix(suffix)
+    typed = Path(text.strip()).expanduser()
+    # a folder as typed ("~", "..", "/", "notes/"), before a suffix turns it into a file beside it
+    path = typed if typed.is_dir() or typed.suffix else typed.with_suffix(suffix)
     if path.is_dir():
         return None, f"{path} is a folder; add a file name such as {path / example}"
     if not path.resolve().parent.is_dir():
@@ -134,9 +135,10 @@ def check_screenshot_path(text: str) -> Check:
 
 
 def target_path(text: str) -> Path:
-    """Where a typed save name points: ~ expanded, .json added when there is no suffix."""
+    """Where a typed save name points: ~ expanded, .json added when there is no suffix (a folder stays
+    the folder: "~" is the home folder, never a file home.json beside it)."""
     path = Path(text.strip()).expanduser()
-    return path if path.suffix else path.with_suffix(".json")
+    return path if path.is_dir() or path.suffix else path.with_suffix(".json")
 
 
 @never_raises
