@@ -44,19 +44,20 @@ def plain_table(table: Table, width: int | None = None) -> str:
     return "\n\n".join(out)
 
 
-def _column_groups(widths: list[int], width: int | None) -> list[list[int]]:
-    """Column indices in runs that fit the width beside the row labels (at least one column each)."""
+def _column_groups(widths: list[int], width: int | None, gap: int = 2) -> list[list[int]]:
+    """Column indices in runs that fit the width beside the row labels (at least one column each); gap:
+    the characters between two columns."""
     n = len(widths) - 1
-    if width is None or sum(widths) + 2 * n <= width:
+    if width is None or sum(widths) + gap * n <= width:
         return [list(range(n))]
     groups: list[list[int]] = [[]]
     used = widths[0]
     for j in range(n):
-        if groups[-1] and used + 2 + widths[j + 1] > width:
+        if groups[-1] and used + gap + widths[j + 1] > width:
             groups.append([])
             used = widths[0]
         groups[-1].append(j)
-        used += 2 + widths[j + 1]
+        used += gap + widths[j + 1]
     return groups
 
 
@@ -99,22 +100,51 @@ def _wrap(text: str, width: int, indent: str, more: str | None = None) -> list[s
     return lines
 
 
-def rich_table(table: Table) -> RichTable:
-    from rich.table import Table as RichTable
+RICH_GAP = 3  # Rich's " │ " between two columns (a space of padding each side of the rule)
 
-    out = RichTable(
-        title=table.title,
-        title_justify="left",
-        caption=table.note or None,  # a big table shown in part: what is left out
-        caption_justify="left",
-        show_edge=False,
-        pad_edge=False,
-    )
-    out.add_column(table.corner, style="bold")
-    for col in table.cols:
-        out.add_column(col, justify="right")
-    for label, row in zip(table.rows, table.cells):
-        out.add_row(label, *row)
+
+class FittedTable:
+    """A table drawn by Rich at the width it is given: split into column groups that fit, each titled
+    with the columns it holds, as plain_table splits them (Rich would otherwise cut every number to a
+    digit and an ellipsis). Every label and number is plain text: a token such as [b] or [/x] is shown
+    as it is, never read as Rich markup."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def __rich_console__(self, console, options):
+        yield from rich_tables(self.table, options.max_width)
+
+
+def rich_tables(table: Table, width: int | None = None) -> list[RichTable]:
+    """The table as Rich tables, one per column group that fits width (all columns in one without)."""
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    widths = [max(len(table.corner), *(len(r) for r in table.rows))]
+    for j, col in enumerate(table.cols):
+        widths.append(max(len(col), *(len(row[j]) for row in table.cells)))
+    groups = _column_groups(widths, width, RICH_GAP)
+    out = []
+    for i, cols in enumerate(groups):
+        title = table.title
+        if len(groups) > 1:
+            title += f" (columns {cols[0] + 1}–{cols[-1] + 1} of {len(table.cols)})"
+        last = i == len(groups) - 1
+        rich = RichTable(
+            title=Text(title),
+            title_justify="left",
+            caption=Text(table.note) if table.note and last else None,  # a big table shown in part
+            caption_justify="left",
+            show_edge=False,
+            pad_edge=False,
+        )
+        rich.add_column(Text(table.corner), style="bold", no_wrap=True)
+        for j in cols:
+            rich.add_column(Text(table.cols[j]), justify="right", no_wrap=True)
+        for label, row in zip(table.rows, table.cells):
+            rich.add_row(Text(label), *(Text(row[j]) for j in cols))
+        out.append(rich)
     return out
 
 
@@ -129,11 +159,11 @@ def rich_report(report: StageReport) -> RenderableType:
     ]
     items += [Text(f"  • {f}") for f in report.facts]
     for t in report.tables:
-        items += [Text(""), rich_table(t)]
+        items += [Text(""), FittedTable(t)]
     if report.weights:
         items += [Text(""), Text(WEIGHTS_HEADING, style="bold")]
     for t in report.weights:
-        items += [Text(""), rich_table(t)]
+        items += [Text(""), FittedTable(t)]
     return Group(*items, Text(""))
 
 
