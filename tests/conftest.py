@@ -12,9 +12,11 @@ def pytest_xdist_auto_num_workers(config):
     """`-n auto`: two workers a core. About half of a test's time under Pilot is spent asleep (each key
     press waits for the app to go idle), so a second worker on the core runs while the first waits.
     PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number outright."""
+    from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # the cores this process may use
+
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None  # pytest-xdist's own hook reads it
-    return 2 * (os.cpu_count() or 1)
+        return per_core(config)  # the number given
+    return 2 * per_core(config)
 
 
 def pytest_collection_finish(session):
