@@ -4,6 +4,7 @@ whether the last painting grew or shrank over the day."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +15,13 @@ from tinytui.lesson.gallery_reading import captions, day, day_captions
 from tinytui.model.io.checkpoint import load_checkpoint
 from tinytui.model.io.model_file import load, load_default
 from tinytui.model.switches import Switches, defaults
-from tinytui.model.trace import run
+from tinytui.model.trace import DEFAULT_LR, run
 from tinytui.present.gallery_day import DayStage, stage_caption
+from tinytui.present.gallery_pages import gallery_page, n_stages
 from tinytui.present.gallery_runs import Runs
+from tinytui.present.view import View
+from tinytui.session.session import Session
+from tinytui.session.state import State
 
 LLAMA = Path(__file__).parents[2] / "model" / "presets" / "chapter17-llama.json"
 
@@ -97,3 +102,15 @@ def test_with_an_output_bias_the_strokes_total_says_it_holds_b_o():
     assert all("with the bias b_O, come to a size of" in c.text for c in one_day)
     plain = captions(day(load_default().params, run(load_default().params, ("a", "wood"), "wood")))
     assert not any("b_O" in c.text for c in plain)  # the chapter's attention has no bias
+
+
+@pytest.mark.parametrize("path", [LLAMA, LLAMA.with_name("chapter17.json")])
+def test_with_pe_off_the_second_stage_says_nothing_marks_or_turns(path):
+    model = load(path)
+    switches = replace(defaults(model.cfg), positional_encoding=False)
+    session = Session(model, State(model.params, model.prompt, model.target, switches, DEFAULT_LR))
+    title = gallery_page(View.of(session), lambda view: None, "day", 1, 100)[0][0].text
+    assert title == f"Stage 2 of {n_stages(View.of(session))} · Where they hang: not said (PE off)"
+    assert "turned" not in title and "marks" not in title
+    text = " ".join(stage_caption(runs_of(model, switches), DayStage("mark", None, "")))
+    assert "switched off (PE off)" in text  # the caption under it says the same

@@ -56,14 +56,16 @@ MARK_TITLES = MappingProxyType(
     {  # the second stage's title by the run's kind of positions
         "rope": "Where they hang: turned, not marked",
         "none": "No position marks, no turns",
+        "off": "Where they hang: not said (PE off)",  # switched off: no mark is added, nothing turned
     }
 )
 
 
-def day_stages(n_blocks: int, positions: str = "sinusoid") -> tuple[DayStage, ...]:
+def day_stages(n_blocks: int, positions: str = "sinusoid", switched_on: bool = True) -> tuple[DayStage, ...]:
     """The stages of the run's day; positions (the run's kind) titles the second: a mark is painted on
-    with sinusoids or a learned table, rotary positions turn the artists' queries and keys instead."""
-    marks = MARK_TITLES.get(positions, "The position marks")
+    with sinusoids or a learned table, rotary positions turn the artists' queries and keys instead;
+    switched_on False (PE off): neither happens."""
+    marks = MARK_TITLES.get(positions if switched_on else "off", "The position marks")
     out = [DayStage("stock", None, "Opening: the stock images"), DayStage("mark", None, marks)]
     for b in range(n_blocks):
         out.append(DayStage("morning", b, f"Day {b + 1}, morning: the artists paint"))
@@ -206,7 +208,7 @@ def _read_off(runs: Runs) -> list[str]:
 
 
 def day_page(runs: Runs, stage: DayStage, index: int, width: int) -> list[Line]:
-    stages = day_stages(runs.params.cfg.n_blocks, runs.trace.cfg.positions)
+    stages = day_stages(runs.params.cfg.n_blocks, runs.trace.cfg.positions, runs.gallery.position_marks)
     out: list[Line] = [
         (Words(f"Stage {index + 1} of {len(stages)} · {stage.title}", TITLE),),
         (Words("← → or n p: the next or previous stage", MUTED),),

@@ -54,7 +54,7 @@ def gallery_page(view: View, weights_of: ComparedWeights, page: str, stage: int,
     `width` columns wide, its marks against the comparison run made with weights_of(view)."""
     runs = Runs.of(view, weights_of(view))
     if page == "day":
-        stages = day_stages(runs.params.cfg.n_blocks, runs.trace.cfg.positions)
+        stages = day_stages(runs.params.cfg.n_blocks, runs.trace.cfg.positions, runs.gallery.position_marks)
         i = max(0, min(stage, len(stages) - 1))
         return day_page(runs, stages[i], i, width)
     pages = {"artists": artists_page, "circuits": circuits_page, "attribution": attribution_page,
