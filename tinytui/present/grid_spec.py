@@ -190,6 +190,11 @@ class LogitsSpec:
     rows: tuple[LogitRow, ...]
     others: str = ""  # a long vocabulary: the line for the tokens not shown (top_tokens.Shown.line)
 
+    @property
+    def number_width(self) -> int:
+        """The logit and probability columns' width: 7 (−1.2345), or the widest number's (−16.0692)."""
+        return max(7, *(max(len(r.logit), len(r.prob)) for r in self.rows))
+
 
 Item = GridSpec | LogitsSpec
 

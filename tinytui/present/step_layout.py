@@ -143,7 +143,7 @@ def _measured(spec: GridSpec, room: int | None, kept: LayoutKept) -> tuple[Shape
 def bars_box_size(spec: LogitsSpec, room: int | None) -> tuple[int, int, int, bool]:
     """The bars' frame width and height, their length at p = 1 (shorter on a narrow screen) and
     whether their tags are short (even the shortest bars leave no room for the words)."""
-    token = max(len(r.token) for r in spec.rows) + 18
+    token = max(len(r.token) for r in spec.rows) + 2 * (spec.number_width + 2)  # " -1.2345▲" twice
     inside = None if room is None else room - 2 * FRAME
     short = inside is not None and inside < token + len(BAR_TAGS) + MIN_BAR
     fixed = token + len(SHORT_TAGS if short else BAR_TAGS)
