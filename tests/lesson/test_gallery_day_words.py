@@ -114,3 +114,28 @@ def test_with_pe_off_the_second_stage_says_nothing_marks_or_turns(path):
     assert "turned" not in title and "marks" not in title
     text = " ".join(stage_caption(runs_of(model, switches), DayStage("mark", None, "")))
     assert "switched off (PE off)" in text  # the caption under it says the same
+
+
+def test_each_days_last_strip_is_said_to_be_what_the_switches_make_it():
+    chapter = load_default()
+    cases = {"default": Switches(), "residual off": Switches(residual=False), "post": Switches(norm="post")}
+    for name, switches in cases.items():
+        runs = runs_of(chapter, switches)
+        day_1 = runs.gallery.paintings[-1].days[0]
+        morning_text = " ".join(stage_caption(runs, DayStage("morning", 0, "")))
+        evening_text = " ".join(stage_caption(runs, DayStage("evening", 0, "")))
+        summed = np.allclose(day_1.canvas, runs.gallery.paintings[-1].start + day_1.morning)
+        summed_evening = np.allclose(day_1.evening, day_1.canvas + day_1.filter_change)
+        assert summed == (name == "default") and summed_evening == (name == "default")
+        if name == "default":
+            assert "are added on top" in morning_text and "adds its change" in evening_text
+            assert "not the sum" not in morning_text + evening_text
+        elif name == "residual off":  # the painting is the strokes, then the filter's change, alone
+            assert np.allclose(day_1.canvas, day_1.morning) and np.allclose(
+                day_1.evening, day_1.filter_change
+            )
+            assert "take the painting's place (the residual is off)" in morning_text
+            assert "its change takes the painting's place (the residual is off)" in evening_text
+        else:
+            for text in (morning_text, evening_text):
+                assert "is then layer-normed" in text and "not the sum of the ones above it" in text

@@ -127,9 +127,10 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
         return [next(c.text for c in found if c.kind == stage.kind)]
     day = (stage.block or 0) + 1
     if stage.kind == "morning":
+        together = "are added on top" if sw.residual else "take the painting's place (the residual is off)"
         out = [
             f"On the morning of day {day} each artist (an attention head) looks across the "
-            "gallery and adds brush strokes to every painting; all the strokes together are added on top."
+            f"gallery and paints brush strokes for every painting; all the strokes together {together}."
         ]
         out += _shared_heads(runs.trace.cfg)
         out += _norm_sentence(runs, stage)
@@ -137,15 +138,20 @@ def stage_caption(runs: Runs, stage: DayStage) -> list[str]:
             who = f"Artist {away[0]}" if len(away) == 1 else f"Artists {listed([str(h) for h in away])}"
             them = "it" if len(away) == 1 else "them"
             out.append(f"{who} stayed at home today (ablated): no strokes from {them}.")
-        if not sw.residual:
-            out.append("With the residual off the strokes replace each painting instead of adding to it.")
+        out += _layer_norm_after(runs, "strokes")
         return out + [c.text for c in runs.day_captions(day - 1) if c.kind == "artist"]
     if stage.kind == "evening":
+        change = (
+            "adds its change"
+            if sw.residual
+            else "its change takes the painting's place (the residual is off)"
+        )
         out = [
             f"On the evening of day {day} the filter (the feed-forward network) goes over each "
-            "painting on its own, never looking at the others, and adds its change."
+            f"painting on its own, never looking at the others, and {change}."
         ]
         out += _norm_sentence(runs, stage)
+        out += _layer_norm_after(runs, "filter's change")
         if runs.trace.cfg.gated:
             act = ACTIVATION_NAMES[sw.activation]
             kind = " (SwiGLU)" if sw.activation == "silu" else ""
@@ -189,6 +195,20 @@ def _shared_heads(cfg: ModelConfig) -> list[str]:
     return [
         f"{who} (grouped-query attention): each artist asks its own questions, but the artists of a group "
         "look up the same keys and carry the same values, each through its own part of W_O."
+    ]
+
+
+def _layer_norm_after(runs: Runs, what: str) -> list[str]:
+    """Post-norm with LayerNorm (RMSNorm says it in norm_caption): the painting at the end of the morning
+    or the evening is layer-normed after the add, so it is not the sum of the two strips above it."""
+    if runs.trace.switches.norm != "post" or runs.trace.cfg.norm == "rms":
+        return []
+    added = "with the " + what if runs.trace.switches.residual else "made of the " + what
+    gain = ", then times the norm's gain and plus its bias" if runs.trace.cfg.norm_affine else ""
+    return [
+        f"Under post-norm the painting {added} is then layer-normed (its mean taken away, then divided "
+        f"by its standard deviation{gain}), so the last strip of each painting is not the sum of the ones "
+        "above it."
     ]
 
 
