@@ -40,6 +40,20 @@ def shown(text: str, limit: int = 40) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"… ({len(text)} characters)"
 
 
+MAX_RUN_CHARS = 200  # a longer run without a space in a message is a typed value, never a word
+
+
+def one_line(message: str) -> str:
+    """A refusal with every run of more than MAX_RUN_CHARS characters without a space (a 5,000-character
+    path or name echoed back) cut to its start and end, so it stays one line a terminal can show."""
+
+    def cut(m: re.Match) -> str:
+        run = m.group()
+        return f"{run[:60]}…{run[-20:]} ({len(run)} characters)"
+
+    return re.sub(rf"\S{{{MAX_RUN_CHARS + 1},}}", cut, message)
+
+
 def number(text: str) -> float:
     """A number as typed: '0.5', '-1', '1e-3', '1/2', with '−' (U+2212) as a minus. Finite, or Invalid.
 

@@ -22,6 +22,7 @@ from tinytui.cli.debugger import cmd_app, cmd_replay
 from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import UsageError, setup_from
 from tinytui.lesson.stages import GROUPS, STAGE_BY_NUMBER, STAGES
+from tinytui.model import checks
 from tinytui.model.io.field_checks import ModelFileError
 
 
@@ -243,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         out.flush()
         return code
     except (ModelFileError, UsageError, command_error()) as exc:  # evaluated once something is raised
-        print(f"tinytui: error: {exc}", file=sys.stderr)
+        print(f"tinytui: error: {checks.one_line(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `tinytui print | head` is fine
         out.silence()

@@ -260,7 +260,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         model, path = build(args, err)
         write(model, path)
     except (CommandError, ModelFileError) as exc:
-        print(f"tinytui: error: {exc}", file=err)
+        print(f"tinytui: error: {checks.one_line(str(exc))}", file=err)
         return 2
     except MemoryError:  # sizes within the file bounds can still be more than this machine holds
         print("tinytui: error: a model of these sizes is too large to hold in memory here", file=err)

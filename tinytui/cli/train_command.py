@@ -265,7 +265,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         trained = ModelFile(name, about, seeded_model.with_neutral_dims(result.params), tuple(prompt), target)
         new_command.write(trained, path)
     except (CommandError, ModelFileError) as exc:
-        print(f"tinytui: error: {exc}", file=err)
+        print(f"tinytui: error: {checks.one_line(str(exc))}", file=err)
         return 2
     except MemoryError:
         print("tinytui: error: the model is too large to train in memory here", file=err)
