@@ -34,7 +34,8 @@ def tokens(trace: Trace) -> list[str]:
     ids = " ".join(str(int(i)) for i in trace["ids"])
     target = trace.target
     said = f"target {quoted(target)} is id {trace.cfg.token_id(target)}"
-    return [f"{len(trace.prompt)} tokens, ids {ids}; {said}"]
+    n = len(trace.prompt)
+    return [f"{n} token, id {ids}; {said}" if n == 1 else f"{n} tokens, ids {ids}; {said}"]
 
 
 def pe(trace: Trace) -> list[str]:
