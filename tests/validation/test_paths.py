@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from tinytui.tui.controllers.practice_controller import check_lesson_path
 from tinytui.tui.output_paths import (
     check_record_path,
     check_save_path,
@@ -19,6 +20,7 @@ CHECKS = {
     "record": check_record_path,
     "screenshot": check_screenshot_path,
 }
+TYPED_PATH_CHECKS = {**CHECKS, "lesson": check_lesson_path}
 
 
 @pytest.mark.parametrize("check", CHECKS.values(), ids=CHECKS.keys())
@@ -96,7 +98,7 @@ def test_ordinary_answers_are_unchanged(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["lesson.txt"]
 
 
-@pytest.mark.parametrize("check", CHECKS.values(), ids=CHECKS.keys())
+@pytest.mark.parametrize("check", TYPED_PATH_CHECKS.values(), ids=TYPED_PATH_CHECKS.keys())
 @pytest.mark.parametrize("typed", ["~", "..", "/", "shelf", "shelf/"])
 def test_a_folder_typed_as_the_name_is_a_folder(tmp_path, monkeypatch, check, typed):
     # "~" was saved as /root.json (the home folder's name plus the suffix, in its parent); "/" was

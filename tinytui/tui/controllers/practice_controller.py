@@ -336,7 +336,7 @@ def check_lesson_path(text: str) -> tuple[Path | None, str]:
     if unprintable(text):
         return None, unprintable(text)
     path = Path(text.strip()).expanduser()
-    path = path if path.suffix else path.with_suffix(".json")
+    path = path if path.is_dir() or path.suffix else path.with_suffix(".json")  # "~" is no ~.json
     if path.is_dir():
         return None, f"{path} is a folder; add a file name such as {path / 'lesson.json'}"
     if not path.resolve().parent.is_dir():
