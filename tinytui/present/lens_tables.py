@@ -63,7 +63,9 @@ def how_read(point: LensPoint, view: View) -> str:
     trace = view.trace
     cfg = trace.cfg
     last = len(trace.prompt) - 1
-    norm = "RMSNorm (lnf_g)" if cfg.norm == "rms" else "LayerNorm (lnf_g, lnf_b)"
+    norm = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
+    if cfg.norm_affine:  # the chapter's norms have no gain or bias to name
+        norm += " (lnf_g)" if cfg.norm == "rms" else " (lnf_g, lnf_b)"
     out = "W_U" if "W_U" in view.params else "Eᵀ"
     stream = display(point.stream, cfg.n_blocks)  # as the screen names it: x′, not x_mid
     return (
