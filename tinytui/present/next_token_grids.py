@@ -106,6 +106,8 @@ def _title(chosen: sampling.Pick, vocab) -> str:
 
 def _section_title(view: View) -> str:
     s, position = view.sampling, len(view.trace.prompt)
+    if position >= view.trace.cfg.n_ctx:  # + appends nothing, so nothing is chosen or drawn
+        return f"Next token — none: the prompt fills the context of {view.trace.cfg.n_ctx} positions"
     if s.greedy:
         return f"Next token — {KEY} appends it (greedy: no draw; ctrl+p → Set temperature… to draw)"
     return f"Next token — {KEY} appends it · the draw u is number {position} (from 0) of PCG64(seed {s.seed})"
