@@ -154,10 +154,70 @@ def unprintable_files() -> str:
     return ""
 
 
-async def run_sequence(seed: int, length: int = 40, argv: tuple[str, ...] | None = None) -> Counts:
+# The modes a sequence can start in (the keys that enter it, pressed first), and the models: the plain
+# plan reaches most modes only by chance and runs only the chapter's model and woodland.
+MODES: dict[str, tuple[str, ...]] = {
+    "backward walk": ("b", "n", "n"),
+    "practice": ("k",),
+    "gallery": ("v",),
+    "generation": ("plus", "plus"),
+    "watch pane": ("W",),
+    "patching": ("A",),
+    "two runs": ("C",),
+    "compare": ("c",),
+    "presenter": ("z",),
+    "recording": ("ctrl+t", "enter"),
+    "help": ("question_mark",),
+    "notices": ("M",),
+    "palette": ("ctrl+p",),
+    "one token": ("delete",) * 16,
+    "full context": ("i", "enter") * 8,
+}
+GROUPED = "grouped.json"  # made in the current folder by grouped_model()
+MODELS: dict[str, tuple[str, ...]] = {
+    "chapter": (),
+    "llama": ("--model", "chapter17-llama"),
+    "woodland": ("--model", "woodland"),
+    "grouped K/V, 3 blocks, n_ctx 6": ("--model", GROUPED),
+}
+
+
+def grouped_model() -> None:
+    """A Llama-family model of three blocks, four query heads over two key/value heads and a context
+    of six tokens, written as `tinytui new` writes it (once a folder)."""
+    import contextlib
+    import io
+
+    from tinytui.cli.main import main
+
+    if not Path(GROUPED).exists():
+        args = "new --arch llama --d 8 --heads 4 --kv-heads 2 --blocks 3 --ctx 6 --seed 5 -o"
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main([*args.split(), GROUPED]) == 0
+
+
+def mode_and_model(seed: int) -> tuple[str, str]:
+    """Every model in every mode, each seed the next pair."""
+    models = list(MODELS)
+    return list(MODES)[seed // len(models) % len(MODES)], models[seed % len(models)]
+
+
+async def run_mode_sequence(seed: int, length: int = 40) -> Counts:
+    """A sequence that starts in one mode on one model (mode_and_model) and then goes on as plan(seed)."""
+    mode, model = mode_and_model(seed)
+    grouped_model()
+    counts = await run_sequence(seed, length, MODELS[model], MODES[mode])
+    counts.failures = [f"{mode} on {model}: {f}" for f in counts.failures]
+    return counts
+
+
+async def run_sequence(
+    seed: int, length: int = 40, argv: tuple[str, ...] | None = None, first_keys: tuple[str, ...] = ()
+) -> Counts:
     """One sequence; every third seed records from the start (--record fuzz-SEED.txt), every fourth (from
-    seed 1) steps through the two-block woodland preset."""
+    seed 1) steps through the two-block woodland preset. first_keys are pressed before the plan's."""
     size, steps = plan(seed, length)
+    steps = [("key", k) for k in first_keys] + steps
     counts = Counts(sequences=1)
     if argv is None:  # every third seed records; every fourth runs a model of two blocks
         argv = ("--record", f"fuzz-{seed}.txt") if seed % 3 == 0 else ()
