@@ -23,3 +23,12 @@ def test_the_line_names_the_files_sizes(tmp_path, capsys, arch):
     )
     assert (arch == "llama") == ("over 2 key/value heads" in said)
     assert re.search(r"\(d 8, 4 heads of 2", said)
+
+
+def test_a_model_with_its_weights_beside_it_names_that_file(tmp_path, capsys):
+    path = tmp_path / "big.json"
+    assert main(["new", "--d", "128", "--heads", "4", "--ff", "512", "-o", str(path)]) == 0
+    said = capsys.readouterr().out
+    (weights,) = [p for p in tmp_path.iterdir() if p.suffix == ".safetensors"]
+    assert said.startswith(f"wrote {path} and its weights, {weights.name}, beside it: 198,272 parameters")
+    assert load(path).params.total() == 198_272

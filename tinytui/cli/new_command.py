@@ -16,7 +16,7 @@ from tinytui.cli.option_types import file_name
 from tinytui.model import architectures, checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError, look_alike
-from tinytui.model.io.model_file import save, sweep_half
+from tinytui.model.io.model_file import save, sweep_half, weights_written_for
 from tinytui.model.io.safe_io import TextFileError, read_utf8, sweep_stale
 from tinytui.model.params import Params
 from tinytui.model.training import seeded_model
@@ -210,6 +210,13 @@ def write(model: ModelFile, path: Path) -> None:
         raise CommandError(f"-o: cannot write {path} ({exc.strerror or exc})") from None
 
 
+def written(path: Path) -> str:
+    """'wrote m.json', and when save() put the weights beside it, that file's name too: the JSON alone,
+    moved or copied without it, is not the model."""
+    beside = weights_written_for(path)
+    return f"wrote {path}" + (f" and its weights, {beside[0].name}, beside it" if beside else "")
+
+
 def build(args: argparse.Namespace, err: TextIO | None = None) -> tuple[ModelFile, Path]:
     """The model the arguments ask for and where it goes; CommandError before anything is written."""
     path = output_path(args, err=err)
@@ -267,7 +274,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     cfg = model.cfg
     print(
-        f"wrote {path}: {model.params.total():,} parameters (d {cfg.d_model}, {cfg.n_heads} heads of "
+        f"{written(path)}: {model.params.total():,} parameters (d {cfg.d_model}, {cfg.n_heads} heads of "
         f"{cfg.d_head}{_sharing(cfg)}, ff {cfg.d_ff}, {cfg.n_blocks} block{'s' * (cfg.n_blocks != 1)}, "
         f"{cfg.n_vocab} tokens, n_ctx {cfg.n_ctx})",
         file=out,

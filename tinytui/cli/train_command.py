@@ -281,7 +281,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         f"{result.loss_before:.4f} → {result.loss_after:.4f}",
         file=out,
     )
-    print(f"wrote {path}", file=out)
+    print(new_command.written(path), file=out)
     return 0
 
 
