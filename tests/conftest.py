@@ -8,6 +8,7 @@ from tinytui.model.io.model_file import load_default
 from tinytui.model.trace import run
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: unknown under -p no:xdist
 def pytest_xdist_auto_num_workers(config):
     """`-n auto`: two workers a core. About half of a test's time under Pilot is spent asleep (each key
     press waits for the app to go idle), so a second worker on the core runs while the first waits.
