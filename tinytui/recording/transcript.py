@@ -71,7 +71,8 @@ def state_lines(session: Session) -> list[str]:
     cfg = m.cfg
     about = (
         f"{m.name} · {m.params.total()} parameters · vocabulary {cfg.n_vocab} · d_model {cfg.d_model} · "
-        f"{cfg.n_heads} heads · d_ff {cfg.d_ff} · {cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
+        f"{cfg.n_heads} heads{_shared(cfg)} · d_ff {cfg.d_ff} · "
+        f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
     )
     out = line("model", about)
     out += line("prompt", " ".join(s.prompt))
@@ -86,6 +87,13 @@ def state_lines(session: Session) -> list[str]:
     where = step_path.of_all(session.here, session.model.cfg.n_blocks, "/").removeprefix("Step ")
     out += line("at step", f"{where} · {STAGE_BY_NUMBER[session.step].title}")
     return out
+
+
+def _shared(cfg) -> str:
+    """' over 2 key/value heads' when the query heads share them (grouped-query attention), else ''."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return ""
+    return f" over {cfg.n_kv_heads} key/value head{'s' if cfg.n_kv_heads != 1 else ''}"
 
 
 def next_token_text(session: Session) -> str:
