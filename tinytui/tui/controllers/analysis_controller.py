@@ -185,6 +185,8 @@ class AnalysisController:
         elif kind == "model":
 
             def take_path(text: str) -> str | None:
+                if not text.strip():  # Path("") is the current folder, read as a checkpoint folder
+                    return "Type the path of a model file or checkpoint folder, e.g. edited.json"
                 return self._set(lambda session: session.compare_with("model", path=text.strip()))
 
             hint = "A model file or checkpoint folder with weights of the same shape"
