@@ -159,3 +159,16 @@ def test_no_pass_after_the_prompt_says_the_cache_was_not_needed(capsys):
     assert rc == 0 and lines[0].startswith("0 new tokens")
     assert lines[1] == "KV cache: not needed: no new token fits in the context."
     assert "reuses" not in out
+
+
+def test_a_vocabulary_of_three_shows_three_most_likely_not_five(capsys, tmp_path):
+    vocab = tmp_path / "v.txt"
+    vocab.write_text("a\nb\nc\n")
+    path = tmp_path / "m.json"
+    args = ["new", "--vocab", str(vocab), "--prompt", "a b", "--target", "c", "-o", str(path)]
+    assert main(args) == 0
+    capsys.readouterr()
+    rc, out, _ = call(capsys, "--model", str(path), "--tokens", "1")
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("pos"))
+    assert rc == 0 and header.endswith("  three most likely (the model's p)")
+    assert len(out.splitlines()[-1].split(" · ")) == 3

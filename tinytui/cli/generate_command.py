@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from tinytui.cli.new_command import CommandError
+from tinytui.lesson.texts.wording import in_words
 from tinytui.model.generation import kv_cache, sampling
 from tinytui.model.generation.continuation import MAX_TOKENS, Continuation, generate
 
@@ -146,7 +147,8 @@ def text_lines(setup: Setup, found: Continuation) -> list[str]:
         head = f"{'pos':>4}  {'token':<{TOKEN_WIDTH}} {'p':>7}"
         if drawn:
             head += f"  {'p drawn':>7}  {'draw':>6}"
-        lines.append(f"{head}  five most likely (the model's p)")
+        shown = min(TOP, cfg.n_vocab)  # a vocabulary of fewer tokens shows them all
+        lines.append(f"{head}  {in_words(shown)} most likely (the model's p)")
         for p in found.picks:
             row = f"{p.position:>4}  {_cut(cfg.vocab[p.token]):<{TOKEN_WIDTH}} {p.before[p.token]:>7.4f}"
             if drawn:
