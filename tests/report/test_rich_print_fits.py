@@ -13,7 +13,7 @@ from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.model.io.model_file import load
 from tinytui.model.switches import defaults
 from tinytui.model.trace import run
-from tinytui.report.render import FittedTable, rich_report
+from tinytui.report.render import FittedTable, plain_table, rich_report
 from tinytui.report.step_report import stage_report
 from tinytui.report.tables import Table, fmt
 
@@ -42,3 +42,9 @@ def test_labels_that_look_like_markup_are_shown_as_they_are():
     text = drawn(FittedTable(table), 60)
     for shown in ("E[id] — rows", "0:[/b]", "1:[bold]x", "[d0]", "2.0000"):
         assert shown in text
+
+
+def test_a_table_with_no_rows_still_prints_its_title_and_header():
+    table = Table("nothing kept", "tokens", (), ("a", "b"), ())
+    assert plain_table(table, 40).splitlines() == ["nothing kept", "tokens  a  b"]
+    assert "nothing kept" in drawn(FittedTable(table), 40)

@@ -23,9 +23,9 @@ def stage_heading(report: StageReport) -> str:
 
 def plain_table(table: Table, width: int | None = None) -> str:
     """Aligned columns; with a width, a table too wide for it is split into column groups."""
-    widths = [max(len(table.corner), *(len(r) for r in table.rows))]
+    widths = [max([len(table.corner), *(len(r) for r in table.rows)])]
     for j, col in enumerate(table.cols):
-        widths.append(max(len(col), *(len(row[j]) for row in table.cells)))
+        widths.append(max([len(col), *(len(row[j]) for row in table.cells)]))
     groups = _column_groups(widths, width)
     out = []
     for cols in groups:
@@ -121,9 +121,9 @@ def rich_tables(table: Table, width: int | None = None) -> list[RichTable]:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    widths = [max(len(table.corner), *(len(r) for r in table.rows))]
+    widths = [max([len(table.corner), *(len(r) for r in table.rows)])]
     for j, col in enumerate(table.cols):
-        widths.append(max(len(col), *(len(row[j]) for row in table.cells)))
+        widths.append(max([len(col), *(len(row[j]) for row in table.cells)]))
     groups = _column_groups(widths, width, RICH_GAP)
     out = []
     for i, cols in enumerate(groups):
