@@ -39,8 +39,9 @@ class InputDialog(ModalScreen[Result]):
         with Vertical() as box:
             box.border_title = self.title_text
             yield Input(self.value, id=self.input_id, select_on_focus=self.select_on_focus)
-            yield Static("", id=self.message_id, classes="message")
-            yield Static(self.hint, classes="hint")
+            # plain text: a refusal repeats what was typed ("[/]" would be a markup error)
+            yield Static("", id=self.message_id, classes="message", markup=False)
+            yield Static(self.hint, classes="hint", markup=False)
 
     def say(self, message: str) -> None:
         self.message = message
