@@ -16,16 +16,23 @@ TOLERANCE = 1e-9  # float noise below this is not a change a person could see at
 class TensorDiff:
     name: str
     changed: np.ndarray  # bool, the tensor's shape: True where the value moved
-    delta: np.ndarray  # after − before (zeros where a cell has no counterpart before)
+    # after − before (zeros where a cell has no counterpart before), or before − after when negated
+    moved: np.ndarray
     # The shapes differ. When only the positions' axes grew or shrank (a token appended or taken
     # off), cells are compared at the same position and a new position is new, not changed; any other
     # change of shape (another model) marks every cell changed.
     reshaped: bool
     n_changed: int  # how many cells moved: counted once, read by every table of a step and the step list
+    negated: bool = False  # moved is before − after (a diff turned round): delta negates it
+
+    @cached_property  # an undo turns every tensor's diff round, and reads the deltas of the tables shown
+    def delta(self) -> np.ndarray:
+        """after − before (zeros where a cell did not move or has no counterpart before)."""
+        return np.subtract(0.0, self.moved) if self.negated else self.moved
 
     @property
     def max_abs(self) -> float:
-        return float(np.abs(self.delta).max()) if self.delta.size else 0.0
+        return float(np.abs(self.moved).max()) if self.moved.size else 0.0
 
 
 @dataclass(frozen=True)
@@ -78,17 +85,17 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
 
 def turned(made: TraceDiff, before: Trace) -> TraceDiff | None:
     """diff(after, before), given made = diff(before, after) (an undo compares the traces its change
-    compared, the other way round): the same cells changed, each delta negated (0 − d is exactly what the
-    subtraction the other way gives, and keeps an unchanged cell's zero). None when the two traces do not
-    line up tensor for tensor (a token appended): diff compares those."""
+    compared, the other way round): the same cells changed, each delta negated when it is read (0 − d is
+    exactly what the subtraction the other way gives, and keeps an unchanged cell's zero). None when the
+    two traces do not line up tensor for tensor (a token appended): diff compares those."""
     if made.tensors.keys() != before.tensors.keys() or any(d.reshaped for d in made.tensors.values()):
         return None
     out = {}
     for name in before.tensors:
         d = made.tensors[name]
-        unchanged = d is _unchanged(name, d.delta.shape)  # a tensor a run kept: the same again
+        unchanged = d is _unchanged(name, d.moved.shape)  # a tensor a run kept: the same again
         out[name] = (
-            d if unchanged else TensorDiff(name, d.changed, np.subtract(0.0, d.delta), False, d.n_changed)
+            d if unchanged else TensorDiff(name, d.changed, d.moved, False, d.n_changed, not d.negated)
         )
     return TraceDiff(out)
 

@@ -110,6 +110,7 @@ def test_turned_is_the_diff_the_other_way_counts_and_all(chapter, trace):
         assert t.n_changed == d.n_changed == int(d.changed.sum()) == made[name].n_changed, name
         assert type(t.n_changed) is int, name
         assert np.array_equal(t.changed, d.changed) and np.array_equal(t.delta, d.delta), name
+        assert t.max_abs == d.max_abs and np.array_equal(turned(undone, after)[name].delta, made[name].delta)
         moved = after[name] - trace[name]
         assert np.array_equal(made[name].delta, np.where(made[name].changed, moved, 0.0)), name
     assert made["blocks.0.x_mid_norm"].n_changed == made["blocks.0.x_mid_norm"].changed.size  # all moved
