@@ -29,6 +29,8 @@ def test_a_millionth_of_an_edit_is_quoted_as_what_it_moved():
     moved = after.loss - before.loss
     assert moved != 0 and signed_change(before.loss, after.loss) == f"{moved:+.1e}"
     assert signed_change(1.0, 1.25) == "+0.2500" and signed_change(2.0, 2.0) == "+0.0000"
+    # shown 1.1690 → 0.9120: by hand −0.2570, though the values themselves differ by −0.25708
+    assert signed_change(1.16904, 0.91196) == "-0.2570"
 
 
 def test_the_transcript_header_names_the_key_value_heads_a_model_shares():

@@ -218,13 +218,14 @@ def change_text(head: str, event: Event, before: State, session: Session) -> str
 
 
 def signed_change(old: float, new: float) -> str:
-    """new − old with its sign, to 4 decimals; a change too small for them in two significant figures
+    """new − old with its sign, as a reader works it out from the two values shown (fmt's 4 decimals),
+    so the three always agree by hand; a change too small to move them in two significant figures
     (+2.3e-05), so a value that moved never reads as +0.0000 (nor any change as −0.0000)."""
+    shown = round(float(fmt(new)) - float(fmt(old)), 4)
+    if shown != 0:
+        return f"{shown:+.4f}"
     d = new - old
-    if d == 0:
-        return "+0.0000"
-    shown = f"{d:+.4f}"
-    return shown if float(shown) != 0 else f"{d:+.1e}"
+    return "+0.0000" if d == 0 else f"{d:+.1e}"
 
 
 def largest_changes(before: Trace, after: Trace, n_heads: int) -> Table:
