@@ -395,11 +395,22 @@ def _filter_caption(pt: Painting, days: tuple[Day, ...]) -> Caption:
         how = f"changed it most on {evening}, by"
     else:
         how = "changed it as much on several evenings, each time by"
+    shown_change, shown_canvas = _sizes_for_ratio(change, canvas, ratio)
     text = (
         f"Painting {pt.label}: the filter {how} {_percent(ratio)} of the size of the canvas (a change of "
-        f"{_size(change)} on a canvas of {_size(canvas)})."
+        f"{shown_change} on a canvas of {shown_canvas})."
     )
     return Caption("filter", pt.position, text, {"change": change, "canvas": canvas, "ratio": ratio})
+
+
+def _sizes_for_ratio(change: float, canvas: float, ratio: float) -> tuple[str, str]:
+    """The two sizes to as few decimals (2 at least) as make their quotient, worked out by hand from
+    them, round to the same percent as the ratio quoted beside them."""
+    for digits in range(2, 7):
+        a, b = f"{change:.{digits}f}", f"{canvas:.{digits}f}"
+        if float(b) > 0 and _percent(float(a) / float(b)) == _percent(ratio):
+            break
+    return a, b
 
 
 def _prediction_caption(pr: Prediction) -> Caption:

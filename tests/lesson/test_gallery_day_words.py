@@ -139,3 +139,21 @@ def test_each_days_last_strip_is_said_to_be_what_the_switches_make_it():
         else:
             for text in (morning_text, evening_text):
                 assert "is then layer-normed" in text and "not the sum of the ones above it" in text
+
+
+def test_a_filter_percent_is_what_its_two_quoted_sizes_give_by_hand():
+    checked = 0
+    for name in ("chapter17", "chapter17-llama", "woodland", "chapter17-trained"):
+        model = load(LLAMA.with_name(f"{name}.json"))
+        trace = run(model.params, model.prompt, model.target, defaults(model.cfg))
+        gallery = day(model.params, trace)
+        found = captions(gallery) + [c for b in range(model.cfg.n_blocks) for c in day_captions(gallery, b)]
+        for caption in [c for c in found if c.kind == "filter" and "ratio" in c.numbers]:
+            percent = int(re.search(r"by (\d+)%", caption.text).group(1))
+            change, canvas = re.search(r"a change of ([\d.]+) on a canvas of ([\d.]+)", caption.text).groups()
+            assert (
+                round(100 * float(change) / float(canvas)) == percent == round(100 * caption.numbers["ratio"])
+            )
+            assert abs(float(change) - caption.numbers["change"]) < 0.005  # each size true to its digits
+            checked += 1
+    assert checked > 40
