@@ -270,7 +270,7 @@ def _beside_the_stock(mark: float, stock: float) -> str:
     boldest = f"the boldest stock picture's size, {_size(stock)}"
     if _size(mark) == _size(stock):
         return f"That is as big as {boldest}."
-    if mark < stock / 2:
+    if mark < stock / 2 and float(_size(mark)) < float(_size(stock)) / 2:  # so too as the sizes read
         return f"That is less than half {boldest}: the marks are faint beside the pictures."
     return f"That is {'less' if mark < stock else 'more'} than {boldest}."
 

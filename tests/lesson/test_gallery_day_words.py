@@ -157,3 +157,11 @@ def test_a_filter_percent_is_what_its_two_quoted_sizes_give_by_hand():
             assert abs(float(change) - caption.numbers["change"]) < 0.005  # each size true to its digits
             checked += 1
     assert checked > 40
+
+
+def test_less_than_half_only_when_the_sizes_as_quoted_say_so_too():
+    from tinytui.lesson.gallery_reading import _beside_the_stock
+
+    # 0.7551 < 1.5104 / 2, but as quoted 0.76 is more than half of 1.51
+    assert _beside_the_stock(0.7551, 1.5104) == "That is less than the boldest stock picture's size, 1.51."
+    assert _beside_the_stock(0.70, 1.51).startswith("That is less than half")
