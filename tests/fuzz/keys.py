@@ -202,22 +202,27 @@ def mode_and_model(seed: int) -> tuple[str, str]:
     return list(MODES)[seed // len(models) % len(MODES)], models[seed % len(models)]
 
 
+SHRINKS = [(20, 5), (1, 1), (40, 10), (80, 24)]  # through tiny sizes in the mode, then back
+
+
 async def run_mode_sequence(seed: int, length: int = 40) -> Counts:
-    """A sequence that starts in one mode on one model (mode_and_model) and then goes on as plan(seed)."""
+    """A sequence that starts in one mode on one model (mode_and_model), every other seed then shrinks
+    the terminal through SHRINKS, and goes on as plan(seed)."""
     mode, model = mode_and_model(seed)
     grouped_model()
-    counts = await run_sequence(seed, length, MODELS[model], MODES[mode])
+    first = [("key", k) for k in MODES[mode]] + [("resize", size) for size in SHRINKS if seed % 2]
+    counts = await run_sequence(seed, length, MODELS[model], first)
     counts.failures = [f"{mode} on {model}: {f}" for f in counts.failures]
     return counts
 
 
 async def run_sequence(
-    seed: int, length: int = 40, argv: tuple[str, ...] | None = None, first_keys: tuple[str, ...] = ()
+    seed: int, length: int = 40, argv: tuple[str, ...] | None = None, first: list | None = None
 ) -> Counts:
     """One sequence; every third seed records from the start (--record fuzz-SEED.txt), every fourth (from
-    seed 1) steps through the two-block woodland preset. first_keys are pressed before the plan's."""
+    seed 1) steps through the two-block woodland preset. first: steps taken before the plan's."""
     size, steps = plan(seed, length)
-    steps = [("key", k) for k in first_keys] + steps
+    steps = (first or []) + steps
     counts = Counts(sequences=1)
     if argv is None:  # every third seed records; every fourth runs a model of two blocks
         argv = ("--record", f"fuzz-{seed}.txt") if seed % 3 == 0 else ()
