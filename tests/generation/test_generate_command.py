@@ -159,6 +159,8 @@ def test_no_pass_after_the_prompt_says_the_cache_was_not_needed(capsys):
     assert rc == 0 and lines[0].startswith("0 new tokens")
     assert lines[1] == "KV cache: not needed: no new token fits in the context."
     assert "reuses" not in out
+    assert as_json(capsys, "--tokens", "1")["kv_cache"] is False  # the JSON says the same
+    assert as_json(capsys, "--tokens", "2")["kv_cache"] is True
 
 
 def test_a_vocabulary_of_three_shows_three_most_likely_not_five(capsys, tmp_path):

@@ -102,7 +102,7 @@ def document(setup: Setup, found: Continuation) -> dict[str, Any]:
     ]
     if s is not None:
         doc["sampling"] = asdict(s)
-    doc["kv_cache"] = found.cached
+    doc["kv_cache"] = found.cached and len(found.picks) > 1  # a pass after the prompt's own run reused rows
     doc["stopped"] = found.stopped
     return doc
 
