@@ -149,8 +149,14 @@ def _position(item: str, axis: Axis, name: str, axes, n_blocks: int) -> int:
     raise CellError(_bad_index(name, (item,), axes, n_blocks, axis))
 
 
+MAX_NAMED = 80  # the chapter's model has 79 names; a model of 48 blocks some 9,000 (a 56,000-character line)
+
+
 def _unknown(name: str, known: Sequence[str], n_blocks: int) -> str:
-    return f"no tensor named {name!r}; the names are: " + ", ".join(display(n, n_blocks) for n in known)
+    names = ", ".join(display(n, n_blocks) for n in known[:MAX_NAMED])
+    more = len(known) - MAX_NAMED
+    names += f", … and {more:,} more (tinytui trace --list names them all)" if more > 0 else ""
+    return f"no tensor named {name!r}; the names are: {names}"
 
 
 def _bad_index(name: str, index: tuple, axes: Sequence[Axis], n_blocks: int, axis: Axis | None = None) -> str:
