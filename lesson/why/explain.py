@@ -149,7 +149,7 @@ def _position(item: str, axis: Axis, name: str, axes, n_blocks: int) -> int:
     raise CellError(_bad_index(name, (item,), axes, n_blocks, axis))
 
 
-MAX_NAMED = 80  # the chapter's model has 79 names; a model of 48 blocks some 9,000 (a 56,000-character line)
+MAX_NAMED = 80  # the chapter's model has 79 names; one of 48 blocks 2,805 (a 56,000-character line)
 
 
 def _unknown(name: str, known: Sequence[str], n_blocks: int) -> str:
