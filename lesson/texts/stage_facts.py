@@ -186,11 +186,18 @@ def unembed(trace: Trace) -> list[str]:
 def loss(trace: Trace) -> list[str]:
     g = trace["grad_logits"]
     before, after = trace.loss, float(trace["loss_stepped"])
+    # checked as a reader would, from the numbers as shown: "=" only where −log of the shown p gives the
+    # shown loss; an improvement that is not the difference of the two losses shown says why
+    p = _f(np.exp(-before))
+    same = float(p) > 0 and _f(-np.log(float(p))) == _f(before)
+    improvement = _f(before - after)
+    if improvement != _f(round(before, 4) - round(after, 4)):
+        improvement += ", from the losses before rounding"
     return [
-        f"loss = −log {_f(np.exp(-before))} = {_f(before)} nats",
+        f"loss = −log {p} {'=' if same else '≈'} {_f(before)} nats",
         f"∂L/∂ℓ has {int((g < 0).sum())} negative and {int((g > 0).sum())} positive entries",
         f"one step of size {trace.lr:g} on the logits: loss {_f(before)} → {_f(after)} "
-        f"(improvement {_f(before - after)})",
+        f"(improvement {improvement})",
     ]
 
 
