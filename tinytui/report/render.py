@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -167,10 +168,18 @@ def rich_report(report: StageReport) -> RenderableType:
     return Group(*items, Text(""))
 
 
-def markdown_table(table: Table) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|")
+_MARKUP = re.compile(r"([\\`*<|])")  # what Markdown reads as markup anywhere in a line
+_LOOSE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # W_Q's is never emphasis
 
+
+def markdown_text(s: str) -> str:
+    """Text as Markdown shows it as written: a token such as "**", "_x_", "<b>" or "|" (GPT-2 has
+    them) is escaped rather than read as emphasis, a tag or a table's column."""
+    return _LOOSE_UNDERSCORE.sub(r"\\_", _MARKUP.sub(r"\\\1", s))
+
+
+def markdown_table(table: Table) -> str:
+    esc = markdown_text
     lines = [f"**{esc(table.title)}**", ""]
     lines.append("| " + " | ".join([esc(table.corner)] + [esc(c) for c in table.cols]) + " |")
     lines.append("|" + "---|" + "---:|" * len(table.cols))
@@ -194,10 +203,10 @@ def markdown_report(report: StageReport, level: int = 2) -> str:
         "",
         f"$$ {report.latex or s.latex} $$" if report.latex_holds else f"`{report.formula}`",
         "",
-        report.explain,
+        markdown_text(report.explain),
         "",
     ]
-    parts += [f"- {f}" for f in report.facts]
+    parts += [f"- {markdown_text(f)}" for f in report.facts]
     if report.facts:
         parts.append("")
     for t in report.tables:
