@@ -438,7 +438,7 @@ def _prediction_caption(pr: Prediction) -> Caption:
     numbers = {"probability": p}
     if pr.runner_up is not None and second is not None:
         text += f", with “{pr.runner_up}” next at {100 * second:.{digits}f}%"
-        numbers["runner-up probability"] = pr.runner_up_probability
+        numbers["runner-up probability"] = second
     return Caption("prediction", None, text + ".", numbers)
 
 
