@@ -27,3 +27,21 @@ def weights(rng: np.random.Generator, cfg: ModelConfig, scale: float) -> Params:
 
 def random_params(seed=0, d=8, heads=2, d_head=4, d_ff=12, vocab=10, blocks=2):
     return weights(np.random.default_rng(seed), config(d, heads, d_head, d_ff, vocab, blocks), 0.8)
+
+
+def named_run(name: str, scale: float = 3.0):
+    """(params, trace, gradients) of a preset by name, or of "random…": a seeded two-block model, its
+    weights drawn at this scale, on the prompt t1 t2 t3 → t4."""
+    from tinytui.model.backward.gradients import Gradients
+    from tinytui.model.io.model_file import load
+    from tinytui.model.io.presets import resolve
+    from tinytui.model.trace import run
+
+    if name.startswith("random"):
+        params = weights(np.random.default_rng(5), config(6, 2, 3, 8, 7, 2), scale)
+        prompt, target = ("t1", "t2", "t3"), "t4"
+    else:
+        m = load(resolve(name))
+        params, prompt, target = m.params, m.prompt, m.target
+    trace = run(params, prompt, target)
+    return params, trace, Gradients(params, trace)

@@ -21,13 +21,11 @@ import numpy as np
 import pytest
 
 from tests.model.reference_backward import LLAMA_ALL
-from tests.random_models import config, weights
+from tests.random_models import config, named_run, weights
 from tinytui.lesson.why.explain import explain, names_of
 from tinytui.lesson.why.why import num, result_text
 from tinytui.lesson.why.written import last_piece, value_of
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.io.model_file import load
-from tinytui.model.io.presets import resolve
 from tinytui.model.trace import run
 
 MORE = int(os.environ.get("TINYTUI_WHY_MODELS", "0"))
@@ -55,12 +53,8 @@ def model(name: str):
             rng, config(shape[0] * 2, 2, shape[1], shape[2] * 2, 7, 2), float(rng.choice([0.5, 3, 30]))
         )
         prompt, target = ("t1", "t2", "t3", "t1"), "t4"
-    elif name.startswith("random"):
-        params = weights(np.random.default_rng(5), config(6, 2, 3, 8, 7, 2), float(name.split("×")[1]))
-        prompt, target = ("t1", "t2", "t3"), "t4"
     else:
-        m = load(resolve(name))
-        params, prompt, target = m.params, m.prompt, m.target
+        return named_run(name, float(name.split("×")[1]) if name.startswith("random") else 3.0)
     trace = run(params, prompt, target)
     return params, trace, Gradients(params, trace)
 

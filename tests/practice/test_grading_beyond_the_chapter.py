@@ -14,14 +14,12 @@ import numpy as np
 import pytest
 
 from tests.model.reference_backward import MODERN
-from tests.random_models import config, weights
+from tests.random_models import config, named_run, weights
 from tinytui.lesson.practice.grading import accepted, grade
 from tinytui.lesson.practice.hints import hint
 from tinytui.lesson.practice.questions import BACKWARD_STEPS, FORWARD_STEPS, questions_at, step_questions
 from tinytui.lesson.why.written import last_piece, value_of
 from tinytui.model.backward.gradients import Gradients
-from tinytui.model.io.model_file import load
-from tinytui.model.io.presets import resolve
 from tinytui.model.trace import run
 
 PER_STEP = int(os.environ.get("TINYTUI_PRACTICE_CELLS", "6")) or None  # None: every cell
@@ -38,12 +36,8 @@ def model(name: str):
         params = weights(rng, cfg, 6.0)
         prompt = tuple(cfg.vocab[i] for i in rng.integers(0, vocab, T))
         target = cfg.vocab[int(rng.integers(0, vocab))]
-    elif name.startswith("random"):
-        params = weights(np.random.default_rng(5), config(6, 2, 3, 8, 7, 2), 3.0)
-        prompt, target = ("t1", "t2", "t3"), "t4"
     else:
-        m = load(resolve(name))
-        params, prompt, target = m.params, m.prompt, m.target
+        return named_run(name)
     trace = run(params, prompt, target)
     return params, trace, Gradients(params, trace)
 

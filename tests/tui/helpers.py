@@ -233,6 +233,18 @@ async def type_into_cell(pilot, app, key: str, row: int, col: int, text: str) ->
     return g
 
 
+async def answer_dialog(pilot, app, title: str, *keys: str) -> str:
+    """Run the palette command whose title starts with title, press keys in its dialog and return what
+    the dialog's message line says then."""
+    from textual.widgets import Static
+
+    next(c for c in app.palette_commands() if c.title.startswith(title)).run()
+    await pilot.pause()
+    await pilot.press(*keys)
+    await pilot.pause()
+    return str(app.screen.query_one("#ask-message", Static).render())
+
+
 def footer_keys(app) -> list[str]:
     """The labels the footer shows now, left to right."""
     from tinytui.tui.widgets.footer import TinyFooter

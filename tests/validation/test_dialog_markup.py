@@ -3,9 +3,9 @@ the app (Textual read the dialog's message line as markup: MarkupError, auto clo
 to close). Found by the mode fuzzer (seed 2122)."""
 
 import pytest
-from textual.widgets import Static
 
 from tests.apps import make_app
+from tests.tui.helpers import answer_dialog
 
 TITLE = "Compare with: another prompt"
 
@@ -16,11 +16,9 @@ async def test_typed_markup_in_a_refusal_is_shown_as_typed(tmp_path, monkeypatch
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         state = app.session.state
-        next(c for c in app.palette_commands() if c.title.startswith(TITLE)).run()
-        await pilot.pause()
-        await pilot.press("ctrl+u", *[{" ": "space"}.get(c, c) for c in typed], "enter")
-        await pilot.pause()
-        said = str(app.screen.query_one("#ask-message", Static).render())
+        said = await answer_dialog(
+            pilot, app, TITLE, "ctrl+u", *[{" ": "space"}.get(c, c) for c in typed], "enter"
+        )
         assert said == f"✗ the prompt: {typed.split()[-1]!r} is not in the vocabulary" + (
             " (a chuck how much wood woodchuck would .)"
         )
