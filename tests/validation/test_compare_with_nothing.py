@@ -13,5 +13,5 @@ async def test_an_empty_path_asks_for_one(tmp_path, monkeypatch):
     async with app.run_test(size=(120, 40)) as pilot:
         state = app.session.state
         said = await answer_dialog(pilot, app, TITLE, "space", "enter")
-        assert said == "✗ Type the path of a model file or checkpoint folder, e.g. edited.json"
+        assert said == "✗ Type the path of a model file or checkpoint folder, or a preset, e.g. edited.json"
         assert app.session.state is state and app.session.comparison is None

@@ -135,13 +135,17 @@ def shape_problem(a: Params, b: Params) -> str:
 
 
 def load_other(path: str, current: Params) -> Params:
-    """The weights of another model file (or checkpoint folder) of the same shape; Refused if not."""
+    """The weights of another model file, checkpoint folder or preset (by name, as --model takes them)
+    of the same shape; Refused if not."""
     from tinytui.model.io.checkpoint import load_model
+    from tinytui.model.io.presets import resolve
 
     try:
-        other = load_model(Path(path).expanduser())
-    except Exception as exc:  # any file error is one line: the loaders say what is wrong
-        raise Refused(f"could not read {path}: {exc}") from None
+        other = load_model(resolve(Path(path).expanduser()))
+    except Exception as exc:  # any file error is one line: the loaders say what is wrong, and where
+        said = str(exc)
+        named = path in said or str(Path(path).expanduser()) in said
+        raise Refused(said if named else f"{path}: {said}") from None
     if why := shape_problem(current, other.params):
         raise Refused(f"{path} cannot be compared: {why}")
     return other.params

@@ -186,10 +186,10 @@ class AnalysisController:
 
             def take_path(text: str) -> str | None:
                 if not text.strip():  # Path("") is the current folder, read as a checkpoint folder
-                    return "Type the path of a model file or checkpoint folder, e.g. edited.json"
+                    return "Type the path of a model file or checkpoint folder, or a preset, e.g. edited.json"
                 return self._set(lambda session: session.compare_with("model", path=text.strip()))
 
-            hint = "A model file or checkpoint folder with weights of the same shape"
+            hint = "A model file, checkpoint folder or preset (chapter17-trained) with weights this shape"
             host.push_screen(AskScreen("Compare with another model file", "", hint, take_path))
         else:
             self._apply(lambda session: session.compare_with(kind), "compare")
