@@ -210,10 +210,12 @@ class EditController:
                 path = save_edited(model, s.params, s.state.prompt, s.state.target, path)
             except (OSError, ValueError) as exc:
                 why = getattr(exc, "strerror", None) or exc
-                host.notify(f"Could not write {path}: {why}", severity="error")
+                host.notify(f"Could not write {path}: {why}", severity="error", markup=False)
                 return
             self.saved_params = s.params
-            host.notify(f"Saved {path}. Open it again with: tinytui --model {path}", title="Saved")
+            host.notify(
+                f"Saved {path}. Open it again with: tinytui --model {path}", title="Saved", markup=False
+            )
 
         host.push_screen(SaveScreen(suggestion, folder=isinstance(model, CheckpointModel)), chosen)
 

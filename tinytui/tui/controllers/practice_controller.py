@@ -305,9 +305,13 @@ class PracticeController:
             try:
                 save_lesson(path, self.lesson())
             except OSError as exc:
-                self.host.notify(f"Could not write {path}: {exc.strerror or exc}", severity="error")
+                self.host.notify(
+                    f"Could not write {path}: {exc.strerror or exc}", severity="error", markup=False
+                )
                 return
-            self.host.notify(f"Saved {path}. A student opens it with: tinytui practice {path}", title="Saved")
+            self.host.notify(
+                f"Saved {path}. A student opens it with: tinytui practice {path}", title="Saved", markup=False
+            )
             model = self.model_text()
             if model is not None and model not in presets() and not Path(model).exists():
                 self.host.notify(

@@ -139,10 +139,10 @@ class RecordingController:
                 return
             failed = recorder.set_path(path)
             if failed:
-                host.notify(failed, title="Not saved", severity="error", timeout=12)
+                host.notify(failed, title="Not saved", severity="error", timeout=12, markup=False)
             else:
                 more = "; recording goes on there" if recorder.recording else ""
-                host.notify(f"Recording saved to {path}{more}.", title="Recording saved")
+                host.notify(f"Recording saved to {path}{more}.", title="Recording saved", markup=False)
             host.refresh_views()
 
         suggestion = free_path(Path(), "lesson.txt").name
@@ -205,9 +205,9 @@ class RecordingController:
             failed = recorder.set_path(path)
             host.refresh_views()
             if failed:  # q asks again
-                host.notify(failed, title="Not saved", severity="error", timeout=12)
+                host.notify(failed, title="Not saved", severity="error", timeout=12, markup=False)
                 return
-            host.notify(f"Recording saved to {path}.", title="Recording saved")
+            host.notify(f"Recording saved to {path}.", title="Recording saved", markup=False)
             then()
 
         title = f"Save the {held} before quitting…"
@@ -300,9 +300,11 @@ class RecordingController:
                 f.write(svg)
         except OSError as exc:
             why = exc.strerror or exc
-            host.notify(f"Could not write {path}: {why}", title="No screenshot", severity="error")
+            host.notify(
+                f"Could not write {path}: {why}", title="No screenshot", severity="error", markup=False
+            )
             return
-        host.notify(f"Saved {path}", title="Screenshot", timeout=6)
+        host.notify(f"Saved {path}", title="Screenshot", timeout=6, markup=False)
 
     # ---- the status line ---------------------------------------------------------------------------
     def status(self) -> Iterable[str]:
