@@ -107,13 +107,19 @@ def final_norm(trace: Trace) -> str:
     if trace.switches.norm == "post":  # normalised already: the entry this norm moves most, as shown
         y = block_tensor(trace, "y", trace.cfg.n_blocks - 1)[-1]
         z = np.asarray(trace["z"])
-        j = int(np.abs(z - y).argmax())
-        rescaled = abs(z[j] - y[j]) >= 0.005
+        moved = np.abs(z - y)
+        rescaled = moved.max() >= 0.005
         why = ", but the gains (and biases) after that norm rescaled it" if rescaled else ""
-        again = (
-            f" It is normalised once more. Under post-norm it already was{why}: the entry this moves most, "
-            f"{trace.cfg.dims[j]}, goes from {y[j]:.4f} to {z[j]:.4f}."
-        )
+        seen = [i for i in range(len(y)) if f"{y[i]:.4f}" != f"{z[i]:.4f}"]  # changed at four decimals
+        if not seen:
+            again = " It is normalised once more. Under post-norm it already was, so z reads as y's last row."
+        else:
+            j = max(seen, key=lambda i: moved[i])
+            shown = [f"{v:.4f}".replace("-", "−") for v in (y[j], z[j])]  # as the tables write them
+            again = (
+                f" It is normalised once more. Under post-norm it already was{why}: of the entries it "
+                f"changes at four decimals, {trace.cfg.dims[j]} moves most, from {shown[0]} to {shown[1]}."
+            )
     if trace.cfg.norm == "rms":
         gain = ", and the final norm's own gain (lnf_g) scales each column" if trace.cfg.norm_affine else ""
         again += (

@@ -27,7 +27,7 @@ MORE = {
 }
 ALL_SWITCHES = {**SWITCHES, **MORE}
 
-NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w])")  # − as the tables write a minus
 
 
 SHAPES = {**RANDOM, "random-16d-wide-heads": (14, 16, 2, 8, 32, 20, 1, 7)}  # d_k = 8: the scaling matters
@@ -83,7 +83,7 @@ def quoted_is_true(text: str, trace) -> list[str]:
     for m in NUMBER.finditer(text):
         s = m.group()
         decimals = len(s.split(".")[1]) if "." in s else 0
-        x = float(s)
+        x = float(s.replace("−", "-"))
         if any(abs(round(c, decimals) - x) < 1e-12 for c in consts):
             continue
         if np.any(np.abs(np.round(values, decimals) - x) < 1e-12):
