@@ -56,10 +56,18 @@ class Accepted:
     from_shown: float  # the formula on the operands as shown
     carried: float  # how far the operands' rounding can move the result (first order, capped)
     places: int  # the places the result is shown to (0 for a token id)
-    low: float
-    high: float
     computable: bool = True  # False: the shown operands give no number (log 0.0000), from_shown is value
     written: float | None = None  # what the numbers written in the formula give (its rounded √3, exps, μ)
+
+    @property
+    def low(self) -> float:
+        """The lowest answer counted right."""
+        return self.ranges()[0][0]
+
+    @property
+    def high(self) -> float:
+        """The highest answer counted right."""
+        return self.ranges()[-1][1]
 
     @property
     def half(self) -> float:
@@ -132,9 +140,8 @@ def accepted(why: Why) -> Accepted:
     """The interval of right answers for why's cell, worked out from its formula and operands."""
     value = why.value
     places = why.places
-    half = 0.5 * 10.0**-places if places else 0.0
     if not math.isfinite(value):
-        return Accepted(value, value, 0.0, places, value, value)
+        return Accepted(value, value, 0.0, places)
     shown = why.shown_operands()
     from_shown = _evaluate(why, shown)
     carried = 0.0
@@ -162,10 +169,7 @@ def accepted(why: Why) -> Accepted:
     written_down = min(products, 2 * math.sqrt(products)) * HALF_UNIT
     carried = min(carried + written_down, MARGIN)
     written = value_of(last_piece(why.filled))
-    centres = [from_shown] + ([written] if written is not None else [])
-    low = min(min(centres) - carried - half, value - half)
-    high = max(max(centres) + carried + half, value + half)
-    return Accepted(value, from_shown, carried, places, low, high, computable, written)
+    return Accepted(value, from_shown, carried, places, computable, written)
 
 
 def _evaluate(why: Why, values: list[float]) -> float:
