@@ -7,6 +7,7 @@ import numpy as np
 
 from tinytui.lesson.arch_names import GATED_NAMES
 from tinytui.lesson.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
+from tinytui.lesson.why.why import num
 from tinytui.model.switches import ACTIVATION_NAMES
 from tinytui.model.trace import Trace
 
@@ -110,15 +111,14 @@ def final_norm(trace: Trace) -> str:
         moved = np.abs(z - y)
         rescaled = moved.max() >= 0.005
         why = ", but the gains (and biases) after that norm rescaled it" if rescaled else ""
-        seen = [i for i in range(len(y)) if f"{y[i]:.4f}" != f"{z[i]:.4f}"]  # changed at four decimals
+        seen = [i for i in range(len(y)) if num(y[i]) != num(z[i])]  # changed as the tables show them
         if not seen:
             again = " It is normalised once more. Under post-norm it already was, so z reads as y's last row."
         else:
             j = max(seen, key=lambda i: moved[i])
-            shown = [f"{v:.4f}".replace("-", "−") for v in (y[j], z[j])]  # as the tables write them
             again = (
                 f" It is normalised once more. Under post-norm it already was{why}: of the entries it "
-                f"changes at four decimals, {trace.cfg.dims[j]} moves most, from {shown[0]} to {shown[1]}."
+                f"changes at four decimals, {trace.cfg.dims[j]} moves most, from {num(y[j])} to {num(z[j])}."
             )
     if trace.cfg.norm == "rms":
         gain = ", and the final norm's own gain (lnf_g) scales each column" if trace.cfg.norm_affine else ""

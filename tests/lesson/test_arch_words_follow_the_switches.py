@@ -52,6 +52,7 @@ def test_step_13_under_post_norm_says_how_much_the_final_norm_still_moves():
 
     from tests.gpt2.checkpoints import TINY
     from tinytui.lesson.texts.output_texts import final_norm
+    from tinytui.lesson.why.why import num
     from tinytui.model.switches import defaults
     from tinytui.model.trace import run
 
@@ -61,9 +62,8 @@ def test_step_13_under_post_norm_says_how_much_the_final_norm_still_moves():
         j = int(np.abs(z - y).argmax())
         said = final_norm(trace)
         if rescaled:  # the entry it moves most, both values as the tables write them
-            shown = [f"{v:.4f}".replace("-", "−") for v in (y[j], z[j])]
-            assert f"{model.cfg.dims[j]} moves most, from {shown[0]} to {shown[1]}." in said
+            assert f"{model.cfg.dims[j]} moves most, from {num(y[j])} to {num(z[j])}." in said
             assert "rescaled it" in said and abs(z[j] - y[j]) > 1
         else:  # the chapter's: no entry moves at four decimals, and the words say z reads as y's row
-            assert [f"{v:.4f}" for v in z] == [f"{v:.4f}" for v in y]
+            assert [num(v) for v in z] == [num(v) for v in y]
             assert "so z reads as y's last row." in said and "moves most" not in said
