@@ -47,10 +47,10 @@ from collections.abc import Iterator
 import numpy as np
 
 from tinytui.model.backward.chain_rules import param_axes
-from tinytui.model.backward.parts import PREFIX, BackwardParts, e_shares, parts
+from tinytui.model.backward.parts import BackwardParts, e_shares, parts
 from tinytui.model.backward.rows import e_rows
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import grad
+from tinytui.model.names import GRAD, grad
 from tinytui.model.params import Params, param_shapes
 from tinytui.model.switches import run_config
 from tinytui.model.trace import Axis, Tensor, TensorMap, Trace
@@ -70,7 +70,7 @@ class Gradients(BackwardParts, TensorMap):
         self._parts = {p.key: p for p in parts(trace)}
         self._part_of = {name: p.key for p in self._parts.values() for name in p.names}
         after_e = (grad(p) for p in param_shapes(self.cfg) if p != "E")  # the order Params lists them
-        in_trace = (PREFIX + n for n in trace if PREFIX + n in self._part_of)  # so the JSON reads forward
+        in_trace = (GRAD + n for n in trace if GRAD + n in self._part_of)  # so the JSON reads forward
         self._names = ("grad.E", *e_shares(self.cfg), *after_e, *in_trace)
         self._axes = param_axes(self.cfg)
         self._done: dict[str, Tensor] = {}

@@ -21,11 +21,10 @@ from tinytui.model.backward.chain_rules import (
 )
 from tinytui.model.backward.rows import unembed_share
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import FINAL_NORM_PARAMS, UNEMBED_PARAM, prefix, split
+from tinytui.model.names import FINAL_NORM_PARAMS, GRAD, UNEMBED_PARAM, prefix, split
 from tinytui.model.params import Params, param_shapes
 from tinytui.model.trace import Axis, Tensor, Trace
 
-PREFIX = "grad."
 E_SHARES = ("grad.E.lookup", "grad.E.unembed")  # E is read twice: its gradient has a share of each
 
 
@@ -74,25 +73,25 @@ def parts(trace: Trace) -> tuple[Part, ...]:
     The stream each block hands its gradient on to is the one the forward passed it (Trace.stream_into)."""
     cfg = trace.cfg
     shapes, n = param_shapes(cfg), cfg.n_blocks
-    final_norm = tuple(PREFIX + p for p in FINAL_NORM_PARAMS if p in shapes)
+    final_norm = tuple(GRAD + p for p in FINAL_NORM_PARAMS if p in shapes)
     unembedding = (
         Part("E.unembed", ("logits",), ("grad.E.unembed",), "_unembed_share")
         if cfg.tied
-        else Part("W_U", ("logits",), (PREFIX + UNEMBED_PARAM,), "_unembed_matrix")
+        else Part("W_U", ("logits",), (GRAD + UNEMBED_PARAM,), "_unembed_matrix")
     )
     found = [
         Part("logits", (), ("grad.logits",), "_loss"),
         Part("z", ("logits",), ("grad.z",), "_through_E"),
         unembedding,
-        Part("final", ("z",), (*final_norm, PREFIX + trace.stream_into()), "_final_norm"),
+        Part("final", ("z",), (*final_norm, GRAD + trace.stream_into()), "_final_norm"),
     ]
     above = "final"
     for b in reversed(range(n)):
-        pre = PREFIX + prefix(b)
-        weights = tuple(PREFIX + p for p in shapes if p.startswith(prefix(b)))
-        matrices = tuple(w for w in weights if split(w.removeprefix(PREFIX))[1] in _MATRICES)
+        pre = GRAD + prefix(b)
+        weights = tuple(GRAD + p for p in shapes if p.startswith(prefix(b)))
+        matrices = tuple(w for w in weights if split(w.removeprefix(GRAD))[1] in _MATRICES)
         norms = tuple(w for w in weights if w not in matrices)  # their gains and biases (GPT-2)
-        below = PREFIX + trace.stream_into(b)  # what the block hands on
+        below = GRAD + trace.stream_into(b)  # what the block hands on
         names = (*(pre + t for t in block_tensors(cfg)), *norms, below)
         found.append(Part(f"block.{b}", (above,), names, "_block", b))
         found.append(Part(f"weights.{b}", (f"block.{b}",), matrices, "_block_weights", b))
@@ -133,14 +132,14 @@ class BackwardParts:
     def _hand_on(self, name: str, arr: np.ndarray) -> None:
         """A gradient the next part reads: that part gets it as computed, the mapping a cleaned copy."""
         self._passed[name] = arr
-        self._put(PREFIX + name, arr + 0.0)
+        self._put(GRAD + name, arr + 0.0)
 
     def _put_all(self, g: dict[str, np.ndarray], pg: dict[str, np.ndarray]) -> None:
         for name, arr in (*g.items(), *pg.items()):  # trace names and full parameter names alike
-            self._put(PREFIX + name, arr)
+            self._put(GRAD + name, arr)
 
     def _axes_of(self, name: str) -> tuple[Axis, ...]:
-        of = name.removeprefix(PREFIX)
+        of = name.removeprefix(GRAD)
         if of == "E" or name in E_SHARES:
             return (Axis("vocab", self.cfg.vocab), Axis("dims", self.cfg.dims))
         if of in self._params:
@@ -162,7 +161,7 @@ class BackwardParts:
 
     def _unembed_matrix(self) -> None:
         """14 (untied): ∂L/∂W_U = z ⊗ ∂L/∂ℓ, W_U's column t collecting z times ℓ_t's gradient"""
-        self._put(PREFIX + UNEMBED_PARAM, np.outer(self._trace["z"], self._passed["logits"]))
+        self._put(GRAD + UNEMBED_PARAM, np.outer(self._trace["z"], self._passed["logits"]))
 
     def _unembed_share(self) -> None:
         """14: ∂L/∂E (unembedding share) = ∂L/∂ℓ ⊗ z"""
@@ -197,7 +196,7 @@ class BackwardParts:
         the sign of a zero result, and that is cleaned too."""
         pre = prefix(b)
         pg: dict[str, np.ndarray] = {}
-        g = {pre + t: self._done[PREFIX + pre + t].values for t in block_tensors(self.cfg)}
+        g = {pre + t: self._done[GRAD + pre + t].values for t in block_tensors(self.cfg)}
         block_weight_gradients(self._trace, b, self.cfg, g, pg)
         self._put_all({}, pg)
 

@@ -7,9 +7,8 @@ import pytest
 from tests.gpt2.checkpoints import TINY
 from tests.random_models import config, weights
 from tinytui.model.backward.chain_rules import block_backward, embedding_backward, norm_backward, param_axes
-from tinytui.model.backward.parts import PREFIX
 from tinytui.model.io.checkpoint import load_checkpoint
-from tinytui.model.names import prefix, split
+from tinytui.model.names import GRAD, prefix, split
 from tinytui.model.params import param_shapes
 from tinytui.model.switches import Switches
 from tinytui.model.trace import Axis, run
@@ -42,8 +41,8 @@ def eager(params, trace) -> dict:
         "grad.E.lookup": (vocab, e_lookup),
         "grad.E.unembed": (vocab, e_unembed),
     }
-    out |= {PREFIX + p: (axes[split(p)[1]], pg[p]) for p in param_shapes(cfg) if p != "E"}
-    out |= {PREFIX + n: (trace.tensor(n).axes, g[n]) for n in trace if n in g}
+    out |= {GRAD + p: (axes[split(p)[1]], pg[p]) for p in param_shapes(cfg) if p != "E"}
+    out |= {GRAD + n: (trace.tensor(n).axes, g[n]) for n in trace if n in g}
     return {name: (ax, arr + 0.0) for name, (ax, arr) in out.items()}  # −0.0 + 0.0 is +0.0, all else kept
 
 

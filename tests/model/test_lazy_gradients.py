@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from tinytui.model.backward.gradients import Gradients, gradients
-from tinytui.model.backward.parts import PREFIX
-from tinytui.model.names import prefix, split
+from tinytui.model.names import GRAD, prefix, split
 from tinytui.model.trace import run
 
 
@@ -65,7 +64,7 @@ def test_reading_a_name_computes_only_what_leads_to_it(gradient_case):
         "grad.emb",
         *(("grad.x",) if n > 1 else ()),
     }
-    assert not [x for x in done - {handed} for b in range(n - 1) if x.startswith(PREFIX + prefix(b))]
+    assert not [x for x in done - {handed} for b in range(n - 1) if x.startswith(GRAD + prefix(b))]
     lazy["grad.E.unembed"]
     assert "grad.E" not in lazy.computed()
     total = Gradients(params, trace)  # E's total without its unembedding share kept
@@ -74,7 +73,7 @@ def test_reading_a_name_computes_only_what_leads_to_it(gradient_case):
     below = Gradients(params, trace)  # a block's tensors without its weights, which nothing below reads
     below["grad.x"]
     assert "grad.emb" not in below.computed() and "grad.blocks.0.x_norm" in below.computed()
-    assert not [n for n in below.computed() if split(n)[1].removeprefix(PREFIX) in ("W_2", "W_Q", "b_1")]
+    assert not [n for n in below.computed() if split(n)[1].removeprefix(GRAD) in ("W_2", "W_Q", "b_1")]
     with pytest.raises(KeyError):
         lazy["grad.no.such"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model.names import WHOLE_NUMBERS, label
+from tinytui.model.names import GRAD, WHOLE_NUMBERS, label
 from tinytui.present.grid_spec import (
     CHANGED,
     DOWN,
@@ -57,8 +57,6 @@ def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, .
 
 def cell_name(name: str, n_blocks: int) -> str:
     """How a cell's tensor is named in a compare's inspector line: 'mha', 'W_O', a gradient '∂L/∂W_O'."""
-    from tinytui.model.backward.parts import PREFIX as GRAD  # comparing in the backward walk
-
     if name.startswith(GRAD):
         return "∂L/∂" + label(name.removeprefix(GRAD), n_blocks)
     return label(name, n_blocks)

@@ -36,9 +36,7 @@ SHARES = MappingProxyType({"E.lookup": "lookup share, step 2", "E.unembed": "une
 
 def _split(gname: str) -> tuple[str, int | None]:
     """'grad.blocks.0.q.1' -> ('q', 1); 'grad.W_2' -> ('W_2', None); 'grad.E.lookup' -> ('E.lookup', None)."""
-    from tinytui.model.backward.parts import PREFIX  # the backward walk's names
-
-    base = names.split(names.canonical(gname))[1].removeprefix(PREFIX)
+    base = names.split(names.canonical(gname))[1].removeprefix(names.GRAD)
     stem, _, last = base.rpartition(".")
     return (stem, int(last)) if stem and last.isdigit() else (base, None)
 
@@ -52,9 +50,7 @@ def symbol(gname: str) -> str:
 
 def title_of(gname: str) -> str:
     """symbol(), and for one of E's shares which one: '∂L/∂E (lookup share, step 2)'."""
-    from tinytui.model.backward.parts import PREFIX
-
-    share = SHARES.get(gname.removeprefix(PREFIX))
+    share = SHARES.get(gname.removeprefix(names.GRAD))
     return f"{symbol(gname)} ({share})" if share else symbol(gname)
 
 
@@ -324,6 +320,4 @@ def _made_logits_gradient_grid(view: View) -> GridSpec:
 
 def _weight_of(gname: str) -> str:
     """The weight a parameter gradient belongs to: 'grad.E.lookup' -> 'E', 'grad.W_2' -> 'W_2'."""
-    from tinytui.model.backward.parts import PREFIX
-
-    return names.split(names.canonical(gname))[1].removeprefix(PREFIX).split(".")[0]
+    return names.split(names.canonical(gname))[1].removeprefix(names.GRAD).split(".")[0]
