@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from tinytui.model.config import ModelConfig
 from tinytui.model.names import prefix
 from tinytui.model.trace import Trace
 
@@ -45,6 +46,13 @@ def tops_as_shown(values, shown=num) -> list[int]:
         return []
     top = shown(max(vals))
     return [i for i, v in enumerate(vals) if shown(v) == top]
+
+
+def kv_sharing(cfg: ModelConfig) -> str:
+    """' over 2 key/value heads' when the query heads share them (grouped-query attention), else ''."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return ""
+    return f" over {cfg.n_kv_heads} key/value head{'s' if cfg.n_kv_heads != 1 else ''}"
 
 
 def listed(items: list[str]) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tinytui.cli.option_types import file_name
+from tinytui.lesson.texts.wording import kv_sharing
 from tinytui.model import architectures, checks
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.field_checks import ModelFileError, look_alike
@@ -275,18 +276,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cfg = model.cfg
     print(
         f"{written(path)}: {model.params.total():,} parameters (d {cfg.d_model}, {cfg.n_heads} heads of "
-        f"{cfg.d_head}{_sharing(cfg)}, ff {cfg.d_ff}, {cfg.n_blocks} block{'s' * (cfg.n_blocks != 1)}, "
+        f"{cfg.d_head}{kv_sharing(cfg)}, ff {cfg.d_ff}, {cfg.n_blocks} block{'s' * (cfg.n_blocks != 1)}, "
         f"{cfg.n_vocab} tokens, n_ctx {cfg.n_ctx})",
         file=out,
     )
     return 0
-
-
-def _sharing(cfg) -> str:
-    """' over 2 key/value heads' when the query heads share them (grouped-query attention), else ''."""
-    if cfg.n_kv_heads == cfg.n_heads:
-        return ""
-    return f" over {cfg.n_kv_heads} key/value head{'s' * (cfg.n_kv_heads != 1)}"
 
 
 # ---- tinytui presets -----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import numpy as np
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.texts.display_names import display
+from tinytui.lesson.texts.wording import kv_sharing
 from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.model.diff import diff
 from tinytui.model.params import Params
@@ -71,7 +72,7 @@ def state_lines(session: Session) -> list[str]:
     cfg = m.cfg
     about = (
         f"{m.name} · {m.params.total()} parameters · vocabulary {cfg.n_vocab} · d_model {cfg.d_model} · "
-        f"{cfg.n_heads} heads{_shared(cfg)} · d_ff {cfg.d_ff} · "
+        f"{cfg.n_heads} heads{kv_sharing(cfg)} · d_ff {cfg.d_ff} · "
         f"{cfg.n_blocks} block{'s' if cfg.n_blocks > 1 else ''}"
     )
     out = line("model", about)
@@ -87,13 +88,6 @@ def state_lines(session: Session) -> list[str]:
     where = step_path.of_all(session.here, session.model.cfg.n_blocks, "/").removeprefix("Step ")
     out += line("at step", f"{where} · {STAGE_BY_NUMBER[session.step].title}")
     return out
-
-
-def _shared(cfg) -> str:
-    """' over 2 key/value heads' when the query heads share them (grouped-query attention), else ''."""
-    if cfg.n_kv_heads == cfg.n_heads:
-        return ""
-    return f" over {cfg.n_kv_heads} key/value head{'s' if cfg.n_kv_heads != 1 else ''}"
 
 
 def next_token_text(session: Session) -> str:
