@@ -24,9 +24,7 @@ def stage_heading(report: StageReport) -> str:
 
 def plain_table(table: Table, width: int | None = None) -> str:
     """Aligned columns; with a width, a table too wide for it is split into column groups."""
-    widths = [max([len(table.corner), *(len(r) for r in table.rows)])]
-    for j, col in enumerate(table.cols):
-        widths.append(max([len(col), *(len(row[j]) for row in table.cells)]))
+    widths = _column_widths(table)
     groups = _column_groups(widths, width)
     out = []
     for cols in groups:
@@ -43,6 +41,14 @@ def plain_table(table: Table, width: int | None = None) -> str:
     if table.note:  # a big table shown in part: what is left out, wrapped to the width like the rest
         out[-1] += "\n" + ("\n".join(textwrap.wrap(table.note, width)) if width else table.note)
     return "\n\n".join(out)
+
+
+def _column_widths(table: Table) -> list[int]:
+    """The row labels' width, then each column's: its header's or its widest cell's."""
+    widths = [max([len(table.corner), *(len(r) for r in table.rows)])]
+    for j, col in enumerate(table.cols):
+        widths.append(max([len(col), *(len(row[j]) for row in table.cells)]))
+    return widths
 
 
 def _column_groups(widths: list[int], width: int | None, gap: int = 2) -> list[list[int]]:
@@ -122,10 +128,7 @@ def rich_tables(table: Table, width: int | None = None) -> list[RichTable]:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    widths = [max([len(table.corner), *(len(r) for r in table.rows)])]
-    for j, col in enumerate(table.cols):
-        widths.append(max([len(col), *(len(row[j]) for row in table.cells)]))
-    groups = _column_groups(widths, width, RICH_GAP)
+    groups = _column_groups(_column_widths(table), width, RICH_GAP)
     out = []
     for i, cols in enumerate(groups):
         title = table.title
