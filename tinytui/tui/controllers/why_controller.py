@@ -32,11 +32,11 @@ class WhyController:
         self.host = host
         self.chosen = 0  # which operand f follows (F cycles); back to the first on another cell
         self._of: Source | None = None  # the cell `chosen` belongs to
-        # the cells explained for one (trace, params), the latest last: b, Esc and the arrows go back and
-        # forth between a few cells, each explained once (a new trace or new weights start afresh)
+        # the cells explained for one (trace, params), the latest last, each with its Why and that Why in
+        # the tables' names (what the inspector writes): b, Esc and the arrows go back and forth between a
+        # few cells, each explained and worded once (a new trace or new weights start afresh)
         self._explained_for: tuple[object, object] | None = None
-        self._explained: dict[Source, Why | None] = {}
-        self._in_names: dict[int, tuple[Why, Why]] = {}  # id(why) -> (why, it in the tables' names)
+        self._explained: dict[Source, tuple[Why, Why] | None] = {}
         self._pending: Source | None = None  # where f is going once the new step's tables are mounted
 
     # ---- the focused cell ------------------------------------------------------------------------
@@ -51,6 +51,11 @@ class WhyController:
 
     def current(self) -> Why | None:
         """The Why of the focused cell, or None (no grid focused, a label or a token cell)."""
+        explained = self._current_explained()
+        return explained[0] if explained is not None else None
+
+    def _current_explained(self) -> tuple[Why, Why] | None:
+        """The focused cell's Why and that Why in the tables' names (x′, MHA, A_2, ∂L/∂ℓ), or None."""
         source = self.focused_source()
         if source != self._of:
             self._of, self.chosen = source, 0
@@ -60,19 +65,21 @@ class WhyController:
         trace, params = s.trace, s.params
         made = self._explained_for
         if made is None or made[0] is not trace or made[1] is not params:
-            self._explained_for, self._explained, self._in_names = (trace, params), {}, {}
+            self._explained_for, self._explained = (trace, params), {}
         elif source in self._explained:
             return self._explained[source]
         from tinytui.lesson.why.explain import CellError, explain
 
         try:
-            why: Why | None = explain(trace, params, source[0], source[1], s.gradients)
+            why = explain(trace, params, source[0], source[1], s.gradients)
+            named = replace(why, formula=in_formula(why.formula), filled=in_formula(why.filled))
+            explained: tuple[Why, Why] | None = (why, named)
         except (CellError, KeyError, ValueError, IndexError, ArithmeticError):
-            why = None  # no explanation is better than no app (tests/lesson hold every rule to finite)
+            explained = None  # no explanation is better than no app (tests/lesson hold every rule to finite)
         if len(self._explained) >= EXPLAINED_KEPT:
             del self._explained[next(iter(self._explained))]  # the one explained longest ago
-        self._explained[source] = why
-        return why
+        self._explained[source] = explained
+        return explained
 
     def operand(self, why: Why | None) -> Operand | None:
         if why is None or not why.operands:
@@ -112,24 +119,11 @@ class WhyController:
             from tinytui.present.grid_labels import label_line
 
             detail = label_line(focused.label, GLOSSARY, host.session.trace.cfg.dims)
-        why = self.current()
+        # the Why in the tables' names, the same object for the same cell, so the inspector words it once
+        why, shown = self._current_explained() or (None, None)
         self.light(why)
-        shown = self.in_names(why)
         for inspector in host.screen.walk_children(Inspector):
             inspector.describe(detail, shown, self.hint(why))
-
-    def in_names(self, why: Why | None) -> Why | None:
-        """why as the inspector writes it, in the tables' names (x′, MHA, A_2, ∂L/∂ℓ): the same object for
-        the same cell, so the inspector words it once."""
-        if why is None:
-            return None
-        kept = self._in_names.get(id(why))
-        if kept is None or kept[0] is not why:
-            if len(self._in_names) >= EXPLAINED_KEPT:
-                self._in_names.clear()
-            named = replace(why, formula=in_formula(why.formula), filled=in_formula(why.filled))
-            kept = self._in_names[id(why)] = (why, named)
-        return kept[1]
 
     def light(self, why: Why | None) -> None:
         """Mark the operands' cells in every table on screen (only the rows that change are drawn)."""
