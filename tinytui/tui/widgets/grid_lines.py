@@ -142,12 +142,8 @@ class _Row:
             if c in marked:
                 out += self._marked_cell(c, at[c - first], c in lit_here, edit)
                 continue
-            mark, style = look(shade, marks[c], at[c - first])
-            text = " " + (" " * widths[c] if narrow else cells[c].rjust(widths[c])) + mark
-            if out and out[-1][1] is style:  # one piece for a run of cells in one style (a plain table)
-                out[-1] = (out[-1][0] + text, style)
-            else:
-                out.append((text, style))
+            mark, style = look(shade, marks[c], at[c - first])  # a run in one style: one segment (joined)
+            out.append((" " + (" " * widths[c] if narrow else cells[c].rjust(widths[c])) + mark, style))
         return out
 
     def _marked_cell(self, c: int, at: float | None, lit: bool, edit: Shown | None) -> Pieces:
