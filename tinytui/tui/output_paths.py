@@ -90,14 +90,21 @@ def unprintable(text: str) -> str:
     return f"A file name cannot contain {ascii(bad)[1:-1]} (a control or invisible character); type it again"
 
 
-def _where(text: str, suffix: str, example: str) -> Check:
+def _named(text: str, suffix: str) -> Path:
+    """Where a typed name points: ~ expanded, suffix added when it has none; a folder as typed ("~",
+    "..", "/", "notes/") stays the folder, never a file beside it (home.json)."""
+    path = Path(text.strip()).expanduser()
+    return path if path.is_dir() or path.suffix else path.with_suffix(suffix)
+
+
+def new_file(text: str, suffix: str, example: str) -> Check:
+    """A typed file name to write (suffix added when it has none), or why it cannot be one: empty, a
+    control character, a folder, no such folder, a symbolic link."""
     if not text.strip():
         return None, f"Type a file name, e.g. {example}"
     if unprintable(text):
         return None, unprintable(text)
-    typed = Path(text.strip()).expanduser()
-    # a folder as typed ("~", "..", "/", "notes/"), before a suffix turns it into a file beside it
-    path = typed if typed.is_dir() or typed.suffix else typed.with_suffix(suffix)
+    path = _named(text, suffix)
     if path.is_dir():
         return None, f"{path} is a folder; add a file name such as {path / example}"
     if not path.resolve().parent.is_dir():
@@ -113,7 +120,7 @@ def check_record_path(text: str) -> Check:
     recording never replaces a file, so never the model loaded or a preset either)."""
     from tinytui.recording.recorder import target_problem  # the transcript's modules: once asked
 
-    path, why = _where(text, ".txt", "lesson.txt")
+    path, why = new_file(text, ".txt", "lesson.txt")
     if path is None:
         return None, why
     problem = target_problem(path)
@@ -124,7 +131,7 @@ def check_record_path(text: str) -> Check:
 
 @never_raises
 def check_screenshot_path(text: str) -> Check:
-    path, why = _where(text, ".svg", "screen.svg")
+    path, why = new_file(text, ".svg", "screen.svg")
     if path is None:
         return None, why
     if path.suffix.lower() != ".svg":
@@ -135,10 +142,8 @@ def check_screenshot_path(text: str) -> Check:
 
 
 def target_path(text: str) -> Path:
-    """Where a typed save name points: ~ expanded, .json added when there is no suffix (a folder stays
-    the folder: "~" is the home folder, never a file home.json beside it)."""
-    path = Path(text.strip()).expanduser()
-    return path if path.is_dir() or path.suffix else path.with_suffix(".json")
+    """Where a typed save name points (_named: .json added when there is no suffix)."""
+    return _named(text, ".json")
 
 
 @never_raises

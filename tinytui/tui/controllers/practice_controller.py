@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from tinytui.model.io.presets import DEFAULT, presets
 from tinytui.session.state import Refused
 from tinytui.tui.actions import Host
-from tinytui.tui.output_paths import never_raises, unprintable
+from tinytui.tui.output_paths import never_raises, new_file, unprintable
 
 # The questions, their grading, lessons and the dialogs are imported where practice uses them: the
 # debugger opens with practice off.
@@ -335,18 +335,9 @@ class PracticeController:
 @never_raises
 def check_lesson_path(text: str) -> tuple[Path | None, str]:
     """A lesson's path for PathScreen: .json added when there is no suffix; asks before overwriting."""
-    if not text.strip():
-        return None, "Type a file name, e.g. lesson.json"
-    if unprintable(text):
-        return None, unprintable(text)
-    path = Path(text.strip()).expanduser()
-    path = path if path.is_dir() or path.suffix else path.with_suffix(".json")  # "~" is no ~.json
-    if path.is_dir():
-        return None, f"{path} is a folder; add a file name such as {path / 'lesson.json'}"
-    if not path.resolve().parent.is_dir():
-        return None, f"There is no folder {path.resolve().parent}"
-    if os.path.islink(path):
-        return None, f"{path.name} is a symbolic link; tinytui does not write through links"
+    path, why = new_file(text, ".json", "lesson.json")
+    if path is None:
+        return None, why
     if os.path.lexists(path):
         return path, f"{path.name} exists. Press Enter again to overwrite it, or change the name."
     return path, ""
