@@ -81,9 +81,11 @@ def without_event_data(path):
     path.write_text("\n".join(kept) + "\n", encoding="utf-8")
 
 
-def _truncate(path):
-    text = path.with_suffix(".jsonl").read_text(encoding="utf-8")
-    path.with_suffix(".jsonl").write_text(text[: len(text) - 40], encoding="utf-8")
+def _cut_inside(path):
+    """Line 4 cut short with lines after it: damage, not a write stopped at the end (which replays
+    what came before it: tests/recording/test_cut_and_full.py)."""
+    lines = lines_of(path)
+    write_lines(path, [*lines[:3], lines[3][:-40], *lines[4:]])
     without_event_data(path)
 
 
@@ -98,7 +100,7 @@ def damaged(spoil):
 
 
 BAD = {
-    "truncated": (_truncate, 6, "truncated: the last line is not complete JSON"),
+    "a line cut inside": (_cut_inside, 4, "not JSON"),
     "not a session": (
         lambda p: write_lines(p, ['{"format": "tinytui-model/1"}']),
         1,

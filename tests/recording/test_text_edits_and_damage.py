@@ -165,12 +165,34 @@ def test_replay_print_says_it_in_one_line_and_replays_every_event(lesson, capsys
     )
 
 
-def test_without_event_data_in_the_transcript_the_logs_error_stands(lesson):
+def test_without_event_data_in_the_transcript_a_cut_log_replays_what_came_before_the_cut(lesson):
+    """A session killed mid-write: no event data in the transcript, the log's last line half there.
+    Every whole line replays, and the notice names the cut line."""
     path, _ = lesson
     kept = [raw for raw in path.read_text(encoding="utf-8").splitlines() if not raw.startswith("#|")]
     path.write_text("\n".join(kept) + "\n", encoding="utf-8")  # as a killed session leaves it
-    cut(path, len(events_path(path).read_text(encoding="utf-8")) - 40)
-    with pytest.raises(ReplayError, match=r"lesson\.jsonl:6: truncated"):
+    whole = events_path(path).read_text(encoding="utf-8")
+    cut(path, len(whole) - 40)
+    recording = load_recording(path)
+    assert recording.source == events_path(path)
+    assert [rec.line for rec in recording.events] == [2, 3, 4, 5]  # line 6 was cut
+    assert recording.notice.startswith(f"{events_path(path)}:6: truncated: the last line is not complete")
+    assert recording.notice.endswith("; replaying the 4 events before it")
+    replayer = Replayer(recording)
+    again = replayer.new_session()
+    replayer.apply_all(again)
+    assert replayer.diverged is None
+    # a character cut in two on the last line is the same cut, not a file that is not UTF-8
+    events_path(path).write_bytes(whole.encode()[:-40] + "é".encode()[:1])
+    assert len(load_recording(path).events) == 4
+
+
+def test_a_cut_start_line_alone_is_still_an_error(lesson):
+    path, _ = lesson
+    kept = [raw for raw in path.read_text(encoding="utf-8").splitlines() if not raw.startswith("#|")]
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    cut(path, 300)
+    with pytest.raises(ReplayError, match=r"lesson\.jsonl:1: truncated"):
         load_recording(path)
 
 

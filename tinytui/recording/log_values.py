@@ -31,6 +31,11 @@ class Damaged(BadLine):
     holding a value replay refuses), so another copy of the recording may still replay."""
 
 
+class CutShort(Damaged):
+    """The last line stops before its JSON is complete: the recording was stopped mid-write (killed, a
+    power cut), so the lines before it still replay."""
+
+
 # ---- reading JSON -------------------------------------------------------------------------------
 
 
@@ -65,7 +70,7 @@ def loads(raw: str, last: bool) -> Any:
         return json.loads(raw, parse_int=_read_int, parse_float=_read_float, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         if last:
-            raise Damaged(f"truncated: the last line is not complete JSON ({exc.msg})") from None
+            raise CutShort(f"truncated: the last line is not complete JSON ({exc.msg})") from None
         raise Damaged(f"not JSON ({exc.msg}, column {exc.colno})") from None
     except RecursionError:
         raise BadLine("lists or objects nested too deeply") from None

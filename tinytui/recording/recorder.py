@@ -8,6 +8,8 @@ When the recording stops, the transcript ends with an appendix holding every .js
 Each event is appended to both files, flushed and fsync'd before the listener returns, so a killed
 terminal loses nothing already shown. Everything is also kept in memory: when a path cannot be written
 the recorder says so at once, keeps going in memory, and set_path() writes all of it to a better one.
+A write that fails part-way (a full disk, a file size limit) is cut back off both files, so they end
+on the last event both hold whole; files that never held a whole header are removed again.
 A recording never replaces a file: both files are created new, and target_problem() says in one line
 why a path cannot be used (a file there, the model being loaded, the installed presets).
 """
@@ -19,7 +21,7 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from tinytui.model.io.presets import folder as presets_folder
 from tinytui.recording.state_digest import Digests
@@ -104,8 +106,8 @@ class Recorder:
         self._texts: list[str] = []  # header, then one block per event
         self._lines: list[str] = []  # JSON lines, the same
         self._data: list[str] = []  # each JSON line as transcript lines, for the appendix at the end
-        self._files: tuple[TextIO, TextIO] | None = None
-        self._written = (0, 0)
+        self._files: _Pair | None = None  # the transcript's and the log's open files
+        self._written = (0, 0)  # how many of _texts and _lines are in them
         self._last: State | None = None
         self._mode = Mode()  # the view before the next event: a mode event's text says what changed
         if path is not None:
@@ -170,7 +172,7 @@ class Recorder:
             return self._fail(problem)
         self._close()
         try:
-            files = _create_both(p)
+            files = _Pair(p)
         except FileExistsError:  # made by someone else since the check above
             return self._fail(f"{p} or {events_path(p).name} exists; a recording never replaces a file")
         except OSError as exc:
@@ -202,18 +204,13 @@ class Recorder:
     def _write_pending(self, report: bool = True) -> None:
         if self._files is None:
             return
-        text, log = self._files
         done_text, done_log = self._written
         try:
             # the log first: anything the transcript shows can then be replayed
-            log.write("".join(self._lines[done_log:]))
-            log.flush()
-            os.fsync(log.fileno())
-            text.write("".join(self._texts[done_text:]))
-            text.flush()
-            os.fsync(text.fileno())
+            self._files.append("".join(self._lines[done_log:]), "".join(self._texts[done_text:]))
         except OSError as exc:
             where, self.path = self.path, None
+            self._files.undo()
             self._close()
             message = self._fail(f"cannot write {where}: {exc.strerror or exc}")
             if report and self.on_problem:
@@ -227,16 +224,65 @@ class Recorder:
 
     def _close(self) -> None:
         if self._files is not None:
-            for f in self._files:
-                with contextlib.suppress(OSError):  # closing a file on a failed disk can fail too
-                    f.close()
+            self._files.close()
         self._files = None
 
 
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _create_both(path: Path) -> tuple[TextIO, TextIO]:
+class _Pair:
+    """A transcript and its log, created new, appended to together: each append() lands whole in both
+    or, when a write fails part-way, undo() cuts both back to where they were whole. Plain descriptors
+    and os.write, so what is on disk is exactly what was written, nothing held in a buffer."""
+
+    def __init__(self, path: Path) -> None:
+        self.paths = (path, events_path(path))
+        self.fds = _create_both(path)
+        self.whole = (0, 0)  # bytes of each file that end on a complete record
+
+    def append(self, log: str, text: str) -> None:
+        text_fd, log_fd = self.fds
+        sizes = list(self.whole)
+        for i, fd, data in ((1, log_fd, log), (0, text_fd, text)):
+            sizes[i] += _write_all(fd, data.encode("utf-8"))
+            os.fsync(fd)
+        self.whole = (sizes[0], sizes[1])
+
+    def undo(self) -> None:
+        """Cut both files back to their last whole size; when that is nothing (not even the header was
+        written), remove them, so a failed start leaves no empty files behind."""
+        for fd, size in zip(self.fds, self.whole):
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+        if self.whole == (0, 0):
+            for fd, path in zip(self.fds, self.paths):
+                _remove_own(fd, path)
+
+    def close(self) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):  # closing a file on a failed disk can fail too
+                os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> int:
+    """Write all of data (os.write may take less at a time); OSError if the file system refuses."""
+    view, done = memoryview(data), 0
+    while done < len(data):
+        done += os.write(fd, view[done:])
+    return done
+
+
+def _remove_own(fd: int, path: Path) -> None:
+    """Remove path if it is still the file open on fd (never one put there since)."""
+    with contextlib.suppress(OSError):
+        mine, there = os.fstat(fd), os.lstat(path)
+        if (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino):
+            os.unlink(path)
+
+
+def _create_both(path: Path) -> tuple[int, int]:
     """The transcript and its log, both created new (O_EXCL: a file, folder or link already at either
     name fails, so nothing is replaced or written through a link, even one planted after the check).
     When the log cannot be made, the transcript just made is removed again."""
@@ -244,11 +290,7 @@ def _create_both(path: Path) -> tuple[TextIO, TextIO]:
     try:
         log_fd = os.open(events_path(path), NEW_FILE | getattr(os, "O_BINARY", 0), 0o644)
     except OSError:
+        _remove_own(text_fd, path)
         os.close(text_fd)
-        with contextlib.suppress(OSError):
-            os.unlink(path)
         raise
-    return (
-        os.fdopen(text_fd, "a", encoding="utf-8", newline="\n"),
-        os.fdopen(log_fd, "a", encoding="utf-8", newline="\n"),
-    )
+    return text_fd, log_fd

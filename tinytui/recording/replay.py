@@ -3,7 +3,9 @@
 The log is the .jsonl file, or, when a transcript has none beside it, the copy of each record the
 transcript carries on its "#| " lines (tinytui.recording.embedded_log; each line has a checksum, so an
 edited line is refused by its number in the transcript). When the .jsonl is damaged or shorter than
-that copy, the transcript's copy is replayed and the Recording's notice says so. Line ends (CRLF), a
+that copy, the transcript's copy is replayed and the Recording's notice says so. A .jsonl whose last
+line was cut off mid-write (a killed tinytui, a power cut) and that has no such copy replays the
+events before that line, and the notice says so too: what was on disk is never lost. Line ends (CRLF), a
 byte-order mark and blanks at a line's end are not content: an editor's changes to them still replay.
 
 load_recording() validates the whole file before anything is applied to a session anyone sees: every
@@ -28,7 +30,7 @@ from tinytui.model.io.safe_io import read_regular_file
 from tinytui.recording.embedded_log import DATA, DataLineError, has_data, read_data
 from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, Recorded, decode_event
 from tinytui.recording.event_log import FORMAT, compare_check, decode_start
-from tinytui.recording.log_values import BadLine, Damaged, line_limit, loads
+from tinytui.recording.log_values import BadLine, CutShort, Damaged, line_limit, loads
 from tinytui.recording.recorder import events_path
 from tinytui.recording.state_digest import Digests
 from tinytui.recording.transcript import state_lines, step_text
@@ -45,6 +47,10 @@ class ReplayError(ValueError):
 class DamagedLog(ReplayError):
     """A log cut short or damaged (a line that is not JSON, an empty or non-UTF-8 file), rather than one
     holding something replay refuses: the transcript's copy of the events may replay instead."""
+
+
+class CutLog(DamagedLog):
+    """A log whose last line stops before its JSON is complete (the lines before it were read)."""
 
 
 @dataclass(frozen=True)
@@ -86,14 +92,21 @@ def load_recording(path: str | Path) -> Recording:
     given = Path(path)
     log = log_path(given)
     transcript = given if given != log else _transcript_beside(log)
+    records: list[tuple[int, str]]
+    source, records = log, []  # what was read, for the lines before a cut
     try:
-        recording = _load(*_records(given))
+        source, records = _records(given)
+        recording = _load(source, records)
     except DamagedLog as exc:
         carried = _carried(transcript, log)
         instead = _replayable(transcript, carried) if carried else None
-        if instead is None:
-            raise
-        return replace(instead, notice=f"{exc}; replaying the event data in {transcript} instead")
+        if instead is not None:
+            return replace(instead, notice=f"{exc}; replaying the event data in {transcript} instead")
+        if isinstance(exc, CutLog) and len(records) > 2:  # the start and an event are whole
+            whole = _load(source, records[:-1])
+            n = len(whole.events)
+            return replace(whole, notice=f"{exc}; replaying the {n} event{'s' * (n != 1)} before it")
+        raise
     # the start, then one record an event: only a transcript that carries more is read whole
     more = recording.source == log and _records_carried(transcript, log) - 1 > len(recording.events)
     carried = _carried(transcript, log) if more else None
@@ -188,7 +201,9 @@ def _load(log: Path, numbered: list[tuple[int, str]]) -> Recording:
             compare_check(rec.check, scratch, f"this {rec.kind}", digests)
             events.append(rec)
     except BadLine as exc:
-        error = DamagedLog if isinstance(exc, Damaged) else ReplayError
+        error = (
+            CutLog if isinstance(exc, CutShort) else DamagedLog if isinstance(exc, Damaged) else ReplayError
+        )
         raise error(f"{log}:{n}: {exc}") from None
     except (RecursionError, MemoryError) as exc:  # a structure json read but too deep or big to use
         raise ReplayError(f"{log}:{n}: too deeply nested or too large ({exc.__class__.__name__})") from None
@@ -229,11 +244,16 @@ def _read_lines(given: Path, log: Path) -> list[str]:
         kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO, device or socket"
         raise ReplayError(f"{log}: cannot read the file (it is {kind}, not a regular file)")
     try:
-        text = read_regular_file(log, MAX_FILE_BYTES).decode("utf-8")
+        data = read_regular_file(log, MAX_FILE_BYTES)
     except OSError as exc:
         raise ReplayError(f"{log}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DamagedLog(f"{log}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
+        if b"\n" in data[exc.start :]:
+            raise DamagedLog(f"{log}: cannot read the file (not UTF-8 text at byte {exc.start})") from None
+        # a character cut in two on the last line: a write stopped there, and that line is incomplete
+        text = data[: exc.start].decode("utf-8")
     # a byte-order mark, CRLF line ends and blank lines at the end (a Windows editor, git's autocrlf)
     # are not content
     lines = [raw.removesuffix("\r") for raw in text.removeprefix("\ufeff").split("\n")]
