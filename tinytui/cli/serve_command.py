@@ -8,6 +8,10 @@ What textual-serve leaves open is closed here (GuardedServer, a subclass of its 
   --allow-origin): a browser sends the Origin of the page that opened the socket, so a page on another
   site open in the same browser cannot start the debugger and press its keys. Host names are not
   trusted for this (a name of the attacker's can resolve to 127.0.0.1); the address served is.
+- on loopback, every request (the page, its scripts, downloads, the websocket) must name this server
+  in its Host header (127.0.0.1, localhost or ::1 at its port, or the host of an --allow-origin): a
+  page whose own name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name and is
+  refused, so it can neither read the page nor fetch what an app offers for download.
 - a terminal's size is capped (MAX_WIDTH x MAX_HEIGHT), at the start and at every resize: one request
   for 100000x100000 otherwise grows an app by gigabytes.
 - when the server stops (ctrl+c, SIGTERM) every app it started is asked to quit, then ended.
@@ -159,6 +163,27 @@ def own_origins(host: str, port: int) -> set[str]:
     return {f"{scheme}://{_bracketed(h)}:{port}" for h in hosts for scheme in ("http", "https")}
 
 
+def own_hosts(host: str, port: int, allowed_origins: list[str]) -> set[str] | None:
+    """The Host headers a request to this server may carry (lower-case, port written as a browser
+    writes it: left out when it is the scheme's default), or None when any will do: a server on an
+    address other than loopback is reached under names it cannot know."""
+    if not is_loopback(host):
+        return None
+    hosts = {_bracketed(h) for h in (host.lower(), "localhost", "127.0.0.1", "::1")}
+    out = {f"{h}:{port}" for h in hosts} | ({*hosts} if port == 80 else set())
+    for origin in allowed_origins:  # a proxy that passes its own name on to this server
+        parts = urlsplit(origin)
+        default = 443 if parts.scheme == "https" else 80
+        out.add(parts.netloc)
+        if parts.port == default:
+            out.add(_bracketed(parts.hostname or ""))
+    return out
+
+
+def host_allowed(header: str | None, hosts: set[str] | None) -> bool:
+    return hosts is None or (header or "").strip().lower() in hosts
+
+
 def clamped_size(width: int, height: int) -> tuple[int, int]:
     return min(max(width, 1), MAX_WIDTH), min(max(height, 1), MAX_HEIGHT)
 
@@ -186,7 +211,8 @@ def check_record_name(name: str) -> str | None:
 
 
 def session_record(name: str, given: set[Path]) -> Path:
-    """NAME-k (k from 1) with NAME's suffix: the first whose transcript and .jsonl do not exist and that
+    """NAME-k (k from 1) with NAME's suffix: the first where nothing is at the transcript's or the
+    .jsonl's name (not even a dangling link, which the app would refuse to record through) and that
     no other session of this server was given."""
     from tinytui.recording.recorder import events_path
 
@@ -194,7 +220,8 @@ def session_record(name: str, given: set[Path]) -> Path:
     k = 1
     while True:
         candidate = p.with_name(f"{p.stem}-{k}{p.suffix}")
-        if candidate not in given and not candidate.exists() and not events_path(candidate).exists():
+        taken = os.path.lexists(candidate) or os.path.lexists(events_path(candidate))
+        if candidate not in given and not taken:
             given.add(candidate)
             return candidate
         k += 1
@@ -297,9 +324,21 @@ def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
                 templates_path=templates,
             )
             self.allowed = own_origins(args.host, args.port) | set(args.allow_origin)
+            self.hosts = own_hosts(args.host, args.port, args.allow_origin)
             self.record_name: str | None = getattr(args, "record", None)
             self.records_given: set[Path] = set()
             self.running: dict[web.WebSocketResponse, CappedApp] = {}
+
+        async def _make_app(self) -> web.Application:
+            app = await super()._make_app()
+            app.middlewares.append(self.guard_host)  # every route, textual-serve's own included
+            return app
+
+        @web.middleware
+        async def guard_host(self, request: web.Request, handler) -> web.StreamResponse:
+            if not host_allowed(request.headers.get("Host"), self.hosts):
+                raise web.HTTPForbidden(text="tinytui: this server is not reached under that name\n")
+            return await handler(request)
 
         async def on_startup(self, app: web.Application) -> None:
             """Quiet: `tinytui serve` has said where it serves."""

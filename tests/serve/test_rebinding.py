@@ -1,0 +1,84 @@
+"""tinytui serve against pages of other sites: crafted requests to a served instance on a random port.
+A page whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name as Host and is
+refused everywhere; a page on another site (its Origin) may not open the app's websocket."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import socket
+from pathlib import Path
+
+import pytest
+
+from tinytui.cli.options import build_parser
+from tinytui.cli.serve_command import guarded_server, host_allowed, own_hosts, write_offline_templates
+
+pytest.importorskip("textual_serve")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _statuses(tmp_path: Path, requests: list[tuple[str, dict[str, str]]]) -> list[int]:
+    """Serve on loopback at a random port (no app is started: none of these may start one) and give
+    the status of each (path, headers) request."""
+    import aiohttp
+    from aiohttp.test_utils import TestServer
+
+    port = free_port()
+    args = build_parser().parse_args(["serve", "--port", str(port)])
+    write_offline_templates(tmp_path)
+    server = guarded_server(args, f"http://127.0.0.1:{port}", tmp_path, io.StringIO())
+    served = TestServer(await server._make_app(), host="127.0.0.1", port=port)
+    await served.start_server()
+    try:
+        out = []
+        async with aiohttp.ClientSession() as http:
+            for path, headers in requests:
+                url = f"http://127.0.0.1:{port}{path}"
+                async with http.get(url, headers=headers, allow_redirects=False) as response:
+                    out.append(response.status)
+        return out
+    finally:
+        await served.close()
+
+
+def test_the_servers_own_names_pass_and_a_rebound_name_does_not():
+    # the names a browser on this machine writes for this server, and those a rebinding page writes
+    ok = ["127.0.0.1:8000", "localhost:8000", "LOCALHOST:8000", "[::1]:8000"]
+    bad = ["evil.example:8000", "evil.example", "127.0.0.1", "127.0.0.1:1", "", "localhost:8000.evil"]
+    hosts = own_hosts("127.0.0.1", 8000, [])
+    assert all(host_allowed(h, hosts) for h in ok)
+    assert not any(host_allowed(h, hosts) for h in bad) and not host_allowed(None, hosts)
+
+
+def test_crafted_requests_to_a_served_instance(tmp_path):
+    async def run():
+        return await _statuses(
+            tmp_path,
+            [
+                ("/", {}),  # the server's own page, as a browser on this machine asks
+                ("/", {"Host": "evil.example"}),  # a page whose name now resolves to 127.0.0.1
+                ("/static/js/textual.js", {"Host": "evil.example"}),
+                ("/download/0123456789abcdef", {"Host": "evil.example"}),
+                ("/ws", {"Host": "evil.example", "Origin": "http://evil.example"}),
+                # a page of another site, opening the websocket by this server's address
+                ("/ws", {"Origin": "http://evil.example", "Connection": "Upgrade", "Upgrade": "websocket"}),
+            ],
+        )
+
+    statuses = asyncio.run(run())
+    assert statuses == [200, 403, 403, 403, 403, 403]
+
+
+def test_allowed_origins_name_hosts_too_and_other_addresses_take_any():
+    hosts = own_hosts("127.0.0.1", 8000, ["https://proxy.example:443", "http://other.example:8080"])
+    assert hosts is not None
+    assert {"proxy.example", "proxy.example:443", "other.example:8080", "[::1]:8000"} <= hosts
+    assert "other.example" not in hosts
+    assert own_hosts("0.0.0.0", 8000, []) is None and host_allowed("anything", None)
+    assert "localhost" in own_hosts("127.0.0.1", 80, [])  # port 80 is left out of the header
