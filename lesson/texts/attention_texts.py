@@ -9,6 +9,7 @@ from tinytui.lesson.texts.switched_words import positions_switched
 from tinytui.lesson.texts.wording import (
     SAME,
     about,
+    at,
     block_tensor,
     in_words,
     listed,
@@ -93,7 +94,11 @@ def qkv(trace: Trace) -> str:
                 f"its key {listed(sorted(set(k), key=cfg.dims.index))}."
             )
     if not said:
-        said.append("What each head asks is decided by its matrices; step 8 shows where each one looks.")
+        said.append(
+            "What each head asks is decided by its matrices; step 8 shows where each one looks."
+            if cfg.n_heads > 1
+            else "What the head asks is decided by its matrices; step 8 shows where it looks."
+        )
     return sentences(general, *said)
 
 
@@ -150,7 +155,7 @@ def softmax(trace: Trace) -> str:
         out.append(_from_second_row(trace, attn))
         if all(largest(attn[h][-1]) == [T - 1] for h in heads) and T > 2:
             who = "every head puts" if cfg.n_heads > 1 else "the head puts"
-            out.append(f"In the last row {who} its largest weight on {quoted(trace.prompt[-1])} itself.")
+            out.append(f"In the last row {who} its largest weight on {at(trace.prompt, T - 1)} itself.")
     off = trace.switches.ablated_in(getattr(trace, "block", 0))  # the block the step shows (steps.focus)
     if off:
         names = listed([f"head {h}" for h in off])
@@ -170,28 +175,28 @@ def largest(row: np.ndarray) -> list[int]:
 def _from_second_row(trace: Trace, attn: dict[int, np.ndarray]) -> str:
     """Where each head looks hardest from the second position. 'Differently' only when no two heads
     pick the same position, 'every head' only when all pick one; a tie is named as a tie."""
-    seen = trace.prompt[1]
+    seen = at(trace.prompt, 1)
     picks, looks = [], []
     for h, a in attn.items():
         best = largest(a[1])
         w = num(a[1, best[0]])
         if len(best) > 1:
-            where = f"puts {w} on each of {listed([quoted(trace.prompt[j]) for j in best])}"
+            where = f"puts {w} on each of {listed([at(trace.prompt, j) for j in best])}"
         elif best[0] == 1:
-            where = f"keeps {w} on {quoted(seen)} itself"
+            where = f"keeps {w} on {seen} itself"
         else:
-            where = f"puts {w} on {quoted(trace.prompt[best[0]])}"
+            where = f"puts {w} on {at(trace.prompt, best[0])}"
         picks.append(tuple(best))
         looks.append(f"head {h} {where}")
     single = all(len(p) == 1 for p in picks)
     if len(picks) > 1 and single and len(set(picks)) == len(picks):
-        return f"Looking from {quoted(seen)}, the heads spread their weight differently: {listed(looks)}."
+        return f"Looking from {seen}, the heads spread their weight differently: {listed(looks)}."
     if len(picks) > 1 and single and len(set(picks)) == 1:
         j = picks[0][0]
-        on = f"{quoted(seen)} itself" if j == 1 else quoted(trace.prompt[j])
+        on = f"{seen} itself" if j == 1 else at(trace.prompt, j)
         weights = listed([f"head {h} {num(a[1, j])}" for h, a in attn.items()])
-        return f"Looking from {quoted(seen)}, every head puts its largest weight on {on}: {weights}."
-    return f"Looking from {quoted(seen)}, {listed(looks)}."
+        return f"Looking from {seen}, every head puts its largest weight on {on}: {weights}."
+    return f"Looking from {seen}, {listed(looks)}."
 
 
 def combine(trace: Trace) -> str:
@@ -206,7 +211,9 @@ def combine(trace: Trace) -> str:
         else "attention hands on (with the residual off they replace the stream rather than add to it)"
     )
     out = [
-        "Each head returns a weighted average of its value vectors.",
+        "Each head returns a weighted average of its value vectors."
+        if H > 1
+        else "The head returns a weighted average of its value vectors.",
         (
             f"The {in_words(H)} results, {dh} wide each, are set side by side{again} and W_O mixes them into "
             f"the {d} numbers {adds} at each position."
@@ -242,7 +249,7 @@ def residual1(trace: Trace) -> str:
         how += "; then the sum is normalised (post-norm)." if sw.norm == "post" else "."
     else:
         how = (
-            "With the residual off, x' is attention's output alone: the input is not added back, so a "
+            "With the residual off, x′ is attention's output alone: the input is not added back, so a "
             "token keeps only what attention hands it."
         )
     col = len(cfg.dims) - 1

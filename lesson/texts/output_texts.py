@@ -44,7 +44,9 @@ def ffn(trace: Trace) -> str:
     if sw.activation == "relu":
         out.append("The ReLU sets every detector that did not fire to zero.")
         tally = f"Count the zeros: {zeros} of {size} hidden values are zero"
-        if zeros * 2 > size:
+        if zeros == size:
+            tally = f"Count the zeros: all {size} hidden values are zero, so no detector fired anywhere."
+        elif zeros * 2 > size:
             tally += ", so most of the hidden layer is silent."
         elif zeros == 0:
             tally = f"Here every one of the {size} hidden values fired, so the ReLU cut nothing."
@@ -81,15 +83,21 @@ def residual2(trace: Trace) -> str:
     down = "W_down" if cfg.gated else "W_2"
     verb = "narrows" if cfg.d_ff > cfg.d_model else "widens" if cfg.d_ff < cfg.d_model else "maps"
     out = [f"{down} {verb} the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
+    block = getattr(trace, "block", 0)  # the block the step shows (steps.focus)
     if sw.activation == "relu" and not cfg.gated:
         dead = int((block_tensor(trace, "hidden") == 0).all(axis=0).sum())
-        if dead:
+        if dead == cfg.d_ff:
+            what = "nothing at all" if not block_tensor(trace, "ffn").any() else "only its bias b_2"
+            out.append(
+                f"Every one of the {cfg.d_ff} units is zero at every position, so W_2 contributes nothing "
+                f"and the feed-forward {'adds' if sw.residual else 'hands on'} {what}."
+            )
+        elif dead:
             out.append(
                 f"{dead} of the {cfg.d_ff} units {'is' if dead == 1 else 'are'} zero at every position, so "
                 f"{'its row' if dead == 1 else 'their rows'} of W_2 contribute{'s' if dead == 1 else ''} "
                 "nothing here."
             )
-    block = getattr(trace, "block", 0)  # the block the step shows (steps.focus)
     repeat = (
         "big models repeat this pair."
         if cfg.n_blocks == 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.lesson.texts.attention_texts import largest
-from tinytui.lesson.texts.wording import quoted, tied_groups
+from tinytui.lesson.texts.wording import at, first_block, num, quoted, tied_groups, tops_as_shown
 from tinytui.model import ops
 from tinytui.model.trace import Trace
 
@@ -17,7 +17,7 @@ SHOWN = 8  # a vector longer than this (GPT-2's 768 numbers) is quoted by its fi
 
 
 def _f(x: float) -> str:
-    return f"{x:.4f}"
+    return num(x)  # as the tables print it: 0.0000, never -0.0000
 
 
 def _vector(v) -> str:
@@ -52,7 +52,7 @@ def pe(trace: Trace) -> list[str]:
 
 def add(trace: Trace) -> list[str]:
     last = trace["x"][-1]
-    return [f"last position ({quoted(trace.prompt[-1])}) enters the block as {_vector(last)}"]
+    return [f"last position ({quoted(trace.prompt[-1])}) enters {first_block(trace)} as {_vector(last)}"]
 
 
 def norm1(trace: Trace) -> list[str]:
@@ -60,13 +60,13 @@ def norm1(trace: Trace) -> list[str]:
         mean_sq = trace["blocks.0.ln1.mean_sq"][0]
         x = trace["x"][0]  # block 1's input: its mean is what LayerNorm would take away first
         return [
-            f"row {quoted(trace.prompt[0])}: mean of squares {_f(mean_sq)}, "
+            f"row {at(trace.prompt, 0)}: mean of squares {_f(mean_sq)}, "
             f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}; its mean {_f(x.mean())} stays in (LayerNorm "
             "would subtract it)"
         ]
     mean, var = trace["blocks.0.ln1.mean"][0], trace["blocks.0.ln1.var"][0]
     return [
-        f"row {quoted(trace.prompt[0])}: mean {_f(mean)}, variance {_f(var)}, "
+        f"row {at(trace.prompt, 0)}: mean {_f(mean)}, variance {_f(var)}, "
         f"first entry {_f(trace['blocks.0.x_norm'][0, 0])}"
     ]
 
@@ -115,7 +115,7 @@ def softmax(trace: Trace) -> list[str]:
     for h in range(1, trace.cfg.n_heads + 1):
         a = trace[f"blocks.0.attn.{h}"]
         # a row whose largest weight is shared names every key that holds it: 'a'/'woodchuck'
-        top = ["/".join(dict.fromkeys(quoted(trace.prompt[j]) for j in largest(row))) for row in a[:SHOWN]]
+        top = ["/".join(dict.fromkeys(at(trace.prompt, j) for j in largest(row))) for row in a[:SHOWN]]
         more = f", … ({len(a)} rows)" if len(a) > SHOWN else ""
         facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}{more}")
     return facts
@@ -179,8 +179,22 @@ def unembed(trace: Trace) -> list[str]:
     p = trace["probs"]
     t = trace.cfg.token_id(trace.target)
     target = f"target {quoted(trace.target)} at {_f(p[t])}"
-    facts = [f"prediction: {quoted(trace.prediction)} at {_f(p.max())}; {target}"]
+    facts = [f"prediction: {quoted(trace.prediction)} at {_f(p.max())}{_top_tie(trace)}; {target}"]
     return facts + _ties(trace)
+
+
+def _top_tie(trace: Trace) -> str:
+    """'' unless another token reads as likely as the prediction at the four decimals shown: then who,
+    and why the prediction is the one named (argmax takes the first of an exact tie)."""
+    p, vocab = trace["probs"], trace.cfg.vocab
+    first = int(np.argmax(p))
+    others = [k for k in tops_as_shown(p) if k != first]
+    if not others:
+        return ""
+    names = " and ".join(quoted(vocab[k]) for k in others)
+    if all(p[k] == p[first] for k in others):
+        return f" (tied exactly with {names}: the first in the vocabulary is taken)"
+    return f" ({names} also shows {_f(p.max())}, only a little less)"
 
 
 def loss(trace: Trace) -> list[str]:
@@ -195,10 +209,21 @@ def loss(trace: Trace) -> list[str]:
         improvement += ", from the losses before rounding"
     return [
         f"loss = −log {p} {'=' if same else '≈'} {_f(before)} nats",
-        f"∂L/∂ℓ has {int((g < 0).sum())} negative and {int((g > 0).sum())} positive entries",
+        f"∂L/∂ℓ has {int((g < 0).sum())} negative and {int((g > 0).sum())} positive entries{_unseen(g)}",
         f"one step of size {trace.lr:g} on the logits: loss {_f(before)} → {_f(after)} "
         f"(improvement {improvement})",
     ]
+
+
+def _unseen(g: np.ndarray) -> str:
+    """'' unless some nonzero entries of the gradient print as 0.0000, where a reader cannot see their
+    sign."""
+    hidden = int(sum(1 for v in g if v != 0 and _f(v) == "0.0000"))
+    if not hidden:
+        return ""
+    if hidden == len(g):
+        return f" (all {hidden} too small to show at four decimals: each reads 0.0000)"
+    return f" ({hidden} of them too small to show at four decimals: they read 0.0000)"
 
 
 def count_params(trace: Trace) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.lesson.texts.switched_words import norm_switched, positions_switched
-from tinytui.lesson.texts.wording import NUMBERED, first_block, in_words, listed, quoted, sentences
+from tinytui.lesson.texts.wording import NUMBERED, at, first_block, in_words, listed, sentences
 from tinytui.model.trace import Trace
 
 
@@ -138,7 +138,8 @@ def add(trace: Trace) -> str:
         )
     elif cfg.positions == "none":
         how = "Nothing is added: x is the embedding rows as they are (this model has no positions)."
-    given = f"These {T * d} numbers ({T} positions × {d}) are all that {first_block(trace)} is given"
+    places = f"{T} position{'s' if T != 1 else ''}"
+    given = f"These {T * d} numbers ({places} × {d}) are all that {first_block(trace)} is given"
     if cfg.positions == "rope" and trace.switches.positional_encoding:  # the turn reads p, not x
         given += (
             ", with each row's position for the turn at step 6; everything later is computed from them and "
@@ -161,7 +162,7 @@ def _small_variance(trace: Trace) -> str:
     if f"{after:.2f}" == "1.00":
         return ""
     return (
-        f"But beside a variance as small as {var[p]:.4f} (row {quoted(trace.prompt[p])}) ε is not "
+        f"But beside a variance as small as {var[p]:.4f} (row {at(trace.prompt, p)}) ε is not "
         f"negligible: that row comes out with variance {after:.4f}, not 1"
         + (" (before the gain and bias)." if trace.cfg.norm_affine else ".")
     )

@@ -34,6 +34,15 @@ def quoted(token: str) -> str:
     return f"'{token}'" if "'" not in token else f'"{token}"'
 
 
+def at(prompt, j: int) -> str:
+    """Position j's token as the prose names it: quoted, and with its position when the token stands at
+    more than one place in the prompt ("'a' at position 1"), as the tables' 1:a does, so a sentence about
+    "a a a a" says which 'a' it means."""
+    token = prompt[j]
+    said = quoted(token)
+    return f"{said} at position {j}" if list(prompt).count(token) > 1 else said
+
+
 def in_words(k: int) -> str:
     return WORDS[k] if 0 <= k < len(WORDS) else str(k)
 

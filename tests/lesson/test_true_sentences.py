@@ -21,6 +21,7 @@ from tinytui.lesson import step_path
 from tinytui.lesson.gallery_reading import captions, day
 from tinytui.lesson.stages import STAGE_BY_NUMBER, formula_as_run
 from tinytui.lesson.texts.change_note import change_note
+from tinytui.lesson.texts.wording import at
 from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.model.backward.gradients import gradients
 from tinytui.model.io.checkpoint import load_checkpoint, load_model
@@ -222,7 +223,7 @@ def test_prose_quotes_the_tokens_it_names(name):
     )
     assert f"target '{trace.target}' is id {t}" in STAGE_BY_NUMBER[1].facts(trace)[0]
     if len(trace.prompt) > 1:
-        assert f"Looking from '{trace.prompt[1]}'," in STAGE_BY_NUMBER[8].explain(trace)
+        assert f"Looking from {at(trace.prompt, 1)}," in STAGE_BY_NUMBER[8].explain(trace)
     note = change_note(
         trace, run(params, trace.prompt, trace.target, Switches(residual=False)), "residual off"
     )
@@ -269,11 +270,14 @@ def test_the_strongest_key_of_each_row_is_every_key_that_holds_the_largest_weigh
         for fact in STAGE_BY_NUMBER[8].facts(seen)[1:]:
             h = int(fact.split()[1].rstrip(":"))
             said = fact.split("strongest key per row: ", 1)[1].split(", … (")[0]
-            shown = [m.group(0) for m in re.finditer(r"(?:" + QUOTED + r"/?)+", said)]
+            # a token that repeats in the prompt is named with its place: 'a' at position 0
+            shown = [m.group(0) for m in re.finditer(r"(?:" + QUOTED + r"(?: at position \d+)?/?)+", said)]
             assert len(shown) == min(len(seen.prompt), 8), fact
             for row, text in zip(seen[f"blocks.0.attn.{h}"], shown):
                 tokens = {a or b for a, b in re.findall(QUOTED, text)}
                 assert tokens == {seen.prompt[j] for j in _largest(row)}, fact
+                places = {int(j) for j in re.findall(r"at position (\d+)", text)}
+                assert places <= set(_largest(row)), fact
 
 
 # ---- sentences found false on one configuration (the switches' audit): each asserted where it was false

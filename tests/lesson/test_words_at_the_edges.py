@@ -1,0 +1,134 @@
+"""Sentences checked against the numbers printed beside them where a run sits at an edge the chapter's
+own run never reaches: every ReLU unit silent, a one-token prompt, a prompt that repeats a token, two
+tokens tied for the prediction, a target with all the probability, several blocks, a single head.
+
+Each case is one the audit found saying something the tables did not show; each asserts the sentence
+as printed and the number it rests on.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from tests.random_models import random_params
+from tinytui.lesson.stages import STAGE_BY_NUMBER
+from tinytui.model.switches import Switches
+from tinytui.model.trace import run
+from tinytui.report.step_report import stage_report
+
+
+def _words(trace, number: int) -> str:
+    return STAGE_BY_NUMBER[number].explain(trace)
+
+
+def _facts(trace, number: int) -> list[str]:
+    return STAGE_BY_NUMBER[number].facts(trace)
+
+
+def _cells(trace, params, number: int, title_start: str) -> list[tuple[str, ...]]:
+    tables = stage_report(trace, STAGE_BY_NUMBER[number], params).tables
+    (table,) = [t for t in tables if t.title.startswith(title_start)]
+    return [tuple(row) for row in table.cells]
+
+
+def test_every_unit_silent_is_said_as_all_not_most(chapter):
+    params = chapter.params
+    for unit in range(8):  # a bias low enough that no detector fires anywhere
+        params = params.with_edit("blocks.0.b_1", (unit,), -10.0)
+    trace = run(params, chapter.prompt, chapter.target)
+    hidden = _cells(trace, params, 11, "hidden")
+    assert {v for row in hidden for v in row} == {"0.0000"}  # the table: 32 zeros
+    ffn_words = _words(trace, 11)
+    assert "Count the zeros: all 32 hidden values are zero, so no detector fired anywhere." in ffn_words
+    assert "most of the hidden layer" not in ffn_words
+    out_words = _words(trace, 12)
+    assert "Every one of the 8 units is zero at every position" in out_words
+    assert "the feed-forward adds only its bias b_2" in out_words
+    assert "8 of the 8 units" not in out_words
+    ffn = _cells(trace, params, 12, "FFN")  # every row is b_2 = (0, 0, 0, 1)
+    assert set(ffn) == {("0.0000", "0.0000", "0.0000", "1.0000")}
+
+
+def test_a_silent_feed_forward_with_no_bias_adds_nothing_at_all():
+    params = random_params(seed=1, d=3, heads=1, d_head=3, d_ff=2, vocab=6, blocks=1)
+    params = params.with_arrays({"blocks.0.b_1": np.full(2, -50.0), "blocks.0.b_2": np.zeros(3)})
+    trace = run(params, ("t1", "t2", "t3"), "t4")
+    assert not trace["blocks.0.ffn"].any()
+    assert "the feed-forward adds nothing at all" in _words(trace, 12)
+
+
+def test_one_position_is_one_position(chapter):
+    trace = run(chapter.params, ("a",), chapter.target)
+    assert "These 4 numbers (1 position × 4) are all that the block is given" in _words(trace, 4)
+
+
+def test_a_repeated_token_is_named_with_its_position(chapter):
+    trace = run(chapter.params, ("a", "a", "a", "a"), chapter.target)
+    a1, a2 = trace["blocks.0.attn.1"], trace["blocks.0.attn.2"]
+    assert int(np.argmax(a1[1])) == 0 and int(np.argmax(a2[1])) == 1  # the tables' row 1:a
+    words = _words(trace, 8)
+    assert (
+        f"Looking from 'a' at position 1, the heads spread their weight differently: head 1 puts "
+        f"{a1[1, 0]:.4f} on 'a' at position 0 and head 2 keeps {a2[1, 1]:.4f} on 'a' at position 1 itself."
+    ) in words
+    head2 = _facts(trace, 8)[2]
+    said = re.findall(r"at position (\d)", head2.split("strongest key per row: ")[1])
+    assert [int(j) for j in said] == [int(np.argmax(row)) for row in a2]
+    # a token that appears once keeps its plain name
+    once = run(chapter.params, ("a", "woodchuck", "a", "chuck"), chapter.target)
+    assert "keeps 0.8618 on 'woodchuck' itself" in _words(once, 8)
+
+
+def test_a_prediction_tied_at_the_top_names_the_other_token(chapter):
+    params = chapter.params.with_edit("E", (5, 3), 1.0)  # woodchuck's row becomes wood's
+    trace = run(params, chapter.prompt, chapter.target)
+    p = trace["probs"]
+    assert p[4] == p[5]  # wood and woodchuck, shown as the same probability
+    fact = _facts(trace, 14)[0]
+    assert fact.startswith(
+        f"prediction: 'wood' at {p[4]:.4f} (tied exactly with 'woodchuck': the first in the vocabulary is "
+        "taken)"
+    )
+
+
+def test_a_certain_target_is_quoted_as_the_tables_show_it(chapter):
+    certain = run(chapter.params.with_edit("E", (4, 3), 40.0), chapter.prompt, chapter.target)
+    assert certain.loss == 0.0  # −log 1.0: a negative zero, printed 0.0000 in the table
+    assert _cells(certain, None, 15, "loss") == [("0.0000", "0.0000")]
+    facts = [f for n in STAGE_BY_NUMBER for f in _facts(certain, n)]
+    assert not [f for f in facts if "-0.0000" in f]
+    assert "loss = −log 1.0000 = 0.0000 nats" in _facts(certain, 15)
+    near = run(chapter.params.with_edit("E", (4, 3), 8.0), chapter.prompt, chapter.target)
+    (shown,) = _cells(near, None, 15, "∂L/∂ℓ")
+    assert set(shown) == {"0.0000"}  # every entry of the gradient prints as zero
+    assert (
+        "∂L/∂ℓ has 1 negative and 7 positive entries (all 8 too small to show at four decimals: each "
+        "reads 0.0000)"
+    ) in _facts(near, 15)
+
+
+def test_several_blocks_say_the_stream_enters_the_first():
+    params = random_params(seed=3)
+    trace = run(params, ("t1", "t2", "t3"), "t4")
+    (fact,) = _facts(trace, 4)
+    assert fact.startswith("last position ('t3') enters the first block as (")
+
+
+def test_a_single_head_is_the_head_not_each_head():
+    params = random_params(seed=1, d=3, heads=1, d_head=3, d_ff=2, vocab=6, blocks=1)
+    trace = run(params, ("t1", "t2", "t3"), "t4")
+    said = _words(trace, 6) + _words(trace, 9)
+    assert "What the head asks is decided by its matrices; step 8 shows where it looks." in said
+    assert "The head returns a weighted average of its value vectors." in said
+    assert "each head" not in said.lower()
+
+
+def test_residual_off_names_x_prime_as_the_table_does(chapter):
+    trace = run(chapter.params, chapter.prompt, chapter.target, Switches(residual=False))
+    (table,) = stage_report(trace, STAGE_BY_NUMBER[10], chapter.params).tables
+    assert table.title.startswith("x′")
+    assert "x′ is attention's output alone" in _words(trace, 10)
+    assert "x'" not in _words(trace, 10)
+
