@@ -12,6 +12,7 @@ symbolic link (tinytui.model.io.safe_io).
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -111,16 +112,34 @@ def _read(path: Path) -> Settings:
         reason = exc.reason if exc.byte is not None else f"cannot read it ({exc.reason})"
         raise SettingsFileError(reason) from None
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, parse_int=_whole_number, parse_float=_finite)
     except json.JSONDecodeError as exc:
         raise SettingsFileError(f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except (RecursionError, ValueError):
-        raise SettingsFileError("lists or objects nested too deeply, or NaN or Infinity") from None
+    except RecursionError:
+        raise SettingsFileError("lists or objects nested too deeply") from None
     return _parse(doc)
 
 
+MAX_DIGITS = 20  # no setting is a number; a longer one is refused before int() reads thousands of digits
+
+
 def _no_constant(name: str) -> Any:
-    raise ValueError(name)
+    raise SettingsFileError(f"{name} is not a value a settings file holds")
+
+
+def _whole_number(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise SettingsFileError(f"a number of {digits} digits is longer than any setting holds")
+    return int(text)
+
+
+def _finite(text: str) -> float:
+    """A number that stays one when written back (1e999 reads as infinity, which JSON cannot hold)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise SettingsFileError(f"{checks.shown(text, 30)} is too large a number for a settings file")
+    return value
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
@@ -149,7 +168,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_writer(path) as f:  # never through a link planted at settings.json
-        json.dump(settings.to_json(), f, indent=1)
+        json.dump(settings.to_json(), f, indent=1, allow_nan=False)
         f.write("\n")
     return path
 

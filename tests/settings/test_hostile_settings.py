@@ -39,7 +39,10 @@ CASES = [
     ("a surrogate theme", '{"theme": "dark\\udc80"}', "lone UTF-16 surrogate U+DC80"),
     ("an escape in the theme", json.dumps({"theme": "\x1b]0;owned\x07"}), "control character U+001B"),
     ("a long theme", json.dumps({"theme": "t" * 101}), "101 characters is too long"),
-    ("NaN", '{"theme": NaN}', "NaN or Infinity"),
+    ("NaN", '{"theme": NaN}', "NaN is not a value a settings file holds"),
+    ("-Infinity in an unknown key", '{"later": -Infinity}', "-Infinity is not a value"),
+    ("a number of 5000 digits", '{"later": ' + "9" * 5000 + "}", "a number of 5000 digits is longer"),
+    ("a number JSON cannot write back", '{"later": [1e999]}', "'1e999' is too large a number"),
     ("a wrong format", json.dumps({"format": "tinytui-settings/9"}), "format 'tinytui-settings/9'"),
 ]
 
