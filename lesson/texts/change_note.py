@@ -30,6 +30,14 @@ def _signed(x: float) -> str:
     return s if s.startswith("-") or s == "0.0000" else "+" + s
 
 
+def _loss_change(before: float, after: float) -> str:
+    """The loss's change, signed; where the two losses as shown subtract to another 4th decimal (1.1690 →
+    1.0665 is −0.1025 to a reader, −0.1024 unrounded), it says the figure comes from before rounding."""
+    change = _signed(after - before)
+    shown = _signed(float(_f(after)) - float(_f(before)))
+    return change if change == shown else f"{change} before rounding"
+
+
 def changed_steps(d: TraceDiff, before: Trace, after: Trace) -> list[int]:
     """The stage numbers any of whose tensors changed, in any block."""
     cfg = after.cfg
@@ -57,7 +65,7 @@ def _outcome(before: Trace, after: Trace) -> str:
     if np.array_equal(before["logits"], after["logits"]):
         still = f"({quoted(after.prediction)}, p {_f(p1)})"
         return f"the prediction {still} and the loss ({_f(after.loss)}) did not move"
-    loss = f"loss {_f(before.loss)} → {_f(after.loss)} ({_signed(after.loss - before.loss)})"
+    loss = f"loss {_f(before.loss)} → {_f(after.loss)} ({_loss_change(before.loss, after.loss)})"
     if before.prediction == after.prediction:
         return f"the prediction stays {quoted(after.prediction)} (p {_f(p0)} → {_f(p1)}); {loss}"
     moved = f"{quoted(before.prediction)} (p {_f(p0)}) to {quoted(after.prediction)} (p {_f(p1)})"

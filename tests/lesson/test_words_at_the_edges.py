@@ -132,3 +132,15 @@ def test_residual_off_names_x_prime_as_the_table_does(chapter):
     assert "x′ is attention's output alone" in _words(trace, 10)
     assert "x'" not in _words(trace, 10)
 
+
+def test_a_switch_notice_quotes_a_loss_change_a_reader_can_check(chapter):
+    from tinytui.lesson.texts.change_note import change_note
+
+    before = run(chapter.params, chapter.prompt, chapter.target)
+    after = run(chapter.params, chapter.prompt, chapter.target, Switches(ablated_heads=frozenset({1})))
+    shown = round(after.loss, 4) - round(before.loss, 4)  # 1.0665 − 1.1690, as a reader subtracts them
+    assert f"{shown:.4f}" == "-0.1025" and f"{after.loss - before.loss:.4f}" == "-0.1024"
+    note = change_note(before, after, "ablated h1")
+    assert "loss 1.1690 → 1.0665 (-0.1024 before rounding)" in note
+    residual = run(chapter.params, chapter.prompt, chapter.target, Switches(residual=False))
+    assert "loss 1.1690 → 1.0928 (-0.0762)." in change_note(before, residual, "residual off")
