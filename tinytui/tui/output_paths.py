@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.model.io.model_file import default_model_path
+from tinytui.model.io.safe_io import write_new_text
 
 Check = tuple[Path | None, str]
 MAX_STEM = 64  # a suggested file name stays short and far below any file system's limit
@@ -79,6 +80,24 @@ def free_path(folder: Path, name: str) -> Path:
         path = folder / f"{Path(name).stem}-{n}{Path(name).suffix}"
         n += 1
     return path
+
+
+def write_free(folder: Path, name: str, text: str) -> Path:
+    """text in a new file: folder/name, or name-2, name-3 … (free_path), the first free when it is
+    written. The name is taken as the file lands (write_new_text: it fails if anything is there), so a
+    file that appears between looking and writing, such as a second screenshot asked for at once, is
+    never replaced; the next name is tried instead."""
+    for _ in range(MAX_TRIES):
+        path = free_path(folder, name)
+        try:
+            write_new_text(path, text)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, f"every name like {name} was taken while writing", str(folder / name))
+
+
+MAX_TRIES = 100  # names taken by others while this one writes: far more than two quick presses
 
 
 def unprintable(text: str) -> str:
