@@ -15,7 +15,13 @@ from rich.markup import escape
 
 from tinytui.model.io.safe_io import atomic_writer
 from tinytui.tui.actions import Host
-from tinytui.tui.output_paths import check_record_path, check_screenshot_path, free_path, screenshot_name
+from tinytui.tui.output_paths import (
+    check_record_path,
+    check_screenshot_path,
+    free_path,
+    screenshot_name,
+    write_free,
+)
 
 if TYPE_CHECKING:  # the recorder and the dialogs are imported when a recording or a dialog starts
     from tinytui.recording.recorder import Recorder
@@ -269,10 +275,11 @@ class RecordingController:
     # ---- screenshots -------------------------------------------------------------------------------
     def screenshot(self) -> None:
         # after the next refresh, so a palette or dialog that asked for it (and the toasts, such as the
-        # last screenshot's "Saved …") are gone from the picture
-        path = free_path(Path(), screenshot_name(self.host.session.step))
+        # last screenshot's "Saved …") are gone from the picture; the free name is taken then too
         self.host.clear_notifications()
-        self.host.call_after_refresh(self.write_screenshot, path)
+        self.host.call_after_refresh(
+            self.write_screenshot, Path(screenshot_name(self.host.session.step)), True
+        )
 
     def screenshot_note(self) -> str:
         return f"As {screenshot_name(self.host.session.step)} in the current folder"
@@ -290,14 +297,18 @@ class RecordingController:
         screen = PathScreen("Save a screenshot (SVG) to…", name, hint, check_screenshot_path)
         self.host.push_screen(screen, chosen)
 
-    def write_screenshot(self, path: Path) -> None:
+    def write_screenshot(self, path: Path, fresh: bool = False) -> None:
         """The screen as SVG, written whole or not at all (a full disk leaves no empty .svg behind) and
-        never through a symbolic link."""
+        never through a symbolic link. fresh: never replacing a file, at path or the first free name
+        after it (path-2.svg …) when it is written."""
         host = self.host
         try:
             svg = host.export_screenshot()
-            with atomic_writer(path) as f:
-                f.write(svg)
+            if fresh:
+                path = write_free(path.parent, path.name, svg)
+            else:
+                with atomic_writer(path) as f:
+                    f.write(svg)
         except OSError as exc:
             why = exc.strerror or exc
             host.notify(
