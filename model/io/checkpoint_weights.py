@@ -8,7 +8,7 @@ token table transposed (tied), so an lm_head.weight in the file must equal wte.w
 
 Keys may carry "transformer." (what GPT2LMHeadModel saves) or not (the hub's gpt2 file). Older files
 also hold each block's causal mask as a buffer (h.<b>.attn.bias, 1×1×n×n, and attn.masked_bias): a
-mask, not a weight, so it is skipped. The file is read with the safetensors package (no pickle, ever);
+mask, not a weight, so it is skipped. The file is read as safetensors (no pickle, ever), header first;
 every problem is a CheckpointError naming the file and the tensor, one line.
 
 Loading checks the whole file (header, names, shapes, dtypes, every value finite, lm_head equal to
@@ -21,7 +21,6 @@ W_Q, W_K and W_V are views of its thirds: one product makes a row's queries, key
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 import threading
@@ -33,6 +32,7 @@ import numpy as np
 
 from tinytui.model.config import ModelConfig
 from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.safetensors_header import HEADER, NOT_HEADER, Header, named, read_header
 from tinytui.model.params import Params, adopt, lazy, param_shapes
 
 PREFIX = "transformer."
@@ -127,28 +127,17 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, WeightsFile]:
     """The Params in a GPT-2 model.safetensors, checked against cfg, and the file they are read from
     (its sha256() is what a recording names).
 
-    The safetensors package checks the header (offsets inside the file, no overlaps); then every wanted
-    tensor's bytes are read once, to check that each value is finite (and lm_head, when there is one,
-    equal to wte). Nothing is converted yet: the Params read each tensor from the file when first asked
-    for it (see WeightsFile)."""
-
-    def fail(tensor: str, why: str) -> CheckpointError:
-        return CheckpointError(f"{path}: {tensor}: {why}")
-
-    from safetensors import SafetensorError, safe_open
-
+    The header is checked whole first (safetensors_header.read_header: every entry's dtype, shape and
+    span, the spans tiling the file exactly); then every wanted tensor's bytes are read once, to check
+    that each value is finite (and lm_head, when there is one, equal to wte). Nothing is converted yet:
+    the Params read each tensor from the file when first asked for it (see WeightsFile)."""
+    fail = failing(path)
     shapes = hf_shapes(cfg)
     f = regular(path)
     try:
-        try:
-            with safe_open(str(path), framework="numpy") as st:
-                names = list(st.keys())
-                table = _names(names, shapes, fail)
-                kinds = {
-                    name: (st.get_slice(name).get_dtype(), st.get_slice(name).get_shape()) for name in names
-                }
-        except SafetensorError as exc:
-            raise CheckpointError(f"{path}: not a safetensors file tinytui can read ({exc})") from None
+        header = read_header(f.fileno(), os.fstat(f.fileno()).st_size, fail)
+        table = _names(list(header.entries), shapes, fail)
+        kinds = {name: (e.dtype, e.shape) for name, e in header.entries.items()}
         missing = next((name for name in shapes if name not in table), None)
         if missing is not None:
             raise fail(missing, f"missing (config.json says {cfg.n_blocks} blocks of d {cfg.d_model})")
@@ -161,7 +150,7 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, WeightsFile]:
                 raise fail(name, f"shape {list(got)}, expected {list(shape)} (from config.json)")
             if dtype not in DTYPES:
                 raise fail(name, f"dtype {dtype}: tinytui reads {', '.join(DTYPES)}")
-        weights = WeightsFile(path, f, kinds, fail)
+        weights = WeightsFile(path, f, header, fail)
         f = None  # weights holds it open now
         try:
             weights.check_finite(wanted)
@@ -193,7 +182,7 @@ class WeightsFile:
     replaced by another (tinytui's own saves write a new file and rename it) changes nothing here, as
     the open file is the old one. sha256() hashes the whole file the first time it is asked for."""
 
-    def __init__(self, path: Path, f, kinds: dict, fail):
+    def __init__(self, path: Path, f, header: Header, fail):
         self.path = path
         self._file = f
         self._fd = f.fileno()
@@ -202,28 +191,8 @@ class WeightsFile:
         self._digest: str | None = None
         weakref.finalize(self, f.close)
         self._identity = _identity(os.fstat(self._fd))
-        header = self._header(kinds)
-        self._start = 8 + self._header_bytes
-        self._entries = {
-            name: (e["dtype"], tuple(e["shape"]), *e["data_offsets"]) for name, e in header.items()
-        }
-
-    def _header(self, kinds: dict) -> dict:
-        """The header as JSON, checked to be what safetensors read (the file may have changed since)."""
-        head = os.pread(self._fd, 8, 0)
-        n = int.from_bytes(head, "little") if len(head) == 8 else 0
-        self._header_bytes = n
-        try:
-            header = json.loads(os.pread(self._fd, n, 8))
-            header.pop("__metadata__", None)
-            same = {k: (e["dtype"], list(e["shape"])) for k, e in header.items()} == {
-                k: (d, list(s)) for k, (d, s) in kinds.items()
-            }
-        except (ValueError, TypeError, KeyError, AttributeError):
-            same = False
-        if not same:
-            raise self._fail("(header)", "the file changed while it was being read; load it again")
-        return header
+        self._start = header.data_start
+        self._entries = {name: (e.dtype, e.shape, e.begin, e.end) for name, e in header.entries.items()}
 
     def _unchanged(self) -> None:
         if _identity(os.fstat(self._fd)) != self._identity:
@@ -321,11 +290,24 @@ def _names(names: list[str], shapes: dict[str, tuple[int, ...]], fail) -> dict[s
         if len(parts) == 4 and parts[0] == "h" and ".".join(parts[2:]) in MASK_BUFFERS:
             continue
         if bare not in shapes and bare != "lm_head.weight":
-            raise fail(name, "not a tensor of the GPT-2 that config.json describes")
+            raise fail(named(name), "not a tensor of the GPT-2 that config.json describes")
         if bare in table:
-            raise fail(name, f"the file has it twice (as {table[bare]} too)")
+            raise fail(named(name), f"the file has it twice (as {table[bare]} too)")
         table[bare] = name
     return table
+
+
+def failing(path: Path) -> Callable[[str, str], CheckpointError]:
+    """fail(tensor, why) for a checkpoint's weights file: one line naming the file and the tensor, or
+    saying the file is no safetensors file tinytui can read when its header as a whole is wrong."""
+
+    def fail(tensor: str, why: str) -> CheckpointError:
+        if tensor == HEADER:
+            why = why.removeprefix(NOT_HEADER).removeprefix(" (").removesuffix(")")
+            return CheckpointError(f"{path}: not a safetensors file tinytui can read ({why})")
+        return CheckpointError(f"{path}: {tensor}: {why}")
+
+    return fail
 
 
 def regular(path: Path):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +28,15 @@ import numpy as np
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
 from tinytui.model.io import bpe
-from tinytui.model.io.checkpoint_weights import DTYPES, CheckpointError, WeightsFile, frozen, regular
+from tinytui.model.io.checkpoint_weights import (
+    DTYPES,
+    CheckpointError,
+    WeightsFile,
+    failing,
+    frozen,
+    regular,
+)
+from tinytui.model.io.safetensors_header import named, read_header
 from tinytui.model.params import Params, adopt, lazy, param_shapes
 
 PREFIX = "model."
@@ -130,48 +139,41 @@ def weight_files(folder: Path) -> tuple[Path, ...]:
 def read(folder: Path, cfg: ModelConfig) -> tuple[Params, Callable[[], str]]:
     """The Params in the folder's weights, checked whole, and what gives their sha256 (hex; see the
     module's docstring), hashed when first asked for."""
-    from safetensors import SafetensorError, safe_open
-
     shapes = hf_shapes(cfg)
     files = weight_files(folder)
     found: dict[str, tuple[WeightsFile, str]] = {}  # bare name -> (its file, its name there)
     opened: list[WeightsFile] = []
     for path in files:
-
-        def fail(tensor: str, why: str, path: Path = path) -> CheckpointError:
-            return CheckpointError(f"{path}: {tensor}: {why}")
-
+        fail = failing(path)
         f = regular(path)
         try:
-            try:
-                with safe_open(str(path), framework="numpy") as st:
-                    names = list(st.keys())
-                    kinds = {n: (st.get_slice(n).get_dtype(), st.get_slice(n).get_shape()) for n in names}
-            except SafetensorError as exc:
-                raise CheckpointError(f"{path}: not a safetensors file tinytui can read ({exc})") from None
+            header = read_header(f.fileno(), os.fstat(f.fileno()).st_size, fail)
+            names = list(header.entries)
+            kinds = {name: (e.dtype, e.shape) for name, e in header.entries.items()}
             wanted: dict[str, tuple[int, ...]] = {}
             here: dict[str, str] = {}
             for name in names:
                 bare = name.removeprefix(PREFIX)
-                if bare.startswith("layers.") and bare.split(".", 2)[2] in BUFFERS:
+                parts = bare.split(".", 2)
+                if len(parts) == 3 and parts[0] == "layers" and parts[2] in BUFFERS:
                     continue
                 if bare == "lm_head.weight" and cfg.tied:
                     wanted[name] = (cfg.n_vocab, cfg.d_model)  # read to check it is E
                 elif bare not in shapes:
-                    raise fail(name, "not a tensor of the model config.json describes")
+                    raise fail(named(name), "not a tensor of the model config.json describes")
                 else:
                     wanted[name] = shapes[bare]
                 if bare in found or bare in here:
                     other_file = found[bare][0].path.name if bare in found else path.name
                     first = found[bare][1] if bare in found else here[bare]
-                    raise fail(name, f"the weights have it twice (as {first} in {other_file} too)")
+                    raise fail(named(name), f"the weights have it twice (as {first} in {other_file} too)")
                 here[bare] = name
                 dtype, got = kinds[name]
                 if list(got) != list(wanted[name]):
                     raise fail(name, f"shape {list(got)}, expected {list(wanted[name])} (from config.json)")
                 if dtype not in DTYPES:
                     raise fail(name, f"dtype {dtype}: tinytui reads {', '.join(DTYPES)}")
-            weights = WeightsFile(path, f, kinds, fail)
+            weights = WeightsFile(path, f, header, fail)
             f = None  # weights holds it open now
             try:
                 weights.check_finite(wanted)

@@ -21,9 +21,8 @@ import numpy as np
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
 from tinytui.model.io.field_checks import MAX_TEXT, Fail, ModelFileError, plain_text
+from tinytui.model.io.safetensors_header import MAX_HEADER_BYTES, named, read_header
 from tinytui.model.params import Params, adopt, param_shapes
-
-MAX_HEADER_BYTES = 2**20  # a safetensors header for 48 blocks is ~40 KB
 
 # Opened without following a link, without blocking on a FIFO, and not inherited by a child process
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -103,53 +102,24 @@ def read_weights(path: Path, cfg: ModelConfig) -> Params:
         os.close(fd)
         raise ModelFileError(f"{path}: cannot read the weights file (it is not a regular file)")
     with os.fdopen(fd, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8:
-            raise fail("(header)", f"truncated: {st.st_size} bytes is too short for a safetensors file")
-        n = int.from_bytes(head, "little")
-        if n > MAX_HEADER_BYTES:
-            raise fail("(header)", f"a {n}-byte header is larger than tinytui reads ({MAX_HEADER_BYTES})")
-        raw = f.read(n)
-        if len(raw) < n:
-            raise fail("(header)", f"truncated: the header says {n} bytes, the file has {len(raw)}")
-        table = _header(raw, fail)
+        header = read_header(f.fileno(), st.st_size, fail)
+        table = header.entries
         unknown = sorted(set(table) - set(shapes))
         if unknown:
-            raise fail(unknown[0], f"unknown tensor (this model has {', '.join(list(shapes)[:3])}, …)")
+            raise fail(named(unknown[0]), f"unknown tensor (this model has {', '.join(list(shapes)[:3])}, …)")
         missing = [name for name in shapes if name not in table]
         if missing:
             raise fail(missing[0], "missing")
-        spans = []
         for name, shape in shapes.items():
             entry = table[name]
-            if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
-                raise fail(name, "expected {dtype, shape, data_offsets}")
-            if entry["dtype"] != "F64":
-                raise fail(name, f"dtype {checks.shown(str(entry['dtype']))}: tinytui reads F64 (float64)")
-            if entry["shape"] != list(shape):
-                raise fail(name, f"shape {_shown_list(entry['shape'])}, expected {list(shape)}")
-            offsets = entry["data_offsets"]
-            if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_index(o) for o in offsets)):
-                raise fail(name, f"data_offsets {_shown_list(offsets)}: expected [begin, end]")
-            if offsets[1] - offsets[0] != 8 * math.prod(shape):
-                raise fail(name, f"data_offsets {offsets} hold {offsets[1] - offsets[0]} bytes, not {shape}")
-            spans.append((offsets[0], offsets[1], name))
-        end = 0
-        for begin, stop, name in sorted(spans):
-            if begin != end:
-                raise fail(name, f"data_offsets start at {begin}: tensors must follow each other from 0")
-            end = stop
-        data_start = 8 + n
-        if st.st_size != data_start + end:
-            name = max(spans)[2]
-            raise fail(
-                name,
-                f"truncated or padded: the file has {st.st_size} bytes, the header says {data_start + end}",
-            )
+            if entry.dtype != "F64":
+                raise fail(name, f"dtype {checks.shown(entry.dtype)}: tinytui reads F64 (float64)")
+            if entry.shape != shape:
+                raise fail(name, f"shape {list(entry.shape)}, expected {list(shape)}")
         arrays: dict[str, np.ndarray] = {}
-        for begin, stop, name in sorted(spans):
-            f.seek(data_start + begin)
-            count = (stop - begin) // 8
+        for name in sorted(shapes, key=lambda n: table[n].begin):
+            f.seek(header.data_start + table[name].begin)
+            count = math.prod(shapes[name])
             arr = np.fromfile(f, dtype="<f8", count=count)
             if arr.size != count:
                 raise fail(name, "truncated while being read")
@@ -160,27 +130,3 @@ def read_weights(path: Path, cfg: ModelConfig) -> Params:
                 raise fail(name, f"{float(arr[tuple(index)])!r} at {index} is not a finite number")
             arrays[name] = arr
     return adopt(cfg, {name: arrays[name] for name in shapes})
-
-
-def _header(raw: bytes, fail: Fail) -> dict[str, Any]:
-    try:
-        table = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError):
-        raise fail("(header)", "not a safetensors header (expected a JSON object)") from None
-    if not isinstance(table, dict):
-        raise fail("(header)", "not a safetensors header (expected a JSON object)")
-    table.pop("__metadata__", None)
-    return table
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(name)  # NaN or Infinity in a header: refused like any header that is not JSON
-
-
-def _is_index(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**62
-
-
-def _shown_list(x: Any) -> str:
-    text = repr(x)
-    return text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
