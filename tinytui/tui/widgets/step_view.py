@@ -245,7 +245,8 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         if self._sections_of is not None:
             self.show_sections(self._sections_of(view))
             return
-        self._words(view)
+        if self.size:  # not laid out yet (mounting): wrapped at its width, with the tables (_fit_width)
+            self._words(view)
         self.show_sections(pane_sections(view))
 
     def _words(self, view: View) -> None:
@@ -271,8 +272,12 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
 
     def show_sections(self, sections: list[Section]) -> None:
         """Show a step's sections: laid out anew when its tables or their sizes changed; otherwise
-        only the lines whose cells differ are drawn again."""
+        only the lines whose cells differ are drawn again. Before the view has a size (the app shows
+        the first step as it mounts, before Textual's first layout) nothing is laid out: the first
+        frame lays the step out at the view's width (render_lines), not at a guess then again."""
         self.all_sections = sections
+        if not self.size:
+            return
         if self.page is not None:
             self.page, sections = one_page(sections, self.page)
         structure = (
@@ -406,6 +411,10 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         """A new width lays the step out again (the cursor stays, and in view); a new height alone
         (the inspector took a line) changes nothing but whether the words are compact."""
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """Lay the step out for the view's size if it was laid out for another (or not yet)."""
         if self._view is None:
             return
         fit = (self.app.size.height < SHORT_HEIGHT, max(self.scrollable_content_region.width - 2, 20))
@@ -471,6 +480,8 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         each) is read once for them all. In a frame a line is as wide as Textual makes it (the content
         region, the vertical bar's column with it, which the bar draws over): it is not made again
         one column wider (a Strip more) for every line."""
+        if self._laid_for < 0:  # the first frame: the step laid out at the width it is drawn at
+            self._fit_width()
         self._theme_painter()
         room = self.scrollable_content_region.width
         self._frame = (self.scroll_offset, room, self.has_focus, max(self.content_region.width, room))
