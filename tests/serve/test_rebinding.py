@@ -82,3 +82,64 @@ def test_allowed_origins_name_hosts_too_and_other_addresses_take_any():
     assert "other.example" not in hosts
     assert own_hosts("0.0.0.0", 8000, []) is None and host_allowed("anything", None)
     assert "localhost" in own_hosts("127.0.0.1", 80, [])  # port 80 is left out of the header
+
+
+# ---- what the server's own page sends ------------------------------------------------------------
+
+
+class Message:
+    def __init__(self, data: str) -> None:
+        from aiohttp import WSMsgType
+
+        self.type, self.data = WSMsgType.TEXT, data
+
+
+class Socket:
+    """A browser's websocket: the messages it sends, and what the server sends back."""
+
+    def __init__(self, *texts: str) -> None:
+        self.texts, self.sent = list(texts), []
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> Message:
+        if not self.texts:
+            raise StopAsyncIteration
+        return Message(self.texts.pop(0))
+
+    async def send_json(self, doc) -> None:
+        self.sent.append(doc)
+
+
+class App:
+    def __init__(self) -> None:
+        self.sizes: list[tuple[int, int]] = []
+        self.keys: list[bytes] = []
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        self.sizes.append((width, height))
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.keys.append(data)
+
+
+def test_malformed_messages_are_dropped_and_the_session_goes_on():
+    from tinytui.cli.serve_command import relay
+
+    socket, app = (
+        Socket(
+            '["resize", {"width": Infinity, "height": 24}]',  # int(inf): OverflowError
+            '["resize", {"width": 1e999, "height": 24}]',
+            "[" * 100_000 + "]" * 100_000,  # json.loads: RecursionError
+            '["resize", {"width": "wide"}]',
+            "not json",
+            '{"stdin": "n"}',
+            '["stdin", "n"]',
+            '["resize", {"width": 100, "height": 30}]',
+            '["ping", 7]',
+        ),
+        App(),
+    )
+    asyncio.run(relay(socket, app))
+    assert app.keys == [b"n"] and app.sizes == [(100, 30)] and socket.sent == [["pong", 7]]
