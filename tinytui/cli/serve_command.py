@@ -275,7 +275,7 @@ def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
     import asyncio
     import shlex
 
-    from aiohttp import WSCloseCode, WSMsgType, web
+    from aiohttp import WSCloseCode, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
 
@@ -391,28 +391,33 @@ def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
                 await websocket.close()
             return websocket
 
-    async def relay(websocket: web.WebSocketResponse, served: CappedApp) -> None:
-        """The browser's messages to its app; anything malformed is dropped."""
-        async for message in websocket:
-            if message.type != WSMsgType.TEXT:
-                continue
-            try:
-                envelope = json.loads(message.data)
-                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
-                if kind == "stdin":
-                    await served.send_bytes(str(data).encode("utf-8"))
-                elif kind == "resize":
-                    await served.set_terminal_size(int(data["width"]), int(data["height"]))
-                elif kind == "ping":
-                    await websocket.send_json(["pong", data])
-                elif kind == "blur":
-                    await served.blur()
-                elif kind == "focus":
-                    await served.focus()
-            except (ValueError, TypeError, KeyError, IndexError):
-                continue
-
     return GuardedServer()
+
+
+async def relay(websocket, served) -> None:
+    """A browser's messages (a websocket's) to its app (a CappedApp); anything malformed is dropped,
+    never the session: not JSON or nested too deeply, a field missing or of the wrong type, a size
+    that is no whole number (Infinity, 1e999)."""
+    from aiohttp import WSMsgType
+
+    async for message in websocket:
+        if message.type != WSMsgType.TEXT:
+            continue
+        try:
+            envelope = json.loads(message.data)
+            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+            if kind == "stdin":
+                await served.send_bytes(str(data).encode("utf-8"))
+            elif kind == "resize":
+                await served.set_terminal_size(int(data["width"]), int(data["height"]))
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await served.blur()
+            elif kind == "focus":
+                await served.focus()
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError):
+            continue
 
 
 def run(args: argparse.Namespace, out, err) -> int:
