@@ -407,23 +407,64 @@ def latex_for(stage: Stage, cfg: ModelConfig | None) -> str:
     rope, none = cfg.positions == "rope", cfg.positions == "none"
     rms, gated = cfg.norm == "rms", cfg.gated
     gain = r" \odot g" if cfg.norm_affine else ""  # the chapter's norms, switched to RMSNorm, have none
+    layer_affine = cfg.norm_affine and not rms  # GPT-2's LayerNorm: a gain and a bias after LN
+    ln = r"\mathrm{LN}(x) = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}"
+    biased = {w: f" + b^{w}" if cfg.attn_bias else "" for w in "QKV"}  # b_Q, b_K, b_V
+    turned = (r"\mathrm{RoPE}(", ")") if rope else ("", "")
+    q, k = (f"{turned[0]}X_n W^{w}{biased[w]}{turned[1]}" for w in "QK")
+    heads = {1: r"\mathrm{head}_1", 2: r"\mathrm{head}_1 ; \mathrm{head}_2"}.get(
+        cfg.n_heads, r"\mathrm{head}_1 ; \dots ; \mathrm{head}_H"
+    )
+    heads = rf"\left[{heads}\right] W^O"
     by_id = {
-        "pe": r"PE = 0" if rope or none else None,
-        "add": r"x_p = E[\mathrm{id}_p]" if rope or none else None,
+        "pe": r"PE = 0" if rope or none else r"PE_p = P[p]" if cfg.learned_positions else None,
+        "add": r"x_p = E[\mathrm{id}_p]"
+        if rope or none
+        else r"x_p = E[\mathrm{id}_p] + P[p]"
+        if cfg.learned_positions
+        else None,
         "norm1": r"\mathrm{RMS}(x) = \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \epsilon}}" + gain
         if rms
+        else rf"x_n = g_1 \odot \mathrm{{LN}}(x) + b_1, \quad {ln}"
+        if layer_affine
         else None,
-        "qkv": r"Q = \mathrm{RoPE}(X_n W^Q), \quad K = \mathrm{RoPE}(X_n W^K), \quad V = X_n W^V"
-        if rope
-        else None,
-        "combine": r"\mathrm{MHA}(X) = \left[\mathrm{head}_1 ; \dots ; \mathrm{head}_H\right] W^O, \quad "
-        r"\mathrm{head}_h = A_h V_{g(h)}"
-        if cfg.n_kv_heads != cfg.n_heads
+        "qkv": rf"Q = {q}, \quad K = {k}, \quad V = X_n W^V{biased['V']}" if rope or cfg.attn_bias else None,
+        "combine": rf"\mathrm{{MHA}}(X) = {heads}"
+        + (" + b^O" if cfg.out_bias else "")
+        + r", \quad "
+        + (
+            r"\mathrm{head}_h = A_h V_{g(h)}"
+            if cfg.n_kv_heads != cfg.n_heads
+            else r"\mathrm{head}_h = A_h V_h"
+        )
+        if cfg.n_kv_heads != cfg.n_heads or cfg.out_bias or cfg.n_heads != 2
         else None,
         "residual1": r"x' = x + \mathrm{MHA}(\mathrm{RMS}(x))" if rms else None,
-        "ffn": r"h = \mathrm{SiLU}(z W_{\mathrm{gate}}) \odot z W_{\mathrm{up}}" if gated else None,
+        "ffn": r"h = \mathrm{SiLU}(z W_{\mathrm{gate}}) \odot z W_{\mathrm{up}}"
+        if gated
+        else r"\mathrm{FFN}(z) = \mathrm{GELU}(z W_1 + b_1)\, W_2 + b_2"
+        if cfg.activation == "gelu"
+        else None,
         "residual2": r"y = x' + h W_{\mathrm{down}}" if gated else None,
-        "final_norm": r"z = \mathrm{RMS}(y_{T})" + (gain + "_f" if gain else "") if rms else None,
+        "final_norm": r"z = \mathrm{RMS}(y_{T})" + (gain + "_f" if gain else "")
+        if rms
+        else r"z = g_f \odot \mathrm{LN}(y_{T}) + b_f"
+        if layer_affine
+        else None,
         "unembed": r"\ell = z W_U, \qquad p = \mathrm{softmax}(\ell)" if not cfg.tied else None,
+        "count": _count_latex(cfg),
     }
     return by_id.get(stage.id) or stage.latex
+
+
+def _count_latex(cfg: ModelConfig) -> str | None:
+    """Step 16's count in LaTeX when this model's formula is not the chapter's (GPT-2's extra terms, the
+    Llama family's): the same terms the text formula writes, set as math."""
+    from tinytui.model import count  # the counts' step only
+
+    text = count.formula(cfg)
+    if text == count.FORMULA:
+        return None
+    for plain, math in (("d_ff", "d_{ff}"), ("n_ctx", "n_{ctx}"), ("H_kv", "H_{kv}"), ("²", "^2")):
+        text = text.replace(plain, math)
+    return text.replace("·", r" \cdot ")

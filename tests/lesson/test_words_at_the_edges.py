@@ -144,3 +144,25 @@ def test_a_switch_notice_quotes_a_loss_change_a_reader_can_check(chapter):
     assert "loss 1.1690 → 1.0665 (-0.1024 before rounding)" in note
     residual = run(chapter.params, chapter.prompt, chapter.target, Switches(residual=False))
     assert "loss 1.1690 → 1.0928 (-0.0762)." in change_note(before, residual, "residual off")
+
+
+def test_a_handouts_equations_are_the_models_own():
+    from tests.gpt2.checkpoints import TINY
+    from tinytui.model.io.checkpoint import load_checkpoint
+
+    gpt2 = load_checkpoint(TINY)
+    trace = run(gpt2.params, gpt2.prompt, gpt2.target)
+    latex = {}
+    for n in (3, 4, 5, 6, 9, 11, 13, 16):
+        report = stage_report(trace, STAGE_BY_NUMBER[n], gpt2.params)
+        assert report.latex_holds  # the handout prints the LaTeX, not the text formula
+        latex[n] = report.latex
+    assert latex[3] == "PE_p = P[p]" and latex[4].endswith("+ P[p]")  # a learned table, no sinusoids
+    assert latex[5].startswith(r"x_n = g_1 \odot \mathrm{LN}(x) + b_1")
+    assert "b^Q" in latex[6] and "b^V" in latex[6] and "+ b^O" in latex[9]
+    assert latex[11].startswith(r"\mathrm{FFN}(z) = \mathrm{GELU}(") and r"\max" not in latex[11]
+    assert latex[13] == r"z = g_f \odot \mathrm{LN}(y_{T}) + b_f"
+    assert r"n_{ctx} \cdot d" in latex[16] and "4d" in latex[16]
+    four = random_params(seed=5, d=6, heads=4, d_head=2, d_ff=5, vocab=7, blocks=1)
+    report = stage_report(run(four, ("t1", "t2"), "t3"), STAGE_BY_NUMBER[9], four)
+    assert r"\mathrm{head}_1 ; \dots ; \mathrm{head}_H" in report.latex  # four heads, not the chapter's two
