@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tinytui.model import checks
-from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.field_checks import ModelFileError, read_int
 from tinytui.model.io.safe_io import TextFileError, read_utf8
 
 INSTALL = "pip install 'tinytui[gpt2]'"
@@ -115,7 +115,7 @@ FOLDER_HAS = "a GPT-2 checkpoint folder has config.json, model.safetensors, voca
 def read_vocab(path: Path) -> dict[str, int]:
     """piece -> id, the ids exactly 0 … n-1 (so ids and the vocabulary's order are one and the same)."""
     try:
-        doc = json.loads(read_text(path))
+        doc = json.loads(read_text(path), parse_int=read_int)
     except json.JSONDecodeError as exc:
         raise TokenizerFileError(f"{path}: not JSON (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:

@@ -23,7 +23,7 @@ from tinytui.model import checks
 from tinytui.model.config import ModelConfig
 from tinytui.model.io.checkpoint_weights import CheckpointError
 from tinytui.model.io.document import ModelFile
-from tinytui.model.io.field_checks import LIMITS, MAX_TEXT, ModelFileError
+from tinytui.model.io.field_checks import LIMITS, MAX_TEXT, ModelFileError, read_int
 from tinytui.model.io.model_file import load as load_file
 from tinytui.model.params import Params
 
@@ -162,9 +162,10 @@ def _model_type(folder: Path) -> Any:
     """config.json's model_type, or None when there is no config.json to read one from (the GPT-2 reader
     then says what is missing or wrong, as it always has)."""
     try:
-        return _json_object(folder / "config.json", MAX_CONFIG_BYTES).get("model_type")
+        kind = _json_object(folder / "config.json", MAX_CONFIG_BYTES).get("model_type")
     except ModelFileError:
         return None
+    return kind if isinstance(kind, str) else None  # a list or an object: read_config names it
 
 
 def load_llama(folder: Path) -> CheckpointModel:
@@ -239,10 +240,10 @@ def _json_object(path: Path, limit: int) -> dict[str, Any]:
     from tinytui.model.io import bpe
 
     try:
-        doc = json.loads(bpe.read_text(path, limit))
+        doc = json.loads(bpe.read_text(path, limit), parse_int=read_int)
     except bpe.TokenizerFileError as exc:
         raise CheckpointError(str(exc)) from None
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         doc = None
     if not isinstance(doc, dict):
         raise CheckpointError(f"{path}: not a JSON object")
@@ -262,6 +263,7 @@ def read_config(path: Path) -> dict[str, Any]:
     if (
         doc.get("model_type") != "gpt2"
         or not isinstance(architectures, list)
+        or not all(isinstance(a, str) for a in architectures)
         or (architectures and not set(architectures) & set(ARCHITECTURES))
     ):
         what = f"model_type {checks.shown(str(doc.get('model_type')))}" + (

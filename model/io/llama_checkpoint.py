@@ -125,6 +125,9 @@ def _rope(doc: dict[str, Any], fail) -> tuple[float, RopeScaling | None]:
         where, params = "rope_parameters", doc["rope_parameters"]
         theta = params.get("rope_theta", doc.get("rope_theta", 10000.0))
     else:
+        if doc.get("rope_parameters") is not None:
+            shown = checks.shown(str(doc["rope_parameters"]))
+            raise fail(f"rope_parameters {shown}: expected an object or null")
         where, params = "rope_scaling", doc.get("rope_scaling") or {}
         theta = doc.get("rope_theta", 10000.0)
         if not isinstance(params, dict):
@@ -161,7 +164,8 @@ def _sliding_window(doc: dict[str, Any], kind: str) -> int | None:
         return None
     if kind == "qwen2":  # only with use_sliding_window, or where layer_types names a sliding layer
         layers = doc.get("layer_types") or []
-        if not doc.get("use_sliding_window", False) and "sliding_attention" not in layers:
+        named = layers if isinstance(layers, list) else []  # anything else names no sliding layer
+        if not doc.get("use_sliding_window", False) and "sliding_attention" not in named:
             return None
     return window
 

@@ -36,6 +36,7 @@ from tinytui.model.io.checkpoint_weights import (
     frozen,
     regular,
 )
+from tinytui.model.io.field_checks import read_int
 from tinytui.model.io.safetensors_header import named, read_header
 from tinytui.model.params import Params, adopt, lazy, param_shapes
 
@@ -119,10 +120,10 @@ def weight_files(folder: Path) -> tuple[Path, ...]:
     if single.exists() or not index.exists():
         return (single,)
     try:
-        doc = json.loads(bpe.read_text(index, MAX_INDEX_BYTES))
+        doc = json.loads(bpe.read_text(index, MAX_INDEX_BYTES), parse_int=read_int)
     except bpe.TokenizerFileError as exc:
         raise CheckpointError(str(exc)) from None
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         doc = None
     weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
     if not isinstance(weight_map, dict) or not weight_map:

@@ -1,0 +1,93 @@
+"""A checkpoint folder's small JSON and text files written to break the reader: config.json with sizes
+that would allocate without end, numbers of 5,000 digits, lists where strings belong; vocab.json and
+merges.txt broken. Each is one line naming the file and the field, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.gpt2.checkpoints import TINY
+from tests.llama.checkpoints import LLAMA, QWEN2
+from tinytui.model.io.checkpoint import load_model
+from tinytui.model.io.field_checks import ModelFileError
+
+HUGE = "9" * 5000  # int() refuses more than 4,300 digits with a ValueError of its own
+
+
+def copied(source: Path, tmp: Path) -> Path:
+    folder = tmp / source.name
+    folder.mkdir()
+    for f in source.iterdir():
+        if not f.name.startswith("reference."):
+            shutil.copy(f, folder / f.name)
+    return folder
+
+
+def with_text(folder: Path, name: str, change) -> Path:
+    path = folder / name
+    path.write_text(change(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return folder
+
+
+def config_with(**changes):
+    return lambda text: json.dumps({**json.loads(text), **changes})
+
+
+def number_in(key: str, digits: str):
+    """config.json with key's value written as digits, which json.dumps could not write."""
+    return lambda text: json.dumps({**json.loads(text), key: 0}).replace(f'"{key}": 0', f'"{key}": {digits}')
+
+
+def refused(folder: Path) -> str:
+    with pytest.raises(ModelFileError) as caught:
+        load_model(folder)
+    text = str(caught.value)
+    assert "\n" not in text, text
+    return text
+
+
+C, V = "config.json", "vocab.json"
+# (folder, file, change, what the line says after the file's path)
+CASES = {
+    "GPT-2 n_layer of 5,000 digits": (TINY, C, number_in("n_layer", HUGE), "n_layer: expected a positive"),
+    "GPT-2 model_type a list": (TINY, C, config_with(model_type=["gpt2"]), "model_type \"['gpt2']\""),
+    "GPT-2 architectures of objects": (TINY, C, config_with(architectures=[{"a": 1}]), "architectures"),
+    "GPT-2 n_layer 10**9": (TINY, C, config_with(n_layer=10**9), "n_layer 1000000000 is larger"),
+    "GPT-2 n_embd 0": (TINY, C, config_with(n_embd=0), "n_embd: expected a positive whole number"),
+    "GPT-2 n_head negative": (TINY, C, config_with(n_head=-4), "n_head: expected a positive"),
+    "GPT-2 heads not dividing d": (TINY, C, config_with(n_head=3), "not a multiple of n_head 3"),
+    "GPT-2 vocab_size 0": (TINY, C, config_with(vocab_size=0), "vocab_size: expected a positive"),
+    "GPT-2 n_positions a string": (TINY, C, config_with(n_positions="32"), "n_positions: expected"),
+    "Llama layers of 5,000 digits": (LLAMA, C, number_in("num_hidden_layers", HUGE), "num_hidden_layers"),
+    "Llama model_type an object": (LLAMA, C, config_with(model_type={"a": 1}), "model_type \"{'a': 1}\""),
+    "Llama rope_parameters a list": (LLAMA, C, config_with(rope_parameters=[1]), "rope_parameters '[1]'"),
+    "Llama rope_theta NaN": (LLAMA, C, config_with(rope_parameters=None, rope_theta=float("nan")),
+                             "rope_theta nan: expected a positive number"),
+    "Llama huge context": (LLAMA, C, config_with(max_position_embeddings=10**30), "max_position_embeddings"),
+    "Llama heads 0": (LLAMA, C, config_with(num_attention_heads=0), "num_attention_heads: expected"),
+    "vocab.json an id of 5,000 digits": (TINY, V, lambda t: t[:-1] + f', "zz": {HUGE}}}',
+                                         "'zz': id '999999999999… (a 5000-character number)'"),
+    "vocab.json a list": (TINY, V, lambda t: json.dumps(list(json.loads(t))), "expected a JSON object"),
+    "vocab.json ids twice": (TINY, V, lambda t: json.dumps({**json.loads(t), "zz": 3}), "each once"),
+    "merges.txt three pieces": (TINY, "merges.txt", lambda t: t + "a b c\n", "expected two pieces"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_hostile_config_or_tokenizer_file_is_one_line(tmp_path, case):
+    source, name, change, says = CASES[case]
+    folder = with_text(copied(source, tmp_path), name, change)
+    text = refused(folder)
+    assert text.startswith(str(folder)) and says in text, text
+
+
+def test_qwen2_layer_types_that_are_no_list_name_no_sliding_layer(tmp_path):
+    """layer_types 5 used to be searched for "sliding_attention" (a TypeError traceback); it names no
+    layer, so with use_sliding_window false the folder loads as Qwen2 without a window."""
+    change = config_with(sliding_window=4, use_sliding_window=False, layer_types=5)
+    model = load_model(with_text(copied(QWEN2, tmp_path), "config.json", change))
+    assert model.family == "qwen2" and model.cfg.n_blocks == 1
