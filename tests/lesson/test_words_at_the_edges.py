@@ -166,3 +166,14 @@ def test_a_handouts_equations_are_the_models_own():
     four = random_params(seed=5, d=6, heads=4, d_head=2, d_ff=5, vocab=7, blocks=1)
     report = stage_report(run(four, ("t1", "t2"), "t3"), STAGE_BY_NUMBER[9], four)
     assert r"\mathrm{head}_1 ; \dots ; \mathrm{head}_H" in report.latex  # four heads, not the chapter's two
+
+
+def test_a_gelu_models_feed_forward_is_not_called_rectified(chapter):
+    from tests.gpt2.checkpoints import TINY
+    from tinytui.lesson.stages import title_for
+    from tinytui.model.io.checkpoint import load_checkpoint
+
+    gpt2 = load_checkpoint(TINY)
+    assert gpt2.params.cfg.activation == "gelu"
+    assert title_for(STAGE_BY_NUMBER[11], gpt2.params.cfg) == "Feed-forward: widen and activate"
+    assert title_for(STAGE_BY_NUMBER[11], chapter.params.cfg) == "Feed-forward: widen and rectify"
