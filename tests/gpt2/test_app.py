@@ -6,6 +6,7 @@ from tests.apps import make_app
 from tests.gpt2.checkpoints import TINY, reference
 from tests.tui.helpers import info, press, status
 from tinytui.lesson import step_path
+from tinytui.lesson.stages import title_for
 
 
 async def test_the_checkpoint_walks_every_step_of_both_blocks():
@@ -18,7 +19,8 @@ async def test_the_checkpoint_walks_every_step_of_both_blocks():
         for step in step_path.forward(2)[1:]:  # the block's steps once per block: 4 + 2 × 8 + 4
             await press(pilot, "n")
             assert app.session.here == step
-            assert info(app).startswith(f"{step_path.of_all(step, 2)} · {step.stage.title}")
+            title = title_for(step.stage, app.session.trace.cfg)  # GPT-2's step 11: widen and activate
+            assert info(app).startswith(f"{step_path.of_all(step, 2)} · {title}")
         assert "12,864 parameters" in info(app)
 
 
