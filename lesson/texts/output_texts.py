@@ -7,7 +7,6 @@ import numpy as np
 
 from tinytui.lesson.arch_names import GATED_NAMES
 from tinytui.lesson.texts.wording import block_tensor, listed, quoted, sentences, tied_groups
-from tinytui.lesson.why.why import num
 from tinytui.model.switches import ACTIVATION_NAMES
 from tinytui.model.trace import Trace
 
@@ -119,6 +118,9 @@ def final_norm(trace: Trace) -> str:
         moved = np.abs(z - y)
         rescaled = moved.max() >= 0.005
         why = ", but the gains (and biases) after that norm rescaled it" if rescaled else ""
+        # the tables' four decimals; imported here: lesson.why's module is not needed for the first screen
+        from tinytui.lesson.why.why import num
+
         seen = [i for i in range(len(y)) if num(y[i]) != num(z[i])]  # changed as the tables show them
         if not seen:
             again = " It is normalised once more. Under post-norm it already was, so z reads as y's last row."

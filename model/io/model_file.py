@@ -95,7 +95,7 @@ def _read_text(path: Path) -> str:
         raise ModelFileError(f"{path}: cannot read the file ({why})") from None
 
 
-def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None:
+def save(model: ModelFile, path: str | Path, binary: bool | None = None, new: bool = False) -> None:
     """Write atomically (a crash mid-write never leaves half a model file) and never through a symbolic
     link: OSError with a sentence in strerror if path is a link or not a regular file.
 
@@ -106,7 +106,10 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
     into place, the weights before the JSON that names them: the JSON's rename is the one moment the
     model on disk changes, and a kill at any point leaves the old model or the new one, each whole. Once
     the JSON has landed, the weights written for it that it does not name (the old ones, and any a killed
-    save left) are removed (unnamed_weights)."""
+    save left) are removed (unnamed_weights).
+
+    new: path must not exist when the JSON lands (FileExistsError, nothing left behind): for a file
+    checked to be absent long before it is written, as `tinytui train -o` checks before training."""
     path = Path(path)
     if pair := look_alike(model.cfg.vocab):  # a file load() would refuse is never written
         i, j = pair
@@ -133,7 +136,7 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None) -> None
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
             raise
-        land(moves)
+        land(moves, new=new)
         for old in unnamed_weights(path, weights_file):
             with contextlib.suppress(OSError):
                 os.unlink(old)

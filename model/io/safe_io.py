@@ -156,20 +156,53 @@ def stage(path: str | Path, data: bytes) -> Path:
     return tmp
 
 
-def land(moves: list[tuple[Path, Path]]) -> None:
+def land(moves: list[tuple[Path, Path]], new: bool = False) -> None:
     """Move staged temporaries onto their targets, in order, one rename each (microseconds apart); the
-    temporaries not moved are removed if anything fails. Each target must be absent or a regular file."""
+    temporaries not moved are removed if anything fails. Each target must be absent or a regular file.
+
+    new: the last target (the file the user named) must still be absent: it is taken with a hard link,
+    which fails (FileExistsError) if anything is there by then, instead of renamed over; the targets
+    this call made before it are removed again, so a refusal leaves the folder as it was."""
+    made: list[Path] = []
     try:
-        for tmp, target in moves:
+        for i, (tmp, target) in enumerate(moves):
             check_writable_target(target)
+            if new and i == len(moves) - 1:
+                _take_name(tmp, target)
+                continue
+            if not os.path.lexists(target):
+                made.append(target)
             os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         for tmp, _ in moves:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        if isinstance(exc, FileExistsError):
+            for target in made:
+                with contextlib.suppress(OSError):
+                    os.unlink(target)
         raise
     for folder in {target.parent for _, target in moves}:
         _sync_folder(folder)
+
+
+def _take_name(tmp: Path, target: Path) -> None:
+    """tmp moved to target only if nothing is there: a hard link (FileExistsError if anything is, even a
+    dangling link), then tmp removed. Where the file system has no hard links (FAT, some network
+    mounts), a rename after looking, the best it allows."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+            raise
+        if os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, f"{target.name} exists", str(target)) from None
+        os.replace(tmp, target)
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
 
 
 @contextmanager

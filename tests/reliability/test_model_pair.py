@@ -31,13 +31,14 @@ def killed_at_rename(folder, number: int, command: str = "") -> list[str]:
         import os, signal, sys
         from tinytui.model.io import safe_io
         renames = []
-        real = os.replace
-        def replace(src, dst):
-            renames.append(dst)
-            if len(renames) == {number}:
-                os.kill(os.getpid(), signal.SIGKILL)  # no cleanup can run
-            real(src, dst)
-        safe_io.os.replace = replace
+        def counted(real):  # a rename over, or a link to a name that must be free: a file landing
+            def land(src, dst):
+                renames.append(dst)
+                if len(renames) == {number}:
+                    os.kill(os.getpid(), signal.SIGKILL)  # no cleanup can run
+                real(src, dst)
+            return land
+        safe_io.os.replace, safe_io.os.link = counted(os.replace), counted(os.link)
         """
         )
         + run

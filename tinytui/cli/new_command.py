@@ -205,8 +205,11 @@ def prompt_from(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 
 def write(model: ModelFile, path: Path) -> None:
+    """path was free when the command started (output_path); a file put there since is never replaced."""
     try:
-        save(model, path)
+        save(model, path, new=True)
+    except FileExistsError:
+        raise CommandError(f"-o: {path} exists; tinytui never overwrites it (choose another name)") from None
     except OSError as exc:
         raise CommandError(f"-o: cannot write {path} ({exc.strerror or exc})") from None
 

@@ -23,7 +23,6 @@ from textual.app import App
 from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
 
-from tinytui.tui.screens.notice_log_screen import NoticeLogScreen
 from tinytui.tui.screens.too_small_screen import TooSmallScreen
 from tinytui.tui.widgets.notice_line import Notice, NoticeLine
 
@@ -184,6 +183,8 @@ class Toasts:
         """Whether a screen opened over the main one gets a line of its own: not the command palette (a
         notice raised while it is open shows when it closes), the too-small notice over everything, nor
         the notice log (it shows them all)."""
+        from tinytui.tui.screens.notice_log_screen import NoticeLogScreen  # when a notice is first drawn
+
         covering = isinstance(screen, (CommandPalette, TooSmallScreen, NoticeLogScreen))
         return screen is not self.app.screen_stack[0] and not covering
 
