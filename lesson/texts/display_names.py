@@ -169,7 +169,9 @@ _ALWAYS = (
 # Names that are also words ("the logits", "the loss"): shown by display name only as a cell, NAME[…].
 _INDEXED = ("logits", "probs", "loss", "pe", "hidden")
 _SHARES = {"E.lookup": "E_lookup", "E.unembed": "E_unembed"}  # E's two gradient shares, inside a formula
-_NAME = re.compile(
+# The patterns from here on are text, not compiled: re compiles each when first used (and keeps it), and
+# the debugger's start uses none of them (compiled at import, they would cost it some 0.6 ms).
+_NAME = (
     r"(?<![\w.′])(?P<grad>grad\.)?"
     r"(?P<name>E\.lookup|E\.unembed|ln1\.mean_sq|ln1\.mean|ln1\.var|(?:q_pre|k_pre|q|k|v|scores|attn|head)\.\d+|"
     + "|".join(sorted(_ALWAYS, key=len, reverse=True))
@@ -178,7 +180,7 @@ _NAME = re.compile(
     + r"|[A-Za-z]\w*))(?![\w.′])(?P<cell>\[)?"
 )
 
-_OWN_NAME = re.compile(r"([a-z][\w.]*)(?= = )")
+_OWN_NAME = r"([a-z][\w.]*)(?= = )"
 
 
 def in_formula(text: str) -> str:
@@ -194,10 +196,10 @@ def in_formula(text: str) -> str:
         out = _SHARES.get(name) or display(name)
         return ("∂L/∂" if grad else "") + out + cell
 
-    head = _OWN_NAME.match(text)  # the cell the formula is of, a scalar: 'loss = …' -> 'L = …'
+    head = re.match(_OWN_NAME, text)  # the cell the formula is of, a scalar: 'loss = …' -> 'L = …'
     if head is not None and head.group(1) in DISPLAY:
         text = display(head.group(1)) + text[head.end(1) :]
-    return _PRIME.sub("x′", _NAME.sub(shown, text))
+    return _PRIME.sub("x′", re.sub(_NAME, shown, text))
 
 
 # ---- reading the screen's names back (why, trace --only) ------------------------------------------------
@@ -205,17 +207,13 @@ def in_formula(text: str) -> str:
 # what the screen writes -> the block-local name (E[id] is left out: its brackets read as an index)
 _FROM_SHOWN = {shown: local for local, shown in DISPLAY.items() if "[" not in shown}
 _FROM_SHOWN |= {"x'": "x_mid", "x'_n": "x_mid_norm", "E": "E"}
-_PER_HEAD_SHOWN = re.compile(r"(?P<what>" + "|".join(PER_HEAD.values()) + r")_(?P<h>\d+)")
+_PER_HEAD_SHOWN = r"(?P<what>" + "|".join(PER_HEAD.values()) + r")_(?P<h>\d+)"
 _FROM_PER_HEAD = {shown: local for local, shown in PER_HEAD.items()}
-_SUFFIX = re.compile(r"\s*\((?P<what>block (?P<b>\d+)|lookup share|unembedding share)\)\s*$")
+_SUFFIX = r"\s*\((?P<what>block (?P<b>\d+)|lookup share|unembedding share)\)\s*$"
 _GRAD_SHOWN = ("∂L/∂", "dL/d")
-_SCREEN_CELL = re.compile(
-    r"\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<index>[^\[\]]*)\])?(?P<after>(?:\s*\([^()]*\))*)\s*"
-)
-_EMB = re.compile(
-    r"^(?P<grad>\s*(?:∂L/∂|dL/d)?)E\[id\](?=\[|\s*\(|\s*$)"
-)  # E[id][0:a, thing]: the embedding rows
-_HEAD_FIRST = re.compile(r"\s*h(?P<h>\d+)\s*:\s*")  # a per-head weight's cell: W_Q[h1: wood, k1]
+_SCREEN_CELL = r"\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<index>[^\[\]]*)\])?(?P<after>(?:\s*\([^()]*\))*)\s*"
+_EMB = r"^(?P<grad>\s*(?:∂L/∂|dL/d)?)E\[id\](?=\[|\s*\(|\s*$)"  # E[id][0:a, thing]: the embedding rows
+_HEAD_FIRST = r"\s*h(?P<h>\d+)\s*:\s*"  # a per-head weight's cell: W_Q[h1: wood, k1]
 
 
 def canonical_name(text: str) -> str:
@@ -223,7 +221,7 @@ def canonical_name(text: str) -> str:
     'x′ (block 2)' -> 'x_mid@1', '∂L/∂W_O' -> 'grad.W_O', 'ℓ' -> 'logits', '∂L/∂E (lookup share)' ->
     'grad.E.lookup'. A name that is not a display name (a canonical one) comes back as it is."""
     rest, block, share = text.strip(), None, None
-    while (m := _SUFFIX.search(rest)) is not None:
+    while (m := re.search(_SUFFIX, rest)) is not None:
         block = int(m["b"]) if m["b"] else block
         share = None if m["b"] else m["what"].split()[0]
         rest = rest[: m.start()]
@@ -234,7 +232,7 @@ def canonical_name(text: str) -> str:
             if rest.startswith(mark):
                 grad, rest = names.GRAD, rest[len(mark) :]
                 break
-    m = _PER_HEAD_SHOWN.fullmatch(rest)
+    m = re.fullmatch(_PER_HEAD_SHOWN, rest)
     local = whole or (f"{_FROM_PER_HEAD[m['what']]}.{m['h']}" if m else _FROM_SHOWN.get(rest, rest))
     if share and local == "E":
         local = "E." + ("lookup" if share == "lookup" else "unembed")
@@ -247,14 +245,14 @@ def canonical_cell(text: str) -> str:
     """A cell as the screen writes it -> as model.why.explain.parse_cell reads it: 'A_2[1,0]' ->
     'attn.2[1,0]', 'W_Q[h1: wood, k1]' -> 'W_Q[0, wood, k1]', 'A_2[1,0] (block 2)' -> 'attn.2@1[1,0]',
     'E[id][0:a, thing]' -> 'emb[0:a, thing]'; a canonical cell comes back unchanged."""
-    m = _SCREEN_CELL.fullmatch(_EMB.sub(r"\g<grad>emb", text, count=1))
+    m = re.fullmatch(_SCREEN_CELL, re.sub(_EMB, r"\g<grad>emb", text, count=1))
     if m is None:
         return text
     name = canonical_name(m["name"] + (m["after"] or ""))
     index = m["index"]
     if index is None:
         return name
-    head = _HEAD_FIRST.match(index)
+    head = re.match(_HEAD_FIRST, index)
     if head is not None:
         index = f"{int(head['h']) - 1}, {index[head.end() :]}"
     return f"{name}[{index}]"
