@@ -27,7 +27,7 @@ from tinytui.model.switches import Switches
 from tinytui.model.trace import Trace
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class Stage:
     id: str
     number: int  # 1–16, as the user sees it

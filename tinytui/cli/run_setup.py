@@ -25,7 +25,7 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit status 2."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Setup:
     """What the command line asks to run: the model and the session's first state (weights, prompt,
     target, switches, learning rate)."""

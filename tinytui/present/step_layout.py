@@ -95,7 +95,7 @@ class StepLayout:
         return by_line
 
 
-@dataclass
+@dataclass(eq=False)
 class LayoutKept:
     """What laying a view's steps out keeps between keys, made and owned by that view: a table's shape by
     what it is made of (shapes: bounded, the view gives Textual's LRUCache), and by spec (held weakly:

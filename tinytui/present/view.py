@@ -34,7 +34,7 @@ class Curve:
     losses: tuple[float, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OtherRuns:
     """The second runs beside this one as the session had them: a two-run compare's A and the patching
     into a corrupted prompt. Both cost a forward pass (or many), so they are asked for, not taken: the

@@ -157,7 +157,7 @@ def load_other(path: str, current: Params) -> Params:
 MADE_AT_ONCE_UP_TO = 10**8
 
 
-@dataclass
+@dataclass(eq=False)
 class SecondRuns:
     """The patching and A's trace, each kept for the one state (and setting) it was made for.
 

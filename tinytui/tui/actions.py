@@ -20,7 +20,7 @@ from tinytui.session.session import Session
 from tinytui.tui.experiments import EXPERIMENTS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Action:
     id: str  # the binding id and the keymap's name for it: "next-step"
     keys: str  # default keys, comma-separated; "" = reached from the palette only
@@ -42,7 +42,7 @@ class Action:
     priority: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PaletteCommand:
     title: str
     help: str

@@ -14,7 +14,7 @@ from tinytui.session.session import Session
 from tinytui.session.state import Event
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Experiment:
     id: str  # binding id and palette key
     key: str  # the single key that flips it ("" for palette only)

@@ -46,7 +46,7 @@ _MOVES = MappingProxyType({"left": -1, "right": 1, "home": "start", "end": "end"
 _SAME_AS = MappingProxyType({"ctrl+a": "home", "ctrl+e": "end"})
 
 
-@dataclass
+@dataclass(eq=False)
 class CellEdit:
     """What is typed into the cell under the cursor: the text, where the caret is, and whether the whole
     text is still selected (as it is when the editor opens: the first key typed replaces it)."""

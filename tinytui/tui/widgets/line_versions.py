@@ -164,7 +164,7 @@ def _same_row(old: GridSpec, new: GridSpec, r: int) -> bool:
     )
 
 
-@dataclass
+@dataclass(eq=False)
 class _Numbered:
     """A spec's numbers for one geometry: each line's and its frame's (None: not yet worked out)."""
 
