@@ -177,3 +177,15 @@ def test_a_gelu_models_feed_forward_is_not_called_rectified(chapter):
     assert gpt2.params.cfg.activation == "gelu"
     assert title_for(STAGE_BY_NUMBER[11], gpt2.params.cfg) == "Feed-forward: widen and activate"
     assert title_for(STAGE_BY_NUMBER[11], chapter.params.cfg) == "Feed-forward: widen and rectify"
+
+
+async def test_the_palettes_steps_are_named_as_the_model_runs_them():
+    from tests.apps import make_app
+
+    app = make_app("--model", "chapter17-llama")
+    async with app.run_test(size=(120, 40)):
+        commands = {c.title: c for c in app.palette_commands()}
+        norm = commands["Go to block 1 · step 5: RMSNorm"]  # not the chapter's "Layer norm"
+        assert "RMS" in norm.help and "μ" not in norm.help
+        assert "Go to block 2 · step 11: Feed-forward: widen and gate" in commands
+        assert "Go to block 1 · step 5: Layer norm" not in commands

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 
 from tinytui import themes
 from tinytui.lesson import step_path
-from tinytui.lesson.stages import FIRST, LAST
+from tinytui.lesson.stages import FIRST, LAST, formula_as_run, title_for
+from tinytui.lesson.texts.display_names import in_words
 from tinytui.tui.actions import Host, PaletteCommand
 
 
@@ -111,11 +112,12 @@ class StepController:
         host.push_screen(ConfirmScreen(question, "Quit", "Stay"), answered)
 
     def palette(self) -> Iterable[PaletteCommand]:
-        n_blocks = self.host.session.model.cfg.n_blocks
+        trace = self.host.session.trace  # each step as this model runs it (RMSNorm, a gate, W_U, …)
+        n_blocks = trace.cfg.n_blocks
         for step in step_path.forward(n_blocks):
             heading = step_path.heading(step, n_blocks)
             yield PaletteCommand(
-                f"Go to {heading}: {step.stage.title}",
-                step.stage.formula,
+                f"Go to {heading}: {title_for(step.stage, trace.cfg)}",
+                in_words(formula_as_run(step.stage, trace.switches, trace.cfg)),
                 lambda n=step.number, b=step.block: self.goto(n, b),
             )
