@@ -123,7 +123,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 def write_new_text(path: str | Path, text: str, encoding: str = "utf-8") -> None:
     """path gets all of text or nothing, and only if nothing is there: the text is written and synced to
     a new hidden file beside it, then linked to path (a link fails with FileExistsError if anything is
-    there, even a dangling symbolic link), and the hidden name removed."""
+    there, even a dangling symbolic link; _take_name says what happens where there are no links), and
+    the hidden name removed."""
     path = Path(path)
     tmp, fd = _fresh_beside(path, lambda p: _create_exclusive(p, 0o644))
     try:
@@ -131,7 +132,7 @@ def write_new_text(path: str | Path, text: str, encoding: str = "utf-8") -> None
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.link(tmp, path)
+        _take_name(tmp, path)
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
