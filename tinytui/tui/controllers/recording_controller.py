@@ -45,10 +45,10 @@ class RecordingController:
             self.start_recording(Path(self._record_at_start))
         if replayer is None:
             return
-        if replayer.recording.notice:  # the .jsonl was damaged or short: the transcript's copy replays
+        if replayer.recording.notice:  # the .jsonl was damaged or short: another copy or its whole lines
             host.notify(
                 escape(replayer.recording.notice),
-                title="Replaying the transcript",
+                title="The .jsonl is cut short or damaged",
                 severity="warning",
                 timeout=12,
             )
