@@ -189,3 +189,19 @@ async def test_the_palettes_steps_are_named_as_the_model_runs_them():
         assert "RMS" in norm.help and "μ" not in norm.help
         assert "Go to block 2 · step 11: Feed-forward: widen and gate" in commands
         assert "Go to block 1 · step 5: Layer norm" not in commands
+
+
+async def test_the_watch_keys_help_names_the_block_it_shows():
+    from tests.apps import make_app
+    from tinytui.tui.actions import ACTIONS
+
+    (watch,) = [a for a in ACTIONS if a.id == "watch-pane"]
+    assert "block 0" not in watch.help and "the block the step shows" in watch.help
+    app = make_app("--model", "woodland")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("W", "G", "p", "p", "p", "p")  # block 2's step 12
+        await pilot.pause()
+        assert app.session.here.block == 1
+        from tinytui.tui.widgets.watch_pane import WatchPane
+
+        assert "Attention, block 2 of 2" in app.query_one(WatchPane).text()

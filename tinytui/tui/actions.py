@@ -216,7 +216,7 @@ ACTIONS: tuple[Action, ...] = (
            note="generation.note"),
     Action("watch-pane", "W", "watch.toggle", "Watch",
            "Keep the prediction's bars (with ghosts of the values before the last change), the logit "
-           "lens and block 0's attention on screen beside every step (W hides)",
+           "lens and the attention of the block the step shows on screen beside every step (W hides)",
            "Show or hide the watch pane", note="watch.note"),
     # A and C are in the footer while their mode is on (patching set, two runs compared), taking the key
     # from the action after each, which applies the rest of the time (the palette and ? list both)
