@@ -112,7 +112,8 @@ def pe(trace: Trace) -> str:
 def _order_left(trace: Trace) -> str:
     """What still tells the tokens' order apart once no position is added or turned."""
     if trace.switches.causal_mask:
-        return "word order reaches the block only through the causal mask"
+        blocks = "the block" if trace.cfg.n_blocks == 1 else "the blocks"
+        return f"word order reaches {blocks} only through the causal mask"
     return "with the mask off too, nothing marks word order"
 
 

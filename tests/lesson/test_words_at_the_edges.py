@@ -205,3 +205,14 @@ async def test_the_watch_keys_help_names_the_block_it_shows():
         from tinytui.tui.widgets.watch_pane import WatchPane
 
         assert "Attention, block 2 of 2" in app.query_one(WatchPane).text()
+
+
+def test_positions_off_in_a_model_of_several_blocks_names_the_blocks():
+    from tinytui.model.io.model_file import load
+    from tinytui.model.io.presets import resolve
+
+    llama = load(resolve("chapter17-llama"))
+    assert llama.cfg.n_blocks == 2
+    off = Switches(positional_encoding=False, activation="silu")
+    trace = run(llama.params, llama.prompt, llama.target, off)
+    assert "word order reaches the blocks only through the causal mask" in _words(trace, 3)
