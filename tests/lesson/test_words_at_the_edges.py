@@ -216,3 +216,15 @@ def test_positions_off_in_a_model_of_several_blocks_names_the_blocks():
     off = Switches(positional_encoding=False, activation="silu")
     trace = run(llama.params, llama.prompt, llama.target, off)
     assert "word order reaches the blocks only through the causal mask" in _words(trace, 3)
+
+
+def test_attribution_says_when_its_printed_parts_do_not_add_to_its_sum(chapter, capsys):
+    from tinytui.cli.main import main
+
+    assert main(["attribution"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index("logit of 'wood' (the prediction and the target): 1.0480")
+    parts = [float(line.split()[-1]) for line in lines[start + 1 : start + 7]]
+    assert lines[start + 7].split() == ["sum", "1.0480"]
+    assert f"{sum(parts):.4f}" == "1.0482"  # what a reader gets adding the printed parts
+    assert lines[start + 8] == "  (the parts as printed add to 1.0482: each is rounded to four decimals)"

@@ -175,5 +175,9 @@ def attribution_text(result: Attribution, trace, n_blocks: int) -> str:
         names = [part_label(p, n_blocks, trace.cfg.gated) for p in a.parts]
         width = max(len(n) for n in (*names, "sum"))
         lines += [f"  {n:<{width}}  {v:>8.4f}" for n, v in zip(names, a.parts.values())]
-        lines.append(f"  {'sum':<{width}}  {sum(a.parts.values()):>8.4f}")
+        total = f"{sum(a.parts.values()):.4f}"
+        lines.append(f"  {'sum':<{width}}  {total:>8}")
+        shown = f"{sum(float(f'{v:.4f}') for v in a.parts.values()):.4f}"  # as a reader adds the lines up
+        if shown != total:
+            lines.append(f"  (the parts as printed add to {shown}: each is rounded to four decimals)")
     return "\n".join(lines)
