@@ -32,6 +32,7 @@ import numpy as np
 
 from tinytui.model.config import ModelConfig
 from tinytui.model.io.field_checks import ModelFileError
+from tinytui.model.io.memory_room import too_large
 from tinytui.model.io.safetensors_header import HEADER, NOT_HEADER, Header, named, read_header
 from tinytui.model.params import Params, adopt, lazy, param_shapes
 
@@ -133,6 +134,8 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, WeightsFile]:
     the Params read each tensor from the file when first asked for it (see WeightsFile)."""
     fail = failing(path)
     shapes = hf_shapes(cfg)
+    if why := too_large(cfg):  # before the file is read through to check its values
+        raise CheckpointError(f"{path}: {why}")
     f = regular(path)
     try:
         header = read_header(f.fileno(), os.fstat(f.fileno()).st_size, fail)

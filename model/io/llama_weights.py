@@ -37,6 +37,7 @@ from tinytui.model.io.checkpoint_weights import (
     regular,
 )
 from tinytui.model.io.field_checks import read_int
+from tinytui.model.io.memory_room import too_large
 from tinytui.model.io.safetensors_header import named, read_header
 from tinytui.model.params import Params, adopt, lazy, param_shapes
 
@@ -142,6 +143,8 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, Callable[[], str]]:
     module's docstring), hashed when first asked for."""
     shapes = hf_shapes(cfg)
     files = weight_files(folder)
+    if why := too_large(cfg):  # before the files are read through to check their values
+        raise CheckpointError(f"{files[0] if len(files) == 1 else folder / INDEX}: {why}")
     found: dict[str, tuple[WeightsFile, str]] = {}  # bare name -> (its file, its name there)
     opened: list[WeightsFile] = []
     for path in files:

@@ -21,6 +21,7 @@ import numpy as np
 from tinytui.model import checks
 from tinytui.model.config import ModelConfig
 from tinytui.model.io.field_checks import MAX_TEXT, Fail, ModelFileError, plain_text
+from tinytui.model.io.memory_room import too_large
 from tinytui.model.io.safetensors_header import MAX_HEADER_BYTES, named, read_header
 from tinytui.model.params import Params, adopt, param_shapes
 
@@ -91,6 +92,9 @@ def read_weights(path: Path, cfg: ModelConfig) -> Params:
 
     def fail(tensor: str, why: str) -> ModelFileError:
         return ModelFileError(f"{path}: {tensor}: {why}")
+
+    if why := too_large(cfg):  # before a byte is read: the file may be a sparse one of zeros
+        raise ModelFileError(f"{path}: {why}")
 
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
