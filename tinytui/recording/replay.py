@@ -144,9 +144,24 @@ def _carried(transcript: Path | None, log: Path) -> list[tuple[int, str]] | None
         return None
     try:
         lines = _read_lines(transcript, transcript)
-        return read_data(lines) if has_data(lines) else None
-    except (ReplayError, DataLineError):
+        return _event_data(lines, transcript) if has_data(lines) else None
+    except ReplayError:
         return None
+
+
+def _event_data(lines: list[str], transcript: Path) -> list[tuple[int, str]]:
+    """The records a transcript's event data holds (read_data), refused by count before any is read
+    when there are more than a recording can hold: a million forged lines cost no million checks."""
+    starts = [n for n, raw in enumerate(lines, start=1) if raw.startswith(DATA)]
+    if len(starts) - 1 > MAX_EVENTS:
+        raise ReplayError(
+            f"{transcript}:{starts[MAX_EVENTS + 1]}: more than {MAX_EVENTS} events: longer than any "
+            "session tinytui replays"
+        )
+    try:
+        return read_data(lines)
+    except DataLineError as exc:
+        raise ReplayError(f"{transcript}:{exc.line}: {exc}") from None
 
 
 def _replayable(transcript: Path | None, carried: list[tuple[int, str]]) -> Recording | None:
@@ -222,10 +237,7 @@ def _records(given: Path) -> tuple[Path, list[tuple[int, str]]]:
             f"{given}: no {log.name} beside it and no event data (#| lines) in it; "
             "replay reads the events the recorder writes there"
         )
-    try:
-        return given, read_data(lines)
-    except DataLineError as exc:
-        raise ReplayError(f"{given}:{exc.line}: {exc}") from None
+    return given, _event_data(lines, given)
 
 
 def _read_lines(given: Path, log: Path) -> list[str]:
