@@ -24,18 +24,7 @@ def room() -> int | None:
     sizes = []
     with contextlib.suppress(ValueError, OSError, AttributeError):  # no such name on this platform
         sizes.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    try:
-        import resource
-    except ImportError:  # Windows
-        resource = None
-    if resource is not None:
-        for kind in ("RLIMIT_AS", "RLIMIT_DATA"):
-            try:
-                soft = resource.getrlimit(getattr(resource, kind))[0]
-            except (AttributeError, ValueError, OSError):
-                continue
-            if soft != resource.RLIM_INFINITY and soft > 0:
-                sizes.append(soft)
+    sizes += _rlimits()
     try:
         with open(CGROUP_LIMIT, "rb") as f:
             text = f.read(64).strip()
@@ -44,6 +33,23 @@ def room() -> int | None:
     except OSError:
         pass
     return min(sizes) if sizes else None
+
+
+def _rlimits() -> list[int]:
+    """The process's address-space and data limits, where it has any."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return []
+    found = []
+    for kind in ("RLIMIT_AS", "RLIMIT_DATA"):
+        try:
+            soft = resource.getrlimit(getattr(resource, kind))[0]
+        except (AttributeError, ValueError, OSError):
+            continue
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            found.append(soft)
+    return found
 
 
 def weights_bytes(cfg: ModelConfig) -> int:
