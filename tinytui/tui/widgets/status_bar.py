@@ -9,11 +9,11 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
-from textual.widgets import Static
 
 from tinytui.present.provenance_words import KEYS_HINT, Explained, inspector_text
 from tinytui.present.status_words import status_lines
@@ -97,28 +97,30 @@ class StatusBar(ViewPart, Widget):
             self.refresh()
             return
         for y in range(ROWS):  # only the lines that say something else (a step: the first)
-            kept = self._drawn.get(y)
-            if kept is None or kept[0] != self._shows(y, width):
+            if self._drawn.get(y) != self._shows(y, width):
                 self.refresh(Region(0, y, self.size.width, 1))
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
+        self._drawn: dict[int, tuple] = {}  # line y -> what it was last drawn from
+        # each line by what it says: b and Esc, a step and the next, go back and forth between a few
+        self._strips: LRUCache[tuple[int, tuple], Strip] = LRUCache(4 * ROWS)
         self._split: tuple[Text | None, list[Text]] = (None, [])  # describe's text, as its lines
 
     def render_line(self, y: int) -> Strip:
         """Line y of the bar, drawn again only when its words or their styles changed."""
         width = self.content_size.width
         key = self._shows(y, width)
-        kept = self._drawn.get(y)
-        if kept is not None and kept[0] == key:
-            return kept[1]
+        self._drawn[y] = key
+        strip = self._strips.get((y, key))
+        if strip is not None:
+            return strip
         lines = self._lines(width)
         if y < len(lines):
             strip = Visual.to_strips(self, visualize(self, lines[y]), width, 1, self.visual_style)[0]
         else:
             strip = Strip.blank(width, self.visual_style.rich_style)
-        self._drawn[y] = (key, strip)
+        self._strips[(y, key)] = strip
         return strip
 
     def _lines(self, width: int) -> list[Text]:
@@ -177,11 +179,15 @@ class StatusBar(ViewPart, Widget):
         return style
 
 
-class Inspector(Static):
+class Inspector(Widget):
     """The cell under the cursor: why it has its value (the formula, the operands' numbers, the result),
     its old value and Δ after a change, and what f follows. While the cursor is on a table it has 3 lines
     (2 on a small screen) whatever the cell says: the tables above keep their place as the cursor moves
-    (and nothing is laid out again); with no cell to explain, one line of keys."""
+    (and nothing is laid out again); with no cell to explain, one line of keys.
+
+    Its words are wrapped and drawn as a Static would draw them (Visual.to_strips), kept by what they say
+    (b, Esc and the arrows go back and forth between a few cells), and only its lines that say something
+    else are drawn again."""
 
     DEFAULT_CSS = """
     Inspector { height: 1; background: $panel; color: $foreground; padding: 0 1; }
@@ -189,14 +195,18 @@ class Inspector(Static):
 
     HINT = KEYS_HINT  # what it says with no cell to explain
 
-    text = HINT
     detail: str | None = None
     why: Explained | None = None
     hint = ""
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, text: str = HINT, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.text = text
         self._texts: dict[tuple, tuple[Explained | None, str]] = {}  # what was shown -> its words
+        self._strips: LRUCache[tuple, list[Strip]] = LRUCache(16)  # (words, size, style) -> its lines
+
+    def render(self) -> Text:
+        return Text(self.text)
 
     def describe(self, detail: str | None, why: Explained | None = None, hint: str = "") -> None:
         """Show a cell: its own line (detail), and with a Why its provenance; hint says what f does."""
@@ -228,9 +238,33 @@ class Inspector(Static):
             words = inspector_text(self.detail, self.why, self.hint, width, lines)
             kept = self._texts[key] = (self.why, words)
         text = kept[1]
-        if text != self.text:
-            self.text = text
-            self.update(Text(text), layout=False)  # its height is fixed: only its lines change
+        if text == self.text:
+            return
+        old, self.text = self.text, text
+        if self.size.height != height:  # not laid out at this height yet: every line is drawn anew
+            self.refresh()
+            return
+        for y in range(height):
+            if self._line(old, y) != self._line(text, y):
+                self.refresh(Region(0, y, self.size.width, 1))
+
+    def _lines(self, text: str) -> list[Strip]:
+        """The words' lines at the widget's size, as a Static of this text draws them."""
+        width, height = self.size
+        style = self.visual_style
+        key = (text, width, height, style)
+        strips = self._strips.get(key)
+        if strips is None:
+            strips = Visual.to_strips(self, visualize(self, Text(text)), width, height, style)
+            self._strips[key] = strips
+        return strips
+
+    def _line(self, text: str, y: int) -> Strip:
+        strips = self._lines(text)
+        return strips[y] if y < len(strips) else Strip.blank(self.size.width, self.visual_style.rich_style)
+
+    def render_line(self, y: int) -> Strip:
+        return self._line(self.text, y)
 
     def _keep_cursor_in_view(self) -> None:
         scroll = getattr(self.app.focused, "scroll_to_cursor", None)
