@@ -92,8 +92,8 @@ def param_axes(cfg: Any, name: str, ndim: int, length: int = 0) -> Axes:
         return "vocab", tuple(cfg.vocab), tuple(cfg.dims)
     if ndim == 3:
         return "dims", tuple(cfg.dims), tuple(cfg.head_dim_labels())
-    if ndim == 1:
-        cols = cfg.unit_labels() if length == cfg.d_ff else cfg.dims
+    if ndim == 1:  # b_1 is one per hidden unit; every other vector (b_2, a norm's gain or bias) per dim
+        cols = cfg.unit_labels() if short == "b_1" else cfg.dims
         return "", (short,), tuple(cols)
     if short == "W_O":
         heads = tuple(f"h{h + 1}.{k}" for h in range(cfg.n_heads) for k in cfg.head_dim_labels())

@@ -228,3 +228,12 @@ def test_attribution_says_when_its_printed_parts_do_not_add_to_its_sum(chapter, 
     assert lines[start + 7].split() == ["sum", "1.0480"]
     assert f"{sum(parts):.4f}" == "1.0482"  # what a reader gets adding the printed parts
     assert lines[start + 8] == "  (the parts as printed add to 1.0482: each is rounded to four decimals)"
+
+
+def test_a_norms_gain_is_labelled_by_dims_when_d_ff_equals_d(capsys):
+    from tinytui.cli.main import main
+
+    assert main(["print", "--plain", "--model", "chapter17-llama", "--step", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[lines.index("ln1_g (block 1)") + 1]
+    assert header.split() == ["d0", "d1", "d2", "d3"]  # d_ff is 4 too: still the dims, not units
