@@ -223,3 +223,20 @@ def test_the_command_line_refuses_a_lying_header_in_one_line(tmp_path, capsys, m
     assert err.startswith(
         f"tinytui: error: {weights}: transformer.h.0.attn.c_attn.bias: shape [1099511627776,"
     )
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_unreadable_weights_are_one_line(tmp_path, monkeypatch, reader):
+    """chmod 0 stops no one running as root (as this suite may), so the refusal the system gives
+    anyone else is given here by os.open itself."""
+    model, weights = READERS[reader](tmp_path)
+    real_open = os.open
+
+    def denied(path, *args, **kwargs):
+        if os.fspath(path) == str(weights):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)
+    text = refused(model)
+    assert "\n" not in text and text.startswith(f"{weights}: cannot read the") and "Permission denied" in text
