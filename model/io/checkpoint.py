@@ -89,7 +89,14 @@ def load_model(path: str | Path) -> ModelFile:
                 return load_checkpoint(path.parent)
         except (ModelFileError, ValueError, AttributeError, RecursionError):
             pass  # not a checkpoint's config: the model file loader says what is wrong with path
-    return load_checkpoint(path) if is_checkpoint(path) else load_file(path)
+    if is_checkpoint(path):
+        return load_checkpoint(path)
+    if path.suffix == ".safetensors":  # read as a model file, it was "not UTF-8 text at byte 0"
+        raise ModelFileError(
+            f"{path}: a safetensors file holds weights alone; give the model file (.json) that names it, "
+            "or the checkpoint folder it is in"
+        )
+    return load_file(path)
 
 
 def load_checkpoint(folder: str | Path) -> CheckpointModel:

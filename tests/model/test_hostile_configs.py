@@ -91,3 +91,12 @@ def test_qwen2_layer_types_that_are_no_list_name_no_sliding_layer(tmp_path):
     change = config_with(sliding_window=4, use_sliding_window=False, layer_types=5)
     model = load_model(with_text(copied(QWEN2, tmp_path), "config.json", change))
     assert model.family == "qwen2" and model.cfg.n_blocks == 1
+
+
+def test_a_weights_file_named_alone_says_what_to_give_instead(tmp_path):
+    weights = tmp_path / "gpt2.safetensors"
+    shutil.copy(TINY / "model.safetensors", weights)
+    assert refused(weights) == (
+        f"{weights}: a safetensors file holds weights alone; give the model file (.json) that names it, or "
+        "the checkpoint folder it is in"
+    )
