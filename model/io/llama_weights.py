@@ -129,12 +129,17 @@ def weight_files(folder: Path) -> tuple[Path, ...]:
     weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
     if not isinstance(weight_map, dict) or not weight_map:
         raise CheckpointError(f"{index}: weight_map: expected an object of tensor name: shard file")
-    shards = sorted(set(weight_map.values()), key=str)
+    for shard in weight_map.values():  # before the set: a list there cannot be put in one
+        if (
+            not isinstance(shard, str)
+            or Path(shard).name != shard
+            or not shard.endswith(".safetensors")
+            or not shard.isprintable()  # a NUL byte, which no file name holds, or a line break
+        ):
+            raise CheckpointError(f"{index}: weight_map: {checks.shown(str(shard))} is not a file beside it")
+    shards = sorted(set(weight_map.values()))
     if len(shards) > MAX_SHARDS:
         raise CheckpointError(f"{index}: weight_map: {len(shards)} shards, more than tinytui reads")
-    for shard in shards:
-        if not isinstance(shard, str) or Path(shard).name != shard or not shard.endswith(".safetensors"):
-            raise CheckpointError(f"{index}: weight_map: {checks.shown(str(shard))} is not a file beside it")
     return tuple(folder / shard for shard in shards)
 
 

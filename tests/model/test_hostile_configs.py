@@ -100,3 +100,20 @@ def test_a_weights_file_named_alone_says_what_to_give_instead(tmp_path):
         f"{weights}: a safetensors file holds weights alone; give the model file (.json) that names it, or "
         "the checkpoint folder it is in"
     )
+
+
+@pytest.mark.parametrize(
+    ("shard", "says"),
+    [
+        (["a"], "\"['a']\" is not a file beside it"),
+        ("zz\x00.safetensors", "'zz\\x00.safetensors' is not a file beside it"),
+    ],
+)
+def test_a_shard_index_naming_no_file_is_one_line(tmp_path, shard, says):
+    """A list there raised TypeError (unhashable), a NUL byte ValueError from os.open: tracebacks."""
+    folder = copied(QWEN2, tmp_path)
+    index = folder / "model.safetensors.index.json"
+    doc = json.loads(index.read_text(encoding="utf-8"))
+    doc["weight_map"][next(iter(doc["weight_map"]))] = shard
+    index.write_text(json.dumps(doc), encoding="utf-8")
+    assert refused(folder) == f"{index}: weight_map: {says}"
