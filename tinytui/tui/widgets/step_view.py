@@ -52,6 +52,7 @@ from tinytui.tui.widgets.step_geometry import (
     window,
 )
 from tinytui.tui.widgets.step_lines import Painter
+from tinytui.tui.widgets.step_looks import LOOKS, look_style
 from tinytui.tui.widgets.step_pages import one_page, page_count, page_holding
 from tinytui.tui.widgets.table_cursor import TableCursor
 from tinytui.tui.widgets.virtual_size import set_virtual_size
@@ -91,50 +92,9 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         Binding("escape", "cancel_edit", "Cancel", id="edit-cancel", tooltip="Leave the weight as it was"),
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        f"step-view--{name}"
-        for name in (
-            "heading", "header", "label", "cursor", "changed-up", "changed-down", "changed", "edited",
-            "masked", "source", "focus", "border-output", "border-param", "border-input", "border-info",
-            "title-output", "title-param", "title-input", "title-info", "title-focus", "bar", "target",
-            "predicted", "title", "formula", "fact", "hint", "error", "editing", "caret",
-        )
-    }  # fmt: skip
-
+    # the looks of the parts of its lines are step_looks.LOOKS, read once per theme (not component classes)
     DEFAULT_CSS = """
     StepView { height: 1fr; width: 1fr; overflow-y: scroll; }
-    StepView > .step-view--heading { color: $foreground-muted; text-style: bold; }
-    StepView > .step-view--header { color: $foreground-muted; text-style: bold; }
-    StepView > .step-view--label { color: $foreground-muted; }
-    StepView > .step-view--cursor { text-style: reverse bold; }
-    StepView > .step-view--changed-up { background: $tt-changed-up; text-style: bold underline; }
-    StepView > .step-view--changed-down { background: $tt-changed-down; text-style: bold underline; }
-    StepView > .step-view--changed { text-style: bold underline; }
-    StepView > .step-view--edited { background: $tt-edited; text-style: bold italic; }
-    StepView > .step-view--masked { color: $tt-masked; text-style: dim; }
-    StepView > .step-view--source {
-        background: $tt-current-step; color: $foreground; text-style: bold underline;
-    }
-    StepView > .step-view--focus { color: $accent; }
-    StepView > .step-view--border-output { color: $primary; }
-    StepView > .step-view--border-param { color: $secondary; }
-    StepView > .step-view--border-input { color: $panel-lighten-2; }
-    StepView > .step-view--border-info { color: $panel-lighten-2; }
-    StepView > .step-view--title-output { color: $primary; text-style: bold; }
-    StepView > .step-view--title-param { color: $secondary; }
-    StepView > .step-view--title-input { color: $foreground-muted; }
-    StepView > .step-view--title-info { color: $foreground-muted; }
-    StepView > .step-view--title-focus { color: $accent; text-style: bold; }
-    StepView > .step-view--bar { color: $primary; }
-    StepView > .step-view--target { color: $tt-target; text-style: bold; }
-    StepView > .step-view--predicted { color: $tt-predicted; text-style: bold; }
-    StepView > .step-view--hint { color: $foreground-muted; text-style: italic; }
-    StepView > .step-view--error { color: $error; text-style: bold; }
-    StepView > .step-view--editing { background: $panel-lighten-2; color: $foreground; text-style: bold; }
-    StepView > .step-view--caret { text-style: reverse; }
-    StepView > .step-view--title { color: $primary; text-style: bold; }
-    StepView > .step-view--formula { color: $accent; text-style: italic; }
-    StepView > .step-view--fact { color: $foreground; text-style: bold; }
     """
 
     class EditSubmitted(Message):
@@ -220,10 +180,11 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         if self._painter is None or self._painter.styles.theme != self.app.theme:
             self._clear_caches()
             self._base = self.rich_style
+            variables = self.app.theme_variables
             styles = LineStyles(
-                lambda name: self.get_component_rich_style(name, partial=True),
+                lambda name: look_style(LOOKS[name.removeprefix("step-view--")], variables),
                 self.app.theme,
-                self.app.theme_variables,
+                variables,
                 self.app.console,
                 self._base,
             )
