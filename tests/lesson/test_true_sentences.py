@@ -310,7 +310,8 @@ def test_rope_switched_off_turns_nothing_and_no_sentence_says_it_does(own):
     said += [backward_stage_for(n, trace.switches, trace.cfg).explain for n in (3, 4)]
     for s in said:
         assert not re.search(r"\b(turns|turned|turning) (q|Q|queries)|q and k turned", s), s
-    unturned = "step 6 leaves every query and key unturned, so word order reaches the block only through"
+    blocks = "the block" if trace.cfg.n_blocks == 1 else "the blocks"
+    unturned = f"step 6 leaves every query and key unturned, so word order reaches {blocks} only through"
     assert unturned in _words(trace, 3)
     assert _facts(trace, 3) == [
         "every PE row is zero, and RoPE is switched off: step 6 leaves Q and K unturned"
