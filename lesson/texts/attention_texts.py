@@ -256,11 +256,14 @@ def residual1(trace: Trace) -> str:
     tok = trace.prompt[-1]
     before, after = float(trace["x"][-1, col]), float(block_tensor(trace, "x_mid")[-1, col])
     dim = cfg.dims[col]
-    watch = f"At the last position ({quoted(tok)}), the {dim} column goes from about {about(before)}"
-    watch += f" to {about(after)}"
     every = len(sw.ablated_in(getattr(trace, "block", 0))) == cfg.n_heads  # only b_O can move it
+    moved = float(block_tensor(trace, "mha")[-1, col])
+    watch = f"At the last position ({quoted(tok)}), the {dim} column goes from "
+    if about(before) == about(after) and abs(moved) > 0.005 and sw.residual and sw.norm == "pre":
+        watch += f"{num(before)} to {num(after)}"  # 'about 1.5 to 1.5' would contradict 'brought in'
+    else:
+        watch += f"about {about(before)} to {about(after)}"
     if sw.residual and sw.norm == "pre":
-        moved = float(block_tensor(trace, "mha")[-1, col])
         if every and moved != 0:
             watch += (
                 ": all of it attention's bias b_O, since every head is ablated and nothing comes from "

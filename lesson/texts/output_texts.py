@@ -49,6 +49,8 @@ def ffn(trace: Trace) -> str:
             tally += ", so most of the hidden layer is silent."
         elif zeros == 0:
             tally = f"Here every one of the {size} hidden values fired, so the ReLU cut nothing."
+        elif zeros * 2 == size:
+            tally += ", exactly half."
         else:
             tally += ", fewer than half."
         out.append(tally)

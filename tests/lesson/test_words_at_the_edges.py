@@ -237,3 +237,22 @@ def test_a_norms_gain_is_labelled_by_dims_when_d_ff_equals_d(capsys):
     lines = capsys.readouterr().out.splitlines()
     header = lines[lines.index("ln1_g (block 1)") + 1]
     assert header.split() == ["d0", "d1", "d2", "d3"]  # d_ff is 4 too: still the dims, not units
+
+
+def test_exactly_half_silent_is_not_fewer_than_half(chapter):
+    params = chapter.params.with_edit("blocks.0.b_1", (1,), 10.0).with_edit("blocks.0.b_1", (5,), 10.0)
+    trace = run(params, chapter.prompt, chapter.target)
+    assert int((trace["blocks.0.hidden"] == 0).sum()) == 16  # of 32
+    words = _words(trace, 11)
+    assert "Count the zeros: 16 of 32 hidden values are zero, exactly half." in words
+    assert "fewer than half" not in words
+
+
+def test_a_change_too_small_for_two_decimals_is_quoted_at_four(chapter):
+    params = chapter.params.with_edit("blocks.0.W_O", (1, 3), 0.0).with_edit("blocks.0.W_O", (3, 3), 0.0042)
+    trace = run(params, chapter.prompt, chapter.target)
+    before, after = trace["x"][-1, 3], trace["blocks.0.x_mid"][-1, 3]
+    assert round(before, 2) == round(after, 2) == 1.5 and after - before > 0.005
+    words = _words(trace, 10)
+    assert "the wood column goes from 1.4996 to 1.5048, because attention brought wood in" in words
+    assert "from about 1.5 to 1.5" not in words
