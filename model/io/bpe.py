@@ -63,14 +63,32 @@ class BPE:
         self._tok = tok
 
     def ids(self, text: str) -> list[int]:
-        return list(self._tok.encode(text, add_special_tokens=False).ids)
+        return list(self._encoded(text).ids)
 
     def pieces(self, text: str) -> tuple[str, ...]:
-        return tuple(self._tok.encode(text, add_special_tokens=False).tokens)
+        return tuple(self._encoded(text).tokens)
+
+    def _encoded(self, text: str) -> Any:
+        """The package's encoding of text; checks.Invalid when the package panics, as it does when a
+        tokenizer.json's own regular expression backtracks past its limit on the text (say (a+)+$
+        on thirty a's): pyo3 raises a Rust panic as PanicException, which is no Exception."""
+        try:
+            return self._tok.encode(text, add_special_tokens=False)
+        except BaseException as exc:
+            if not _is_panic(exc):
+                raise
+            why = " ".join(str(exc).split())[:200]
+            raise checks.Invalid(f"the tokenizer cannot split this text ({why})") from None
 
     def text(self, pieces: Sequence[str]) -> str:
-        """The text pieces stand for (the inverse of pieces() for any text)."""
-        return self._tok.decode([self.vocab[p] for p in pieces], skip_special_tokens=False)
+        """The text pieces stand for (the inverse of pieces() for any text); the pieces as they are
+        spelt, joined, if the package panics decoding them (see _encoded)."""
+        try:
+            return self._tok.decode([self.vocab[p] for p in pieces], skip_special_tokens=False)
+        except BaseException as exc:
+            if not _is_panic(exc):
+                raise
+            return "".join(pieces)
 
     def target(self, text: str) -> str:
         """What --target names: a word that is one piece after a space ('Paris' -> 'ĠParis', the next
@@ -90,6 +108,12 @@ class BPE:
             f"{checks.shown(text)} is {len(pieces)} pieces here ({shown}); the target is one piece "
             "(a piece as vocab.json spells it, e.g. 'Ġthe', or a word that is one piece)"
         )
+
+
+def _is_panic(exc: BaseException) -> bool:
+    """Whether exc is a Rust panic in the tokenizers package (pyo3_runtime.PanicException, which cannot
+    be imported by name)."""
+    return type(exc).__name__ == "PanicException"
 
 
 def load(folder: Path) -> BPE:

@@ -149,7 +149,10 @@ def _checkpoint_model(
 ) -> CheckpointModel:
     """A checkpoint as a model: the default sentence in its own pieces (as many as its context holds, the
     last one the target), its name and words from the names file when there is one."""
-    pieces = tokenizer.pieces(DEFAULT_TEXT)[: params.cfg.n_ctx + 1]
+    try:
+        pieces = tokenizer.pieces(DEFAULT_TEXT)[: params.cfg.n_ctx + 1]
+    except checks.Invalid as exc:  # a tokenizer.json whose own rules fail on plain words
+        raise CheckpointError(f"{folder}: {exc}") from None
     prompt, target = (pieces[:-1], pieces[-1]) if len(pieces) > 1 else (pieces, pieces[0])
     name, about = read_names(folder / NAMES_FILE)
     return CheckpointModel(

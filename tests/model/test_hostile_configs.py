@@ -12,6 +12,7 @@ import pytest
 
 from tests.gpt2.checkpoints import TINY
 from tests.llama.checkpoints import LLAMA, QWEN2
+from tinytui.cli.main import main
 from tinytui.model.io.checkpoint import load_model
 from tinytui.model.io.field_checks import ModelFileError
 
@@ -117,3 +118,20 @@ def test_a_shard_index_naming_no_file_is_one_line(tmp_path, shard, says):
     doc["weight_map"][next(iter(doc["weight_map"]))] = shard
     index.write_text(json.dumps(doc), encoding="utf-8")
     assert refused(folder) == f"{index}: weight_map: {says}"
+
+
+def test_a_tokenizer_whose_own_pattern_gives_up_refuses_the_text_in_one_line(tmp_path, capsys):
+    """tokenizer.json may carry regular expressions; one that backtracks past the regex engine's limit
+    on a typed prompt made the tokenizers package panic, and pyo3's PanicException (no Exception)
+    ended tinytui with a traceback."""
+    folder = copied(LLAMA, tmp_path)
+    doc = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    split = {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated", "invert": False}
+    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split, doc["pre_tokenizer"]]}
+    (folder / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    model = load_model(folder)  # its default sentence splits as it always did
+    assert "".join((*model.prompt, model.target)) == "TheĠcapitalĠofĠFranceĠisĠParis"
+    assert main(["print", "--model", str(folder), "--prompt", "a" * 40 + "!"]) == 2
+    err = capsys.readouterr().err  # the package's own panic report goes to the process's stderr itself
+    assert err.count("\n") == 1, err
+    assert err.startswith("tinytui: error: --prompt: the tokenizer cannot split this text ("), err
