@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tinytui.cli import garbage_collector
+from tinytui.cli import garbage_collector, refusal
 
 BLAS_THREADS = "1"
 # OpenBLAS (numpy's wheels), the OpenMP runtime some builds use, MKL, BLIS and Apple's Accelerate
@@ -73,7 +73,6 @@ def hand_back_freed_arrays() -> None:
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
-OUT_OF_MEMORY = "tinytui: error: out of memory (this machine, or its limit, holds too little for it)"
 # what the dynamic loader says when a library cannot be mapped for want of memory (ulimit -v)
 NO_MEMORY_TO_LOAD = ("failed to map segment", "Cannot allocate memory")
 
@@ -92,5 +91,5 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         if not any(words in str(exc) for words in NO_MEMORY_TO_LOAD):
             raise
-    print(OUT_OF_MEMORY, file=sys.stderr)
+    refusal.say(refusal.OUT_OF_MEMORY)
     return 1

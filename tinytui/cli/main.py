@@ -17,12 +17,11 @@ import sys
 from typing import TextIO
 
 from tinytui import __version__
-from tinytui.cli import garbage_collector
+from tinytui.cli import garbage_collector, refusal
 from tinytui.cli.debugger import cmd_app, cmd_replay
 from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import UsageError, setup_from
 from tinytui.lesson.stages import GROUPS, STAGE_BY_NUMBER, STAGES
-from tinytui.model import checks
 from tinytui.model.io.field_checks import ModelFileError
 
 
@@ -244,20 +243,17 @@ def main(argv: list[str] | None = None) -> int:
         out.flush()
         return code
     except (ModelFileError, UsageError, command_error()) as exc:  # evaluated once something is raised
-        print(f"tinytui: error: {checks.one_line(str(exc))}", file=sys.stderr)
+        refusal.say(str(exc))
         return 2
     except BrokenPipeError:  # `tinytui print | head` is fine
         out.silence()
         return 0
     except OutputError as exc:
         out.silence()
-        print(f"tinytui: error: cannot write the output: {exc}", file=sys.stderr)
+        refusal.say(f"cannot write the output: {exc}")
         return 1
     except MemoryError:
-        print(
-            "tinytui: error: out of memory (this machine, or its limit, holds too little for it)",
-            file=sys.stderr,
-        )
+        refusal.say(refusal.OUT_OF_MEMORY)
         return 1
 
 

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TextIO
 
+from tinytui.cli import refusal
 from tinytui.cli.option_types import file_name
 from tinytui.lesson.texts.wording import kv_sharing
 from tinytui.model import architectures, checks
@@ -271,10 +272,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         model, path = build(args, err)
         write(model, path)
     except (CommandError, ModelFileError) as exc:
-        print(f"tinytui: error: {checks.one_line(str(exc))}", file=err)
+        refusal.say(str(exc), err)
         return 2
     except MemoryError:  # sizes within the file bounds can still be more than this machine holds
-        print("tinytui: error: a model of these sizes is too large to hold in memory here", file=err)
+        refusal.say("a model of these sizes is too large to hold in memory here", err)
         return 2
     cfg = model.cfg
     print(
@@ -302,7 +303,7 @@ def run_presets(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             model = load(path)
         except ModelFileError as exc:
-            print(f"tinytui: error: {exc}", file=err)
+            refusal.say(str(exc), err)
             return 2
         cfg = model.cfg
         shape = (

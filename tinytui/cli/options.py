@@ -11,9 +11,9 @@ import argparse
 import importlib
 from collections.abc import Callable
 
+from tinytui.cli import refusal
 from tinytui.cli.option_types import file_name, not_empty, theme_name
 from tinytui.lesson.stages import GROUPS
-from tinytui.model import checks
 from tinytui.model.switches import NORM_KINDS, TURNED
 from tinytui.model.trace import DEFAULT_LR
 
@@ -23,7 +23,7 @@ class OneLineParser(argparse.ArgumentParser):
     (argparse would print the usage first; `tinytui COMMAND --help` shows it)."""
 
     def error(self, message: str):
-        self.exit(2, f"tinytui: error: {checks.one_line(message.removeprefix('argument '))}\n")
+        self.exit(2, refusal.line(message.removeprefix("argument ")) + "\n")
 
 
 class LazyCommand:

@@ -30,8 +30,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tinytui.cli import refusal
 from tinytui.cli.option_types import theme_name
-from tinytui.model import checks
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -427,7 +427,7 @@ def run(args: argparse.Namespace, out, err) -> int:
     record = getattr(args, "record", None)
     why = why or (check_record_name(record) if record is not None else None)
     if why:
-        print(f"tinytui: error: {checks.one_line(why)}", file=err)
+        refusal.say(why, err)
         return 2
     if not is_loopback(args.host):
         print(

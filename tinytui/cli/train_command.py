@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from tinytui.cli import new_command
+from tinytui.cli import new_command, refusal
 from tinytui.cli.new_command import CommandError
 from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
@@ -265,10 +265,10 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         trained = ModelFile(name, about, seeded_model.with_neutral_dims(result.params), tuple(prompt), target)
         new_command.write(trained, path)
     except (CommandError, ModelFileError) as exc:
-        print(f"tinytui: error: {checks.one_line(str(exc))}", file=err)
+        refusal.say(str(exc), err)
         return 2
     except MemoryError:
-        print("tinytui: error: the model is too large to train in memory here", file=err)
+        refusal.say("the model is too large to train in memory here", err)
         return 2
     losses = result.losses
     print(
