@@ -151,7 +151,9 @@ class NoticeLine(Widget):
         self.source.forget(self)
 
     def on_resize(self) -> None:
+        # the first frame may be painted before the line knows its size: draw again what it shows now
         self.rows = self._rows(self.size)
+        self.refresh()
 
     def _theme_changed(self) -> None:
         self._styles.clear()
