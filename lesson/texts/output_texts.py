@@ -229,7 +229,7 @@ def count_params(trace: Trace) -> str:
     cfg = trace.cfg
     sizes = count.four_sizes(cfg)
     biggest = sizes[-1].name  # GPT-3, or Llama-3-8B for the Llama family
-    vd = f"V·d = {cfg.n_vocab}·{cfg.d_model} = {count.tying_saves(cfg)}"
+    vd = f"V·d = {cfg.n_vocab:,}·{cfg.d_model:,} = {count.tying_saves(cfg):,}"  # 4,800 as the facts write it
     # the formula has + d·V only when this model's W_U is its own; a real size tied the other way differs
     other_way = [size.name for size in sizes[1:] if size.tied != cfg.tied]
     differ = "only the width, the depth and the vocabulary differ"

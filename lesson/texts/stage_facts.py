@@ -203,6 +203,8 @@ def loss(trace: Trace) -> list[str]:
     # checked as a reader would, from the numbers as shown: "=" only where −log of the shown p gives the
     # shown loss; an improvement that is not the difference of the two losses shown says why
     p = _f(np.exp(-before))
+    if p == "0.0000":  # −log 0.0000 has no value: the target's p to three significant figures instead
+        p = f"{np.exp(-before):.3g}"
     same = float(p) > 0 and _f(-np.log(float(p))) == _f(before)
     improvement = _f(before - after)
     if improvement != _f(round(before, 4) - round(after, 4)):

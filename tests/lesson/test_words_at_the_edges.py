@@ -256,3 +256,17 @@ def test_a_change_too_small_for_two_decimals_is_quoted_at_four(chapter):
     words = _words(trace, 10)
     assert "the wood column goes from 1.4996 to 1.5048, because attention brought wood in" in words
     assert "from about 1.5 to 1.5" not in words
+
+
+def test_a_target_shown_as_0_0000_is_quoted_with_its_figures():
+    from tests.llama.checkpoints import QWEN2
+    from tinytui.model.io.checkpoint import load_model
+
+    qwen = load_model(QWEN2)
+    trace = run(qwen.params, qwen.prompt, qwen.target)
+    p = trace["probs"][trace.cfg.token_id(trace.target)]
+    assert f"{p:.4f}" == "0.0000"  # as step 14's table shows the target
+    said = _facts(trace, 15)[0]
+    assert said == f"loss = −log {p:.3g} ≈ {trace.loss:.4f} nats" and "−log 0.0000" not in said
+    words = _words(trace, 16)
+    assert "V·d = 300·16 = 4,800 parameters" in words  # as the fact beside it writes 4,800

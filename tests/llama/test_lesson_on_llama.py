@@ -265,5 +265,5 @@ def test_step_16_of_an_untied_model_says_what_w_u_costs():
     text = STAGE_BY_NUMBER[16].explain(trace)
     saved = trace.cfg.n_vocab * trace.cfg.d_model
     assert "this model and Llama-3-8B alike" in text and "Tying the unembedding to E saves" not in text
-    assert f"own W_U costs V·d = {trace.cfg.n_vocab}·{trace.cfg.d_model} = {saved}" in text
+    assert f"own W_U costs V·d = {trace.cfg.n_vocab}·{trace.cfg.d_model} = {saved:,}" in text
     assert f"the untied W_U adds {saved:,}" in STAGE_BY_NUMBER[16].facts(trace)[1]
