@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # a recorder is given: its module is loaded when something wa
     from tinytui.recording.recorder import Recorder
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CrashReport:
     error: str  # "RuntimeError: boom"
     model: Path | None  # where the edited model was saved, or None (then model_problem says why)

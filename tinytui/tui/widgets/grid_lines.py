@@ -89,7 +89,7 @@ def _header_line(
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Row:
     """Row r of a table drawn; cursor_col: the cursor's column when the cursor is on this row."""
 
