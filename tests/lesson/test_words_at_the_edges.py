@@ -270,3 +270,36 @@ def test_a_target_shown_as_0_0000_is_quoted_with_its_figures():
     assert said == f"loss = −log {p:.3g} ≈ {trace.loss:.4f} nats" and "−log 0.0000" not in said
     words = _words(trace, 16)
     assert "V·d = 300·16 = 4,800 parameters" in words  # as the fact beside it writes 4,800
+
+
+def test_the_glossary_quotes_the_models_own_sizes(chapter):
+    from tinytui.lesson.texts.glossary import for_model
+    from tinytui.model.io.model_file import load
+    from tinytui.model.io.presets import resolve
+    from tinytui.present.grid_labels import COLUMN, Label, label_line
+    from tinytui.tui.controllers.why_controller import GLOSSARY
+
+    assert for_model(GLOSSARY, chapter.params.cfg) == GLOSSARY  # the chapter's words as written
+    woodland = load(resolve("woodland")).cfg
+    said = dict(for_model(GLOSSARY, woodland))
+    assert (woodland.d_model, woodland.n_heads, woodland.d_head, woodland.d_ff) == (16, 4, 4, 64)
+    assert "thing action quantifier wood" not in said
+    assert said["d0 … d15"].startswith("the 16 numbered dimensions of every vector (d_model = 16)")
+    assert said["h1, h2, head 1"].startswith("the four attention heads")
+    assert "d_head = 4" in said["k0, k1"] and "d_ff = 64" in said["unit 3"]
+    dim = label_line(Label(COLUMN, "d3", 3, "x"), for_model(GLOSSARY, woodland), woodland.dims)
+    assert dim.endswith(said["d0 … d15"])
+    llama = dict(for_model(GLOSSARY, load(resolve("chapter17-llama")).cfg))
+    assert "RMSNorm" in llama["x_n, x′_n"] and "mean 0" not in llama["x_n, x′_n"]
+    assert "RoPE" in llama["E[id], PE, x"] and "W_gate" in llama["unit 3"]
+
+
+async def test_the_help_screens_glossary_is_the_models():
+    from tests.apps import make_app
+
+    app = make_app("--model", "woodland")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        glossary = dict(app.screen.glossary)
+        assert "d0 … d15" in glossary and "d_ff = 64" in glossary["unit 3"]

@@ -47,8 +47,11 @@ def meaning(label: Label, glossary: Sequence[tuple[str, str]], dims: Iterable[st
     text = label.text.strip()
     if not text:
         return None
+    dims = tuple(dims)
     if text in set(dims) or text == "dims":
-        key = next((k for k in entries if "thing" in k.split()), None)  # the named dimensions' entry
+        # the dimensions' entry: its term starts with the first dimension ('thing …', 'd0 … d15')
+        first = dims[0] if dims else "thing"
+        key = next((k for k in entries if k.split()[0] == first), None)
         if key is not None:
             return entries[key]
     for pattern, key in _PATTERNS:

@@ -438,9 +438,11 @@ class TinyTuiApp(App[None]):
         ]
 
     def show_help(self) -> None:
+        from tinytui.lesson.texts.glossary import for_model
         from tinytui.tui.screens.help_screen import NOTES, HelpScreen, help_rows
 
-        self.push_screen(HelpScreen(help_rows(self, self.help_sources()), NOTES, GLOSSARY))
+        glossary = for_model(GLOSSARY, self.session.trace.cfg)  # in this model's sizes
+        self.push_screen(HelpScreen(help_rows(self, self.help_sources()), NOTES, glossary))
 
     def show_notices(self) -> None:
         from tinytui.tui.screens.notice_log_screen import NoticeLogScreen

@@ -116,9 +116,11 @@ class WhyController:
         focused = self.focused_table()
         detail = focused.detail if focused is not None else None
         if focused is not None and focused.label is not None:  # a label: its glossary line
+            from tinytui.lesson.texts.glossary import for_model
             from tinytui.present.grid_labels import label_line
 
-            detail = label_line(focused.label, GLOSSARY, host.session.trace.cfg.dims)
+            cfg = host.session.trace.cfg  # the glossary in this model's sizes
+            detail = label_line(focused.label, for_model(GLOSSARY, cfg), cfg.dims)
         # the Why in the tables' names, the same object for the same cell, so the inspector words it once
         why, shown = self._current_explained() or (None, None)
         self.light(why)
