@@ -4,7 +4,7 @@ the rows off screen never written."""
 import numpy as np
 
 from tinytui.report.lazy_rows import LazyRows
-from tinytui.report.tables import fmt, fmt_widths, number_rows
+from tinytui.report.tables import fmt, fmt_widths, number_rows, on_screen_rows
 
 
 def widths_by_writing(values: np.ndarray) -> tuple[int, ...]:
@@ -63,3 +63,19 @@ def test_joined_and_cut_rows_keep_widths_numbers_and_texts():
     assert cut.basis[0] == (30.0, 4.0)
     texts = LazyRows.joined([a, (("x",), ("yy",))], 2)  # one part without numbers: texts compared
     assert texts.basis is None and texts.widths() == (7, 2)
+
+
+def test_a_part_of_a_row_reads_as_the_row_does_and_writes_only_the_part():
+    values = np.array([[1.5, -22.25, -0.00001, 7.0, -3.0], [3.0, 4.0, 0.0, -0.5, 1e6]])
+    shown = on_screen_rows(number_rows(values)).columns(1, 5)  # as a window of a table on screen shows
+    for r in range(2):
+        for a in range(5):
+            for b in range(a, 6):
+                assert shown.part(r, a, b) == shown[r][a:b], (r, a, b)
+    assert shown.part(0, 0, 2) == ("\u221222.2500", "0.0000")  # the screen's minus, fmt's −0 as 0
+    written = []
+    rows = LazyRows(3, lambda r: written.append(("row", r)) or ("a", "b", "c"))
+    parts = LazyRows(3, rows.__getitem__, part=lambda r, a, b: written.append(("part", r)) or ("c",)[: b - a])
+    assert parts.part(1, 2, 3) == ("c",) and written == [("part", 1)]  # the row was not made
+    assert parts[1] == ("a", "b", "c") and parts.part(1, 0, 2) == ("a", "b")  # made: read off the row
+    assert rows.part(2, 1, 3) == ("b", "c")  # no part maker: the row is made

@@ -148,20 +148,21 @@ def _details(
     arr: np.ndarray,
 ) -> LazyRows:
     """The inspector line of each cell of a weight's table: its name and number, and for an edited one
-    the model file's number and the change; written a row at a time when first read."""
+    the model file's number and the change; written a row at a time when first read, or the cursor's
+    cell alone (LazyRows.part)."""
 
-    def row(r: int) -> list[str]:
+    def part(r: int, a: int, b: int) -> list[str]:
         out = []
-        for c, ref in enumerate(refs[r]):
+        for ref, text in zip(refs[r][a:b], cells.part(r, a, b)):
             i = ref.index
-            detail = f"{ref.label} = {cells[r][c]}"
+            detail = f"{ref.label} = {text}"
             if i in edited:
                 was = float(original[i])
                 detail += f"  (model file {fmt(was)}, Δ {float(arr[i]) - was:+.4f})"
             out.append(detail + "  · Enter to edit")
         return out
 
-    return LazyRows(len(cells), row)
+    return LazyRows(len(cells), lambda r: part(r, 0, len(refs[r])), part=part)
 
 
 def _indices(h: int, ndim: int, at_rows: tuple[int, ...], at_cols: tuple[int, ...]) -> LazyRows:

@@ -191,12 +191,13 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
 
     was = _was_in(view, name)
 
-    def detail_row(r: int) -> list[str]:
-        row_label, texts = table.rows[r], cells[r]
+    def detail_part(r: int, a: int, b: int) -> list[str]:
+        """The inspector lines of columns a..b of row r (the cursor's cell alone, or the whole row)."""
+        row_label, texts, at = table.rows[r], cells.part(r, a, b), sources[r]
         out = []
-        for c, col_label in enumerate(table.cols):
+        for c, col_label, text in zip(range(a, b), table.cols[a:b], texts):
             where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
-            out.append(f"{shown}[{where}] = {texts[c]}{was(sources[r][c][1])}")
+            out.append(f"{shown}[{where}] = {text}{was(at[c][1])}")
         return out
 
     spec = GridSpec(
@@ -211,7 +212,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         _shade_of(name),
         array_limit(shown_values),
         ((None,) * n_cols,) * n_rows,
-        LazyRows(n_rows, detail_row),
+        LazyRows(n_rows, lambda r: detail_part(r, 0, n_cols), part=detail_part),
         role,
         (),
         sources,

@@ -20,9 +20,10 @@ class LazyRows(Sequence):
     basis: the numbers each row is written from (by tables.fmt, one text per number), when a row
     depends on nothing else: two rows with equal bases read the same, so a redraw compares numbers and
     writes no text to do it.
-    on_screen: the texts are already as the app shows them (tables.on_screen_text)."""
+    on_screen: the texts are already as the app shows them (tables.on_screen_text).
+    part: (r, a, b) -> columns a..b of row r made alone, for a row not yet made (part below)."""
 
-    __slots__ = ("_n", "_row", "_rows", "_widths", "basis", "on_screen")
+    __slots__ = ("_n", "_part", "_row", "_rows", "_widths", "basis", "on_screen")
 
     def __init__(
         self,
@@ -31,6 +32,7 @@ class LazyRows(Sequence):
         widths: tuple[int, ...] | None = None,
         basis: Sequence[Sequence[float]] | None = None,
         on_screen: bool = False,
+        part: Callable[[int, int, int], Sequence[Any]] | None = None,
     ) -> None:
         self._n = n
         self._row = row  # r -> that row
@@ -38,6 +40,7 @@ class LazyRows(Sequence):
         self._widths = widths
         self.basis = basis
         self.on_screen = on_screen
+        self._part = part
 
     @classmethod
     def of(cls, rows: Sequence[Sequence[Any]]) -> LazyRows:
@@ -70,11 +73,23 @@ class LazyRows(Sequence):
         widths = None if self._widths is None else self._widths[a:b]
         kept = self.basis
         basis = None if kept is None else LazyRows(self._n, lambda r: tuple(kept[r][a:b]))
-        return LazyRows(self._n, lambda r: self[r][a:b], widths, basis, self.on_screen)
+        part = None if self._part is None else lambda r, x, y: self.part(r, a + x, a + min(y, b - a))
+        return LazyRows(self._n, lambda r: self[r][a:b], widths, basis, self.on_screen, part)
 
     def written(self, write: Callable[[tuple], Sequence[Any]], on_screen: bool) -> LazyRows:
-        """Every row through write, which keeps each text's length (so the widths and basis hold)."""
-        return LazyRows(self._n, lambda r: write(self[r]), self._widths, self.basis, on_screen)
+        """Every row through write, which keeps each text's length (so the widths and basis hold) and
+        writes each text on its own (so a part of a row is written as the row would write it)."""
+        part = None if self._part is None else lambda r, a, b: write(self.part(r, a, b))
+        return LazyRows(self._n, lambda r: write(self[r]), self._widths, self.basis, on_screen, part)
+
+    def part(self, r: int, a: int, b: int) -> tuple:
+        """Columns a..b of row r, as row r reads them: from the row when it is made, else made alone when
+        the maker can (a d_model 64 row has 64 numbers; the screen shows some ten, the inspector one).
+        A part is not kept: the row stays unmade until it is read whole."""
+        row = self._rows.get(r)
+        if row is not None or self._part is None or not 0 <= r < self._n:
+            return tuple(self[r][a:b])
+        return tuple(self._part(r, a, b))
 
     def widths(self) -> tuple[int, ...]:
         """Each column's widest text (no rows: no columns)."""

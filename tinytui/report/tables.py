@@ -73,8 +73,11 @@ def number_rows(values) -> LazyRows:
 
 
 def written_numbers(basis: tuple[tuple[float, ...], ...], widths: tuple[int, ...]) -> LazyRows:
-    """Rows of numbers as fmt writes each, each row when first read; widths: fmt_widths' of them."""
-    return LazyRows(len(basis), lambda r: _fmt_row(basis[r]), widths, basis)
+    """Rows of numbers as fmt writes each, each row when first read (or a part of it: LazyRows.part);
+    widths: fmt_widths' of them."""
+    return LazyRows(
+        len(basis), lambda r: _fmt_row(basis[r]), widths, basis, part=lambda r, a, b: _fmt_row(basis[r][a:b])
+    )
 
 
 def _fmt_row(row: tuple[float, ...]) -> list[str]:

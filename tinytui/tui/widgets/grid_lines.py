@@ -122,10 +122,11 @@ class _Row:
 
     def _cells(self, lit: frozenset, edit: Shown | None, first: int, end: int) -> Pieces:
         """The cells first … end-1; those the cursor, the operand marks or the first column's lead make
-        different are drawn by _marked_cell, the others here."""
+        different are drawn by _marked_cell, the others here. Only their texts are written (a part of
+        the row: a d_model 64 row has 64 numbers, some ten on screen)."""
         spec, shape, r = self.spec, self.shape, self.r
-        cells, marks, widths, starts, shade = (
-            spec.cells[r],
+        texts, marks, widths, starts, shade = (
+            spec.cells.part(r, first, end),
             spec.marks[r],
             shape.widths,
             shape.starts,
@@ -140,15 +141,18 @@ class _Row:
             if c in starts:
                 out.append(("│", label))
             if c in marked:
-                out += self._marked_cell(c, at[c - first], c in lit_here, edit)
+                out += self._marked_cell(c, texts[c - first], at[c - first], c in lit_here, edit)
                 continue
             mark, style = look(shade, marks[c], at[c - first])  # a run in one style: one segment (joined)
-            out.append((" " + (" " * widths[c] if narrow else cells[c].rjust(widths[c])) + mark, style))
+            out.append(
+                (" " + (" " * widths[c] if narrow else texts[c - first].rjust(widths[c])) + mark, style)
+            )
         return out
 
-    def _marked_cell(self, c: int, at: float | None, lit: bool, edit: Shown | None) -> Pieces:
-        """A cell under the cursor (or typed into), one the focused value reads (▸ before it), or the
-        first column, whose shade starts after its lead (a row's label never runs into a shaded number)."""
+    def _marked_cell(self, c: int, cell: str, at: float | None, lit: bool, edit: Shown | None) -> Pieces:
+        """Cell c (its text: cell) under the cursor (or typed into), one the focused value reads (▸
+        before it), or the first column, whose shade starts after its lead (a row's label never runs
+        into a shaded number)."""
         styles, spec, shape = self.styles, self.spec, self.shape
         here = c == self.cursor_col
         if here and edit is not None:
@@ -160,7 +164,7 @@ class _Row:
             style = styles.over(style, "source")
         if here:
             style = styles.over(style, "cursor")
-        text = " " * shape.widths[c] if shape.narrow else spec.cells[self.r][c].rjust(shape.widths[c])
+        text = " " * shape.widths[c] if shape.narrow else cell.rjust(shape.widths[c])
         if c == 0 and self._lead_apart(lit or here, style):
             return [(lead, styles.ground), (text + glyph(mark), style)]
         return [(lead + text + glyph(mark), style)]

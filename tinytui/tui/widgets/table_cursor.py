@@ -95,7 +95,10 @@ class TableCursor:
         ref = self.ref
         if self.editor is not None and ref is not None:  # the inspector says how to finish
             return editor_detail(ref.label)
-        return self.spec.details[self.row][self.col] if self.on_cell else ""  # type: ignore[union-attr]
+        if not self.on_cell:
+            return ""
+        # the cell's line alone, not its row's (a d_model 64 weight's row has 64 of them)
+        return self.spec.details.part(self.row, self.col, self.col + 1)[0]  # type: ignore[union-attr]
 
     @property
     def label(self) -> Label | None:
