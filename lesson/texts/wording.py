@@ -44,7 +44,7 @@ def at(prompt, j: int) -> str:
 
 
 def in_words(k: int) -> str:
-    return WORDS[k] if 0 <= k < len(WORDS) else str(k)
+    return WORDS[k] if 0 <= k < len(WORDS) else f"{k:,}"  # 50,257 as the count tables write it
 
 
 def tops_as_shown(values, shown=num) -> list[int]:

@@ -303,3 +303,9 @@ async def test_the_help_screens_glossary_is_the_models():
         await pilot.pause()
         glossary = dict(app.screen.glossary)
         assert "d0 … d15" in glossary and "d_ff = 64" in glossary["unit 3"]
+
+
+def test_a_vocabulary_in_the_thousands_is_written_as_the_counts_write_it():
+    from tinytui.lesson.texts.wording import in_words
+
+    assert in_words(50257) == "50,257" and in_words(300) == "300" and in_words(8) == "eight"
