@@ -51,18 +51,20 @@ MAX_LINE_CHARS = 2000
 _RUN = re.compile(rf"\S{{{MAX_RUN_CHARS + 1},}}")
 _STRETCH = re.compile(rf"(?:(?![,;:.!?](?:\s|$))[^'\"\n]){{{MAX_STRETCH_CHARS + 1},}}")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # line breaks, escapes: what a terminal acts on
+_CONTROL_IN_LINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")  # all of them but \n
 
 
 def short_values(message: str) -> str:
     """A message with every typed value too long to read cut to its start and end, with its length (a
     5,000-character path, name or prompt echoed back): each run of more than MAX_RUN_CHARS characters
     without a space, then each stretch of more than MAX_STRETCH_CHARS without a pause, then each line
-    still longer than MAX_LINE_CHARS in its middle. The message's own line breaks stay (a notice's
-    paragraphs); one_line is the form for one line."""
+    still longer than MAX_LINE_CHARS in its middle; a control character typed in it (an escape) written
+    as its escape (\\x1b). The message's own line breaks stay (a notice's paragraphs); one_line is the
+    form for one line."""
 
     def cut(m: re.Match) -> str:
-        run = m.group()
-        return f"{run[:60]}…{run[-20:]} ({len(run)} characters)"
+        run = m.group().rstrip(",;:.!?")  # the pause after a value stays after its length
+        return f"{run[:60]}…{run[-20:]} ({len(run)} characters){m.group()[len(run) :]}"
 
     def shorter(line: str) -> str:
         line = _STRETCH.sub(cut, _RUN.sub(cut, line))
@@ -70,13 +72,18 @@ def short_values(message: str) -> str:
             return line
         return f"{line[:600]} … ({len(line) - 1800} characters left out) … {line[-1200:]}"
 
+    message = _CONTROL_IN_LINE.sub(_escaped, message)
     return "\n".join(shorter(line) for line in message.split("\n"))
+
+
+def _escaped(m: re.Match) -> str:
+    return repr(m.group())[1:-1]  # \n, \x1b, \u2028
 
 
 def one_line(message: str) -> str:
     """A refusal as one line a terminal shows whole: every control character (a line break or an escape
     typed in a name) written as its escape (\\n, \\x1b), then each long typed value cut (short_values)."""
-    return short_values(_CONTROL.sub(lambda m: repr(m.group())[1:-1], message))
+    return short_values(_CONTROL.sub(_escaped, message))
 
 
 def number(text: str) -> float:
