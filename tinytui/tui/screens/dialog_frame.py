@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tinytui.model.checks import short_values
+
 Result = TypeVar("Result")
 
 
@@ -44,5 +46,7 @@ class InputDialog(ModalScreen[Result]):
             yield Static(self.hint, classes="hint", markup=False)
 
     def say(self, message: str) -> None:
+        """Show a refusal or a question under the input; a long value it repeats is cut (short_values)."""
+        message = short_values(message)
         self.message = message
         self.query_one(f"#{self.message_id}", Static).update(message)
