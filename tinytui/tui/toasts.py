@@ -23,6 +23,7 @@ from textual.app import App
 from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
 
+from tinytui.model.checks import short_values
 from tinytui.tui.screens.too_small_screen import TooSmallScreen
 from tinytui.tui.widgets.notice_line import Notice, NoticeLine
 
@@ -71,9 +72,11 @@ class Toasts:
         replaces: str = "",
     ) -> Notice:
         """Raise a notice. replaces: what it is about ("switches"); it takes the place of the live notice
-        about the same. Else a fourth notice takes the oldest's place."""
+        about the same. Else a fourth notice takes the oldest's place. A value typed into it too long to
+        read (a 5,000-character file name) is cut to its start and end, as the command line's refusals
+        cut it, in the line and in the log."""
         when = time.strftime("%H:%M:%S")
-        note = Notice(message, title, severity, timeout, markup, replaces, self.turn, when)
+        note = Notice(short_values(message), title, severity, timeout, markup, replaces, self.turn, when)
         old = [n for n in self.live if replaces and n.replaces == replaces]
         if not old and len(self.live) >= SHOWN:
             old = self.live[:1]
