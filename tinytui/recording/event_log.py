@@ -17,7 +17,6 @@ Floats are written with repr (json's way), so every value round-trips bit for bi
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,8 +27,10 @@ from tinytui.model.params import Params
 from tinytui.recording.cell_changes import changed_cells
 from tinytui.recording.event_kinds import KINDS, MAX_EVENTS, decode_mode, decode_sampling
 from tinytui.recording.log_values import (
+    COMPUTED_TOLERANCE,
     BadLine,
     bits,
+    computed_close,
     edited,
     integer,
     keys,
@@ -183,16 +184,10 @@ def _state(doc: Any, model: ModelFile, where: str) -> State:
 
 # What the recorder saw after an event, and how replay compares it: what the user typed or chose is
 # compared exactly; what the machine computed through BLAS (the loss of a forward pass) within a
-# relative COMPUTED_TOLERANCE, since another machine's kernels round the last bits differently.
-# Learned weights are never computed again on replay: a learn event carries them, so they are exact.
+# relative COMPUTED_TOLERANCE (log_values.computed_close), since another machine's kernels round the
+# last bits differently. Learned weights are never computed again on replay: a learn event carries
+# them, so they are exact.
 COMPUTED = ("loss",)
-COMPUTED_TOLERANCE = 1e-9  # relative; numbers within ABSOLUTE_FLOOR of each other are equal too
-ABSOLUTE_FLOOR = 1e-12
-
-
-def computed_close(a: float, b: float) -> bool:
-    """Whether two computed numbers agree as replay requires: within a relative 1e-9."""
-    return math.isclose(a, b, rel_tol=COMPUTED_TOLERANCE, abs_tol=ABSOLUTE_FLOOR)
 
 
 def compare_check(check: Any, session: Session, what: str, digests: Digests) -> None:

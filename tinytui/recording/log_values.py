@@ -142,6 +142,18 @@ def line_limit(model: ModelFile) -> int:
     return MAX_LINE_BYTES + 64 * model.params.total()
 
 
+# What the machine computed through BLAS (the loss after each event, the ends of a practice answer's
+# accepted range) is compared on replay within a relative COMPUTED_TOLERANCE, since another machine's
+# kernels round the last bits differently; what the user typed or chose is compared exactly.
+COMPUTED_TOLERANCE = 1e-9  # relative; numbers within ABSOLUTE_FLOOR of each other are equal too
+ABSOLUTE_FLOOR = 1e-12
+
+
+def computed_close(a: float, b: float) -> bool:
+    """Whether two computed numbers agree as replay requires: within a relative 1e-9."""
+    return math.isclose(a, b, rel_tol=COMPUTED_TOLERANCE, abs_tol=ABSOLUTE_FLOOR)
+
+
 def bits(x: float) -> int:
     return int(np.float64(x).view(np.int64))
 
