@@ -89,10 +89,16 @@ class Accepted:
                 merged.append((lo, hi))
         return tuple(merged)
 
+    def bounds(self) -> tuple[tuple[float, float], ...]:
+        """The ranges as holds() tests them: each end widened by what a 4-place decimal may differ by in
+        binary. An answer on one of these ends is where another machine's last bits can grade it
+        otherwise."""
+        return tuple((lo - _SLACK, hi + _SLACK) for lo, hi in self.ranges())
+
     def holds(self, answer: float) -> bool:
         if not math.isfinite(self.value):
             return answer == self.value
-        return any(lo - _SLACK <= answer <= hi + _SLACK for lo, hi in self.ranges())
+        return any(lo <= answer <= hi for lo, hi in self.bounds())
 
     @property
     def width(self) -> float:
@@ -180,15 +186,17 @@ def _evaluate(why: Why, values: list[float]) -> float:
         return math.nan
 
 
-def grade(text: str, ok: Accepted) -> Grade:
-    """A typed answer graded against a cell's accepted interval."""
+def grade(text: str, ok: Accepted, verdict: bool | None = None) -> Grade:
+    """A typed answer graded against a cell's accepted interval. verdict, when given, is the grade a
+    number gets instead (replay keeps a recorded one for an answer on an end of its range, where another
+    machine's last bits decide: tinytui.recording.event_kinds); text that is no number is never right."""
     if not text.strip():
         return Grade(None, ok.value, False, "no answer given", ok)
     try:
         answer = checks.number(text)
     except checks.Invalid as exc:
         return Grade(None, ok.value, False, str(exc), ok)
-    right = ok.holds(answer)
+    right = ok.holds(answer) if verdict is None else verdict
     return Grade(answer, ok.value, right, "right" if right else "not quite", ok)
 
 
