@@ -102,13 +102,14 @@ class Practice:
         return step_cells(trace, params, number, backward, block, s.count, s.seed, grads)
 
     # ---- answers and hints -----------------------------------------------------------------------
-    def answer(self, source: Source, text: str, ok: Accepted) -> Grade:
-        """Grade a typed answer against the cell's accepted interval and keep it; a wrong number earns
-        the next hint (text that is not a number costs none: it is refused, not graded)."""
+    def answer(self, source: Source, text: str, ok: Accepted, verdict: bool | None = None) -> Grade:
+        """Grade a typed answer against the cell's accepted interval (or give it verdict: a replayed
+        one, grading.grade) and keep it; a wrong number earns the next hint (text that is not a number
+        costs none: it is refused, not graded)."""
         from tinytui.lesson.practice.grading import grade
         from tinytui.lesson.practice.hints import RUNGS
 
-        g = grade(text, ok)
+        g = grade(text, ok, verdict)
         if g.answer is None:  # refused: the answer given before (a right one, once the run is back) stays
             return g
         self.answers[source] = Answer(text.strip(), ok.value, g.correct)

@@ -405,15 +405,17 @@ class Session(TracedHistory):
         except (KeyError, IndexError, TypeError, ValueError):
             raise Refused(f"the run has no cell {label(canonical(name))}{list(index)}") from None
 
-    def answer(self, name: str, index: tuple[int, ...], text: str) -> Event:
+    def answer(self, name: str, index: tuple[int, ...], text: str, verdict: bool | None = None) -> Event:
         """Grade the learner's value for a cell; the event says whether it was right and what the learner
-        was told ("shown": the value with ✓, or "not quite" and the next hint)."""
+        was told ("shown": the value with ✓, or "not quite" and the next hint). verdict: the grade a
+        replay keeps from its recording instead (tinytui.recording.event_kinds.PracticeKind)."""
         from tinytui.session.practice_state import accepted_at, answer_line
 
         cell = (name, tuple(int(i) for i in index))
         text = "".join(c for c in text if c.isprintable()).strip()[:MAX_ANSWER]  # as the transcript shows it
         self.cell_value(cell)  # Refused for a cell the run does not have
-        grade = self.practice.answer(cell, text, accepted_at(self.trace, self.params, self.gradients, cell))
+        ok = accepted_at(self.trace, self.params, self.gradients, cell)
+        grade = self.practice.answer(cell, text, ok, verdict)
         rung = self.practice.rung(cell)
         shown = answer_line(self.trace, self.params, self.gradients, cell, grade, rung)
         data: dict[str, Any] = {"action": "answer", "name": name, "index": list(cell[1]), "text": text}
