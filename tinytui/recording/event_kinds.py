@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from tinytui.lesson.practice.grading import grade
+from tinytui.lesson.practice.grading import Accepted, grade
 from tinytui.lesson.practice.questions import cell_text
 from tinytui.lesson.stages import FIRST, LAST, STAGE_BY_NUMBER
 from tinytui.model import checks
@@ -33,6 +33,7 @@ from tinytui.recording.log_values import (
     boolean,
     cell_index,
     checked,
+    computed_close,
     edited,
     integer,
     keys,
@@ -433,7 +434,12 @@ class LearnKind(EventKind):
 class PracticeKind(EventKind):
     """Practice mode (tinytui.session.practice_state): on (with a lesson's cells or a sample of one step)
     or off, an answer typed for a cell and how it was graded, one more hint. "shown" is what the learner
-    was told, so the transcript says what was asked, answered and shown."""
+    was told, so the transcript says what was asked, answered and shown.
+
+    Replay grades an answer again: the typed text exactly as recorded, against a range computed from
+    floating-point values. A grade that differs is refused, except for an answer within replay's
+    tolerance for computed numbers (log_values.computed_close: a relative COMPUTED_TOLERANCE, 1e-9) of an
+    end of its range, where another machine's last bits can decide: that one keeps its recorded grade."""
 
     kind = Kind.PRACTICE
     fields = ("action", "cells", "sample", "name", "index", "text", "correct", "rung", "shown")
@@ -480,10 +486,11 @@ class PracticeKind(EventKind):
             cell = (d["name"], d["index"])
             session.cell_value(cell)  # Refused for a cell the run does not have
             ok = accepted_at(session.trace, session.params, session.gradients, cell)
-            if grade(d["text"], ok).correct != d["correct"]:
+            now = grade(d["text"], ok)
+            if now.correct != d["correct"] and not _on_an_end(now.answer, ok):
                 right = "right" if d["correct"] else "wrong"
                 raise Refused(f"the answer {d['text']!r} was {right} when recorded, and is not now")
-            session.answer(d["name"], d["index"], d["text"])
+            session.answer(d["name"], d["index"], d["text"], d["correct"])
 
     def idle(self, session, d):
         return f"practice is already {d['action']}"
@@ -601,6 +608,12 @@ def decode_sampling(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
         "top_p": checked(sampling.top_p, number(d["top_p"], f"{where}: top_p"), where),
         "seed": integer(d["seed"], f"{where}: seed", 0, sampling.MAX_SEED),
     }
+
+
+def _on_an_end(answer: float | None, ok: Accepted) -> bool:
+    """Whether a typed number lies on an end of its accepted ranges, within replay's tolerance for
+    computed numbers: there a range computed on another machine can grade it otherwise."""
+    return answer is not None and any(computed_close(answer, end) for ends in ok.bounds() for end in ends)
 
 
 def _practice_cell(x: Any, where: str) -> tuple[str, tuple[int, ...], str]:
