@@ -51,6 +51,10 @@ from tinytui.model.io.weights_file import weights_bytes, written_for
 
 BINARY_ABOVE = 100_000  # save() writes the weights as safetensors above this many (JSON below)
 MAX_FILE_BYTES = 256 * 2**20  # far above any model a person steps through; stops a runaway read
+# Parsed, each number of a JSON file costs tens of bytes (a list's pointer, the object, numpy's copies):
+# 243 MB of "0," held 2.3 GB for 41 s before its first shape was found wrong. Counted before parsing, the
+# values are bounded; a save holds at most BINARY_ABOVE weights inline, and this is 160 times that.
+MAX_JSON_VALUES = 16_000_000
 # A JSON that names its weights file holds no weights: its vocabulary is most of it, ~2 MB for GPT-2's
 NAMING_FILE_BYTES = 16 * 2**20
 # Hex digits of the weights' sha256 in their file's name: new weights take the old ones' name 1 in 2**48
@@ -73,6 +77,12 @@ def load(path: str | Path) -> ModelFile:
 
 def _load(path: Path) -> ModelFile:
     text = _read_text(path)
+    values = text.count(",")  # about as many numbers as the file holds, counted before one is made
+    if values > MAX_JSON_VALUES:
+        raise ModelFileError(
+            f"{path}: (top level): some {values:,} values, more than tinytui reads from a model file's JSON "
+            f"({MAX_JSON_VALUES:,}); a model this large keeps its weights in a safetensors file"
+        )
     try:
         doc = json.loads(text, parse_int=read_int, parse_float=read_float, parse_constant=UnusableNumber)
     except json.JSONDecodeError as exc:

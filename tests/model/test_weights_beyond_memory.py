@@ -88,3 +88,23 @@ def test_a_checkpoint_too_large_for_the_room_is_refused_before_it_is_read(tmp_pa
         f"{folder / 'model.safetensors'}: its weights take 100 KB as float64, more than the 64 KB this "
         "machine, or the limit it runs under, gives tinytui"
     )
+
+
+def test_a_json_model_file_of_too_many_values_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    """Parsed, each number of a model file's JSON costs tens of bytes: 243 MB of "0," held 2.3 GB.
+    The bound is lowered here so that the chapter's own file (its 172 weights and its vocabulary) is
+    beyond it; at 16,000,000 it is 160 times the weights a save writes inline."""
+    from tinytui.model.io import model_file
+
+    path = tmp_path / "chapter.json"
+    shutil.copy(model_file.default_model_path(), path)
+    commas = path.read_text(encoding="utf-8").count(",")
+    monkeypatch.setattr(model_file, "MAX_JSON_VALUES", commas - 1)
+    with pytest.raises(ModelFileError) as caught:
+        load_model(path)
+    assert str(caught.value) == (
+        f"{path}: (top level): some {commas:,} values, more than tinytui reads from a model file's JSON "
+        f"({commas - 1:,}); a model this large keeps its weights in a safetensors file"
+    )
+    monkeypatch.setattr(model_file, "MAX_JSON_VALUES", commas)
+    assert load_model(path).params.total() == 172
