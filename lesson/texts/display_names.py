@@ -236,7 +236,7 @@ def canonical_name(text: str) -> str:
     local = whole or (f"{_FROM_PER_HEAD[m['what']]}.{m['h']}" if m else _FROM_SHOWN.get(rest, rest))
     if share and local == "E":
         local = "E." + ("lookup" if share == "lookup" else "unembed")
-    if block is not None and block > 0:
+    if block is not None:  # '(block 0)' too: '@-1', which parse_cell refuses as no block 0
         local = f"{local}@{block - 1}"
     return grad + local
 

@@ -110,6 +110,7 @@ def axes_of(name: str, trace: Trace, grads: Gradients) -> tuple[Axis, ...]:
 
 _CELL = re.compile(r"\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<index>[^\[\]]*)\])?\s*")
 _BLOCK_LABEL = re.compile(r"(?P<base>.+?)\s*\(block (?P<b>\d+)\)")
+_BLOCK_AT = re.compile(r"(?P<base>.+?)@(?P<b>-?\d+)")
 
 
 def parse_cell(text: str, trace: Trace, params: Params, grads: Gradients | None = None) -> tuple[str, Index]:
@@ -124,6 +125,11 @@ def parse_cell(text: str, trace: Trace, params: Params, grads: Gradients | None 
         raise CellError(f"{text!r} is not NAME[i,j]; " + _unknown(text, known, n_blocks).split("; ", 1)[1])
     raw = m["name"]
     shown = _BLOCK_LABEL.fullmatch(raw)
+    at = _BLOCK_AT.fullmatch(raw)  # x_mid@1: block 2, as display_names.canonical_cell writes it
+    block = int(shown["b"]) if shown else int(at["b"]) + 1 if at else None
+    if block is not None and not 1 <= block <= n_blocks:
+        blocks = f"{n_blocks} block{'s' if n_blocks != 1 else ''}"
+        raise CellError(f"this model has {blocks}, so there is no block {block}")
     full = canonical(f"{shown['base']}@{int(shown['b']) - 1}" if shown and int(shown["b"]) > 0 else raw)
     if full not in known:
         raise CellError(_unknown(raw, known, n_blocks))

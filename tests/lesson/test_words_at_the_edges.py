@@ -309,3 +309,14 @@ def test_a_vocabulary_in_the_thousands_is_written_as_the_counts_write_it():
     from tinytui.lesson.texts.wording import in_words
 
     assert in_words(50257) == "50,257" and in_words(300) == "300" and in_words(8) == "eight"
+
+
+def test_why_of_a_block_the_model_lacks_says_so(capsys):
+    from tinytui.cli.main import main
+
+    assert main(["why", "x′[3,3] (block 2)"]) == 2
+    said = capsys.readouterr().err
+    assert "this model has 1 block, so there is no block 2" in said and "no tensor named" not in said
+    assert main(["why", "A_1[1,0] (block 0)"]) == 2
+    assert "so there is no block 0" in capsys.readouterr().err
+    assert main(["why", "x′[3,3] (block 2)", "--model", "woodland"]) == 0
