@@ -9,7 +9,7 @@ from textual.worker import WorkerCancelled
 from tests.tui.helpers import grid, press
 from tinytui.model.analysis.patching import patch
 from tinytui.report.tables import fmt
-from tinytui.tui.controllers import analysis_controller
+from tinytui.session import second_runs  # the controller's thread makes the patching with it
 from tinytui.tui.widgets.step_view import StepView
 
 CORRUPT = "a much would chuck"
@@ -51,13 +51,13 @@ async def test_an_edit_with_patching_on_shows_the_new_patching_in_the_next_frame
 
 async def test_a_costly_patching_says_patching_then_shows_its_tables(app, monkeypatch):
     gate = threading.Event()  # the thread's runs wait for it: the screen is read while they are made
-    made_in_thread = analysis_controller.make_patching
+    made_in_thread = second_runs.make_patching
 
     def held(*args, **kwargs):
         gate.wait(timeout=10)
         return made_in_thread(*args, **kwargs)
 
-    monkeypatch.setattr(analysis_controller, "make_patching", held)
+    monkeypatch.setattr(second_runs, "make_patching", held)
     async with app.run_test(size=(120, 40)) as pilot:
         app.session.second_runs.made_at_once_up_to = 0  # as costly as GPT-2's: made in a thread
         await press(pilot, "A")
@@ -98,7 +98,7 @@ async def test_a_patching_that_cannot_be_made_turns_patching_off_and_says_why(ap
     def out_of_memory(*args, **kwargs):
         raise MemoryError("no room for the patched runs")
 
-    monkeypatch.setattr(analysis_controller, "make_patching", out_of_memory)
+    monkeypatch.setattr(second_runs, "make_patching", out_of_memory)
     async with app.run_test(size=(120, 40)) as pilot:
         app.session.second_runs.made_at_once_up_to = 0
         app.apply(lambda s: s.set_patching(CORRUPT, "chuck"))

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from tinytui.present.grid_spec import MASKED, GridSpec, Item, KeptSpecs, LogitsSpec, Section, Source
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
-from tinytui.session.practice_state import Shown
+
+if TYPE_CHECKING:  # made by the session's practice: loaded once practice is on
+    from tinytui.session.practice_state import Shown
 
 ItemT = TypeVar("ItemT", GridSpec, LogitsSpec)
 

@@ -272,14 +272,22 @@ class Session(TracedHistory):
     patch_setting: PatchSetting | None = None  # settings, like the mode: recorded, not undone
     comparison: Comparison | None = None  # A of a two-run compare (B is the session's own state)
     _second: SecondRuns | None = None
+    _patching_elsewhere: Callable[[State, PatchSetting], None] | None = None
 
     @property
     def second_runs(self) -> SecondRuns:
         if self._second is None:
             from tinytui.session.second_runs import SecondRuns
 
-            self._second = SecondRuns()
+            self._second = SecondRuns(elsewhere=self._patching_elsewhere)
         return self._second
+
+    def make_patching_elsewhere(self, make: Callable[[State, PatchSetting], None]) -> None:
+        """An app that makes a costly patching in a thread: make is the second runs' elsewhere
+        (SecondRuns.elsewhere), given them when they are made, when a pane first asks, not at start."""
+        self._patching_elsewhere = make
+        if self._second is not None:
+            self._second.elsewhere = make
 
     def set_patching(self, corrupt: str | list[str] | None, foil: str = "") -> Event:
         """Patch the run into a corrupted prompt's, read as logit(target) − logit(foil); corrupt None:
@@ -363,6 +371,11 @@ class Session(TracedHistory):
 
     # ---- practice: the learner's own arithmetic, graded (tinytui.session.practice_state) -------------
     _practice: Practice | None = None
+
+    @property
+    def practising(self) -> bool:
+        """Whether practice is on: False until it is first set (without making a Practice to say so)."""
+        return self._practice is not None and self._practice.on
 
     @property
     def practice(self) -> Practice:

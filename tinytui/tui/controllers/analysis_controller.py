@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
-from tinytui.session.second_runs import PatchSetting, make_patching, prompt_text, read_prompt
 from tinytui.session.state import Event, Refused, State
 from tinytui.tui.actions import Host
 
-if TYPE_CHECKING:  # the patching and the dialogs: imported by the actions that make or open them
+if TYPE_CHECKING:  # the patching, the second runs and the dialogs: imported by the actions that use them
     from tinytui.model.analysis.patching import Patching
+    from tinytui.session.second_runs import PatchSetting
 
 PATCH_STEP = 14  # where the heatmap shows (beside the lens)
 
@@ -34,11 +34,12 @@ class AnalysisController:
     def __init__(self, host: Host) -> None:
         self.host = host
         self._making: tuple[State, PatchSetting] | None = None  # the patching a thread is making
-        host.session.second_runs.elsewhere = self.make_elsewhere
+        host.session.make_patching_elsewhere(self.make_elsewhere)
 
     # ---- activation patching ---------------------------------------------------------------------
     def patch(self) -> None:
         """Ask for the corrupted prompt, then the foil; refusals are said in the box, in one line."""
+        from tinytui.session.second_runs import prompt_text, read_prompt
         from tinytui.tui.screens.ask_screen import AskScreen
 
         host, s = self.host, self.host.session
@@ -107,6 +108,7 @@ class AnalysisController:
 
     def _patch_in_thread(self, state: State, setting: PatchSetting) -> None:
         from tinytui.model.analysis.patching import Stopped
+        from tinytui.session.second_runs import make_patching
 
         worker = get_current_worker()
         try:
@@ -167,6 +169,7 @@ class AnalysisController:
             self.compare_with(kind)
 
     def compare_with(self, kind: str) -> None:
+        from tinytui.session.second_runs import prompt_text
         from tinytui.tui.screens.ask_screen import AskScreen
 
         host, s = self.host, self.host.session

@@ -37,7 +37,7 @@ class GalleryController:
     def open(self) -> None:
         if self.is_open():
             return
-        if self.host.session.practice.on:  # its paintings are the values practice asks for
+        if self.host.session.practising:  # its paintings are the values practice asks for
             self.host.bell()
             self.host.notify("The gallery shows the values you are working out: k ends practice first.")
             return

@@ -75,7 +75,7 @@ class PracticeController:
 
     # ---- what the view shows ---------------------------------------------------------------------
     def practising(self) -> bool:
-        return self.state.on
+        return self.host.session.practising
 
     def here(self) -> tuple[Source, ...]:
         """The questions of the step on screen."""
@@ -92,7 +92,7 @@ class PracticeController:
 
     def shown(self) -> Shown | None:
         """What the tables draw as "?" and with ✓ (None when not practising)."""
-        if not self.state.on:
+        if not self.host.session.practising:
             return None
         return self.state.shown(self.here(), self.value_of)
 
@@ -100,7 +100,7 @@ class PracticeController:
         """The status line's piece: the step's score and the whole practice's, short enough to fit beside
         the switches on an 80-column screen ('practice: 1/32', 'practice: 0/48 · in all 2/80')."""
         pieces = []
-        if self.state.on:
+        if self.host.session.practising:
             right, asked = self.state.score(self.here(), self.value_of)
             all_right, all_asked = self.state.overall(self.value_of)
             step = f"{right}/{asked}" if asked else "none here"
@@ -111,12 +111,12 @@ class PracticeController:
         return tuple(pieces)
 
     def note(self) -> str:
-        return "now on" if self.state.on else "now off"
+        return "now on" if self.host.session.practising else "now off"
 
     # ---- the focused question --------------------------------------------------------------------
     def focused(self) -> Source | None:
         """The question under the cursor, still to answer right (None if there is none)."""
-        if not self.state.on:
+        if not self.host.session.practising:
             return None
         source = self.host.why.focused_source()  # type: ignore[attr-defined]
         if source is None:
