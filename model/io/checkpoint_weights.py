@@ -21,6 +21,7 @@ W_Q, W_K and W_V are views of its thirds: one product makes a row's queries, key
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import stat
 import threading
@@ -139,7 +140,7 @@ def read(path: Path, cfg: ModelConfig) -> tuple[Params, WeightsFile]:
     f = regular(path)
     try:
         header = read_header(f.fileno(), os.fstat(f.fileno()).st_size, fail)
-        table = _names(list(header.entries), shapes, fail)
+        table = _names(header, shapes, cfg.n_ctx, fail)
         kinds = {name: (e.dtype, e.shape) for name, e in header.entries.items()}
         missing = next((name for name in shapes if name not in table), None)
         if missing is not None:
@@ -283,14 +284,20 @@ def _widened(part: np.ndarray, dtype: str) -> np.ndarray:
     return part.view(np.dtype(DTYPES[dtype]).newbyteorder("<"))
 
 
-def _names(names: list[str], shapes: dict[str, tuple[int, ...]], fail) -> dict[str, str]:
-    """Name without "transformer." -> name in the file, for every tensor but the causal-mask buffers;
-    a tensor the config does not account for (a 13th block, say) is refused by name."""
+def _names(header: Header, shapes: dict[str, tuple[int, ...]], n_ctx: int, fail) -> dict[str, str]:
+    """Name without "transformer." -> name in the file, for every tensor but the causal-mask buffers,
+    which are never read (each at most n_ctx × n_ctx values, so no unread bytes make the file, and
+    the hash of it a recording names, larger than the model); a tensor the config does not account for
+    (a 13th block, say) is refused by name."""
     table: dict[str, str] = {}
-    for name in names:
+    for name, entry in header.entries.items():
         bare = name.removeprefix(PREFIX)
         parts = bare.split(".")
         if len(parts) == 4 and parts[0] == "h" and ".".join(parts[2:]) in MASK_BUFFERS:
+            most = n_ctx * n_ctx if parts[3] == "bias" else 1
+            if math.prod(entry.shape) > most:
+                why = f"a causal mask of a context of {n_ctx} has {most} values at most"
+                raise fail(named(name), f"shape {list(entry.shape)}: {why}")
             continue
         if bare not in shapes and bare != "lm_head.weight":
             raise fail(named(name), "not a tensor of the GPT-2 that config.json describes")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -165,6 +166,9 @@ def read(folder: Path, cfg: ModelConfig) -> tuple[Params, Callable[[], str]]:
                 bare = name.removeprefix(PREFIX)
                 parts = bare.split(".", 2)
                 if len(parts) == 3 and parts[0] == "layers" and parts[2] in BUFFERS:
+                    if math.prod(kinds[name][1]) > cfg.d_head // 2:  # never read: kept as small as it is
+                        why = f"a head of {cfg.d_head} has {cfg.d_head // 2} rotary frequencies"
+                        raise fail(named(name), f"shape {list(kinds[name][1])}: {why}")
                     continue
                 if bare == "lm_head.weight" and cfg.tied:
                     wanted[name] = (cfg.n_vocab, cfg.d_model)  # read to check it is E

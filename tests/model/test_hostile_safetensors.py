@@ -240,3 +240,32 @@ def test_unreadable_weights_are_one_line(tmp_path, monkeypatch, reader):
     monkeypatch.setattr(os, "open", denied)
     text = refused(model)
     assert "\n" not in text and text.startswith(f"{weights}: cannot read the") and "Permission denied" in text
+
+
+def with_buffer(weights: Path, name: str, shape: list[int]) -> None:
+    """A float32 tensor of zeros added at the end of the file, as old checkpoints keep their buffers."""
+    header, data = split(weights.read_bytes())
+    size = 4 * int(np.prod(shape))
+    header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(data), len(data) + size]}
+    weights.write_bytes(packed(header, data + bytes(size)))
+
+
+@pytest.mark.parametrize(
+    ("reader", "name", "fits", "too_large", "says"),
+    [
+        ("GPT-2", "transformer.h.0.attn.bias", [1, 1, 32, 32], [1, 1, 64, 64],
+         "shape [1, 1, 64, 64]: a causal mask of a context of 32 has 1024 values at most"),
+        ("Llama", "model.layers.0.self_attn.rotary_emb.inv_freq", [4], [4096],
+         "shape [4096]: a head of 8 has 4 rotary frequencies"),
+    ],
+)  # fmt: skip
+def test_a_buffer_never_read_is_no_larger_than_the_model_makes(tmp_path, reader, name, fits, too_large, says):
+    """Causal masks and rotary frequencies in a file are skipped, never read: one of any size passed,
+    so a file could be far larger than its weights (and hashing it, for a recording, as slow)."""
+    model, weights = READERS[reader](tmp_path)
+    real = weights.read_bytes()
+    with_buffer(weights, name, fits)
+    assert load_model(model).cfg.n_blocks == 2
+    weights.write_bytes(real)
+    with_buffer(weights, name, too_large)
+    assert refused(model) == f"{weights}: {name}: {says}"
