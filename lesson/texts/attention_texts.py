@@ -146,11 +146,12 @@ def softmax(trace: Trace) -> str:
                 "but itself."
             )
     else:
-        first = ", ".join(num(attn[h][0, 0]) for h in heads)
-        out.append(
+        first = listed([f"{num(attn[h][0, 0])} in head {h}" for h in heads])
+        out.append(  # the first sentence names no weight: practice shows it while A is asked for
             f"The mask is off, so no score is blocked: each row spreads weights summing to one over all "
-            f"{T} positions, the first row too (its weight on itself: {first})."
+            f"{T} positions, the first row too."
         )
+        out.append(f"The first row's weight on itself is {first}.")
     if T >= 2:
         out.append(_from_second_row(trace, attn))
         if all(largest(attn[h][-1]) == [T - 1] for h in heads) and T > 2:

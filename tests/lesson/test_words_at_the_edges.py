@@ -320,3 +320,14 @@ def test_why_of_a_block_the_model_lacks_says_so(capsys):
     assert main(["why", "A_1[1,0] (block 0)"]) == 2
     assert "so there is no block 0" in capsys.readouterr().err
     assert main(["why", "x′[3,3] (block 2)", "--model", "woodland"]) == 0
+
+
+def test_practice_shows_no_attention_weight_with_the_mask_off(chapter):
+    from tinytui.present.step_words import first_sentence
+
+    trace = run(chapter.params, chapter.prompt, chapter.target, Switches(causal_mask=False))
+    words = _words(trace, 8)
+    shown = first_sentence(words)  # all of the explanation that practice shows
+    assert not re.search(r"\d\.\d{4}", shown), shown
+    a1, a2 = trace["blocks.0.attn.1"][0, 0], trace["blocks.0.attn.2"][0, 0]
+    assert f"The first row's weight on itself is {a1:.4f} in head 1 and {a2:.4f} in head 2." in words
