@@ -3,7 +3,9 @@ suggests, in one place and without Textual.
 
 A check returns (path, "") to go ahead, (path, question) to go ahead on a second Enter, or (None, the
 reason) to refuse. It never raises: an OSError from the file system (a name too long, a folder that
-cannot be read) or a ValueError (a NUL byte) becomes a reason the user can act on.
+cannot be read) or a ValueError (a NUL byte) becomes a reason the user can act on. The checks of a file
+to write take busy, the files the app is writing now (the recording's transcript and .jsonl): writing
+over one of them, even when the user would agree to overwrite, is refused (being_written).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import functools
 import os
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tinytui.lesson.stages import STAGE_BY_NUMBER
@@ -109,6 +111,24 @@ def unprintable(text: str) -> str:
     return f"A file name cannot contain {ascii(bad)[1:-1]} (a control or invisible character); type it again"
 
 
+def being_written(path: Path, busy: Iterable[Path]) -> str:
+    """Why path may not be written: it is one of busy, files the app is writing now (a recording's
+    transcript or .jsonl, which would lose the rest of the recording); else "". The same file by
+    identity (os.path.samefile: ./x.jsonl, its full path, a hard link), or by resolved path where one
+    of them is not there. OSError and ValueError pass through (never_raises)."""
+    for file in busy:
+        if _same_file(path, file):
+            return f"{path} is the recording being written; choose another name"
+    return ""
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except FileNotFoundError:  # either is not there (yet, or removed since): where their names point
+        return a.resolve() == Path(b).resolve()
+
+
 def _named(text: str, suffix: str) -> Path:
     """Where a typed name points: ~ expanded, suffix added when it has none; a folder as typed ("~",
     "..", "/", "notes/") stays the folder, never a file beside it (home.json)."""
@@ -116,9 +136,9 @@ def _named(text: str, suffix: str) -> Path:
     return path if path.is_dir() or path.suffix else path.with_suffix(suffix)
 
 
-def new_file(text: str, suffix: str, example: str) -> Check:
+def new_file(text: str, suffix: str, example: str, busy: Iterable[Path] = ()) -> Check:
     """A typed file name to write (suffix added when it has none), or why it cannot be one: empty, a
-    control character, a folder, no such folder, a symbolic link."""
+    control character, a folder, no such folder, a symbolic link, a file being written (busy)."""
     if not text.strip():
         return None, f"Type a file name, e.g. {example}"
     if unprintable(text):
@@ -130,6 +150,8 @@ def new_file(text: str, suffix: str, example: str) -> Check:
         return None, f"There is no folder {path.resolve().parent}"
     if os.path.islink(path):
         return None, f"{path.name} is a symbolic link; tinytui does not write through links"
+    if taken := being_written(path, busy):
+        return None, taken
     return path, ""
 
 
@@ -149,8 +171,8 @@ def check_record_path(text: str) -> Check:
 
 
 @never_raises
-def check_screenshot_path(text: str) -> Check:
-    path, why = new_file(text, ".svg", "screen.svg")
+def check_screenshot_path(text: str, busy: Iterable[Path] = ()) -> Check:
+    path, why = new_file(text, ".svg", "screen.svg", busy)
     if path is None:
         return None, why
     if path.suffix.lower() != ".svg":
@@ -166,10 +188,11 @@ def target_path(text: str) -> Path:
 
 
 @never_raises
-def check_save_path(text: str, confirmed: Path | None) -> Check:
+def check_save_path(text: str, confirmed: Path | None, busy: Iterable[Path] = ()) -> Check:
     """(path, "") when the model file may be written now, else (None, the reason or the question).
 
-    confirmed is an existing file the user already agreed to overwrite (by pressing Enter twice).
+    confirmed is an existing file the user already agreed to overwrite (by pressing Enter twice); busy,
+    files being written now, which are never overwritten.
     """
     if not text.strip():
         return None, "Type a file name, e.g. edited.json"
@@ -189,6 +212,8 @@ def check_save_path(text: str, confirmed: Path | None) -> Check:
         return None, f"{path} is a folder; add a file name"
     if not resolved.parent.is_dir():
         return None, f"There is no folder {resolved.parent}"
+    if taken := being_written(path, busy):
+        return None, taken
     if _lexists(resolved) and resolved != confirmed:
         return None, f"{path} exists. Press Enter again to overwrite it, or change the name."
     return path, ""

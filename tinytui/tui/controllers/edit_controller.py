@@ -217,7 +217,8 @@ class EditController:
                 f"Saved {path}. Open it again with: tinytui --model {path}", title="Saved", markup=False
             )
 
-        host.push_screen(SaveScreen(suggestion, folder=isinstance(model, CheckpointModel)), chosen)
+        screen = SaveScreen(suggestion, isinstance(model, CheckpointModel), host.recording.files_in_use)
+        host.push_screen(screen, chosen)
 
     # ---- the palette's families ----------------------------------------------------------------
     def palette(self) -> Iterable[PaletteCommand]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -326,16 +327,17 @@ class PracticeController:
                 "Save the marked cells as a lesson",
                 "lesson.json",
                 "a tinytui-lesson/1 file",
-                check_lesson_path,
+                lambda text: check_lesson_path(text, self.host.recording.files_in_use()),
             ),
             chosen,
         )
 
 
 @never_raises
-def check_lesson_path(text: str) -> tuple[Path | None, str]:
-    """A lesson's path for PathScreen: .json added when there is no suffix; asks before overwriting."""
-    path, why = new_file(text, ".json", "lesson.json")
+def check_lesson_path(text: str, busy: Iterable[Path] = ()) -> tuple[Path | None, str]:
+    """A lesson's path for PathScreen: .json added when there is no suffix; asks before overwriting;
+    never one of busy, the files a recording is writing."""
+    path, why = new_file(text, ".json", "lesson.json", busy)
     if path is None:
         return None, why
     if os.path.lexists(path):

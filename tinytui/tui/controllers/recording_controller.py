@@ -75,6 +75,16 @@ class RecordingController:
     def in_memory(self) -> bool:
         return self.recorder is not None and self.recorder.path is None
 
+    def files_in_use(self) -> tuple[Path, ...]:
+        """The files the recording is writing now, its transcript and .jsonl: nothing else the app saves
+        may go over them (output_paths.being_written); none once it stops, or goes on only in memory."""
+        recorder = self.recorder
+        if recorder is None or not recorder.recording or recorder.path is None:
+            return ()
+        from tinytui.recording.recorder import events_path
+
+        return (recorder.path, events_path(recorder.path))
+
     def start_recording(self, path: Path | None) -> None:
         from tinytui.recording.recorder import Recorder, events_path
 
@@ -294,7 +304,12 @@ class RecordingController:
 
         name = screenshot_name(self.host.session.step)
         hint = "the screen as it is under this dialog"
-        screen = PathScreen("Save a screenshot (SVG) to…", name, hint, check_screenshot_path)
+        screen = PathScreen(
+            "Save a screenshot (SVG) to…",
+            name,
+            hint,
+            lambda text: check_screenshot_path(text, self.files_in_use()),
+        )
         self.host.push_screen(screen, chosen)
 
     def write_screenshot(self, path: Path, fresh: bool = False) -> None:
