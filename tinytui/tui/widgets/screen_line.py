@@ -68,11 +68,15 @@ def pin_labels(line: Line, box: Box, own: list[Segment], sx: int, width: int, ba
     return [*crop(own, 0, labels), *rest], labels + rest_length
 
 
-def cut_at_right(line: Line, box: Box, at: int, sx: int, width: int, mark: Style, base: Style) -> Line:
-    """A screen line across a table the view's right edge cuts (at: the table's line here): its last
-    column is a dim › (the table goes on to the right), and the column the edge cuts is left blank."""
+def cut_at_right(
+    line: Line, box: Box, at: int, sx: int, width: int, mark: Style, base: Style, start: int
+) -> Line:
+    """A screen line across a table the view's right edge cuts (at: the table's line here; the view
+    scrolled to sx), cut to the view in one cut from cell start of line (sx for a line not cut yet, 0
+    for one cut already): its last column is a dim › (the table goes on to the right), and the column
+    the edge cuts is left blank."""
     keep = kept_at_right(box, at, sx, width)
-    out = crop(extended(line, width, base)[0], 0, keep)
+    out = crop(extended(line, start + width, base)[0], start, start + keep)
     if width - 1 - keep > 0:
         out.append(Segment(" " * (width - 1 - keep), base))
     out.append(Segment("›", mark))

@@ -523,12 +523,14 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         already, and the gaps between them are made so too (put together as segments: one Strip, full
         columns long)."""
         base = self._base
-        line = cut_to(placed(parts, base), sx, width)
+        line, start = placed(parts, base), sx  # start: the view's first cell in line
         if pinned is not None:
-            line = pin_labels(line, *pinned, sx, width, base)
-        if cut is not None:
+            line, start = pin_labels(cut_to(line, sx, width), *pinned, sx, width, base), 0
+        if cut is not None:  # cut once, to what the right edge leaves (a wide table's every line)
             mark = self._painter.styles.style("label")  # type: ignore[union-attr]
-            line = cut_at_right(line, *cut, sx, width, mark, base)
+            line = cut_at_right(line, *cut, sx, width, mark, base, start)
+        else:
+            line = cut_to(line, start, width)
         segments, length = extended(line, full, base)
         return Strip(segments, length)
 
