@@ -36,3 +36,29 @@ async def test_the_bars_after_each_key_are_the_bars_drawn_whole():
             for widget in (app.query_one(StatusBar), app.query_one(Inspector)):
                 seen.add(tuple(await same_as_drawn_whole(pilot, widget)))
         assert len(seen) > 6  # the lines did change from key to key
+
+
+async def test_the_status_bar_says_what_each_view_says_when_views_repeat():
+    """The bar keeps the words of views it showed (b and Esc go back and forth): each says its own."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "9", "tab")
+        bar = app.query_one(StatusBar)
+        forward = bar.text
+        await press(pilot, "b")
+        assert "BACKWARD PASS" in bar.text and "BACKWARD PASS" not in forward
+        await press(pilot, "b")
+        assert bar.text == forward
+        for _ in range(8):  # Tab to a weight, then edit it: the loss moves and undo has one change
+            await press(pilot, "tab")
+            if "to edit" in app.query_one(Inspector).text:
+                break
+        await press(pilot, "e", "0", ".", "5", "enter")
+        edited = bar.text
+        assert "undo 1 · redo 0" in edited and "→" in edited
+        await press(pilot, "u")
+        assert "undo 0 · redo 1" in bar.text and "→" in bar.text  # the loss back, old → new
+        await press(pilot, "b")
+        assert "BACKWARD PASS" in bar.text and "undo 0 · redo 1" in bar.text
+        await press(pilot, "b", "ctrl+r")
+        assert bar.text == edited  # redone: the same run as after the edit, said as it was then

@@ -21,6 +21,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -141,6 +142,8 @@ class NoticeLine(Widget):
         self.notices: tuple[Notice, ...] = ()  # the live notices, newest first
         self.rows: list[tuple[Notice | None, tuple]] = []  # each row drawn: its notice, what it shows
         self._strips: dict[tuple, Strip] = {}  # a row, by what it shows
+        # a notice's wrapped lines by what it says: b and Esc raise the same two notices in turn
+        self._wrapped: LRUCache[tuple, list[Text]] = LRUCache(16)
         self._styles: dict[str, Style] = {}  # the component styles of the theme they were read in
         self._theme = ""
 
@@ -158,6 +161,7 @@ class NoticeLine(Widget):
     def _theme_changed(self) -> None:
         self._styles.clear()
         self._strips.clear()
+        self._wrapped.clear()
         self.rows = self._rows(self.size)
         self.refresh()
 
@@ -186,7 +190,11 @@ class NoticeLine(Widget):
             if not left:
                 hidden += 1
                 continue
-            lines = note.lines(room, console, self._style(f"title-{note.severity}"))
+            title = self._style(f"title-{note.severity}")
+            key = (note.title, note.message, note.markup, room, title)
+            lines = self._wrapped.get(key)
+            if lines is None:
+                lines = self._wrapped[key] = note.lines(room, console, title)
             cut = len(lines) > left
             rows += [(note, line) for line in lines[:left]]
         if (cut or hidden) and rows:

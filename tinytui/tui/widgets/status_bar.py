@@ -72,6 +72,16 @@ def _fit_first(pieces: list[Text], width: int) -> list[Text]:
     return [where, Text("…").append_text(prompt[at:])]
 
 
+def _says(view: View) -> tuple:
+    """What the bar's words (present/status_words) read of a view: two views alike in it are worded
+    alike. The runs by identity (the cache compares the view it keeps, so an id is not reused)."""
+    edited = sum(len(cells) for cells in view.edited.values())
+    return (
+        id(view.trace), id(view.base), view.changed, view.here, view.mode, view.practice is None,
+        view.curve, edited, view.undo, view.switches, view.lr, view.notes, view.compare_to_original,
+    )  # fmt: skip
+
+
 class StatusBar(ViewPart, Widget):
     """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
 
@@ -116,8 +126,10 @@ class StatusBar(ViewPart, Widget):
         if strip is not None:
             return strip
         lines = self._lines(width)
-        if y < len(lines):
-            strip = Visual.to_strips(self, visualize(self, lines[y]), width, 1, self.visual_style)[0]
+        if y < len(lines):  # the cells Visual.to_strips would draw, at about a fifth of its cost
+            line = lines[y]
+            segments = list(line.render(self.app.console))
+            strip = Strip(segments, line.cell_len).crop(0, width).apply_style(self.visual_style.rich_style)
         else:
             strip = Strip.blank(width, self.visual_style.rich_style)
         self._strips[(y, key)] = strip
@@ -138,7 +150,9 @@ class StatusBar(ViewPart, Widget):
         said = None if line is None else (line.plain, tuple(line.spans))
         return said, width, self.app.theme
 
-    _described: tuple[View, str, dict[int, Text]] | None = None  # the last view's texts, by width
+    # the texts of the last few views by what they say (_says), each by width: b and Esc, a step and
+    # back, say what was said before
+    _described: LRUCache[tuple, tuple[View, dict[int, Text]]] | None = None
 
     def describe(self, view: View, width: int = 0) -> Text:
         """Lines of pieces; a piece never breaks, so a narrow terminal gets more lines, not broken words.
@@ -147,16 +161,19 @@ class StatusBar(ViewPart, Widget):
 
     def _described_text(self, view: View, width: int) -> Text:
         """describe's text as kept (not to be changed: describe gives a copy)."""
-        kept = self._described
-        if kept is None or kept[0] is not view or kept[1] != self.app.theme:
-            kept = self._described = (view, self.app.theme, {})
-        text = kept[2].get(width)
+        if self._described is None:
+            self._described = LRUCache(4)
+        key = (_says(view), self.app.theme)
+        kept = self._described.get(key)
+        if kept is None or kept[0].trace is not view.trace or kept[0].base is not view.base:
+            kept = self._described[key] = (view, {})
+        text = kept[1].get(width)
         if text is None:
             muted = self._style("status--muted")
             lines = self.lines(view)
             if width > 0:
                 lines[0] = _fit_first(lines[0], width)
-            text = kept[2][width] = _pack(lines, width if width > 0 else 10_000, muted)
+            text = kept[1][width] = _pack(lines, width if width > 0 else 10_000, muted)
         return text
 
     def lines(self, view: View) -> list[list[Text]]:
