@@ -399,12 +399,12 @@ class StepView(CellEditing, TableCursor, ViewPart, ScrollView, can_focus=True):
         if lit == self.lit:
             return
         old, self.lit = self.lit, lit
-        boxes = self.blocks.boxes
+        boxes, sy = self.blocks.boxes, self.scroll_offset.y  # the scroll read once, not once a line
         ys: set[int] = set()
         for index in (i for i in set(old) | set(lit) if i < len(boxes)):
             changed = old.get(index, frozenset()) ^ lit.get(index, frozenset())
             for line in {line_of(boxes[index], cell) for cell in changed}:
-                ys.update(self._at(boxes[index], line))
+                ys.update(self._at(boxes[index], line, sy))
         self._refresh_at(ys)
 
     # ---- drawing ------------------------------------------------------------------------------
