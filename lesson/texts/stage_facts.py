@@ -115,7 +115,8 @@ def softmax(trace: Trace) -> list[str]:
     for h in range(1, trace.cfg.n_heads + 1):
         a = trace[f"blocks.0.attn.{h}"]
         # a row whose largest weight is shared names every key that holds it: 'a'/'woodchuck'
-        top = ["/".join(dict.fromkeys(at(trace.prompt, j) for j in largest(row))) for row in a[:SHOWN]]
+        # a repeated token by its place, briefly: 'the' at 0
+        top = ["/".join(dict.fromkeys(at(trace.prompt, j, "at") for j in largest(row))) for row in a[:SHOWN]]
         more = f", … ({len(a)} rows)" if len(a) > SHOWN else ""
         facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}{more}")
     return facts

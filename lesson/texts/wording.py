@@ -34,13 +34,13 @@ def quoted(token: str) -> str:
     return f"'{token}'" if "'" not in token else f'"{token}"'
 
 
-def at(prompt, j: int) -> str:
+def at(prompt, j: int, where: str = "at position") -> str:
     """Position j's token as the prose names it: quoted, and with its position when the token stands at
     more than one place in the prompt ("'a' at position 1"), as the tables' 1:a does, so a sentence about
-    "a a a a" says which 'a' it means."""
+    "a a a a" says which 'a' it means. where: the words before the number ("at" in a list of facts)."""
     token = prompt[j]
     said = quoted(token)
-    return f"{said} at position {j}" if list(prompt).count(token) > 1 else said
+    return f"{said} {where} {j}" if list(prompt).count(token) > 1 else said
 
 
 def in_words(k: int) -> str:

@@ -270,13 +270,13 @@ def test_the_strongest_key_of_each_row_is_every_key_that_holds_the_largest_weigh
         for fact in STAGE_BY_NUMBER[8].facts(seen)[1:]:
             h = int(fact.split()[1].rstrip(":"))
             said = fact.split("strongest key per row: ", 1)[1].split(", … (")[0]
-            # a token that repeats in the prompt is named with its place: 'a' at position 0
-            shown = [m.group(0) for m in re.finditer(r"(?:" + QUOTED + r"(?: at position \d+)?/?)+", said)]
+            # a token that repeats in the prompt is named with its place: 'a' at 0
+            shown = [m.group(0) for m in re.finditer(r"(?:" + QUOTED + r"(?: at \d+)?/?)+", said)]
             assert len(shown) == min(len(seen.prompt), 8), fact
             for row, text in zip(seen[f"blocks.0.attn.{h}"], shown):
                 tokens = {a or b for a, b in re.findall(QUOTED, text)}
                 assert tokens == {seen.prompt[j] for j in _largest(row)}, fact
-                places = {int(j) for j in re.findall(r"at position (\d+)", text)}
+                places = {int(j) for j in re.findall(r"at (\d+)", text)}
                 assert places <= set(_largest(row)), fact
 
 

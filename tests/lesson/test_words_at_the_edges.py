@@ -74,7 +74,7 @@ def test_a_repeated_token_is_named_with_its_position(chapter):
         f"{a1[1, 0]:.4f} on 'a' at position 0 and head 2 keeps {a2[1, 1]:.4f} on 'a' at position 1 itself."
     ) in words
     head2 = _facts(trace, 8)[2]
-    said = re.findall(r"at position (\d)", head2.split("strongest key per row: ")[1])
+    said = re.findall(r"'a' at (\d)", head2.split("strongest key per row: ")[1])
     assert [int(j) for j in said] == [int(np.argmax(row)) for row in a2]
     # a token that appears once keeps its plain name
     once = run(chapter.params, ("a", "woodchuck", "a", "chuck"), chapter.target)
