@@ -16,6 +16,7 @@ mixtures of experts, an activation other than SiLU, biases on the feed-forward.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -195,6 +196,12 @@ class JsonTokenizer(bpe.BPE):
             raise bpe.TokenizerFileError(
                 f"{path}: not a tokenizer the tokenizers package reads ({why})"
             ) from None
+        # tinytui splits text into pieces: padding (to a "Fixed" 10**9, say) or truncation would only
+        # add pieces no text holds, or drop some it does
+        tok.no_padding()
+        tok.no_truncation()
+        if why := _lengthening_rule(text):
+            raise bpe.TokenizerFileError(f"{path}: {why}")
         vocab = tok.get_vocab(with_added_tokens=True)
         if sorted(vocab.values()) != list(range(len(vocab))):
             raise bpe.TokenizerFileError(f"{path}: the ids must be 0 to {len(vocab) - 1}, each once")
@@ -204,6 +211,55 @@ class JsonTokenizer(bpe.BPE):
         self.vocab = vocab
         self.specials = tuple(t.content for t in tok.get_added_tokens_decoder().values() if t.special)
         self._tok = tok
+
+
+MAX_PREPEND = 8  # characters a Prepend rule may add: SentencePiece's "▁" is one
+
+
+def _lengthening_rule(text: str) -> str:
+    """Why tokenizer.json's normalizer or decoder could make a text many times longer ("" when not): a
+    Replace whose content is longer than what it replaces (a regular expression's match counts as one
+    character), or a Prepend of more than MAX_PREPEND characters. Real tokenizers swap " " and "▁";
+    "a" replaced by a million b's made "The capital" two million pieces (1.9 s, 360 MB), and a chain
+    of such rules multiplies."""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):  # the package read it: a parse it refuses cannot be here
+        return ""
+    if not isinstance(doc, dict):
+        return ""
+    for section in ("normalizer", "decoder"):
+        for rule in _rules(doc.get(section)):
+            kind = rule.get("type")
+            if kind == "Replace":
+                pattern, content = rule.get("pattern"), rule.get("content")
+                source = pattern.get("String") if isinstance(pattern, dict) else None
+                most = len(source) if isinstance(source, str) else 1
+                if isinstance(content, str) and len(content) > max(most, 1):
+                    return (
+                        f"{section}: a Replace of {most} character{'s' if most > 1 else ''} by "
+                        f"{len(content)}: tinytui reads rules that make text no longer"
+                    )
+            elif kind == "Prepend":
+                prepend = rule.get("prepend")
+                if isinstance(prepend, str) and len(prepend) > MAX_PREPEND:
+                    at_most = f"tinytui reads {MAX_PREPEND} at most"
+                    return f"{section}: a Prepend of {len(prepend)} characters: {at_most}"
+    return ""
+
+
+def _rules(x: Any) -> list[dict[str, Any]]:
+    """Every object in a section of tokenizer.json (a Sequence's rules, and theirs), depth first."""
+    found: list[dict[str, Any]] = []
+    stack = [x]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def load_tokenizer(folder: Path) -> JsonTokenizer:

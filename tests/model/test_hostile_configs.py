@@ -135,3 +135,32 @@ def test_a_tokenizer_whose_own_pattern_gives_up_refuses_the_text_in_one_line(tmp
     err = capsys.readouterr().err  # the package's own panic report goes to the process's stderr itself
     assert err.count("\n") == 1, err
     assert err.startswith("tinytui: error: --prompt: the tokenizer cannot split this text ("), err
+
+
+def with_tokenizer(folder: Path, **sections) -> Path:
+    path = folder / "tokenizer.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**doc, **sections}), encoding="utf-8")
+    return folder
+
+
+def test_a_tokenizer_that_pads_every_text_pads_nothing_here(tmp_path):
+    """padding "Fixed" 10**6 made every text a million pieces (2.7 s and 1 GB at 10**7, per text)."""
+    pad = {"strategy": {"Fixed": 10**6}, "direction": "Right", "pad_to_multiple_of": None, "pad_id": 0,
+           "pad_type_id": 0, "pad_token": "<pad>"}  # fmt: skip
+    model = load_model(with_tokenizer(copied(LLAMA, tmp_path), padding=pad))
+    assert "".join((*model.prompt, model.target)) == "TheĠcapitalĠofĠFranceĠisĠParis"
+
+
+@pytest.mark.parametrize(
+    ("rule", "says"),
+    [
+        ({"type": "Replace", "pattern": {"String": "a"}, "content": "b" * 1000},
+         "normalizer: a Replace of 1 character by 1000: tinytui reads rules that make text no longer"),
+        ({"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁" * 100}]},
+         "normalizer: a Prepend of 100 characters: tinytui reads 8 at most"),
+    ],
+)  # fmt: skip
+def test_a_tokenizer_rule_that_lengthens_text_is_refused(tmp_path, rule, says):
+    folder = with_tokenizer(copied(LLAMA, tmp_path), normalizer=rule)
+    assert refused(folder) == f"{folder / 'tokenizer.json'}: {says}"
