@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 
@@ -50,7 +50,38 @@ class TraceDiff:
         return not any(d.n_changed for d in self.tensors.values())
 
 
-def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
+class Unchanged:
+    """The diffs of tensors that did not move, by name and shape: read-only views of one zero (one pair of
+    views a shape), each made once and shared by every diff this is passed to. A session passes its own
+    (GPT-2 small keeps hundreds of tensors an edit: made anew, they were a tenth of a millisecond each
+    edit and as much again each undo); a diff without one makes one for itself. At most KEPT, emptied
+    when full (a prompt of every length would otherwise keep each tensor once per length)."""
+
+    KEPT = 4096
+
+    def __init__(self) -> None:
+        self._diffs: dict[tuple[str, tuple[int, ...]], TensorDiff] = {}
+        self._zeros: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+
+    def __call__(self, name: str, shape: tuple[int, ...]) -> TensorDiff:
+        got = self._diffs.get((name, shape))
+        if got is None:
+            if len(self._diffs) >= self.KEPT:
+                self._diffs.clear()
+                self._zeros.clear()
+            zeros = self._zeros.get(shape)
+            if zeros is None:
+                zeros = self._zeros[shape] = (np.broadcast_to(False, shape), np.broadcast_to(0.0, shape))
+            got = self._diffs[(name, shape)] = TensorDiff(name, *zeros, False, 0)
+        return got
+
+
+def diff(
+    before: Trace, after: Trace, tol: float = TOLERANCE, unchanged: Unchanged | None = None
+) -> TraceDiff:
+    """What changed from before to after; unchanged: the diffs of unmoved tensors to share (a session's)."""
+    if unchanged is None:
+        unchanged = Unchanged()
     out: dict[str, TensorDiff] = {}
     for name, t in after.tensors.items():
         new = t.values
@@ -67,7 +98,7 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
             out[name] = TensorDiff(name, changed, delta, True, int(np.count_nonzero(changed)))
             continue
         if old is new:  # kept by a run that reused before's tensors (trace.run's reuse): nothing moved
-            out[name] = _unchanged(name, new.shape)
+            out[name] = unchanged(name, new.shape)
             continue
         delta = new - old
         # Moved: |delta| > tol. A NaN delta (inf − inf: equal infinities; or a NaN on either side)
@@ -75,7 +106,7 @@ def diff(before: Trace, after: Trace, tol: float = TOLERANCE) -> TraceDiff:
         changed = np.abs(delta) > tol
         n_changed = int(np.count_nonzero(changed))
         if n_changed == 0:  # run again to the same values: as if kept
-            out[name] = _unchanged(name, new.shape)
+            out[name] = unchanged(name, new.shape)
         elif n_changed == delta.size:  # every cell moved (so no delta is NaN or below tol): delta as it is
             out[name] = TensorDiff(name, changed, delta, False, n_changed)
         else:
@@ -93,9 +124,9 @@ def turned(made: TraceDiff, before: Trace) -> TraceDiff | None:
     out = {}
     for name in before.tensors:
         d = made.tensors[name]
-        unchanged = d is _unchanged(name, d.moved.shape)  # a tensor a run kept: the same again
+        # nothing moved: zeros either way round, the same diff again
         out[name] = (
-            d if unchanged else TensorDiff(name, d.changed, d.moved, False, d.n_changed, not d.negated)
+            d if not d.n_changed else TensorDiff(name, d.changed, d.moved, False, d.n_changed, not d.negated)
         )
     return TraceDiff(out)
 
@@ -114,13 +145,6 @@ def _common_positions(before: Tensor, after: Tensor) -> tuple[slice, ...] | None
             return None
         common.append(slice(0, min(len(a.labels), len(b.labels))))
     return tuple(common)
-
-
-@lru_cache(maxsize=4096)
-def _unchanged(name: str, shape: tuple[int, ...]) -> TensorDiff:
-    """A tensor that did not move: read-only views of one zero, made (and counted) once per name and
-    shape (GPT-2 small keeps hundreds of tensors per edit)."""
-    return TensorDiff(name, np.broadcast_to(False, shape), np.broadcast_to(0.0, shape), False, 0)
 
 
 def no_change(trace: Trace) -> TraceDiff:

@@ -32,7 +32,7 @@ import numpy as np
 
 from tinytui.lesson import step_path
 from tinytui.lesson.stages import FIRST
-from tinytui.model.diff import TraceDiff, diff, turned
+from tinytui.model.diff import TraceDiff, Unchanged, diff, turned
 from tinytui.model.io.document import ModelFile
 from tinytui.model.names import label
 from tinytui.model.params import Params
@@ -77,6 +77,7 @@ class TracedHistory:
         # KEPT_TRACES (a switch flipped back and forth compares the same two traces again; an undo chain
         # and its redo the pairs its changes compared); weak: a diff holds no trace alive
         self._diffs: list[tuple[weakref.ref[Trace], weakref.ref[Trace], TraceDiff]] = []
+        self._unchanged = Unchanged()  # the diffs of tensors a change did not move, shared by its diffs
         self._edited: tuple[Params, dict[str, list[tuple[int, ...]]]] | None = None
         self.trace_budget = TRACE_BUDGET  # bytes of tensor values the held traces may take together
         # (state, the trace it made, that trace's arrays: id -> bytes) for recent states still in the
@@ -139,7 +140,7 @@ class TracedHistory:
                 return kept
         made = next((turned(d, trace) for b, t, d in self._diffs if b() is trace and t() is base), None)
         if made is None:
-            made = diff(base, trace)
+            made = diff(base, trace, unchanged=self._unchanged)
         older = self._diffs[: KEPT_TRACES - 1] if _values_in(trace) <= SMALL_TRACE else []  # GPT-2: one diff
         self._diffs = [(weakref.ref(base), weakref.ref(trace), made), *older]
         return made
@@ -149,7 +150,7 @@ class TracedHistory:
         change's note compares the traces either side of it, which the view compares too)."""
         if before is self.base and after is self.trace:
             return self.diff
-        return diff(before, after)
+        return diff(before, after, unchanged=self._unchanged)
 
     @property
     def can_undo(self) -> bool:
