@@ -20,7 +20,7 @@ from tinytui.model.switches import ACTIVATION_NAMES
 @dataclass(frozen=True)
 class Arch:
     """What of a model's architecture changes the names a step reads and writes (the chapter's: the
-    defaults). Small and hashable, so resolve() can keep what it worked out."""
+    defaults). Small, frozen and compared by value."""
 
     n_kv_heads: int | None = None  # key/value heads; None: one per query head
     grouped: bool = False  # fewer key/value heads than query heads: k and v are named per "{g}"

@@ -12,7 +12,6 @@ the previous block's y after that. Outside the blocks, "y" is the last block's o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from tinytui.lesson.arch_names import CHAPTER, Arch, for_model
 from tinytui.lesson.stages import STAGE_BY_NUMBER, STAGES, Stage
@@ -103,7 +102,6 @@ def name(local: str, step: Step, n_blocks: int) -> str:
     return names.GRAD + full if grad else full
 
 
-@lru_cache(maxsize=4096)  # asked for every step of the path on each change (the step list's counts)
 def resolve(
     templates: tuple[str, ...], n_heads: int, step: Step, n_blocks: int, arch: Arch = CHAPTER
 ) -> tuple[str, ...]:
@@ -163,13 +161,29 @@ def focus(trace: Trace, step: Step) -> Trace:
     )
 
 
+WRITTEN_KEPT = 1024  # steps' names a store of written names holds: GPT-2 small's path is 100 steps
+
+
 def changed_per_step(
-    changes: TraceDiff, n_heads: int, n_blocks: int, arch: Arch = CHAPTER
+    changes: TraceDiff,
+    n_heads: int,
+    n_blocks: int,
+    arch: Arch = CHAPTER,
+    written: dict[tuple, tuple[str, ...]] | None = None,
 ) -> dict[Step, int]:
     """How many values each step of the forward path wrote changed (a block's steps once per block;
-    with one block, one Step per stage)."""
+    with one block, one Step per stage). written: where to keep the names each step writes, for one
+    who asks on every change (the step list: at 12 blocks of 12 heads this takes 1.8 ms working them
+    out, 0.3 ms with them kept); emptied when it holds WRITTEN_KEPT."""
     out: dict[Step, int] = {}
+    if written is not None and len(written) >= WRITTEN_KEPT:
+        written.clear()
     for step in forward(n_blocks):
-        written = resolve(step.stage.writes, n_heads, step, n_blocks, arch)
-        out[step] = sum(changes.tensors[n].n_changed for n in written if n in changes.tensors)
+        key = (step, n_heads, n_blocks, arch)
+        names_of = written.get(key) if written is not None else None
+        if names_of is None:
+            names_of = resolve(step.stage.writes, n_heads, step, n_blocks, arch)
+            if written is not None:
+                written[key] = names_of
+        out[step] = sum(changes.tensors[n].n_changed for n in names_of if n in changes.tensors)
     return out

@@ -38,12 +38,11 @@ def _loss_change(before: float, after: float) -> str:
     return change if change == shown else f"{change} before rounding"
 
 
-def changed_steps(d: TraceDiff, before: Trace, after: Trace) -> list[int]:
-    """The stage numbers any of whose tensors changed, in any block."""
+def changed_steps(d: TraceDiff, before: Trace, after: Trace, written: dict | None = None) -> list[int]:
+    """The stage numbers any of whose tensors changed, in any block (written: changed_per_step's)."""
     cfg = after.cfg
-    return sorted(
-        {step.number for step, n in changed_per_step(d, cfg.n_heads, cfg.n_blocks, Arch.of(cfg)).items() if n}
-    )
+    counts = changed_per_step(d, cfg.n_heads, cfg.n_blocks, Arch.of(cfg), written)
+    return sorted({step.number for step, n in counts.items() if n})
 
 
 def _ranges(steps: list[int]) -> str:
@@ -153,10 +152,16 @@ def _kind_change(d: TraceDiff, before: Trace, after: Trace) -> str:
 
 
 def change_note(
-    before: Trace, after: Trace, what: str, d: TraceDiff | None = None, edited: Edited | None = None
+    before: Trace,
+    after: Trace,
+    what: str,
+    d: TraceDiff | None = None,
+    edited: Edited | None = None,
+    written: dict | None = None,
 ) -> str:
     """One line, e.g. 'mask off: steps 8–12 changed, but only in the rows before the last; …'.
-    d: diff(before, after) when the caller has it already; edited: the weight and cell an edit changed."""
+    d: diff(before, after) when the caller has it already; edited: the weight and cell an edit changed;
+    written: the caller's store of the names each step writes (one who notes every change keeps one)."""
     d = diff(before, after) if d is None else d
     if before.cfg.norm != after.cfg.norm or before.cfg.positions != after.cfg.positions:
         return f"{what}: {_kind_change(d, before, after)}; {_outcome(before, after)}."
@@ -166,7 +171,7 @@ def change_note(
         why = _why_nothing(before, after, what, edited)
         return f"{what}: nothing in the run changed{why}; {_outcome(before, after)}."
     cfg = after.cfg
-    steps = changed_steps(d, before, after)
+    steps = changed_steps(d, before, after, written)
     last = prefix(cfg.n_blocks - 1) + "y"
     last_row_same = not d[last].changed[-1].any()
     sw0, sw1 = before.switches, after.switches

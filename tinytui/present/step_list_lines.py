@@ -30,10 +30,11 @@ def list_rows(n_blocks: int) -> tuple[Row, ...]:
     return tuple(rows)
 
 
-def changed_counts(view: View) -> dict[Row, int]:
-    """How many values each step's output changed against the view's comparison trace."""
+def changed_counts(view: View, written: dict | None = None) -> dict[Row, int]:
+    """How many values each step's output changed against the view's comparison trace; written: the
+    asker's store of the names each step writes (step_path.changed_per_step)."""
     cfg = view.trace.cfg
-    counts = step_path.changed_per_step(view.diff, cfg.n_heads, cfg.n_blocks, Arch.of(cfg))
+    counts = step_path.changed_per_step(view.diff, cfg.n_heads, cfg.n_blocks, Arch.of(cfg), written)
     return {step: n for step, n in counts.items()}  # keyed like the list's lines (a heading has none)
 
 

@@ -20,6 +20,7 @@ class EditController:
     def __init__(self, host: Host) -> None:
         self.host = host
         self.saved_params: object = None  # the weights ctrl+s last wrote (q asks while others are unsaved)
+        self._written: dict = {}  # the names each step writes, for the notes' changed steps (bounded there)
 
     # ---- cells ---------------------------------------------------------------------------------
     def edit_cell(self, ref, text: str, grid) -> None:
@@ -41,7 +42,7 @@ class EditController:
             d = event.data
             what = f"edit {ref.label}: {fmt(d['old'])} → {fmt(d['new'])}"
             d = host.session.diff_between(event.before, event.after)
-            note = change_note(event.before, event.after, what, d, (ref.name, ref.index))
+            note = change_note(event.before, event.after, what, d, (ref.name, ref.index), self._written)
             # the last edit's note only; plain text, though its cell labels have brackets (W_O[h1.k0, thing])
             host.notify(note, title="Edited", timeout=6, replaces="edit", markup=False)
 

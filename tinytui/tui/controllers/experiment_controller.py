@@ -16,6 +16,7 @@ SWITCHES = "switches"  # a switch's notice says how every switch is now: the nex
 class ExperimentController:
     def __init__(self, host: Host) -> None:
         self.host = host
+        self._written: dict = {}  # the names each step writes, for the notes' changed steps (bounded there)
 
     def run(self, experiment_id: str) -> None:
         exp = EXPERIMENT_BY_ID[experiment_id]
@@ -25,7 +26,9 @@ class ExperimentController:
             now = after.switches.describe()
             what = came(before.switches, after.switches)
             d = self.host.session.diff_between(before, after)
-            note = change_note(before, after, ", ".join(what) or "switches as they were", d)
+            note = change_note(
+                before, after, ", ".join(what) or "switches as they were", d, written=self._written
+            )
             # what changed first: the status line already shows how every switch is now
             self.host.notify(f"{note}\n{now}", title=exp.palette, timeout=8, replaces=SWITCHES)
 
@@ -38,7 +41,8 @@ class ExperimentController:
         what = f"head {head} of block {block + 1} {'ablated' if off else 'back'}"
         if host.apply(lambda s: s.set_switches(now), what) is not None:
             after = host.session.trace
-            note = change_note(before, after, what, host.session.diff_between(before, after))
+            d = host.session.diff_between(before, after)
+            note = change_note(before, after, what, d, written=self._written)
             said = host.session.trace.switches.describe()
             host.notify(f"{note}\n{said}", title=what.capitalize(), timeout=8, replaces=SWITCHES)
 
@@ -51,7 +55,8 @@ class ExperimentController:
         what = f"head {head} {'ablated' if off else 'back'}"
         if host.apply(lambda s: s.toggle("ablated_heads", head), what) is not None:
             after = host.session.trace
-            note = change_note(before, after, what, host.session.diff_between(before, after))
+            d = host.session.diff_between(before, after)
+            note = change_note(before, after, what, d, written=self._written)
             host.notify(
                 f"{note}\n{after.switches.describe()}", title=what.capitalize(), timeout=8, replaces=SWITCHES
             )

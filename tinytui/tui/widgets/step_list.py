@@ -3,6 +3,7 @@ each step's output changed."""
 
 from __future__ import annotations
 
+import weakref
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,7 +13,6 @@ from textual.containers import ScrollableContainer
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
-from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from tinytui.present.step_list_lines import (
@@ -54,6 +54,10 @@ class StepList(ViewPart, Widget, can_focus=True):
         self.here: Row = self.rows[0]
         self.backward = False
         self.counts: dict[Row, int] = {}
+        # the diff the counts were made from: a step change shows the same diff, its counts as they were
+        # (weak: the list holds no diff past the session's)
+        self._counted: weakref.ref | None = None
+        self._written: dict = {}  # the names each step writes, kept for the counts (bounded by present)
         self.n_blocks = 1
         self.titles = StepTitles()  # the model shown's (show() sets them)
         self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
@@ -65,7 +69,9 @@ class StepList(ViewPart, Widget, can_focus=True):
         n_blocks = view.trace.cfg.n_blocks
         if self.titles.cfg is not view.trace.cfg:  # the model's own norm, feed-forward and unembedding
             self.titles = StepTitles.of(view)  # kept while the config is: lines compare it by identity
-        self.counts = changed_counts(view)
+        if self._counted is None or self._counted() is not view.diff:
+            self.counts = changed_counts(view, self._written)
+            self._counted = weakref.ref(view.diff)
         if n_blocks != self.n_blocks:
             self.n_blocks = n_blocks
             self.rows = list_rows(n_blocks)
@@ -132,7 +138,11 @@ class StepList(ViewPart, Widget, can_focus=True):
         strip = self._kept.get((y, key))  # a line shown before (the marker back on a step it left)
         if strip is None:
             text = self.line(row, self.content_size.width or 30)
-            strip = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)[0]
+            # the text's own segments over the list's colours, the same cells as Textual's Visual.to_strips
+            # draws (which makes a copy of the text in its own styles, then Rich's again, ~5 times the
+            # cost: the step list was the first frame's costliest widget)
+            segments = list(text.render(self.app.console))
+            strip = Strip(segments, text.cell_len).crop(0, width).apply_style(self.visual_style.rich_style)
             if len(self._kept) >= 4 * len(self.rows) + 8:  # each line in a few states at most
                 self._kept.clear()
             self._kept[(y, key)] = strip
