@@ -6,7 +6,6 @@ Also the colour arithmetic the themes are checked with: CIE lightness and WCAG c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 
 from textual.color import Color, Lab, lab_to_rgb, rgb_to_lab
 
@@ -52,7 +51,6 @@ def lightness(color: Color) -> float:
     return rgb_to_lab(color).L
 
 
-@lru_cache(maxsize=4096)  # readable_on asks for black's and white's on every new shade of a table
 def luminance(color: Color) -> float:
     """WCAG relative luminance (linear light), 0 for black and 1 for white."""
 
