@@ -5,10 +5,11 @@ as a test):
 python benchmarks/keys_in_process.py [--count N] [--model PATH] [KEY ...]
 python benchmarks/keys_in_process.py --trees OLD NEW [--rounds R] [KEY ...]
 
-KEY: n, tab, m, o, d, edit (an edit's Enter), u (default: all). The app starts at 120×40; n is pressed
-from step 1 (g), tab at step 9 in its tables (Tab, Tab, shift+Tab, shift+Tab, as bench_view does), m,
-o and d there (each twice as often: on and off), and an edit types 0.NN into a weight of step 9 and
-presses Enter, N times, then u takes them back, as bench_view does.
+KEY: n, tab, m, o, d, b, edit (an edit's Enter), u (default: all). The app starts at 120×40; n is
+pressed from step 1 (g), tab at step 9 in its tables (Tab, Tab, shift+Tab, shift+Tab, as bench_view
+does), m, o, d and b there (each twice as often: on and off; b into the walk and out), and an edit
+types 0.NN into a weight of step 9 and presses Enter, N times, then u takes them back, as bench_view
+does.
 The medians are in-process: no terminal is written to, so the bytes a terminal is sent are not in them.
 --trees: each of two checkouts (a clone with lesson/, model/ and themes/ linked into tinytui/, see
 bench_start) measured in its own process, model after model and checkout after checkout in turn, the
@@ -27,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-KEYS = ("n", "tab", "m", "o", "d", "edit", "u")
+KEYS = ("n", "tab", "m", "o", "d", "b", "edit", "u")
 
 
 def parse() -> argparse.Namespace:
@@ -72,7 +73,7 @@ async def run(model: str | None, keys: list[str], count: int) -> dict[str, list[
             out["tab"] = [
                 await press(k) for _ in range(count // 2) for k in ("tab", "tab", "shift+tab", "shift+tab")
             ]
-        for key in ("m", "o", "d"):
+        for key in ("m", "o", "d", "b"):
             if key in keys:
                 out[key] = [await press(key) for _ in range(2 * count)]
         if "edit" in keys or "u" in keys:
