@@ -118,8 +118,24 @@ def softmax(trace: Trace) -> list[str]:
         # a repeated token by its place, briefly: 'the' at 0
         top = ["/".join(dict.fromkeys(at(trace.prompt, j, "at") for j in largest(row))) for row in a[:SHOWN]]
         more = f", … ({len(a)} rows)" if len(a) > SHOWN else ""
-        facts.append(f"head {h}: each row sums to 1; strongest key per row: {', '.join(top)}{more}")
+        sums = f"each row sums to 1{_as_printed(a)}"
+        facts.append(f"head {h}: {sums}; strongest key per row: {', '.join(top)}{more}")
     return facts
+
+
+def _as_printed(a: np.ndarray) -> str:
+    """'' when every row's weights, as the table prints them, add to 1.0000; else which rows a reader
+    adding them up finds off by rounding (at most three named)."""
+    off = [(i, f"{sum(float(_f(v)) for v in row):.4f}") for i, row in enumerate(a)]
+    off = [(i, total) for i, total in off if total != "1.0000"]
+    if not off:
+        return ""
+    shown = off[:3]
+    rows = " and ".join(", ".join(str(i) for i, _ in shown).rsplit(", ", 1))
+    totals = " and ".join(", ".join(t for _, t in shown).rsplit(", ", 1))
+    more = f" (and {len(off) - 3} more)" if len(off) > 3 else ""
+    word = "row" if len(shown) == 1 else "rows"
+    return f" (as printed, {word} {rows} add{'s' if len(shown) == 1 else ''} to {totals}{more}: rounding)"
 
 
 def combine(trace: Trace) -> list[str]:

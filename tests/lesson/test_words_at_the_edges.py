@@ -331,3 +331,18 @@ def test_practice_shows_no_attention_weight_with_the_mask_off(chapter):
     assert not re.search(r"\d\.\d{4}", shown), shown
     a1, a2 = trace["blocks.0.attn.1"][0, 0], trace["blocks.0.attn.2"][0, 0]
     assert f"The first row's weight on itself is {a1:.4f} in head 1 and {a2:.4f} in head 2." in words
+
+
+def test_rows_that_do_not_add_to_one_as_printed_say_so(chapter):
+    trace = run(chapter.params, chapter.prompt, chapter.target, Switches(causal_mask=False))
+    (table,) = [
+        t for t in stage_report(trace, STAGE_BY_NUMBER[8], chapter.params).tables if "head 1" in t.title
+    ]
+    printed = [f"{sum(float(v) for v in row):.4f}" for row in table.cells]
+    assert printed[:2] == ["1.0001", "0.9999"] and set(printed[2:]) == {"1.0000"}
+    head1 = _facts(trace, 8)[1]
+    assert head1.startswith(
+        "head 1: each row sums to 1 (as printed, rows 0 and 1 add to 1.0001 and 0.9999: rounding);"
+    )
+    default = run(chapter.params, chapter.prompt, chapter.target)  # every printed row adds to 1.0000
+    assert _facts(default, 8)[1].startswith("head 1: each row sums to 1; strongest key per row:")
