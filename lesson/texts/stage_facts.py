@@ -133,7 +133,7 @@ def _as_printed(a: np.ndarray) -> str:
     shown = off[:3]
     rows = " and ".join(", ".join(str(i) for i, _ in shown).rsplit(", ", 1))
     totals = " and ".join(", ".join(t for _, t in shown).rsplit(", ", 1))
-    more = f" (and {len(off) - 3} more)" if len(off) > 3 else ""
+    more = f"; {len(off) - 3} more row{'s' if len(off) > 4 else ''} too" if len(off) > 3 else ""
     word = "row" if len(shown) == 1 else "rows"
     return f" (as printed, {word} {rows} add{'s' if len(shown) == 1 else ''} to {totals}{more}: rounding)"
 
