@@ -23,7 +23,6 @@ from tinytui.present import windows
 from tinytui.present.cells import PARAM_NAMES, short_key_labels, side_by_side
 from tinytui.present.grid_spec import MASKED, Cell, GridSpec, Source, array_limit, grid
 from tinytui.present.tensor_cells import MASKABLE_PREFIXES
-from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.tables import fmt, fmt_widths, written_numbers
@@ -288,6 +287,8 @@ def logits_gradient_grid(view: View) -> GridSpec:
 
 def _made_logits_gradient_grid(view: View) -> GridSpec:
     """logits_gradient_grid's table, made."""
+    from tinytui.present.top_tokens import TOP, shown_tokens  # the logits' steps only, not the start's
+
     trace, grads = view.trace, view.gradients
     probs, d = trace["probs"], grads["grad.logits"]
     vocab = trace.cfg.vocab

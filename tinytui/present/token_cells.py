@@ -21,7 +21,6 @@ from tinytui.present.grid_spec import (
     array_limit,
 )
 from tinytui.present.tensor_cells import _change_marks, _mark_codes, _marked_by, _marks_of, _was_in
-from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.tables import fmt, number_rows, title_of
@@ -116,6 +115,8 @@ def token_grid(view: View, vec: str | None = None) -> GridSpec:
 
 def logits_spec(view: View) -> LogitsSpec:
     """A bar per token; a long vocabulary shows its most likely tokens and the target (top_tokens)."""
+    from tinytui.present.top_tokens import TOP, shown_tokens  # the logits' steps only, not the start's
+
     trace = view.trace
     logits, probs = trace["logits"], trace["probs"]
     vocab = trace.cfg.vocab

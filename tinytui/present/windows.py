@@ -24,7 +24,6 @@ from tinytui.lesson.stages import STAGE_BY_NUMBER
 from tinytui.lesson.texts.display_names import param_axes
 from tinytui.model import names
 from tinytui.model.trace import Axis, Tensor
-from tinytui.present.top_tokens import shown_tokens
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.tables import NamedTensors, Table, number_rows, tensor_table
@@ -152,6 +151,8 @@ def _shows_logits(view: View) -> bool:
 
 
 def _pane_ids(view: View) -> tuple[int, ...]:
+    from tinytui.present.top_tokens import shown_tokens  # the logits' steps only, not the start's
+
     vocab = view.trace.cfg.vocab
     target = vocab.index(view.trace.target) if view.trace.target in vocab else None
     return shown_tokens(view.trace["probs"], target).ids
