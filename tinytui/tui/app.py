@@ -102,6 +102,7 @@ class TinyTuiApp(App[None]):
         # action id -> keys, as set_keymap was given them (the help screen shows them)
         self.user_keymap: dict[str, str] = {}
         super().__init__()
+        self._theme_chosen = True  # get_css_variables: Textual's __init__ is done
         self.toasts = Toasts(self)  # the notices raised (toasts.py)
         self.idle_collection = IdleCollection(self)  # what keys let go of, freed in a pause after them
         self.session = session
@@ -121,6 +122,8 @@ class TinyTuiApp(App[None]):
         self._theme_memory = ThemeMemory(theme)  # before the first set: the opening theme is not saved
         self.analysis = AnalysisController(self)  # patching and a two-run compare (issue 46)
         self._notices = list(notices)  # from the command line (settings file, theme): shown once mounted
+        if theme == self.theme:  # Textual's default theme: setting it again asks for no refresh_css
+            self.refresh_css()
         self.theme = theme
         if keymap:
             self.set_keymap(keymap)
@@ -248,6 +251,16 @@ class TinyTuiApp(App[None]):
                 yield command
 
     # ---- themes --------------------------------------------------------------------------------
+    _theme_chosen = False
+
+    def get_css_variables(self) -> dict[str, str]:
+        # Textual's __init__ asks for the variables of its default theme before __init__ here sets the
+        # opening one; nothing is styled until the app runs, and refresh_css then asks for the opening
+        # theme's: worked out for its default, they would be thrown away (its colour system made, ~1 ms)
+        if not self._theme_chosen:
+            return {}
+        return super().get_css_variables()
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return themes.variable_defaults(self.current_theme)
 
