@@ -305,6 +305,7 @@ class TinyTuiApp(App[None]):
         self.presenter.start()
         self.recording.start_at_mount()
         self.practice.start_at_mount()  # tinytui practice: after the recorder, so it records the start
+        self.mounted = True
 
     def on_unmount(self) -> None:
         self.recording.close()
@@ -380,9 +381,15 @@ class TinyTuiApp(App[None]):
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
 
+    mounted = False  # on_mount has run: the screen is about to restyle every widget as it is first shown
+
     def _fit(self, width: int, height: int) -> None:
-        self.set_class(width < NARROW_WIDTH, "-narrow")
-        self.set_class(height < SHORT_HEIGHT, "-short")  # the notice line has one row (app.tcss)
+        # -short: the notice line has one row (app.tcss). One restyle for both classes, and none before
+        # the app is mounted (the terminal's size comes first): the screen then restyles every widget
+        # anyway, as it is first shown (at 80×24 that was two more passes over every widget)
+        self.update_classes(
+            {"-narrow": width < NARROW_WIDTH, "-short": height < SHORT_HEIGHT}, update=self.mounted
+        )
         for footer in self.query(Footer):
             footer.compact = width < NARROW_WIDTH
         # Too small: -too-small hides every screen's content (app.tcss) and TooSmallScreen covers them
