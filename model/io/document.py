@@ -29,7 +29,6 @@ from tinytui.model.io.field_checks import (
     strings,
     weight_array,
 )
-from tinytui.model.io.weights_file import read_weights, weights_path
 from tinytui.model.names import FINAL_NORM_PARAMS, POSITION_PARAM, UNEMBED_PARAM, label
 from tinytui.model.params import Params, adopt, block_param_shapes, block_params_of, param_shapes
 
@@ -168,6 +167,9 @@ def parse(doc: Any, source: str = "<model>", folder: Path | None = None) -> Mode
         cfg = ModelConfig(
             vocab=tuple(vocab), dims=tuple(dims), n_blocks=n_blocks, eps=float(eps), n_ctx=n_ctx, **sizes
         )
+        # the safetensors reader, loaded for a model that has such a file (the chapter's are inline)
+        from tinytui.model.io.weights_file import read_weights, weights_path
+
         weights_at = weights_path(doc["weights_file"], folder, fail)
         return _finish(doc, cfg, read_weights(weights_at, cfg), vocab, n_ctx, source, fail)
 

@@ -47,7 +47,6 @@ from tinytui.model.io.safe_io import (
     read_utf8,
     stage,
 )
-from tinytui.model.io.weights_file import weights_bytes, written_for
 
 BINARY_ABOVE = 100_000  # save() writes the weights as safetensors above this many (JSON below)
 MAX_FILE_BYTES = 256 * 2**20  # far above any model a person steps through; stops a runaway read
@@ -128,6 +127,8 @@ def save(model: ModelFile, path: str | Path, binary: bool | None = None, new: bo
             f"{path}: vocab[{j}]: {describe(vocab[j])} looks the same as vocab[{i}] {describe(vocab[i])}: "
             "they differ only by invisible characters"
         )
+    from tinytui.model.io.weights_file import weights_bytes  # loaded when first used, not at start
+
     if binary is None:
         binary = model.params.total() > BINARY_ABOVE
     weights = weights_bytes(model.params, path.name) if binary else None
@@ -165,6 +166,8 @@ def weights_written_for(path: str | Path) -> list[Path]:
     """The weights files beside model file path that save() wrote for it, in name order: named
     <stem>.safetensors (before weights_name) or as weights_name names them, regular files (not links)
     of this user whose header says they were written for path's name."""
+    from tinytui.model.io.weights_file import written_for  # loaded when first used, not at start
+
     path = Path(path)
     named = re.compile(re.escape(path.stem) + rf"(\.[0-9a-f]{{{DIGEST_DIGITS}}})?\.safetensors", re.DOTALL)
     try:
