@@ -4,6 +4,7 @@ read as a file in the current folder), and a refusal names the path once ("could
 from pathlib import Path
 
 from tests.apps import make_app
+from tinytui.model import checks
 from tinytui.model.io.model_file import load_default
 from tinytui.session.second_runs import load_other
 from tinytui.session.session import Refused
@@ -25,6 +26,8 @@ def test_a_refusal_names_the_path_once(tmp_path):
     assert said == f"{missing}: cannot read the file (FileNotFoundError: No such file or directory)"
     said = refusal("nosuch")
     assert said.startswith("'nosuch': no such file, and no preset of that name (presets: chapter17")
+    long = "n" * 5000  # a long name is named once, cut short
+    assert refusal(long).startswith(checks.shown(long) + ": no such file, and no preset")
     assert refusal("woodland") == "woodland cannot be compared: the two models do not have the same weights"
 
 

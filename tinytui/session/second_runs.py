@@ -144,7 +144,9 @@ def load_other(path: str, current: Params) -> Params:
         other = load_model(resolve(Path(path).expanduser()))
     except Exception as exc:  # any file error is one line: the loaders say what is wrong, and where
         said = str(exc)
-        named = path in said or str(Path(path).expanduser()) in said
+        # named as typed, or cut short as the loaders name a long one (checks.shown)
+        forms = {path, str(Path(path).expanduser())}
+        named = any(form in said or checks.shown(form) in said for form in forms)
         raise Refused(said if named else f"{path}: {said}") from None
     if why := shape_problem(current, other.params):
         raise Refused(f"{path} cannot be compared: {why}")
