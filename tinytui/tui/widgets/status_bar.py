@@ -5,6 +5,8 @@ provenance tinytui.present.provenance_words'; here they are fitted to the rows a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 
 from rich.style import Style
@@ -18,6 +20,7 @@ from textual.widget import Widget
 from tinytui.present.provenance_words import KEYS_HINT, Explained, inspector_text
 from tinytui.present.status_words import status_lines
 from tinytui.present.view import View, ViewPart
+from tinytui.tui.widgets.looks import Look, look_style
 
 
 def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
@@ -85,14 +88,18 @@ def _says(view: View) -> tuple:
 class StatusBar(ViewPart, Widget):
     """Where the run stands: step, prompt, prediction and loss (old → new after a change), switches."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"status--key", "status--muted", "status--step"}
     view: View | None = None
     DEFAULT_CSS = """
     StatusBar { height: 3; width: 100%; background: $panel; padding: 0 1; }
-    StatusBar > .status--key { color: $accent; text-style: bold; }
-    StatusBar > .status--muted { color: $foreground-muted; }
-    StatusBar > .status--step { color: $primary; text-style: bold; }
     """
+    # the words' styles by the names status_words gives them (widgets/looks.py)
+    LOOKS: ClassVar[Mapping[str, Look]] = MappingProxyType(
+        {
+            "key": Look("accent", text_style="bold"),
+            "muted": Look("foreground-muted"),
+            "step": Look("primary", text_style="bold"),
+        }
+    )
 
     @property
     def text(self) -> str:
@@ -169,7 +176,7 @@ class StatusBar(ViewPart, Widget):
             kept = self._described[key] = (view, {})
         text = kept[1].get(width)
         if text is None:
-            muted = self._style("status--muted")
+            muted = self._style("muted")
             lines = self.lines(view)
             if width > 0:
                 lines[0] = _fit_first(lines[0], width)
@@ -181,10 +188,10 @@ class StatusBar(ViewPart, Widget):
         return status_lines(view, self._semantic)
 
     def _semantic(self, name: str) -> Style:
-        """A style the words name ("step", "key", "muted") as this bar's component class draws it."""
-        return self._style(f"status--{name}")
+        """A style the words name ("step", "key", "muted"): the bar's look of that name."""
+        return self._style(name)
 
-    _styles: tuple[str, dict[str, Style]] = ("", {})  # (theme, style by component class)
+    _styles: tuple[str, dict[str, Style]] = ("", {})  # (theme, style by look)
 
     def _style(self, name: str) -> Style:
         theme, styles = self._styles
@@ -192,7 +199,7 @@ class StatusBar(ViewPart, Widget):
             theme, styles = self._styles = (self.app.theme, {})
         style = styles.get(name)
         if style is None:
-            style = styles[name] = self.get_component_rich_style(name, partial=True)
+            style = styles[name] = look_style(self.LOOKS[name], self.app.theme_variables)
         return style
 
 

@@ -4,8 +4,11 @@ each step's output changed."""
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -25,6 +28,7 @@ from tinytui.present.step_list_lines import (
     marker,
 )
 from tinytui.present.view import View, ViewPart
+from tinytui.tui.widgets.looks import Look, look_style
 
 
 class StepList(ViewPart, Widget, can_focus=True):
@@ -34,13 +38,17 @@ class StepList(ViewPart, Widget, can_focus=True):
         Binding("up", "move(-1)", "Previous step", show=False, id="steps-up"),
         Binding("down", "move(1)", "Next step", show=False, id="steps-down"),
     ]
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"steps--current", "steps--count", "steps--title"}
     DEFAULT_CSS = """
     StepList { height: auto; width: 100%; }
-    StepList > .steps--current { background: $tt-current-step; text-style: bold; }
-    StepList > .steps--count { color: $warning; text-style: bold; }
-    StepList > .steps--title { color: $foreground; }
     """
+    # the current step's band, the Δ counts (and a block's heading), the steps' titles (widgets/looks.py)
+    LOOKS: ClassVar[Mapping[str, Look]] = MappingProxyType(
+        {
+            "current": Look(background="tt-current-step", text_style="bold"),
+            "count": Look("warning", text_style="bold"),
+            "title": Look("foreground"),
+        }
+    )
 
     class Chosen(Message):
         def __init__(self, step: int, block: int | None = None) -> None:
@@ -95,12 +103,23 @@ class StepList(ViewPart, Widget, can_focus=True):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.rows)
 
+    _styles: tuple[str, dict[str, Style]] = ("", {})  # (theme, style by look)
+
+    def _style(self, name: str) -> Style:
+        theme, styles = self._styles
+        if theme != self.app.theme:
+            theme, styles = self._styles = (self.app.theme, {})
+        style = styles.get(name)
+        if style is None:
+            style = styles[name] = look_style(self.LOOKS[name], self.app.theme_variables)
+        return style
+
     def line(self, row: Row, width: int) -> Text:
         if isinstance(row, int):  # the heading of block row (0-based), as long as the list has room for
             words = heading_words(row, self.n_blocks)
             said = next((w for w in words if len(w) <= width), words[-1])
             text = Text(said, no_wrap=True, end="")
-            text.stylize(self.get_component_rich_style("steps--count", partial=True))
+            text.stylize(self._style("count"))
             return text
         badge = change_badge(self.counts.get(row, 0))
         here = row == self.here
@@ -114,10 +133,10 @@ class StepList(ViewPart, Widget, can_focus=True):
             title = named
         text = Text(no_wrap=True, overflow="ignore", end="")
         text.append(head)
-        text.append(title.ljust(room), self.get_component_rich_style("steps--title", partial=True))
-        text.append(badge, self.get_component_rich_style("steps--count", partial=True))
+        text.append(title.ljust(room), self._style("title"))
+        text.append(badge, self._style("count"))
         if here:
-            text.stylize(self.get_component_rich_style("steps--current", partial=True))
+            text.stylize(self._style("current"))
         return text
 
     def render(self) -> Text:

@@ -42,6 +42,7 @@ from tinytui.present.view import View, ViewPart
 from tinytui.tui.widgets.cell_editor import CellEdit, CellEditing
 from tinytui.tui.widgets.line_styles import LineStyles
 from tinytui.tui.widgets.line_versions import LineVersions
+from tinytui.tui.widgets.looks import look_style
 from tinytui.tui.widgets.prose_lines import heading_line, words_line, wrap_words
 from tinytui.tui.widgets.screen_line import Line, cut_at_right, cut_to, extended, pin_labels, placed
 from tinytui.tui.widgets.step_geometry import (
@@ -52,7 +53,7 @@ from tinytui.tui.widgets.step_geometry import (
     window,
 )
 from tinytui.tui.widgets.step_lines import Painter
-from tinytui.tui.widgets.step_looks import LOOKS, look_style
+from tinytui.tui.widgets.step_looks import LOOKS
 from tinytui.tui.widgets.step_pages import one_page, page_count, page_holding
 from tinytui.tui.widgets.table_cursor import TableCursor
 from tinytui.tui.widgets.virtual_size import set_virtual_size

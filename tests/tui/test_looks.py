@@ -1,6 +1,7 @@
-"""The step view's looks (tinytui.tui.widgets.step_looks) are read as Textual reads the same declarations
-written as component classes: in tinytui's themes, Textual's own two (alpha colours: "#E0E0E099") and
-the ANSI themes ("ansi_default 50%", "transparent"). Every theme the palette offers: TINYTUI_ALL_THEMES=1."""
+"""The widgets' looks (tinytui.tui.widgets.looks: the step view's, the step list's, the status bar's)
+are read as Textual reads the same declarations written as component classes: in tinytui's themes,
+Textual's own two (alpha colours: "#E0E0E099") and the ANSI themes ("ansi_default 50%", "transparent").
+Every theme the palette offers: TINYTUI_ALL_THEMES=1."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ from textual.app import App, ComposeResult
 from textual.widget import Widget
 
 from tinytui import themes
-from tinytui.tui.widgets.step_looks import LOOKS, Look, look_style
+from tinytui.tui.widgets.looks import Look, look_style
+from tinytui.tui.widgets.status_bar import StatusBar
+from tinytui.tui.widgets.step_list import StepList
+from tinytui.tui.widgets.step_looks import LOOKS as STEP_VIEW_LOOKS
+
+LOOKS = {
+    **{f"view-{name}": look for name, look in STEP_VIEW_LOOKS.items()},
+    **{f"list-{name}": look for name, look in StepList.LOOKS.items()},
+    **{f"bar-{name}": look for name, look in StatusBar.LOOKS.items()},
+}
 
 
 def declarations(look: Look) -> str:
