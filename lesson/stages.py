@@ -364,16 +364,17 @@ def formula_as_run(stage: Stage, switches: Switches, cfg: ModelConfig | None = N
     return stage.as_run(stage.formula, switches, cfg)
 
 
-def title_for(stage: Stage, cfg: ModelConfig | None) -> str:
+def title_for(stage: Stage, cfg: ModelConfig | None, activation: str | None = None) -> str:
     """The stage's title in this model: RMSNorm at step 5, a gate (or GELU) at step 11, W_U at step 14
-    when the model has them (the chapter's title otherwise, and for cfg None)."""
+    when the model has them (the chapter's title otherwise, and for cfg None). activation: the one the
+    run uses (the activation switch), when it is not the model's own."""
     if cfg is None:
         return stage.title
     if stage.id == "norm1" and cfg.norm == "rms":
         return "RMSNorm"
     if stage.id == "ffn" and cfg.gated:
         return "Feed-forward: widen and gate"
-    if stage.id == "ffn" and cfg.activation != "relu":  # GPT-2's GELU rectifies nothing; true for either
+    if stage.id == "ffn" and (activation or cfg.activation) != "relu":  # GELU rectifies nothing
         return "Feed-forward: widen and activate"
     if stage.id == "unembed" and not cfg.tied:
         return "Unembedding (its own W_U)"

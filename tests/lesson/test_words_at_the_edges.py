@@ -179,6 +179,18 @@ def test_a_gelu_models_feed_forward_is_not_called_rectified(chapter):
     assert title_for(STAGE_BY_NUMBER[11], chapter.params.cfg) == "Feed-forward: widen and rectify"
 
 
+def test_the_chapter_switched_to_gelu_names_its_feed_forward_as_run(chapter):
+    from tinytui.lesson.step_path import Step
+    from tinytui.present.step_list_lines import StepTitles
+
+    gelu = run(chapter.params, chapter.prompt, chapter.target, Switches(activation="gelu"))
+    stage = STAGE_BY_NUMBER[11]
+    assert stage_report(gelu, stage, chapter.params).title == "Feed-forward: widen and activate"
+    assert StepTitles(chapter.params.cfg, "gelu").title(Step(11, 0)) == "Feed-forward: widen and activate"
+    relu = run(chapter.params, chapter.prompt, chapter.target)
+    assert stage_report(relu, stage, chapter.params).title == "Feed-forward: widen and rectify"
+
+
 async def test_the_palettes_steps_are_named_as_the_model_runs_them():
     from tests.apps import make_app
 

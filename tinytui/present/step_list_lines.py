@@ -44,13 +44,14 @@ class StepTitles:
     when made for equal configs: the list redraws a title only when they differ."""
 
     cfg: ModelConfig | None = None  # None: the chapter's titles
+    activation: str | None = None  # the activation the run uses (the switch), when not the model's
 
     @classmethod
     def of(cls, view: View) -> StepTitles:
-        return cls(view.trace.cfg)
+        return cls(view.trace.cfg, view.trace.switches.activation)
 
     def title(self, row: Row) -> str:
-        return "" if isinstance(row, int) else title_for(row.stage, self.cfg)
+        return "" if isinstance(row, int) else title_for(row.stage, self.cfg, self.activation)
 
 
 def heading_words(block: int, n_blocks: int) -> tuple[str, ...]:

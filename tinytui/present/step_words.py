@@ -56,7 +56,8 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     stage = STAGE_BY_NUMBER[view.step]
     eq = f"   ({said})" if (said := equation_words(stage, view.trace.cfg)) else ""
     where = step_path.of_all(view.here, view.trace.cfg.n_blocks)
-    title = Text(f"{where} · {title_for(stage, view.trace.cfg)}{eq}\n", style("title"))
+    named = f"{where} · {title_for(stage, view.trace.cfg, view.trace.switches.activation)}"
+    title = Text(f"{named}{eq}\n", style("title"))
     # in the tables' names (x′, not the chapter's ASCII x'), as the transcript and print write it
     as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)
     formula = Text(f"  {in_words(as_run)}\n", style("formula"))
@@ -73,7 +74,7 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     # the step's name, its formula and its facts on a line each, the hint on the first with room for
     # it; the equation's number, the explanation and every fact whole follow the tables
     lines = [
-        Text.assemble((f"{where} · {title_for(stage, view.trace.cfg)}", style("title"))),
+        Text.assemble((named, style("title"))),
         Text.assemble((f"  {in_words(as_run)}", style("formula"))),
     ]
     for line in lines:  # a line each (a switch's note on the formula is cut: it is whole after the tables)
