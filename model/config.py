@@ -34,6 +34,9 @@ class RopeScaling:
 
 @dataclass(frozen=True)
 class ModelConfig:
+    """The shape of one model: its vocabulary, the labels of its dimensions, its sizes, and which
+    architecture choices it makes (positions, norm, biases, activation). Each default is the chapter's."""
+
     vocab: tuple[str, ...]  # token strings, indexed from zero
     dims: tuple[str, ...]  # one label per model dimension
     d_model: int

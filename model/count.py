@@ -22,6 +22,9 @@ from tinytui.model.config import ModelConfig
 
 @dataclass(frozen=True)
 class Size:
+    """A model's sizes as the parameter-count formula reads them, and which extra terms it has (GPT-2's
+    position table, norm gains and biases, attention biases; the Llama family's own terms)."""
+
     name: str
     vocab: int
     d_model: int

@@ -14,6 +14,8 @@ TOLERANCE = 1e-9  # float noise below this is not a change a person could see at
 
 @dataclass(frozen=True)
 class TensorDiff:
+    """How one tensor changed between two runs: which cells moved, by how much, and how many."""
+
     name: str
     changed: np.ndarray  # bool, the tensor's shape: True where the value moved
     # after − before (zeros where a cell has no counterpart before), or before − after when negated
@@ -37,6 +39,8 @@ class TensorDiff:
 
 @dataclass(frozen=True)
 class TraceDiff:
+    """How a run's tensors changed from an earlier run's: one TensorDiff for each tensor, by its name."""
+
     tensors: dict[str, TensorDiff]
 
     def __getitem__(self, name: str) -> TensorDiff:

@@ -45,6 +45,9 @@ SHORT = {"layer": "LayerNorm", "rms": "RMSNorm", "sinusoid": "sinusoids", "rope"
 
 @dataclass(frozen=True)
 class Switches:
+    """The experiment switches: what the forward pass does differently (mask, positions, ablated heads,
+    activation, norm, residual). Frozen, so history can keep them; defaults(cfg) runs a model as made."""
+
     causal_mask: bool = True
     positional_encoding: bool = True
     ablated_heads: frozenset[int] = frozenset()  # 1-based head numbers whose output is zeroed

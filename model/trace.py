@@ -34,12 +34,18 @@ DEFAULT_LR = 0.5
 
 @dataclass(frozen=True)
 class Axis:
+    """One axis of a tensor: what runs along it (its name, such as "tokens" or "dims") and the
+    label shown for each index along it."""
+
     name: str  # "tokens", "dims", "heads", "k", "units", "vocab", "keys"
     labels: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Tensor:
+    """A named array of numbers with one labelled Axis per dimension: an intermediate of a run, a
+    gradient, or a table read off the weights."""
+
     name: str
     values: np.ndarray  # read-only
     axes: tuple[Axis, ...]  # one per dimension of values; () for a scalar

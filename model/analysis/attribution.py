@@ -109,6 +109,8 @@ def residual_parts(params: Params, trace: Trace, position: int) -> dict[str, np.
 
 @dataclass(frozen=True)
 class TokenAttribution:
+    """One token's logit split into the parts of the residual stream that wrote it."""
+
     token: str
     logit: float  # the run's logit for the token
     parts: dict[str, float]  # part name -> its share; the shares add up to logit (empty if not exact)
@@ -119,6 +121,9 @@ class TokenAttribution:
 
 @dataclass(frozen=True)
 class Attribution:
+    """Direct logit attribution at the last position: each chosen token's split, with the norm's
+    scale held at its value; when the stream is not a sum of parts, the reason and no split."""
+
     position: int  # the last prompt position, where the logits are read
     scale: float  # held fixed: the final norm's σ = √(var + ε) at that position, or RMSNorm's √(mean(y²) + ε)
     tokens: dict[str, TokenAttribution]

@@ -68,6 +68,9 @@ def head_out_rows(params: Params, block: int, head: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class HeadCircuits:
+    """One head's QK and OV circuits, read off its weights token against token: for the whole
+    vocabulary, or for the tokens in ids only."""
+
     block: int  # 0-based, as in the canonical names ("blocks.0.…")
     head: int  # 1-based, as in the canonical names ("attn.1")
     qk: Tensor  # (V, V): axes "queries" × "keys"

@@ -25,6 +25,9 @@ POINT_WORDS = {"pre": "before block {b}", "mid": "after block {b}'s attention", 
 
 @dataclass(frozen=True)
 class LensPoint:
+    """The logit lens at one point of one block: which stream was read there, and the next-token
+    logits and probabilities it gives."""
+
     block: int  # 1-based, as the screen counts blocks
     at: str  # "pre", "mid" or "post"
     stream: str  # the canonical name of the tensor read ("x", "blocks.0.x_mid", …)

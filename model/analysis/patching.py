@@ -31,6 +31,9 @@ SAME = 1e-9  # two metrics this close, relative to their size, are the same numb
 
 @dataclass(frozen=True)
 class Patching:
+    """What activation patching found for one target and foil: the metric, logit(target) − logit(foil),
+    on the clean and the corrupted prompt, and after each patched run."""
+
     target: str
     foil: str
     clean: float  # the metric on the clean prompt

@@ -56,6 +56,9 @@ SCALING = tuple(RopeScaling.__dataclass_fields__)  # factor, low/high_freq_facto
 
 @dataclass(frozen=True)
 class ModelFile:
+    """A model as its file describes it: its name, the text about it, its weights (with their config),
+    and the prompt and target it comes with."""
+
     name: str
     about: str
     params: Params

@@ -49,6 +49,9 @@ class Entry:
 
 @dataclass(frozen=True)
 class Header:
+    """A safetensors file's checked header: each tensor's Entry by name, the file's text metadata, and
+    where the tensors' bytes begin."""
+
     entries: dict[str, Entry]  # in the header's order
     metadata: dict[str, str]
     data_start: int  # where the tensors' bytes start: 8 + the header's length

@@ -52,6 +52,8 @@ ADAM_EPS = 1e-8
 
 @dataclass(frozen=True)
 class Line:
+    """One line of a training corpus: its line number in the text and the tokens on it."""
+
     number: int  # 1-based line number in the corpus text
     tokens: tuple[str, ...]
 
@@ -114,6 +116,9 @@ def check_lines(lines: Sequence[Line], vocab: Sequence[str], n_ctx: int, source:
 
 @dataclass(frozen=True)
 class LineGradients:
+    """One corpus line's loss and its gradients, for every parameter and for every trace tensor the
+    backward walk reaches, with the logits the line gave."""
+
     loss: float  # the line's cross-entropy per position (per token it predicts)
     params: dict[str, np.ndarray]  # full parameter name -> ∂L/∂θ
     logits: np.ndarray  # (T, V), every position's
@@ -239,6 +244,9 @@ def optimizer(kind: str, lr: float) -> SGD | Adam:
 
 @dataclass(frozen=True)
 class TrainRun:
+    """What training on a corpus leaves: the new parameters, each step's batch loss, and the loss on
+    the whole corpus before and after."""
+
     params: Params  # after the last step
     losses: tuple[float, ...]  # each step's batch loss per token, before that step's update
     loss_before: float  # the corpus loss per token at the start

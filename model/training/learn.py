@@ -24,6 +24,9 @@ def sgd_step(params: Params, grads: Gradients, lr: float) -> Params:
 
 @dataclass(frozen=True)
 class TrainResult:
+    """What k steps of gradient descent on one prompt leave: the new parameters, and the loss before
+    the first step and after each one."""
+
     params: Params  # after the last step
     losses: tuple[float, ...]  # k + 1 values: before any step, then after each
 

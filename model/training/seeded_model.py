@@ -43,6 +43,9 @@ MAX_PARAMETERS = 200_000_000
 
 @dataclass(frozen=True)
 class Sizes:
+    """The sizes a new seeded model is made with (tinytui new): its widths, heads, blocks and context
+    length. sizes() makes one from typed text, each checked against model files' bounds."""
+
     d_model: int
     n_heads: int
     d_head: int
