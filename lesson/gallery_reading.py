@@ -67,6 +67,9 @@ class Day:
 
 @dataclass(frozen=True)
 class Painting:
+    """One prompt position seen as a painting: its token, its stock image and position mark, the
+    painting it starts as, and each day (block) it goes through."""
+
     position: int
     token: str
     label: str  # as the app labels rows: "1:woodchuck"
@@ -88,6 +91,9 @@ class Painting:
 
 @dataclass(frozen=True)
 class Prediction:
+    """What the finished gallery predicts: the run's likeliest next token and its probability, and the
+    runner-up's."""
+
     token: str  # the painting the gallery predicts: the run's top token
     probability: float
     runner_up: str | None  # the next most likely token (None with a one-token vocabulary)
@@ -96,6 +102,9 @@ class Prediction:
 
 @dataclass(frozen=True)
 class Gallery:
+    """A whole run read as a gallery: every painting through every day, the prediction, the run's
+    switches, and what drawing the vectors as pictures needs (a shape and one shared scale)."""
+
     paintings: tuple[Painting, ...]
     prediction: Prediction
     picture_shape: tuple[int, int, int] | None  # None unless 3 divides d_model
@@ -174,6 +183,8 @@ def day(params: Params, trace: Trace) -> Gallery:
 
 @dataclass(frozen=True)
 class Caption:
+    """One plain sentence about the run in the gallery's words, with every number it quotes, unrounded."""
+
     kind: str  # "stock", "mark", "artist", "filter", "prediction" or "norm" (norm_caption's)
     position: int | None  # the painting it is about (None for the stock images, the marks, the prediction)
     text: str
@@ -511,6 +522,9 @@ def llama3_figures() -> dict[str, int | tuple[int, int, int] | None]:
 
 @dataclass(frozen=True)
 class ScaleRow:
+    """One row of the scale card: a gallery word, the transformer's term for it, and its figure in
+    GPT-3, in this model and in Llama 3 8B."""
+
     key: str  # the gallery's word, a key of GPT3
     term: str  # the transformer's word for it
     gpt3: int | tuple[int, int, int]

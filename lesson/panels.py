@@ -26,6 +26,9 @@ KINDS = frozenset({TOKENS, TENSOR, STATS, LOGITS, LOSS, COUNTS, LOGITS_GRADIENT}
 
 @dataclass(frozen=True)
 class Panel:
+    """One thing a stage shows, as data: its kind (a table, the stats, the logits, …) and the tensors it
+    shows, which the UI draws by kind."""
+
     kind: str  # one of KINDS
     tensors: tuple[str, ...] = ()  # what it shows, in the order the kind's builders read them
 

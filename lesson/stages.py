@@ -29,6 +29,9 @@ from tinytui.model.trace import Trace
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Stage:
+    """One of the sixteen stages of the forward pass: its number, title and formula, the tensors it reads
+    and writes, the panels it shows, its texts, and its step of the backward walk."""
+
     id: str
     number: int  # 1–16, as the user sees it
     title: str

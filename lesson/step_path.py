@@ -25,6 +25,8 @@ FIRST_IN_BLOCK = next(s.number for s in STAGES if s.per_block)  # 5: the block's
 
 @dataclass(frozen=True, order=True)
 class Step:
+    """One stop on the stepper's path: a stage, and for a block's own steps (5–12) which block."""
+
     number: int  # the stage's number, 1–16, as the chapter counts
     block: int | None = None  # 0-based block of a block step (5–12); None for the model-wide steps
 

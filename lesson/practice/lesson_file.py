@@ -63,6 +63,9 @@ class Edit:
 
 @dataclass(frozen=True)
 class Lesson:
+    """A lesson as its file holds it: which model to open, the prompt and target, the switches and
+    weight edits to set first, and the cells asked as questions."""
+
     prompt: tuple[str, ...]
     target: str
     switches: Switches = field(default_factory=Switches)
