@@ -31,6 +31,9 @@ KNOWN = ("format", "theme", "keymap")
 
 @dataclass(frozen=True)
 class Settings:
+    """What tinytui remembers for the user between runs: the theme, the keys they bound to actions, and
+    any keys of the file this version does not know."""
+
     theme: str | None = None
     # action id -> keys, as the user wrote it (tinytui.tui.actions.check_keymap says which entries can be
     # used); kept as written so saving the theme never drops the user's entries

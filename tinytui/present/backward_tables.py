@@ -153,6 +153,9 @@ def pane_sections(view: View) -> list[Section]:
 
 @dataclass(frozen=True)
 class Heading:
+    """The heading of one step of the backward walk: its title, its gradient rules, its explanation,
+    and the keys that move along the walk."""
+
     title: str
     rules: tuple[str, ...]
     explain: str

@@ -47,6 +47,9 @@ _BLOCKS = " ▏▎▍▌▋▊▉█"
 
 @dataclass(frozen=True)
 class DayStage:
+    """One stage of the gallery's day page: what part of the run it shows (its kind, and the day for a
+    morning or an evening) and its title."""
+
     kind: str  # "stock", "mark", "morning", "evening", "finished", "prediction"
     block: int | None  # the day (0-based) of a morning or an evening
     title: str
@@ -77,6 +80,9 @@ def day_stages(n_blocks: int, positions: str = "sinusoid", switched_on: bool = T
 
 @dataclass(frozen=True)
 class VectorRow:
+    """One vector a stage of the day shows for one painting: what it is, its values, and its values in
+    the comparison run (None when that run's paintings do not line up)."""
+
     label: str  # the painting
     what: str  # what this vector is
     vector: np.ndarray

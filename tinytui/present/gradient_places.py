@@ -15,6 +15,8 @@ WEIGHT, GRADIENT = "param:", "grad:grad."
 
 @dataclass(frozen=True)
 class GradientPlace:
+    """Where one weight's gradient table sits in a step's layout: beside the weight's table or under it."""
+
     weight: str  # the weight table's title, as the screen shows it: "W_Q"
     beside: bool  # True: on the weight's lines, to its right; False: under it
 

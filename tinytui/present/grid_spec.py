@@ -76,6 +76,9 @@ class Located:
 
 @dataclass(frozen=True)
 class GridSpec:
+    """One table as the Grid draws it: its title and labels, each cell's text, marks and shade, which
+    cells can be edited, and which cell of the run each one shows."""
+
     key: str  # stable across redraws of the same step: lets a redraw keep the cursor and focus
     title: str
     corner: str
@@ -167,6 +170,9 @@ class KeptBySpec(Generic[T]):
 
 @dataclass(frozen=True)
 class LogitRow:
+    """One token's row of the logits table: its logit and probability as written, the probability for
+    the bar, their marks, and whether it is the target or the prediction."""
+
     token: str
     logit: str
     prob: str
@@ -185,6 +191,9 @@ class LogitRow:
 
 @dataclass(frozen=True)
 class LogitsSpec:
+    """The logits table with its probability bars: one LogitRow per token shown, and a line for the
+    tokens left out of a long vocabulary."""
+
     key: str
     title: str
     rows: tuple[LogitRow, ...]
@@ -201,6 +210,9 @@ Item = GridSpec | LogitsSpec
 
 @dataclass(frozen=True)
 class Section:
+    """One section of a step's tables: its heading, its role, and its tables in rows (a row's tables
+    side by side when they fit)."""
+
     title: str
     role: str  # "output", "param" or "input": how its tables are framed
     rows: tuple[tuple[Item, ...], ...]  # each row's items sit side by side when they fit

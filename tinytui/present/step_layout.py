@@ -30,6 +30,8 @@ SHORT_TAGS = "  ◀ ★"
 
 @dataclass(frozen=True)
 class Heading:
+    """A section's heading placed in the step view: the line it is on and its text."""
+
     y: int
     text: str
 
@@ -65,6 +67,9 @@ class Box:
 
 @dataclass(frozen=True)
 class StepLayout:
+    """Where everything of one step sits in the step view: the section headings and the tables placed,
+    how wide and tall it all is, and the pages a presenter moves through."""
+
     headings: tuple[Heading, ...]
     boxes: tuple[Box, ...]
     width: int  # the widest line (the view scrolls sideways past its own width)

@@ -39,6 +39,9 @@ def first_sentence(text: str) -> str:
 
 @dataclass(frozen=True)
 class StepWords:
+    """A step's words, ready to draw: what goes above its tables, what follows them (compact form
+    only), and all of it as plain text."""
+
     head: Text  # above the tables
     more: Text | None  # after the tables (compact only)
     plain: str  # all of it, as plain text

@@ -18,6 +18,9 @@ TOP = 10  # how many of them (the target comes on top of these when it is not am
 
 @dataclass(frozen=True)
 class Shown:
+    """Which tokens a probability list shows, in the order shown, and how many are left out with their
+    probability together."""
+
     ids: tuple[int, ...]  # the token ids shown, in the order shown
     ranked: bool  # by probability (a long vocabulary), else in vocabulary order
     others: int  # tokens left out

@@ -41,6 +41,9 @@ PRACTISING = (
 
 @dataclass(frozen=True)
 class WatchBar:
+    """One token's bar in the watch pane: its probability, how it changed (a mark, and its value in the
+    comparison run), and whether it is the target, the prediction or one of the most likely."""
+
     token: str
     p: float
     was: float | None  # the comparison trace's probability when this one changed, else None
@@ -52,6 +55,9 @@ class WatchBar:
 
 @dataclass(frozen=True)
 class HeadMap:
+    """One head's attention heatmap in the watch pane: its weights (query by key), each cell's mark,
+    and the weight in the comparison run where it changed."""
+
     title: str  # "h1": head 1
     values: tuple[tuple[float, ...], ...]  # query × key attention weights, in [0, 1]
     marks: tuple[tuple[str, ...], ...]  # per cell: UP, DOWN, CHANGED, MASKED or ""
@@ -60,6 +66,9 @@ class HeadMap:
 
 @dataclass(frozen=True)
 class WatchSpec:
+    """All the watch pane shows: the prediction's bars and the loss (with how they changed), and the
+    attention heatmaps of one block."""
+
     bars: tuple[WatchBar, ...]
     loss: float
     loss_was: float | None

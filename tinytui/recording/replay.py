@@ -55,6 +55,9 @@ class CutLog(DamagedLog):
 
 @dataclass(frozen=True)
 class Recording:
+    """A recorded session, read and checked, ready to replay: the model, undo history and view it started
+    from, and the events recorded after."""
+
     source: Path  # the .jsonl file (or the transcript whose event data was read)
     model: ModelFile
     history: tuple[State, ...]  # the undo history when recording started

@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # the backward walk's reports are given the gradients
 
 @dataclass(frozen=True)
 class StageReport:
+    """One step of the forward pass for one run, as the printer, recorder and handouts write it: its
+    tables, facts, formula and explanation, and the weights it reads."""
+
     stage: Stage
     tables: tuple[Table, ...]
     facts: tuple[str, ...]

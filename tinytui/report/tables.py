@@ -51,6 +51,9 @@ TENSOR_TITLES = {
 
 @dataclass(frozen=True)
 class Table:
+    """A tensor or parameter as a table of formatted numbers, with its title and row and column labels
+    (and a note when a big table is shown in part)."""
+
     title: str
     corner: str  # header above the row labels
     rows: tuple[str, ...]

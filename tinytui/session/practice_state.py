@@ -28,6 +28,9 @@ StepKey = tuple[bool, int, int]  # (in the backward walk, stage number, block)
 
 @dataclass(frozen=True)
 class Answer:
+    """One answer in practice mode: the text typed, the value it was graded against, and whether it was
+    right."""
+
     text: str  # as typed
     expected: float  # the value it was graded against
     correct: bool

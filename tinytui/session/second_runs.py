@@ -40,12 +40,18 @@ COMPARE_KINDS = MappingProxyType(
 
 @dataclass(frozen=True)
 class PatchSetting:
+    """What activation patching compares: the corrupted prompt, and the foil the target is measured
+    against."""
+
     corrupt: tuple[str, ...]  # the corrupted prompt, as long as the clean one
     foil: str  # the token the target is compared with: logit(target) − logit(foil)
 
 
 @dataclass(frozen=True)
 class Comparison:
+    """The other run of a two-run compare (A, beside the session's own state B): what kind of run A
+    is, its state, and for another model file, that file's path."""
+
     kind: str  # a key of COMPARE_KINDS
     state: State  # A: weights, prompt, target, switches of the other run
     path: str = ""  # "model": the file it was read from

@@ -28,6 +28,9 @@ class Refused(ValueError):
 
 @dataclass(frozen=True)
 class State:
+    """One entry of the undo history: the weights, the prompt and target, the switches, and the learning
+    rate."""
+
     params: Params
     prompt: tuple[str, ...]
     target: str

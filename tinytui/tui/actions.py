@@ -22,6 +22,9 @@ from tinytui.tui.experiments import EXPERIMENTS
 
 @dataclass(frozen=True, eq=False)
 class Action:
+    """One thing the user can do in the app: its id, its default keys, the controller method it runs,
+    and its words in the footer, the ? screen and the command palette."""
+
     id: str  # the binding id and the keymap's name for it: "next-step"
     keys: str  # default keys, comma-separated; "" = reached from the palette only
     run: str  # "controller.method" it runs
@@ -44,6 +47,8 @@ class Action:
 
 @dataclass(frozen=True, eq=False)
 class PaletteCommand:
+    """One entry of the command palette: its title, its help line, and what choosing it runs."""
+
     title: str
     help: str
     run: Callable[[], object]

@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # a recorder is given: its module is loaded when something wa
 
 @dataclass(frozen=True, eq=False)
 class CrashReport:
+    """What rescue() saved after a crash: the error, where the edited model and the recording went (or
+    why they could not be saved), to be printed once the terminal is back."""
+
     error: str  # "RuntimeError: boom"
     model: Path | None  # where the edited model was saved, or None (then model_problem says why)
     model_problem: str = ""

@@ -16,6 +16,9 @@ from tinytui.session.state import Event
 
 @dataclass(frozen=True, eq=False)
 class Experiment:
+    """One experiment switch as the app offers it: its key, its words in the footer, the palette and
+    the ? screen, what flipping it does to the session, and how to tell whether it is on."""
+
     id: str  # binding id and palette key
     key: str  # the single key that flips it ("" for palette only)
     footer: str  # short label in the footer
