@@ -387,9 +387,11 @@ class TinyTuiApp(App[None]):
         # -short: the notice line has one row (app.tcss). One restyle for both classes, and none before
         # the app is mounted (the terminal's size comes first): the screen then restyles every widget
         # anyway, as it is first shown (at 80×24 that was two more passes over every widget)
-        self.update_classes(
-            {"-narrow": width < NARROW_WIDTH, "-short": height < SHORT_HEIGHT}, update=self.mounted
-        )
+        before = set(self.classes)
+        self.set_class(width < NARROW_WIDTH, "-narrow", update=False)
+        self.set_class(height < SHORT_HEIGHT, "-short", update=False)
+        if self.mounted and set(self.classes) != before:
+            self.update_node_styles()
         for footer in self.query(Footer):
             footer.compact = width < NARROW_WIDTH
         # Too small: -too-small hides every screen's content (app.tcss) and TooSmallScreen covers them
