@@ -28,7 +28,7 @@ async def test_a_long_model_path_is_cut_in_the_dialog_the_notice_and_the_log():
             await press(pilot, "escape")
             line = app.screen.query_one(NoticeLine)
             rows = "".join(line.render_line(y).text for y in range(line.size.height))
-            assert "Not done: compare" in rows and typed[:60] in rows and typed[:200] not in rows
+            assert "Not done: compare" in rows and typed[:40] in rows and typed[:200] not in rows
 
             await press(pilot, "M")
             assert isinstance(app.screen, NoticeLogScreen)
