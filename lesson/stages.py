@@ -6,7 +6,7 @@ names.resolve() turns them into canonical names for a block ("blocks.0.q.1", …
 
 A stage owns its behaviour: its formula as run (texts/formulas.py), its facts (texts/stage_facts.py),
 its panels (panels.py: what it shows, as data the UI draws by kind) and its step of the backward walk
-(backward/walk_steps.py; backward/walk_stages.py reads the walk off this table, last stage first).
+(walk_steps.py; walk_stages.py reads the walk off this table, last stage first).
 Nothing else asks which step it is. Every field is given by keyword.
 """
 
@@ -46,7 +46,7 @@ class Stage:
     passed_back: tuple[Panel, ...] = ()  # the backward walk's "passed back" panels, if not its gradients
     # (formula, switches, config or None) -> the formula as the model computes it
     as_run: Callable[[str, Switches, ModelConfig | None], str] = formulas.as_written
-    facts: Callable[[Trace], list[str]] = stage_facts.none  # see model.facts.stage_facts
+    facts: Callable[[Trace], list[str]] = stage_facts.none  # see texts/stage_facts.py
     per_block: bool = False  # one of the block's steps (5–12): shown once per block (lesson/step_path.py)
     # GPT-2's weights this step also reads when the model has them (params_read() says which it has)
     more_reads: tuple[str, ...] = ()

@@ -3,7 +3,7 @@
 Nothing here draws: renderers for plain text, Rich and Markdown turn these tables into output. A step of
 the forward pass is a StageReport (its panels' tables, facts, formula and weights), a step of the
 backward walk a BackwardReport (the gradients arriving, worked out, for its weights and passed back).
-The tables themselves, and the one number format, are report_tables', re-exported here.
+The tables themselves, and the one number format, are tinytui.report.tables'.
 """
 
 from __future__ import annotations
