@@ -23,6 +23,24 @@ class Look(NamedTuple):
     text_style: str = ""  # as Rich parses it: "bold underline"
 
 
+class ThemeStyles:
+    """A widget's looks as Rich styles, each made when first asked and kept until the theme changes."""
+
+    def __init__(self, looks: Mapping[str, Look]) -> None:
+        self.looks = looks
+        self.theme = ""  # the theme the styles were made in
+        self.styles: dict[str, Style] = {}
+
+    def style(self, name: str, theme: str, variables: Mapping[str, str]) -> Style:
+        """The look of this name in the theme of this name and variables (App.theme, App.theme_variables)."""
+        if theme != self.theme:
+            self.theme, self.styles = theme, {}
+        style = self.styles.get(name)
+        if style is None:
+            style = self.styles[name] = look_style(self.looks[name], variables)
+        return style
+
+
 def look_style(look: Look, variables: Mapping[str, str]) -> Style:
     """A look as a Rich style in the theme of these variables (App.theme_variables)."""
     style = Style(color=_color(look.color, variables), bgcolor=_color(look.background, variables))

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from tinytui.present.provenance_words import KEYS_HINT, Explained, inspector_text
 from tinytui.present.status_words import status_lines
 from tinytui.present.view import View, ViewPart
-from tinytui.tui.widgets.looks import Look, look_style
+from tinytui.tui.widgets.looks import Look, ThemeStyles
 
 
 def _pack(lines: list[list[Text]], width: int, rule_style) -> Text:
@@ -119,6 +119,7 @@ class StatusBar(ViewPart, Widget):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.looks = ThemeStyles(self.LOOKS)
         self._drawn: dict[int, tuple] = {}  # line y -> what it was last drawn from
         # each line by what it says: b and Esc, a step and the next, go back and forth between a few
         self._strips: LRUCache[tuple[int, tuple], Strip] = LRUCache(4 * ROWS)
@@ -191,16 +192,8 @@ class StatusBar(ViewPart, Widget):
         """A style the words name ("step", "key", "muted"): the bar's look of that name."""
         return self._style(name)
 
-    _styles: tuple[str, dict[str, Style]] = ("", {})  # (theme, style by look)
-
     def _style(self, name: str) -> Style:
-        theme, styles = self._styles
-        if theme != self.app.theme:
-            theme, styles = self._styles = (self.app.theme, {})
-        style = styles.get(name)
-        if style is None:
-            style = styles[name] = look_style(self.LOOKS[name], self.app.theme_variables)
-        return style
+        return self.looks.style(name, self.app.theme, self.app.theme_variables)
 
 
 class Inspector(Widget):

@@ -28,7 +28,7 @@ from tinytui.present.step_list_lines import (
     marker,
 )
 from tinytui.present.view import View, ViewPart
-from tinytui.tui.widgets.looks import Look, look_style
+from tinytui.tui.widgets.looks import Look, ThemeStyles
 
 
 class StepList(ViewPart, Widget, can_focus=True):
@@ -68,6 +68,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         self._written: dict = {}  # the names each step writes, kept for the counts (bounded by present)
         self.n_blocks = 1
         self.titles = StepTitles()  # the model shown's (show() sets them)
+        self.looks = ThemeStyles(self.LOOKS)
         self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
         self._kept: dict[tuple, Strip] = {}  # (line y, what it shows) -> the line: a step revisited
 
@@ -103,16 +104,8 @@ class StepList(ViewPart, Widget, can_focus=True):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.rows)
 
-    _styles: tuple[str, dict[str, Style]] = ("", {})  # (theme, style by look)
-
     def _style(self, name: str) -> Style:
-        theme, styles = self._styles
-        if theme != self.app.theme:
-            theme, styles = self._styles = (self.app.theme, {})
-        style = styles.get(name)
-        if style is None:
-            style = styles[name] = look_style(self.LOOKS[name], self.app.theme_variables)
-        return style
+        return self.looks.style(name, self.app.theme, self.app.theme_variables)
 
     def line(self, row: Row, width: int) -> Text:
         if isinstance(row, int):  # the heading of block row (0-based), as long as the list has room for
