@@ -268,3 +268,20 @@ def test_the_command_line_says_it_in_one_line_and_exits_2(recorded, case):
 def test_the_unspoiled_file_replays(recorded):
     recording = load_recording(recorded)
     assert [e.kind for e in recording.events] == ["step", "edit", "learn", "toggle", "mode"]
+
+
+def test_a_start_of_too_many_values_is_refused_before_it_is_parsed(recorded, monkeypatch):
+    """The start line holds a whole model file: it is bounded as a model file's JSON is (16,000,000
+    values; lowered here below the chapter's own count) before json reads a number of it."""
+    from tinytui.model.io import model_file
+
+    commas = lines_of(recorded)[0].count(",")
+    monkeypatch.setattr(model_file, "MAX_JSON_VALUES", commas - 1)
+    with pytest.raises(ReplayError) as refused:
+        load_recording(recorded)
+    assert str(refused.value) == (
+        f"{log_of(recorded)}:1: the starting model holds some {commas:,} values, more than tinytui reads "
+        f"from a model's JSON ({commas - 1:,})"
+    )
+    monkeypatch.setattr(model_file, "MAX_JSON_VALUES", commas)
+    assert len(load_recording(recorded).events) == 5

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tinytui.model.generation.sampling import Sampling
+from tinytui.model.io import model_file
 from tinytui.model.io.document import ModelFile
 from tinytui.model.io.model_file import MAX_FILE_BYTES as MAX_MODEL_BYTES
 from tinytui.model.io.safe_io import read_regular_file
@@ -184,6 +185,12 @@ def _load(log: Path, numbered: list[tuple[int, str]]) -> Recording:
         if len(lines) - 1 > MAX_EVENTS:
             n = numbered[MAX_EVENTS + 1][0]
             raise BadLine(f"more than {MAX_EVENTS} events: longer than any session tinytui replays")
+        values = lines[0].count(",")  # the start holds a model file's JSON: bounded as one is, before parsing
+        if values > model_file.MAX_JSON_VALUES:
+            raise BadLine(
+                f"the starting model holds some {values:,} values, more than tinytui reads from a model's "
+                f"JSON ({model_file.MAX_JSON_VALUES:,})"
+            )
         try:
             head = loads(lines[0], last=len(lines) == 1)
         except BadLine:
