@@ -74,10 +74,16 @@ def load(path: str | Path) -> ModelFile:
         return _load(path)
 
 
+def values_beyond_bound(text: str) -> int | None:
+    """How many values a model's JSON text holds, when more than MAX_JSON_VALUES (None within it): its
+    commas, about as many as its numbers, counted before one is made."""
+    values = text.count(",")
+    return values if values > MAX_JSON_VALUES else None
+
+
 def _load(path: Path) -> ModelFile:
     text = _read_text(path)
-    values = text.count(",")  # about as many numbers as the file holds, counted before one is made
-    if values > MAX_JSON_VALUES:
+    if values := values_beyond_bound(text):
         raise ModelFileError(
             f"{path}: (top level): some {values:,} values, more than tinytui reads from a model file's JSON "
             f"({MAX_JSON_VALUES:,}); a model this large keeps its weights in a safetensors file"

@@ -185,8 +185,8 @@ def _load(log: Path, numbered: list[tuple[int, str]]) -> Recording:
         if len(lines) - 1 > MAX_EVENTS:
             n = numbered[MAX_EVENTS + 1][0]
             raise BadLine(f"more than {MAX_EVENTS} events: longer than any session tinytui replays")
-        values = lines[0].count(",")  # the start holds a model file's JSON: bounded as one is, before parsing
-        if values > model_file.MAX_JSON_VALUES:
+        # the start holds a model file's JSON: bounded as one is, before parsing
+        if values := model_file.values_beyond_bound(lines[0]):
             raise BadLine(
                 f"the starting model holds some {values:,} values, more than tinytui reads from a model's "
                 f"JSON ({model_file.MAX_JSON_VALUES:,})"
