@@ -24,6 +24,10 @@ vocab 64 and 16 tokens. Targets (issue 26): on the chapter model every key's CPU
 n ≤ 1.5×; at d_model 64 each key ≤ 1.5× the chapter's. Issue 44's: every key of the chapter model ≤ 1.5×
 the bare app's CPU and ≤ 2× its last byte; d_model 64 ≤ 1.3× the chapter.
 
+Rows: each key's output is also counted by the screen rows it writes to (its cursor moves), and its CPU
+per row written is compared between the models: a key that changes every position writes about three
+times the rows at d 64 (16 positions to the chapter's 5).
+
 Memory: after the timed keys, each app takes rounds of (b, b, an edit, u, m, m), every change made and
 taken back, the models in turn; its resident memory (VmRSS) is read after each round. Issue 44's target:
 round 20 ≤ 1.02× round 2 (flat once the first rounds have filled the caches).
@@ -35,6 +39,7 @@ import contextlib
 import fcntl
 import os
 import platform
+import re
 import select
 import statistics
 import struct
@@ -50,6 +55,7 @@ RESULTS = Path(__file__).parent / "results" / "view.txt"
 COLS, ROWS = 120, 40
 QUIET = 0.25  # seconds without output: the key's frame is done
 EDITS = 3  # edits (and undos) per round
+CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);\d+H")  # Textual moves the cursor to each run of cells it writes
 MEMORY_ROUNDS = 20  # rounds of (b, b, an edit, u, m, m) whose resident memory is read (--quick: 6)
 KEYS = {
     "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "btab": b"\x1b[Z", "enter": b"\r",
@@ -108,6 +114,10 @@ class Terminal:
         os.write(self.fd, data)
         last = self.settle()
         return (last - t0 if last else 0.0), self.cpu() - cpu
+
+    def rows_written(self) -> int:
+        """How many of the screen's rows the last key's output wrote to (changed or not)."""
+        return len({m.group(1) for m in CURSOR_MOVE.finditer(self.seen)})
 
     def close(self) -> None:
         self.proc.terminate()
@@ -185,11 +195,13 @@ class Beside:
         self.terms, self.bare = terms, bare
         self.samples: dict[str, dict[str, list[Sample]]] = {name: {} for name in terms}
         self.bare_samples: dict[str, dict[str, list[Sample]]] = {name: {} for name in terms}
+        self.rows: dict[str, dict[str, list[int]]] = {name: {} for name in terms}  # rows each key wrote
         self.memory: dict[str, list[float]] = {}  # each app's VmRSS after each memory round (MB)
 
     def key(self, name: str, measured: str) -> None:
         for model, term in self.terms.items():
             self.samples[model].setdefault(measured, []).append(term.key(name))
+            self.rows[model].setdefault(measured, []).append(term.rows_written())
             self.bare_samples[model].setdefault(measured, []).append(self.bare.key("x"))
 
     def setup(self, name: str) -> None:
@@ -343,7 +355,25 @@ def main() -> None:
             f" {cw / bare_chapter[key][0]:5.2f}×  |"
             f" {bc * 1e3:7.1f} ms {bc / cc:6.2f}×  {bw * 1e3:7.1f} ms  ({bc / bare_big[key][1]:.2f}×)"
         )
+    lines += rows_lines(pair, chapter, big)
     write(lines + memory_lines(pair.memory, rounds))
+
+
+def rows_lines(pair: Beside, chapter: dict[str, Sample], big: dict[str, Sample]) -> list[str]:
+    """Rows each key wrote (median) and its CPU per row written: the d 64 model shows 16 positions to the
+    chapter's 5, so a key that changes every position writes more rows there; per row, the two compare
+    what each row costs."""
+    lines = ["rows written per key (median) and CPU per row written:",
+             "key            chapter: rows  ms/row  |  d 64: rows  ms/row  ÷ chapter"]  # fmt: skip
+    for key in chapter:
+        measured = "n" if key.startswith("n ") else key
+        if key == "n max":
+            continue
+        rc = statistics.median(pair.rows["chapter"][measured])
+        rb = statistics.median(pair.rows["d64"][measured])
+        pc, pb = chapter[key][1] / max(rc, 1) * 1e3, big[key][1] / max(rb, 1) * 1e3
+        lines.append(f"{measured:<12} {rc:12.1f} {pc:7.2f}  | {rb:11.1f} {pb:7.2f}  {pb / pc:6.2f}×")
+    return lines
 
 
 if __name__ == "__main__":
