@@ -1,6 +1,7 @@
 """tinytui serve against pages of other sites: crafted requests to a served instance on a random port.
 A page whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name as Host and is
-refused everywhere; a page on another site (its Origin) may not open the app's websocket."""
+refused everywhere; a page on another site (its Origin) may not open the app's websocket; a request
+without the run's token (another user of the machine, who can forge any header) is refused."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from tinytui.cli.options import build_parser
-from tinytui.cli.serve_command import guarded_server, host_allowed, own_hosts, write_offline_templates
+from tinytui.cli.serve_command import (
+    guarded_server,
+    host_allowed,
+    new_token,
+    own_hosts,
+    token_cookie,
+    token_matches,
+    write_offline_templates,
+)
 
 pytest.importorskip("textual_serve")
 
@@ -23,28 +32,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-async def _statuses(tmp_path: Path, requests: list[tuple[str, dict[str, str]]]) -> list[int]:
-    """Serve on loopback at a random port (no app is started: none of these may start one) and give
-    the status of each (path, headers) request."""
+TOKEN = new_token()
+WRONG = ("B" if TOKEN[0] == "A" else "A") + TOKEN[1:]  # as long as the token, one letter off
+UPGRADE = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+           "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}  # fmt: skip
+
+
+async def _responses(tmp_path: Path, port: int, requests: list[tuple[str, dict[str, str]]]):
+    """Serve on loopback at port with TOKEN (no app is started: none of these may start one) and give
+    the status and the cookie set (or "") of each (path, headers) request."""
     import aiohttp
     from aiohttp.test_utils import TestServer
 
-    port = free_port()
     args = build_parser().parse_args(["serve", "--port", str(port)])
     write_offline_templates(tmp_path)
-    server = guarded_server(args, f"http://127.0.0.1:{port}", tmp_path, io.StringIO())
+    server = guarded_server(args, f"http://127.0.0.1:{port}", TOKEN, tmp_path, io.StringIO())
     served = TestServer(await server._make_app(), host="127.0.0.1", port=port)
     await served.start_server()
     try:
         out = []
-        async with aiohttp.ClientSession() as http:
+        # no cookie jar: a request carries only the cookie its headers name
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
             for path, headers in requests:
                 url = f"http://127.0.0.1:{port}{path}"
                 async with http.get(url, headers=headers, allow_redirects=False) as response:
-                    out.append(response.status)
+                    out.append((response.status, response.headers.get("Set-Cookie", "")))
         return out
     finally:
         await served.close()
+
+
+async def _statuses(tmp_path: Path, requests: list[tuple[str, dict[str, str]]]) -> list[int]:
+    return [status for status, _ in await _responses(tmp_path, free_port(), requests)]
 
 
 def test_the_servers_own_names_pass_and_a_rebound_name_does_not():
@@ -61,18 +80,54 @@ def test_crafted_requests_to_a_served_instance(tmp_path):
         return await _statuses(
             tmp_path,
             [
-                ("/", {}),  # the server's own page, as a browser on this machine asks
-                ("/", {"Host": "evil.example"}),  # a page whose name now resolves to 127.0.0.1
+                (f"/?token={TOKEN}", {}),  # the server's own page, as a browser on this machine asks
+                (f"/?token={TOKEN}", {"Host": "evil.example"}),  # a page whose name now resolves to 127.0.0.1
                 ("/static/js/textual.js", {"Host": "evil.example"}),
                 ("/download/0123456789abcdef", {"Host": "evil.example"}),
                 ("/ws", {"Host": "evil.example", "Origin": "http://evil.example"}),
                 # a page of another site, opening the websocket by this server's address
-                ("/ws", {"Origin": "http://evil.example", "Connection": "Upgrade", "Upgrade": "websocket"}),
+                (f"/ws?token={TOKEN}", {"Origin": "http://evil.example", **UPGRADE}),
             ],
         )
 
     statuses = asyncio.run(run())
     assert statuses == [200, 403, 403, 403, 403, 403]
+
+
+def test_without_the_runs_token_nothing_but_the_static_files_is_served(tmp_path):
+    port = free_port()
+    own = {
+        "Origin": f"http://127.0.0.1:{port}",
+        **UPGRADE,
+    }  # the server's own page: only the token is missing
+    cookie = token_cookie(port)
+    requests = [
+        ("/", {}),
+        (f"/?token={WRONG}", {}),
+        ("/?token=", {}),
+        ("/", {"Cookie": f"{cookie}={WRONG}"}),
+        ("/", {"Cookie": f"{token_cookie(port + 1)}={TOKEN}"}),  # another port's cookie
+        ("/ws?width=80&height=24", own),
+        (f"/ws?token={WRONG}&width=80&height=24", own),
+        ("/ws?width=80&height=24", {"Cookie": f"{cookie}={WRONG}", **own}),
+        ("/download/0123456789abcdef", {}),
+        ("/static/js/textual.js", {}),  # textual-serve's script: open, it drives nothing
+        (f"/?token={TOKEN}", {}),
+        ("/", {"Cookie": f"{cookie}={TOKEN}"}),  # the cookie the page set: its socket and downloads
+    ]
+    out = asyncio.run(_responses(tmp_path, port, requests))
+    assert [status for status, _ in out] == [403] * 9 + [200, 200, 200]
+    assert not any(set_cookie for _, set_cookie in out[:-2])
+    set_cookie = out[-2][1]  # the page opened with the token
+    assert set_cookie.startswith(f"{cookie}={TOKEN};") and "HttpOnly" in set_cookie
+    assert "SameSite=Strict" in set_cookie and "Path=/" in set_cookie
+
+
+def test_tokens_are_new_each_run_and_compared_whole():
+    assert len(TOKEN) >= 43 and new_token() != TOKEN
+    assert token_matches(TOKEN, TOKEN)
+    for given in (WRONG, TOKEN[:-1], TOKEN + "A", "", None, "\udcff" * len(TOKEN), "é" * len(TOKEN)):
+        assert not token_matches(given, TOKEN), given
 
 
 def test_allowed_origins_name_hosts_too_and_other_addresses_take_any():

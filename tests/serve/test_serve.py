@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -43,6 +44,21 @@ def start(port: int, *options: str, cwd: Path) -> subprocess.Popen:
     )
 
 
+def opened(server: subprocess.Popen) -> str:
+    """The run's token, from the address the server printed (its first line)."""
+    line = server.stdout.readline()
+    assert "serving the debugger at http://127.0.0.1:" in line, line
+    return line.split("/?token=", 1)[1].split()[0]
+
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
 def fetch(url: str, timeout: float = 20.0) -> str:
     deadline = time.monotonic() + timeout
     while True:
@@ -59,17 +75,24 @@ def test_the_page_is_served_on_loopback_and_ctrl_c_frees_the_port(tmp_path):
     port = free_port()
     server = start(port, "--no-mask", cwd=tmp_path)
     try:
-        page = fetch(f"http://127.0.0.1:{port}/")
+        token = opened(server)
+        page = fetch(f"http://127.0.0.1:{port}/?token={token}")
         assert "<title>tinytui</title>" in page or "tinytui" in page
         assert "/ws" in page and "textual.js" in page
         assert "googleapis" not in page  # nothing the page loads leaves the machine
+        wrong = ("B" if token[0] == "A" else "A") + token[1:]
+        assert (
+            status_of(f"http://127.0.0.1:{port}/")
+            == status_of(f"http://127.0.0.1:{port}/?token={wrong}")
+            == 403
+        )
         with socket.socket() as other:  # bound to loopback, not to every address
             other.bind(("0.0.0.0", 0))
     finally:
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=20)
     assert server.returncode == 0, err
-    assert f"serving the debugger at http://127.0.0.1:{port}" in out
+    assert len(token) >= 43 and "stopped serving" in out
     assert check_port("127.0.0.1", port) is None  # free again
 
 
@@ -107,16 +130,20 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-async def _handshake(port: int, origin: str | None, query: str = "width=80&height=24", draw: bool = True):
-    """Open the app's websocket as a page from origin would, keep it while the caller looks, and give
-    back (status of a refusal or None, the highest row the app drew on)."""
+async def _handshake(port: int, origin: str | None, query: str, draw: bool = True, page: str | None = None):
+    """Open the app's websocket as a page from origin would (after loading page, for the cookie it
+    sets, when given), keep it while the caller looks, and give back (status of a refusal or None,
+    the highest row the app drew on)."""
     import asyncio
     import re
 
     import aiohttp
 
     headers = {"Origin": origin} if origin is not None else {}
-    async with aiohttp.ClientSession() as http:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # IP cookies too
+        if page is not None:
+            async with http.get(page) as response:
+                assert response.status == 200
         try:
             async with asyncio.timeout(15):  # the handshake, bounded
                 ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws?{query}", headers=headers)
@@ -144,12 +171,12 @@ async def _handshake(port: int, origin: str | None, query: str = "width=80&heigh
         return None, max(rows), ws
 
 
-def handshake(port: int, origin: str | None, query: str = "width=80&height=24", then=None, draw=True):
+def handshake(port: int, origin: str | None, query: str, then=None, draw=True, page: str | None = None):
     """_handshake, then then() while the socket is still open; (refusal status, highest row)."""
     import asyncio
 
     async def run():
-        status, rows, ws = await _handshake(port, origin, query, draw)
+        status, rows, ws = await _handshake(port, origin, query, draw, page)
         if then is not None:
             then()
         if ws is not None:
@@ -169,14 +196,21 @@ def test_a_page_from_another_site_starts_no_app(tmp_path):
     proxy = "http://proxy.example:8443"
     server = start(port, "--record", "lesson.txt", "--allow-origin", proxy, cwd=tmp_path)
     try:
-        fetch(f"http://127.0.0.1:{port}/")
+        token = opened(server)
+        query = f"token={token}&width=80&height=24"
+        fetch(f"http://127.0.0.1:{port}/?token={token}")
         for origin in ("http://evil.example", f"http://evil.example:{port}", f"https://127.0.0.1:{port}1",
                        "null", "", None):  # fmt: skip
-            status, _ = handshake(port, origin)
+            status, _ = handshake(port, origin, query)
             assert status == 403, origin
+        # the server's own origin (anyone on the machine can forge it) without the run's token
+        wrong = ("B" if token[0] == "A" else "A") + token[1:]
+        for without in ("width=80&height=24", f"token={wrong}&width=80&height=24"):
+            status, _ = handshake(port, f"http://127.0.0.1:{port}", without)
+            assert status == 403, without
         assert children(server.pid) == set()  # refused before any app started
         assert not list(tmp_path.glob("lesson*"))
-        status, _ = handshake(port, proxy, draw=False)  # named with --allow-origin: accepted
+        status, _ = handshake(port, proxy, query, draw=False)  # named with --allow-origin: accepted
         assert status is None
     finally:
         _, err = stop(server)
@@ -192,7 +226,8 @@ def test_own_page_is_served_at_a_capped_size_and_stopping_ends_every_app(tmp_pat
     server = start(port, "--record", "lesson.txt", cwd=tmp_path)
     apps: set[int] = set()
     try:
-        fetch(f"http://127.0.0.1:{port}/")
+        page = f"http://127.0.0.1:{port}/?token={opened(server)}"
+        fetch(page)
         assert len(list((tmp_path / "tmp").iterdir())) == 1  # the page's template folder
 
         def look():
@@ -205,7 +240,10 @@ def test_own_page_is_served_at_a_capped_size_and_stopping_ends_every_app(tmp_pat
             )
             server.send_signal(signal.SIGTERM)  # stop the server while the browser is still there
 
-        status, rows = handshake(port, f"http://localhost:{port}", "width=120&height=100000", then=look)
+        # the token as the page's own socket carries it: in the cookie the page set, not in the address
+        status, rows = handshake(
+            port, f"http://localhost:{port}", "width=120&height=100000", then=look, page=page
+        )
         assert status is None and rows == 500  # the 100000 rows asked for, capped
         server.wait(timeout=30)
     finally:
@@ -226,7 +264,8 @@ def test_an_app_ends_even_when_its_server_is_killed(tmp_path):
     server = start(port, cwd=tmp_path)
     apps: set[int] = set()
     try:
-        fetch(f"http://127.0.0.1:{port}/")
+        token = opened(server)
+        fetch(f"http://127.0.0.1:{port}/?token={token}")
 
         def kill_the_server():
             deadline = time.monotonic() + 20
@@ -237,7 +276,8 @@ def test_an_app_ends_even_when_its_server_is_killed(tmp_path):
             server.kill()  # SIGKILL: nothing of the server's own can run
             server.wait(timeout=30)
 
-        status, _ = handshake(port, f"http://127.0.0.1:{port}", then=kill_the_server, draw=False)
+        query = f"token={token}&width=80&height=24"
+        status, _ = handshake(port, f"http://127.0.0.1:{port}", query, then=kill_the_server, draw=False)
         assert status is None and len(apps) == 1
         deadline = time.monotonic() + 20
         while any(alive(pid) for pid in apps) and time.monotonic() < deadline:
@@ -385,9 +425,10 @@ def test_a_browser_loads_the_app_and_n_moves_to_step_2(tmp_path):
     lesson = tmp_path / "lesson-1.txt"  # --record lesson.txt: the first session's own file
     server = start(port, "--record", str(tmp_path / "lesson.txt"), cwd=tmp_path)
     try:
-        fetch(f"http://127.0.0.1:{port}/")
+        page = f"http://127.0.0.1:{port}/?token={opened(server)}"
+        fetch(page)
         shot = tmp_path / "browser.png"
-        asyncio.run(_drive(CHROMIUM, f"http://127.0.0.1:{port}/", tmp_path / "profile", shot, lesson))
+        asyncio.run(_drive(CHROMIUM, page, tmp_path / "profile", shot, lesson))
         assert shot.stat().st_size > 10_000
         text = lesson.read_text(encoding="utf-8")
         assert "1 · step 2/16" in text  # the n typed in the browser reached the app, once

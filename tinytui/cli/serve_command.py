@@ -4,6 +4,12 @@ Each browser tab gets its own `python -m tinytui …` process with the options g
 (--record) and screenshots are written on the server's side, in the folder the server was started in.
 
 What textual-serve leaves open is closed here (GuardedServer, a subclass of its Server):
+- every request that can start or drive an app (the page, the websocket, a download) must carry this
+  run's secret: a random token made at start and printed in the address to open (?token=…, as Jupyter
+  does). The page's response sets it as a cookie of this port (HttpOnly, SameSite=Strict), which the
+  page's websocket and downloads then carry (textual-serve's script builds the socket's address itself
+  and adds only the size). Another user of this machine, who can forge any Origin and Host, cannot
+  start the debugger without it. Only /static/ (textual-serve's script, styles and fonts) is open.
 - a websocket starts an app only when its Origin is this server's own page (or one named with
   --allow-origin): a browser sends the Origin of the page that opened the socket, so a page on another
   site open in the same browser cannot start the debugger and press its keys. Host names are not
@@ -23,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hmac
 import json
 import os
+import secrets
 import shutil
 import sys
 from pathlib import Path
@@ -184,6 +192,32 @@ def host_allowed(header: str | None, hosts: set[str] | None) -> bool:
     return hosts is None or (header or "").strip().lower() in hosts
 
 
+# ---- the run's secret ---------------------------------------------------------------------------
+
+TOKEN_BYTES = 32  # random bytes in a run's token (43 URL-safe characters)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def token_cookie(port: int) -> str:
+    """The cookie's name: one per port, so two servers on this machine do not replace each other's."""
+    return f"tinytui-serve-{port}"
+
+
+def token_matches(given: str | None, token: str) -> bool:
+    """Whether given is the run's token, compared in constant time (no timing tells how much matched)."""
+    if not given:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), token.encode("utf-8"))
+
+
+def page_url(url: str, token: str) -> str:
+    """The address to open: the server's page with the run's token."""
+    return f"{url}/?token={token}"
+
+
 def clamped_size(width: int, height: int) -> tuple[int, int]:
     return min(max(width, 1), MAX_WIDTH), min(max(height, 1), MAX_HEIGHT)
 
@@ -269,9 +303,9 @@ def ended_with_server() -> list[str]:
     return [setpriv, "--pdeathsig", "TERM"] if done.returncode == 0 else []
 
 
-def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
-    """A textual-serve Server that lets only its own page start apps, caps their size, and ends them
-    all when it stops (built here so textual-serve loads only for `serve`)."""
+def guarded_server(args: argparse.Namespace, url: str, token: str, templates: Path, err):
+    """A textual-serve Server that lets only its own page, opened with token, start apps, caps their
+    size, and ends them all when it stops (built here so textual-serve loads only for `serve`)."""
     import asyncio
     import shlex
 
@@ -328,17 +362,31 @@ def guarded_server(args: argparse.Namespace, url: str, templates: Path, err):
             self.record_name: str | None = getattr(args, "record", None)
             self.records_given: set[Path] = set()
             self.running: dict[web.WebSocketResponse, CappedApp] = {}
+            self.token = token
+            self.cookie = token_cookie(args.port)
 
         async def _make_app(self) -> web.Application:
+            # textual-serve's only way in to its routes: the guard below is added to every one of them
             app = await super()._make_app()
-            app.middlewares.append(self.guard_host)  # every route, textual-serve's own included
+            app.middlewares.append(self.guard)
             return app
 
         @web.middleware
-        async def guard_host(self, request: web.Request, handler) -> web.StreamResponse:
+        async def guard(self, request: web.Request, handler) -> web.StreamResponse:
             if not host_allowed(request.headers.get("Host"), self.hosts):
                 raise web.HTTPForbidden(text="tinytui: this server is not reached under that name\n")
-            return await handler(request)
+            if isinstance(request.match_info.route.resource, web.StaticResource):
+                return await handler(request)  # textual-serve's script, styles, fonts: they drive nothing
+            by_query = token_matches(request.query.get("token"), self.token)
+            if not by_query and not token_matches(request.cookies.get(self.cookie), self.token):
+                raise web.HTTPForbidden(
+                    text="tinytui: open the address `tinytui serve` printed, with its ?token=…\n"
+                )
+            response = await handler(request)
+            if by_query and not response.prepared:  # the page: its socket and downloads carry the cookie
+                response.set_cookie(self.cookie, self.token, path="/", httponly=True, samesite="Strict")
+                response.headers["Referrer-Policy"] = "no-referrer"  # the address holds the token
+            return response
 
         async def on_startup(self, app: web.Application) -> None:
             """Quiet: `tinytui serve` has said where it serves."""
@@ -436,10 +484,11 @@ def run(args: argparse.Namespace, out, err) -> int:
             file=err,
         )
     url = f"http://[{args.host}]:{args.port}" if ":" in args.host else f"http://{args.host}:{args.port}"
+    token = new_token()
     with tempfile.TemporaryDirectory(prefix="tinytui-serve-") as folder:
         write_offline_templates(Path(folder))
-        server = guarded_server(args, url, Path(folder), err)
-        print(f"tinytui: serving the debugger at {url} (ctrl+c stops)", file=out, flush=True)
+        server = guarded_server(args, url, token, Path(folder), err)
+        print(f"tinytui: serving the debugger at {page_url(url, token)} (ctrl+c stops)", file=out, flush=True)
         server.serve()
     print("tinytui: stopped serving", file=out, flush=True)
     return 0
