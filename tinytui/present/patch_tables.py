@@ -23,12 +23,41 @@ def share(restored: float) -> str:
     """'100% of the change' (or why there is no share: the two prompts give the same metric)."""
     if math.isnan(restored):
         return "no share: both prompts give the same metric, but for rounding"
-    return f"{restored + 0.0:.0%} of the change"  # + 0.0: no "−0%"
+    return f"{percent(restored)} of the change"
+
+
+def percent(share: float) -> str:
+    """A share as a whole percentage: '54%', never '−0%'."""
+    return f"{share + 0.0:.0%}"  # + 0.0: no "−0%"
+
+
+def share_words(value: float, clean: float, corrupt: float, restored: float) -> str:
+    """The share of the change a patched metric brings back, with the two metrics it is measured
+    between, checkable from the numbers as printed: where the four-decimal numbers give another
+    percentage (a gap of a few ten-thousandths), or show no gap at all, the line says so."""
+    c, k = fmt(clean), fmt(corrupt)
+    said = share(restored)
+    if math.isnan(restored):
+        return f"{said} (clean {c}, corrupted {k})"
+    unrounded = f"{said}, of the metrics unrounded (clean {c}, corrupted {k}:"
+    if c == k:
+        gap = f"{clean - corrupt:.1e}".replace("e-0", "e−").replace("e-", "e−").replace("e+0", "e")
+        return f"{unrounded} a gap of {gap} that four decimals do not show)"
+    shown = (float(fmt(value)) - float(k)) / (float(c) - float(k))
+    if percent(shown) != percent(restored):
+        return f"{unrounded} these four-decimal numbers give {percent(shown)})"
+    return f"{said} (clean {c}, corrupted {k})"
 
 
 def shade_words(restored: float) -> str:
-    """What the cell's colour stands for: the share, on a scale from −1 to +1 (the table's legend)."""
-    return "" if math.isnan(restored) else ", the share its shade shows on the −1…+1 scale"
+    """What the cell's colour stands for: the share, on a scale from −1 to +1 (the table's legend); a
+    share beyond it is shaded as the scale's end."""
+    if math.isnan(restored):
+        return ""
+    if abs(round(restored, 2)) > 1:
+        end = "+1" if restored > 0 else "−1"
+        return f", the share its shade shows on the −1…+1 scale (beyond it: shaded as {end})"
+    return ", the share its shade shows on the −1…+1 scale"
 
 
 def position_labels(clean: tuple[str, ...], corrupt: tuple[str, ...]) -> tuple[str, ...]:
@@ -50,10 +79,9 @@ def patch_grids(view: View) -> list[GridSpec]:
 
     def cell(value: float, what: str, note: str = "") -> Cell:
         restored = result.restored(value)
-        detail = (
-            f"clean run's {what} written into the corrupted run: {metric} = {fmt(value)}, {share(restored)} "
-            f"(clean {fmt(result.clean)}, corrupted {fmt(result.corrupt)}){shade_words(restored)}{note}"
-        )
+        said = share_words(value, result.clean, result.corrupt, restored)
+        detail = f"clean run's {what} written into the corrupted run: {metric} = {fmt(value)}, {said}"
+        detail += shade_words(restored) + note
         return Cell(fmt(value), value=None if math.isnan(restored) else restored, detail=detail)
 
     resid = [
@@ -65,7 +93,9 @@ def patch_grids(view: View) -> list[GridSpec]:
     ]
     cfg = trace.cfg
 
-    def shared(h: int) -> str:  # grouped-query attention: the query head's output alone is patched
+    def shared(b: int, h: int) -> str:  # grouped-query attention: the query head's output alone is patched
+        if trace.switches.is_ablated(b, h + 1):
+            return f"; head {h + 1} is off in both runs: its output is zeros, so the patch changes nothing"
         if cfg.group_size == 1:
             return ""
         g = cfg.kv_head(h)
@@ -80,7 +110,7 @@ def patch_grids(view: View) -> list[GridSpec]:
             cell(
                 float(result.heads[b, h]),
                 f"block {b + 1} head {h + 1} output A·V (every position, before W_O)",
-                shared(h),
+                shared(b, h),
             )
             for h in range(n_heads)
         ]
