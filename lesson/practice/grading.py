@@ -40,6 +40,7 @@ HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
 MARGIN = 2e-3  # the most slack given for rounding on the way, beyond what the shown operands give
 _SLACK = 1e-12  # what a decimal written to 4 places may differ by in binary (0.12345 is not exact)
 _STEP = 1e-6  # the step of the central differences that give the derivatives
+_INWARD_STEPS = 20  # a range is at least a unit of the places shown wide: ten of the next place
 MAX_DERIVED = 512  # operands whose rounding is carried through; a cell of more (a row of GPT-2's
 # vocabulary) is not: its interval is what the shown operands give and the exact value, each ± half a unit
 
@@ -106,14 +107,28 @@ class Accepted:
         return self.carried + self.half
 
     def text(self) -> str:
-        """'0.47071 to 0.47209' (or two such ranges joined by 'or'), to one place more than shown (their
-        ends are not rounded)."""
+        """'0.47072 to 0.47208' (or two such ranges joined by 'or'), to one place more than shown: each
+        end the outermost number of that many places still counted right, so an end typed as written is
+        graded right (an end rounded to the nearest place could lie outside by a hair)."""
         if not math.isfinite(self.value):
             return "no number"
         if not self.places:
             return f"only {self.value:.0f}"
         p = self.places + 1
-        return " or ".join(f"{_signed(lo, p)} to {_signed(hi, p)}" for lo, hi in self.ranges())
+        return " or ".join(
+            f"{_signed(self._end(lo, p, 1), p)} to {_signed(self._end(hi, p, -1), p)}"
+            for lo, hi in self.ranges()
+        )
+
+    def _end(self, end: float, places: int, inward: int) -> float:
+        """The number of `places` decimals nearest to end on its inner side (inward: +1 for a low end, −1
+        for a high one) that holds() counts right, as that many places write it."""
+        units = round(end * 10**places)
+        for _ in range(_INWARD_STEPS):
+            if self.holds(float(f"{units / 10**places:.{places}f}")):
+                return units / 10**places
+            units += inward
+        return end  # a number so large that its places are not held in a float: written as it is
 
     def rule_text(self) -> str:
         """The rule without the answer: 'within ±0.00072 of what the numbers on screen give'."""
@@ -121,12 +136,15 @@ class Accepted:
             return f"no number: its value is {'∞' if self.value > 0 else '−∞'}, which cannot be typed"
         if not self.places:
             return "exactly the id, a whole number"
+        # the width cut (never rounded up) to the places written, so what the words promise is right
+        places = self.places + 1
+        within = f"±{math.floor(self.width * 10**places + 1e-9) / 10**places:.{places}f}"
         if not self.computable:
             return (
-                f"within ±{self.width:.{self.places + 1}f} of its value, since its operands as shown "
-                "give no number: the last hint writes them to more places"
+                f"within {within} of its value, since its operands as shown give no number: the last "
+                "hint writes them to more places"
             )
-        return f"within ±{self.width:.{self.places + 1}f} of what the numbers on screen give"
+        return f"within {within} of what the numbers on screen give"
 
 
 @dataclass(frozen=True)
