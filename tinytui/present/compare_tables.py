@@ -125,7 +125,8 @@ def _made_compare_specs(
                 continue
             any_value = True
             d = b - a
-            if name in WHOLE_NUMBERS:  # written as B's table writes them: 5, not 5.0000
+            whole = name in WHOLE_NUMBERS and "." not in spec.cells[r][c]
+            if whole:  # written as B's table writes them: an id 5, not 5.0000 (the mask as B's table has it)
                 a_text, b_text, d_text = f"{a:.0f}", f"{b:.0f}", f"{d:+.0f}" if d else "0"
             else:
                 a_text, b_text, d_text = fmt(a), fmt(b), signed(d)
@@ -240,9 +241,12 @@ def compare_heading(view: View) -> Section:
     assert a is not None
     a_prompt, b_prompt = a.prompt, view.trace.prompt
     note = ""
-    if len(a_prompt) != len(b_prompt):
-        n, m = len(a_prompt), len(b_prompt)
-        note = f" — A's prompt has {n} tokens and B's {m}: the cells past the shorter show ·"
+    n, m = len(a_prompt), len(b_prompt)
+    last = "; z, ℓ and p are each run's own last position"  # the final norm reads the last row alone
+    if n < m:
+        note = f" — A's prompt has {n} tokens and B's {m}: A has no cell past position {n - 1} (·){last}"
+    elif n > m:  # the tables are B's shape: A's last positions have no row in them
+        note = f" — A's prompt has {n} tokens and B's {m}: A's rows past position {m - 1} are not shown{last}"
     title = f"Two runs — A: {words} · B: now · B − A: ▲ up, ▼ down (C){note}"
     return Section(title, "info", ())
 

@@ -1,0 +1,58 @@
+"""A two-run compare's tables and heading checked against what they show: A's copy of a table writes its
+numbers as B's does, and the heading's note on prompts of different lengths says what the tables hold."""
+
+from __future__ import annotations
+
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.view import View
+from tinytui.session.session import Session
+
+
+def _items(s: Session) -> dict:
+    return {item.key: item for sec in pane_sections(View.of(s)) for row in sec.rows for item in row}
+
+
+def test_the_mask_is_written_in_a_and_b_minus_a_as_b_writes_it(chapter):
+    s = Session(chapter)
+    s.goto(8)
+    s.compare_with("pinned")
+    s.toggle("causal_mask")  # B without the mask: every blocked cell becomes 1
+    items = _items(s)
+    (key,) = [k for k in items if k.startswith("compare-a:") and "mask" in items[k].title]
+    b, a, d = (
+        items[key.removeprefix("compare-a:")],
+        items[key],
+        items[key.replace("compare-a:", "compare-d:")],
+    )
+    assert b.cells[0] == ("1.0000", "1.0000", "1.0000", "1.0000")
+    assert a.cells[0] == ("1.0000", "0.0000", "0.0000", "0.0000")  # was ('1', '0', '0', '0')
+    assert d.cells[0] == ("0.0000", "+1.0000", "+1.0000", "+1.0000")
+
+
+def test_a_longer_prompt_in_a_is_not_said_to_show_dots(chapter):
+    s = Session(chapter)
+    s.compare_with("pinned")
+    s.set_prompt(("a", "woodchuck", "would"))
+    s.goto(4)
+    heading = pane_sections(View.of(s))[0].title
+    assert heading.endswith(
+        "A's prompt has 4 tokens and B's 3: A's rows past position 2 are not shown; z, ℓ and p are each "
+        "run's own last position"
+    )
+    shown = [
+        c for item in _items(s).values() if item.key.startswith("compare-") for r in item.cells for c in r
+    ]
+    assert "·" not in shown  # every cell of B's 3 rows has A's number
+
+
+def test_a_shorter_prompt_in_a_leaves_dots_past_its_end(chapter):
+    s = Session(chapter)
+    s.set_prompt(("a", "woodchuck", "would"))
+    s.compare_with("pinned")
+    s.set_prompt(("a", "woodchuck", "would", "chuck"))
+    s.goto(4)
+    heading = pane_sections(View.of(s))[0].title
+    assert heading.endswith("A's prompt has 3 tokens and B's 4: A has no cell past position 2 (·); z, ℓ and "
+                            "p are each run's own last position")  # fmt: skip
+    emb = _items(s)["compare-d:input:emb"]
+    assert set(emb.cells[3]) == {"·"} and "·" not in emb.cells[2]
