@@ -6,12 +6,13 @@ in one pass over each title: the query's letters in order, as a run where the ti
 Textual's own matcher tries every way the letters could be placed, which grows with the query (80–92 ms
 a typed character, 70 s for 800); a query longer than MAX_QUERY matches nothing, at once. binding_of
 makes an action's key binding (its id is the action's, so a user's keymap can rebind it). Palette is
-Textual's palette with a search glyph every terminal and browser font has.
+Textual's palette with a search glyph every terminal and browser font has. AppThemes is what the
+palette's Theme entry lists: tinytui's own themes, those t goes through, not Textual's built-ins.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual.binding import Binding
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider, SearchIcon
@@ -20,6 +21,7 @@ from textual.fuzzy import FuzzySearch
 from textual.markup import escape
 from textual.style import Style
 
+from tinytui import themes
 from tinytui.tui.actions import ACTIONS, Action, PaletteCommand
 
 MAX_QUERY = 120  # characters: longer than any title the palette lists
@@ -87,6 +89,39 @@ class TinyTuiCommands(Provider):
                     if not c.title[i].isspace():
                         shown = shown.stylize(style, i, i + 1)
                 yield Hit(score, shown, c.run, text=c.title, help=escape(c.help))
+
+
+IN_USE = "  (in use)"  # after the theme the app shows now
+
+
+class AppThemes(Provider):
+    """The palette's Theme entry: tinytui's themes in the order t goes through them, the one in use
+    marked. Choosing one sets it as t does (the app remembers a theme it is set to)."""
+
+    def _choose(self, name: str) -> Callable[[], None]:
+        def choose() -> None:
+            self.app.theme = name
+
+        return choose
+
+    def _shown(self, name: str, positions: Sequence[int] = ()) -> Content:
+        shown = Content(name)
+        style = self.match_style or _MATCH_STYLE
+        for i in positions:
+            shown = shown.stylize(style, i, i + 1)
+        return shown + Content.styled(IN_USE, "dim") if name == self.app.theme else shown
+
+    async def discover(self) -> Hits:
+        for name in themes.THEMES:
+            yield DiscoveryHit(self._shown(name), self._choose(name), text=name)
+
+    async def search(self, query: str) -> Hits:
+        if len(query) > MAX_QUERY:
+            return
+        for name in themes.THEMES:
+            if (found := match(query, name)) is not None:
+                score, positions = found
+                yield Hit(score, self._shown(name, positions), self._choose(name), text=name)
 
 
 _GROUPS = {a.group: Binding.Group(a.group) for a in ACTIONS if a.group}
