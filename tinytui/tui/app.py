@@ -19,7 +19,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.theme import ThemeProvider
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer
 
@@ -45,7 +44,7 @@ from tinytui.tui.controllers.watch_controller import WatchController
 from tinytui.tui.controllers.why_controller import GLOSSARY, WhyController
 from tinytui.tui.crash import CrashReport, rescue
 from tinytui.tui.idle_collection import IdleCollection
-from tinytui.tui.palette import Palette, TinyTuiCommands, binding_of
+from tinytui.tui.palette import AppThemes, Palette, TinyTuiCommands, binding_of
 from tinytui.tui.screens.main_screen import Body, MainScreen
 from tinytui.tui.screens.too_small_screen import TooSmall, TooSmallScreen, is_too_small
 from tinytui.tui.toasts import Toasts
@@ -151,8 +150,8 @@ class TinyTuiApp(App[None]):
         if self.use_command_palette and not Palette.is_open(self):
             self.push_screen(Palette(id="--command-palette"))
 
-    def search_themes(self) -> None:  # the palette's "Theme" command: the themes, in the same palette
-        self.push_screen(Palette(providers=[ThemeProvider], placeholder="Search for themes…"))
+    def search_themes(self) -> None:  # the palette's "Theme" command: tinytui's themes, in the same palette
+        self.push_screen(Palette(providers=[AppThemes], placeholder="Search for themes…"))
 
     def action_quit(self) -> None:  # Textual's ctrl+q: the same way out as q, asking first if need be
         self.steps.quit()
