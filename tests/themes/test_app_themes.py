@@ -1,9 +1,10 @@
-"""The themes inside the running app: t cycles, the palette's picker works, changes are remembered."""
+"""The themes inside the running app: t cycles, the palette's Theme entry lists tinytui's themes,
+changes are remembered."""
 
 from __future__ import annotations
 
 import pytest
-from textual.theme import BUILTIN_THEMES
+from textual.widgets import Input, OptionList
 
 from tests.apps import make_app
 from tinytui import themes
@@ -46,7 +47,7 @@ async def test_t_cycles_every_tinytui_theme_and_remembers_the_last():
 
 async def test_the_key_is_in_help_not_the_crowded_footer():
     # The footer keeps to what fits 80 columns (? Help and q Quit must show); t lives in help, and the
-    # palette's Theme picker (tested below) lists every theme.
+    # palette's Theme entry (tested below) lists every tinytui theme.
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -59,23 +60,37 @@ async def test_the_key_is_in_help_not_the_crowded_footer():
         assert keys["Theme"] == "t"
 
 
-async def test_palette_theme_picker_switches_to_a_builtin_and_remembers_it():
+async def _listed(pilot, until) -> list[str]:
+    """The palette's entries as shown, once until(them) holds (the palette lists in batches)."""
+    for _ in range(60):
+        await pilot.pause(0.05)
+        shown = [str(o.prompt) for o in pilot.app.screen.query_one(OptionList).options]
+        if until(shown):
+            return shown
+    return shown
+
+
+async def test_palette_theme_entry_lists_tinytuis_themes_and_remembers_the_one_chosen():
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+p")
+        app.screen.query_one(Input).value = "theme"  # as typed, in one go (a key at a time is slower)
+        found = await _listed(pilot, lambda shown: shown[:1] == ["Theme\nChange the current theme"])
+        assert found[0] == "Theme\nChange the current theme"
+        await pilot.press("enter")
+        listed = await _listed(pilot, lambda shown: len(shown) == len(themes.THEMES))
+        # the themes t goes through, in its order, the one in use marked; none of Textual's
+        assert listed == [
+            "tinytui-dark  (in use)", "tinytui-light", "tinytui-high-contrast", "tinytui-colour-blind",
+            "tinytui-monochrome",
+        ]  # fmt: skip
+        app.screen.query_one(Input).value = "contrast"
+        assert await _listed(pilot, lambda shown: len(shown) == 1) == ["tinytui-high-contrast"]
+        await pilot.press("enter")
         await pilot.pause()
-        await pilot.press(*"theme")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await pilot.pause(0.5)
-        await pilot.press(*"nord")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await pilot.pause(0.5)
-        assert app.theme == "nord"
-        # Our variables fall back to ones made for nord's surface, so every pane still shades.
-        assert app.theme_variables["tt-zero"] == themes.variable_defaults(BUILTIN_THEMES["nord"])["tt-zero"]
-    assert load_settings()[0].theme == "nord"
+        assert app.theme == "tinytui-high-contrast"
+        assert app.theme_variables["tt-positive"] == themes.HIGH_CONTRAST.variables["tt-positive"]
+    assert load_settings()[0].theme == "tinytui-high-contrast"  # remembered, as t's choice is
 
 
 async def test_notices_from_the_command_line_are_shown():
