@@ -116,13 +116,15 @@ def is_llama(cfg: ModelConfig) -> bool:
     return cfg.gated
 
 
-def llama_formula(cfg: ModelConfig, either_tying: bool = False) -> str:
+def llama_formula(cfg: ModelConfig, either_tying: bool = False, either_bias: bool = False) -> str:
     """The Llama family's count: K and V per key/value head (H_kv), three feed-forward matrices, a gain
-    per norm, W_U when untied; rotary positions have nothing to learn. either_tying: the term W_U adds
-    is written as a condition (sizes counted together that differ in tying)."""
+    per norm, W_U when untied; rotary positions have nothing to learn. either_tying, either_bias: the
+    term W_U or the attention biases add is written as a condition (sizes counted together that differ
+    in it: a Qwen2-style model's biases beside the Llama models, which have none)."""
     attention = "d·(H + 2H_kv)·d_k + H·d_k·d"
     if cfg.attn_bias:
-        attention += " + (H + 2H_kv)·d_k" + (" + d" if cfg.out_bias else "")
+        biases = "(H + 2H_kv)·d_k" + (" + d" if cfg.out_bias else "")
+        attention += f" (+ {biases} with biases)" if either_bias else f" + {biases}"
     rms = cfg.norm == "rms"  # a gain per norm, no bias
     norms = (" + 2d" if rms else " + 4d") if cfg.norm_affine else ""
     unembed = " (+ d·V when untied)" if either_tying else "" if cfg.tied else " + d·V"
@@ -146,9 +148,12 @@ def formula(cfg: ModelConfig) -> str:
 
 def sizes_formula(cfg: ModelConfig) -> str:
     """The one formula four_sizes(cfg) are counted by: formula(cfg), with W_U's term as a condition where
-    the sizes differ in tying (a tied Llama-family model beside Llama-3-8B, which has its own W_U)."""
-    if is_llama(cfg) and len({size.tied for size in four_sizes(cfg)}) > 1:
-        return llama_formula(cfg, either_tying=True)
+    the sizes differ in tying (a tied Llama-family model beside Llama-3-8B, which has its own W_U), and
+    the attention biases' where they differ in those (a Qwen2-style model beside the Llama models)."""
+    sizes = four_sizes(cfg)
+    either_tying, either_bias = len({s.tied for s in sizes}) > 1, len({s.attn_bias for s in sizes}) > 1
+    if is_llama(cfg) and (either_tying or either_bias):
+        return llama_formula(cfg, either_tying, either_bias)
     return formula(cfg)
 
 
