@@ -240,6 +240,11 @@ def count_params(trace: Trace) -> str:
         else:
             own = "ties W_U to E and has no d·V term" if one else "tie W_U to E and have no d·V term"
         differ = f"the width, the depth and the vocabulary differ, and {names} {own}"
+    if cfg.attn_bias and not sizes[-1].attn_bias:  # a Qwen2-style model beside the Llama models
+        differ = (
+            differ.removeprefix("only ")
+            + f"; only this model has biases on Q, K and V, which {biggest} lacks"
+        )
     out = [
         f"One formula counts this model and {biggest} alike; {differ}.",
         f"Tying the unembedding to E saves {vd} parameters."

@@ -251,6 +251,8 @@ def count_params(trace: Trace) -> list[str]:
     cfg = trace.cfg
     total, gpt3 = count.this_model(cfg).total(), count.four_sizes(cfg)[-1]
     untied = "" if gpt3.tied == cfg.tied else " (+ d·V: its own W_U)" if cfg.tied else " (no d·V: W_U is E)"
+    if cfg.attn_bias and not gpt3.attn_bias:  # a Qwen2-style model beside Llama-3-8B, which has none
+        untied = f" ({untied[2:-1]}; no biases)" if untied else " (no biases)"
     return [
         f"{total:,} parameters; by the same formula{untied} {gpt3.name} has {gpt3.total():,}",  # at 80×24
         f"tying the unembedding saves {count.tying_saves(cfg):,}"
