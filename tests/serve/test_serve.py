@@ -93,6 +93,7 @@ def test_the_page_is_served_on_loopback_and_ctrl_c_frees_the_port(tmp_path):
         out, err = server.communicate(timeout=20)
     assert server.returncode == 0, err
     assert len(token) >= 43 and "stopped serving" in out
+    assert "/?token=…" in out + err and token not in out + err  # the access log leaves it out
     assert check_port("127.0.0.1", port) is None  # free again
 
 

@@ -307,6 +307,7 @@ def guarded_server(args: argparse.Namespace, url: str, token: str, templates: Pa
     """A textual-serve Server that lets only its own page, opened with token, start apps, caps their
     size, and ends them all when it stops (built here so textual-serve loads only for `serve`)."""
     import asyncio
+    import logging
     import shlex
 
     from aiohttp import WSCloseCode, web
@@ -387,6 +388,17 @@ def guarded_server(args: argparse.Namespace, url: str, token: str, templates: Pa
                 response.set_cookie(self.cookie, self.token, path="/", httponly=True, samesite="Strict")
                 response.headers["Referrer-Policy"] = "no-referrer"  # the address holds the token
             return response
+
+        def initialize_logging(self) -> None:
+            super().initialize_logging()
+            # aiohttp's access log writes every request's address, the page's ?token=… included, where
+            # stderr goes (perhaps a file others can read)
+            logging.getLogger("aiohttp.access").addFilter(self.hide_token)
+
+        def hide_token(self, record: logging.LogRecord) -> bool:
+            if isinstance(record.msg, str) and self.token in record.msg:
+                record.msg = record.msg.replace(self.token, "…")
+            return True
 
         async def on_startup(self, app: web.Application) -> None:
             """Quiet: `tinytui serve` has said where it serves."""
