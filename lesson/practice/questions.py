@@ -29,6 +29,10 @@ from tinytui.model.trace import Trace
 
 FORWARD_STEPS = tuple(sorted(STAGE_BY_NUMBER))  # 1–16
 BACKWARD_STEPS = tuple(range(15, 1, -1))  # the walk: 15 … 2
+# the tensors the screen lists one row per token (step 14's logits and probabilities, the walk's ∂L/∂ℓ):
+# of a long vocabulary only its most likely tokens and the target (tinytui/present/top_tokens.py), so
+# only those rows can be asked there
+LISTED_BY_TOKEN = frozenset({"logits", "probs", "grad.logits"})
 
 
 class QuestionError(ValueError):
@@ -116,14 +120,25 @@ def step_cells(
     count: int | None = None,
     seed: int | None = None,
     grads: Gradients | None = None,
+    tokens: Sequence[int] | None = None,
 ) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """The cells step `number` computes, (canonical name, full index) in the order of its tensors and
-    their cells; with count, a sample of that many chosen by seed (the same seed, the same sample), kept
+    their cells; with tokens (the vocabulary rows the screen lists), a tensor of LISTED_BY_TOKEN only
+    those rows; with count, a sample of that many chosen by seed (the same seed, the same sample), kept
     in that order. Nothing is explained: this is cheap at any size."""
     names = step_names(trace, params, number, backward, block)
     if grads is None and backward:
         grads = Gradients(params, trace)  # lazy: only the shapes are read
-    cells = [(n, tuple(int(i) for i in ix)) for n in names for ix in np.ndindex(_shape(trace, grads, n))]
+    listed = None if tokens is None else frozenset(int(i) for i in tokens)
+    cells = [
+        (n, tuple(int(i) for i in ix))
+        for n in names
+        for ix in (
+            np.ndindex(_shape(trace, grads, n))
+            if listed is None or n not in LISTED_BY_TOKEN
+            else ((i,) for i in sorted(listed) if i < _shape(trace, grads, n)[0])
+        )
+    ]
     if count is not None:
         if count < 1:
             raise QuestionError("count", f"{count} asks nothing: ask at least one cell")
@@ -142,11 +157,13 @@ def step_questions(
     count: int | None = None,
     seed: int | None = None,
     grads: Gradients | None = None,
+    tokens: Sequence[int] | None = None,
 ) -> tuple[Question, ...]:
-    """Every cell step `number` computes as a Question (or a sample: see step_cells), in that order."""
+    """Every cell step `number` computes as a Question (or a sample, or the listed tokens' rows only:
+    see step_cells), in that order."""
     if grads is None and backward:
         grads = Gradients(params, trace)  # computed as far as the step's cells need
-    cells = step_cells(trace, params, number, backward, block, count, seed, grads)
+    cells = step_cells(trace, params, number, backward, block, count, seed, grads, tokens)
     return questions_at(trace, params, cells, grads)
 
 

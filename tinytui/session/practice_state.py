@@ -1,8 +1,9 @@
 """Practice mode's state (no Textual): which cells each step asks, what the learner answered, how many
 hints each question has had, and the scores.
 
-The questions of a step are the cells it computes (lesson/practice/questions.py): every one, or a lesson's
-chosen cells, or `tinytui practice --step N --count K`'s sample at step N. An answer is kept with the
+The questions of a step are the cells it computes (lesson/practice/questions.py; of a long vocabulary
+only the rows its logit pane lists): every one, or a lesson's chosen cells, or `tinytui practice --step N
+--count K`'s sample at step N. An answer is kept with the
 value it was graded against, so a cell answered right shows ✓ only while the run still gives that value
 (an edit that changes it asks it again). Shown is what the tables need to know, read by
 tinytui/present/practice_cells.py: the cells drawn as "?" and those drawn with ✓.
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 Source = tuple[str, tuple[int, ...]]  # a cell of the run: canonical name, full index
 StepKey = tuple[bool, int, int]  # (in the backward walk, stage number, block)
+MAX_KEPT = 256  # the steps' questions kept (a step and its run's shape, and at step 14 its listed rows)
 
 
 @dataclass(frozen=True)
@@ -72,26 +74,52 @@ class Practice:
         self.answers: dict[Source, Answer] = {}
         self.rungs: dict[Source, int] = {}  # hints given so far, 0–3
         self.asked: dict[StepKey, tuple[Source, ...]] = {}  # each step's questions, once it was visited
-        self._cells: dict[tuple, tuple[Source, ...]] = {}
+        self._cells: dict[tuple, tuple[Source, ...]] = {}  # at most MAX_KEPT steps' questions
+        self._names: dict[tuple, frozenset[str]] = {}  # the names each step computes, by run shape
 
     # ---- the questions ---------------------------------------------------------------------------
     def cells(
-        self, trace: Trace, params: Params, grads: Gradients | None, number: int, backward: bool, block: int
+        self,
+        trace: Trace,
+        params: Params,
+        grads: Gradients | None,
+        number: int,
+        backward: bool,
+        block: int,
+        tokens: Callable[[], tuple[int, ...]] | None = None,
     ) -> tuple[Source, ...]:
-        """The cells this step asks in this run (remembered as asked, for the overall score)."""
-        from tinytui.lesson.practice.questions import BACKWARD_STEPS, FORWARD_STEPS
+        """The cells this step asks in this run (remembered as asked, for the overall score). tokens: the
+        vocabulary rows the screen lists now, asked for only at a step that lists its tensor by token
+        (step 14, the walk's 15), which asks no other row: a row that is not on screen cannot be
+        answered."""
+        from tinytui.lesson.practice.questions import (
+            BACKWARD_STEPS,
+            FORWARD_STEPS,
+            LISTED_BY_TOKEN,
+            step_names,
+        )
 
         if number not in (BACKWARD_STEPS if backward else FORWARD_STEPS):
             return ()
-        key = (backward, number, block, len(trace.prompt), trace.switches, trace.cfg)
+        key: tuple = (backward, number, block, len(trace.prompt), trace.switches, trace.cfg)
+        listed = None
+        if tokens is not None and self.lesson is None:  # a teacher marked a lesson's cells on screen
+            names = self._names.get(key)
+            if names is None:
+                names = self._names[key] = frozenset(step_names(trace, params, number, backward, block))
+            if names & LISTED_BY_TOKEN:
+                listed = tuple(tokens())
+                key += (listed,)  # which rows are listed moves with the probabilities
         cells = self._cells.get(key)
         if cells is None:
-            cells = self._cells[key] = self._find(trace, params, grads, number, backward, block)
+            if len(self._cells) >= MAX_KEPT:  # each edit at step 14 can list other rows
+                self._cells.clear()
+            cells = self._cells[key] = self._find(trace, params, grads, number, backward, block, listed)
         if cells:
             self.asked[(backward, number, block)] = cells
         return cells
 
-    def _find(self, trace, params, grads, number, backward, block) -> tuple[Source, ...]:
+    def _find(self, trace, params, grads, number, backward, block, listed) -> tuple[Source, ...]:
         from tinytui.lesson.practice.questions import step_cells, step_names
 
         if self.lesson is not None:
@@ -99,10 +127,10 @@ class Practice:
             return tuple(c for c in self.lesson if c[0] in made)
         s = self.sample
         if s is None:
-            return step_cells(trace, params, number, backward, block, grads=grads)
+            return step_cells(trace, params, number, backward, block, grads=grads, tokens=listed)
         if (s.number, s.backward, s.block) != (number, backward, block):
             return ()
-        return step_cells(trace, params, number, backward, block, s.count, s.seed, grads)
+        return step_cells(trace, params, number, backward, block, s.count, s.seed, grads, listed)
 
     # ---- answers and hints -----------------------------------------------------------------------
     def answer(self, source: Source, text: str, ok: Accepted, verdict: bool | None = None) -> Grade:

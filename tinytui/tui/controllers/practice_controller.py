@@ -83,7 +83,17 @@ class PracticeController:
         s = self.host.session
         backward = bool(s.mode.backward)
         grads = s.gradients if backward else None
-        return self.state.cells(s.trace, s.params, grads, s.step, backward, s.here.block or 0)
+        return self.state.cells(s.trace, s.params, grads, s.step, backward, s.here.block or 0, self.listed)
+
+    def listed(self) -> tuple[int, ...]:
+        """The vocabulary rows the logits' tables list now: all of a short vocabulary, of a long one its
+        most likely tokens and the target (the only rows of those tables practice can ask)."""
+        from tinytui.present.top_tokens import shown_tokens  # the logits' steps only
+
+        trace = self.host.session.trace
+        vocab = trace.cfg.vocab
+        target = vocab.index(trace.target) if trace.target in vocab else None
+        return shown_tokens(trace["probs"], target).ids
 
     def value_of(self, source: Source) -> float:
         try:

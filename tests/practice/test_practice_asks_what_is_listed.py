@@ -1,0 +1,71 @@
+"""A long vocabulary's logit pane lists its most likely tokens and the target, not every token: practice
+there asks only the rows the screen lists, each drawn as "?" and answerable, so a step's score can be
+made whole. On the tiny GPT-2 (360 tokens) step 14 asked 720 cells of which the screen drew 26, and the
+walk's step 15 asked 360 of which it drew 11."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apps import make_app
+from tests.gpt2.checkpoints import TINY
+from tests.practice.test_practice_app import keys, status
+from tinytui.cli.options import build_parser
+from tinytui.cli.practice_command import practice_app
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.grid_spec import GridSpec, LogitsSpec
+from tinytui.present.top_tokens import TOP, shown_tokens
+from tinytui.tui.app import TinyTuiApp
+
+BY_TOKEN = ("logits", "probs", "grad.logits")  # the tensors the pane lists a row per token
+
+
+def drawn_as_asked(app: TinyTuiApp) -> set:
+    """The cells the step's tables draw as '?'."""
+    out = set()
+    for section in pane_sections(app.view()):
+        for row in section.rows:
+            for item in row:
+                if isinstance(item, GridSpec):
+                    for r, sources in enumerate(item.sources):
+                        out.update(
+                            s
+                            for c, s in enumerate(sources)
+                            if s is not None and item.cells[r][c].strip() == "?"
+                        )
+                elif isinstance(item, LogitsSpec):
+                    for line in item.rows:
+                        for source, text in ((line.logit_source, line.logit), (line.prob_source, line.prob)):
+                            if source is not None and text.strip() == "?":
+                                out.add(source)
+    return out
+
+
+@pytest.mark.asyncio
+async def test_step_14_and_the_walk_s_15_ask_the_listed_rows_only():
+    app = make_app("--model", str(TINY))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await keys(pilot, "k")
+        for number, backward in ((14, False), (15, True)):
+            app.session.goto(number, backward)
+            app.refresh_views()
+            await pilot.pause()
+            asked = set(app.practice.here())
+            assert asked and asked == drawn_as_asked(app)
+            listed = {ix[0] for name, ix in asked if name in BY_TOKEN}
+            assert TOP <= len(listed) <= TOP + 1  # the most likely and the target
+            assert f"practice: 0/{len(asked)}" in status(app)
+
+
+def test_a_sample_of_step_14_is_drawn_from_the_listed_rows():
+    """tinytui practice --step 14 --count 6: all six are rows the pane lists."""
+    args = build_parser().parse_args(["practice", "--model", str(TINY), "--step", "14", "--count", "6"])
+    app = practice_app(args, remember_theme=False)
+    session = app.session
+    session.set_practice(True, None, app.practice.pending[1])
+    session.goto(14)
+    asked = app.practice.here()
+    assert len(asked) == 6
+    trace = session.trace
+    listed = set(shown_tokens(trace["probs"], trace.cfg.vocab.index(trace.target)).ids)
+    assert all(name in BY_TOKEN and ix[0] in listed for name, ix in asked)
