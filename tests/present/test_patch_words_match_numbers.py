@@ -55,7 +55,7 @@ def test_two_metrics_that_print_alike_are_said_to(chapter):
     result = s.patching()
     assert f"{result.clean:.4f}" == f"{result.corrupt:.4f}" == "0.7120" and result.clean != result.corrupt
     line = _details(s)[0][0]
-    assert line.startswith("clean run's block 1 input at 0:a/how written into the corrupted run: ")
+    assert line.endswith("· the clean run's block 1 input at 0:a/how written into the corrupted run")
     assert (
         "= 0.7120, 100% of the change, of the metrics unrounded (clean 0.7120, corrupted 0.7120: a gap"
         in line
@@ -69,9 +69,9 @@ def test_a_share_beyond_the_scale_is_shaded_as_its_end(chapter):
     s.set_patching("would would a wood", "woodchuck")
     resid = _details(s)[0]
     assert _printed_share(resid[3]) == (102, 102)
-    assert resid[3].endswith("the share its shade shows on the −1…+1 scale (beyond it: shaded as +1)")
+    assert "the share its shade shows on the −1…+1 scale (beyond it: shaded as +1) · the clean" in resid[3]
     assert _printed_share(resid[1]) == (-16, -16)
-    assert resid[1].endswith("the share its shade shows on the −1…+1 scale")
+    assert "the share its shade shows on the −1…+1 scale · the clean" in resid[1]
 
 
 def test_a_switched_off_head_is_patched_to_no_effect_and_says_so(chapter):

@@ -79,9 +79,9 @@ def patch_grids(view: View) -> list[GridSpec]:
 
     def cell(value: float, what: str, note: str = "") -> Cell:
         restored = result.restored(value)
-        said = share_words(value, result.clean, result.corrupt, restored)
-        detail = f"clean run's {what} written into the corrupted run: {metric} = {fmt(value)}, {said}"
-        detail += shade_words(restored) + note
+        said = share_words(value, result.clean, result.corrupt, restored)  # the numbers first: at 80×24
+        detail = f"{metric} = {fmt(value)}, {said}{shade_words(restored)} · the clean run's {what} written "
+        detail += f"into the corrupted run{note}"  # the inspector has two lines there
         return Cell(fmt(value), value=None if math.isnan(restored) else restored, detail=detail)
 
     resid = [

@@ -35,7 +35,21 @@ def inspector_text(detail: str | None, why: Explained | None, hint: str, width: 
     own line, else the keys."""
     if why is not None:
         return provenance_text(why, detail or "", hint, width, lines)
-    return detail or KEYS_HINT
+    return fitted(detail or KEYS_HINT, width, lines)
+
+
+def fitted(text: str, width: int, lines: int) -> str:
+    """A cell's own line as the inspector shows it: as it is when it fits in `lines` lines of width,
+    else cut to them with "…", so a reader can tell there is more (the cell's line then reads in full
+    in a wider window)."""
+    width = max(width, 10)
+    wrapped = _wrap(text, width)
+    if len(wrapped) <= lines or "\n" in text:
+        return text
+    kept = wrapped[:lines]
+    last = kept[-1]
+    kept[-1] = (last if len(last) < width else last[: width - 1].rstrip()) + "…"
+    return "\n".join(kept)
 
 
 def provenance_text(why: Explained, detail: str, hint: str, width: int, lines: int) -> str:
