@@ -70,10 +70,9 @@ async def test_a_patched_cell_says_which_run_it_comes_from_and_what_was_patched(
         g = await on_cell(pilot, app, "patch:resid", 0, 1)
         assert g.spec.cols == ("0:a", "1:woodchuck/much", "2:would", "3:chuck")
         assert g.spec.cells[0] == ("0.7542", "0.7120", "0.7542", "0.7542")
-        assert inspector(app).startswith(
-            "clean run's block 1 input at 1:woodchuck/much written into the corrupted run: "
-            "logit(wood) − logit(chuck) = 0.7120, 100% of the change"
-        )
+        said = inspector(app)
+        assert said.startswith("logit(wood) − logit(chuck) = 0.7120, 100% of the change")
+        assert "the clean run's block 1 input at 1:woodchuck/much written into the corrupted run" in said
         heads = grid(app, "patch:heads").spec
         assert heads.cells[0] == ("0.7153", "0.7518")
 
