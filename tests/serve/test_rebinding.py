@@ -110,13 +110,14 @@ def test_without_the_runs_token_nothing_but_the_static_files_is_served(tmp_path)
         ("/ws?width=80&height=24", own),
         (f"/ws?token={WRONG}&width=80&height=24", own),
         ("/ws?width=80&height=24", {"Cookie": f"{cookie}={WRONG}", **own}),
+        (f"/ws/{WRONG}?width=80&height=24", own),  # as the page's own socket names it, but wrong
         ("/download/0123456789abcdef", {}),
         ("/static/js/textual.js", {}),  # textual-serve's script: open, it drives nothing
         (f"/?token={TOKEN}", {}),
         ("/", {"Cookie": f"{cookie}={TOKEN}"}),  # the cookie the page set: its socket and downloads
     ]
     out = asyncio.run(_responses(tmp_path, port, requests))
-    assert [status for status, _ in out] == [403] * 9 + [200, 200, 200]
+    assert [status for status, _ in out] == [403] * 10 + [200, 200, 200]
     assert not any(set_cookie for _, set_cookie in out[:-2])
     set_cookie = out[-2][1]  # the page opened with the token
     assert set_cookie.startswith(f"{cookie}={TOKEN};") and "HttpOnly" in set_cookie

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -78,7 +79,9 @@ def test_the_page_is_served_on_loopback_and_ctrl_c_frees_the_port(tmp_path):
         token = opened(server)
         page = fetch(f"http://127.0.0.1:{port}/?token={token}")
         assert "<title>tinytui</title>" in page or "tinytui" in page
-        assert "/ws" in page and "textual.js" in page
+        assert (
+            f'data-session-websocket-url="ws://127.0.0.1:{port}/ws/{token}"' in page and "textual.js" in page
+        )
         assert "googleapis" not in page  # nothing the page loads leaves the machine
         wrong = ("B" if token[0] == "A" else "A") + token[1:]
         assert (
@@ -131,23 +134,19 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-async def _handshake(port: int, origin: str | None, query: str, draw: bool = True, page: str | None = None):
-    """Open the app's websocket as a page from origin would (after loading page, for the cookie it
-    sets, when given), keep it while the caller looks, and give back (status of a refusal or None,
-    the highest row the app drew on)."""
+async def _handshake(port: int, origin: str | None, query: str, draw: bool = True, path: str = "/ws"):
+    """Open the app's websocket at path as a page from origin would, keep it while the caller looks,
+    and give back (status of a refusal or None, the highest row the app drew on)."""
     import asyncio
     import re
 
     import aiohttp
 
     headers = {"Origin": origin} if origin is not None else {}
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # IP cookies too
-        if page is not None:
-            async with http.get(page) as response:
-                assert response.status == 200
+    async with aiohttp.ClientSession() as http:
         try:
             async with asyncio.timeout(15):  # the handshake, bounded
-                ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws?{query}", headers=headers)
+                ws = await http.ws_connect(f"http://127.0.0.1:{port}{path}?{query}", headers=headers)
         except aiohttp.WSServerHandshakeError as exc:
             return exc.status, None, None
         if not draw:
@@ -172,12 +171,12 @@ async def _handshake(port: int, origin: str | None, query: str, draw: bool = Tru
         return None, max(rows), ws
 
 
-def handshake(port: int, origin: str | None, query: str, then=None, draw=True, page: str | None = None):
+def handshake(port: int, origin: str | None, query: str, then=None, draw=True, path: str = "/ws"):
     """_handshake, then then() while the socket is still open; (refusal status, highest row)."""
     import asyncio
 
     async def run():
-        status, rows, ws = await _handshake(port, origin, query, draw, page)
+        status, rows, ws = await _handshake(port, origin, query, draw, path)
         if then is not None:
             then()
         if ws is not None:
@@ -227,8 +226,9 @@ def test_own_page_is_served_at_a_capped_size_and_stopping_ends_every_app(tmp_pat
     server = start(port, "--record", "lesson.txt", cwd=tmp_path)
     apps: set[int] = set()
     try:
-        page = f"http://127.0.0.1:{port}/?token={opened(server)}"
-        fetch(page)
+        page = fetch(f"http://127.0.0.1:{port}/?token={opened(server)}")
+        # the address the page gives its script, which adds only "?width=…&height=…"
+        socket_path = re.search(r'data-session-websocket-url="ws://127.0.0.1:\d+(/ws/[^"?]+)"', page)[1]
         assert len(list((tmp_path / "tmp").iterdir())) == 1  # the page's template folder
 
         def look():
@@ -241,9 +241,8 @@ def test_own_page_is_served_at_a_capped_size_and_stopping_ends_every_app(tmp_pat
             )
             server.send_signal(signal.SIGTERM)  # stop the server while the browser is still there
 
-        # the token as the page's own socket carries it: in the cookie the page set, not in the address
         status, rows = handshake(
-            port, f"http://localhost:{port}", "width=120&height=100000", then=look, page=page
+            port, f"http://localhost:{port}", "width=120&height=100000", then=look, path=socket_path
         )
         assert status is None and rows == 500  # the 100000 rows asked for, capped
         server.wait(timeout=30)

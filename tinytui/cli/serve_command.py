@@ -6,10 +6,11 @@ Each browser tab gets its own `python -m tinytui …` process with the options g
 What textual-serve leaves open is closed here (GuardedServer, a subclass of its Server):
 - every request that can start or drive an app (the page, the websocket, a download) must carry this
   run's secret: a random token made at start and printed in the address to open (?token=…, as Jupyter
-  does). The page's response sets it as a cookie of this port (HttpOnly, SameSite=Strict), which the
-  page's websocket and downloads then carry (textual-serve's script builds the socket's address itself
-  and adds only the size). Another user of this machine, who can forge any Origin and Host, cannot
-  start the debugger without it. Only /static/ (textual-serve's script, styles and fonts) is open.
+  does). The page gives its script the websocket's address with the token in its path (/ws/TOKEN: the
+  script adds "?width=…&height=…" to the address it is given, so a query there would be cut), and
+  sets the token as a cookie of this port (HttpOnly, SameSite=Strict) that its downloads and a reload
+  carry. Another user of this machine, who can forge any Origin and Host, cannot start the debugger
+  without it. Only /static/ (textual-serve's script, styles and fonts) is open to anyone.
 - a websocket starts an app only when its Origin is this server's own page (or one named with
   --allow-origin): a browser sends the Origin of the page that opened the socket, so a page on another
   site open in the same browser cannot start the debugger and press its keys. Host names are not
@@ -264,8 +265,16 @@ def session_record(name: str, given: set[Path]) -> Path:
 # ---- the page ------------------------------------------------------------------------------------
 
 
+SOCKET_ATTRIBUTE = 'data-session-websocket-url="{{ app_websocket_url }}"'
+# the page's script opens the address it is given plus "?width=…&height=…": the token goes in its path
+SOCKET_WITH_TOKEN = 'data-session-websocket-url="{{ app_websocket_url }}/{{ session_token }}"'
+
+
 def write_offline_templates(folder: Path) -> None:
-    """textual-serve's page without its web-font link: nothing the page loads leaves this machine."""
+    """textual-serve's page without its web-font link (nothing the page loads leaves this machine), its
+    websocket's address carrying the run's token (session_token, a global of the template's)."""
+    from importlib.metadata import version
+
     import textual_serve
 
     page = (Path(textual_serve.__file__).parent / "templates" / "app_index.html").read_text(encoding="utf-8")
@@ -281,7 +290,15 @@ def write_offline_templates(folder: Path) -> None:
             continue
         kept.append(lines[i])
         i += 1
-    (folder / "app_index.html").write_text("".join(kept), encoding="utf-8")
+    text = "".join(kept)
+    if text.count(SOCKET_ATTRIBUTE) != 1:  # a textual-serve whose page is not the one read here
+        raise ValueError(
+            f"textual-serve {version('textual-serve')}'s page names its websocket in a way tinytui does not "
+            "know; install textual-serve 1.1"
+        )
+    (folder / "app_index.html").write_text(
+        text.replace(SOCKET_ATTRIBUTE, SOCKET_WITH_TOKEN), encoding="utf-8"
+    )
 
 
 # ---- the server ----------------------------------------------------------------------------------
@@ -310,6 +327,7 @@ def guarded_server(args: argparse.Namespace, url: str, token: str, templates: Pa
     import logging
     import shlex
 
+    import aiohttp_jinja2
     from aiohttp import WSCloseCode, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
@@ -367,9 +385,12 @@ def guarded_server(args: argparse.Namespace, url: str, token: str, templates: Pa
             self.cookie = token_cookie(args.port)
 
         async def _make_app(self) -> web.Application:
-            # textual-serve's only way in to its routes: the guard below is added to every one of them
+            # textual-serve's only way in to its routes: the guard below is added to every one of them,
+            # and the websocket is also served at /ws/TOKEN, the address the page gives its script
             app = await super()._make_app()
             app.middlewares.append(self.guard)
+            app.router.add_get("/ws/{token}", self.handle_websocket)
+            aiohttp_jinja2.get_env(app).globals["session_token"] = self.token
             return app
 
         @web.middleware
@@ -379,20 +400,21 @@ def guarded_server(args: argparse.Namespace, url: str, token: str, templates: Pa
             if isinstance(request.match_info.route.resource, web.StaticResource):
                 return await handler(request)  # textual-serve's script, styles, fonts: they drive nothing
             by_query = token_matches(request.query.get("token"), self.token)
-            if not by_query and not token_matches(request.cookies.get(self.cookie), self.token):
+            by_path = token_matches(request.match_info.get("token"), self.token)
+            if not (by_query or by_path or token_matches(request.cookies.get(self.cookie), self.token)):
                 raise web.HTTPForbidden(
                     text="tinytui: open the address `tinytui serve` printed, with its ?token=…\n"
                 )
             response = await handler(request)
-            if by_query and not response.prepared:  # the page: its socket and downloads carry the cookie
+            if by_query and not response.prepared:  # the page: its downloads, a reload carry the cookie
                 response.set_cookie(self.cookie, self.token, path="/", httponly=True, samesite="Strict")
                 response.headers["Referrer-Policy"] = "no-referrer"  # the address holds the token
             return response
 
         def initialize_logging(self) -> None:
             super().initialize_logging()
-            # aiohttp's access log writes every request's address, the page's ?token=… included, where
-            # stderr goes (perhaps a file others can read)
+            # aiohttp's access log writes every request's address, the page's ?token=… included, to the
+            # server's output (perhaps a file others can read)
             logging.getLogger("aiohttp.access").addFilter(self.hide_token)
 
         def hide_token(self, record: logging.LogRecord) -> bool:
@@ -498,7 +520,11 @@ def run(args: argparse.Namespace, out, err) -> int:
     url = f"http://[{args.host}]:{args.port}" if ":" in args.host else f"http://{args.host}:{args.port}"
     token = new_token()
     with tempfile.TemporaryDirectory(prefix="tinytui-serve-") as folder:
-        write_offline_templates(Path(folder))
+        try:
+            write_offline_templates(Path(folder))
+        except ValueError as exc:
+            refusal.say(str(exc), err)
+            return 2
         server = guarded_server(args, url, token, Path(folder), err)
         print(f"tinytui: serving the debugger at {page_url(url, token)} (ctrl+c stops)", file=out, flush=True)
         server.serve()
