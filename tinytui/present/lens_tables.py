@@ -79,7 +79,8 @@ def lens_grid(view: View) -> GridSpec:
     cfg, target = trace.cfg, trace.target
     points = lens_points(view)
     t = cfg.token_id(target) if cfg.has_token(target) else None
-    cols = (f"p({target})", "bar", *(f"top {i + 1}" for i in range(TOP)))
+    top = min(TOP, len(cfg.vocab))  # a vocabulary of one or two tokens has no third likeliest
+    cols = (f"p({target})", "bar", *(f"top {i + 1}" for i in range(top)))
     rows, cells = [], []
     for i, point in enumerate(points):
         last = i == len(points) - 1
