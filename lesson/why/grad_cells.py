@@ -84,8 +84,13 @@ def x(ctx: Ctx, cell: Cell) -> Why:
 
 def emb(ctx: Ctx, cell: Cell) -> Why:
     p, j = cell.index
-    fixed = "" if ctx.cfg.learned_positions else " and PE is fixed"
-    return copy_of(ctx, cell, (GRAD + "x", (p, j)), f"   (x = emb + PE{fixed})")
+    if not ctx.sw.positional_encoding:
+        sum_of = "x = emb: the positional encoding is switched off"
+    elif ctx.cfg.positions in ("rope", "none"):  # nothing is added to x for position
+        sum_of = "x = emb: RoPE adds nothing to x" if ctx.cfg.positions == "rope" else "x = emb: no positions"
+    else:
+        sum_of = "x = emb + PE" + ("" if ctx.cfg.learned_positions else " and PE is fixed")
+    return copy_of(ctx, cell, (GRAD + "x", (p, j)), f"   ({sum_of})")
 
 
 def e_lookup(ctx: Ctx, cell: Cell) -> Why:
@@ -103,10 +108,17 @@ def e_lookup(ctx: Ctx, cell: Cell) -> Why:
         return total
 
     tok = ctx.cfg.vocab[t]
-    where = ", ".join(str(p) for p in at) if at else f"none: {tok!r} is not in the prompt"
+    said = ", ".join(str(p) for p in at)
+    where = (
+        f"positions {said}"
+        if len(at) > 1
+        else f"position {said}"
+        if at
+        else f"none: {tok!r} is not in the prompt"
+    )
     return ctx.make(
         cell,
-        f"{here(ctx, cell)} = Σ_(p: ids[p] = {t}) {ctx.ref(g, 'p', j)}   (positions {where})",
+        f"{here(ctx, cell)} = Σ_(p: ids[p] = {t}) {ctx.ref(g, 'p', j)}   ({where})",
         sum_text([num(ctx.value(g, (p, j))) for p in at]),
         refs,
         compute,
