@@ -118,7 +118,7 @@ def false_words(why) -> list[str]:
         ]
         if not here or any(here):
             out.append(f"attn exactly 0, but it is {here}")
-    if m := re.search(r"\(positions ([\d, ]+)\)", text):
+    if m := re.search(r"\(positions? ([\d, ]+)\)", text):
         ids = [int(o.value) for o in ops if o.name == "ids"]
         if [int(p) for p in m[1].split(", ")] != [p for p, t in enumerate(ids) if t == why.index[0]]:
             out.append(f"positions {m[1]}, but the ids are {ids}")
