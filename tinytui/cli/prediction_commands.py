@@ -214,5 +214,14 @@ def patch_text(result: Patching, clean: tuple[str, ...], corrupt: tuple[str, ...
 
 
 def _share(result: Patching, value: float) -> str:
+    """The share, from the unrounded metrics; where the four-decimal numbers printed give another (a gap
+    of a few ten-thousandths), or show no gap, it says so."""
     share = result.restored(value)
-    return "no gap" if np.isnan(share) else f"{round(share, 2) + 0.0:.2f}"  # + 0.0: no "-0.00"
+    if np.isnan(share):
+        return "no gap"
+    said = f"{round(share, 2) + 0.0:.2f}"  # + 0.0: no "-0.00"
+    clean, corrupt, shown = (round(v, 4) for v in (result.clean, result.corrupt, value))
+    if clean == corrupt:
+        return f"{said}, of a gap four decimals do not show"
+    given = f"{round((shown - corrupt) / (clean - corrupt), 2) + 0.0:.2f}"
+    return said if given == said else f"{said}; these four-decimal numbers give {given}"
