@@ -69,3 +69,32 @@ def test_a_sample_of_step_14_is_drawn_from_the_listed_rows():
     trace = session.trace
     listed = set(shown_tokens(trace["probs"], trace.cfg.vocab.index(trace.target)).ids)
     assert all(name in BY_TOKEN and ix[0] in listed for name, ix in asked)
+
+
+def test_a_lesson_asking_a_row_the_pane_does_not_list_is_refused(tmp_path):
+    """A lesson written by hand may name any token's logit; one the pane does not list could never be
+    answered, so it is refused in one line, and a listed one is taken."""
+    import json
+
+    from tinytui.cli.run_setup import UsageError
+    from tinytui.model.io.checkpoint import load_model
+    from tinytui.model.trace import run
+
+    model = load_model(TINY)
+    trace = run(model.params, model.prompt, model.target)
+    vocab = model.cfg.vocab
+    listed = shown_tokens(trace["probs"], vocab.index(model.target)).ids
+    unlisted = next(i for i in range(len(vocab)) if i not in listed)
+
+    def lesson(index: int) -> str:
+        path = tmp_path / f"lesson{index}.json"
+        doc = {"format": "tinytui-lesson/1", "model": str(TINY), "prompt": list(model.prompt)}
+        doc |= {"target": model.target, "cells": [{"name": "logits", "index": [index]}]}
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        return str(path)
+
+    with pytest.raises(UsageError) as refused:
+        practice_app(build_parser().parse_args(["practice", lesson(unlisted)]), remember_theme=False)
+    said = str(refused.value)
+    assert "\n" not in said and f"cells[0]: ℓ[{unlisted}]" in said and "is not on screen" in said
+    assert practice_app(build_parser().parse_args(["practice", lesson(listed[0])]), remember_theme=False)

@@ -44,10 +44,13 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
 def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
     """The run a lesson describes, every field checked against its model; UsageError names the field."""
     from tinytui.lesson.practice.lesson_file import LessonError, check_on, edited_params, model_path
+    from tinytui.lesson.practice.questions import LISTED_BY_TOKEN, cell_text
     from tinytui.lesson.texts.display_names import display
     from tinytui.lesson.why.explain import CellError, explain
     from tinytui.model.backward.gradients import Gradients
     from tinytui.model.io.checkpoint import load_model
+    from tinytui.present.top_tokens import TOP
+    from tinytui.tui.controllers.practice_controller import listed_tokens
 
     def fail(field: str, why: object) -> UsageError:
         return UsageError(f"{path}: {field}: {why}")
@@ -80,6 +83,7 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
         raise UsageError(f"{path}: cells: the lesson asks no cell")
     grads = Gradients(params, trace)  # one backward pass for every cell asked
     asked = askable(trace, params)
+    listed = listed_tokens(trace)
     for i, cell in enumerate(lesson.cells):
         try:
             explain(trace, params, cell.name, cell.index, grads)
@@ -89,6 +93,13 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
             shown = display(cell.name, cfg.n_blocks)
             raise fail(
                 f"cells[{i}]", f"{shown} is a weight, which no step computes: ask a value a step makes"
+            )
+        if cell.name in LISTED_BY_TOKEN and cell.index and cell.index[0] not in listed:
+            token = cfg.vocab[cell.index[0]]
+            raise fail(
+                f"cells[{i}]",
+                f"{cell_text(cell.name, cell.index, cfg.n_blocks)} ({token!r}) is not on screen: the "
+                f"logit pane lists only the {TOP} most likely of {len(cfg.vocab):,} tokens and the target",
             )
     return Setup(model, state, record)
 

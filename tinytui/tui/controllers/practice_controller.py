@@ -28,6 +28,7 @@ from tinytui.tui.output_paths import never_raises, new_file, unprintable
 if TYPE_CHECKING:
     from tinytui.lesson.practice.lesson_file import Lesson
     from tinytui.lesson.practice.questions import Question
+    from tinytui.model.trace import Trace
     from tinytui.session.practice_state import Practice, Sample, Shown, Source
 
 
@@ -86,14 +87,8 @@ class PracticeController:
         return self.state.cells(s.trace, s.params, grads, s.step, backward, s.here.block or 0, self.listed)
 
     def listed(self) -> tuple[int, ...]:
-        """The vocabulary rows the logits' tables list now: all of a short vocabulary, of a long one its
-        most likely tokens and the target (the only rows of those tables practice can ask)."""
-        from tinytui.present.top_tokens import shown_tokens  # the logits' steps only
-
-        trace = self.host.session.trace
-        vocab = trace.cfg.vocab
-        target = vocab.index(trace.target) if trace.target in vocab else None
-        return shown_tokens(trace["probs"], target).ids
+        """The vocabulary rows the logits' tables list now (the only rows of those tables practice asks)."""
+        return listed_tokens(self.host.session.trace)
 
     def value_of(self, source: Source) -> float:
         try:
@@ -341,6 +336,15 @@ class PracticeController:
             ),
             chosen,
         )
+
+
+def listed_tokens(trace: Trace) -> tuple[int, ...]:
+    """The vocabulary rows the logit pane and the walk's ∂L/∂ℓ table list for a run: all of a short
+    vocabulary, of a long one its most likely tokens and the target."""
+    from tinytui.present.top_tokens import shown_tokens  # the logits' steps only
+
+    vocab = trace.cfg.vocab
+    return shown_tokens(trace["probs"], vocab.index(trace.target) if trace.target in vocab else None).ids
 
 
 @never_raises
