@@ -38,6 +38,7 @@ class PracticeController:
         self.pending: tuple | None = None  # (lesson cells, sample) to start with once the app is mounted
         self.marked: dict[Source, str] = {}  # a teacher's lesson cells, with their notes
         self.model_source: str | None = None  # --model as given (tinytui practice sets it), for a lesson
+        self._listed: tuple[Trace, tuple[int, ...]] | None = None  # the run's listed vocabulary rows
 
     # ---- starting --------------------------------------------------------------------------------
     @property
@@ -87,8 +88,12 @@ class PracticeController:
         return self.state.cells(s.trace, s.params, grads, s.step, backward, s.here.block or 0, self.listed)
 
     def listed(self) -> tuple[int, ...]:
-        """The vocabulary rows the logits' tables list now (the only rows of those tables practice asks)."""
-        return listed_tokens(self.host.session.trace)
+        """The vocabulary rows the logits' tables list now (the only rows of those tables practice asks),
+        worked out once a run: a 50,257-token vocabulary takes milliseconds, and a key asks several times."""
+        trace = self.host.session.trace
+        if self._listed is None or self._listed[0] is not trace:
+            self._listed = (trace, listed_tokens(trace))
+        return self._listed[1]
 
     def value_of(self, source: Source) -> float:
         try:
