@@ -357,7 +357,7 @@ class Session(TracedHistory):
             a, data["path"] = replace(s, params=load_other(path, s.params)), path
         else:
             raise Refused(f"cannot compare with {kind!r} (file, before, pinned, prompt, model or off)")
-        self.comparison = Comparison(kind, a, path)
+        self.comparison = Comparison(kind, a, path, self.cursor)
         return self._emit(Kind.COMPARE, data, self.trace, self.trace)
 
     def compare_state(self) -> State | None:
