@@ -56,3 +56,24 @@ def test_a_shorter_prompt_in_a_leaves_dots_past_its_end(chapter):
                             "p are each run's own last position")  # fmt: skip
     emb = _items(s)["compare-d:input:emb"]
     assert set(emb.cells[3]) == {"·"} and "·" not in emb.cells[2]
+
+
+def test_the_state_before_the_last_change_is_named_for_what_it_is_after_more_changes(chapter):
+    s = Session(chapter)
+    s.edit("E", (0, 0), 0.5)
+    s.compare_with("before")  # A: the model file's state, before the edit
+    s.goto(2)
+    heading = pane_sections(View.of(s))[0].title
+    assert heading.startswith("Two runs — A: the state before the last change · B: now")
+    s.edit("E", (0, 1), 0.25)  # a second change: A is now two changes back
+    items = _items(s)
+    assert pane_sections(View.of(s))[0].title.startswith("Two runs — A: the state 2 changes back · B: now")
+    a = items["compare-a:param:E"]
+    assert a.cells[0][:2] == ("0.0000", "0.0000")  # A still has neither edit
+    line = "A · E[0,1]: A (the state 2 changes back) = 0.0000, B (now) = 0.2500, B − A = +0.2500"
+    assert a.details[0][1] == line
+    s.undo()
+    s.undo()  # both edits taken back: the change A came before is undone
+    assert pane_sections(View.of(s))[0].title.startswith(
+        "Two runs — A: the state before a change since undone"
+    )

@@ -96,7 +96,7 @@ def _made_compare_specs(
     b_trace, b_params, a_params, a_prompt = view.trace, view.params, a.params, a.prompt
     a_grads, b_grads = view.other.compare_gradients(), view.gradients
     n_blocks = b_trace.cfg.n_blocks
-    words = comparison.words
+    words = comparison.words_after(view.undo.back)
     a_rows: list[list[Cell]] = []
     d_rows: list[list[Cell]] = []
     any_value = False
@@ -236,7 +236,7 @@ def compare_heading(view: View) -> Section:
     """What is compared, as the step's first heading."""
     s = view.other
     assert s.comparison is not None
-    words = s.comparison.words
+    words = s.comparison.words_after(view.undo.back)
     a = s.compare_state()
     assert a is not None
     a_prompt, b_prompt = a.prompt, view.trace.prompt

@@ -55,6 +55,7 @@ class Comparison:
     kind: str  # a key of COMPARE_KINDS
     state: State  # A: weights, prompt, target, switches of the other run
     path: str = ""  # "model": the file it was read from
+    at: int = 0  # the changes made when A was chosen ("before": A is the state before the last of them)
 
     def a_of(self, b: State) -> State:
         """A beside the state B is now: a pinned state and the one before the last change stay as they
@@ -71,6 +72,15 @@ class Comparison:
         """What A is: 'the model file as loaded', 'the prompt "a b c"'."""
         prompt = '"' + " ".join(self.state.prompt) + '"'
         return COMPARE_KINDS[self.kind].format(prompt=prompt, path=self.path)
+
+    def words_after(self, changes: int) -> str:
+        """What A is once the session has made `changes` changes: the state before the last change stays
+        the one it was, so after more changes (or an undo) it is no longer before the last one."""
+        if self.kind != "before" or changes == self.at:
+            return self.words
+        if changes < self.at:
+            return "the state before a change since undone"
+        return f"the state {changes - self.at + 1} changes back"  # it was one change back when chosen
 
 
 def read_prompt(model: ModelFile, text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
