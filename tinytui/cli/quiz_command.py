@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 MAX_LINE = 1000  # characters of one answer line read; a longer line is not a number anyway
 MAX_EXTRA = 10_000  # lines after the last question counted (and reported) before reading stops
-MAX_OPERANDS = 48  # operands listed with a question at a terminal; why lists them all
+MAX_OPERANDS = 48  # operands listed with a question at a terminal; why --json lists them all
 HELP = "practice in the terminal: the cells a step computes as questions, your answers graded from stdin"
 EPILOG = (
     "At a terminal the quiz asks one question at a time, with its formula and its operands as the screen "
@@ -216,7 +216,8 @@ def operands(q: Question, n_blocks: int) -> list[str]:
     pieces = [f"{cell_text(n, ix, n_blocks)} = {result_text(n, v)}" for (n, ix), v in seen.items()]
     if len(pieces) > MAX_OPERANDS:
         more = len(pieces) - MAX_OPERANDS
-        pieces = [*pieces[:MAX_OPERANDS], f"… and {more} more (tinytui why '{q.cell(n_blocks)}' lists them)"]
+        where = f"tinytui why --json '{q.cell(n_blocks)}' with the quiz's run options lists them all"
+        pieces = [*pieces[:MAX_OPERANDS], f"… and {more} more ({where})"]
     return pieces
 
 
