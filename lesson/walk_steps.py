@@ -304,8 +304,24 @@ def qkv(w: Walk) -> WalkStep:
             *(("grad.b_Q", "grad.b_K", "grad.b_V") if w.bias else ()),
         ),
         outgoing=("grad.x_norm",),
-        explain="Every head's three projections read the same normalised rows, so all their gradients add "
-        "up on the way back into x_n.",
+        explain=_qkv_words(w),
+    )
+
+
+def _qkv_words(w: Walk) -> str:
+    if w.n_heads == 1:
+        return (
+            "The head's three projections read the same normalised rows, so their three gradients add up on "
+            "the way back into x_n."
+        )
+    if w.grouped:  # W_K and W_V belong to the key/value heads, fewer than the query heads
+        return (
+            "Every query head's W_Q and every key/value head's W_K and W_V read the same normalised rows, so "
+            "all their gradients add up on the way back into x_n."
+        )
+    return (
+        "Every head's three projections read the same normalised rows, so all their gradients add up on the "
+        "way back into x_n."
     )
 
 
@@ -401,14 +417,29 @@ def combine(w: Walk) -> WalkStep:
 
 def _combine_words(w: Walk) -> str:
     off = sorted(w.switches.ablated_heads)
-    said = (
-        "W_O splits the error between the heads. Each head then blames its attention weights by how "
-        "much each value vector would have helped, and its values by how much attention they got."
-    )
+    if w.n_heads == 1:
+        said = (
+            "W_O passes the error back to the one head. It then blames its attention weights by how much "
+            "each value vector would have helped, and its values by how much attention they got."
+        )
+    elif w.grouped:  # a key/value head's values are read by several query heads
+        said = (
+            "W_O splits the error between the heads. Each query head then blames its attention weights by "
+            "how much each value vector would have helped; a key/value head's values gather blame from "
+            "every query head that reads them, by how much attention they got."
+        )
+    else:
+        said = (
+            "W_O splits the error between the heads. Each head then blames its attention weights by how "
+            "much each value vector would have helped, and its values by how much attention they got."
+        )
     if len(off) == w.n_heads:
+        one = w.n_heads == 1
+        every = "The head is ablated: it outputs" if one else "Every head is ablated: each outputs"
+        whose = "its" if one else "every head's"
         return (
-            "Every head is ablated: each outputs a constant 0, so W_O and every head's attention weights and "
-            "values get exactly 0, and nothing goes back through attention"
+            f"{every} a constant 0, so W_O and {whose} attention weights and values get exactly 0, and "
+            "nothing goes back through attention"
             + (" (only b_O, added whatever the heads give, still learns)." if w.out_bias else ".")
         )
     in_one = [f"head {h} of block {b + 1}" for b, h in sorted(w.switches.ablated) if h not in off]
@@ -533,7 +564,7 @@ def residual2(w: Walk) -> WalkStep:
         else "no skip: x' gets nothing here"
     )
     return WalkStep(
-        title="Through W_2 and the second residual",
+        title=f"Through {'W_down' if w.gated else 'W_2'} and the second residual",
         incoming=("grad.y",),
         rules=(
             f"∂L/∂ffn = {w.norm} backward of ∂L/∂y   (post-norm)" if w.post else "∂L/∂ffn = ∂L/∂y",
