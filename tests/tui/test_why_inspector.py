@@ -95,6 +95,9 @@ async def test_with_the_mask_off_attention_is_the_unmasked_softmax(app):
         await press(pilot, "m")
         await pilot.pause()
         assert "masked" in inspector(app)  # mask on: the future key gets no weight
+        await press(pilot, "m")  # off again: the run before, explained as it was, not as the one after
+        await pilot.pause()
+        assert inspector(app) == text
 
 
 async def test_the_backward_walk_shows_the_chain_rule(app):

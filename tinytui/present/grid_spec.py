@@ -56,11 +56,20 @@ class Located:
     whose numbers changed, a weight's table patched after an edit) finds its cells without reading
     them all again."""
 
-    __slots__ = ("_cells", "sources")
+    __slots__ = ("_cells", "_names", "sources")
 
     def __init__(self, sources: Sequence[Sequence[Source | None]]) -> None:
         self.sources = sources
         self._cells: dict[Source, tuple[int, int]] | None = None
+        self._names: frozenset[str] | None = None
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names of the tensors (or weights, gradients) whose cells the table shows: a cell's
+        operands are looked for only in the tables that show their tensor."""
+        if self._names is None:
+            self._names = frozenset(name for name, _ in self.cells)
+        return self._names
 
     @property
     def cells(self) -> dict[Source, tuple[int, int]]:
@@ -118,14 +127,23 @@ class GridSpec:
         return any(v is not None for row in self.values for v in row)
 
     @cached_property
-    def where(self) -> dict[Source, tuple[int, int]]:
-        """Where the table shows each run's cell (row, col), looked up when a cell's operands are lit:
-        from the Located made with its sources when it came with one (every run of one window of a
-        tensor shares them: tensor_cells._sources)."""
+    def _located(self) -> Located:
+        """The Located made with its sources when it came with one (every run of one window of a tensor
+        shares them: tensor_cells._sources), else one of its own."""
         located = self.located
         if located is None or located.sources is not self.sources:
             located = Located(self.sources)
-        return located.cells
+        return located
+
+    @property
+    def where(self) -> dict[Source, tuple[int, int]]:
+        """Where the table shows each run's cell (row, col), looked up when a cell's operands are lit."""
+        return self._located.cells
+
+    @property
+    def shown_names(self) -> frozenset[str]:
+        """The names of the tensors whose cells the table shows (Located.names)."""
+        return self._located.names
 
     def find(self, text: str) -> tuple[int, int] | None:
         """The first cell showing exactly this text (for tests and for placing a cursor)."""

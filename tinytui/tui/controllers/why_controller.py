@@ -8,6 +8,7 @@ stage that writes it, or the backward walk's step that works out a gradient); F 
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,8 @@ from tinytui.tui.widgets.step_view import StepView
 if TYPE_CHECKING:  # the provenance rules are imported when a table's cell is first explained
     from tinytui.lesson.why.why import Operand, Why
 
-EXPLAINED_KEPT = 32  # cells kept explained for the trace shown (a Why is a formula and a few operands)
+EXPLAINED_KEPT = 32  # cells kept explained for one run (a Why is a formula and a few operands)
+EXPLAINED_RUNS = 4  # runs whose explained cells are kept: m, o, an edit and its undo go back and forth
 
 
 class WhyController:
@@ -32,11 +34,12 @@ class WhyController:
         self.host = host
         self.chosen = 0  # which operand f follows (F cycles); back to the first on another cell
         self._of: Source | None = None  # the cell `chosen` belongs to
-        # the cells explained for one (trace, params), the latest last, each with its Why and that Why in
-        # the tables' names (what the inspector writes): b, Esc and the arrows go back and forth between a
-        # few cells, each explained and worded once (a new trace or new weights start afresh)
-        self._explained_for: tuple[object, object] | None = None
-        self._explained: dict[Source, tuple[Why, Why] | None] = {}
+        # the cells explained for each of the last few (trace, params), the latest run first and in each
+        # the latest cell last, with its Why and that Why in the tables' names (what the inspector
+        # writes): b, Esc and the arrows go back and forth between a few cells, and m, o or an edit and
+        # its undo between a few runs (the session keeps their traces), each cell explained and worded
+        # once. A run is held weakly: its entry goes with the trace (or the weights) the session drops.
+        self._explained_runs: list[tuple[weakref.ref, weakref.ref, dict[Source, tuple[Why, Why] | None]]] = []
         self._pending: Source | None = None  # where f is going once the new step's tables are mounted
 
     # ---- the focused cell ------------------------------------------------------------------------
@@ -63,11 +66,9 @@ class WhyController:
             return None  # a weight is read from the model file: its own line says which cell it is
         s = self.host.session
         trace, params = s.trace, s.params
-        made = self._explained_for
-        if made is None or made[0] is not trace or made[1] is not params:
-            self._explained_for, self._explained = (trace, params), {}
-        elif source in self._explained:
-            return self._explained[source]
+        cells = self._explained_in(trace, params)
+        if source in cells:
+            return cells[source]
         from tinytui.lesson.why.explain import CellError, explain
 
         try:
@@ -76,10 +77,24 @@ class WhyController:
             explained: tuple[Why, Why] | None = (why, named)
         except (CellError, KeyError, ValueError, IndexError, ArithmeticError):
             explained = None  # no explanation is better than no app (tests/lesson hold every rule to finite)
-        if len(self._explained) >= EXPLAINED_KEPT:
-            del self._explained[next(iter(self._explained))]  # the one explained longest ago
-        self._explained[source] = explained
+        if len(cells) >= EXPLAINED_KEPT:
+            del cells[next(iter(cells))]  # the one explained longest ago
+        cells[source] = explained
         return explained
+
+    def _explained_in(self, trace: object, params: object) -> dict[Source, tuple[Why, Why] | None]:
+        """The cells explained for this run (trace and weights), made the latest run."""
+        runs = self._explained_runs
+        for i, (trace_ref, params_ref, cells) in enumerate(runs):
+            if trace_ref() is trace and params_ref() is params:
+                if i:
+                    runs.insert(0, runs.pop(i))
+                return cells
+        # runs whose trace or weights are gone can never be found again
+        kept = [run for run in runs if run[0]() is not None and run[1]() is not None]
+        cells = {}
+        self._explained_runs = [(weakref.ref(trace), weakref.ref(params), cells), *kept[: EXPLAINED_RUNS - 1]]
+        return cells
 
     def operand(self, why: Why | None) -> Operand | None:
         if why is None or not why.operands:
@@ -130,12 +145,16 @@ class WhyController:
     def light(self, why: Why | None) -> None:
         """Mark the operands' cells in every table on screen (only the rows that change are drawn)."""
         wanted = {(op.name, op.index) for op in why.operands} if why is not None else set()
+        wanted_names = {name for name, _ in wanted}
         # walk_children: the same widgets as query(), without matching a selector against every node
         for view in self.host.screen.walk_children(StepView):
             lit: dict[int, frozenset] = {}
             for box in view.blocks.boxes if wanted else ():
                 item = box.item
                 if isinstance(item, GridSpec):
+                    # a d_model 64 step has some fourteen tables, most of them of other tensors
+                    if item.shown_names.isdisjoint(wanted_names):
+                        continue
                     where = item.where
                     lit[box.index] = frozenset(where[src] for src in wanted if src in where)
                 elif isinstance(item, LogitsSpec):
