@@ -47,7 +47,7 @@ def test_the_transcript_says_what_was_asked_answered_and_shown(chapter, tmp_path
     assert "shown       hint 2 of 3: S_2[1,0] = (Q_2[1] · K_2[0]) / √2\n" in text
     assert "=== 5 · practice: answered S_2[1,0] = −0.2429, right ===" in text
     assert "shown       ✓ S_2[1,0] = −0.2429 (accepted −0.24319 to −0.24267)\n" in text
-    assert "=== 6 · practice: answered S_1[0,0] = abc, wrong ===" in text
+    assert "=== 6 · practice: answered S_1[0,0] = abc, refused: not a number ===" in text
     assert "shown       'abc' is not a number (try 0.5, -1, 1e-3 or 1/2)\n" in text  # no hint spent
     assert "=== 7 · practice off: every value shown again (at step 7) =" in text
 

@@ -519,7 +519,7 @@ class PracticeKind(EventKind):
         cell = cell_text(d["name"], d["index"], session.model.cfg.n_blocks)
         if d["action"] == "hint":
             return f"practice: asked for a hint on {cell} {_at(event, session)}"
-        return f"practice: answered {cell} = {d['text']}, {'right' if d['correct'] else 'wrong'}"
+        return f"practice: answered {cell} = {d['text']}, {_verdict(d['text'], d['correct'])}"
 
     def notes(self, event, before, after):
         """What the learner was told: the value with ✓, or why not and the next hint; for a lesson, each
@@ -608,6 +608,17 @@ def decode_sampling(d: dict[str, Any], model: ModelFile) -> dict[str, Any]:
         "top_p": checked(sampling.top_p, number(d["top_p"], f"{where}: top_p"), where),
         "seed": integer(d["seed"], f"{where}: seed", 0, sampling.MAX_SEED),
     }
+
+
+def _verdict(text: str, correct: bool) -> str:
+    """How an answer went: right, wrong, or refused unread (text that is no number is not graded)."""
+    if correct:
+        return "right"
+    try:
+        checks.number(text)
+    except checks.Invalid:
+        return "refused: not a number"
+    return "wrong"
 
 
 def _on_an_end(answer: float | None, ok: Accepted) -> bool:
