@@ -139,6 +139,27 @@ def most_likely(logits: np.ndarray) -> int:
     return int(np.argmax(logits))
 
 
+def tied_for_first(logits: np.ndarray) -> tuple[int, ...]:
+    """Every token whose logit is the largest, the lowest id first. Two or more: a tie, and greedy's pick
+    (the first of them) was decided by the id, not by the model."""
+    logits = np.asarray(logits)
+    return tuple(int(i) for i in np.flatnonzero(logits == logits.max()))
+
+
+def cut_tie(logits: np.ndarray, k: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A top-k cut through equal logits: the kept and the left-out tokens whose logit equals the k-th
+    most likely's ((), () when the cut falls between two different logits or keeps every token)."""
+    logits = np.asarray(logits)
+    if not 0 < k < len(logits):
+        return (), ()
+    ranked = order(logits)
+    edge = logits[ranked[k - 1]]
+    if logits[ranked[k]] != edge:
+        return (), ()
+    kept, rest = ranked[:k], ranked[k:]
+    return tuple(kept[logits[kept] == edge].tolist()), tuple(rest[logits[rest] == edge].tolist())
+
+
 def distribution(logits: np.ndarray, s: Sampling) -> np.ndarray:
     """The distribution the token is drawn from (V,), in vocabulary order: temperature, then top-k,
     then top-p, renormalised; greedy puts all of it on the most likely token."""

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, TextIO
-
-import numpy as np
 
 from tinytui.cli.new_command import CommandError
 from tinytui.lesson.texts.wording import in_words
 from tinytui.model.generation import kv_cache, sampling
 from tinytui.model.generation.continuation import MAX_TOKENS, Continuation, generate
+from tinytui.report.pick_ties import pick_tie
+from tinytui.report.print_window import ranked, tie_legend
 
 if TYPE_CHECKING:
     from tinytui.cli.run_setup import Setup
@@ -97,6 +98,7 @@ def document(setup: Setup, found: Continuation) -> dict[str, Any]:
             "probs": [float(v) for v in p.probs],
             "logits": [float(v) for v in p.logits],
             "draw": p.draw,
+            "tie": tie.said if (tie := pick_tie(p, cfg.vocab)) else None,  # what decided it, if not p
         }
         for p in found.picks
     ]
@@ -149,12 +151,23 @@ def text_lines(setup: Setup, found: Continuation) -> list[str]:
             head += f"  {'p drawn':>7}  {'draw':>6}"
         shown = min(TOP, cfg.n_vocab)  # a vocabulary of fewer tokens shows them all
         lines.append(f"{head}  {in_words(shown)} most likely (the model's p)")
+        lists, decided = [], []
         for p in found.picks:
             row = f"{p.position:>4}  {_cut(cfg.vocab[p.token]):<{TOKEN_WIDTH}} {p.before[p.token]:>7.4f}"
             if drawn:
                 row += f"  {p.probs[p.token]:>7.4f}  {p.draw:>6.4f}"
-            top = np.argsort(-p.before, kind="stable")[:TOP]
-            lines.append(f"{row}  " + " · ".join(f"{_cut(cfg.vocab[t])} {p.before[t]:.4f}" for t in top))
+            listed = ranked(p.before, TOP)
+            lists.append(listed)
+            top = " · ".join(f"{_cut(cfg.vocab[t])} {p.before[t]:.4f}" for t in listed.ids)
+            lines.append(f"{row}  {top}")
+            if listed.cut_a_tie:  # under the list: a row is as wide as 100 columns hold already
+                lines.append(" " * (len(row) + 2) + listed.note(cfg.vocab))
+            if tie := pick_tie(p, cfg.vocab):
+                decided.append(f"pos {p.position}: {tie.said}")
+        if legend := tie_legend(lists):
+            lines += ["", *textwrap.wrap(legend, 100)]
+        if decided:
+            lines += ["", *(wrapped for line in decided for wrapped in textwrap.wrap(line, 100))]
     if found.stopped:
         lines += ["", found.stopped]
     return lines

@@ -78,16 +78,24 @@ def run_lens(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _point_json(p: LensPoint, vocab) -> dict:
+    from tinytui.report.print_window import ranked  # the app's one rule for a list of the likeliest
+
+    listed = ranked(p.probs, TOP)
     return {
         "block": p.block,
         "at": p.at,
         "stream": p.stream,
         "probs": [float(v) for v in p.probs],
-        "top": [{"token": tok, "p": prob} for tok, prob in p.top(vocab, TOP)],
+        "top": [{"token": vocab[i], "p": float(p.probs[i])} for i in listed.ids],
+        # left out of "top" though they read as likely as its last: exactly, or to 4 decimals only
+        "tied_with_last": [vocab[i] for i in listed.tied],
+        "printed_as_last": [vocab[i] for i in listed.alike],
     }
 
 
 def lens_text(points: list[LensPoint], trace) -> str:
+    from tinytui.report.print_window import quoted_names, ranked, tie_legend  # one rule for the likeliest
+
     cfg = trace.cfg  # as the run has it: the norm switch may run RMSNorm for the model's LayerNorm
     vocab, target = cfg.vocab, trace.target
     t = cfg.token_id(target)
@@ -96,18 +104,30 @@ def lens_text(points: list[LensPoint], trace) -> str:
     head = f"p({target})"
     norm = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
     out = "the tied unembedding Eᵀ" if cfg.tied else "the model's own unembedding W_U"
+    first = ranked(points[-1].probs, 1)  # the prediction: a tie for it is decided by the lower id
+    tie = (
+        f" (it ties {quoted_names(first.tied, vocab)}: of equal ones the lower id is taken)"
+        if first.tied
+        else ""
+    )
     lines = [
         *wrap(
             f"The logit lens at the last position, {trace.token_labels[-1]}: each row is what the model "
             f"would predict if the residual stream stopped there (the final {norm} and {out} applied to "
-            f"it, then softmax). The last row is the model's own prediction, {trace.prediction!r}."
+            f"it, then softmax). The last row is the model's own prediction, {trace.prediction!r}{tie}."
         ),
         "",
         f"{'read':<{width}}  {head:>7}  likeliest {TOP}",
     ]
-    for w, p in zip(where, points):
-        top = ", ".join(f"{tok} {prob:.4f}" for tok, prob in p.top(vocab, TOP))
-        lines.append(f"{w:<{width}}  {p.probs[t]:>{max(7, len(head))}.4f}  {top}")
+    lists = [ranked(p.probs, TOP) for p in points]
+    for w, p, listed in zip(where, points, lists):
+        top = ", ".join(f"{vocab[i]} {p.probs[i]:.4f}" for i in listed.ids)
+        row = f"{w:<{width}}  {p.probs[t]:>{max(7, len(head))}.4f}  "
+        lines.append(row + top)
+        if listed.cut_a_tie:  # under the list, as `tinytui generate` says it
+            lines.append(" " * len(row) + listed.note(vocab))
+    if legend := tie_legend(lists):
+        lines += ["", *wrap(legend)]
     return "\n".join(lines)
 
 

@@ -19,6 +19,7 @@ from tinytui.report.tables import fmt
 
 if TYPE_CHECKING:
     from tinytui.model.analysis.lens import LensPoint
+    from tinytui.report.print_window import Ranked
 
 LENS_STEPS = (13, 14)  # the final norm and the unembedding: what the lens applies to every point
 TOP = 3  # likeliest tokens a row names
@@ -45,12 +46,12 @@ def bar(p: float, width: int = BAR) -> str:
     return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(width)
 
 
-def top_tokens(point: LensPoint, vocab: tuple[str, ...], k: int = TOP) -> list[tuple[str, float]]:
-    """The k likeliest tokens, likeliest first (ties: the lower id first); a big vocabulary unsorted."""
-    from tinytui.report.print_window import most_likely  # the one way the app picks its top tokens
+def top_tokens(point: LensPoint, k: int = TOP) -> Ranked:
+    """The k likeliest tokens, likeliest first (ties: the lower id first), and those left out that read as
+    likely as the last; a big vocabulary unsorted."""
+    from tinytui.report.print_window import ranked  # the one way the app picks its top tokens
 
-    probs = point.probs
-    return [(vocab[i], float(probs[i])) for i in most_likely(probs, k).tolist()]
+    return ranked(point.probs, k)
 
 
 def row_label(point: LensPoint, n_blocks: int) -> str:
@@ -91,10 +92,14 @@ def lens_grid(view: View) -> GridSpec:
             Cell(ptext, value=p, detail=f"{how}: p({target}) = {ptext}"),
             Cell(bar(p), detail=f"{how}: p({target}) = {ptext}, as a bar of {BAR} cells"),
         ]
-        for rank, (tok, q) in enumerate(top_tokens(point, cfg.vocab)):
-            row.append(
-                Cell(f"{tok} {fmt(q)}", detail=f"{how}: likeliest no. {rank + 1} is {tok!r}, p = {fmt(q)}")
-            )
+        listed = top_tokens(point)
+        for rank, i in enumerate(listed.ids):
+            tok, q = cfg.vocab[i], fmt(float(point.probs[i]))
+            text, detail = f"{tok} {q}", f"{how}: likeliest no. {rank + 1} is {tok!r}, p = {q}"
+            if rank == len(listed.ids) - 1 and listed.cut_a_tie:
+                text += f" ({listed.mark(cfg.vocab)})"
+                detail += f"; {listed.sentence(cfg.vocab, point.probs)}"
+            row.append(Cell(text, detail=detail))
         rows.append(row_label(point, cfg.n_blocks) + (" =" if last else ""))
         cells.append(row)
     out = "W_U" if "W_U" in view.params else "Eᵀ"  # an untied model unembeds with its own W_U
@@ -120,6 +125,7 @@ class LensLine:
     top: str  # the likeliest token
     top_p: float
     last: bool  # the model's own prediction
+    tie: str = ""  # tokens as likely as the likeliest, not named by top (Ranked.mark: 'ties much'), or ''
 
 
 def lens_lines(view: View) -> tuple[LensLine, ...]:
@@ -129,7 +135,10 @@ def lens_lines(view: View) -> tuple[LensLine, ...]:
     points = lens_points(view)
     out = []
     for i, point in enumerate(points):
-        (tok, q), *_ = top_tokens(point, cfg.vocab, 1)
+        listed = top_tokens(point, 1)
+        best = listed.ids[0]
         p = float(point.probs[t]) if t is not None else 0.0
-        out.append(LensLine(row_label(point, cfg.n_blocks), p, tok, q, i == len(points) - 1))
+        where = row_label(point, cfg.n_blocks)
+        q = float(point.probs[best])
+        out.append(LensLine(where, p, cfg.vocab[best], q, i == len(points) - 1, listed.mark(cfg.vocab)))
     return tuple(out)

@@ -9,6 +9,9 @@ trace's; nothing here computes a probability of its own.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from tinytui.model.generation import sampling
@@ -17,6 +20,9 @@ from tinytui.model.names import prefix
 from tinytui.present.grid_spec import Cell, GridSpec, Section, grid
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
+
+if TYPE_CHECKING:
+    from tinytui.report.pick_ties import PickTie
 
 NEXT_STEP = 14  # the logits and their softmax: where the next token is chosen
 KV_STEP = 6  # queries, keys, values: where the cache is read
@@ -59,6 +65,9 @@ def next_token_grid(view: View) -> GridSpec:
         stages.append(("greedy", chosen.probs, ""))
     running = np.cumsum(chosen.probs)
     rows = _rows(chosen)
+    from tinytui.report.pick_ties import pick_tie  # step 14 only, not the start's
+
+    tie = pick_tie(chosen, cfg.vocab)  # said in the title, in short, and on each of its tokens' cells
     cols = ("ℓ", *(name for name, _, _ in stages))
     if not s.greedy:
         cols += ("running Σ",)
@@ -83,25 +92,31 @@ def next_token_grid(view: View) -> GridSpec:
             picked = "  ← the first total past u" if t == chosen.token else ""
             detail = f"running total of the drawn-from distribution up to {tok!r}: {edge}{picked}"
             row.append(Cell(edge, detail=detail))
+        if tie is not None and t in tie.ids:
+            row = [replace(cell, detail=f"{cell.detail} · {tie.said}") for cell in row]
         cells.append(row)
     labels = tuple(("→ " if t == chosen.token else "  ") + cfg.vocab[t] for t in rows)
-    return grid("next-token", _title(chosen, cfg.vocab), "token", labels, cols, cells, "heat", "output", 1.0)
+    title = _title(chosen, cfg.vocab, tie)
+    return grid("next-token", title, "token", labels, cols, cells, "heat", "output", 1.0)
 
 
 def _rows(chosen: sampling.Pick) -> list[int]:
-    """Every token of a small vocabulary; of a big one the likeliest few and the pick, in id order."""
+    """Every token of a small vocabulary; of a big one the likeliest few (and any as likely as the last
+    of them) and the pick, in id order."""
     n = len(chosen.logits)
     if n <= SHOWN + 4:
         return list(range(n))
     top = {int(t) for t in sampling.order(chosen.logits)[:SHOWN]} | {chosen.token}
-    return sorted(top)
+    _, left = sampling.cut_tie(chosen.logits, SHOWN)  # as likely as the SHOWN-th: shown too, not cut
+    return sorted(top | set(left))
 
 
-def _title(chosen: sampling.Pick, vocab) -> str:
+def _title(chosen: sampling.Pick, vocab, said: PickTie | None) -> str:
     s, tok = chosen.sampling, vocab[chosen.token]
+    tie = f" ({said.short})" if said else ""
     if s.greedy:
-        return f"Position {chosen.position} · greedy → {tok!r}"
-    return f"Position {chosen.position} · {s.describe()} · u = {chosen.draw:.4f} → {tok!r}"
+        return f"Position {chosen.position} · greedy → {tok!r}{tie}"
+    return f"Position {chosen.position} · {s.describe()} · u = {chosen.draw:.4f} → {tok!r}{tie}"
 
 
 def _section_title(view: View) -> str:

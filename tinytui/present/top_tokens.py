@@ -25,25 +25,34 @@ class Shown:
     ranked: bool  # by probability (a long vocabulary), else in vocabulary order
     others: int  # tokens left out
     others_p: float  # their probability together
+    tie: str = ""  # tokens left out that read as likely as the last one ranked (Ranked.among_others), or ''
 
     def line(self) -> str:
-        """The line that stands for the tokens left out ('' when none is)."""
+        """The line that stands for the tokens left out ('' when none is), saying so when some of them
+        read as likely as the last one ranked."""
         if not self.others:
             return ""
         noun = "token" if self.others == 1 else "tokens"
-        return f"⋯ {self.others:,} other {noun}, together p = {self.others_p:.4f}"
+        tie = f" · {self.tie}" if self.tie else ""
+        return f"⋯ {self.others:,} other {noun}, together p = {self.others_p:.4f}{tie}"
 
 
-def shown_tokens(probs: np.ndarray, target: int | None, limit: int = LONG_VOCAB, top: int = TOP) -> Shown:
+def shown_tokens(
+    probs: np.ndarray, target: int | None, limit: int = LONG_VOCAB, top: int = TOP, vocab=None
+) -> Shown:
     """All tokens when there are at most `limit`; else the `top` most likely, then the target if it is not
-    one of them, and how many are left out with their total probability."""
-    from tinytui.report.print_window import most_likely  # one way of picking the top tokens, shared
+    one of them, and how many are left out with their total probability; given the vocabulary, what it
+    says of tokens left out that read as likely as the last one ranked."""
+    from tinytui.report.print_window import ranked  # one way of picking the top tokens, shared
 
     p = np.asarray(probs, dtype=float)
     if p.size <= limit:
         return Shown(tuple(range(p.size)), False, 0, 0.0)
-    ids = [int(i) for i in most_likely(p, top)]
+    best = ranked(p, top)
+    ids = list(best.ids)
     if target is not None and target not in ids:
         ids.append(int(target))
+        best = best.shown_too([target])
     rest = float(p.sum() - p[ids].sum())
-    return Shown(tuple(ids), True, p.size - len(ids), max(0.0, rest))
+    tie = best.among_others(vocab, p) if vocab is not None else ""
+    return Shown(tuple(ids), True, p.size - len(ids), max(0.0, rest), tie)

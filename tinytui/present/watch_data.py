@@ -79,6 +79,8 @@ class WatchSpec:
     others: int = 0  # tokens without a bar
     others_p: float = 0.0  # their probability together
     heading: str = "Attention"  # which block's attention ("Attention, block 2 of 3" in a deeper model)
+    tie: str = ""  # tokens without a bar that read as likely as the last top one (Ranked.mark), or ''
+    tie_signs: str = ""  # the same at its shortest, to sit in the last top bar's empty cells (Ranked.signs)
 
 
 def _mark(view: View, name: str, index: tuple[int, ...]) -> str:
@@ -98,16 +100,18 @@ def _was(view: View, name: str, index: tuple[int, ...]) -> float | None:
 
 
 def watch_spec(view: View, top: int = TOP) -> WatchSpec:
-    from tinytui.report.print_window import most_likely
+    from tinytui.report.print_window import ranked
 
     trace = view.trace
     probs = trace["probs"]
     vocab = trace.cfg.vocab
-    best = [int(i) for i in most_likely(probs, top)]  # argpartition: a 50,257-token vocabulary is not sorted
+    listed = ranked(probs, top)  # argpartition: a 50,257-token vocabulary is not sorted
+    best = list(listed.ids)
     shown = list(best)
     target = vocab.index(trace.target) if trace.target in vocab else None
     if target is not None and target not in shown:
         shown.append(target)
+        listed = listed.shown_too([target])
     predicted = int(np.argmax(probs))
     bars = tuple(
         WatchBar(
@@ -158,6 +162,8 @@ def watch_spec(view: View, top: int = TOP) -> WatchSpec:
         len(vocab) - len(shown),
         others_p,
         "Attention" if n_blocks == 1 else f"Attention, block {block + 1} of {n_blocks}",
+        listed.mark(vocab),
+        listed.signs(vocab),
     )
 
 
@@ -222,23 +228,32 @@ def watch_lines(
     tok_w = min(9 if bar >= BAR else 7, max(len(b.token) for b in spec.bars))
     heading = "p(next token)"
     out.append(_muted(f"{heading:<{max(tok_w + 2 + bar, len(heading) + 1)}}prob"))  # never "token)prob"
-    for b in spec.bars:
+    last_top = max((i for i, b in enumerate(spec.bars) if b.top), default=-1)
+    for i, b in enumerate(spec.bars):
         if not b.top:
             out.append(_muted("⋯".center(tok_w)))
         label = "target" if b.target else "predicted" if b.predicted else ""
         solid, grown, ghost = bar_cells(b.p, b.was, bar)
         tags = ("◀" if b.target else "") + ("★" if b.predicted else "")
+        room = bar - len(solid) - len(grown) - len(ghost)
+        # the tokens as likely as the last top one, left without a bar, named in its bar's empty cells
+        # ("▉ = much": the same bar) or, where they do not fit, on a line of their own below it
+        beside = f" {spec.tie_signs}" if i == last_top and spec.tie_signs else ""
+        if cell_len(beside) > room:
+            beside = ""
         out.append(
             (
                 Piece(f"{fit_label(b.token, tok_w)} ", label),
                 Piece(solid, "predicted" if b.predicted else "bar"),
                 Piece(grown, "up"),
                 Piece(ghost, "ghost"),
-                Piece(" " * max(0, bar - len(solid) - len(grown) - len(ghost))),
+                *((Piece(beside, "muted"),) if beside else ()),
+                Piece(" " * max(0, room - cell_len(beside))),
                 Piece(f" {fmt(b.p)}{GLYPHS.get(b.mark, ' ')}", _mark_style(b.mark)),
                 *((Piece(tags, label),) if tags else ()),
             )
         )
+        below = i == last_top and spec.tie and not beside
         if b.was is not None:
             delta = b.p - b.was
             was = on_screen_text(
@@ -248,6 +263,9 @@ def watch_lines(
             )
             # under the bar, or as far right as it fits whole
             out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(was)))), Piece(was, "muted")))
+        if below:
+            tie = f"{spec.tie} (no bar)"
+            out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(tie)))), Piece(tie, "muted")))
     if spec.others:  # the tokens without a bar, and their probability together
         out.append(_muted(f"{'⋯':^{tok_w}} {f'{spec.others:,} more':<{bar}} {fmt(spec.others_p)}"))
     out += [_muted(line) for line in fit_parts(["◀ target", "★ predicted", "░ lost"], "  ", width)]
@@ -278,10 +296,20 @@ def _lens(lens: tuple[LensLine, ...], target: str, bar: int, width: int) -> list
             (
                 Piece(f"{line.where:<{where_w}} ", "muted"),
                 Piece(lens_bar(line.p, bar), "predicted" if line.last else "bar"),
-                Piece(f" {fmt(line.p)} {fit_label(line.top, room).rstrip()}"),
+                Piece(f" {fmt(line.p)} {_top(line, room)}"),
             )
         )
+    # a likeliest token marked = shares its place: which token it ties, once per different tie
+    for said in dict.fromkeys(f"= {line.top} {line.tie}" for line in lens if line.tie):
+        out.append(_muted(fit_label(said, width).rstrip()))
     return out
+
+
+def _top(line: LensLine, room: int) -> str:
+    """The likeliest token at a lens point in room columns, marked = when others read as likely."""
+    if not line.tie:
+        return fit_label(line.top, room).rstrip()
+    return fit_label(line.top, max(1, room - 1)).rstrip() + "="
 
 
 def _heatmaps(spec: WatchSpec, width: int) -> list[Line]:

@@ -40,6 +40,159 @@ def most_likely(probs: np.ndarray, k: int) -> np.ndarray:
     return picked[np.lexsort((picked, -p[picked]))][:k]
 
 
+DECIMALS = 4  # every list of probabilities writes them so (tables.fmt): "prints the same" means at 4 decimals
+NAMED = 3  # a tie note names this many tokens left out, then counts the rest
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A list of the k most likely tokens as it is shown, and the tokens it leaves out that a reader could
+    not tell from its last one: exactly as likely (the list kept the lower id), or less likely by less
+    than the printed digits show."""
+
+    ids: tuple[int, ...]  # most likely first; equal ones by id
+    tied: tuple[int, ...] = ()  # left out, exactly as likely as the last one shown
+    alike: tuple[int, ...] = ()  # left out, less likely than the last one shown but printed the same
+
+    @property
+    def cut_a_tie(self) -> bool:
+        """Whether the list's cut leaves out a token that reads as likely as its last one."""
+        return bool(self.tied or self.alike)
+
+    def shown_too(self, ids) -> Ranked:
+        """This list when the tokens ids are shown anyway (the target, below the list): they are no
+        longer left out."""
+        also = {int(i) for i in ids}
+        tied = tuple(i for i in self.tied if i not in also)
+        return Ranked(self.ids, tied, tuple(i for i in self.alike if i not in also))
+
+    def mark(self, vocab) -> str:
+        """The short note after the last token shown: 'ties much' (left out, exactly as likely), 'much
+        prints the same' (left out, a little less likely), 'ties much, would, how +3'; '' when neither."""
+        parts = []
+        if self.tied:
+            parts.append(f"ties {_listed(self.tied, vocab)}")
+        if self.alike:
+            parts.append(f"{_listed(self.alike, vocab)} print{'s' if len(self.alike) == 1 else ''} the same")
+        return "; ".join(parts)
+
+    def signs(self, vocab) -> str:
+        """The mark at its shortest, beside the last one shown: '= much' (exactly as likely), '≈ much'
+        (printed the same), '= much, would +3'; '' when neither."""
+        kinds = (("=", self.tied), ("≈", self.alike))
+        return " ".join(f"{sign} {_listed(ids, vocab)}" for sign, ids in kinds if ids)
+
+    def note(self, vocab) -> str:
+        """The mark as a line of its own, naming the last token shown: 'how ties much', 'much prints the
+        same as how'; '' when the cut leaves no such token out."""
+        if not self.cut_a_tie:
+            return ""
+        last = vocab[self.ids[-1]]
+        parts = []
+        if self.tied:
+            parts.append(f"{last} ties {_listed(self.tied, vocab)}")
+        if self.alike:
+            parts.append(
+                f"{_listed(self.alike, vocab)} print{'s' if len(self.alike) == 1 else ''} the same as {last}"
+            )
+        return "; ".join(parts)
+
+    def sentence(self, vocab, probs) -> str:
+        """The same in words, with the value: "'how' ties 'much' at 0.0742, left out: of equal ones a
+        list keeps the lower id" ('' when the cut leaves no such token out)."""
+        last = self.ids[-1] if self.ids else None
+        if last is None or not self.cut_a_tie:
+            return ""
+        value = f"{float(probs[last]):.{DECIMALS}f}"
+        said = []
+        if self.tied:
+            said.append(
+                f"{vocab[last]!r} ties {quoted_names(self.tied, vocab)} at {value}, left out: of equal ones "
+                "a list keeps the lower id"
+            )
+        if self.alike:
+            one = len(self.alike) == 1
+            said.append(
+                f"{quoted_names(self.alike, vocab)}, left out, also print{'s' if one else ''} as {value} but "
+                f"{'is' if one else 'are'} a little less likely than {vocab[last]!r}"
+            )
+        return "; ".join(said)
+
+    def among_others(self, vocab, probs) -> str:
+        """The same for a line that stands for the tokens left out: "'much' among them ties 'how' at
+        0.0742", "8 of them print as 0.0004 too, a little less likely than 't26147'" ('' when none)."""
+        if not self.cut_a_tie:
+            return ""
+        last = self.ids[-1]
+        value = f"{float(probs[last]):.{DECIMALS}f}"
+        said = []
+        for ids, one, many in (
+            (self.tied, "ties", "tie"),
+            (self.alike, "prints as", "print as"),
+        ):
+            if not ids:
+                continue
+            who = f"{quoted_names(ids, vocab)} among them" if len(ids) <= NAMED else f"{len(ids):,} of them"
+            verb = one if len(ids) == 1 else many
+            if ids is self.tied:
+                said.append(f"{who} {verb} {vocab[last]!r} at {value}")
+            else:
+                said.append(f"{who} {verb} {value} too, a little less likely than {vocab[last]!r}")
+        return "; ".join(said)
+
+
+def tie_legend(lists) -> str:
+    """What the lines under these lists mean (Ranked.note), for the kinds they hold ('' when none does)."""
+    said = []
+    if any(r.tied for r in lists):
+        said.append(
+            "'A ties B': B is exactly as likely as A, the last one listed, and is left out (of equal "
+            "probabilities a list keeps the lower id)."
+        )
+    if any(r.alike for r in lists):
+        said.append(
+            f"'B prints the same as A': B, left out, shows the same {DECIMALS} decimals as A but is a "
+            "little less likely."
+        )
+    return " ".join(said)
+
+
+def _listed(ids: tuple[int, ...], vocab) -> str:
+    more = f" +{len(ids) - NAMED:,}" if len(ids) > NAMED else ""
+    return ", ".join(vocab[i] for i in ids[:NAMED]) + more
+
+
+def quoted_names(ids: tuple[int, ...], vocab) -> str:
+    """ "'much'", "'how' and 'much'", "'a', 'how', 'much' and 3 more"."""
+    named = [repr(vocab[i]) for i in ids[:NAMED]]
+    if len(ids) > NAMED:
+        return f"{', '.join(named)} and {len(ids) - NAMED:,} more"
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+
+
+def ranked(probs: np.ndarray, k: int) -> Ranked:
+    """most_likely's k tokens, with the tokens left out that tie the last one shown, exactly or as printed
+    (to DECIMALS places). Two values written alike differ by less than one unit of the last place, so only
+    tokens that close to the cut are written out to compare (a 50,257-token vocabulary is not)."""
+    p = np.asarray(probs, dtype=float)
+    ids = most_likely(p, k)
+    if not 0 < len(ids) < p.size:
+        return Ranked(tuple(int(i) for i in ids))
+    last = p[ids[-1]]
+    close = np.flatnonzero(p > last - 10.0**-DECIMALS)
+    close = close[~np.isin(close, ids)]
+    tied = close[p[close] == last]
+    below = close[p[close] < last]
+    # written alike: within half a unit of the last place of the written value; only a value at the very
+    # edge of that is written out to see which way it rounds
+    written = f"{last:.{DECIMALS}f}"
+    off = np.abs(p[below] - float(written)) / (0.5 * 10.0**-DECIMALS)
+    edge = [int(i) for i in below[np.abs(off - 1) <= 1e-6] if f"{p[i]:.{DECIMALS}f}" == written]
+    alike = [*(int(i) for i in below[off < 1 - 1e-6]), *edge]
+    alike.sort(key=lambda i: (-p[i], i))  # most likely first, as the list would have gone on
+    return Ranked(tuple(int(i) for i in ids), tuple(int(i) for i in tied), tuple(alike))
+
+
 @dataclass(frozen=True)
 class Picks:
     """The vocabulary entries a run's big tables keep: E's rows (the prompt's ids, then the target's),
@@ -48,6 +201,7 @@ class Picks:
     rows: tuple[int, ...]  # the prompt's ids in order (each once), then the target's
     top: tuple[int, ...]  # the TOP most likely, most likely first, then the target if not among them
     n_tokens: int  # the prompt's length (an axis of positions keeps that many)
+    tie: str = ""  # "the 10th ties t44": tokens left out that read as likely as the TOP-th; '' when none
 
 
 def picks_of(trace) -> Picks:
@@ -55,9 +209,12 @@ def picks_of(trace) -> Picks:
     vocab = trace.cfg.vocab
     target = [trace.cfg.token_id(trace.target)] if trace.target in vocab else []
     rows = tuple(dict.fromkeys([*(int(i) for i in trace["ids"]), *target]))
-    best = most_likely(trace["probs"], TOP)  # by probability, equal ones by id
-    top = tuple(dict.fromkeys([*(int(i) for i in best), *target]))
-    return Picks(rows, top, len(trace.prompt))
+    best = ranked(trace["probs"], TOP).shown_too(target)  # by probability, equal ones by id
+    top = tuple(dict.fromkeys([*best.ids, *target]))
+    # the window cuts tables of ℓ, p and ∂L/∂ℓ alike, each written with its own digits: only an exact tie
+    # is the same in all of them
+    tie = f"the {TOP}th ties {_listed(best.tied, vocab)}" if best.tied else ""
+    return Picks(rows, top, len(trace.prompt), tie)
 
 
 @dataclass(frozen=True)
@@ -121,7 +278,8 @@ def _kept(n: int, axis: str, picks: Picks, logits_rows: bool, is_rows: bool) -> 
             what = "prompt, target, top logits" if logits_rows else "the prompt's tokens and the target"
             return np.array(list(dict.fromkeys(ids))[:ROWS], dtype=int), what
         among = len(picks.top) <= TOP  # the target is one of the most likely
-        return np.array(picks.top, dtype=int), f"the {TOP} most likely" + (
+        tie = f" ({picks.tie}, left out)" if picks.tie else ""
+        return np.array(picks.top, dtype=int), f"the {TOP} most likely{tie}" + (
             ", the target among them" if among else " and the target"
         )
     if axis in PROMPT_AXES:
