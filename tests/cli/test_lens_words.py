@@ -26,7 +26,9 @@ def test_the_lens_tables_likeliest_tokens_keep_the_lower_id_in_a_tie():
     probs = np.full(40, 0.024)
     probs[7] = 0.04
     vocab = tuple(f"t{i}" for i in range(40))
-    assert [tok for tok, _ in top_tokens(SimpleNamespace(probs=probs), vocab)] == ["t7", "t0", "t1"]
+    listed = top_tokens(SimpleNamespace(probs=probs))
+    assert [vocab[i] for i in listed.ids] == ["t7", "t0", "t1"]
+    assert listed.mark(vocab) == "ties t2, t3, t4 +34"  # the 37 left out as likely as t1 are said
 
 
 def test_patch_text_says_a_query_heads_key_value_head_is_not_patched(capsys):

@@ -39,6 +39,7 @@ def test_greedy_text_shows_each_token_its_p_and_the_five_most_likely(capsys):
     assert lines[7].split() == ["pos", "token", "p", "five", "most", "likely", "(the", "model's", "p)"]
     assert lines[8].split() == ["4", "wood", "0.3107", "wood", "0.3107", "·", "chuck", "0.1524", "·",
                                 "woodchuck", "0.1309", "·", ".", "0.1089", "·", "how", "0.0840"]  # fmt: skip
+    assert lines[9].strip() == "how ties much"  # 'much' is left out at 0.0840 too
     assert max(len(line) for line in lines) <= 100
 
 

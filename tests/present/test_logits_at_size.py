@@ -72,7 +72,13 @@ def test_a_50257_token_vocabulary_gives_a_few_rows_quickly():
     assert tokens[:TOP] == [f"t{i}" for i in best] and tokens[-1] == "t50000"
     assert spec.rows[-1].target and spec.rows[0].predicted and not spec.rows[1].predicted
     rest = 1 - probs[best].sum() - probs[50_000]
-    assert spec.others == f"⋯ {50_257 - TOP - 1:,} other tokens, together p = {rest:.4f}"
+    tenth = f"{probs[best[-1]]:.4f}"  # tokens left out that print as the 10th does are said to
+    alike = [i for i, q in enumerate(probs.tolist()) if f"{q:.4f}" == tenth and i not in {*best, 50_000}]
+    assert len(alike) == 8 and max(probs[alike]) < probs[best[-1]]
+    assert spec.others == (
+        f"⋯ {50_257 - TOP - 1:,} other tokens, together p = {rest:.4f} · 8 of them print as {tenth} too, "
+        f"a little less likely than 't{best[-1]}'"
+    )
     assert watched.others == 50_257 - len(watched.bars) and np.isclose(
         watched.others_p, rest + probs[best[5:]].sum()
     )

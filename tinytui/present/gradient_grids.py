@@ -293,7 +293,7 @@ def _made_logits_gradient_grid(view: View) -> GridSpec:
     probs, d = trace["probs"], grads["grad.logits"]
     vocab = trace.cfg.vocab
     target = vocab.index(trace.target) if trace.target in vocab else None
-    shown = shown_tokens(probs, target)
+    shown = shown_tokens(probs, target, vocab=vocab)
     rows = [f"{vocab[i]} (target)" if i == target else vocab[i] for i in shown.ids]
     cells = []
     for i in shown.ids:
@@ -311,7 +311,11 @@ def _made_logits_gradient_grid(view: View) -> GridSpec:
         rows.append(f"⋯ {rest}")
         cells.append(
             [
-                Cell(fmt(shown.others_p), detail=f"p of the {rest}, together = {fmt(shown.others_p)}"),
+                Cell(
+                    fmt(shown.others_p),
+                    detail=f"p of the {rest}, together = {fmt(shown.others_p)}"
+                    + (f" · {shown.tie}" if shown.tie else ""),  # one of them as likely as a row shown
+                ),
                 Cell(fmt(g_rest), value=g_rest, detail=f"∂L/∂ℓ of the {rest}, together = {fmt(g_rest)}"),
             ]
         )

@@ -122,7 +122,7 @@ def logits_spec(view: View) -> LogitsSpec:
     vocab = trace.cfg.vocab
     target = vocab.index(trace.target) if trace.target in vocab else None
     predicted = int(np.argmax(probs))
-    shown = shown_tokens(probs, target)
+    shown = shown_tokens(probs, target, vocab=vocab)  # its line names a tie the cut leaves out
     rows = []
     for i in shown.ids:
         rows.append(
