@@ -282,14 +282,18 @@ def qkv(w: Walk) -> WalkStep:
         rules = (
             *turn,
             f"∂L/∂W_Q[h] = x_nᵀ · ∂L/∂{q}_h,   ∂L/∂W_K[g] = x_nᵀ · ∂L/∂{k}_g,   ∂L/∂W_V[g] = x_nᵀ · ∂L/∂V_g",
-            *(("∂L/∂b_Q[h] = Σ_p ∂L/∂Q_h[p]   (the same for b_K[g], b_V[g])",) if w.bias else ()),
+            *(
+                (f"∂L/∂b_Q[h] = Σ_p ∂L/∂{q}_h[p]   (b_K[g], b_V[g]: Σ_p of ∂L/∂{k}_g, ∂L/∂V_g)",)
+                if w.bias
+                else ()
+            ),
             f"∂L/∂x_n = Σ_h ∂L/∂{q}_h W_Q[h]ᵀ + Σ_g (∂L/∂{k}_g W_K[g]ᵀ + ∂L/∂V_g W_V[g]ᵀ)",
         )
     else:
         rules = (
             *turn,
             f"∂L/∂W_Q[h] = x_nᵀ · ∂L/∂{q}_h   (the same for W_K, W_V)",
-            *(("∂L/∂b_Q[h] = Σ_p ∂L/∂Q_h[p]   (the same for b_K, b_V)",) if w.bias else ()),
+            *((f"∂L/∂b_Q[h] = Σ_p ∂L/∂{q}_h[p]   (the same for b_K, b_V)",) if w.bias else ()),
             f"∂L/∂x_n = Σ_h (∂L/∂{q}_h W_Q[h]ᵀ + ∂L/∂{k}_h W_K[h]ᵀ + ∂L/∂V_h W_V[h]ᵀ)",
         )
     return WalkStep(

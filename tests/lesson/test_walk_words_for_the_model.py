@@ -36,3 +36,21 @@ def test_a_single_heads_walk_says_the_head():
         "The head is ablated: it outputs a constant 0, so W_O and its"
     )
     assert "Every head" not in _stage(cfg, 9, off).explain + _stage(cfg, 6).explain
+
+
+def test_rotary_biases_take_the_gradient_of_the_rows_before_the_turn():
+    """Qwen2 adds b_Q and b_K before RoPE turns the rows: b_Q's gradient is Σ_p ∂L/∂Q_pre, not ∂L/∂Q."""
+    import numpy as np
+
+    from tests.llama.checkpoints import QWEN2
+    from tinytui.model.backward.gradients import Gradients
+    from tinytui.model.trace import run
+
+    model = load_model(QWEN2)
+    rules = _stage(model.cfg, 6).rules
+    assert "∂L/∂b_Q[h] = Σ_p ∂L/∂Q_pre_h[p]   (b_K[g], b_V[g]: Σ_p of ∂L/∂K_pre_g, ∂L/∂V_g)" in rules
+    grads = Gradients(model.params, run(model.params, model.prompt, model.target))
+    b_q, b_k = grads["grad.blocks.0.b_Q"], grads["grad.blocks.0.b_K"]
+    assert np.allclose(b_q[0], grads["grad.blocks.0.q_pre.1"].sum(0))
+    assert not np.allclose(b_q[0], grads["grad.blocks.0.q.1"].sum(0))
+    assert np.allclose(b_k[0], grads["grad.blocks.0.k_pre.1"].sum(0))
