@@ -93,10 +93,14 @@ def _settings(view: View, style: Styles) -> list[Text]:
 
 
 def switch_words(view: View, style: Styles) -> Text:
-    """The switches, each one that differs from the chapter's setting in the "key" style."""
+    """The switches, each one that differs from the chapter's setting in the "key" style. Under rotary
+    positions the positions switch turns q and k, nothing is added to x: it is named RoPE, not PE."""
     chapter = set(CHAPTER_SWITCHES.labels())
+    rope = view.trace.cfg.positions == "rope"
     out = Text()
     for i, label in enumerate(view.switches.labels()):
+        if rope and label.startswith("PE "):
+            label = "RoPE" + label.removeprefix("PE")
         if i:
             out.append(" · ")
         out.append(label, None if label in chapter else style("key"))
