@@ -223,3 +223,13 @@ def test_a_top_k_cut_through_equal_logits(trace):
     logits = trace["logits"]
     assert sampling.cut_tie(logits, 5) == ((2,), (3,))  # 'how' kept, 'much' dropped
     assert sampling.cut_tie(logits, 4) == ((), ()) and sampling.cut_tie(logits, 6) == ((), ())
+
+
+def test_the_gallerys_five_likeliest_say_how_ties_much(chapter):
+    from tinytui.present.gallery_lines import plain as gallery_plain
+    from tinytui.present.gallery_pages import gallery_page
+
+    lines = gallery_page(View.of(Session(chapter)), lambda v: None, "day", 5, 120)
+    text = "\n".join(gallery_plain(line) for line in lines)
+    listed = text[text.index("(the five likeliest):") :].splitlines()
+    assert listed[5].split()[:2] == ["how", "8.4%"] and listed[6].strip() == "how ties much, left out"

@@ -286,7 +286,10 @@ def _prediction(runs: Runs) -> list[Line]:
     probs = np.asarray(trace["probs"], dtype=np.float64)
     old = np.asarray(runs.base["probs"]) if runs.base["probs"].shape == probs.shape else None
     marks = marks_of(probs, old)
-    order = np.argsort(-probs, kind="stable")[:5]
+    from tinytui.report.print_window import Ranked, ranked  # the app's one rule for a list of the likeliest
+
+    best = ranked(probs, 5)
+    order = best.ids
     width = max(len(t) for t in cfg.vocab)
     out: list[Line] = [(Words("How likely each word is to hang next (the five likeliest):", MUTED),)]
     for i in order:
@@ -302,6 +305,8 @@ def _prediction(runs: Runs) -> list[Line]:
         if tok == trace.target:
             line.append(Words(" ◀ target", "tt-target"))
         out.append(tuple(line))
+    if best.tied:  # percentages to one decimal: only an exact tie is said ('how ties much')
+        out.append((Words(f"  {Ranked(best.ids, best.tied).note(cfg.vocab)}, left out", MUTED),))
     out.append(BLANK)
     tok = runs.gallery.prediction.token
     vec = np.asarray(runs.params["E"][cfg.token_id(tok)])
