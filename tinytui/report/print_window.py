@@ -119,25 +119,22 @@ class Ranked:
         return "; ".join(said)
 
     def among_others(self, vocab, probs) -> str:
-        """The same for a line that stands for the tokens left out: "'much' among them ties 'how' at
-        0.0742", "8 of them print as 0.0004 too, a little less likely than 't26147'" ('' when none)."""
+        """The same for the line that stands for the tokens left out: "among them 'much' ties 'how'
+        exactly", "among them 48 also print 0.0004, below 't26147'" ('' when none)."""
         if not self.cut_a_tie:
             return ""
-        last = self.ids[-1]
-        value = f"{float(probs[last]):.{DECIMALS}f}"
+        last = vocab[self.ids[-1]]
+        value = f"{float(probs[self.ids[-1]]):.{DECIMALS}f}"
         said = []
-        for ids, one, many in (
-            (self.tied, "ties", "tie"),
-            (self.alike, "prints as", "print as"),
-        ):
+        for ids, exact in ((self.tied, True), (self.alike, False)):
             if not ids:
                 continue
-            who = f"{quoted_names(ids, vocab)} among them" if len(ids) <= NAMED else f"{len(ids):,} of them"
-            verb = one if len(ids) == 1 else many
-            if ids is self.tied:
-                said.append(f"{who} {verb} {vocab[last]!r} at {value}")
+            who = quoted_names(ids, vocab) if len(ids) <= NAMED else f"{len(ids):,}"
+            one = len(ids) == 1
+            if exact:
+                said.append(f"among them {who} tie{'s' if one else ''} {last!r} exactly")
             else:
-                said.append(f"{who} {verb} {value} too, a little less likely than {vocab[last]!r}")
+                said.append(f"among them {who} also print{'s' if one else ''} {value}, below {last!r}")
         return "; ".join(said)
 
 
