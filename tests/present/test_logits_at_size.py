@@ -76,8 +76,8 @@ def test_a_50257_token_vocabulary_gives_a_few_rows_quickly():
     alike = [i for i, q in enumerate(probs.tolist()) if f"{q:.4f}" == tenth and i not in {*best, 50_000}]
     assert len(alike) == 8 and max(probs[alike]) < probs[best[-1]]
     assert spec.others == (
-        f"⋯ {50_257 - TOP - 1:,} other tokens, together p = {rest:.4f} · 8 of them print as {tenth} too, "
-        f"a little less likely than 't{best[-1]}'"
+        f"⋯ {50_257 - TOP - 1:,} other tokens, together p = {rest:.4f} · among them 8 also print {tenth}, "
+        f"below 't{best[-1]}'"
     )
     assert watched.others == 50_257 - len(watched.bars) and np.isclose(
         watched.others_p, rest + probs[best[5:]].sum()
