@@ -33,12 +33,17 @@ def ffn(trace: Trace) -> str:
             f"{act} of gate_pre is the gate, and each unit passes gate × up, so a gate near zero shuts its "
             "unit whatever up holds."
         )
-        shut = int((np.abs(block_tensor(trace, "gate")) < 0.05).sum())
-        out.append(
-            f"Here {shut} of {size} gate values {'is' if shut == 1 else 'are'} within 0.05 of zero."
-            if shut
-            else f"Here none of the {size} gate values is within 0.05 of zero."
-        )
+        gate = block_tensor(trace, "gate")
+        shut = int((np.abs(gate) < 0.05).sum())
+        if shut == size:  # every unit shut: "16 of 16" would read as a part
+            said = "exactly 0" if not gate.any() else "within 0.05 of zero"
+            out.append(f"Here all {size} gate values are {said}.")
+        else:
+            out.append(
+                f"Here {shut} of {size} gate values {'is' if shut == 1 else 'are'} within 0.05 of zero."
+                if shut
+                else f"Here none of the {size} gate values is within 0.05 of zero."
+            )
         return sentences(*out)
     if sw.activation == "relu":
         out.append("The ReLU sets every detector that did not fire to zero.")

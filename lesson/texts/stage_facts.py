@@ -161,6 +161,15 @@ def ffn(trace: Trace) -> list[str]:
                 f"none of the {gate.size} gate values is within 0.05 of zero, so no unit is shut "
                 f"(up's largest size is {_f(np.abs(up).max())})"
             ]
+        largest = _f(np.abs(up).max())
+        if shut == gate.size:  # every unit shut
+            if not gate.any():
+                said = f"all {shut} gate values are exactly 0, so no unit passes any of up"
+                return [f"{said} (largest size {largest})"]
+            return [
+                f"all {shut} gate values are within 0.05 of zero, so every unit passes almost none of up "
+                f"(whose largest size is {largest})"
+            ]
         one = shut == 1
         return [
             f"{shut} of {gate.size} gate values {'is' if one else 'are'} within 0.05 of zero, so "

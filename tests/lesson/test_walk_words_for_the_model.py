@@ -54,3 +54,27 @@ def test_rotary_biases_take_the_gradient_of_the_rows_before_the_turn():
     assert np.allclose(b_q[0], grads["grad.blocks.0.q_pre.1"].sum(0))
     assert not np.allclose(b_q[0], grads["grad.blocks.0.q.1"].sum(0))
     assert np.allclose(b_k[0], grads["grad.blocks.0.k_pre.1"].sum(0))
+
+
+def test_every_gate_shut_is_said_as_all():
+    """W_gate zeroed: every gate is SiLU(0) = 0, all 16 of them; "16 of 16" read as a part of them."""
+    import numpy as np
+
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
+    from tinytui.model.trace import run
+
+    model = load_model(resolve("chapter17-llama"))
+    zero = {f"blocks.{b}.W_gate": np.zeros_like(model.params[f"blocks.{b}.W_gate"]) for b in range(2)}
+    trace = run(model.params.with_arrays(zero), model.prompt, model.target)
+    assert not trace["blocks.0.gate"].any() and trace["blocks.0.gate"].size == 16
+    words, facts = STAGE_BY_NUMBER[11].explain(trace), STAGE_BY_NUMBER[11].facts(trace)
+    assert "Here all 16 gate values are exactly 0." in words and "16 of 16" not in words
+    up = float(np.abs(trace["blocks.0.up"]).max())
+    assert facts == [f"all 16 gate values are exactly 0, so no unit passes any of up (largest size {up:.4f})"]
+    near = {f"blocks.{b}.W_gate": np.full_like(model.params[f"blocks.{b}.W_gate"], 0.001) for b in range(2)}
+    trace = run(model.params.with_arrays(near), model.prompt, model.target)
+    assert (np.abs(trace["blocks.0.gate"]) < 0.05).all() and trace["blocks.0.gate"].any()
+    assert "Here all 16 gate values are within 0.05 of zero." in STAGE_BY_NUMBER[11].explain(trace)
+    assert (
+        STAGE_BY_NUMBER[11].facts(trace)[0].startswith("all 16 gate values are within 0.05 of zero, so every")
+    )
