@@ -29,10 +29,12 @@ from tinytui.model.trace import Trace
 
 FORWARD_STEPS = tuple(sorted(STAGE_BY_NUMBER))  # 1–16
 BACKWARD_STEPS = tuple(range(15, 1, -1))  # the walk: 15 … 2
-# the tensors the screen lists one row per token (step 14's logits and probabilities, the walk's ∂L/∂ℓ):
-# of a long vocabulary only its most likely tokens and the target (tinytui/present/top_tokens.py), so
-# only those rows can be asked there
-LISTED_BY_TOKEN = frozenset({"logits", "probs", "grad.logits"})
+# the vectors over the vocabulary, one value per token. The screen lists a long vocabulary's most likely
+# tokens and the target only (tinytui/present/top_tokens.py), so of these only those rows can be worked
+# out from it: ℓ and ∂L/∂ℓ = p − onehot read the listed rows' numbers, ℓ′ = ℓ − lr·∂L/∂ℓ too
+BY_TOKEN = frozenset({"logits", "probs", "grad.logits", "grad_logits", "logits_stepped", "probs_stepped"})
+# and a probability is a softmax over every token's logit, most of which a long vocabulary does not list
+OVER_EVERY_TOKEN = frozenset({"probs", "probs_stepped"})
 
 
 class QuestionError(ValueError):
@@ -123,20 +125,24 @@ def step_cells(
     tokens: Sequence[int] | None = None,
 ) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """The cells step `number` computes, (canonical name, full index) in the order of its tensors and
-    their cells; with tokens (the vocabulary rows the screen lists), a tensor of LISTED_BY_TOKEN only
-    those rows; with count, a sample of that many chosen by seed (the same seed, the same sample), kept
-    in that order. Nothing is explained: this is cheap at any size."""
+    their cells; with tokens (the vocabulary rows the screen lists) fewer than the vocabulary, a vector of
+    BY_TOKEN only those rows, and no probability (OVER_EVERY_TOKEN); with count, a sample of that many
+    chosen by seed (the same seed, the same sample), kept in that order. Nothing is explained: this is
+    cheap at any size."""
     names = step_names(trace, params, number, backward, block)
     if grads is None and backward:
         grads = Gradients(params, trace)  # lazy: only the shapes are read
-    listed = None if tokens is None else frozenset(int(i) for i in tokens)
+    listed = None if tokens is None else sorted({int(i) for i in tokens})
+    if listed is not None and len(listed) >= len(trace.cfg.vocab):
+        listed = None  # a short vocabulary: every row is listed
     cells = [
         (n, tuple(int(i) for i in ix))
         for n in names
+        if listed is None or n not in OVER_EVERY_TOKEN
         for ix in (
             np.ndindex(_shape(trace, grads, n))
-            if listed is None or n not in LISTED_BY_TOKEN
-            else ((i,) for i in sorted(listed) if i < _shape(trace, grads, n)[0])
+            if listed is None or n not in BY_TOKEN
+            else ((i,) for i in listed)
         )
     ]
     if count is not None:

@@ -1,7 +1,8 @@
 """A long vocabulary's logit pane lists its most likely tokens and the target, not every token: practice
 there asks only the rows the screen lists, each drawn as "?" and answerable, so a step's score can be
-made whole. On the tiny GPT-2 (360 tokens) step 14 asked 720 cells of which the screen drew 26, and the
-walk's step 15 asked 360 of which it drew 11."""
+made whole (and no probability, a softmax over every token's logit). On the tiny GPT-2 (360 tokens)
+step 14 asked 720 cells of which the screen drew 26, and the walk's step 15 asked 360 of which it drew
+11."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def add_parser(sub, run_options: argparse.ArgumentParser) -> None:
 def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
     """The run a lesson describes, every field checked against its model; UsageError names the field."""
     from tinytui.lesson.practice.lesson_file import LessonError, check_on, edited_params, model_path
-    from tinytui.lesson.practice.questions import LISTED_BY_TOKEN, cell_text
+    from tinytui.lesson.practice.questions import BY_TOKEN, cell_text
     from tinytui.lesson.texts.display_names import display
     from tinytui.lesson.why.explain import CellError, explain
     from tinytui.model.backward.gradients import Gradients
@@ -94,7 +94,7 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
             raise fail(
                 f"cells[{i}]", f"{shown} is a weight, which no step computes: ask a value a step makes"
             )
-        if cell.name in LISTED_BY_TOKEN and cell.index and cell.index[0] not in listed:
+        if cell.name in BY_TOKEN and cell.index and cell.index[0] not in listed:
             token = cfg.vocab[cell.index[0]]
             raise fail(
                 f"cells[{i}]",

@@ -2,10 +2,10 @@
 hints each question has had, and the scores.
 
 The questions of a step are the cells it computes (lesson/practice/questions.py; of a long vocabulary
-only the rows its logit pane lists): every one, or a lesson's chosen cells, or `tinytui practice --step N
---count K`'s sample at step N. An answer is kept with the
-value it was graded against, so a cell answered right shows ✓ only while the run still gives that value
-(an edit that changes it asks it again). Shown is what the tables need to know, read by
+only the rows its logit pane lists, and no probability): every one, or a lesson's chosen cells, or
+`tinytui practice --step N --count K`'s sample at step N. An answer is kept with the value it was graded
+against, so a cell answered right shows ✓ only while the run still gives that value (an edit that
+changes it asks it again). Shown is what the tables need to know, read by
 tinytui/present/practice_cells.py: the cells drawn as "?" and those drawn with ✓.
 """
 
@@ -89,13 +89,13 @@ class Practice:
         tokens: Callable[[], tuple[int, ...]] | None = None,
     ) -> tuple[Source, ...]:
         """The cells this step asks in this run (remembered as asked, for the overall score). tokens: the
-        vocabulary rows the screen lists now, asked for only at a step that lists its tensor by token
-        (step 14, the walk's 15), which asks no other row: a row that is not on screen cannot be
-        answered."""
+        vocabulary rows the screen lists now, asked for only at a step that computes a vector over the
+        vocabulary (14 and 15, the walk's 15): of a long vocabulary those steps ask the listed rows only
+        and no probability, the rest not being worked out from the screen (questions.step_cells)."""
         from tinytui.lesson.practice.questions import (
             BACKWARD_STEPS,
+            BY_TOKEN,
             FORWARD_STEPS,
-            LISTED_BY_TOKEN,
             step_names,
         )
 
@@ -107,7 +107,7 @@ class Practice:
             names = self._names.get(key)
             if names is None:
                 names = self._names[key] = frozenset(step_names(trace, params, number, backward, block))
-            if names & LISTED_BY_TOKEN:
+            if names & BY_TOKEN:
                 listed = tuple(tokens())
                 key += (listed,)  # which rows are listed moves with the probabilities
         cells = self._cells.get(key)
