@@ -102,9 +102,10 @@ def scores(trace: Trace) -> list[str]:
     later = ops.rope_angles(T, k, cfg.rope_theta, cfg.rope_scaling, start=1)
     moved = ops.rotate(q_pre, later) @ ops.rotate(k_pre, later).T / np.sqrt(k)
     shift = float(np.abs(moved - trace[pre + "scores.1"]).max())
+    change = f"change by at most {shift:.1e}" if shift else "do not change at all"  # not "0.0e+00"
     facts.append(
-        f"every position moved one place later: head 1's scores change by at most {shift:.1e}, so they "
-        "depend only on how far apart the tokens are"
+        f"every position moved one place later: head 1's scores {change}, so they depend only on how far "
+        "apart the tokens are"
     )
     return facts
 

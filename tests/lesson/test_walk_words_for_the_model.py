@@ -78,3 +78,16 @@ def test_every_gate_shut_is_said_as_all():
     assert (
         STAGE_BY_NUMBER[11].facts(trace)[0].startswith("all 16 gate values are within 0.05 of zero, so every")
     )
+
+
+def test_a_one_token_prompt_under_rope_says_its_scores_do_not_change():
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
+    from tinytui.model.trace import run
+
+    model = load_model(resolve("chapter17-llama"))
+    one = STAGE_BY_NUMBER[7].facts(run(model.params, ("a",), model.target))
+    assert one[1] == (
+        "every position moved one place later: head 1's scores do not change at all, so they depend only on "
+        "how far apart the tokens are"
+    )
+    assert "change by at most" in STAGE_BY_NUMBER[7].facts(run(model.params, model.prompt, model.target))[1]
