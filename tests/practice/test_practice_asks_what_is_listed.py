@@ -97,5 +97,5 @@ def test_a_lesson_asking_a_row_the_pane_does_not_list_is_refused(tmp_path):
     with pytest.raises(UsageError) as refused:
         practice_app(build_parser().parse_args(["practice", lesson(unlisted)]), remember_theme=False)
     said = str(refused.value)
-    assert "\n" not in said and f"cells[0]: ℓ[{unlisted}]" in said and "is not on screen" in said
+    assert "\n" not in said and f"cells[0]: ℓ[{unlisted}]" in said and "cannot be worked out from the screen" in said
     assert practice_app(build_parser().parse_args(["practice", lesson(listed[0])]), remember_theme=False)

@@ -95,11 +95,11 @@ def lesson_setup(path: str, lesson: Lesson, record: str | None) -> Setup:
                 f"cells[{i}]", f"{shown} is a weight, which no step computes: ask a value a step makes"
             )
         if cell.name in BY_TOKEN and cell.index and cell.index[0] not in listed:
-            token = cfg.vocab[cell.index[0]]
+            named = f"{cell_text(cell.name, cell.index, cfg.n_blocks)} ({cfg.vocab[cell.index[0]]!r})"
             raise fail(
                 f"cells[{i}]",
-                f"{cell_text(cell.name, cell.index, cfg.n_blocks)} ({token!r}) is not on screen: the "
-                f"logit pane lists only the {TOP} most likely of {len(cfg.vocab):,} tokens and the target",
+                f"{named} cannot be worked out from the screen: the logit pane lists only the {TOP} most "
+                f"likely of {len(cfg.vocab):,} tokens and the target",
             )
     return Setup(model, state, record)
 
