@@ -97,5 +97,21 @@ def test_a_lesson_asking_a_row_the_pane_does_not_list_is_refused(tmp_path):
     with pytest.raises(UsageError) as refused:
         practice_app(build_parser().parse_args(["practice", lesson(unlisted)]), remember_theme=False)
     said = str(refused.value)
-    assert "\n" not in said and f"cells[0]: ℓ[{unlisted}]" in said and "cannot be worked out from the screen" in said
+    assert (
+        "\n" not in said
+        and f"cells[0]: ℓ[{unlisted}]" in said
+        and "cannot be worked out from the screen" in said
+    )
     assert practice_app(build_parser().parse_args(["practice", lesson(listed[0])]), remember_theme=False)
+
+
+def test_a_teacher_cannot_mark_a_row_the_pane_does_not_list():
+    """Step 15 draws ∂L/∂ℓ for every token, but p of a token the pane does not list is on no screen: X
+    on such a row says why instead of marking a question tinytui practice would refuse."""
+    app = make_app("--model", str(TINY))
+    listed = app.practice.listed()
+    unlisted = next(i for i in range(len(app.session.trace.cfg.vocab)) if i not in listed)
+    said = app.practice.unaskable(("grad_logits", (unlisted,)))
+    assert said.startswith(f"∂L/∂ℓ[{unlisted}] cannot be worked out from the screen")
+    assert app.practice.unaskable(("grad_logits", (listed[0],))) == ""
+    assert app.practice.unaskable(("blocks.0.scores.1", (0, 0))) == ""

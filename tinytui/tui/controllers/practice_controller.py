@@ -246,6 +246,10 @@ class PracticeController:
             self.host.notify("Put the cursor on a computed cell to mark it as a question.", timeout=3)
             return
         source = (source[0], tuple(source[1]))
+        if source not in self.marked and (why := self.unaskable(source)):
+            self.host.bell()
+            self.host.notify(why, timeout=5)
+            return
         if source in self.marked:
             del self.marked[source]
             self.host.notify(f"{self.cell(source)} is no longer a lesson question.", timeout=3)
@@ -267,6 +271,19 @@ class PracticeController:
                 "a note for the student (optional)",
                 submit,
             )
+        )
+
+    def unaskable(self, source: Source) -> str:
+        """Why a cell cannot be a lesson question ("" when it can): a row over a long vocabulary that the
+        logit pane does not list has operands no screen shows (tinytui practice refuses it too)."""
+        from tinytui.lesson.practice.questions import BY_TOKEN
+
+        name, index = source
+        if name not in BY_TOKEN or not index or index[0] in self.listed():
+            return ""
+        return (
+            f"{self.cell(source)} cannot be worked out from the screen: the logit pane lists only the most "
+            "likely tokens and the target. Mark one of their rows."
         )
 
     def lesson(self) -> Lesson:
