@@ -14,7 +14,9 @@ The rule, worked out per question from its own formula:
   softmax's exps, a row's mean and variance), which the inspector says where it differs;
 - carried: the most the operands' rounding (each within half a unit of its 4th decimal) moves the
   result, to first order: Σ |∂f/∂operand| · 0.00005, the derivatives taken on the formula itself,
-  plus half a unit for each product a student writes down on the way (2√n of them past four);
+  plus half a unit for each product a student writes down on the way (2√n of them past four): one per
+  pair of operands, but none for a sum or a mean of them, and one per operand weighed by other than 1
+  in a formula straight in them (ℓ − lr·g);
 - right: within carried plus half a unit of the last place shown (0.00005) of from_shown or of
   written, or within half a unit of the last place of the exact value; a token id only as itself.
 A cell computed from more than MAX_DERIVED operands carries no derivatives (they would take minutes).
@@ -32,6 +34,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from tinytui.lesson.why.why import PLACES, Why
 from tinytui.lesson.why.written import last_piece, value_of
 from tinytui.model import checks
@@ -40,6 +44,9 @@ HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
 MARGIN = 2e-3  # the most slack given for rounding on the way, beyond what the shown operands give
 _SLACK = 1e-12  # what a decimal written to 4 places may differ by in binary (0.12345 is not exact)
 _STEP = 1e-6  # the step of the central differences that give the derivatives
+_PROBE = 1e-3  # the step of the probe that tells a straight formula from a bent one
+_FLAT = 1e-9  # what a straight formula's second difference may be in floating point, relative
+_SAME = 1e-6  # two slopes as equal as central differences tell them
 _INWARD_STEPS = 20  # a range is at least a unit of the places shown wide: ten of the next place
 MAX_DERIVED = 512  # operands whose rounding is carried through; a cell of more (a row of GPT-2's
 # vocabulary) is not: its interval is what the shown operands give and the exact value, each ± half a unit
@@ -169,6 +176,7 @@ def accepted(why: Why) -> Accepted:
     shown = why.shown_operands()
     from_shown = _evaluate(why, shown)
     carried = 0.0
+    slopes: list[float] = []  # ∂f/∂operand of each operand shown rounded, in order
     for i, op in enumerate(why.operands if len(why.operands) <= MAX_DERIVED else ()):
         if op.exact:
             continue
@@ -177,6 +185,7 @@ def accepted(why: Why) -> Accepted:
         up[i] += step
         down[i] -= step
         slope = (_evaluate(why, up) - _evaluate(why, down)) / (2 * step)
+        slopes.append(slope)
         carried += abs(slope) * HALF_UNIT if math.isfinite(slope) else math.inf
     computable = math.isfinite(from_shown)
     if not computable:  # the shown operands give no number (log 0.0000): the value only
@@ -189,11 +198,42 @@ def accepted(why: Why) -> Accepted:
     # a student who writes each of n products of a sum down to the places shown adds up to half a unit
     # per product, however small the operands: n of them at worst, but n roundings that all go one way
     # are rare, so past 4 products 2√n (3.5 standard deviations of their sum)
-    products = sum(not op.exact for op in why.operands) // 2
+    products = _products(why, shown, from_shown, slopes)
     written_down = min(products, 2 * math.sqrt(products)) * HALF_UNIT
     carried = min(carried + written_down, MARGIN)
     written = value_of(last_piece(why.filled))
     return Accepted(value, from_shown, carried, places, computable, written)
+
+
+def _products(why: Why, shown: list[float], at: float, slopes: list[float]) -> int:
+    """How many products a student writes down on the way to the answer, each to the places shown. A
+    formula straight in its operands (a sum, a mean, x + PE, ℓ − lr·g) writes one for each operand it
+    weighs by other than 1, and none when it weighs them all alike (they are added, and divided once at
+    the end); any other (a dot product, a norm, a softmax) one for each pair of operands."""
+    pairs = sum(not op.exact for op in why.operands) // 2
+    if not slopes or not math.isfinite(at) or not all(map(math.isfinite, slopes)):
+        return pairs
+    if not _straight(why, shown, at):
+        return pairs
+    weights = [abs(s) for s in slopes if s]
+    if all(math.isclose(w, weights[0], rel_tol=_SAME) for w in weights):
+        return 0
+    return sum(not math.isclose(w, 1.0, rel_tol=_SAME) for w in weights)
+
+
+def _straight(why: Why, shown: list[float], at: float) -> bool:
+    """Whether the formula is straight (affine) in its rounded operands around the shown values: a
+    second difference along a probe that moves every one of them vanishes. A product of two of them
+    adds 2·h·h′ to it, and the probe's signs alternate and its sizes cycle so that those never cancel."""
+    probe = [
+        0.0 if op.exact else _PROBE * (1 + i % 3) * (-1) ** i * max(1.0, abs(v))
+        for i, (op, v) in enumerate(zip(why.operands, shown))
+    ]
+    with np.errstate(all="ignore"):  # a probe past a tiny variance's zero has no value: not straight
+        ahead = _evaluate(why, [v + h for v, h in zip(shown, probe)])
+        behind = _evaluate(why, [v - h for v, h in zip(shown, probe)])
+    bend = ahead + behind - 2 * at
+    return math.isfinite(bend) and abs(bend) <= _FLAT * max(1.0, abs(at), abs(ahead), abs(behind))
 
 
 def _evaluate(why: Why, values: list[float]) -> float:
