@@ -244,7 +244,7 @@ def test_the_tables_titles_say_what_these_models_compute(llama):
     trace = _trace(llama)
     titles = {n: title_of(n, trace.cfg) for n in ("x", "pe", "x_norm", "hidden", "ffn", "z", "gate_pre")}
     assert titles["x"] == "x = E[id]   (no position added)" and titles["pe"].startswith("PE = 0")
-    assert titles["x_norm"] == "RMS(x)" and titles["z"] == "z = RMS(y_last)"
+    assert titles["x_norm"] == "g₁ ⊙ RMS(x)" and titles["z"] == "z = g_f ⊙ RMS(y_last)"  # the gains
     assert titles["hidden"] == "hidden = gate ⊙ up" and titles["ffn"] == "FFN = hidden W_down"
     assert titles["gate_pre"] == "gate_pre = x′_n W_gate"
     assert pe_columns(trace.cfg) == trace.cfg.dims  # no wave is added, so none is named

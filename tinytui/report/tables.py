@@ -241,7 +241,32 @@ def title_of(local: str, cfg, switches: Switches | None = None) -> str | None:
     elif local == "pe" and cfg.learned_positions:
         title = "P[p] — learned position embedding"
     turned = switches is None or switches.positional_encoding  # RoPE switched off turns nothing
-    return _llama_title(local, cfg, title, turned)
+    return _with_gain(local, cfg, _llama_title(local, cfg, title, turned))
+
+
+# a norm's table, and attention's that reads it, with the gain (and LayerNorm's bias): (the gain's
+# subscript, what is normalised)
+_GAINED = {
+    "x_norm": ("₁", "x"),
+    "mha": ("₁", "x"),
+    "x_mid": ("₁", "x"),
+    "x_mid_norm": ("₂", "x′"),
+    "z": ("_f", "y_last"),
+}
+
+
+def _with_gain(local: str, cfg, title: str | None) -> str | None:
+    """A norm's table as its numbers are: with a learned gain (and bias) they are g ⊙ LN(·) + b, not the
+    bare LN(·) the chapter's norm gives (GPT-2's and the Llama family's gains are rarely all ones), and
+    attention reads that, as the step's formula writes it."""
+    if title is None or not cfg.norm_affine or local not in _GAINED:
+        return title
+    which, inner = _GAINED[local]
+    norm = f"{'RMS' if cfg.norm == 'rms' else 'LN'}({inner})"
+    gained = f"g{which} ⊙ {norm}" + ("" if cfg.norm == "rms" else f" + b{which}")
+    if title in (norm, f"z = {norm}"):
+        return title.replace(norm, gained)
+    return title.replace(f"MHA({norm})", f"MHA({gained})")
 
 
 def _llama_title(local: str, cfg, title: str | None, turned: bool = True) -> str | None:
