@@ -77,3 +77,18 @@ def test_the_state_before_the_last_change_is_named_for_what_it_is_after_more_cha
     assert pane_sections(View.of(s))[0].title.startswith(
         "Two runs — A: the state before a change since undone"
     )
+
+
+def test_a_compared_cell_is_named_as_its_table_and_the_inspector_name_it(chapter):
+    s = Session(chapter)
+    s.goto(8)
+    s.compare_with("pinned")
+    s.toggle("causal_mask")
+    items = _items(s)
+    attn = items["compare-d:output:blocks.0.attn.{h}"]
+    assert attn.details[0][1] == (
+        "B − A · A_1[0,1]: A (the state pinned) = 0.0000, B (now) = 0.3354, B − A = +0.3354"
+    )  # was "attn.1[0,1]", beside a table titled A = softmax(S) and an inspector saying A_1[0,1]
+    s.goto(9, backward=True)
+    mha = _items(s)["compare-d:grad:grad.blocks.0.mha"]
+    assert mha.details[0][0].startswith("B − A · ∂L/∂MHA[0,0]: A (the state pinned) = ")

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from tinytui.model.names import GRAD, WHOLE_NUMBERS, label
+from tinytui.lesson.texts.display_names import display
+from tinytui.model.names import WHOLE_NUMBERS
 from tinytui.present.grid_spec import (
     CHANGED,
     DOWN,
@@ -55,11 +56,11 @@ def value_of(trace: Any, params: Any, grads: Any, name: str, index: tuple[int, .
         return None
 
 
-def cell_name(name: str, n_blocks: int) -> str:
-    """How a cell's tensor is named in a compare's inspector line: 'mha', 'W_O', a gradient '∂L/∂W_O'."""
-    if name.startswith(GRAD):
-        return "∂L/∂" + label(name.removeprefix(GRAD), n_blocks)
-    return label(name, n_blocks)
+def cell_name(name: str, n_blocks: int, index: tuple[int, ...]) -> str:
+    """A cell as its table and the inspector's formulas name it: 'A_1[0,2]', 'MHA[1,0] (block 2)', a
+    gradient's '∂L/∂W_O[0,0]' (not the canonical 'attn.1')."""
+    base, sep, block = display(name, n_blocks).partition(" (")
+    return base + f"[{','.join(map(str, index))}]" + (f" ({block}" if sep else "")
 
 
 def signed(d: float) -> str:
@@ -117,7 +118,7 @@ def _made_compare_specs(
             name, index = source
             a = value_of(a_trace, a_params, a_grads, name, index)
             b = value_of(b_trace, b_params, b_grads, name, index)
-            cell = f"{cell_name(name, n_blocks)}[{','.join(map(str, index))}]"
+            cell = cell_name(name, n_blocks, index)
             if a is None or b is None:
                 why = f"{cell}: A ({words}) has no such cell"
                 a_row.append(Cell(NONE, detail=why))
