@@ -111,3 +111,19 @@ async def test_at_80x24_the_heading_says_n_and_the_footer_keeps_n_p_help_and_qui
         keys = footer_keys(app)
         assert keys[-3:] == ["Help", "Quit", "palette"] and {"Next ›", "‹ Prev"} <= set(keys)
         assert len(app.query_one(TinyFooter).text()) <= 80
+
+
+async def test_tab_on_a_page_without_a_grid_goes_round_to_the_view():
+    """Step 14's first page in the presenter view is the bars of ℓ and p alone, no grid: Tab crashed
+    (IndexError in TableCursor.action_table) looking for a table to wait on. The view is the one thing
+    to focus there, so the focus comes round to it, and n goes on through the pages."""
+    app = make_app(large=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.action_do("logit-lens")  # the palette's "Logit lens: show it at step 14"
+        await pilot.pause()
+        view = app.query_one(StepView)
+        assert app.session.step == 14 and not view.tables()
+        await press(pilot, "tab", "shift+tab")
+        assert app.return_code is None and app.focused is view
+        await press(pilot, "n")
+        assert app.session.step == 14 and "table 2 of 5" in on_screen(app)[0]

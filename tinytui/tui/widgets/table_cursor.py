@@ -142,7 +142,8 @@ class TableCursor:
         # on the first table (the last) so that the next Tab into the view goes round them all again
         ends = [b.index for b in self.blocks.boxes if isinstance(b.item, GridSpec)]
         old = self.cursor_box
-        self.table, self.row, self.col = (ends[0] if direction > 0 else ends[-1]), 0, 0
+        if ends:  # a page of bars alone (the presenter's step 14) has no table to wait on
+            self.table, self.row, self.col = (ends[0] if direction > 0 else ends[-1]), 0, 0
         if old is not None:
             self._refresh_box(old)
         if direction > 0:
