@@ -15,8 +15,8 @@ The rule, worked out per question from its own formula:
 - carried: the most the operands' rounding (each within half a unit of its 4th decimal) moves the
   result, to first order: Σ |∂f/∂operand| · 0.00005, the derivatives taken on the formula itself,
   plus half a unit for each product a student writes down on the way (2√n of them past four): one per
-  pair of operands, but none for a sum or a mean of them, and one per operand weighed by other than 1
-  in a formula straight in them (ℓ − lr·g);
+  pair of the operands the result moves with, but none for a sum or a mean of them, and one per operand
+  weighed by other than 1 in a formula straight in them (ℓ − lr·g);
 - right: within carried plus half a unit of the last place shown (0.00005) of from_shown or of
   written, or within half a unit of the last place of the exact value; a token id only as itself.
 A cell computed from more than MAX_DERIVED operands carries no derivatives (they would take minutes).
@@ -44,7 +44,8 @@ HALF_UNIT = 0.5 * 10.0**-PLACES  # half of the 4th decimal: 0.00005
 MARGIN = 2e-3  # the most slack given for rounding on the way, beyond what the shown operands give
 _SLACK = 1e-12  # what a decimal written to 4 places may differ by in binary (0.12345 is not exact)
 _STEP = 1e-6  # the step of the central differences that give the derivatives
-_PROBE = 1e-3  # the step of the probe that tells a straight formula from a bent one
+_PROBE = 0.1  # the step of the probe that tells a straight formula from a bent one: wide enough that a
+# bend shows far above rounding (a softmax of p = 0.02 bends by 1e-9 at a step of 0.001)
 _FLAT = 1e-9  # what a straight formula's second difference may be in floating point, relative
 _SAME = 1e-6  # two slopes as equal as central differences tell them
 _INWARD_STEPS = 20  # a range is at least a unit of the places shown wide: ten of the next place
@@ -209,10 +210,12 @@ def _products(why: Why, shown: list[float], at: float, slopes: list[float]) -> i
     """How many products a student writes down on the way to the answer, each to the places shown. A
     formula straight in its operands (a sum, a mean, x + PE, ℓ − lr·g) writes one for each operand it
     weighs by other than 1, and none when it weighs them all alike (they are added, and divided once at
-    the end); any other (a dot product, a norm, a softmax) one for each pair of operands."""
-    pairs = sum(not op.exact for op in why.operands) // 2
+    the end); any other (a dot product, a norm, a softmax) one for each pair of the operands it moves
+    with (a layer norm's entry reads one entry of its row, and a product with a 0.0000 is written as
+    0)."""
     if not slopes or not math.isfinite(at) or not all(map(math.isfinite, slopes)):
-        return pairs
+        return sum(not op.exact for op in why.operands) // 2
+    pairs = sum(1 for slope in slopes if slope) // 2
     if not _straight(why, shown, at):
         return pairs
     weights = [abs(s) for s in slopes if s]
