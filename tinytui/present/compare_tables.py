@@ -32,6 +32,7 @@ from tinytui.present.grid_spec import (
 )
 from tinytui.present.view import View
 from tinytui.report.tables import fmt
+from tinytui.session.second_runs import counted
 
 NONE = "·"  # a cell A has no number for (a token, a gradient, a cell outside A's shape)
 MASKED_ONLY = frozenset({MASKED})
@@ -245,9 +246,11 @@ def compare_heading(view: View) -> Section:
     n, m = len(a_prompt), len(b_prompt)
     last = "; z, ℓ and p are each run's own last position"  # the final norm reads the last row alone
     if n < m:
-        note = f" — A's prompt has {n} tokens and B's {m}: A has no cell past position {n - 1} (·){last}"
+        note = f" — A's prompt has {counted(n)} and B's {m}: A has no cell past position {n - 1} (·){last}"
     elif n > m:  # the tables are B's shape: A's last positions have no row in them
-        note = f" — A's prompt has {n} tokens and B's {m}: A's rows past position {m - 1} are not shown{last}"
+        note = (
+            f" — A's prompt has {counted(n)} and B's {m}: A's rows past position {m - 1} are not shown{last}"
+        )
     title = f"Two runs — A: {words} · B: now · B − A: ▲ up, ▼ down (C){note}"
     return Section(title, "info", ())
 

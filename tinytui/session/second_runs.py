@@ -83,6 +83,11 @@ class Comparison:
         return f"the state {changes - self.at + 1} changes back"  # it was one change back when chosen
 
 
+def counted(n: int) -> str:
+    """n tokens as a line says them: '1 token', '4 tokens'."""
+    return f"{n} token" + ("" if n == 1 else "s")
+
+
 def read_prompt(model: ModelFile, text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """A typed prompt as the model's tokens: a checkpoint's own pieces, else tokens split at spaces."""
     from tinytui.model.io.checkpoint import CheckpointModel
@@ -129,7 +134,7 @@ def patch_setting(model: ModelFile, clean: State, corrupt, foil: str) -> PatchSe
     tokens = read_prompt(model, corrupt)
     if len(tokens) != len(clean.prompt):
         raise Refused(
-            f"the corrupted prompt has {len(tokens)} tokens and the prompt {len(clean.prompt)}: patching "
+            f"the corrupted prompt has {counted(len(tokens))} and the prompt {len(clean.prompt)}: patching "
             "writes position p of one run into position p of the other, so they must be as long"
         )
     token = read_token(model, foil)

@@ -39,7 +39,7 @@ class AnalysisController:
     # ---- activation patching ---------------------------------------------------------------------
     def patch(self) -> None:
         """Ask for the corrupted prompt, then the foil; refusals are said in the box, in one line."""
-        from tinytui.session.second_runs import prompt_text, read_prompt
+        from tinytui.session.second_runs import counted, prompt_text, read_prompt
         from tinytui.tui.screens.ask_screen import AskScreen
 
         host, s = self.host, self.host.session
@@ -53,7 +53,7 @@ class AnalysisController:
             except Refused as why:
                 return str(why)
             if len(tokens) != n:
-                return f"{len(tokens)} tokens; the prompt has {n}: patching needs prompts as long"
+                return f"{counted(len(tokens))}; the prompt has {n}: patching needs prompts as long"
             chosen[:] = [tokens]
             return None
 
@@ -62,7 +62,7 @@ class AnalysisController:
                 self._ask_foil(chosen[0])
 
         now = s.patch_setting.corrupt if s.patch_setting is not None else s.state.prompt
-        hint = f"A prompt of {n} tokens that changes what the model predicts"
+        hint = f"A prompt of {counted(n)} that changes what the model predicts"
         box = AskScreen("Patch a corrupted prompt", prompt_text(s.model, now), hint, take_prompt)
         host.push_screen(box, then_foil)
 
@@ -169,7 +169,7 @@ class AnalysisController:
             self.compare_with(kind)
 
     def compare_with(self, kind: str) -> None:
-        from tinytui.session.second_runs import prompt_text
+        from tinytui.session.second_runs import counted, prompt_text
         from tinytui.tui.screens.ask_screen import AskScreen
 
         host, s = self.host, self.host.session
@@ -179,7 +179,7 @@ class AnalysisController:
                 return self._set(lambda session: session.compare_with("prompt", text))
 
             n = len(s.state.prompt)
-            hint = f"Another prompt of {n} tokens: A runs it on the same weights"
+            hint = f"Another prompt of {counted(n)}: A runs it on the same weights"
             host.push_screen(
                 AskScreen(
                     "Compare with another prompt", prompt_text(s.model, s.state.prompt), hint, take_prompt
