@@ -321,14 +321,16 @@ class Session(TracedHistory):
             return f"the target is now the foil {setting.foil!r}: set another foil"
         if len(setting.corrupt) != len(self.state.prompt):
             n, m = len(self.state.prompt), len(setting.corrupt)
-            return f"the prompt now has {n} tokens and the corrupted one {m}: patch again"
+            from tinytui.session.second_runs import counted
+
+            return f"the prompt now has {counted(n)} and the corrupted one {m}: patch again"
         return ""
 
     def compare_with(self, kind: str, prompt: str | list[str] | None = None, path: str = "") -> Event:
         """Compare the session's state (B) with another (A): "file" the model file as loaded, "before"
         the state before the last change, "pinned" the state now, "prompt" this state on another prompt
         of the same length, "model" another model file of the same shape; "off" stops comparing."""
-        from tinytui.session.second_runs import Comparison, load_other, read_prompt
+        from tinytui.session.second_runs import Comparison, counted, load_other, read_prompt
 
         s = self.state
         if kind == "off":
@@ -349,7 +351,7 @@ class Session(TracedHistory):
             tokens = read_prompt(self.model, prompt if prompt is not None else "")
             if len(tokens) != len(s.prompt):
                 raise Refused(
-                    f"the other prompt has {len(tokens)} tokens and this one {len(s.prompt)}: the runs are "
+                    f"the other prompt has {counted(len(tokens))} and this one {len(s.prompt)}: the runs are "
                     "compared cell by cell, so they must be as long"
                 )
             a, data["prompt"] = replace(s, prompt=tokens), list(tokens)
