@@ -13,3 +13,8 @@ def test_a_share_the_printed_metrics_do_not_give_says_what_they_give(capsys):
     assert "    2:would / a          +1.6583  (-0.39; these four-decimal numbers give -0.38)" in lines
     assert "    3:chuck / woodchuck  +1.5299  (1.58)" in lines  # (1.5299 − 1.6332) / (−0.0654) = 1.58
     assert "    0:a                  +1.6332  (0.00)" in lines
+
+
+def test_a_one_token_corrupted_prompt_is_one_token(capsys):
+    assert main(["patch", "--corrupt", "a", "--foil", "chuck"]) == 2
+    assert "--corrupt: 1 token, and the prompt has 4: patching puts" in capsys.readouterr().err

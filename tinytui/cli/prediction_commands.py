@@ -167,13 +167,14 @@ def foil_token(setup: Any, token: str) -> str:
 
 def run_patch(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
     from tinytui.model.analysis.patching import patch
+    from tinytui.session.second_runs import counted
 
     state = setup.state
     corrupt = corrupt_prompt(setup, args.corrupt)
     foil = foil_token(setup, args.foil)
     if len(corrupt) != len(state.prompt):
         raise UsageError(
-            f"--corrupt: {len(corrupt)} tokens, and the prompt has {len(state.prompt)}: patching puts "
+            f"--corrupt: {counted(len(corrupt))}, and the prompt has {len(state.prompt)}: patching puts "
             "position p of one run into position p of the other, so both need the same length"
         )
     if foil == state.target:
