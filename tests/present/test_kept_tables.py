@@ -105,3 +105,21 @@ def test_the_walk_shown_again_shows_the_tables_it_showed(gradients):
         assert again.keys() == first.keys()
         assert [k for k in first if again[k] is not first[k]] == []
         assert {k: reads(s) for k, s in again.items()} == made_afresh(session)
+
+
+def test_a_token_swapped_or_another_comparison_reads_as_made_afresh():
+    """Tables found again by the very tensors they show: a token swapped (the positions' labels change
+    where numbers may not) and the highlights compared to the model file and back read as made afresh."""
+    session, kept = random_app(tokens=6).session, KeptSpecs()
+    for step in (2, 9):
+        session.goto(step)
+        tables(session, kept)
+        prompt = session.state.prompt
+        other = next(t for t in session.model.cfg.vocab if t != prompt[-1])
+        session.set_prompt((*prompt[:-1], other))
+        assert {k: reads(s) for k, s in tables(session, kept).items()} == made_afresh(session)
+        session.edit("blocks.0.W_O", (1, 2), 0.75)
+        tables(session, kept)
+        for compare in (True, False):
+            session.set_compare_to_original(compare)
+            assert {k: reads(s) for k, s in tables(session, kept).items()} == made_afresh(session)

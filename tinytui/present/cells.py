@@ -95,15 +95,26 @@ def short_key_labels(part: GridSpec) -> GridSpec:
     return replace(part, cols=tuple(c.partition(":")[2] or c for c in part.cols))
 
 
+def _head_names(view: View, template: str) -> tuple[tuple[str, ...], str]:
+    """A per-head template's tensors at the step shown, each head's, and its name: spelled once per step
+    and model, not on every key for each of a step's tables."""
+    made_of = (view.here, view.trace.cfg)
+    if (hit := view.kept.find(("head names", template), made_of)) is not None:
+        return hit
+    spelled = (view.expanded((template,)), view.name(template))
+    return view.kept.keep(("head names", template), made_of, spelled)
+
+
 def head_grid(view: View, template: str, role: str) -> GridSpec:
     """A per-head tensor ("attn.{h}") as one grid, the heads side by side."""
-    made = tuple(tensor_grid(view, n, role) for n in view.expanded((template,)))
-    key = ("heads", role, view.name(template))
+    heads, name = _head_names(view, template)
+    made = tuple(tensor_grid(view, n, role) for n in heads)
+    key = ("heads", role, name)
     if (hit := view.kept.find_made_of(key, made)) is not None:
         return hit  # every head's table is one kept: so is the row of them
     parts = [short_key_labels(p) for p in made]
     title = parts[0].title.partition(": ")[2] + " — per head" if len(parts) > 1 else parts[0].title
-    return view.kept.keep(key, made, side_by_side(view.kept, f"{role}:{view.name(template)}", title, parts))
+    return view.kept.keep(key, made, side_by_side(view.kept, f"{role}:{name}", title, parts))
 
 
 def output_rows(view: View, stage: Stage) -> list[tuple[Item, ...]]:

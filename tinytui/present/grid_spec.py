@@ -314,17 +314,20 @@ class KeptSpecs:
     """Specs kept for tables that did not change: a step's tables whose tensor (or weight) has the same
     values and marks are the same GridSpec object as last time, so the view redraws nothing. Keyed by
     what the table is; an entry holds what its spec was made from, and is used only when all of that is
-    equal again. Each key keeps its last two specs: a switch toggled on and off, or an edit and its
-    undo, goes back and forth between two looks of the same table. Bounded by the cells the kept specs
-    show (a d_model 64 model's steps, every head of both blocks, fit; a few GPT-2 tables do): the least
-    recently used go first.
+    equal again, or when it was kept with the very objects it was made from (find_by: nothing to work
+    out or compare beyond them). Each key keeps its last two specs: a switch toggled on and off, or an
+    edit and its undo, goes back and forth between two looks of the same table. Bounded by the cells the
+    kept specs show (a d_model 64 model's steps, every head of both blocks, fit; a few GPT-2 tables do):
+    the least recently used go first.
 
     One per app (it makes each View with it), so what is kept dies with the app; clear() empties it."""
 
     def __init__(self, cells: int = KEPT_CELLS) -> None:
         self.limit = cells
-        self._newest: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # a GridSpec, or a list
-        self._before: dict[tuple, tuple[tuple, Any]] = {}  # the entry a key held before its newest
+        # key -> (what its spec was made of, the spec: a GridSpec or a list, the objects it was made from
+        # or None)
+        self._newest: OrderedDict[tuple, tuple[tuple, Any, tuple | None]] = OrderedDict()
+        self._before: dict[tuple, tuple[tuple, Any, tuple | None]] = {}  # the entry before the newest
         self._cells: dict[tuple, int] = {}  # key -> the cells its specs show
         self._held_weakly: set[tuple] = set()  # keys whose entry is made of something that can be gone
 
@@ -339,25 +342,27 @@ class KeptSpecs:
 
     def find(self, key: tuple, made_of: tuple) -> Any:
         """The spec kept under key that was made of what is equal to made_of (None: none was)."""
-        return self._find(key, lambda made: _same(made, made_of))
+        return self._find(key, lambda entry: _same(entry[0], made_of))
 
     def find_made_of(self, key: tuple, objects: tuple) -> Any:
         """The spec kept under key that was made of these very objects (other specs, say)."""
-        return self._find(
-            key, lambda made: len(made) == len(objects) and all(a is b for a, b in zip(made, objects))
-        )
+        return self._find(key, lambda entry: _identical(entry[0], objects))
 
-    def newest(self, key: tuple) -> tuple[tuple, Any] | None:
-        """(what it was made of, the spec) kept last under key, whatever it was made of."""
+    def find_by(self, key: tuple, objects: tuple) -> Any:
+        """The spec kept under key with these very objects as what it was made from (keep's by)."""
+        return self._find(key, lambda entry: entry[2] is not None and _identical(entry[2], objects))
+
+    def newest(self, key: tuple) -> tuple[tuple, Any, tuple | None] | None:
+        """(what it was made of, the spec, keep's by) kept last under key, whatever it was made of."""
         return self._newest.get(key)
 
     def _find(self, key: tuple, matches: Callable[[tuple], bool]) -> Any:
         hit = self._newest.get(key)
         if hit is None:
             return None
-        if not matches(hit[0]):
+        if not matches(hit):
             before = self._before.get(key)
-            if before is None or not matches(before[0]):
+            if before is None or not matches(before):
                 return None
             self._newest[key], self._before[key] = before, hit  # the one before is the newest again
             hit = before
@@ -370,17 +375,19 @@ class KeptSpecs:
         self._cells.pop(key, None)
         self._held_weakly.discard(key)
 
-    def _entries(self, key: tuple) -> list[tuple[tuple, Any]]:
+    def _entries(self, key: tuple) -> list[tuple[tuple, Any, tuple | None]]:
         return [e for e in (self._newest.get(key), self._before.get(key)) if e is not None]
 
-    def keep(self, key: tuple, made_of: tuple, spec: T) -> T:
-        """Keep spec under key as made of made_of (the entry it held goes one back); returns spec."""
+    def keep(self, key: tuple, made_of: tuple, spec: T, by: tuple | None = None) -> T:
+        """Keep spec under key as made of made_of (the entry it held goes one back); returns spec.
+        by: the objects made_of was worked out from, when they alone decide it (find_by finds the spec
+        again by them, without working made_of out); none may be held weakly."""
         newest = self._newest.pop(key, None)
         if newest is not None:
             self._before[key] = newest
-        self._newest[key] = (made_of, spec)
-        self._cells[key] = sum(_cells_of(s) for _, s in self._entries(key))
-        if any(hasattr(x, "gone") for made, _ in self._entries(key) for x in made):
+        self._newest[key] = (made_of, spec, by)
+        self._cells[key] = sum(_cells_of(s) for _, s, _ in self._entries(key))
+        if any(hasattr(x, "gone") for made, _, _ in self._entries(key) for x in made):
             self._held_weakly.add(key)
         # an entry made of something held weakly that is gone (the gradients of a trace no longer
         # shown) can never be used again: dropped now, not when newer ones push it out (at GPT-2 small
@@ -403,6 +410,10 @@ class KeptSpecs:
 def _cells_of(spec: Any) -> int:
     specs = spec if isinstance(spec, list) else [spec]
     return sum(len(s.rows) * max(len(s.cols), 1) if isinstance(s, GridSpec) else 1 for s in specs)
+
+
+def _identical(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _same(a: tuple, b: tuple) -> bool:

@@ -13,6 +13,7 @@ import numpy as np
 
 from tinytui.lesson.texts.display_names import display
 from tinytui.model import names
+from tinytui.model.trace import Tensor
 from tinytui.present import windows
 from tinytui.present.grid_spec import (
     _MARKS,
@@ -162,6 +163,23 @@ def _sources(
     return kept.keep(key, made_of, (sources, Located(sources)))
 
 
+def _made_from(view: View, name: str, tensor: Tensor) -> tuple:
+    """The objects a whole tensor's table is worked out from: the tensor (its numbers and labels), its
+    diff, the tensor before when it moved (its "was"), and the mask for a table it blocks. The same
+    objects again (a step shown again on the same run, a switch toggled back: the session keeps the runs
+    and their diffs) give the same table, found without working out the rest for each of a step's tables
+    (d_model 64: some fourteen, every head's)."""
+    d = view.diff.get(name)
+    local = names.split(name)[1]
+    maskable = local == "mask" or local.startswith(MASKABLE_PREFIXES)
+    return (
+        tensor,
+        d,
+        view.base.tensors.get(name) if d is not None and d.n_changed else None,
+        view.trace.tensors.get("mask") if maskable else None,
+    )
+
+
 def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     trace = view.trace
     t = trace.tensor(name)
@@ -169,12 +187,15 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     by_tokens = arr.ndim == 1 and t.axes[0].name == "tokens"
     whole = _as_table(arr, by_tokens).shape
     win = windows.tensor_window(view, whole, [a.name for a in t.axes])  # None: the whole tensor
+    key = ("tensor", role, name)
+    made_from = _made_from(view, name, t) if win is None else None  # a window: its part, not the whole
+    if made_from is not None and (hit := view.kept.find_by(key, made_from)) is not None:
+        return hit
     masked = _masked_cells(view, name, whole)
     masked = None if masked is None else windows.part(masked, win)
     shown_values = windows.part(_as_table(arr, by_tokens), win)  # the numbers the table shows
     marked = _marked_by(view, name, by_tokens, win)
     made_of = (arr if win is None else shown_values, t.axes, trace.cfg.n_blocks, masked, win, *marked)
-    key = ("tensor", role, name)
     if (hit := view.kept.find(key, made_of)) is not None:
         return hit
     shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
@@ -218,7 +239,7 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
         sources,
         located,
     )
-    return view.kept.keep(key, made_of, spec)
+    return view.kept.keep(key, made_of, spec, made_from)
 
 
 def columns_grid(
