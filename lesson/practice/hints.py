@@ -5,7 +5,8 @@
     3  the formula with the numbers in   'S_2[1,0] = (−1.3145·0.5773 + 0.7194·0.5773) / 1.4142'
 
 All three come from the cell's provenance (lesson/why), with the cells named as the screen names them;
-none gives the value itself. lit() is the cells of
+none gives the value itself, but for what is looked up rather than computed (a token id, whose last
+hint names its entry in the vocabulary, and the mask's 0 or 1). lit() is the cells of
 the first rung as (name, index), for the app to light as the inspector lights operands.
 """
 
