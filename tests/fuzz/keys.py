@@ -3,8 +3,10 @@ checked after each sequence. tests/fuzz/test_fuzz_keys.py runs a few dozen; benc
 runs thousands by hand.
 
 Each sequence: a terminal size, then keys drawn from every bound key (tinytui.actions.ACTIONS, the
-widgets' and dialogs' bindings), Tab, shift+tab, arrows, Esc, Enter, ctrl+p, resizes, and hostile
-strings typed (short ones key by key) or pasted (long ones) into whatever has focus. After it:
+widgets' and dialogs' bindings), Tab, shift+tab, arrows, Esc, Enter, ctrl+p, resizes, hostile strings
+typed (short ones key by key) or pasted (long ones) into whatever has focus, entries of the command
+palette chosen by their titles (those only the palette reaches among them), and mouse clicks and
+wheel turns anywhere on the screen. After it:
 
 - the app is alive (Pilot re-raises anything unhandled once the app stops; return code 1 stops the keys);
 - session.trace equals a fresh run(state…) bit for bit (every tensor np.array_equal);
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 from textual import events
+from textual.command import CommandInput, CommandList, CommandPalette
 
 from tests.apps import make_app
 from tinytui.model.trace import run
@@ -34,7 +37,7 @@ from tinytui.tui.screens.pick_screen import PickScreen
 from tinytui.tui.widgets.step_list import StepList
 from tinytui.tui.widgets.step_view import StepView
 
-SIZES = [(120, 40), (80, 24), (40, 12), (20, 6)]
+SIZES = [(120, 40), (80, 24), (60, 20), (40, 12), (20, 6)]
 QUIT = {"q", "ctrl+q", "ctrl+c"}
 
 HOSTILE = [
@@ -81,7 +84,8 @@ class Counts:
 
 def plan(seed: int, length: int) -> tuple[tuple[int, int], list[tuple[str, object]]]:
     """One sequence from its seed: a size and the steps ("key", k) / ("text", s) / ("resize", size)
-    / ("quit", None)."""
+    / ("entry", where in the palette's list) / ("click", (x, y)) / ("wheel", (x, y, down)), x and y
+    fractions of the terminal / ("quit", None)."""
     rng = random.Random(seed)
     size = rng.choice(SIZES)
     steps: list[tuple[str, object]] = []
@@ -91,6 +95,12 @@ def plan(seed: int, length: int) -> tuple[tuple[int, int], list[tuple[str, objec
             steps.append(("text", rng.choice(HOSTILE)))
         elif r < 0.15:
             steps.append(("resize", rng.choice(SIZES)))
+        elif r < 0.19:
+            steps.append(("entry", rng.random()))
+        elif r < 0.22:
+            steps.append(("click", (rng.random(), rng.random())))
+        elif r < 0.24:
+            steps.append(("wheel", (rng.random(), rng.random(), rng.random() < 0.5)))
         else:
             steps.append(("key", rng.choice(KEYS)))
     if rng.random() < 0.05:
@@ -145,6 +155,45 @@ async def _type(pilot, text: str) -> int:
     return 1
 
 
+async def _choose(pilot, which: float | str) -> tuple[int, str]:
+    """ctrl+p, then an entry of those the palette lists now, its title pasted whole, and Enter: which is
+    where in the list (0 ≤ which < 1) or the start of its title. The keys pressed and the title ("" when
+    no palette opened: ctrl+p went to a dialog's field, or the entry does not apply now)."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    if not isinstance(app.screen, CommandPalette):
+        return 1, ""
+    titles = [c.title for c in app.palette_commands()]
+    if isinstance(which, str):
+        titles = [t for t in titles if t.startswith(which)]
+    if not titles:  # the entry does not apply now (a mode's entry in another mode)
+        await pilot.press("escape")
+        return 2, ""
+    title = titles[int(which * len(titles))] if isinstance(which, float) else titles[0]
+    app.screen.query_one(CommandInput).post_message(events.Paste(title))
+    for _ in range(40):  # the palette searches in a worker, its hits shown in batches
+        await pilot.pause(0.02)
+        if not isinstance(app.screen, CommandPalette) or app.screen.query_one(CommandList).option_count:
+            break
+    await pilot.press("enter")
+    if isinstance(app.screen, CommandPalette):  # the first Enter highlighted the hit
+        await pilot.press("enter")
+    return 3, title
+
+
+async def _mouse(pilot, kind: str, where: tuple) -> None:
+    """A click (down and up) or a wheel turn where the fractions of the terminal say, sent as a
+    terminal's driver sends them."""
+    app = pilot.app
+    x, y = int(where[0] * app.size.width), int(where[1] * app.size.height)
+    if kind == "click":
+        await pilot.click(offset=(x, y))
+    else:
+        turn = events.MouseScrollDown if where[2] else events.MouseScrollUp
+        app.post_message(turn(None, x, y, 0, 1 if where[2] else -1, 0, False, False, False, x, y))
+        await pilot.pause()
+
+
 def unprintable_files() -> str:
     """A transcript or event log in the current folder with a control character in it (\n aside)."""
     for path in sorted(Path().glob("*.txt")) + sorted(Path().glob("*.jsonl")):
@@ -154,8 +203,9 @@ def unprintable_files() -> str:
     return ""
 
 
-# The modes a sequence can start in (the keys that enter it, pressed first), and the models: the plain
-# plan reaches most modes only by chance and runs only the chapter's model and woodland.
+# The modes a sequence can start in (the keys that enter it, pressed first; ">Title": the palette's
+# entry of that title), and the models: the plain plan reaches most modes only by chance and runs only
+# the chapter's model and woodland.
 MODES: dict[str, tuple[str, ...]] = {
     "backward walk": ("b", "n", "n"),
     "practice": ("k",),
@@ -172,28 +222,59 @@ MODES: dict[str, tuple[str, ...]] = {
     "palette": ("ctrl+p",),
     "one token": ("delete",) * 16,
     "full context": ("i", "enter") * 8,
+    "logit lens": (">Logit lens",),
+    "compare prompt": (">Compare with: another prompt",),
+    "compare model": (">Compare with: another model",),
+    "edit parameter": (">Edit parameter",),
+    "sampling": ("plus", ">Set temperature", "enter", ">Set top-p"),
 }
-GROUPED = "grouped.json"  # made in the current folder by grouped_model()
+GROUPED = "grouped.json"  # made in the current folder by fixture_models()
+ONE_WORD = "one-word.json"
+NARROW = "narrow-gpt2.json"
+RECORDING = Path(__file__).parents[1] / "recording" / "golden" / "short_session.txt"  # five events
 MODELS: dict[str, tuple[str, ...]] = {
     "chapter": (),
     "llama": ("--model", "chapter17-llama"),
     "woodland": ("--model", "woodland"),
     "grouped K/V, 3 blocks, n_ctx 6": ("--model", GROUPED),
+    "a vocabulary of 1, n_ctx 1": ("--model", ONE_WORD),
+    "GPT-2 family, d 1, ff 1, 2 tokens": ("--model", NARROW),
+    "replaying a recording": ("replay", str(RECORDING)),
 }
 
 
-def grouped_model() -> None:
-    """A Llama-family model of three blocks, four query heads over two key/value heads and a context
-    of six tokens, written as `tinytui new` writes it (once a folder)."""
+def _app(argv: tuple[str, ...]):
+    """The app as `tinytui ARGV…` opens it; ("replay", FILE): as `tinytui replay FILE` does."""
+    if argv[:1] != ("replay",):
+        return make_app(*argv)
+    from tinytui.recording.replay import Replayer, load_recording
+    from tinytui.tui.app import TinyTuiApp
+
+    replayer = Replayer(load_recording(Path(argv[1])))
+    return TinyTuiApp(replayer.new_session(), replay=replayer)
+
+
+def fixture_models() -> None:
+    """The models of odd shapes MODELS names, written as `tinytui new` writes them (once a folder): a
+    Llama-family model of three blocks, four query heads over two key/value heads and a context of six
+    tokens; one whose vocabulary and context are a single token; a GPT-2-family one a single number
+    wide, of two tokens."""
     import contextlib
     import io
 
     from tinytui.cli.main import main
 
-    if not Path(GROUPED).exists():
-        args = "new --arch llama --d 8 --heads 4 --kv-heads 2 --blocks 3 --ctx 6 --seed 5 -o"
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main([*args.split(), GROUPED]) == 0
+    Path("one-word.txt").write_text("a\n", encoding="utf-8")
+    Path("two-words.txt").write_text("a\nb\n", encoding="utf-8")
+    made = {
+        GROUPED: "--arch llama --d 8 --heads 4 --kv-heads 2 --blocks 3 --ctx 6 --seed 5",
+        ONE_WORD: "--vocab one-word.txt --prompt a --target a --ctx 1",
+        NARROW: "--arch gpt2 --d 1 --heads 1 --ff 1 --vocab two-words.txt --prompt a --target b --ctx 2",
+    }
+    for name, args in made.items():
+        if not Path(name).exists():
+            with contextlib.redirect_stdout(io.StringIO()):
+                assert main(["new", *args.split(), "-o", name]) == 0
 
 
 def mode_and_model(seed: int) -> tuple[str, str]:
@@ -209,8 +290,9 @@ async def run_mode_sequence(seed: int, length: int = 40) -> Counts:
     """A sequence that starts in one mode on one model (mode_and_model), every other seed then shrinks
     the terminal through SHRINKS, and goes on as plan(seed)."""
     mode, model = mode_and_model(seed)
-    grouped_model()
-    first = [("key", k) for k in MODES[mode]] + [("resize", size) for size in SHRINKS if seed % 2]
+    fixture_models()
+    first = [("entry", k[1:]) if k.startswith(">") else ("key", k) for k in MODES[mode]]
+    first += [("resize", size) for size in SHRINKS if seed % 2]
     counts = await run_sequence(seed, length, MODELS[model], first)
     counts.failures = [f"{mode} on {model}: {f}" for f in counts.failures]
     return counts
@@ -227,7 +309,7 @@ async def run_sequence(
     if argv is None:  # every third seed records; every fourth runs a model of two blocks
         argv = ("--record", f"fuzz-{seed}.txt") if seed % 3 == 0 else ()
         argv += ("--model", "woodland") if seed % 4 == 1 else ()
-    app = make_app(*argv)
+    app = _app(argv)
     where = f"seed {seed} at {size[0]}×{size[1]}"
     try:
         async with app.run_test(size=size) as pilot:
@@ -244,6 +326,12 @@ async def run_sequence(
                     counts.keys += await _type(pilot, str(arg))
                 elif kind == "resize":
                     await pilot.resize_terminal(*arg)
+                elif kind == "entry":
+                    pressed, title = await _choose(pilot, arg)
+                    counts.keys += pressed
+                    done[-1] = f"entry:{title!r}"[:60]
+                elif kind in ("click", "wheel"):
+                    await _mouse(pilot, kind, arg)
                 elif kind == "quit":
                     await pilot.press("ctrl+q")
             await app.workers.wait_for_complete()
