@@ -17,3 +17,25 @@ def test_a_line_too_long_for_the_inspector_ends_with_an_ellipsis():
     ]
     assert inspector_text(line, None, "", 118, 3) == line  # fits: left for the widget to wrap
     assert inspector_text(None, None, "", 78, 2) == KEYS_HINT
+
+
+def test_a_formula_cut_to_fit_never_cuts_a_number_in_two():
+    """A long sum cut to two lines (a narrow inspector); cut mid-number, "0.24…" read as a number itself."""
+    from tests.random_models import random_params
+    from tinytui.lesson.why.explain import explain
+    from tinytui.model.trace import run
+    from tinytui.present.provenance_words import provenance_text
+
+    params = random_params(seed=4, d=16, heads=2, d_head=8, d_ff=8, vocab=20, blocks=1)
+    trace = run(params, tuple(f"t{i}" for i in range(12)), "t3")
+    for index in ((11, 0), (11, 3), (7, 5)):
+        why = explain(trace, params, "blocks.0.head.1", index)
+        shown = provenance_text(why, "", "", 60, 2)
+        assert "…" in shown  # the sum was cut to fit
+        filled = shown.replace("\n", " ").split(" = ", 2)[2]
+        kept = filled.split(" …")[0].rstrip(" +−")
+
+        def terms(text: str) -> list[str]:
+            return text.replace(" − ", " + ").split(" + ")
+
+        assert kept and set(terms(kept)) <= set(terms(why.filled))  # every term shown whole

@@ -64,8 +64,7 @@ def provenance_text(why: Explained, detail: str, hint: str, width: int, lines: i
     filled: str | None = why.filled if why.filled != why.result else None
     text = main(filled)
     while filled is not None and len(_wrap(text, width)) > lines:
-        cut = len(filled) - max(8, len(filled) // 6)
-        filled = filled[: max(cut, 0)].rstrip() + "…" if cut > 0 else None
+        filled = _shorter(filled)
         text = main(filled)
     wrapped = _wrap(text, width)
     if len(wrapped) > lines:
@@ -77,6 +76,15 @@ def provenance_text(why: Explained, detail: str, hint: str, width: int, lines: i
         elif len(wrapped) < lines:
             wrapped.append(hint if len(hint) <= width else hint[: width - 1] + "…")
     return "\n".join(wrapped)
+
+
+def _shorter(filled: str) -> str | None:
+    """filled cut by a sixth (at least 8 characters) at a space, so no number is cut in two ("0.24…"
+    would read as another number), and "…" put for what is left out; None when nothing is left."""
+    body = filled.removesuffix(" …")
+    cut = len(body) - max(8, len(body) // 6)
+    at = body.rfind(" ", 0, cut + 1) if cut > 0 else -1
+    return body[:at].rstrip() + " …" if at > 0 else None
 
 
 def _extra(detail: str) -> str:
