@@ -13,7 +13,7 @@ def test_a_line_too_long_for_the_inspector_ends_with_an_ellipsis():
     shown = inspector_text(line, None, "", 78, 2).split("\n")
     assert shown == [
         "logit(wood) − logit(chuck) = 0.7009, 125% of the change (clean 0.7120,",
-        "corrupted 0.7563), the share its shade shows on the −1…+1 scale (beyond it:…",
+        "corrupted 0.7563), the share its shade shows on the −1…+1 scale (beyond it: …",
     ]
     assert inspector_text(line, None, "", 118, 3) == line  # fits: left for the widget to wrap
     assert inspector_text(None, None, "", 78, 2) == KEYS_HINT

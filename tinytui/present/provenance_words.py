@@ -48,7 +48,10 @@ def fitted(text: str, width: int, lines: int) -> str:
         return text
     kept = wrapped[:lines]
     last = kept[-1]
-    kept[-1] = (last if len(last) < width else last[: width - 1].rstrip()) + "…"
+    if len(last) + 2 > width:  # room for " …", taken at a space: no number cut in two
+        space = last.rfind(" ", 0, width - 1)
+        last = last[:space] if space > 0 else last[: width - 2]
+    kept[-1] = last.rstrip() + " …"
     return "\n".join(kept)
 
 
