@@ -352,6 +352,14 @@ class KeptSpecs:
         """The spec kept under key with these very objects as what it was made from (keep's by)."""
         return self._find(key, lambda entry: entry[2] is not None and _identical(entry[2], objects))
 
+    def like(self, key: tuple, made_of: tuple) -> Any:
+        """A spec kept under key whose made_of begins with what is equal to this one (None: none), left
+        where it is: what else it was made of differs, and a spec made anew can share its parts."""
+        for made, spec, _ in self._entries(key):
+            if _same(made[: len(made_of)], made_of):
+                return spec
+        return None
+
     def newest(self, key: tuple) -> tuple[tuple, Any, tuple | None] | None:
         """(what it was made of, the spec, keep's by) kept last under key, whatever it was made of."""
         return self._newest.get(key)

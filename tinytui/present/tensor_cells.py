@@ -127,14 +127,26 @@ def _masked_cells(view: View, name: str, shape: tuple[int, int]) -> np.ndarray |
 
 
 _NO_MARKS_ROW = (_MARKS[0],)
+SPARSE = 8  # at most one cell in this many marked: the marked cells are set one by one
 
 
 def _marks_of(codes: np.ndarray) -> tuple[tuple[frozenset[str], ...], ...]:
     """Each cell's marks from its code (_mark_codes, + 4 where masked): a row without any, one shared
     row of empty marks; only the rows with marks are read cell by cell."""
     blank = _NO_MARKS_ROW * codes.shape[1]
-    if not codes.any():
+    rows, cols = np.nonzero(codes)
+    if not len(rows):
         return (blank,) * codes.shape[0]
+    if len(rows) * SPARSE <= codes.size:  # a few marks (an edit moved one column): those cells alone
+        out: list[Sequence[frozenset[str]]] = [blank] * codes.shape[0]
+        marked: dict[int, list[frozenset[str]]] = {}
+        for r, c, code in zip(rows.tolist(), cols.tolist(), codes[rows, cols].tolist()):
+            if r not in marked:
+                marked[r] = list(blank)
+            marked[r][c] = _MARKS[code]
+        for r, row in marked.items():
+            out[r] = tuple(row)
+        return tuple(out)  # type: ignore[arg-type]
     return tuple(
         tuple(map(_MARKS.__getitem__, row)) if marked else blank
         for row, marked in zip(codes.tolist(), np.any(codes, axis=1).tolist())
@@ -195,18 +207,28 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
     masked = None if masked is None else windows.part(masked, win)
     shown_values = windows.part(_as_table(arr, by_tokens), win)  # the numbers the table shows
     marked = _marked_by(view, name, by_tokens, win)
-    made_of = (arr if win is None else shown_values, t.axes, trace.cfg.n_blocks, masked, win, *marked)
+    numbers = (arr if win is None else shown_values, t.axes, trace.cfg.n_blocks, masked, win)
+    made_of = (*numbers, *marked)
     if (hit := view.kept.find(key, made_of)) is not None:
         return hit
     shown = display(name, trace.cfg.n_blocks)  # x′, h_pre, MHA: the transcript's and the handout's names
-    table = windows.tensor_part_table(trace, name, shown, win)
-    n_rows, n_cols = len(table.rows), len(table.cols)
+    # the same numbers with other marks (an undo: the change it compares to is another) share the texts
+    like = view.kept.like(key, numbers)
+    if like is not None:
+        title, corner, rows, cols, cells, values, limit = (
+            like.title, like.corner, like.rows, like.cols, like.cells, like.values, like.limit,
+        )  # fmt: skip
+    else:
+        table = windows.tensor_part_table(trace, name, shown, win)
+        title, corner, rows, cols = table.title, table.corner, tuple(table.rows), tuple(table.cols)
+        cells, values = windows.numbers_of(table)  # the texts, and the numbers its rows are written from
+        limit = array_limit(shown_values)
+    n_rows, n_cols = len(rows), len(cols)
     at_rows, at_cols = windows.indices(win, n_rows, n_cols)  # the tensor's own rows and columns
     codes = _mark_codes(marked, shown_values.shape)
     if masked is not None:
         codes = codes + 4 * masked
     marks = _marks_of(codes)
-    cells, values = windows.numbers_of(table)  # the texts, and the numbers its rows are written from
     full = names.canonical(name)
     sources, located = _sources(view.kept, full, arr.ndim, by_tokens, at_rows, at_cols)
 
@@ -214,24 +236,24 @@ def tensor_grid(view: View, name: str, role: str) -> GridSpec:
 
     def detail_part(r: int, a: int, b: int) -> list[str]:
         """The inspector lines of columns a..b of row r (the cursor's cell alone, or the whole row)."""
-        row_label, texts, at = table.rows[r], cells.part(r, a, b), sources[r]
+        row_label, texts, at = rows[r], cells.part(r, a, b), sources[r]
         out = []
-        for c, col_label, text in zip(range(a, b), table.cols[a:b], texts):
+        for c, col_label, text in zip(range(a, b), cols[a:b], texts):
             where = ", ".join(x for x in (row_label, col_label) if x and x != shown)
             out.append(f"{shown}[{where}] = {text}{was(at[c][1])}")
         return out
 
     spec = GridSpec(
         f"{role}:{name}",
-        table.title,
-        table.corner,
-        tuple(table.rows),
-        tuple(table.cols),
+        title,
+        corner,
+        rows,
+        cols,
         cells,
         marks,
         values,
         _shade_of(name),
-        array_limit(shown_values),
+        limit,
         ((None,) * n_cols,) * n_rows,
         LazyRows(n_rows, lambda r: detail_part(r, 0, n_cols), part=detail_part),
         role,
