@@ -10,13 +10,24 @@ import pytest
 
 from tests.apps import make_app
 from tests.gpt2.checkpoints import TINY
-from tests.practice.test_practice_app import keys, status
 from tinytui.cli.options import build_parser
 from tinytui.cli.practice_command import practice_app
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.grid_spec import GridSpec, LogitsSpec
 from tinytui.present.top_tokens import TOP, shown_tokens
 from tinytui.tui.app import TinyTuiApp
+from tinytui.tui.widgets.status_bar import StatusBar
+
+
+async def keys(pilot, *pressed: str) -> None:
+    for key in pressed:
+        await pilot.press(key)
+        await pilot.pause()
+
+
+def status(app: TinyTuiApp) -> str:
+    return app.query_one(StatusBar).text
+
 
 BY_TOKEN = ("logits", "probs", "grad.logits")  # the tensors the pane lists a row per token
 
