@@ -189,9 +189,33 @@ def unembed(trace: Trace) -> str:
             f"{tied[0].upper()}{tied[1:]}, although {differ}: z's dot products with them come out "
             "exactly equal."
         )
+    alike = _printed_alike(trace)  # logits that differ, but not at the four decimals the table shows
     if not copies and not others:
-        out.append("No two tokens get the same logit here.")
+        if alike:
+            out.append(f"No two tokens get exactly the same logit, though {alike} at four decimals.")
+        else:
+            out.append("No two tokens get the same logit here.")
+    elif alike:
+        out.append(f"Besides, {alike} at four decimals, though their logits differ beyond that.")
     return sentences(*out)
+
+
+def _printed_alike(trace: Trace) -> str:
+    """'' unless tokens whose logits differ print the same logit: "'how', 'much' and 'wood' print alike"
+    (one such group named; "and others" when there are more)."""
+    logits = np.asarray(trace["logits"], dtype=float)
+    # rounded as the table prints them (+ 0.0: −0.0000 is 0.0000); at GPT-2 some 50,000 logits, so numpy
+    _, group, count = np.unique(np.round(logits, 4) + 0.0, return_inverse=True, return_counts=True)
+    alike = []
+    for g in np.flatnonzero(count > 1).tolist():
+        ids = np.flatnonzero(group == g).tolist()
+        if len({float(logits[k]) for k in ids}) > 1:
+            alike.append(ids)
+    if not alike:
+        return ""
+    vocab = trace.cfg.vocab
+    first = listed([quoted(vocab[k]) for k in alike[0]]) + " print alike"
+    return first + (" (and other groups too)" if len(alike) > 1 else "")
 
 
 def _identical(trace: Trace, ids: list[int]) -> bool:

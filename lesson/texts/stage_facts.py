@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinytui.lesson.texts.attention_texts import largest
-from tinytui.lesson.texts.wording import at, first_block, num, quoted, tied_groups, tops_as_shown
+from tinytui.lesson.texts.wording import at, first_block, listed, num, quoted, tied_groups, tops_as_shown
 from tinytui.model import ops
 from tinytui.model.trace import Trace
 
@@ -218,10 +218,10 @@ def _top_tie(trace: Trace) -> str:
     others = [k for k in tops_as_shown(p) if k != first]
     if not others:
         return ""
-    names = " and ".join(quoted(vocab[k]) for k in others)
+    names = listed([quoted(vocab[k]) for k in others])
     if all(p[k] == p[first] for k in others):
         return f" (tied exactly with {names}: the first in the vocabulary is taken)"
-    return f" ({names} also shows {_f(p.max())}, only a little less)"
+    return f" ({names} also show{'s' if len(others) == 1 else ''} {_f(p.max())}, only a little less)"
 
 
 def loss(trace: Trace) -> list[str]:
@@ -279,6 +279,6 @@ def _ties(trace: Trace) -> list[str]:
     vocab = trace.cfg.vocab
     out = []
     for ids in tied_groups(logits):
-        names = " and ".join(quoted(vocab[k]) for k in ids)
+        names = listed([quoted(vocab[k]) for k in ids])
         out.append(f"{names} tie at logit {_f(logits[ids[0]])}")
     return out

@@ -91,3 +91,34 @@ def test_a_one_token_prompt_under_rope_says_its_scores_do_not_change():
         "how far apart the tokens are"
     )
     assert "change by at most" in STAGE_BY_NUMBER[7].facts(run(model.params, model.prompt, model.target))[1]
+
+
+def test_logits_that_print_alike_are_not_said_to_differ(chapter):
+    """'how' and 'much' made wood's row but for 1e-6 and 2e-6: three logits differ only past the four
+    decimals the table prints. "No two tokens get the same logit" beside three equal numbers read false,
+    and "'how' and 'wood' also shows" lacked its plural."""
+    import numpy as np
+
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
+    from tinytui.model.trace import run
+
+    cfg, E = chapter.cfg, np.array(chapter.params["E"])
+    wood = cfg.token_id("wood")
+    E[cfg.token_id("how")] = E[wood] + [0, 0, 0, 1e-6]
+    E[cfg.token_id("much")] = E[wood] + [0, 0, 0, 2e-6]
+    trace = run(chapter.params.with_arrays({"E": E}), chapter.prompt, chapter.target)
+    shown = {f"{trace['logits'][cfg.token_id(t)]:.4f}" for t in ("how", "much", "wood")}
+    assert len(shown) == 1 and len(set(trace["logits"].tolist())) == 8
+    words = STAGE_BY_NUMBER[14].explain(trace)
+    assert words.endswith(
+        "No two tokens get exactly the same logit, though 'how', 'much' and 'wood' print alike at four "
+        "decimals."
+    )
+    fact = STAGE_BY_NUMBER[14].facts(trace)[0]
+    assert fact.startswith(
+        "prediction: 'much' at 0.2138 ('how' and 'wood' also show 0.2138, only a little less)"
+    )
+    plain = run(chapter.params, chapter.prompt, chapter.target)  # how and much: exact copies, no note
+    assert (
+        STAGE_BY_NUMBER[14].explain(plain).endswith("here 'how' and 'much' tie, with exactly the same logit.")
+    )
