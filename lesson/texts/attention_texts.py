@@ -145,6 +145,13 @@ def softmax(trace: Trace) -> str:
                 f"The first row is {num(attn[1][0, 0])} in {every}: the first token has nothing to look at "
                 "but itself."
             )
+    elif T == 1:  # one row of one weight: nothing to spread, mask or no mask
+        out.append(  # the first sentence names no weight, as below
+            "The mask is off, so no score is blocked, but the prompt has one token: its row has one key, "
+            "the token itself."
+        )
+        every = "every head" if cfg.n_heads > 1 else "the head"
+        out.append(f"That one weight is the row's whole sum: {num(attn[1][0, 0])} in {every}.")
     else:
         first = listed([f"{num(attn[h][0, 0])} in head {h}" for h in heads])
         out.append(  # the first sentence names no weight: practice shows it while A is asked for

@@ -112,7 +112,8 @@ def scores(trace: Trace) -> list[str]:
 
 def softmax(trace: Trace) -> list[str]:
     on = trace.switches.causal_mask
-    facts = ["causal mask ON" if on else "causal mask OFF: earlier rows now see later tokens"]
+    off = "earlier rows now see later tokens" if len(trace.prompt) > 1 else "one token, nothing later to see"
+    facts = ["causal mask ON" if on else f"causal mask OFF: {off}"]
     for h in range(1, trace.cfg.n_heads + 1):
         a = trace[f"blocks.0.attn.{h}"]
         # a row whose largest weight is shared names every key that holds it: 'a'/'woodchuck'

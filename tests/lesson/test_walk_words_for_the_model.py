@@ -122,3 +122,19 @@ def test_logits_that_print_alike_are_not_said_to_differ(chapter):
     assert (
         STAGE_BY_NUMBER[14].explain(plain).endswith("here 'how' and 'much' tie, with exactly the same logit.")
     )
+
+
+def test_one_token_with_the_mask_off_has_no_positions_to_spread_over(chapter):
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
+    from tinytui.model.switches import Switches
+    from tinytui.model.trace import run
+
+    trace = run(chapter.params, ("a",), chapter.target, Switches(causal_mask=False))
+    assert trace["blocks.0.attn.1"].tolist() == [[1.0]] == trace["blocks.0.attn.2"].tolist()
+    words = STAGE_BY_NUMBER[8].explain(trace)
+    assert "over all 1 positions" not in words  # the old words
+    assert words == (
+        "The mask is off, so no score is blocked, but the prompt has one token: its row has one key, the "
+        "token itself. That one weight is the row's whole sum: 1.0000 in every head."
+    )
+    assert STAGE_BY_NUMBER[8].facts(trace)[0] == "causal mask OFF: one token, nothing later to see"
