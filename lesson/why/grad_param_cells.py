@@ -33,7 +33,8 @@ def position_table(ctx: Ctx, cell: Cell) -> Why:
     if not ctx.sw.positional_encoding:
         return zero(ctx, cell, "positional encoding switched off: pe did not read P")
     if p >= ctx.T:
-        return zero(ctx, cell, f"the prompt has {ctx.T} positions: row {p} of P was not read")
+        had = f"{ctx.T} position{'s' if ctx.T != 1 else ''}"
+        return zero(ctx, cell, f"the prompt has {had}: row {p} of P was not read")
     return copy_of(ctx, cell, (GRAD + "pe", (p, j)), f"   (pe = P[:{ctx.T}]: row {p} is pe's row {p})")
 
 

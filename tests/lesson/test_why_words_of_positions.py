@@ -32,3 +32,11 @@ def test_one_position_of_a_token_is_one_position(chapter):
     assert _formula(p, chapter.prompt, t, "grad.E.lookup", (2, 0)).endswith(
         "(none: 'how' is not in the prompt)"
     )
+
+
+def test_a_learned_position_row_past_a_one_token_prompt_says_one_position():
+    from tests.gpt2.checkpoints import TINY
+
+    model = load_model(TINY)
+    formula = _formula(model.params, model.prompt[:1], model.target, "grad.P", (3, 0))
+    assert formula.endswith("(the prompt has 1 position: row 3 of P was not read)")
