@@ -94,8 +94,9 @@ def residual2(trace: Trace) -> str:
         dead = int((block_tensor(trace, "hidden") == 0).all(axis=0).sum())
         if dead == cfg.d_ff:
             what = "nothing at all" if not block_tensor(trace, "ffn").any() else "only its bias b_2"
+            every = "The one unit" if cfg.d_ff == 1 else f"Every one of the {cfg.d_ff} units"
             out.append(
-                f"Every one of the {cfg.d_ff} units is zero at every position, so W_2 contributes nothing "
+                f"{every} is zero at every position, so W_2 contributes nothing "
                 f"and the feed-forward {'adds' if sw.residual else 'hands on'} {what}."
             )
         elif dead:

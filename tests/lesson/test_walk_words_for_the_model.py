@@ -138,3 +138,18 @@ def test_one_token_with_the_mask_off_has_no_positions_to_spread_over(chapter):
         "token itself. That one weight is the row's whole sum: 1.0000 in every head."
     )
     assert STAGE_BY_NUMBER[8].facts(trace)[0] == "causal mask OFF: one token, nothing later to see"
+
+
+def test_a_single_silent_unit_is_the_one_unit():
+    import numpy as np
+
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
+    from tinytui.model.trace import run
+
+    params = random_params(seed=2, d=3, heads=1, d_head=3, d_ff=1, vocab=6, blocks=1)
+    params = params.with_arrays({"blocks.0.b_1": np.array([-50.0])})
+    trace = run(params, ("t1", "t2"), "t3")
+    assert not trace["blocks.0.hidden"].any()
+    words = STAGE_BY_NUMBER[12].explain(trace)
+    assert "The one unit is zero at every position, so W_2 contributes nothing" in words
+    assert "1 units" not in words
