@@ -4,9 +4,9 @@ parsed options and checked by the same functions as the app's; UsageError, a bad
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tinytui.model import checks
 from tinytui.model.io.document import ModelFile
@@ -25,8 +25,9 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit status 2."""
 
 
-@dataclass(frozen=True, eq=False)
-class Setup:
+# a NamedTuple: every command makes one as it starts, and its class costs a sixth of a frozen
+# dataclass's (which compiles its methods from source as the class is made)
+class Setup(NamedTuple):
     """What the command line asks to run: the model and the session's first state (weights, prompt,
     target, switches, learning rate)."""
 
@@ -35,8 +36,8 @@ class Setup:
     record: str | None = None  # --record FILE: the app attaches a recording.recorder.Recorder at start
     # the session setup_from ran the model in to check it, and its first trace: the app opens on that
     # session and trace() is that trace, so a command runs the model once (GPT-2 small: ~0.3 s a run)
-    session: Session | None = field(default=None, compare=False, repr=False)
-    first_trace: Trace | None = field(default=None, compare=False, repr=False)
+    session: Session | None = None
+    first_trace: Trace | None = None
 
     def trace(self) -> Trace:
         if self.first_trace is not None:
