@@ -20,7 +20,6 @@ from textual.containers import VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Footer
 
 from tinytui import themes
 from tinytui.present.grid_spec import KeptSpecs
@@ -391,7 +390,8 @@ class TinyTuiApp(App[None]):
         self.set_class(height < SHORT_HEIGHT, "-short", update=False)
         if self.mounted and set(self.classes) != before:
             self.update_node_styles()
-        for footer in self.query(Footer):
+        # by name: Textual's Footer (the gallery's and the weight browser's) is not loaded before they are
+        for footer in self.query("Footer"):
             footer.compact = width < NARROW_WIDTH
         # Too small: -too-small hides every screen's content (app.tcss) and TooSmallScreen covers them
         # all, dialogs and the palette included, so no key acts on what cannot be seen.
