@@ -375,10 +375,13 @@ def title_for(stage: Stage, cfg: ModelConfig | None, activation: str | None = No
         return stage.title
     if stage.id == "norm1" and cfg.norm == "rms":
         return "RMSNorm"
-    if stage.id == "ffn" and cfg.gated:
-        return "Feed-forward: widen and gate"
-    if stage.id == "ffn" and (activation or cfg.activation) != "relu":  # GELU rectifies nothing
-        return "Feed-forward: widen and activate"
+    if stage.id == "ffn":  # widened as the chapter's is, or narrowed, or kept as wide (the step's words)
+        wide = "widen" if cfg.d_ff > cfg.d_model else "narrow" if cfg.d_ff < cfg.d_model else "map"
+        if cfg.gated:
+            return f"Feed-forward: {wide} and gate"
+        if (activation or cfg.activation) != "relu":  # GELU rectifies nothing
+            return f"Feed-forward: {wide} and activate"
+        return f"Feed-forward: {wide} and rectify"
     if stage.id == "unembed" and not cfg.tied:
         return "Unembedding (its own W_U)"
     return stage.title

@@ -25,7 +25,8 @@ def ffn(trace: Trace) -> str:
     )
     wide = "widened" if cfg.d_ff > cfg.d_model else "narrowed" if cfg.d_ff < cfg.d_model else "mapped"
     how = how.replace("widened", wide)
-    out = [f"Each position on its own {how} from {cfg.d_model} to {cfg.d_ff} feature detectors."]
+    detectors = "one feature detector" if cfg.d_ff == 1 else f"{cfg.d_ff} feature detectors"
+    out = [f"Each position on its own {how} from {cfg.d_model} to {detectors}."]
     if cfg.gated:
         act, gated = ACTIVATION_NAMES[sw.activation], GATED_NAMES[sw.activation]  # ReLU's gate: ReGLU
         out.append(
@@ -48,7 +49,9 @@ def ffn(trace: Trace) -> str:
     if sw.activation == "relu":
         out.append("The ReLU sets every detector that did not fire to zero.")
         tally = f"Count the zeros: {zeros} of {size} hidden values are zero"
-        if zeros == size:
+        if zeros == size == 1:
+            tally = "Count the zeros: the one hidden value is zero, so the detector did not fire."
+        elif zeros == size:
             tally = f"Count the zeros: all {size} hidden values are zero, so no detector fired anywhere."
         elif zeros * 2 > size:
             tally += ", so most of the hidden layer is silent."
@@ -88,7 +91,8 @@ def residual2(trace: Trace) -> str:
         )
     down = "W_down" if cfg.gated else "W_2"
     verb = "narrows" if cfg.d_ff > cfg.d_model else "widens" if cfg.d_ff < cfg.d_model else "maps"
-    out = [f"{down} {verb} the {cfg.d_ff} detectors back to {cfg.d_model} dimensions and {add}{post}."]
+    detectors = "the one detector" if cfg.d_ff == 1 else f"the {cfg.d_ff} detectors"
+    out = [f"{down} {verb} {detectors} back to {cfg.d_model} dimensions and {add}{post}."]
     block = getattr(trace, "block", 0)  # the block the step shows (steps.focus)
     if sw.activation == "relu" and not cfg.gated:
         dead = int((block_tensor(trace, "hidden") == 0).all(axis=0).sum())

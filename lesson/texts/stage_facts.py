@@ -188,15 +188,25 @@ def ffn(trace: Trace) -> list[str]:
             if not at_zero
             else f"GELU would leave only the {at_zero} whose pre-activation is exactly 0 at zero"
         )
-        return [
-            f"{zeros} of {h.size} hidden values are exactly zero: ReLU cut every negative "
-            f"pre-activation ({gelu})"
-        ]
+        why = "ReLU cut every negative pre-activation" if zeros else "no pre-activation was negative"
+        return [f"{_of(zeros, h.size, 'hidden value')} exactly zero: {why} ({gelu})"]
     near = int((np.abs(h) < 0.05).sum())
     return [
         f"GELU leaves {zeros} of {h.size} hidden values exactly zero and {near} within 0.05 of "
         f"zero; ReLU would cut {relu_zeros} of {h.size} to zero"
     ]
+
+
+def _of(n: int, size: int, noun: str) -> str:
+    """n of size things, with its verb: 'all 32 hidden values are', '1 of 32 hidden values is', 'none of
+    the 32 hidden values is', 'the one hidden value is'."""
+    if n == size == 1:
+        return f"the one {noun} is"
+    if n == size:
+        return f"all {size} {noun}s are"
+    if n == 0:
+        return f"none of the {size} {noun}s is"
+    return f"{n} of {size} {noun}s {'is' if n == 1 else 'are'}"
 
 
 def final_norm(trace: Trace) -> list[str]:

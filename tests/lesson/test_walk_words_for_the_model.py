@@ -3,6 +3,8 @@ gated, a key/value head's W_K and W_V where query heads share them, and one head
 
 from dataclasses import replace
 
+import numpy as np
+
 from tests.random_models import random_params
 from tinytui.lesson.walk_stages import backward_stage_for
 from tinytui.model.io.checkpoint import load_model
@@ -153,3 +155,46 @@ def test_a_single_silent_unit_is_the_one_unit():
     words = STAGE_BY_NUMBER[12].explain(trace)
     assert "The one unit is zero at every position, so W_2 contributes nothing" in words
     assert "1 units" not in words
+
+
+def test_step_11_is_titled_by_what_it_does_to_the_width():
+    """A d_ff below d narrows, as the step's words say: the title said 'widen' for every model."""
+    from tinytui.lesson.stages import STAGE_BY_NUMBER, title_for
+    from tinytui.model.trace import run
+
+    params = random_params(seed=2, d=3, heads=1, d_head=3, d_ff=1, vocab=6, blocks=1)
+    assert title_for(STAGE_BY_NUMBER[11], params.cfg) == "Feed-forward: narrow and rectify"
+    words = STAGE_BY_NUMBER[11].explain(run(params, ("t1",), "t3"))
+    assert words.startswith(
+        "Each position on its own is normalised and narrowed from 3 to one feature detector."
+    )
+    assert (
+        title_for(STAGE_BY_NUMBER[11], load_model(resolve("chapter17-llama")).cfg)
+        == "Feed-forward: map and gate"
+    )
+    assert (
+        title_for(STAGE_BY_NUMBER[11], load_model(resolve("chapter17")).cfg)
+        == "Feed-forward: widen and rectify"
+    )
+
+
+def test_the_hidden_layers_zeros_are_counted_as_all_or_none(chapter):
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
+    from tinytui.model.trace import run
+
+    params = chapter.params
+    for unit in range(8):  # every detector silent
+        params = params.with_edit("blocks.0.b_1", (unit,), -10.0)
+    silent = STAGE_BY_NUMBER[11].facts(run(params, chapter.prompt, chapter.target))[0]
+    assert silent.startswith("all 32 hidden values are exactly zero: ReLU cut every negative pre-activation")
+    for unit in range(8):  # every detector fires
+        params = params.with_edit("blocks.0.b_1", (unit,), 10.0)
+    live = STAGE_BY_NUMBER[11].facts(run(params, chapter.prompt, chapter.target))[0]
+    assert live.startswith("none of the 32 hidden values is exactly zero: no pre-activation was negative")
+    one = random_params(seed=2, d=3, heads=1, d_head=3, d_ff=1, vocab=6, blocks=1)
+    one = one.with_arrays({"blocks.0.b_1": np.array([-50.0])})
+    trace = run(one, ("t1",), "t3")
+    assert "Count the zeros: the one hidden value is zero, so the detector did not fire." in (
+        STAGE_BY_NUMBER[11].explain(trace)
+    )
+    assert STAGE_BY_NUMBER[11].facts(trace)[0].startswith("the one hidden value is exactly zero")
