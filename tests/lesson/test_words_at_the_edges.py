@@ -199,7 +199,7 @@ async def test_the_palettes_steps_are_named_as_the_model_runs_them():
         commands = {c.title: c for c in app.palette_commands()}
         norm = commands["Go to block 1 · step 5: RMSNorm"]  # not the chapter's "Layer norm"
         assert "RMS" in norm.help and "μ" not in norm.help
-        assert "Go to block 2 · step 11: Feed-forward: widen and gate" in commands
+        assert "Go to block 2 · step 11: Feed-forward: map and gate" in commands  # d 4 to d_ff 4
         assert "Go to block 1 · step 5: Layer norm" not in commands
 
 

@@ -233,7 +233,8 @@ def test_the_scale_card_has_llama_3_8b_as_count_py_publishes_it(llama):
 
 def test_the_titles_name_the_models_own_parts(llama):
     assert title_for(STAGE_BY_NUMBER[5], llama.cfg) == "RMSNorm"
-    assert title_for(STAGE_BY_NUMBER[11], llama.cfg) == "Feed-forward: widen and gate"
+    assert title_for(STAGE_BY_NUMBER[11], llama.cfg) == "Feed-forward: map and gate"  # d 4 to d_ff 4
+    assert title_for(STAGE_BY_NUMBER[11], load_model(LLAMA).cfg) == "Feed-forward: widen and gate"
     assert title_for(STAGE_BY_NUMBER[14], llama.cfg) == "Tied unembedding"  # chapter17-llama ties E
     assert title_for(STAGE_BY_NUMBER[14], load_model(LLAMA).cfg) == "Unembedding (its own W_U)"
     report = stage_report(_trace(llama), STAGE_BY_NUMBER[5], llama.params)
