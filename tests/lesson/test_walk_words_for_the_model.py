@@ -1,5 +1,7 @@
-"""The backward walk's titles and words name the model's own parts: W_down where the feed-forward is
-gated, a key/value head's W_K and W_V where query heads share them, and one head where there is one."""
+"""The steps' and the backward walk's titles and words name the model's own parts (W_down where the
+feed-forward is gated, a key/value head's W_K and W_V where query heads share them, one head or one unit
+where there is one, a narrowing feed-forward) and count what the tables show (every gate shut, logits
+that print alike, one token)."""
 
 from dataclasses import replace
 
