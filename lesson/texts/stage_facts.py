@@ -191,9 +191,10 @@ def ffn(trace: Trace) -> list[str]:
         why = "ReLU cut every negative pre-activation" if zeros else "no pre-activation was negative"
         return [f"{_of(zeros, h.size, 'hidden value')} exactly zero: {why} ({gelu})"]
     near = int((np.abs(h) < 0.05).sum())
+    exact = f"none of the {h.size}" if not zeros else f"{zeros} of {h.size}"  # not "0 of 1152"
     return [
-        f"GELU leaves {zeros} of {h.size} hidden values exactly zero and {near} within 0.05 of "
-        f"zero; ReLU would cut {relu_zeros} of {h.size} to zero"
+        f"GELU leaves {exact} hidden values exactly zero and {near} within 0.05 of zero; ReLU would cut "
+        f"{relu_zeros} of {h.size} to zero"
     ]
 
 

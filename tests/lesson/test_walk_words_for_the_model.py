@@ -200,3 +200,17 @@ def test_the_hidden_layers_zeros_are_counted_as_all_or_none(chapter):
         STAGE_BY_NUMBER[11].explain(trace)
     )
     assert STAGE_BY_NUMBER[11].facts(trace)[0].startswith("the one hidden value is exactly zero")
+
+
+def test_gelu_leaving_no_zero_is_said_as_none():
+    from tests.gpt2.checkpoints import TINY
+    from tinytui.lesson.stages import STAGE_BY_NUMBER
+    from tinytui.model.trace import run
+
+    model = load_model(TINY)
+    trace = run(model.params, model.prompt, model.target)
+    assert trace["blocks.0.hidden"].all()  # GELU: no hidden value is exactly zero
+    fact = STAGE_BY_NUMBER[11].facts(trace)[0]
+    assert fact.startswith(
+        f"GELU leaves none of the {trace['blocks.0.hidden'].size} hidden values exactly zero"
+    )
