@@ -158,11 +158,20 @@ def _details(
             detail = f"{ref.label} = {text}"
             if i in edited:
                 was = float(original[i])
-                detail += f"  (model file {fmt(was)}, Δ {float(arr[i]) - was:+.4f})"
+                detail += f"  (model file {fmt(was)}, Δ {change(float(arr[i]), was)})"
             out.append(detail + "  · Enter to edit")
         return out
 
     return LazyRows(len(cells), lambda r: part(r, 0, len(refs[r])), part=part)
+
+
+def change(now: float, was: float) -> str:
+    """now − was, signed, as a reader checks it against the two numbers printed beside it: where their
+    four decimals give another difference (two numbers each rounded), it says the change is the one
+    before rounding, '+0.0014 before rounding' beside −0.0340 and −0.0355."""
+    d = f"{now - was:+.4f}"
+    shown = f"{float(fmt(now)) - float(fmt(was)):+.4f}"
+    return d if shown.lstrip("+-") == d.lstrip("+-") == "0.0000" or shown == d else f"{d} before rounding"
 
 
 def _indices(h: int, ndim: int, at_rows: tuple[int, ...], at_cols: tuple[int, ...]) -> LazyRows:

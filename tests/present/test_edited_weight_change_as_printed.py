@@ -1,0 +1,27 @@
+"""An edited weight's inspector line gives the model file's number and the change; where the two printed
+numbers, each rounded, give another difference than the change itself, the line says the change is the
+one before rounding."""
+
+import re
+
+from tinytui.model.io.checkpoint import load_model
+from tinytui.model.io.presets import resolve
+from tinytui.present.backward_tables import pane_sections
+from tinytui.present.view import View
+from tinytui.session.session import Session
+
+LINE = re.compile(r"= (−?[\d.]+)  \(model file (−?[\d.]+), Δ ([+−-][\d.]+)( before rounding)?\)")
+
+
+def test_a_learning_steps_change_is_checkable_from_the_printed_numbers():
+    s = Session(load_model(resolve("chapter17-trained")))
+    s.learn_step()
+    s.goto(2)
+    (e,) = [g for sec in pane_sections(View.of(s)) for row in sec.rows for g in row if g.key == "param:E"]
+    lines = [d for row in e.details for d in row]
+    assert "E[how, d3] = −0.0340  (model file −0.0355, Δ +0.0014 before rounding)  · Enter to edit" in lines
+    said = [LINE.search(d).groups() for d in lines]
+    assert len(said) == 32 and any(m[3] for m in said) and not all(m[3] for m in said)
+    for now, was, delta, note in said:
+        shown = float(now.replace("−", "-")) - float(was.replace("−", "-"))
+        assert (f"{shown:+.4f}" != delta.replace("−", "-")) == bool(note)  # said exactly where it differs
