@@ -25,3 +25,14 @@ def test_a_learning_steps_change_is_checkable_from_the_printed_numbers():
     for now, was, delta, note in said:
         shown = float(now.replace("−", "-")) - float(was.replace("−", "-"))
         assert (f"{shown:+.4f}" != delta.replace("−", "-")) == bool(note)  # said exactly where it differs
+
+
+def test_a_computed_cells_change_is_checkable_from_the_printed_numbers(chapter):
+    """The mask off: A_2[1,0] goes 0.1382 → 0.0458, a difference of 0.0924 as printed, 0.0923 unrounded."""
+    s = Session(chapter)
+    s.toggle("causal_mask")
+    s.goto(8)
+    (attn,) = [g for sec in pane_sections(View.of(s)) for row in sec.rows for g in row
+               if g.key == "output:blocks.0.attn.{h}"]  # fmt: skip
+    assert attn.details[1][4] == "A_2[1:woodchuck, 0:a] = 0.0458  (was 0.1382, Δ −0.0923 before rounding)"
+    assert attn.details[0][0] == "A_1[0:a, 0:a] = 0.0962  (was 1.0000, Δ −0.9038)"  # as printed: no note

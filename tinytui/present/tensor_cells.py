@@ -28,6 +28,7 @@ from tinytui.present.grid_spec import (
     array_limit,
     grid,
 )
+from tinytui.present.param_grids import change
 from tinytui.present.view import View
 from tinytui.report.lazy_rows import LazyRows
 from tinytui.report.tables import fmt
@@ -62,7 +63,8 @@ def _was_in(view: View, name: str) -> Callable[[tuple[int, ...]], str]:
     def was(index: tuple[int, ...]) -> str:
         if not d.changed[index]:
             return ""
-        return f"  (was {fmt(float(before[index]))}, Δ {float(d.delta[index]):+.4f})"
+        b = float(before[index])
+        return f"  (was {fmt(b)}, Δ {change(b + float(d.delta[index]), b)})"  # checkable as printed
 
     return was
 
