@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
@@ -49,8 +48,9 @@ TENSOR_TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Table:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Table(NamedTuple):
     """A tensor or parameter as a table of formatted numbers, with its title and row and column labels
     (and a note when a big table is shown in part)."""
 
