@@ -15,7 +15,7 @@ first rows and columns. The parameter browser moves its window a page at a time.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,8 +41,9 @@ BROWSER_REST = "J K: rows · H L: columns"
 WEIGHTS_NOTE = " · all of a big one: ctrl+p → Edit parameter…"
 
 
-@dataclass(frozen=True)
-class Window:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Window(NamedTuple):
     """The rows and columns of a table that are built: true indices, in the order shown."""
 
     rows: Sequence[int]  # a range, or the picked rows (a tuple)
@@ -314,4 +315,4 @@ def tensor_part_table(trace: NamedTensors, name: str, shown: str, win: Window | 
     if win is None:
         return tensor_table(trace, name, shown=shown)
     made = tensor_table(_Part(trace.tensor(name), win), name, shown=shown)
-    return replace(made, title=titled(made.title, win))
+    return made._replace(title=titled(made.title, win))
