@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tinytui.lesson import step_path as steps
 from tinytui.model.diff import TraceDiff
@@ -25,8 +25,9 @@ if TYPE_CHECKING:  # what only a second run, the backward walk or practice makes
     from tinytui.session.second_runs import Comparison, PatchSetting
 
 
-@dataclass(frozen=True)
-class Curve:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Curve(NamedTuple):
     """The losses of the training run that made the current weights (k + 1 values: before, then each step)."""
 
     steps: int
@@ -49,8 +50,9 @@ class OtherRuns:
     compare_gradients: Callable[[], Gradients | None] = lambda: None  # A's, for the backward walk
 
 
-@dataclass(frozen=True)
-class Undo:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Undo(NamedTuple):
     """How many changes undo and redo can take back and bring back."""
 
     back: int = 0
