@@ -13,8 +13,8 @@ model and is not undone, but it is recorded (Kind.SAMPLING), so a replay picks a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from tinytui.model import checks
 from tinytui.model.generation import sampling
@@ -67,8 +67,9 @@ def set_sampling(session: Session, **typed: object) -> Sampling:
     return session.sampling
 
 
-@dataclass(frozen=True)
-class NewPass:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class NewPass(NamedTuple):
     """The current state made by appending one token: its position, and per block whether the new
     position's pass reused the earlier K and V rows from the cache (False: they changed, so a cache
     would have had to compute them again: the mask is off and the block is not the first)."""
