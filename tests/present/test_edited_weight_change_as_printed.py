@@ -36,3 +36,19 @@ def test_a_computed_cells_change_is_checkable_from_the_printed_numbers(chapter):
                if g.key == "output:blocks.0.attn.{h}"]  # fmt: skip
     assert attn.details[1][4] == "A_2[1:woodchuck, 0:a] = 0.0458  (was 0.1382, Δ −0.0923 before rounding)"
     assert attn.details[0][0] == "A_1[0:a, 0:a] = 0.0962  (was 1.0000, Δ −0.9038)"  # as printed: no note
+
+
+def test_a_learning_steps_move_says_when_the_printed_gradient_gives_another():
+    """lr 0.5 times ∂L/∂W_2 as printed, −0.0483, is 0.02415; the move, from the gradient unrounded, 0.0241."""
+    s = Session(load_model(resolve("chapter17-trained")))
+    s.goto(12, backward=True)
+    lines = [d for sec in pane_sections(View.of(s)) for row in sec.rows for g in row
+             if g.key.startswith("param-grad:") or "W_2" in getattr(g, "title", "")
+             for r in g.details for d in r]  # fmt: skip
+    line = next(d for d in lines if d.startswith("∂L/∂W_2[unit 0, d2] = −0.0483"))
+    assert line.endswith("moves this weight by 0.0241 (lr times the gradient before rounding)")
+    for d in lines:  # the note stands exactly where the printed gradient gives another move
+        m = re.search(r"= (−?[\d.]+)  · a learning step \(lr 0.5\) moves this weight by (−?[\d.]+)", d)
+        if m:
+            grad, moved = (float(x.replace("−", "-")) for x in m.groups())
+            assert (f"{-0.5 * grad + 0.0:.4f}" != f"{moved:.4f}") == d.endswith("before rounding)")

@@ -151,7 +151,12 @@ def _made_matrix_spec(  # _matrix_spec's arguments, in its order
             if stem in SHARES:
                 text += f"  · {SHARES[stem]}; a learning step follows E's total (step 2)"
             elif step_size:
-                text += f"  · a learning step (lr {lr:g}) moves this weight by {fmt(-lr * v)}"
+                moved = fmt(-lr * v)
+                # checked as a reader would: lr times the gradient as printed
+                rounded = (
+                    "" if fmt(-lr * float(fmt(v))) == moved else " (lr times the gradient before rounding)"
+                )
+                text += f"  · a learning step (lr {lr:g}) moves this weight by {moved}{rounded}"
             elif (r, c) in masked:
                 text += "  · masked: nothing flows back through this entry"
             out.append(text)
