@@ -44,6 +44,9 @@ HOSTILE = [
     "", "abc", "nan", "-inf", "1e309", "-0", "1/0", "0x10", "1_000", "x" * 5000, "½", "١٢", "\u202e1",
     "0.5", "-1", "1e-3", "1/2", "3", "12", "[b]bold", "[/]", "\x1b[31mred", "a\x00b", "\t", "🙂",
 ]  # fmt: skip
+# Answers a dialog can take (a token, a prompt of four, a model, a file to write): the hostile strings
+# alone reach only its refusals.
+USEFUL = ["much", "a woodchuck would much", "woodland", "grouped.json", "saved.json", "rec.txt", "0.25", "2"]
 
 
 def _keys_of(bindings) -> set[str]:
@@ -92,7 +95,7 @@ def plan(seed: int, length: int) -> tuple[tuple[int, int], list[tuple[str, objec
     for _ in range(length):
         r = rng.random()
         if r < 0.12:
-            steps.append(("text", rng.choice(HOSTILE)))
+            steps.append(("text", rng.choice(HOSTILE + USEFUL)))
         elif r < 0.15:
             steps.append(("resize", rng.choice(SIZES)))
         elif r < 0.19:
