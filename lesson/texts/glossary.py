@@ -16,6 +16,7 @@ from tinytui.lesson.texts.wording import NUMBERED, in_words
 from tinytui.model.config import ModelConfig
 
 DIMS_TERM = "thing action quantifier wood"  # the chapter's term for its named dimensions
+SWITCHES_TERM = "mask on/off, PE on/off"  # the status line's switches
 
 
 def dims_term(cfg: ModelConfig) -> str:
@@ -50,16 +51,28 @@ def for_model(glossary: Sequence[tuple[str, str]], cfg: ModelConfig) -> tuple[tu
         "learned": "a token's embedding row, its position's row of the learned table P, and their sum "
         "x = E[id] + PE",
     }
+    rows_of = (
+        "each query head's q rows and each key/value head's k and v rows"
+        if cfg.n_kv_heads != heads
+        else "each head's q, k and v rows"
+    )
     said = {
         DIMS_TERM: dims,
-        "k0, k1": f"a head's own dimensions: each head's q, k and v rows have d_head = {dh} of them",
+        "k0, k1": f"a head's own dimensions: {rows_of} have d_head = {dh} of them",
         "h1, h2, head 1": f"{who}; {each}" if heads > 1 else f"{who}; it reads its own q, k and v",
         "unit 3": f"one of the feed-forward layer's d_ff = {cfg.d_ff} hidden units ({rows})",
         "x_n, x′_n": norm,
     }
     if cfg.positions in positions:
         said["E[id], PE, x"] = positions[cfg.positions]
+    renamed = {}
+    if cfg.positions == "rope":  # the status line names the positions switch RoPE (status_words)
+        renamed[SWITCHES_TERM] = "mask on/off, RoPE on/off"
+        said[SWITCHES_TERM] = (
+            "the causal mask, the rotary positions (q and k turned): each can be switched off (m, o)"
+        )
     out = []
     for term, meaning in glossary:
-        out.append((dims_term(cfg) if term == DIMS_TERM else term, said.get(term, meaning)))
+        shown = dims_term(cfg) if term == DIMS_TERM else renamed.get(term, term)
+        out.append((shown, said.get(term, meaning)))
     return tuple(out)
