@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from tinytui.present.grid_layout import Shape
 from tinytui.present.grid_spec import GridSpec, Item, KeptBySpec, LogitsSpec, Section
@@ -28,8 +28,9 @@ BAR_TAGS = "  ◀ target ★ predicted"
 SHORT_TAGS = "  ◀ ★"
 
 
-@dataclass(frozen=True)
-class Heading:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Heading(NamedTuple):
     """A section's heading placed in the step view: the line it is on and its text."""
 
     y: int
