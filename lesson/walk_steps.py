@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tinytui.model.config import ModelConfig
 from tinytui.model.switches import ACTIVATION_NAMES, Switches
@@ -35,8 +36,9 @@ class WalkStep:
     explain: str  # our own words
 
 
-@dataclass(frozen=True)
-class Walk:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Walk(NamedTuple):
     """The run as the walk's rules spell it: the switches, the parts of GPT-2's architecture the model
     has (cfg None: the chapter's), and the forward step number of each stage id."""
 
