@@ -9,16 +9,16 @@ follows the model it is given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from tinytui.model import names
 from tinytui.model.config import ModelConfig
 from tinytui.model.switches import ACTIVATION_NAMES
 
 
-@dataclass(frozen=True)
-class Arch:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Arch(NamedTuple):
     """What of a model's architecture changes the names a step reads and writes (the chapter's: the
     defaults). Small, frozen and compared by value."""
 
