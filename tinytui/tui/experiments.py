@@ -7,15 +7,17 @@ row here (and a field in model.switches.Switches).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from tinytui.model.switches import Switches
 from tinytui.session.session import Session
 from tinytui.session.state import Event
 
 
-@dataclass(frozen=True, eq=False)
-class Experiment:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Experiment(NamedTuple):
     """One experiment switch as the app offers it: its key, its words in the footer, the palette and
     the ? screen, what flipping it does to the session, and how to tell whether it is on."""
 
