@@ -7,8 +7,7 @@ Pure data (no Textual): the widget fits the words to its width, styles them and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import Arch
@@ -38,8 +37,9 @@ def changed_counts(view: View, written: dict | None = None) -> dict[Row, int]:
     return {step: n for step, n in counts.items()}  # keyed like the list's lines (a heading has none)
 
 
-@dataclass(frozen=True)
-class StepTitles:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class StepTitles(NamedTuple):
     """The steps' titles as the model names them (its norm, feed-forward and unembedding). Two are equal
     when made for equal configs: the list redraws a title only when they differ."""
 
