@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from rich.style import Style
 from rich.text import Text
@@ -37,8 +38,9 @@ def first_sentence(text: str) -> str:
     return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
 
 
-@dataclass(frozen=True)
-class StepWords:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class StepWords(NamedTuple):
     """A step's words, ready to draw: what goes above its tables, what follows them (compact form
     only), and all of it as plain text."""
 
