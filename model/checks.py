@@ -20,8 +20,10 @@ MAX_NUMBER_CHARS = 100  # longer "numbers" are typos or attacks; also keeps int(
 MAX_LISTED = 20  # a vocabulary longer than this is counted in messages, not listed
 
 _HINT = "try 0.5, -1, 1e-3 or 1/2"
-_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_FRACTION = re.compile(r"([+-]?[0-9]+)\s*/\s*([0-9]+)")
+# The patterns below are strings re compiles when one is first used (re keeps it in its own cache):
+# none is needed to start the app, and compiling each costs ~1 M instructions.
+_DECIMAL = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+_FRACTION = r"([+-]?[0-9]+)\s*/\s*([0-9]+)"
 # U+202A–202E and U+2066–2069 reorder the text around them on screen ("Trojan source")
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
@@ -48,10 +50,10 @@ MAX_STRETCH_CHARS = 300
 # a longer line is cut in its middle whatever it holds (a long value full of commas); the longest of
 # tinytui's own is a list of at most 80 names (tinytui why: 1,300 characters)
 MAX_LINE_CHARS = 2000
-_RUN = re.compile(rf"\S{{{MAX_RUN_CHARS + 1},}}")
-_STRETCH = re.compile(rf"(?:(?![,;:.!?](?:\s|$))[^'\"\n]){{{MAX_STRETCH_CHARS + 1},}}")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # line breaks, escapes: what a terminal acts on
-_CONTROL_IN_LINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")  # all of them but \n
+_RUN = rf"\S{{{MAX_RUN_CHARS + 1},}}"  # patterns compiled when first used, as _DECIMAL
+_STRETCH = rf"(?:(?![,;:.!?](?:\s|$))[^'\"\n]){{{MAX_STRETCH_CHARS + 1},}}"
+_CONTROL = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"  # line breaks, escapes: what a terminal acts on
+_CONTROL_IN_LINE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]"  # all of them but \n
 
 
 def short_values(message: str) -> str:
@@ -67,12 +69,12 @@ def short_values(message: str) -> str:
         return f"{run[:60]}…{run[-20:]} ({len(run)} characters){m.group()[len(run) :]}"
 
     def shorter(line: str) -> str:
-        line = _STRETCH.sub(cut, _RUN.sub(cut, line))
+        line = re.sub(_STRETCH, cut, re.sub(_RUN, cut, line))
         if len(line) <= MAX_LINE_CHARS:
             return line
         return f"{line[:600]} … ({len(line) - 1800} characters left out) … {line[-1200:]}"
 
-    message = _CONTROL_IN_LINE.sub(_escaped, message)
+    message = re.sub(_CONTROL_IN_LINE, _escaped, message)
     return "\n".join(shorter(line) for line in message.split("\n"))
 
 
@@ -83,7 +85,7 @@ def _escaped(m: re.Match) -> str:
 def one_line(message: str) -> str:
     """A refusal as one line a terminal shows whole: every control character (a line break or an escape
     typed in a name) written as its escape (\\n, \\x1b), then each long typed value cut (short_values)."""
-    return short_values(_CONTROL.sub(_escaped, message))
+    return short_values(re.sub(_CONTROL, _escaped, message))
 
 
 def number(text: str) -> float:
@@ -100,15 +102,15 @@ def number(text: str) -> float:
     if len(s) > MAX_NUMBER_CHARS:
         raise Invalid(f"{shown(s)} is too long to be a number (at most {MAX_NUMBER_CHARS} characters)")
     try:
-        if m := _FRACTION.fullmatch(s):
+        if m := re.fullmatch(_FRACTION, s):
             if int(m.group(2)) == 0:
                 raise Invalid(f"{shown(s)}: division by zero")
             from fractions import Fraction  # a typed ratio only: not loaded to start
 
             value = float(Fraction(int(m.group(1)), int(m.group(2))))
-        elif _DECIMAL.fullmatch(s):
+        elif re.fullmatch(_DECIMAL, s):
             value = float(s)
-        elif "," in s and _DECIMAL.fullmatch(point := s.replace(",", ".", 1)):
+        elif "," in s and re.fullmatch(_DECIMAL, point := s.replace(",", ".", 1)):
             raise Invalid(f"{shown(s)} is not a number: write a decimal point, {point} ({_HINT})")
         else:
             raise Invalid(f"{shown(s)} is not a number ({_HINT})")
