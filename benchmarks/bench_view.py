@@ -56,6 +56,7 @@ COLS, ROWS = 120, 40
 QUIET = 0.25  # seconds without output: the key's frame is done
 EDITS = 3  # edits (and undos) per round
 CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);\d+H")  # Textual moves the cursor to each run of cells it writes
+NOT_TEXT = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|[\r\n]")  # escape sequences and line ends
 MEMORY_ROUNDS = 20  # rounds of (b, b, an edit, u, m, m) whose resident memory is read (--quick: 6)
 KEYS = {
     "down": b"\x1b[B", "up": b"\x1b[A", "right": b"\x1b[C", "tab": b"\t", "btab": b"\x1b[Z", "enter": b"\r",
@@ -117,7 +118,7 @@ class Terminal:
 
     def rows_written(self) -> int:
         """How many of the screen's rows the last key's output wrote to (changed or not)."""
-        return len({m.group(1) for m in CURSOR_MOVE.finditer(self.seen)})
+        return len(rows_written(self.seen))
 
     def close(self) -> None:
         self.proc.terminate()
@@ -126,6 +127,18 @@ class Terminal:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         os.close(self.fd)
+
+
+def rows_written(data: bytes) -> set[int]:
+    """The rows (0-based) the output writes text to: a cursor move followed by text before the next (at
+    the end of each frame Textual moves the cursor to the top left and writes nothing there)."""
+    moves = list(CURSOR_MOVE.finditer(data))
+    rows = set()
+    for move, after in zip(moves, [*moves[1:], None]):
+        end = after.start() if after is not None else len(data)
+        if NOT_TEXT.sub(b"", data[move.end() : end]):
+            rows.add(int(move.group(1)) - 1)
+    return rows
 
 
 def resident(pid: int) -> float:

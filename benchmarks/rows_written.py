@@ -28,18 +28,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 
-from bench_view import COLS, ROWS, Terminal, to_a_weight
+from bench_view import COLS, ROWS, Terminal, rows_written, to_a_weight
 
 try:
     import pyte
 except ModuleNotFoundError:  # not one of the project's dependencies
     sys.exit("rows_written.py needs pyte, in a scratch venv: see its docstring")
-
-CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);\d+H")  # Textual moves the cursor to each run of cells it writes
-NOT_TEXT = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|[\r\n]")  # escape sequences and line ends
 
 # the keys bench_view.measure presses, in its order, one round: (setup keys, measured keys)
 BENCH_KEYS = [
@@ -52,17 +48,6 @@ BENCH_KEYS = [
     ("e", "0,.,1,2,enter"),
     ("", "u,u"),
 ]
-
-
-def rows_written(data: bytes) -> set[int]:
-    """The rows (0-based) the output writes text to: a cursor move followed by text before the next."""
-    moves = list(CURSOR_MOVE.finditer(data))
-    rows = set()
-    for move, after in zip(moves, [*moves[1:], None]):
-        end = after.start() if after is not None else len(data)
-        if NOT_TEXT.sub(b"", data[move.end() : end]):
-            rows.add(int(move.group(1)) - 1)
-    return rows
 
 
 class Watched:
