@@ -68,7 +68,7 @@ def _surface(theme: Theme) -> Color | None:
 
 
 def variable_defaults(theme: Theme | None = None) -> dict[str, str]:
-    """Fallbacks for themes that are not tinytui's (Textual's built-ins in the palette's picker).
+    """Fallbacks for themes that are not tinytui's (a Textual built-in a settings file names).
 
     A light built-in borrows the light theme's inks, a dark one the dark theme's; zero and weight 0
     take the theme's own surface so empty cells blend into it. A tinytui theme sets every one itself.
