@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -32,8 +32,9 @@ from tinytui.model.switches import Switches, defaults, run_config
 DEFAULT_LR = 0.5
 
 
-@dataclass(frozen=True)
-class Axis:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Axis(NamedTuple):
     """One axis of a tensor: what runs along it (its name, such as "tokens" or "dims") and the
     label shown for each index along it."""
 
@@ -262,8 +263,9 @@ def _all_kept(reuse: Trace, tensors: dict[str, Tensor]) -> bool:
 
 
 # ---- the tape: how a run writes its tensors, keeping an earlier run's where it may ----------------
-@dataclass(frozen=True)
-class Weight:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Weight(NamedTuple):
     """A parameter as an input: read from the Params only when the tensor is computed."""
 
     name: str
