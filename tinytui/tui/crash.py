@@ -12,10 +12,9 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tinytui.model.io.document import derived
 from tinytui.model.io.model_file import save
@@ -26,8 +25,9 @@ if TYPE_CHECKING:  # a recorder is given: its module is loaded when something wa
     from tinytui.recording.recorder import Recorder
 
 
-@dataclass(frozen=True, eq=False)
-class CrashReport:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class CrashReport(NamedTuple):
     """What rescue() saved after a crash: the error, where the edited model and the recording went (or
     why they could not be saved), to be printed once the terminal is back."""
 
