@@ -133,18 +133,20 @@ class TinyFooter(Widget, can_focus=False):
         # keys on and off, go back and forth between a few lines, each drawn once
         self._lines: dict[tuple, tuple[Strip, list[tuple[int, int, FooterItem]]]] = {}
         self._shown_keys: dict[tuple[str, str | None], str] = {}  # (key, key_display) -> as drawn
+        # the bindings are read as the line is first drawn: as the app starts they change three times
+        # more (the screen shown, the step list focused), each a read of some 110 bindings for nothing
+        self._unread = True
 
     # ---- what is shown -------------------------------------------------------------------------
     def on_mount(self) -> None:
         # within the change that moved the bindings, not a message later: the footer is drawn with it
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed, immediate=True)
-        self._bindings_changed(self.screen)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen) -> None:
-        if screen is not self.screen:
+        if screen is not self.screen or self._unread:  # not drawn yet: read when it is
             return
         items = self.read(screen)
         if items != self._items:
@@ -197,9 +199,16 @@ class TinyFooter(Widget, can_focus=False):
             shown = self._shown_keys[key] = self.app.get_key_display(binding)
         return shown
 
+    def _current(self) -> tuple[list[FooterItem], FooterItem | None]:
+        """The keys to draw: read now if they have not been since the footer was mounted."""
+        if self._unread and self.is_mounted:
+            self._unread = False
+            self._items = self.read(self.screen)
+        return self._items
+
     def shown(self) -> list[FooterItem]:
         """The keys drawn now, left to right, the palette's last."""
-        items, palette = self._items
+        items, palette = self._current()
         kept, palette, _ = fit(items, palette, self.size.width or 10_000)
         return [*kept, *([palette] if palette else [])]
 
@@ -214,7 +223,7 @@ class TinyFooter(Widget, can_focus=False):
     # ---- drawing -------------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        items, palette = self._items
+        items, palette = self._current()
         key = (tuple(items), palette, width, self.app.theme)
         kept = self._lines.get(key)
         if kept is None:
@@ -227,7 +236,7 @@ class TinyFooter(Widget, can_focus=False):
         return kept[0]
 
     def render(self) -> Text:
-        items, palette = self._items
+        items, palette = self._current()
         width = self.size.width
         kept, palette, wide = fit(items, palette, width)
         key_style = self.get_component_rich_style("tiny-footer--key")
