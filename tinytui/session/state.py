@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tinytui.lesson.walk_stages import BACKWARD_STAGES
 from tinytui.model.params import Params
@@ -47,8 +47,9 @@ class Mode:
     gradients: bool = False  # ∂L/∂w beside each weight matrix
 
 
-@dataclass(frozen=True)
-class Training:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Training(NamedTuple):
     """k SGD steps computed from start, not yet applied (see Session.plan_training)."""
 
     start: State
@@ -80,8 +81,9 @@ class Kind(StrEnum):
     COMPARE = "compare"  # a two-run compare started with another state as A, or stopped (a setting)
 
 
-@dataclass(frozen=True)
-class Event:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Event(NamedTuple):
     """Something the user did, of one Kind, with that kind's data."""
 
     kind: Kind
