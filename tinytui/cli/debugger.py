@@ -3,14 +3,16 @@ theme, notices and keymap they start with, and run_app, which runs the app and r
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tinytui.cli import garbage_collector
 from tinytui.cli.run_setup import UsageError, record_option, setup_from
 from tinytui.session.session import Session
+
+if TYPE_CHECKING:  # argparse: `tinytui` alone is read without it (tinytui.cli.main)
+    import argparse
 
 
 def no_color(environ=os.environ) -> bool:

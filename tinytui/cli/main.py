@@ -9,20 +9,41 @@ and each other command in its own module, imported only when that command runs (
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
 import sys
-from typing import TextIO
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, TextIO
 
 from tinytui import __version__
 from tinytui.cli import garbage_collector, refusal
 from tinytui.cli.debugger import cmd_app, cmd_replay
-from tinytui.cli.options import build_parser
 from tinytui.cli.run_setup import UsageError, setup_from
 from tinytui.lesson.stages import GROUPS, STAGE_BY_NUMBER, STAGES
 from tinytui.model.io.field_checks import ModelFileError
+
+if TYPE_CHECKING:
+    import argparse
+
+# What the parser makes of `tinytui` alone, the debugger's start: read without argparse, whose import
+# and the parser's making are ~15 M instructions of that start (callgrind). tests/cli/test_bare_command.py
+# holds it equal to build_parser().parse_args([]).
+BARE_COMMAND = {
+    "model": None,
+    "prompt": None,
+    "target": None,
+    "no_mask": False,
+    "no_pe": False,
+    "norm": None,
+    "positions": None,
+    "lr": None,
+    "theme": None,
+    "record": None,
+    "large": False,
+    "version": False,
+    "command": None,
+}
 
 
 def selected_steps(args: argparse.Namespace) -> list[int]:
@@ -232,9 +253,17 @@ def command_error() -> type[Exception]:
     return CommandError
 
 
+def parsed(argv: list[str] | None = None) -> argparse.Namespace | SimpleNamespace:
+    """The command line read: `tinytui` alone as BARE_COMMAND, anything else by the parser."""
+    if not (sys.argv[1:] if argv is None else argv):
+        return SimpleNamespace(**BARE_COMMAND)
+    from tinytui.cli.options import build_parser
+
+    return build_parser().parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parsed(argv)
     if args.command is not None:  # not the app (whose run_app settles the collector): collect as usual
         garbage_collector.resume()
     out = CheckedOutput(sys.stdout)
@@ -286,7 +315,7 @@ def run_command(args: argparse.Namespace, out: CheckedOutput) -> int:
 
         # a bad model or option is refused here, not in every browser tab; --record NAME is not a file
         # serve writes (each session gets NAME-k), so it is checked by serve itself
-        setup_from(argparse.Namespace(**{**vars(args), "record": None}))
+        setup_from(SimpleNamespace(**{**vars(args), "record": None}))
         return serve_command.run(args, out, sys.stderr)
     if args.command in ("new", "presets"):
         from tinytui.cli import new_command

@@ -3,7 +3,6 @@ parsed options and checked by the same functions as the app's; UsageError, a bad
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -17,7 +16,9 @@ from tinytui.model.trace import DEFAULT_LR, Trace, run
 from tinytui.session.session import Session
 from tinytui.session.state import Refused, State
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # argparse: `tinytui` alone is read without it (tinytui.cli.main)
+    import argparse
+
     from tinytui.model.io.checkpoint import CheckpointModel
 
 
