@@ -42,8 +42,9 @@ class Axis(NamedTuple):
     labels: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Tensor:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Tensor(NamedTuple):
     """A named array of numbers with one labelled Axis per dimension: an intermediate of a run, a
     gradient, or a table read off the weights."""
 
