@@ -85,7 +85,7 @@ class Session(TracedHistory):
         self.step = step
         if where.block is not None:
             self.block = where.block
-        self.mode = replace(self.mode, backward=backward)
+        self.mode = self.mode._replace(backward=backward)
         data: dict[str, Any] = {"step": step}
         if where.block is not None and n_blocks > 1:  # one-block recordings stay as they were
             data["block"] = where.block

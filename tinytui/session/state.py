@@ -38,8 +38,9 @@ class State:
     lr: float = DEFAULT_LR
 
 
-@dataclass(frozen=True)
-class Mode:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Mode(NamedTuple):
     """How the steps are shown: the session's, so recording and replay see it (not in the undo history:
     undo takes back changes to the model, not where the user is looking)."""
 
