@@ -7,8 +7,9 @@ come from model.backward's table of the walk. The walk goes 15 → 2, and "next"
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import MappingProxyType
+from typing import NamedTuple
 
 from tinytui.lesson import step_path
 from tinytui.lesson.panels import LOGITS_GRADIENT
@@ -151,8 +152,9 @@ def pane_sections(view: View) -> list[Section]:
 # ---- the heading ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Heading:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Heading(NamedTuple):
     """The heading of one step of the backward walk: its title, its gradient rules, its explanation,
     and the keys that move along the walk."""
 

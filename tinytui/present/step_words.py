@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import NamedTuple
 
 from rich.style import Style
@@ -107,7 +106,7 @@ def _backward(view: View, style: Callable[[str], Style], compact: bool, width: i
     rules = Text()
     for rule in h.rules:  # the rules in the tables' names (∂L/∂MHA, x′), as the transcript has them
         rules.append(f"  {in_words(rule)}\n", style("formula"))
-    h = replace(h, explain=in_words(first_sentence(h.explain) if view.practising else h.explain))
+    h = h._replace(explain=in_words(first_sentence(h.explain) if view.practising else h.explain))
     hint = Text(f"\n{h.hint}", style("fact"))
     full = Text.assemble(title, rules, h.explain, hint)
     if not compact:
