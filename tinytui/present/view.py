@@ -35,8 +35,9 @@ class Curve(NamedTuple):
     losses: tuple[float, ...]
 
 
-@dataclass(frozen=True, eq=False)
-class OtherRuns:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class OtherRuns(NamedTuple):
     """The second runs beside this one as the session had them: a two-run compare's A and the patching
     into a corrupted prompt. Both cost a forward pass (or many), so they are asked for, not taken: the
     callables are the session's own, made when first asked and kept by the session."""
@@ -84,7 +85,7 @@ class View:
     undo: Undo
     compare_to_original: bool  # the highlights compare to the model file (else to the last change)
     gradients_of: Callable[[], Gradients] = field(repr=False)  # the session's, for this trace: gradients
-    other: OtherRuns = OtherRuns()
+    other: OtherRuns = OtherRuns()  # noqa: RUF009 (a NamedTuple: immutable, so one default serves all)
     curve: Curve | None = None  # set when the current weights came from a learning step or run
     notes: tuple[str, ...] = ()  # status-line pieces from the app: recording, replay, practice
     practice: Shown | None = None  # practice mode: the cells drawn as "?" or with ✓ (present/practice_cells)
