@@ -1,8 +1,6 @@
 """The logit pane at size: a long vocabulary shows its most likely tokens and the target, and one line for the
 rest (how many, their probability together); a 50,257-token vocabulary is never laid out as 50,257 rows."""
 
-import time
-
 import numpy as np
 
 from tests.apps import make_app
@@ -59,13 +57,11 @@ def gpt2_sized_view() -> View:
     return View.of(gpt2_sized_session())
 
 
-def test_a_50257_token_vocabulary_gives_a_few_rows_quickly():
+def test_a_50257_token_vocabulary_gives_its_top_rows_and_one_line_for_the_rest():
     view = gpt2_sized_view()
     probs = view.trace["probs"]
-    started = time.perf_counter()
     spec = logits_spec(view)
     watched = watch_spec(view)
-    took = time.perf_counter() - started
     assert len(spec.rows) == TOP + 1  # the top ten, then the target
     tokens = [r.token for r in spec.rows]
     best = np.argsort(-probs, kind="stable")[:TOP]
@@ -82,7 +78,6 @@ def test_a_50257_token_vocabulary_gives_a_few_rows_quickly():
     assert watched.others == 50_257 - len(watched.bars) and np.isclose(
         watched.others_p, rest + probs[best[5:]].sum()
     )
-    assert took < 0.5, took  # argpartition, not 50,257 rows
 
 
 async def test_the_woodland_logit_pane_shows_its_top_tokens_and_the_others_line():
