@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -34,7 +35,8 @@ class PickScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = self.title_text
-            yield OptionList(*(Option(label, id=value) for value, label in self.choices))
+            # a label is plain text: a token may look like markup ('[/]', '[b]bold')
+            yield OptionList(*(Option(Content(label), id=value) for value, label in self.choices))
             yield Static("↑↓ choose · Enter picks · Esc cancels", classes="hint")
 
     def on_mount(self) -> None:
