@@ -367,12 +367,17 @@ def formula_as_run(stage: Stage, switches: Switches, cfg: ModelConfig | None = N
     return stage.as_run(stage.formula, switches, cfg)
 
 
-def title_for(stage: Stage, cfg: ModelConfig | None, activation: str | None = None) -> str:
-    """The stage's title in this model: RMSNorm at step 5, a gate (or GELU) at step 11, W_U at step 14
-    when the model has them (the chapter's title otherwise, and for cfg None). activation: the one the
-    run uses (the activation switch), when it is not the model's own."""
+def title_for(stage: Stage, cfg: ModelConfig | None, switches: Switches | None = None) -> str:
+    """The stage's title in this model and run: RMSNorm at step 5, a gate (or GELU) at step 11, W_U at
+    step 14 when the model has them, nothing added at step 4 when no position is (the chapter's title
+    otherwise, and for cfg None). switches: the run's (its activation, positions), None for the model's."""
     if cfg is None:
         return stage.title
+    activation = switches.activation if switches is not None else None
+    if stage.id == "add" and (
+        cfg.positions in ("rope", "none") or (switches is not None and not switches.positional_encoding)
+    ):  # step 4's formula says the same: x is the embedding itself
+        return "Meaning alone, no position added"
     if stage.id == "norm1" and cfg.norm == "rms":
         return "RMSNorm"
     if stage.id == "ffn":  # widened as the chapter's is, or narrowed, or kept as wide (the step's words)

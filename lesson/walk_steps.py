@@ -213,7 +213,7 @@ def pe(w: Walk) -> WalkStep:
 def add(w: Walk) -> WalkStep:
     if w.cfg is not None and w.cfg.positions in ("rope", "none"):
         return WalkStep(
-            title="Through the addition of position",
+            title="Straight through: no position added",
             incoming=("grad.x",),
             rules=("∂L/∂emb = ∂L/∂x   (nothing was added: x is the embedding itself)",),
             within=(),
@@ -227,7 +227,9 @@ def add(w: Walk) -> WalkStep:
             ),
         )
     return WalkStep(
-        title="Through the addition of position",
+        title="Through the addition of position"
+        if w.switches.positional_encoding
+        else "Straight through: no position added",
         incoming=("grad.x",),
         rules=(
             "∂L/∂emb = ∂L/∂x",
@@ -240,7 +242,10 @@ def add(w: Walk) -> WalkStep:
         f"passes its share on to P at step {w.step('pe')}."
         if w.learned
         else "Meaning and position were added, so the embedding rows receive the whole gradient; the "
-        "sinusoids have nothing to learn.",
+        "sinusoids have nothing to learn."
+        if w.switches.positional_encoding
+        else "With the positions switched off nothing was added, so the embedding rows receive the whole "
+        "gradient.",
     )
 
 

@@ -186,7 +186,10 @@ def test_the_chapter_switched_to_gelu_names_its_feed_forward_as_run(chapter):
     gelu = run(chapter.params, chapter.prompt, chapter.target, Switches(activation="gelu"))
     stage = STAGE_BY_NUMBER[11]
     assert stage_report(gelu, stage, chapter.params).title == "Feed-forward: widen and activate"
-    assert StepTitles(chapter.params.cfg, "gelu").title(Step(11, 0)) == "Feed-forward: widen and activate"
+    assert (
+        StepTitles(chapter.params.cfg, Switches(activation="gelu")).title(Step(11, 0))
+        == "Feed-forward: widen and activate"
+    )
     relu = run(chapter.params, chapter.prompt, chapter.target)
     assert stage_report(relu, stage, chapter.params).title == "Feed-forward: widen and rectify"
 

@@ -41,7 +41,7 @@ def status_lines(view: View, style: Styles) -> list[list[Text]]:
 def _where(view: View, style: Styles) -> list[Text]:
     trace = view.trace
     stage = STAGE_BY_NUMBER[view.step]
-    title = title_for(stage, trace.cfg, trace.switches.activation)
+    title = title_for(stage, trace.cfg, trace.switches)
     where = f"{step_path.of_all(view.here, trace.cfg.n_blocks, '/')} {title}"
     if in_walk(view):  # the backward pass says so first, where the step's name would be
         where = f"◀ BACKWARD PASS · {view.heading} · {backward_stage(view).title}"

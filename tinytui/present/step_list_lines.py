@@ -13,6 +13,7 @@ from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import Arch
 from tinytui.lesson.stages import title_for
 from tinytui.model.config import ModelConfig
+from tinytui.model.switches import Switches
 from tinytui.present.view import View
 
 Row: TypeAlias = step_path.Step | int  # a line of the list: a step, or the heading of block `int` (0-based)
@@ -44,14 +45,14 @@ class StepTitles(NamedTuple):
     when made for equal configs: the list redraws a title only when they differ."""
 
     cfg: ModelConfig | None = None  # None: the chapter's titles
-    activation: str | None = None  # the activation the run uses (the switch), when not the model's
+    switches: Switches | None = None  # the run's (its activation and positions), None: the model's
 
     @classmethod
     def of(cls, view: View) -> StepTitles:
-        return cls(view.trace.cfg, view.trace.switches.activation)
+        return cls(view.trace.cfg, view.trace.switches)
 
     def title(self, row: Row) -> str:
-        return "" if isinstance(row, int) else title_for(row.stage, self.cfg, self.activation)
+        return "" if isinstance(row, int) else title_for(row.stage, self.cfg, self.switches)
 
 
 def heading_words(block: int, n_blocks: int) -> tuple[str, ...]:

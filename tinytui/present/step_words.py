@@ -60,7 +60,7 @@ def step_words(view: View, style: Callable[[str], Style], compact: bool, width: 
     stage = STAGE_BY_NUMBER[view.step]
     eq = f"   ({said})" if (said := equation_words(stage, view.trace.cfg)) else ""
     where = step_path.of_all(view.here, view.trace.cfg.n_blocks)
-    named = f"{where} · {title_for(stage, view.trace.cfg, view.trace.switches.activation)}"
+    named = f"{where} · {title_for(stage, view.trace.cfg, view.trace.switches)}"
     title = Text(f"{named}{eq}\n", style("title"))
     # in the tables' names (x′, not the chapter's ASCII x'), as the transcript and print write it
     as_run = formula_as_run(stage, view.trace.switches, view.trace.cfg)

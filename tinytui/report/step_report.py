@@ -62,7 +62,7 @@ def stage_report(trace: Trace, stage: Stage, params=None, block: int = 0) -> Sta
     latex_holds = as_run == formula_as_run(stage, defaults(trace.cfg), trace.cfg)
     weights = () if params is None else weight_tables(trace, params, stage, where, picks)
     heading = step_path.of_all(where, n_blocks, "/")
-    title, latex = title_for(stage, trace.cfg, trace.switches.activation), latex_for(stage, trace.cfg)
+    title, latex = title_for(stage, trace.cfg, trace.switches), latex_for(stage, trace.cfg)
     explain = stage.explain(focused)
     equation = equation_words(stage, trace.cfg, "")
     return StageReport(

@@ -117,7 +117,7 @@ class StepController:
         for step in step_path.forward(n_blocks):
             heading = step_path.heading(step, n_blocks)
             yield PaletteCommand(
-                f"Go to {heading}: {title_for(step.stage, trace.cfg, trace.switches.activation)}",
+                f"Go to {heading}: {title_for(step.stage, trace.cfg, trace.switches)}",
                 in_words(formula_as_run(step.stage, trace.switches, trace.cfg)),
                 lambda n=step.number, b=step.block: self.goto(n, b),
             )
