@@ -32,3 +32,11 @@ def test_a_model_with_its_weights_beside_it_names_that_file(tmp_path, capsys):
     (weights,) = [p for p in tmp_path.iterdir() if p.suffix == ".safetensors"]
     assert said.startswith(f"wrote {path} and its weights, {weights.name}, beside it: 198,272 parameters")
     assert load(path).params.total() == 198_272
+
+
+def test_one_head_and_one_block_are_said_in_the_singular(tmp_path, capsys):
+    path = tmp_path / "one.json"
+    assert main(["new", "--d", "2", "--heads", "1", "--blocks", "1", "-o", str(path)]) == 0
+    said = capsys.readouterr().out
+    assert load(path).cfg.n_heads == 1 and load(path).cfg.d_head == 2
+    assert "(d 2, 1 head of 2, ff 8, 1 block, 8 tokens," in said

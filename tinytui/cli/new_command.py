@@ -267,6 +267,11 @@ def with_architecture(model: ModelFile, args: argparse.Namespace, seed: int) -> 
     return ModelFile(model.name, model.about, params, model.prompt, model.target)
 
 
+def counted(n: int, word: str) -> str:
+    """'1 head', '2 heads': a count and its noun, plural unless the count is one."""
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         model, path = build(args, err)
@@ -279,9 +284,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     cfg = model.cfg
     print(
-        f"{written(path)}: {model.params.total():,} parameters (d {cfg.d_model}, {cfg.n_heads} heads of "
-        f"{cfg.d_head}{kv_sharing(cfg)}, ff {cfg.d_ff}, {cfg.n_blocks} block{'s' * (cfg.n_blocks != 1)}, "
-        f"{cfg.n_vocab} tokens, n_ctx {cfg.n_ctx})",
+        f"{written(path)}: {model.params.total():,} parameters (d {cfg.d_model}, "
+        f"{counted(cfg.n_heads, 'head')} of {cfg.d_head}{kv_sharing(cfg)}, ff {cfg.d_ff}, "
+        f"{counted(cfg.n_blocks, 'block')}, {counted(cfg.n_vocab, 'token')}, n_ctx {cfg.n_ctx})",
         file=out,
     )
     return 0
@@ -307,8 +312,8 @@ def run_presets(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 2
         cfg = model.cfg
         shape = (
-            f"d {cfg.d_model}, {cfg.n_heads} heads, {cfg.n_blocks} block{'s' * (cfg.n_blocks != 1)}, "
-            f"ff {cfg.d_ff}, {cfg.n_vocab} tokens, {model.params.total():,} parameters"
+            f"d {cfg.d_model}, {counted(cfg.n_heads, 'head')}, {counted(cfg.n_blocks, 'block')}, "
+            f"ff {cfg.d_ff}, {counted(cfg.n_vocab, 'token')}, {model.params.total():,} parameters"
         )
         about = model.about.split(". ")[0].rstrip(".")
         print(f"{name:<20} {shape}" + (f" — {about}." if about else ""), file=out)
