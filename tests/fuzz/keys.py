@@ -234,6 +234,7 @@ MODES: dict[str, tuple[str, ...]] = {
 GROUPED = "grouped.json"  # made in the current folder by fixture_models()
 ONE_WORD = "one-word.json"
 NARROW = "narrow-gpt2.json"
+ODD_WORDS = "odd-words.json"
 RECORDING = Path(__file__).parents[1] / "recording" / "golden" / "short_session.txt"  # five events
 MODELS: dict[str, tuple[str, ...]] = {
     "chapter": (),
@@ -242,6 +243,7 @@ MODELS: dict[str, tuple[str, ...]] = {
     "grouped K/V, 3 blocks, n_ctx 6": ("--model", GROUPED),
     "a vocabulary of 1, n_ctx 1": ("--model", ONE_WORD),
     "GPT-2 family, d 1, ff 1, 2 tokens": ("--model", NARROW),
+    "tokens of markup, emoji, wide letters, 100 characters": ("--model", ODD_WORDS),
     "replaying a recording": ("replay", str(RECORDING)),
 }
 
@@ -261,7 +263,8 @@ def fixture_models() -> None:
     """The models of odd shapes MODELS names, written as `tinytui new` writes them (once a folder): a
     Llama-family model of three blocks, four query heads over two key/value heads and a context of six
     tokens; one whose vocabulary and context are a single token; a GPT-2-family one a single number
-    wide, of two tokens."""
+    wide, of two tokens; a Llama-family one whose tokens look like markup, are emoji, letters two
+    cells wide, right-to-left digits, or as long as a token may be."""
     import contextlib
     import io
 
@@ -269,15 +272,19 @@ def fixture_models() -> None:
 
     Path("one-word.txt").write_text("a\n", encoding="utf-8")
     Path("two-words.txt").write_text("a\nb\n", encoding="utf-8")
+    odd = ["a", "[b]bold", "[/]", "🙂", "x" * 100, "١٢", "é", "漢字漢字漢字", "W" * 99]
+    Path("odd-words.txt").write_text("\n".join(odd) + "\n", encoding="utf-8")
     made = {
         GROUPED: "--arch llama --d 8 --heads 4 --kv-heads 2 --blocks 3 --ctx 6 --seed 5",
         ONE_WORD: "--vocab one-word.txt --prompt a --target a --ctx 1",
         NARROW: "--arch gpt2 --d 1 --heads 1 --ff 1 --vocab two-words.txt --prompt a --target b --ctx 2",
+        ODD_WORDS: "--arch llama --vocab odd-words.txt --target [/] --ctx 6",
     }
+    prompts = {ODD_WORDS: ["--prompt", " ".join(odd[1:6])]}  # five tokens, one argument
     for name, args in made.items():
         if not Path(name).exists():
             with contextlib.redirect_stdout(io.StringIO()):
-                assert main(["new", *args.split(), "-o", name]) == 0
+                assert main(["new", *args.split(), *prompts.get(name, []), "-o", name]) == 0
 
 
 def mode_and_model(seed: int) -> tuple[str, str]:

@@ -3,10 +3,11 @@ watch pane, patching, two runs, the presenter, recording, help, notices, the pal
 context, and from the palette the logit lens, a compare with another prompt or model, the parameter
 editor, sampling) on a model (the chapter's, its Llama twin, woodland, `tinytui new` models of three
 blocks with grouped K/V heads, of a one-token vocabulary and context, of GPT-2's family one number wide,
-and a recording replayed), every other one shrinking the terminal to 20×5, 1×1 and 40×10 in that mode
-and back: the same checks as test_fuzz_keys (tests/fuzz/keys.py run_mode_sequence).
+of tokens that look like markup or are emoji, wide or 100 characters long, and a recording replayed),
+every other one shrinking the terminal to 20×5, 1×1 and 40×10 in that mode and back: the same checks as
+test_fuzz_keys (tests/fuzz/keys.py run_mode_sequence).
 
-A few here, spread over the modes and models; every pair with TINYTUI_FUZZ_MODES=140 (or more: the
+A few here, spread over the modes and models; every pair with TINYTUI_FUZZ_MODES=160 (or more: the
 seeds go round them again with other keys), or thousands by hand: benchmarks/fuzz_keys.py --modes.
 """
 
