@@ -369,8 +369,9 @@ def formula_as_run(stage: Stage, switches: Switches, cfg: ModelConfig | None = N
 
 def title_for(stage: Stage, cfg: ModelConfig | None, switches: Switches | None = None) -> str:
     """The stage's title in this model and run: RMSNorm at step 5, a gate (or GELU) at step 11, W_U at
-    step 14 when the model has them, nothing added at step 4 when no position is (the chapter's title
-    otherwise, and for cfg None). switches: the run's (its activation, positions), None for the model's."""
+    step 14 when the model has them, nothing added at step 4 when no position is, no residual at steps 10
+    and 12 with it switched off (the chapter's title otherwise, and for cfg None). switches: the run's
+    (its activation, positions, residual), None for the model's own."""
     if cfg is None:
         return stage.title
     activation = switches.activation if switches is not None else None
@@ -378,6 +379,8 @@ def title_for(stage: Stage, cfg: ModelConfig | None, switches: Switches | None =
         cfg.positions in ("rope", "none") or (switches is not None and not switches.positional_encoding)
     ):  # step 4's formula says the same: x is the embedding itself
         return "Meaning alone, no position added"
+    if stage.id in ("residual1", "residual2") and switches is not None and not switches.residual:
+        return "Attention out, no residual" if stage.id == "residual1" else "Feed-forward out, no residual"
     if stage.id == "norm1" and cfg.norm == "rms":
         return "RMSNorm"
     if stage.id == "ffn":  # widened as the chapter's is, or narrowed, or kept as wide (the step's words)

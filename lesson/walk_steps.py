@@ -471,7 +471,7 @@ def residual1(w: Walk) -> WalkStep:
         else "no skip: x gets nothing here"
     )
     return WalkStep(
-        title="Through the first residual",
+        title="Through the first residual" if w.residual else "Through the attention out, no residual",
         incoming=("grad.x_mid",),
         rules=(
             f"∂L/∂mha = {w.norm} backward of ∂L/∂x'   (post-norm)" if w.post else "∂L/∂mha = ∂L/∂x'",
@@ -575,7 +575,9 @@ def residual2(w: Walk) -> WalkStep:
         else "no skip: x' gets nothing here"
     )
     return WalkStep(
-        title=f"Through {'W_down' if w.gated else 'W_2'} and the second residual",
+        title=f"Through {'W_down' if w.gated else 'W_2'} and the second residual"
+        if w.residual
+        else f"Through {'W_down' if w.gated else 'W_2'}, no residual",
         incoming=("grad.y",),
         rules=(
             f"∂L/∂ffn = {w.norm} backward of ∂L/∂y   (post-norm)" if w.post else "∂L/∂ffn = ∂L/∂y",

@@ -24,3 +24,17 @@ def test_step_4_adds_nothing_under_rope_or_with_the_positions_off(chapter):
         back = backward_stage_for(4, trace.switches, trace.cfg)
         assert back.title == "Straight through: no position added"
         assert "position were added" not in back.explain
+
+
+def test_the_residual_steps_say_no_residual_with_it_switched_off(chapter):
+    off = run(chapter.params, chapter.prompt, chapter.target, Switches(residual=False))
+    on = run(chapter.params, chapter.prompt, chapter.target)
+    titles = {n: stage_report(off, STAGE_BY_NUMBER[n], chapter.params).title for n in (10, 12)}
+    assert titles == {10: "Attention out, no residual", 12: "Feed-forward out, no residual"}
+    assert StepTitles(off.cfg, off.switches).title(Step(12, 0)) == "Feed-forward out, no residual"
+    assert (
+        stage_report(on, STAGE_BY_NUMBER[12], chapter.params).title == "Feed-forward out and second residual"
+    )
+    assert backward_stage_for(12, off.switches, off.cfg).title == "Through W_2, no residual"
+    assert backward_stage_for(10, off.switches, off.cfg).title == "Through the attention out, no residual"
+    assert backward_stage_for(12, on.switches, on.cfg).title == "Through W_2 and the second residual"
