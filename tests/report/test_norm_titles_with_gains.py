@@ -30,3 +30,18 @@ def test_the_chapters_norm_keeps_its_bare_title(chapter):
     trace = run(chapter.params, chapter.prompt, chapter.target)
     assert "LN(x)" in _tables(chapter.params, trace, 5)
     assert "z = LN(y_last)" in _tables(chapter.params, trace, 13)
+
+
+def test_post_norm_sums_are_titled_with_the_gain_they_are_scaled_by():
+    from dataclasses import replace
+
+    from tinytui.model.switches import defaults
+
+    model = load_model(QWEN2)
+    trace = run(model.params, model.prompt, model.target, replace(defaults(model.cfg), norm="post"))
+    summed = trace["x"][0] + trace["blocks.0.mha"][0]
+    bare = summed / np.sqrt(np.mean(summed**2) + model.cfg.eps)
+    g = np.asarray(model.params["blocks.0.ln1_g"])
+    table = _tables(model.params, trace, 10)["x′ = g₁ ⊙ RMS(x + MHA(x))"]  # was "x′ = RMS(x + MHA(x))"
+    assert table.cells[0][0] == f"{g[0] * bare[0]:.4f}" != f"{bare[0]:.4f}"
+    assert "y = g₂ ⊙ RMS(x′ + FFN)" in _tables(model.params, trace, 12)

@@ -253,16 +253,24 @@ _GAINED = {
     "x_mid_norm": ("₂", "x′"),
     "z": ("_f", "y_last"),
 }
+_POST_GAINED = {"x_mid": "₁", "y": "₂"}  # post-norm's sums the norm wraps: x′ = LN(…), y = LN(…)
 
 
 def _with_gain(local: str, cfg, title: str | None) -> str | None:
     """A norm's table as its numbers are: with a learned gain (and bias) they are g ⊙ LN(·) + b, not the
     bare LN(·) the chapter's norm gives (GPT-2's and the Llama family's gains are rarely all ones), and
     attention reads that, as the step's formula writes it."""
-    if title is None or not cfg.norm_affine or local not in _GAINED:
+    if title is None or not cfg.norm_affine:
+        return title
+    ln = "RMS" if cfg.norm == "rms" else "LN"
+    lhs, _, rest = title.partition(" = ")
+    if local in _POST_GAINED and rest.startswith(f"{ln}(") and rest.endswith(")"):  # post-norm: LN(sum)
+        which = _POST_GAINED[local]
+        return f"{lhs} = g{which} ⊙ {rest}" + ("" if cfg.norm == "rms" else f" + b{which}")
+    if local not in _GAINED:
         return title
     which, inner = _GAINED[local]
-    norm = f"{'RMS' if cfg.norm == 'rms' else 'LN'}({inner})"
+    norm = f"{ln}({inner})"
     gained = f"g{which} ⊙ {norm}" + ("" if cfg.norm == "rms" else f" + b{which}")
     if title in (norm, f"z = {norm}"):
         return title.replace(norm, gained)
