@@ -120,6 +120,16 @@ def test_attribution_plain_text(capsys):
     assert any(line.split() == ["sum", "1.0480"] for line in lines)
 
 
+def test_attribution_says_the_switched_off_encodings_zero_is_the_switch(capsys):
+    rc, out, _ = cli(capsys, "attribution", "--no-pe")
+    assert rc == 0
+    lines = out.splitlines()
+    assert any(line.split() == ["positional", "encoding", "(switched", "off)", "0.0000"] for line in lines)
+    rc, out, _ = cli(capsys, "attribution")
+    assert any(line.split()[:2] == ["positional", "encoding"] for line in out.splitlines())
+    assert "switched off" not in out
+
+
 def test_attribution_names_the_rms_norms_divisor(capsys):
     rc, out, _ = cli(capsys, "attribution", "--model", "chapter17-llama")
     assert rc == 0 and "the final RMSNorm's root mean square 0.9305 is held" in out and "σ" not in out

@@ -173,6 +173,8 @@ def attribution_text(result: Attribution, trace, n_blocks: int) -> str:
         if not a.parts:
             continue
         names = [part_label(p, n_blocks, trace.cfg.gated) for p in a.parts]
+        if "pe" in a.parts and not trace.switches.positional_encoding:  # its 0 is the switch, not the model
+            names[list(a.parts).index("pe")] += " (switched off)"
         width = max(len(n) for n in (*names, "sum"))
         lines += [f"  {n:<{width}}  {v:>8.4f}" for n, v in zip(names, a.parts.values())]
         total = f"{sum(a.parts.values()):.4f}"
