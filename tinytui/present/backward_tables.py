@@ -7,7 +7,6 @@ come from model.backward's table of the walk. The walk goes 15 → 2, and "next"
 
 from __future__ import annotations
 
-from dataclasses import replace
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -131,7 +130,7 @@ def with_gradients(view: View, sections: list[Section]) -> list[Section]:
                 if isinstance(item, GridSpec) and item.key.startswith("param:")
             ]
             rows.append((*row, *extra))
-        out.append(replace(section, title=section.title + " · ∂L/∂w with each (d hides)", rows=tuple(rows)))
+        out.append(section._replace(title=section.title + " · ∂L/∂w with each (d hides)", rows=tuple(rows)))
     return out
 
 

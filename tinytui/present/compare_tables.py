@@ -207,7 +207,7 @@ def with_comparison(view: View, sections: list[Section]) -> list[Section]:
                 a_spec, d_spec = made
                 items += [a_spec, replace(item, title=f"B · {item.title}"), d_spec]
             rows.append(tuple(items))
-        out.append(replace(section, rows=tuple(rows)))
+        out.append(section._replace(rows=tuple(rows)))
     return [compare_heading(view), *out]
 
 

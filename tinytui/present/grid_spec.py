@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -226,8 +226,9 @@ class LogitsSpec:
 Item = GridSpec | LogitsSpec
 
 
-@dataclass(frozen=True)
-class Section:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Section(NamedTuple):
     """One section of a step's tables: its heading, its role, and its tables in rows (a row's tables
     side by side when they fit)."""
 
@@ -236,8 +237,9 @@ class Section:
     rows: tuple[tuple[Item, ...], ...]  # each row's items sit side by side when they fit
 
 
-@dataclass(frozen=True)
-class Cell:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class Cell(NamedTuple):
     """One cell as a builder makes it; grid() lays a table of these out as a GridSpec's parallel fields."""
 
     text: str

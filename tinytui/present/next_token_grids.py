@@ -9,7 +9,6 @@ trace's; nothing here computes a probability of its own.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -93,7 +92,7 @@ def next_token_grid(view: View) -> GridSpec:
             detail = f"running total of the drawn-from distribution up to {tok!r}: {edge}{picked}"
             row.append(Cell(edge, detail=detail))
         if tie is not None and t in tie.ids:
-            row = [replace(cell, detail=f"{cell.detail} · {tie.said}") for cell in row]
+            row = [cell._replace(detail=f"{cell.detail} · {tie.said}") for cell in row]
         cells.append(row)
     labels = tuple(("→ " if t == chosen.token else "  ") + cfg.vocab[t] for t in rows)
     title = _title(chosen, cfg.vocab, tie)

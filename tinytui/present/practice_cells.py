@@ -31,8 +31,8 @@ def conceal(view: View, sections: list[Section]) -> list[Section]:
         return sections
     n_blocks = view.trace.cfg.n_blocks
     return [
-        replace(
-            s, rows=tuple(tuple(_item(view.kept, item, shown, n_blocks) for item in row) for row in s.rows)
+        s._replace(
+            rows=tuple(tuple(_item(view.kept, item, shown, n_blocks) for item in row) for row in s.rows)
         )
         for s in sections
     ]
