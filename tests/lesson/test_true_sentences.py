@@ -194,7 +194,8 @@ def test_table_titles_follow_the_switches(name, which):
     (y,) = [t for t in titles[12] if t.startswith("y =")]
     assert ("x + " in x_mid) == sw.residual and ("x′ + " in y) == sw.residual
     pre = "MHA(LN(x))" in x_mid or "MHA(g₁ ⊙ LN(x) + b₁)" in x_mid  # GPT-2's norm has a gain and a bias
-    assert pre == (sw.norm == "pre") and y.startswith("y = LN(") == (sw.norm == "post")
+    post = y.startswith(("y = LN(", "y = g₂ ⊙ LN("))  # post-norm wraps the sum, with the gain it has
+    assert pre == (sw.norm == "pre") and post == (sw.norm == "post")
 
 
 def test_step_3_heads_each_column_by_its_wave_not_by_a_meaning(chapter):
