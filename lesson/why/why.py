@@ -11,6 +11,7 @@ last part is what keeps the explanation honest: tests evaluate every cell and co
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,6 +30,7 @@ Ref = tuple[str, Index]  # a cell: canonical name and full index
 Compute = Callable[[Sequence[float]], float]
 
 SHOW = 4  # the terms of a long sum shown before "… + N more"
+_MORE = re.compile(r"… \+ (\d+) more")  # sum_text's tail: the terms not printed
 MINUS = "−"
 PLACES = 4  # the decimals every table, formula and result shows
 
@@ -98,10 +100,16 @@ class Why:
     @property
     def ending(self) -> str:
         """What follows filled, true as written: '= 0.4714', or where the rounded numbers written give
-        another value at the places shown, '≈ 0.4714   (these rounded numbers give 0.4713)'."""
+        another value at the places shown, '≈ 0.4714   (these rounded numbers give 0.4713)'; where a sum
+        is cut to "… + N more", what all its terms give, the N not printed with them."""
         if self.gives is None:
             return f"= {self.result}"
-        return f"≈ {self.result}   (these rounded numbers give {result_text(self.name, self.gives)})"
+        gives = result_text(self.name, self.gives)
+        if more := _MORE.search(last_piece(self.filled)):  # worked from every term, printed or not: say so
+            return (
+                f"≈ {self.result}   (these terms and the {more[1]} more, every number rounded, give {gives})"
+            )
+        return f"≈ {self.result}   (these rounded numbers give {gives})"
 
     @property
     def places(self) -> int:
