@@ -11,7 +11,7 @@ one line (Refused).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -62,9 +62,9 @@ class Comparison:
         were; the model file and another model file run on B's prompt, target and switches, another
         prompt on B's weights (so an edit shows in both, and B − A is still the prompts' difference)."""
         if self.kind in ("file", "model"):
-            return replace(b, params=self.state.params)
+            return b._replace(params=self.state.params)
         if self.kind == "prompt":
-            return replace(b, prompt=self.state.prompt)
+            return b._replace(prompt=self.state.prompt)
         return self.state
 
     @property

@@ -12,7 +12,7 @@ history, the traces it keeps and the events it emits are in tinytui.session.hist
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from tinytui.lesson import step_path
@@ -157,7 +157,7 @@ class Session(TracedHistory):
         except (ValueError, IndexError) as exc:
             raise Refused(str(exc)) from None
         data = {"param": full, "label": label(full), "index": list(index), "old": old, "new": value}
-        return self._change(Kind.EDIT, data, replace(self.state, params=params))
+        return self._change(Kind.EDIT, data, self.state._replace(params=params))
 
     def toggle(self, switch: str, head: int | None = None) -> Event:
         try:
@@ -167,7 +167,7 @@ class Session(TracedHistory):
         if head is not None:
             _checked(checks.head, head, self.model.cfg.n_heads)
         data = {"switch": switch, "head": head, "switches": switches.to_dict(), "now": switches.describe()}
-        return self._change(Kind.TOGGLE, data, replace(self.state, switches=switches))
+        return self._change(Kind.TOGGLE, data, self.state._replace(switches=switches))
 
     def set_switches(self, switches: Switches) -> Event:
         try:  # a norm or positions the model cannot run (a lesson file may ask for one)
@@ -175,12 +175,12 @@ class Session(TracedHistory):
         except ValueError as exc:
             raise Refused(str(exc)) from None
         data = {"switch": "all", "head": None, "switches": switches.to_dict(), "now": switches.describe()}
-        return self._change(Kind.TOGGLE, data, replace(self.state, switches=switches))
+        return self._change(Kind.TOGGLE, data, self.state._replace(switches=switches))
 
     def set_prompt(self, prompt: tuple[str, ...] | list[str]) -> Event:
         tokens: tuple[str, ...] = _checked(checks.prompt, prompt, self.model.cfg.vocab, self.model.cfg.n_ctx)
         data = {"old": list(self.state.prompt), "new": list(tokens)}
-        return self._change(Kind.PROMPT, data, replace(self.state, prompt=tokens))
+        return self._change(Kind.PROMPT, data, self.state._replace(prompt=tokens))
 
     def swap_positions(self, i: int, j: int) -> Event:
         prompt = list(self.state.prompt)
@@ -192,7 +192,7 @@ class Session(TracedHistory):
     def set_target(self, target: str) -> Event:
         target = _checked(checks.target, target, self.model.cfg.vocab)
         data = {"old": self.state.target, "new": target}
-        return self._change(Kind.TARGET, data, replace(self.state, target=target))
+        return self._change(Kind.TARGET, data, self.state._replace(target=target))
 
     def set_lr(self, lr: float | str) -> Event:
         """The SGD step size for learning steps (and step 15's "after one step"); finite and > 0."""
@@ -200,11 +200,11 @@ class Session(TracedHistory):
         if value == self.state.lr:
             raise Refused(f"the learning rate is already {value:g}")
         data = {"old": self.state.lr, "new": value}
-        return self._change(Kind.LR, data, replace(self.state, lr=value))
+        return self._change(Kind.LR, data, self.state._replace(lr=value))
 
     def set_params(self, params: Params, kind: Kind, data: dict[str, Any]) -> Event:
         """Replace all parameters at once (a learning step, a loaded file)."""
-        return self._change(kind, data, replace(self.state, params=params))
+        return self._change(kind, data, self.state._replace(params=params))
 
     def learn_step(self, lr: float | None = None) -> Event:
         """One SGD step on all parameters (lr defaults to the session's); undoable, a "learn" event."""
@@ -340,7 +340,7 @@ class Session(TracedHistory):
             return self._emit(Kind.COMPARE, {"with": "off"}, self.trace, self.trace)
         data: dict[str, Any] = {"with": kind}
         if kind == "file":
-            a = replace(s, params=self.model.params)  # the file's weights on this prompt and switches
+            a = s._replace(params=self.model.params)  # the file's weights on this prompt and switches
         elif kind == "before":
             if self.cursor == 0:
                 raise Refused("nothing has changed yet, so there is no state before the last change")
@@ -354,9 +354,9 @@ class Session(TracedHistory):
                     f"the other prompt has {counted(len(tokens))} and this one {len(s.prompt)}: the runs are "
                     "compared cell by cell, so they must be as long"
                 )
-            a, data["prompt"] = replace(s, prompt=tokens), list(tokens)
+            a, data["prompt"] = s._replace(prompt=tokens), list(tokens)
         elif kind == "model":
-            a, data["path"] = replace(s, params=load_other(path, s.params)), path
+            a, data["path"] = s._replace(params=load_other(path, s.params)), path
         else:
             raise Refused(f"cannot compare with {kind!r} (file, before, pinned, prompt, model or off)")
         self.comparison = Comparison(kind, a, path, self.cursor)

@@ -5,7 +5,6 @@ applied, Refused for a change the session will not make, and the steps of the ba
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -26,8 +25,9 @@ class Refused(ValueError):
     """A change the session will not make; str() is the message to show the user. Nothing changed."""
 
 
-@dataclass(frozen=True)
-class State:
+# a NamedTuple, not a frozen dataclass: loaded as the app starts, and a frozen dataclass compiles
+# its methods from source as its class is made (~3 M instructions; a NamedTuple's ~0.5 M)
+class State(NamedTuple):
     """One entry of the undo history: the weights, the prompt and target, the switches, and the learning
     rate."""
 
