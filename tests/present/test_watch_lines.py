@@ -1,6 +1,8 @@
 """The watch pane's lines as present writes them (watch_data.watch_lines): each piece's words and the name
 of what it marks, which the pane styles; a heatmap's cell carries its weight and whether it changed."""
 
+from dataclasses import replace
+
 from tinytui.present.grid_spec import DOWN, MASKED, UP
 from tinytui.present.watch_data import GHOST, HeadMap, Piece, WatchBar, WatchSpec, hidden_lines, watch_lines
 
@@ -90,3 +92,16 @@ def test_the_lens_names_its_likeliest_token_apart_from_p_target():
         "before █▋       0.2000 chuck",
         "after  ████     0.5000 wood",
     ]
+
+
+def test_a_change_the_rounded_numbers_disagree_with_says_it_is_unrounded():
+    bars = (
+        WatchBar("wood", 0.26614, 0.26596, UP, target=True, predicted=True, top=True),  # 0.2661 was 0.2660
+        WatchBar("chuck", 0.31236, 0.31234, UP, target=False, predicted=False, top=True),  # 0.3124, 0.3123
+    )
+    lines = watch_lines(replace(spec(), bars=bars), (), "wood", bar=8, width=60)
+    said = [plain(line).strip() for line in lines if plain(line).strip().startswith("was")]
+    # 0.2661 − 0.2660 is +0.0001 as printed; the change before rounding is +0.0002
+    assert said == ["was 0.2660  Δ +0.0002 unrounded", "was 0.3123  Δ +2e-05 unrounded"]
+    narrow = [plain(line).strip() for line in watch_lines(replace(spec(), bars=bars[:1]), (), "wood", 8, 24)]
+    assert narrow[narrow.index("was 0.2660  Δ +0.0002") + 1] == "unrounded"  # a part is never cut

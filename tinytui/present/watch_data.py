@@ -23,6 +23,7 @@ from tinytui.present.grid_spec import CHANGED, DOWN, GLYPHS, MASKED, UP
 from tinytui.present.label_fit import fit_label
 from tinytui.present.lens_tables import LensLine
 from tinytui.present.lens_tables import bar as lens_bar
+from tinytui.present.param_grids import change
 from tinytui.present.view import View
 from tinytui.report.tables import fmt, on_screen_text
 
@@ -218,6 +219,9 @@ def _mark_style(mark: str) -> str:
     return {UP: "up", DOWN: "down"}.get(mark, "changed" if mark else "")
 
 
+BEFORE = " before rounding"  # param_grids.change's words for a change the rounded numbers do not give
+
+
 def watch_lines(
     spec: WatchSpec, lens: tuple[LensLine, ...], target: str, bar: int = BAR, width: int = 32
 ) -> tuple[Line, ...]:
@@ -256,13 +260,15 @@ def watch_lines(
         below = i == last_top and spec.tie and not beside
         if b.was is not None:
             delta = b.p - b.was
-            was = on_screen_text(
-                f"was {fmt(b.was)}  Δ {delta:+.4f}"
-                if abs(delta) >= 5e-5
-                else f"was {fmt(b.was)}  Δ {delta:+.0e}"
-            )
-            # under the bar, or as far right as it fits whole
-            out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(was)))), Piece(was, "muted")))
+            # as the step tables say a change: where the two rounded numbers give another, it says so
+            said = change(b.p, b.was)
+            parts = [on_screen_text(f"was {fmt(b.was)}  Δ {said.removesuffix(BEFORE)}")]
+            if abs(delta) < 5e-5:  # too small for four decimals: said to one significant figure
+                parts = [on_screen_text(f"was {fmt(b.was)}  Δ {delta:+.0e}")]
+            if said.endswith(BEFORE):  # "before rounding" said shorter, to fit the pane's 31 columns
+                parts.append("unrounded")  # on a line of its own where the pane is narrower
+            for was in fit_parts(parts, " ", width):  # under the bar, or as far right as it fits whole
+                out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(was)))), Piece(was, "muted")))
         if below:
             tie = f"{spec.tie} (no bar)"
             out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(tie)))), Piece(tie, "muted")))
