@@ -19,14 +19,17 @@ from rich.text import Text
 from tinytui.lesson import step_path
 from tinytui.lesson.arch_names import is_chapters, model_choices
 from tinytui.lesson.stages import STAGE_BY_NUMBER, title_for
+from tinytui.model.generation import sampling
 from tinytui.model.switches import Switches
 from tinytui.model.trace import DEFAULT_LR
 from tinytui.present.backward_tables import backward_stage, in_walk
 from tinytui.present.sparkline import sparkline
 from tinytui.present.view import View
+from tinytui.report.pick_ties import pick_tie
 from tinytui.report.tables import fmt
 
 CHAPTER_SWITCHES = Switches()  # a switch set otherwise is written in the "key" style
+GREEDY = sampling.Sampling()  # the status line's prediction is the most likely token, as greedy's pick
 
 Styles = Callable[[str], Style]  # a style by its name: "step", "key" or "muted"
 
@@ -61,6 +64,8 @@ def _outcome(view: View, style: Styles) -> list[Text]:
         if view.changed and (base.prediction != trace.prediction or fmt(p) != fmt(p_old)):
             prediction.append(f"{base.prediction} {fmt(p_old)} → ", muted)
         prediction.append(f"{trace.prediction} {fmt(p)}", key)
+        if tie := _tie(trace):  # the numbers cannot say why it won: a tie, decided by the lower id
+            prediction.append(f" ({tie})", muted)
         if view.changed and fmt(base.loss) != fmt(trace.loss):
             loss.append(f"{fmt(base.loss)} → ", muted)
             loss.append(f"{fmt(trace.loss)}{_arrow(base.loss, trace.loss)}", key)
@@ -79,6 +84,16 @@ def _outcome(view: View, style: Styles) -> list[Text]:
     if view.undo.back or view.undo.forward:
         out.append(Text(f"undo {view.undo.back} · redo {view.undo.forward}", muted))
     return out
+
+
+def _tie(trace) -> str:
+    """pick_ties' short words ("tie: lower id") when the prediction shares the largest logit, else ''.
+    The tie is checked first: at GPT-2's 50,257 tokens a whole pick each redraw would cost."""
+    logits = trace["logits"]
+    if len(sampling.tied_for_first(logits)) < 2:
+        return ""
+    tie = pick_tie(sampling.pick(logits, GREEDY, len(trace.prompt)), trace.cfg.vocab)
+    return tie.short if tie is not None else ""
 
 
 def _settings(view: View, style: Styles) -> list[Text]:
