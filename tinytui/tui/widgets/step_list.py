@@ -76,8 +76,9 @@ class StepList(ViewPart, Widget, can_focus=True):
         self.here = view.here
         self.backward = view.mode.backward  # the walk marks its step ◀: the gradient flows up the list
         n_blocks = view.trace.cfg.n_blocks
-        if self.titles.cfg is not view.trace.cfg:  # the model's own norm, feed-forward and unembedding
-            self.titles = StepTitles.of(view)  # kept while the config is: lines compare it by identity
+        # the model's own norm, feed-forward and unembedding, and what the switches make of steps 4–12
+        if self.titles.cfg is not view.trace.cfg or self.titles.switches is not view.trace.switches:
+            self.titles = StepTitles.of(view)  # kept while both are: lines compare it by identity
         if self._counted is None or self._counted() is not view.diff:
             self.counts = changed_counts(view, self._written)
             self._counted = weakref.ref(view.diff)
