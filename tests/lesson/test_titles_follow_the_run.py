@@ -38,3 +38,14 @@ def test_the_residual_steps_say_no_residual_with_it_switched_off(chapter):
     assert backward_stage_for(12, off.switches, off.cfg).title == "Through W_2, no residual"
     assert backward_stage_for(10, off.switches, off.cfg).title == "Through the attention out, no residual"
     assert backward_stage_for(12, on.switches, on.cfg).title == "Through W_2 and the second residual"
+
+
+def test_step_4s_table_is_titled_without_the_position_when_none_is_added(chapter):
+    off = run(chapter.params, chapter.prompt, chapter.target, Switches(positional_encoding=False))
+    (x,) = [
+        t for t in stage_report(off, STAGE_BY_NUMBER[4], chapter.params).tables if t.title.startswith("x")
+    ]
+    assert x.title == "x = E[id]   (no position added)"  # was "x = E[id] + PE"
+    assert x.cells[0][0] == f"{chapter.params['E'][int(off['ids'][0])][0]:.4f}"  # the embedding row, as it is
+    on = run(chapter.params, chapter.prompt, chapter.target)
+    assert "x = E[id] + PE" in [t.title for t in stage_report(on, STAGE_BY_NUMBER[4], chapter.params).tables]

@@ -241,6 +241,8 @@ def title_of(local: str, cfg, switches: Switches | None = None) -> str | None:
     elif local == "pe" and cfg.learned_positions:
         title = "P[p] — learned position embedding"
     turned = switches is None or switches.positional_encoding  # RoPE switched off turns nothing
+    if local == "x" and not turned:  # as with rotary positions, x is the embedding itself
+        title = "x = E[id]   (no position added)"
     return _with_gain(local, cfg, _llama_title(local, cfg, title, turned))
 
 
