@@ -35,6 +35,7 @@ import numpy as np
 
 from tinytui.model import ops
 from tinytui.model.analysis.circuits import head_out_rows
+from tinytui.model.names import part_label
 from tinytui.model.params import Params
 from tinytui.model.trace import Trace
 
@@ -83,6 +84,16 @@ def adds_positions(trace: Trace) -> bool:
     """Whether the run's positions are a vector added to the stream (sinusoids, a learned table P),
     switched on or off; rotary positions turn q and k instead, and "none" has no positions at all."""
     return trace.cfg.positions not in ("rope", "none")
+
+
+def part_labels(parts: Iterable[str], trace: Trace) -> list[str]:
+    """How each part is shown (names.part_label), the positional encoding's as 'PE (switched off)' when
+    the run switched it off: its 0 is then the switch's doing, not the model's."""
+    off = not trace.switches.positional_encoding
+    return [
+        "PE (switched off)" if p == "pe" and off else part_label(p, trace.cfg.n_blocks, trace.cfg.gated)
+        for p in parts
+    ]
 
 
 def residual_parts(params: Params, trace: Trace, position: int) -> dict[str, np.ndarray]:

@@ -124,7 +124,7 @@ def test_attribution_says_the_switched_off_encodings_zero_is_the_switch(capsys):
     rc, out, _ = cli(capsys, "attribution", "--no-pe")
     assert rc == 0
     lines = out.splitlines()
-    assert any(line.split() == ["positional", "encoding", "(switched", "off)", "0.0000"] for line in lines)
+    assert any(line.split() == ["PE", "(switched", "off)", "0.0000"] for line in lines)
     rc, out, _ = cli(capsys, "attribution")
     assert any(line.split()[:2] == ["positional", "encoding"] for line in out.splitlines())
     assert "switched off" not in out

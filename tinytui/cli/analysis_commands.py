@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from tinytui.model.io.field_checks import ModelFileError
-from tinytui.model.names import part_label
 
 if TYPE_CHECKING:
     from tinytui.model.analysis.attribution import Attribution
@@ -149,11 +148,13 @@ def run_attribution(setup: Any, args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         out.write(json.dumps(result.to_json(), indent=1, allow_nan=False) + "\n")
         return 0
-    out.write(attribution_text(result, trace, params.cfg.n_blocks) + "\n")
+    out.write(attribution_text(result, trace) + "\n")
     return 0
 
 
-def attribution_text(result: Attribution, trace, n_blocks: int) -> str:
+def attribution_text(result: Attribution, trace) -> str:
+    from tinytui.model.analysis.attribution import part_labels
+
     label = trace.token_labels[result.position]
     # RMSNorm divides by the root mean square and takes no mean away; LayerNorm by the standard deviation
     held = "RMSNorm's root mean square" if trace.cfg.norm == "rms" else "layer norm's scale σ ="
@@ -172,9 +173,7 @@ def attribution_text(result: Attribution, trace, n_blocks: int) -> str:
         lines += ["", f"logit of {tok!r} ({' and '.join(roles) or 'asked for'}): {a.logit:.4f}"]
         if not a.parts:
             continue
-        names = [part_label(p, n_blocks, trace.cfg.gated) for p in a.parts]
-        if "pe" in a.parts and not trace.switches.positional_encoding:  # its 0 is the switch, not the model
-            names[list(a.parts).index("pe")] += " (switched off)"
+        names = part_labels(a.parts, trace)
         width = max(len(n) for n in (*names, "sum"))
         lines += [f"  {n:<{width}}  {v:>8.4f}" for n, v in zip(names, a.parts.values())]
         total = f"{sum(a.parts.values()):.4f}"

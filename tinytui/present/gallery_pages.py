@@ -11,9 +11,9 @@ import numpy as np
 
 from tinytui.lesson.gallery_reading import llama3_figures
 from tinytui.lesson.texts.wording import in_words
+from tinytui.model.analysis.attribution import part_labels
 from tinytui.model.analysis.circuits import circuit_ignores
 from tinytui.model.config import ModelConfig
-from tinytui.model.names import part_label
 from tinytui.present.gallery_day import day_page, day_stages
 from tinytui.present.gallery_lines import (
     BAR,
@@ -192,7 +192,7 @@ def circuits_page(runs: Runs, width: int) -> list[Line]:
 
 
 def attribution_page(runs: Runs, width: int) -> list[Line]:
-    cfg, trace = runs.params.cfg, runs.trace
+    trace = runs.trace
     now, was = runs.attribution()
     label = trace.token_labels[now.position]
     out: list[Line] = [
@@ -210,17 +210,17 @@ def attribution_page(runs: Runs, width: int) -> list[Line]:
         roles = [r for r, t in (("predicted", trace.prediction), ("target", trace.target)) if t == tok]
         old = was.tokens.get(tok) if was is not None and was.exact else None
         out.append((Words(f"“{tok}” ({' and '.join(roles)}): logit {number(a.logit, 4)}", TITLE),))
-        names = list(a.parts)
+        names, labels = list(a.parts), part_labels(a.parts, trace)
         limit = shade_limit(np.array(list(a.parts.values())))
-        lw = max(len(part_label(n, cfg.n_blocks, cfg.gated)) for n in names) + 2
-        for name in names:
+        lw = max(len(label) for label in labels) + 2
+        for name, label in zip(names, labels):
             v = a.parts[name]
             m = marks_of(np.array([v]), None if old is None else np.array([old.parts.get(name, np.nan)]))[0]
             count += bool(m)
             n = round(abs(v) / limit * BAR)
             out.append(
                 (
-                    Words(f"  {part_label(name, cfg.n_blocks, cfg.gated):<{lw}}"),
+                    Words(f"  {label:<{lw}}"),
                     Words(f"{number(v, 4):>8}{GLYPHS.get(m, ' ') if m else ' '} ", MARK if m else "", m),
                     Words(("█" * n).rjust(BAR) if v < 0 else " " * BAR, "tt-negative"),
                     Words("│", MUTED),
