@@ -206,7 +206,9 @@ def pe(w: Walk) -> WalkStep:
         params=("grad.P",),
         outgoing=(),
         explain="The positions are a learned table, so each row the prompt used takes its position's "
-        "gradient; rows beyond the prompt learn nothing from it.",
+        "gradient; rows beyond the prompt learn nothing from it."
+        if w.switches.positional_encoding
+        else "With the positions switched off pe did not read P, so no row of P learns anything here.",
     )
 
 
@@ -226,26 +228,28 @@ def add(w: Walk) -> WalkStep:
                 else "."
             ),
         )
+    on = w.switches.positional_encoding
+    none_to_p = f"; P gets none at step {w.step('pe')}" if w.learned else ""  # PE off: pe read no P
     return WalkStep(
-        title="Through the addition of position"
-        if w.switches.positional_encoding
-        else "Straight through: no position added",
+        title="Through the addition of position" if on else "Straight through: no position added",
         incoming=("grad.x",),
         rules=(
             "∂L/∂emb = ∂L/∂x",
-            "∂L/∂pe = ∂L/∂x   (pe is read from P)" if w.learned else "PE is fixed: it takes no gradient",
+            (f"∂L/∂pe = ∂L/∂x   ({'pe is read from P' if on else 'PE off: pe did not read P'})")
+            if w.learned
+            else "PE is fixed: it takes no gradient",
         ),
         within=(),
         params=(),
         outgoing=("grad.emb", "grad.pe") if w.learned else ("grad.emb",),
         explain="Meaning and position were added, so both receive the whole gradient; the position table "
         f"passes its share on to P at step {w.step('pe')}."
-        if w.learned
+        if w.learned and on
         else "Meaning and position were added, so the embedding rows receive the whole gradient; the "
         "sinusoids have nothing to learn."
-        if w.switches.positional_encoding
+        if on
         else "With the positions switched off nothing was added, so the embedding rows receive the whole "
-        "gradient.",
+        f"gradient{none_to_p}.",
     )
 
 

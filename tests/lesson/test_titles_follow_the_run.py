@@ -49,3 +49,27 @@ def test_step_4s_table_is_titled_without_the_position_when_none_is_added(chapter
     assert x.cells[0][0] == f"{chapter.params['E'][int(off['ids'][0])][0]:.4f}"  # the embedding row, as it is
     on = run(chapter.params, chapter.prompt, chapter.target)
     assert "x = E[id] + PE" in [t.title for t in stage_report(on, STAGE_BY_NUMBER[4], chapter.params).tables]
+
+
+def test_gpt2s_walk_with_the_positions_off_says_p_learns_nothing():
+    from dataclasses import replace
+
+    import numpy as np
+
+    from tests.gpt2.checkpoints import TINY
+    from tinytui.model.backward.gradients import Gradients
+    from tinytui.model.io.checkpoint import load_checkpoint
+    from tinytui.model.switches import defaults
+
+    gpt2 = load_checkpoint(TINY)
+    off = run(
+        gpt2.params, gpt2.prompt, gpt2.target, replace(defaults(gpt2.params.cfg), positional_encoding=False)
+    )
+    assert not np.any(Gradients(gpt2.params, off)["grad.P"])  # every row of P gets 0
+    step3, step4 = (backward_stage_for(n, off.switches, off.cfg) for n in (3, 4))
+    assert (
+        step3.explain
+        == "With the positions switched off pe did not read P, so no row of P learns anything here."
+    )
+    assert step4.rules[1] == "∂L/∂pe = ∂L/∂x   (PE off: pe did not read P)"
+    assert step4.explain.endswith("the embedding rows receive the whole gradient; P gets none at step 3.")
