@@ -67,7 +67,7 @@ def test_a_view_is_a_snapshot_without_the_session(chapter):
     assert "session" not in {f.name for f in dataclasses.fields(View)}
     view = View.of(session)
     values = [getattr(view, f.name) for f in dataclasses.fields(View)]
-    values += [getattr(view.other, f.name) for f in dataclasses.fields(OtherRuns)]
+    values += [getattr(view.other, name) for name in OtherRuns._fields]
     assert not [v for v in values if isinstance(v, Session)]
     # what it read stays as it was when the session moves on
     lr = session.state.lr
