@@ -261,11 +261,11 @@ def watch_lines(
         if b.was is not None:
             delta = b.p - b.was
             # as the step tables say a change: where the two rounded numbers give another, it says so
-            said = change(b.p, b.was)
-            parts = [on_screen_text(f"was {fmt(b.was)}  Δ {said.removesuffix(BEFORE)}")]
+            delta_said = change(b.p, b.was)
+            parts = [on_screen_text(f"was {fmt(b.was)}  Δ {delta_said.removesuffix(BEFORE)}")]
             if abs(delta) < 5e-5:  # too small for four decimals: said to one significant figure
                 parts = [on_screen_text(f"was {fmt(b.was)}  Δ {delta:+.0e}")]
-            if said.endswith(BEFORE):  # "before rounding" said shorter, to fit the pane's 31 columns
+            if delta_said.endswith(BEFORE):  # "before rounding" said shorter, to fit the pane's 31 columns
                 parts.append("unrounded")  # on a line of its own where the pane is narrower
             for was in fit_parts(parts, " ", width):  # under the bar, or as far right as it fits whole
                 out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(was)))), Piece(was, "muted")))
