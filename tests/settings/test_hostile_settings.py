@@ -113,6 +113,14 @@ def test_ctrl_q_is_a_key_that_quits_too():
     assert good == {} and "ctrl+q quits tinytui" in notices[0]
 
 
+def test_no_entry_takes_the_command_palette_s_key():
+    good, notices = check_keymap({"next-step": "j,ctrl+p", "undo": "ctrl+z"})
+    assert good == {"undo": "ctrl+z"}
+    assert notices == [
+        "Ignored keymap entry 'next-step': ctrl+p opens the command palette; the default keys stay."
+    ]
+
+
 def test_every_action_on_n_keeps_the_first_and_names_the_rest():
     good, notices = check_keymap({a.id: "n" for a in ACTIONS if a.id != "quit"})
     first = ACTIONS[0].id

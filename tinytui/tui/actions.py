@@ -319,6 +319,8 @@ def check_keymap(keymap: object) -> tuple[dict[str, str], list[str]]:
 
 
 TEXTUAL_QUIT = "ctrl+q"  # Textual's own quit binding, which a keymap entry could take away too
+# the command palette's key: a third of the actions are found only there, so no entry may take it
+PALETTE_KEY = "ctrl+p"
 
 
 def _key_names(keys: str) -> list[str]:
@@ -335,7 +337,8 @@ def _key_names(keys: str) -> list[str]:
 def _settle_clashes(good: dict[str, str], notices: list[str]) -> None:
     """Drop the entries that clash, with one notice per reason (the action keeps its default keys): an
     entry that takes a key that quits (quit's, q unless the keymap moves it, and ctrl+q), so quitting is
-    always a key away, and an entry whose key an earlier one took. Then say which keys the entries take
+    always a key away, one that takes the command palette's ctrl+p, and an entry whose key an earlier
+    one took. Then say which keys the entries take
     from actions the keymap leaves alone: Textual gives a key the keymap names to that entry alone."""
     quitting = {*_key_names(good.get("quit", ACTION_BY_ID["quit"].keys)), TEXTUAL_QUIT}
     dropped: dict[str, list[str]] = {}  # why -> the entries dropped for it
@@ -344,6 +347,8 @@ def _settle_clashes(good: dict[str, str], notices: list[str]) -> None:
         keys = _key_names(good[action_id])
         if action_id != "quit" and (key := next((k for k in keys if k in quitting), None)):
             why = f'{key} quits tinytui (to use it, give quit another key first, e.g. "quit": "ctrl+x")'
+        elif PALETTE_KEY in keys:
+            why = f"{PALETTE_KEY} opens the command palette"
         elif key := next((k for k in keys if k in owner), None):
             why = f"{key} is already {owner[key]}'s key in the keymap"
         else:
