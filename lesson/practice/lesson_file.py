@@ -147,6 +147,8 @@ def parse_lesson(text: str) -> Lesson:
     model = doc.get("model")
     if model is not None:
         model = _text(model, "model", MAX_NAME)
+        if not model:  # "" would be the lesson's own folder, read as a checkpoint folder
+            raise LessonError("model: empty (null for the chapter's model, else a preset's name or a path)")
     prompt = doc["prompt"]
     if not isinstance(prompt, list) or not prompt or len(prompt) > MAX_TOKENS:
         raise LessonError(f"prompt: expected a list of 1 to {MAX_TOKENS} tokens")

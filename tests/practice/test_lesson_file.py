@@ -135,6 +135,7 @@ GOOD = {"format": FORMAT, "prompt": ["a"], "target": "wood", "cells": [{"name": 
             "switches.ablated: expected a list of [block, head]",
         ),
         (json.dumps({**GOOD, "lr": -1}), "lr: the learning rate"),
+        (json.dumps({**GOOD, "model": " "}), "model: empty (null for the chapter's model"),
     ],
 )
 def test_hostile_text_is_one_line(text, says):
