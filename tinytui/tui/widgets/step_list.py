@@ -68,6 +68,9 @@ class StepList(ViewPart, Widget, can_focus=True):
         self._written: dict = {}  # the names each step writes, kept for the counts (bounded by present)
         self.n_blocks = 1
         self.titles = StepTitles()  # the model shown's (show() sets them)
+        # each step's title as the titles give it: a line is drawn again when its own title changed (a
+        # switch changes some titles, the mask none)
+        self._title_of: dict[Row, str] = {}
         self.looks = ThemeStyles(self.LOOKS)
         self._drawn: dict[int, tuple[tuple, Strip]] = {}  # line y -> (what it was drawn from, the line)
         self._kept: dict[tuple, Strip] = {}  # (line y, what it shows) -> the line: a step revisited
@@ -78,7 +81,8 @@ class StepList(ViewPart, Widget, can_focus=True):
         n_blocks = view.trace.cfg.n_blocks
         # the model's own norm, feed-forward and unembedding, and what the switches make of steps 4–12
         if self.titles.cfg is not view.trace.cfg or self.titles.switches is not view.trace.switches:
-            self.titles = StepTitles.of(view)  # kept while both are: lines compare it by identity
+            self.titles = StepTitles.of(view)  # kept while both are
+            self._title_of = {}
         if self._counted is None or self._counted() is not view.diff:
             self.counts = changed_counts(view, self._written)
             self._counted = weakref.ref(view.diff)
@@ -121,7 +125,7 @@ class StepList(ViewPart, Widget, can_focus=True):
         room = max(width - len(head) - len(badge), 0)
         if room < 8:  # a narrow list shows numbers and counts only; the status line names the step
             title = ""
-        elif len(named := self.titles.title(row)) > room:
+        elif len(named := self._title(row)) > room:
             title = named[: room - 1] + "…"
         else:
             title = named
@@ -162,15 +166,24 @@ class StepList(ViewPart, Widget, can_focus=True):
         self._drawn[y] = (key, strip)
         return strip
 
+    def _title(self, row: Row) -> str:
+        title = self._title_of.get(row)
+        if title is None:
+            title = self._title_of[row] = self.titles.title(row)
+        return title
+
     def _look(self, width: int) -> tuple:
-        """What every line is drawn from beside its own row: the sizes, the theme and the titles (a switch
-        may run RMSNorm in place of LayerNorm, and step 5's title says which)."""
-        return width, self.content_size.width, self.app.theme, self.titles
+        """What every line is drawn from beside its own row: the sizes and the theme."""
+        return width, self.content_size.width, self.app.theme
 
     def _shows(self, row: Row, look: tuple) -> tuple:
-        """What a line is drawn from: when it is the same, the line drawn last time stands."""
+        """What a line is drawn from: when it is the same, the line drawn last time stands. Its title is
+        among it (a switch may run RMSNorm in place of LayerNorm, and step 5's title says which)."""
         here = row == self.here
-        shows = (row, self.n_blocks if isinstance(row, int) else self.counts.get(row, 0), here)
+        if isinstance(row, int):
+            shows: tuple = (row, self.n_blocks, here)
+        else:
+            shows = (row, self.counts.get(row, 0), here, self._title(row))
         return shows, here and self.backward, look
 
     def _refresh_changed_lines(self) -> None:
