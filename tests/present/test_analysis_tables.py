@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.present.view_items import items_at
 from tinytui.model.analysis.lens import logit_lens
 from tinytui.present.backward_tables import pane_sections
 from tinytui.present.compare_tables import twin_cells
@@ -131,10 +132,6 @@ def test_a_compare_of_prompts_shows_a_s_tokens_and_which_position_changed(chapte
     assert [row[0] for row in d_spec.cells] == ["=", "=", "=", "wood→chuck"]
     assert [row[-1] for row in d_spec.cells] == ["0", "0", "0", "−3"]  # chuck is id 1, wood id 4
     assert not b_spec.shaded and not a_spec.shaded and not d_spec.shaded
-
-
-def items_at(s: Session) -> dict:
-    return {item.key: item for sec in pane_sections(View.of(s)) for row in sec.rows for item in row}
 
 
 def test_a_difference_too_small_for_four_decimals_keeps_the_sign_its_mark_shows(chapter):
