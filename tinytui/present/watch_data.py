@@ -215,6 +215,11 @@ def _muted(text: str) -> Line:
     return (Piece(text, "muted"),)
 
 
+def _under_bar(text: str, tok_w: int, width: int) -> Line:
+    """A muted line that starts under the bars (past the token column), or as far right as it fits whole."""
+    return (Piece(" " * max(0, min(tok_w + 1, width - cell_len(text)))), Piece(text, "muted"))
+
+
 def _mark_style(mark: str) -> str:
     return {UP: "up", DOWN: "down"}.get(mark, "changed" if mark else "")
 
@@ -268,10 +273,10 @@ def watch_lines(
             if delta_said.endswith(BEFORE):  # "before rounding" said shorter, to fit the pane's 31 columns
                 parts.append("unrounded")  # on a line of its own where the pane is narrower
             for was in fit_parts(parts, " ", width):  # under the bar, or as far right as it fits whole
-                out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(was)))), Piece(was, "muted")))
+                out.append(_under_bar(was, tok_w, width))
         if below:
             tie = f"{spec.tie} (no bar)"
-            out.append((Piece(" " * max(0, min(tok_w + 1, width - cell_len(tie)))), Piece(tie, "muted")))
+            out.append(_under_bar(tie, tok_w, width))
     if spec.others:  # the tokens without a bar, and their probability together
         out.append(_muted(f"{'⋯':^{tok_w}} {f'{spec.others:,} more':<{bar}} {fmt(spec.others_p)}"))
     out += [_muted(line) for line in fit_parts(["◀ target", "★ predicted", "░ lost"], "  ", width)]
